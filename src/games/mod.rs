@@ -1,0 +1,185 @@
+//! Pure game rules: no I/O, no clock, no randomness, no JSON.
+//!
+//! Every game implements [`Game`]. The rest of the server reaches games through
+//! the object-safe, text-in/text-out [`crate::catalog::AnyGame`], so rooms,
+//! sessions and storage need no generics.
+
+pub mod tictactoe;
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// A seat at the table. Seat 0 always moves first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(into = "u8")]
+pub enum Seat {
+    /// The seat that moves first (X in tic-tac-toe).
+    First,
+    /// The seat that moves second (O in tic-tac-toe).
+    Second,
+}
+
+impl Seat {
+    /// Both seats, in turn order.
+    pub const BOTH: [Seat; 2] = [Seat::First, Seat::Second];
+
+    /// The opponent's seat.
+    pub fn other(self) -> Seat {
+        match self {
+            Seat::First => Seat::Second,
+            Seat::Second => Seat::First,
+        }
+    }
+
+    /// The seat's number on the wire and its index into per-seat arrays.
+    pub fn index(self) -> usize {
+        match self {
+            Seat::First => 0,
+            Seat::Second => 1,
+        }
+    }
+
+    /// The seat with this wire number, if there is one.
+    pub fn from_index(index: u64) -> Option<Seat> {
+        match index {
+            0 => Some(Seat::First),
+            1 => Some(Seat::Second),
+            _ => None,
+        }
+    }
+}
+
+impl From<Seat> for u8 {
+    fn from(seat: Seat) -> u8 {
+        seat.index() as u8
+    }
+}
+
+/// Why a game ended. The wire name is the snake_case variant name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// Tic-tac-toe: three marks in a row, column or diagonal.
+    ThreeInARow,
+    /// Tic-tac-toe: all nine cells filled with no line.
+    BoardFull,
+    /// A player resigned.
+    Resigned,
+    /// A player left mid-game or did not reconnect in time.
+    Abandoned,
+}
+
+impl EndReason {
+    /// The reason's name on the wire and in storage.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::ThreeInARow => "three_in_a_row",
+            EndReason::BoardFull => "board_full",
+            EndReason::Resigned => "resigned",
+            EndReason::Abandoned => "abandoned",
+        }
+    }
+
+    /// Whether the game ended by a player's choice or absence rather than by the rules,
+    /// which matters for scoring (see [`crate::scoring`]).
+    pub fn is_forfeit(self) -> bool {
+        matches!(self, EndReason::Resigned | EndReason::Abandoned)
+    }
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a game ended: the winner (or none for a draw) and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    /// The winning seat, or `None` for a draw.
+    pub winner: Option<Seat>,
+    /// Why the game ended.
+    pub reason: EndReason,
+}
+
+/// Why a move was refused. The game is unchanged whenever one of these is returned.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    /// The text is not a move in this game's notation.
+    #[error("`{text}` is not a move in this game's notation: {expected}")]
+    Unparseable {
+        /// What the client sent.
+        text: String,
+        /// A short description of the notation.
+        expected: &'static str,
+    },
+    /// The move is well-formed but not legal here.
+    #[error("`{text}` is not legal in this position: {why}")]
+    Illegal {
+        /// The move as written.
+        text: String,
+        /// Why it is not legal.
+        why: &'static str,
+    },
+    /// The game is over; no move is legal.
+    #[error("the game is over")]
+    GameOver,
+}
+
+/// What a client draws without knowing the rules, tagged by layout so later games
+/// can add layouts without changing existing ones.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "layout", rename_all = "snake_case")]
+pub enum BoardView {
+    /// A rectangular grid read row by row from the top-left; each cell is a piece code or empty.
+    Grid {
+        /// Number of rows.
+        rows: u8,
+        /// Number of columns.
+        cols: u8,
+        /// `rows * cols` cells in row-major order; `None` is an empty cell.
+        cells: Vec<Option<String>>,
+    },
+}
+
+/// A game's complete authoritative state. No I/O, no clock, no global RNG.
+///
+/// `play` either applies a legal move or returns an error with `self` unchanged,
+/// which is what lets rooms validate moves and bots search positions safely.
+pub trait Game: Clone + Send + Sync + 'static {
+    /// A validated move. `Display` writes the game's standard notation.
+    type Move: Clone + Eq + fmt::Display + Send;
+
+    /// The game's id on the wire and in storage (`"tictactoe"`).
+    const ID: &'static str;
+
+    /// The starting position.
+    fn start() -> Self;
+
+    /// The seat to move, or `None` once the game is over.
+    fn turn(&self) -> Option<Seat>;
+
+    /// Every legal move of the side to move, in a stable order; empty once the game is over.
+    fn legal_moves(&self) -> Vec<Self::Move>;
+
+    /// Reads a move in the game's notation. Sees the position, so notations that
+    /// depend on it can be resolved; does not check legality.
+    fn parse_move(&self, text: &str) -> Result<Self::Move, MoveError>;
+
+    /// Plays a move if it is legal; on error the game is unchanged.
+    fn play(&mut self, mv: &Self::Move) -> Result<(), MoveError>;
+
+    /// The result once the rules have ended the game.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// A hash of the position (including the side to move), for repetition and
+    /// transposition tables.
+    fn position_hash(&self) -> u64;
+
+    /// The position in the game's standard text form.
+    fn position(&self) -> String;
+
+    /// A structured view of the board for clients.
+    fn board(&self) -> BoardView;
+}

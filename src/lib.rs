@@ -1,0 +1,3 @@
+//! Parlor: a real-time multiplayer board-game server.
+pub mod games;
+pub mod store;

@@ -1,0 +1,1 @@
+//! SQL implementation of the store (being written).
