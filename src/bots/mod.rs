@@ -1,0 +1,85 @@
+//! Bot strategies, generic over [`Game`], so every game gets every level.
+//!
+//! Bots are pure: they take a position and a random source and return a move. Rooms run
+//! them off the async executor.
+
+mod rules;
+mod search;
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::Rng;
+use rand::seq::IndexedRandom;
+use serde::{Deserialize, Serialize};
+
+use crate::games::Game;
+
+/// How strong a bot plays. The wire form is the lowercase name (`bot:easy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BotLevel {
+    /// A uniformly random legal move.
+    Random,
+    /// Wins at once if it can, never hands the opponent an immediate win, else random.
+    Easy,
+    /// For now the same as `Easy`; a real search arrives with the bots issue.
+    Medium,
+    /// A full negamax search: perfect play in games small enough to search to the end.
+    Hard,
+}
+
+impl BotLevel {
+    /// Every level, weakest first.
+    pub const ALL: [BotLevel; 4] = [
+        BotLevel::Random,
+        BotLevel::Easy,
+        BotLevel::Medium,
+        BotLevel::Hard,
+    ];
+
+    /// The level's wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BotLevel::Random => "random",
+            BotLevel::Easy => "easy",
+            BotLevel::Medium => "medium",
+            BotLevel::Hard => "hard",
+        }
+    }
+}
+
+impl fmt::Display for BotLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A bot level name that is not one of `random`, `easy`, `medium`, `hard`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a bot level; use random, easy, medium or hard")]
+pub struct UnknownLevel(pub String);
+
+impl FromStr for BotLevel {
+    type Err = UnknownLevel;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        BotLevel::ALL
+            .into_iter()
+            .find(|level| level.as_str() == text)
+            .ok_or_else(|| UnknownLevel(text.to_owned()))
+    }
+}
+
+/// Picks a move for the side to move at the given level; `None` only if the game is over.
+pub fn choose_move<G: Game, R: Rng + ?Sized>(
+    game: &G,
+    level: BotLevel,
+    rng: &mut R,
+) -> Option<G::Move> {
+    match level {
+        BotLevel::Random => game.legal_moves().choose(rng).cloned(),
+        BotLevel::Easy | BotLevel::Medium => rules::choose(game, rng),
+        BotLevel::Hard => search::best_moves(game).choose(rng).cloned(),
+    }
+}

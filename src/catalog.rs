@@ -1,0 +1,114 @@
+//! The games a room can host, behind one object-safe, text-in/text-out interface, so
+//! rooms, sessions and storage need no generics.
+
+use rand::RngCore;
+
+use crate::bots::{self, BotLevel};
+use crate::games::tictactoe::TicTacToe;
+use crate::games::{BoardView, Game, MoveError, Outcome, Seat};
+
+/// The ids of every game a room can be created for.
+pub const GAME_IDS: &[&str] = &[TicTacToe::ID];
+
+/// A game in progress, seen through text: moves go in and come out in the game's notation.
+pub trait AnyGame: Send + Sync {
+    /// The game's id (`tictactoe`).
+    fn game_id(&self) -> &'static str;
+    /// The seat to move, or `None` once the game is over.
+    fn turn(&self) -> Option<Seat>;
+    /// The legal moves of the side to move, in notation.
+    fn legal_moves(&self) -> Vec<String>;
+    /// Parses and plays a move; returns it in canonical notation. Unchanged on error.
+    fn play(&mut self, text: &str) -> Result<String, MoveError>;
+    /// The result once the rules have ended the game.
+    fn outcome(&self) -> Option<Outcome>;
+    /// The position in the game's standard text form.
+    fn position(&self) -> String;
+    /// The structured board for clients.
+    fn board(&self) -> BoardView;
+    /// A bot's move at `level` for the side to move, in notation; `None` once over.
+    fn bot_move(&self, level: BotLevel, rng: &mut dyn RngCore) -> Option<String>;
+    /// An independent copy, e.g. for a bot to think on another thread.
+    fn clone_box(&self) -> Box<dyn AnyGame>;
+}
+
+impl<G: Game> AnyGame for G {
+    fn game_id(&self) -> &'static str {
+        G::ID
+    }
+
+    fn turn(&self) -> Option<Seat> {
+        Game::turn(self)
+    }
+
+    fn legal_moves(&self) -> Vec<String> {
+        Game::legal_moves(self)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn play(&mut self, text: &str) -> Result<String, MoveError> {
+        let mv = self.parse_move(text)?;
+        Game::play(self, &mv)?;
+        Ok(mv.to_string())
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        Game::outcome(self)
+    }
+
+    fn position(&self) -> String {
+        Game::position(self)
+    }
+
+    fn board(&self) -> BoardView {
+        Game::board(self)
+    }
+
+    fn bot_move(&self, level: BotLevel, rng: &mut dyn RngCore) -> Option<String> {
+        bots::choose_move(self, level, rng).map(|mv| mv.to_string())
+    }
+
+    fn clone_box(&self) -> Box<dyn AnyGame> {
+        Box::new(self.clone())
+    }
+}
+
+/// A new game at its starting position, or `None` for an unknown game id.
+pub fn new_game(game_id: &str) -> Option<Box<dyn AnyGame>> {
+    match game_id {
+        TicTacToe::ID => Some(Box::new(TicTacToe::start())),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_game_can_be_created() {
+        for id in GAME_IDS {
+            let game = new_game(id).unwrap();
+            assert_eq!(game.game_id(), *id);
+            assert_eq!(game.turn(), Some(Seat::First));
+        }
+        assert!(new_game("go").is_none());
+    }
+
+    #[test]
+    fn every_bot_level_plays_legal_moves_to_the_end() {
+        for level in BotLevel::ALL {
+            let mut game = new_game("tictactoe").unwrap();
+            let mut rng = rand::rng();
+            while game.turn().is_some() {
+                let mv = game.bot_move(level, &mut rng).unwrap();
+                assert!(game.legal_moves().contains(&mv));
+                game.play(&mv).unwrap();
+            }
+            assert!(game.outcome().is_some());
+            assert!(game.bot_move(level, &mut rng).is_none());
+        }
+    }
+}

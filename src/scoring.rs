@@ -1,0 +1,132 @@
+//! Scores for finished games, from ../shared/references' tic-tac-toe article, made strict.
+//!
+//! For a human seat with total thinking time `d` ms:
+//! `time_score = floor(99 * 10000 / (d + 10000))` (0..=99); a win scores
+//! `max(1, par - moves) * 100 + time_score`, a draw `time_score`, a loss 0.
+
+use crate::games::{Outcome, Seat};
+
+/// What the score of one seat depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScoreInput {
+    /// How the game ended.
+    pub outcome: Outcome,
+    /// The seat being scored.
+    pub seat: Seat,
+    /// Moves played in the whole game, by both sides.
+    pub moves: u32,
+    /// Moves played by each seat, indexed by seat.
+    pub moves_by_seat: [u32; 2],
+    /// The seat's total thinking time, ms.
+    pub thinking_ms: u64,
+    /// The game's par (config `scoring.par.<game>`).
+    pub par: u32,
+    /// Config `scoring.min_moves_per_side`.
+    pub min_moves_per_side: u32,
+}
+
+/// The time component: 99 for an instant game, falling towards 0 as thinking time grows.
+pub fn time_score(thinking_ms: u64) -> u32 {
+    // 99 * 10000 / (d + 10000) is at most 99, so the narrowing cannot truncate.
+    (990_000 / (u128::from(thinking_ms) + 10_000)) as u32
+}
+
+/// The seat's score, or `None` if the game is not scored: one that ended by resignation
+/// or abandonment before each side made `min_moves_per_side` moves.
+pub fn score(input: &ScoreInput) -> Option<u32> {
+    let too_short = input
+        .moves_by_seat
+        .iter()
+        .any(|&made| made < input.min_moves_per_side);
+    if input.outcome.reason.is_forfeit() && too_short {
+        return None;
+    }
+    let time = time_score(input.thinking_ms);
+    Some(match input.outcome.winner {
+        Some(winner) if winner == input.seat => {
+            input.par.saturating_sub(input.moves).max(1) * 100 + time
+        }
+        Some(_) => 0,
+        None => time,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::games::EndReason;
+
+    fn win(moves: u32, thinking_ms: u64) -> ScoreInput {
+        ScoreInput {
+            outcome: Outcome {
+                winner: Some(Seat::First),
+                reason: EndReason::ThreeInARow,
+            },
+            seat: Seat::First,
+            moves,
+            moves_by_seat: [moves.div_ceil(2), moves / 2],
+            thinking_ms,
+            par: 11,
+            min_moves_per_side: 2,
+        }
+    }
+
+    #[test]
+    fn the_formula_matches_worked_examples() {
+        assert_eq!(time_score(0), 99);
+        assert_eq!(time_score(10_000), 49);
+        assert_eq!(time_score(u64::MAX), 0);
+        assert_eq!(score(&win(5, 0)), Some(699));
+        assert_eq!(score(&win(9, 10_000)), Some(249));
+        let mut loss = win(5, 0);
+        loss.seat = Seat::Second;
+        assert_eq!(score(&loss), Some(0));
+        let mut draw = win(9, 2_500);
+        draw.outcome = Outcome {
+            winner: None,
+            reason: EndReason::BoardFull,
+        };
+        assert_eq!(score(&draw), Some(79));
+    }
+
+    #[test]
+    fn an_early_forfeit_is_not_scored_but_a_late_one_is() {
+        let mut early = win(3, 0);
+        early.outcome.reason = EndReason::Resigned;
+        assert_eq!(score(&early), None);
+        let mut late = win(4, 0);
+        late.outcome.reason = EndReason::Abandoned;
+        assert_eq!(score(&late), Some(799));
+    }
+
+    proptest! {
+        #[test]
+        fn a_faster_game_never_scores_lower(moves in 5u32..=9, a in any::<u32>(), b in any::<u32>()) {
+            let (fast, slow) = (u64::from(a.min(b)), u64::from(a.max(b)));
+            prop_assert!(score(&win(moves, fast)) >= score(&win(moves, slow)));
+        }
+
+        #[test]
+        fn a_win_in_fewer_moves_always_scores_strictly_higher(
+            fewer in 5u32..=9, more in 5u32..=9, fast in any::<u32>(), slow in any::<u32>(),
+        ) {
+            prop_assume!(fewer < more);
+            // Whatever the times: the shorter game may even be the slower one.
+            prop_assert!(score(&win(fewer, u64::from(slow))) > score(&win(more, u64::from(fast))));
+        }
+
+        #[test]
+        fn the_property_holds_for_any_par_while_the_longer_game_is_under_par(
+            (fewer, more, par) in (1u32..498)
+                .prop_flat_map(|fewer| (Just(fewer), fewer + 1..499))
+                .prop_flat_map(|(fewer, more)| (Just(fewer), Just(more), more + 1..500)),
+            fast in any::<u64>(),
+            slow in any::<u64>(),
+        ) {
+            let with_par = |moves, ms| ScoreInput { par, ..win(moves, ms) };
+            prop_assert!(score(&with_par(fewer, slow)) > score(&with_par(more, fast)));
+        }
+    }
+}
