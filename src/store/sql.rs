@@ -1,1 +1,1180 @@
-//! SQL implementation of the store (being written).
+//! SQL implementation of the [`Store`] trait.
+//!
+//! [`SqlStore`] talks to the database through sqlx's `Any` driver, so one set of queries
+//! and one set of migrations (`migrations/`) serves SQLite (the embedded default) and,
+//! later, PostgreSQL. The SQL therefore sticks to what both engines accept:
+//!
+//! * `$1, $2, …` placeholders (SQLite accepts `$N` and binds it to the N-th argument);
+//! * `BIGINT` and `TEXT` columns only, decoded as `i64` and `String` (through `Any`, SQLite
+//!   integers arrive as 64-bit values, and columns declared `BOOLEAN`, `DATE`, `TIMESTAMP`…
+//!   cannot be decoded at all);
+//! * `INSERT … ON CONFLICT … DO NOTHING / DO UPDATE … WHERE` for claims and upserts.
+//!
+//! Every write runs in one transaction and returns only after it has committed. On SQLite
+//! each connection runs with `journal_mode=WAL` and `synchronous=FULL`, so a commit has
+//! reached the disk when the call returns.
+
+use std::path::Path;
+
+use async_trait::async_trait;
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::migrate::Migrator;
+use sqlx::{AnyConnection, AnyPool, Executor, Row};
+
+use super::{
+    GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerRecord, Store, StoreError, StoredGame,
+    StoredMove, StoredSeat,
+};
+
+/// The schema migrations in `migrations/`, embedded at compile time.
+static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
+
+/// SQLite allows a single writer at a time; a few connections are enough for readers.
+const SQLITE_MAX_CONNECTIONS: u32 = 4;
+
+/// Pool size for client/server databases (PostgreSQL).
+const SERVER_MAX_CONNECTIONS: u32 = 10;
+
+/// Run on every new SQLite connection, in this order: the busy timeout first, so that
+/// the statements after it wait for a lock instead of failing at once.
+const SQLITE_PRAGMAS: [&str; 4] = [
+    "PRAGMA busy_timeout = 5000",
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA synchronous = FULL",
+    "PRAGMA foreign_keys = ON",
+];
+
+/// The game status of a game in progress.
+const STATUS_PLAYING: &str = "playing";
+
+/// The [`Store`] backed by an SQL database (SQLite or, later, PostgreSQL) through sqlx's
+/// `Any` driver. Cloning it is cheap and shares the connection pool.
+#[derive(Clone, Debug)]
+pub struct SqlStore {
+    pool: AnyPool,
+}
+
+impl SqlStore {
+    /// Opens (creating it if missing) the SQLite database file at `path`, creating its
+    /// folder too, and brings its schema up to date.
+    ///
+    /// Every connection runs with `journal_mode=WAL`, `synchronous=FULL`,
+    /// `busy_timeout=5000` and `foreign_keys=ON`.
+    pub async fn open_sqlite(path: &Path) -> Result<SqlStore, StoreError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            // Blocking, but it runs once at start-up and is quick.
+            std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+                path: parent.display().to_string(),
+                source,
+            })?;
+        }
+        let url = sqlite_url(path)?;
+        let store = Self::connect(&url).await?;
+        tracing::info!(path = %path.display(), "opened the SQLite database");
+        Ok(store)
+    }
+
+    /// Connects to the database at `url` (`sqlite://…` or, once the driver is compiled
+    /// in, `postgres://…`) and brings its schema up to date.
+    ///
+    /// The URL may hold a password, so it is never logged.
+    pub async fn connect(url: &str) -> Result<SqlStore, StoreError> {
+        sqlx::any::install_default_drivers();
+
+        let sqlite = url.starts_with("sqlite:");
+        let max_connections = if sqlite {
+            SQLITE_MAX_CONNECTIONS
+        } else {
+            SERVER_MAX_CONNECTIONS
+        };
+        let pool = AnyPoolOptions::new()
+            .max_connections(max_connections)
+            .after_connect(move |conn, _meta| {
+                Box::pin(async move {
+                    if sqlite {
+                        for pragma in SQLITE_PRAGMAS {
+                            conn.execute(pragma).await?;
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .connect(url)
+            .await?;
+
+        if let Err(err) = MIGRATOR.run(&pool).await {
+            pool.close().await;
+            return Err(err.into());
+        }
+        tracing::debug!(sqlite, "database connected and migrated");
+        Ok(SqlStore { pool })
+    }
+}
+
+/// The `sqlite://` URL for a database file, with `mode=rwc` (create if missing).
+///
+/// The path is made absolute (a relative one would be parsed as a URL host) and the
+/// characters that would end or escape the path part of the URL are percent-encoded;
+/// sqlx decodes them again.
+fn sqlite_url(path: &Path) -> Result<String, StoreError> {
+    let absolute = std::path::absolute(path).map_err(|e| {
+        StoreError::Database(sqlx::Error::Configuration(
+            format!("invalid database path {}: {e}", path.display()).into(),
+        ))
+    })?;
+    let Some(text) = absolute.to_str() else {
+        return Err(StoreError::Database(sqlx::Error::Configuration(
+            format!(
+                "the database path {} is not valid UTF-8",
+                absolute.display()
+            )
+            .into(),
+        )));
+    };
+    let mut url = String::with_capacity(text.len() + 20);
+    url.push_str("sqlite://");
+    for c in text.chars() {
+        match c {
+            '%' => url.push_str("%25"),
+            '?' => url.push_str("%3F"),
+            '#' => url.push_str("%23"),
+            _ => url.push(c),
+        }
+    }
+    url.push_str("?mode=rwc");
+    Ok(url)
+}
+
+/// Narrows an integer read from the database to the record's type, or fails as a
+/// decoding error naming the column.
+fn narrow<T>(value: i64, column: &str) -> Result<T, StoreError>
+where
+    T: TryFrom<i64, Error = std::num::TryFromIntError>,
+{
+    T::try_from(value).map_err(|e| {
+        StoreError::Database(sqlx::Error::ColumnDecode {
+            index: column.to_owned(),
+            source: Box::new(e),
+        })
+    })
+}
+
+/// Like [`narrow`] for a nullable column.
+fn narrow_opt<T>(value: Option<i64>, column: &str) -> Result<Option<T>, StoreError>
+where
+    T: TryFrom<i64, Error = std::num::TryFromIntError>,
+{
+    value.map(|v| narrow(v, column)).transpose()
+}
+
+/// Claims `name_key` for `player_id` if nobody owns it yet; returns whether `player_id`
+/// owns it afterwards (true also when it already did).
+async fn claim_name(
+    conn: &mut AnyConnection,
+    name_key: &str,
+    player_id: &str,
+) -> Result<bool, StoreError> {
+    sqlx::query(
+        "INSERT INTO player_names (name_key, player_id) VALUES ($1, $2) \
+         ON CONFLICT (name_key) DO NOTHING",
+    )
+    .bind(name_key)
+    .bind(player_id)
+    .execute(&mut *conn)
+    .await?;
+    let owner: String =
+        sqlx::query_scalar("SELECT player_id FROM player_names WHERE name_key = $1")
+            .bind(name_key)
+            .fetch_one(&mut *conn)
+            .await?;
+    Ok(owner == player_id)
+}
+
+/// Writes a game's ending: the game row, each seat's totals and the leaderboard upserts.
+/// Runs inside the caller's transaction. Fails with [`sqlx::Error::RowNotFound`] if the
+/// game is unknown, so no leaderboard row can point at a missing game.
+async fn write_finish(conn: &mut AnyConnection, finish: &GameFinish) -> Result<(), StoreError> {
+    let updated = sqlx::query(
+        "UPDATE games SET status = 'finished', finished_at = $2, winner = $3, reason = $4, \
+         duration_ms = $5, moves = $6 WHERE game_id = $1",
+    )
+    .bind(finish.game_id.as_str())
+    .bind(finish.finished_at_ms)
+    .bind(finish.winner.map(i64::from))
+    .bind(finish.reason.as_str())
+    .bind(finish.duration_ms)
+    .bind(i64::from(finish.moves))
+    .execute(&mut *conn)
+    .await?;
+    if updated.rows_affected() == 0 {
+        return Err(StoreError::Database(sqlx::Error::RowNotFound));
+    }
+
+    for seat in &finish.seats {
+        sqlx::query(
+            "UPDATE game_seats SET thinking_ms = $3, score = $4 WHERE game_id = $1 AND seat = $2",
+        )
+        .bind(finish.game_id.as_str())
+        .bind(i64::from(seat.seat))
+        .bind(seat.thinking_ms)
+        .bind(seat.score)
+        .execute(&mut *conn)
+        .await?;
+    }
+
+    // A row is replaced only by a strictly higher score: on ties the earliest stays first.
+    for candidate in &finish.leaderboard {
+        sqlx::query(
+            "INSERT INTO leaderboard (game, player_id, score, game_id, achieved_at) \
+             VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (game, player_id) DO UPDATE SET score = excluded.score, \
+             game_id = excluded.game_id, achieved_at = excluded.achieved_at \
+             WHERE excluded.score > leaderboard.score",
+        )
+        .bind(finish.game.as_str())
+        .bind(candidate.player_id.as_str())
+        .bind(candidate.score)
+        .bind(finish.game_id.as_str())
+        .bind(finish.finished_at_ms)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Decodes a `game_seats` row.
+fn seat_from_row(row: &AnyRow) -> Result<StoredSeat, StoreError> {
+    Ok(StoredSeat {
+        seat: narrow(row.try_get("seat")?, "seat")?,
+        kind: row.try_get("kind")?,
+        player_id: row.try_get("player_id")?,
+        name: row.try_get("name")?,
+        thinking_ms: row.try_get("thinking_ms")?,
+        score: row.try_get("score")?,
+    })
+}
+
+/// Decodes a `moves` row.
+fn move_from_row(row: &AnyRow) -> Result<StoredMove, StoreError> {
+    Ok(StoredMove {
+        ply: narrow(row.try_get("ply")?, "ply")?,
+        seat: narrow(row.try_get("seat")?, "seat")?,
+        notation: row.try_get("notation")?,
+        played_at_ms: row.try_get("played_at")?,
+        think_ms: row.try_get("think_ms")?,
+    })
+}
+
+#[async_trait]
+impl Store for SqlStore {
+    async fn player_by_token(&self, token_hash: &str) -> Result<Option<PlayerRecord>, StoreError> {
+        let row = sqlx::query("SELECT player_id, name FROM players WHERE token_hash = $1")
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|row| {
+            Ok(PlayerRecord {
+                player_id: row.try_get("player_id")?,
+                name: row.try_get("name")?,
+            })
+        })
+        .transpose()
+    }
+
+    async fn create_player(
+        &self,
+        player: &PlayerRecord,
+        token_hash: &str,
+        created_at_ms: i64,
+    ) -> Result<(), StoreError> {
+        let name_key = player.name.to_lowercase();
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO players (player_id, token_hash, name, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(player.player_id.as_str())
+        .bind(token_hash)
+        .bind(player.name.as_str())
+        .bind(created_at_ms)
+        .execute(&mut *tx)
+        .await?;
+        if !claim_name(&mut tx, &name_key, &player.player_id).await? {
+            tx.rollback().await?;
+            return Err(StoreError::NameTaken);
+        }
+        tx.commit().await?;
+        tracing::debug!(player_id = %player.player_id, "player created");
+        Ok(())
+    }
+
+    async fn rename_player(&self, player_id: &str, name: &str) -> Result<(), StoreError> {
+        let name_key = name.to_lowercase();
+        let mut tx = self.pool.begin().await?;
+        if !claim_name(&mut tx, &name_key, player_id).await? {
+            tx.rollback().await?;
+            return Err(StoreError::NameTaken);
+        }
+        let updated = sqlx::query("UPDATE players SET name = $2 WHERE player_id = $1")
+            .bind(player_id)
+            .bind(name)
+            .execute(&mut *tx)
+            .await?;
+        if updated.rows_affected() == 0 {
+            tx.rollback().await?;
+            return Err(StoreError::Database(sqlx::Error::RowNotFound));
+        }
+        tx.commit().await?;
+        tracing::debug!(player_id, "player renamed");
+        Ok(())
+    }
+
+    async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO games (game_id, game, room_id, status, options, started_at) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(game.game_id.as_str())
+        .bind(game.game.as_str())
+        .bind(game.room_id.as_str())
+        .bind(STATUS_PLAYING)
+        .bind(game.options_json.as_str())
+        .bind(game.started_at_ms)
+        .execute(&mut *tx)
+        .await?;
+        for seat in &game.seats {
+            sqlx::query(
+                "INSERT INTO game_seats (game_id, seat, kind, player_id, name) \
+                 VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(game.game_id.as_str())
+            .bind(i64::from(seat.seat))
+            .bind(seat.kind.as_str())
+            .bind(seat.player_id.as_deref())
+            .bind(seat.name.as_str())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        tracing::debug!(game_id = %game.game_id, game = %game.game, "game recorded");
+        Ok(())
+    }
+
+    async fn append_move(
+        &self,
+        mv: &MoveRecord,
+        finish: Option<&GameFinish>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO moves (game_id, ply, seat, notation, played_at, think_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(mv.game_id.as_str())
+        .bind(i64::from(mv.ply))
+        .bind(i64::from(mv.seat))
+        .bind(mv.notation.as_str())
+        .bind(mv.played_at_ms)
+        .bind(mv.think_ms)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE games SET moves = moves + 1 WHERE game_id = $1")
+            .bind(mv.game_id.as_str())
+            .execute(&mut *tx)
+            .await?;
+        if let Some(finish) = finish {
+            write_finish(&mut tx, finish).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn finish_game(&self, finish: &GameFinish) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        write_finish(&mut tx, finish).await?;
+        tx.commit().await?;
+        tracing::debug!(game_id = %finish.game_id, reason = %finish.reason, "game finished");
+        Ok(())
+    }
+
+    async fn interrupt_unfinished(&self) -> Result<u64, StoreError> {
+        let done = sqlx::query("UPDATE games SET status = 'interrupted' WHERE status = $1")
+            .bind(STATUS_PLAYING)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected())
+    }
+
+    async fn game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
+        // One transaction, so the game, its seats and its moves come from one snapshot.
+        let mut tx = self.pool.begin().await?;
+        let Some(row) = sqlx::query(
+            "SELECT game_id, game, room_id, status, started_at, finished_at, winner, reason, \
+             duration_ms FROM games WHERE game_id = $1",
+        )
+        .bind(game_id)
+        .fetch_optional(&mut *tx)
+        .await?
+        else {
+            tx.rollback().await?;
+            return Ok(None);
+        };
+        let seats = sqlx::query(
+            "SELECT seat, kind, player_id, name, thinking_ms, score FROM game_seats \
+             WHERE game_id = $1 ORDER BY seat",
+        )
+        .bind(game_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let moves = sqlx::query(
+            "SELECT ply, seat, notation, played_at, think_ms FROM moves \
+             WHERE game_id = $1 ORDER BY ply",
+        )
+        .bind(game_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+
+        Ok(Some(StoredGame {
+            game_id: row.try_get("game_id")?,
+            game: row.try_get("game")?,
+            room_id: row.try_get("room_id")?,
+            status: row.try_get("status")?,
+            started_at_ms: row.try_get("started_at")?,
+            finished_at_ms: row.try_get("finished_at")?,
+            winner: narrow_opt(row.try_get("winner")?, "winner")?,
+            reason: row.try_get("reason")?,
+            duration_ms: row.try_get("duration_ms")?,
+            seats: seats.iter().map(seat_from_row).collect::<Result<_, _>>()?,
+            moves: moves.iter().map(move_from_row).collect::<Result<_, _>>()?,
+        }))
+    }
+
+    async fn leaderboard(
+        &self,
+        game: &str,
+        limit: u32,
+    ) -> Result<Vec<LeaderboardEntry>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT l.player_id, p.name, l.score, l.game_id, l.achieved_at \
+             FROM leaderboard l JOIN players p ON p.player_id = l.player_id \
+             WHERE l.game = $1 \
+             ORDER BY l.score DESC, l.achieved_at ASC, l.player_id ASC \
+             LIMIT $2",
+        )
+        .bind(game)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        (1u32..)
+            .zip(rows.iter())
+            .map(|(rank, row)| {
+                Ok(LeaderboardEntry {
+                    rank,
+                    player_id: row.try_get("player_id")?,
+                    name: row.try_get("name")?,
+                    score: row.try_get("score")?,
+                    game_id: row.try_get("game_id")?,
+                    achieved_at_ms: row.try_get("achieved_at")?,
+                })
+            })
+            .collect()
+    }
+
+    async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{LeaderboardCandidate, SeatRecord, SeatResult};
+    use std::path::PathBuf;
+    use tempfile::TempDir;
+
+    /// The database file used by a test: in a sub-folder that does not exist yet, so
+    /// every test also checks that the folder is created.
+    fn db_path(dir: &TempDir) -> PathBuf {
+        dir.path().join("data").join("parlor.db")
+    }
+
+    async fn open(dir: &TempDir) -> SqlStore {
+        SqlStore::open_sqlite(&db_path(dir))
+            .await
+            .expect("open the database")
+    }
+
+    fn player(id: &str, name: &str) -> PlayerRecord {
+        PlayerRecord {
+            player_id: id.to_owned(),
+            name: name.to_owned(),
+        }
+    }
+
+    async fn count(store: &SqlStore, sql: &str) -> i64 {
+        sqlx::query_scalar(sql)
+            .fetch_one(&store.pool)
+            .await
+            .expect("count query")
+    }
+
+    /// A tic-tac-toe game: `player_id` (human) in seat 0, a bot in seat 1.
+    fn new_game(game_id: &str, player_id: &str, name: &str, started_at_ms: i64) -> NewGame {
+        NewGame {
+            game_id: game_id.to_owned(),
+            game: "tictactoe".to_owned(),
+            room_id: format!("room-{game_id}"),
+            started_at_ms,
+            seats: vec![
+                SeatRecord {
+                    seat: 0,
+                    kind: "human".to_owned(),
+                    player_id: Some(player_id.to_owned()),
+                    name: name.to_owned(),
+                },
+                SeatRecord {
+                    seat: 1,
+                    kind: "bot:easy".to_owned(),
+                    player_id: None,
+                    name: "Easy bot".to_owned(),
+                },
+            ],
+            options_json: r#"{"bot":"easy"}"#.to_owned(),
+        }
+    }
+
+    /// Seat 0 wins `game_id` at `finished_at_ms`, offering `score` for `player_id`.
+    fn win(game_id: &str, player_id: &str, score: i64, finished_at_ms: i64) -> GameFinish {
+        GameFinish {
+            game_id: game_id.to_owned(),
+            game: "tictactoe".to_owned(),
+            finished_at_ms,
+            winner: Some(0),
+            reason: "three_in_a_row".to_owned(),
+            duration_ms: 1_000,
+            moves: 0,
+            seats: vec![
+                SeatResult {
+                    seat: 0,
+                    thinking_ms: 700,
+                    score: Some(score),
+                },
+                SeatResult {
+                    seat: 1,
+                    thinking_ms: 300,
+                    score: None,
+                },
+            ],
+            leaderboard: vec![LeaderboardCandidate {
+                player_id: player_id.to_owned(),
+                score,
+            }],
+        }
+    }
+
+    fn mv(game_id: &str, ply: u32, notation: &str, played_at_ms: i64) -> MoveRecord {
+        MoveRecord {
+            game_id: game_id.to_owned(),
+            ply,
+            seat: u8::from(ply.is_multiple_of(2)),
+            notation: notation.to_owned(),
+            played_at_ms,
+            think_ms: i64::from(ply) * 100,
+        }
+    }
+
+    #[tokio::test]
+    async fn open_creates_the_folder_and_sets_the_pragmas() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        assert!(db_path(&dir).is_file());
+
+        // Hold several connections at once so more than one is checked.
+        let mut conns = Vec::new();
+        for _ in 0..3 {
+            conns.push(store.pool.acquire().await.expect("acquire"));
+        }
+        for conn in &mut conns {
+            let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+                .fetch_one(&mut **conn)
+                .await
+                .expect("journal_mode");
+            assert_eq!(mode, "wal");
+            let sync: i64 = sqlx::query_scalar("PRAGMA synchronous")
+                .fetch_one(&mut **conn)
+                .await
+                .expect("synchronous");
+            assert_eq!(sync, 2, "synchronous=FULL");
+            let timeout: i64 = sqlx::query_scalar("PRAGMA busy_timeout")
+                .fetch_one(&mut **conn)
+                .await
+                .expect("busy_timeout");
+            assert_eq!(timeout, 5000);
+            let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
+                .fetch_one(&mut **conn)
+                .await
+                .expect("foreign_keys");
+            assert_eq!(fk, 1);
+        }
+        drop(conns);
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn dollar_placeholders_bind_by_number_on_sqlite() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        // Out of order and reused: `$N` must bind the N-th argument, not the next one.
+        let text: String = sqlx::query_scalar("SELECT $2 || '-' || $1 || '-' || $1")
+            .bind("a")
+            .bind("b")
+            .fetch_one(&store.pool)
+            .await
+            .expect("select");
+        assert_eq!(text, "b-a-a");
+        let n: i64 = sqlx::query_scalar("SELECT $1 + 1")
+            .bind(i64::from(u32::MAX))
+            .fetch_one(&store.pool)
+            .await
+            .expect("select");
+        assert_eq!(n, i64::from(u32::MAX) + 1);
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn odd_characters_in_the_path_survive_the_url() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a b#c?d%20e").join("par lor.db");
+        let store = SqlStore::open_sqlite(&path).await.expect("open");
+        store
+            .create_player(&player("p1", "Alice"), "h1", 1)
+            .await
+            .expect("create");
+        store.close().await;
+        assert!(path.is_file(), "the file is where it was asked to be");
+    }
+
+    #[tokio::test]
+    async fn create_and_resolve_players() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        store
+            .create_player(&player("p1", "Alice"), "hash-1", 10)
+            .await
+            .expect("create alice");
+        store
+            .create_player(&player("p2", "Bob"), "hash-2", 20)
+            .await
+            .expect("create bob");
+
+        assert_eq!(
+            store.player_by_token("hash-1").await.expect("lookup"),
+            Some(player("p1", "Alice"))
+        );
+        assert_eq!(
+            store.player_by_token("hash-2").await.expect("lookup"),
+            Some(player("p2", "Bob"))
+        );
+        assert_eq!(store.player_by_token("nope").await.expect("lookup"), None);
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_name_is_taken_case_insensitively_and_nothing_is_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        store
+            .create_player(&player("p1", "Alice"), "hash-1", 10)
+            .await
+            .expect("create alice");
+
+        let err = store
+            .create_player(&player("p2", "alice"), "hash-2", 20)
+            .await
+            .expect_err("alice is Alice's");
+        assert!(matches!(err, StoreError::NameTaken), "{err:?}");
+        let err = store
+            .create_player(&player("p3", "ALICE"), "hash-3", 30)
+            .await
+            .expect_err("ALICE is Alice's");
+        assert!(matches!(err, StoreError::NameTaken), "{err:?}");
+
+        assert_eq!(store.player_by_token("hash-2").await.expect("lookup"), None);
+        assert_eq!(count(&store, "SELECT COUNT(*) FROM players").await, 1);
+        assert_eq!(count(&store, "SELECT COUNT(*) FROM player_names").await, 1);
+
+        // The failed attempts left nothing behind: the same id and token work with a free name.
+        store
+            .create_player(&player("p2", "Alicia"), "hash-2", 40)
+            .await
+            .expect("create alicia");
+        assert_eq!(
+            store.player_by_token("hash-2").await.expect("lookup"),
+            Some(player("p2", "Alicia"))
+        );
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn rename_claims_new_names_and_keeps_old_ones() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        store
+            .create_player(&player("p1", "Alice"), "hash-1", 10)
+            .await
+            .expect("create alice");
+        store
+            .create_player(&player("p2", "Carol"), "hash-2", 20)
+            .await
+            .expect("create carol");
+
+        store
+            .rename_player("p1", "Bob")
+            .await
+            .expect("rename to Bob");
+        assert_eq!(
+            store.player_by_token("hash-1").await.expect("lookup"),
+            Some(player("p1", "Bob"))
+        );
+
+        // Alice still owns her first name (and Bob now): Carol can have neither.
+        for name in ["alice", "BOB"] {
+            let err = store
+                .rename_player("p2", name)
+                .await
+                .expect_err("owned by p1");
+            assert!(matches!(err, StoreError::NameTaken), "{err:?}");
+        }
+        assert_eq!(
+            store.player_by_token("hash-2").await.expect("lookup"),
+            Some(player("p2", "Carol"))
+        );
+        let err = store
+            .create_player(&player("p3", "Bob"), "hash-3", 30)
+            .await
+            .expect_err("owned by p1");
+        assert!(matches!(err, StoreError::NameTaken), "{err:?}");
+
+        // Back to a name p1 owns, in another case: allowed, and shown as typed.
+        store
+            .rename_player("p1", "ALICE")
+            .await
+            .expect("rename back");
+        assert_eq!(
+            store.player_by_token("hash-1").await.expect("lookup"),
+            Some(player("p1", "ALICE"))
+        );
+        // Renaming to one's own current name is fine too.
+        store.rename_player("p2", "Carol").await.expect("same name");
+        assert_eq!(count(&store, "SELECT COUNT(*) FROM player_names").await, 3);
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_game_with_moves_and_a_finish_round_trips() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        store
+            .create_player(&player("p1", "Alice"), "hash-1", 10)
+            .await
+            .expect("create alice");
+        store
+            .create_game(&new_game("g1", "p1", "Alice", 1_000))
+            .await
+            .expect("create game");
+
+        let playing = store.game("g1").await.expect("load").expect("exists");
+        assert_eq!(playing.status, "playing");
+        assert_eq!(playing.finished_at_ms, None);
+        assert_eq!(playing.winner, None);
+        assert!(playing.moves.is_empty());
+        assert_eq!(playing.seats.len(), 2);
+        assert_eq!(playing.seats[0].thinking_ms, None);
+
+        // Appended out of ply order on purpose: game() orders them.
+        let moves = [
+            mv("g1", 1, "b2", 1_100),
+            mv("g1", 2, "a1", 1_200),
+            mv("g1", 3, "a3", 1_300),
+            mv("g1", 4, "c1", 1_400),
+        ];
+        for i in [0, 2, 1, 3] {
+            store.append_move(&moves[i], None).await.expect("append");
+        }
+        let last = mv("g1", 5, "c3", 1_500);
+        let mut finish = win("g1", "p1", 42, 1_600);
+        finish.moves = 5;
+        store
+            .append_move(&last, Some(&finish))
+            .await
+            .expect("append the winning move");
+
+        let game = store.game("g1").await.expect("load").expect("exists");
+        let expected = StoredGame {
+            game_id: "g1".to_owned(),
+            game: "tictactoe".to_owned(),
+            room_id: "room-g1".to_owned(),
+            status: "finished".to_owned(),
+            started_at_ms: 1_000,
+            finished_at_ms: Some(1_600),
+            winner: Some(0),
+            reason: Some("three_in_a_row".to_owned()),
+            duration_ms: Some(1_000),
+            seats: vec![
+                StoredSeat {
+                    seat: 0,
+                    kind: "human".to_owned(),
+                    player_id: Some("p1".to_owned()),
+                    name: "Alice".to_owned(),
+                    thinking_ms: Some(700),
+                    score: Some(42),
+                },
+                StoredSeat {
+                    seat: 1,
+                    kind: "bot:easy".to_owned(),
+                    player_id: None,
+                    name: "Easy bot".to_owned(),
+                    thinking_ms: Some(300),
+                    score: None,
+                },
+            ],
+            moves: moves
+                .iter()
+                .chain([&last])
+                .map(|m| StoredMove {
+                    ply: m.ply,
+                    seat: m.seat,
+                    notation: m.notation.clone(),
+                    played_at_ms: m.played_at_ms,
+                    think_ms: m.think_ms,
+                })
+                .collect(),
+        };
+        assert_eq!(game, expected);
+        assert_eq!(
+            count(&store, "SELECT moves FROM games WHERE game_id = 'g1'").await,
+            5
+        );
+        let options: String = sqlx::query_scalar("SELECT options FROM games WHERE game_id = 'g1'")
+            .fetch_one(&store.pool)
+            .await
+            .expect("options");
+        assert_eq!(options, r#"{"bot":"easy"}"#);
+
+        let board = store.leaderboard("tictactoe", 10).await.expect("board");
+        assert_eq!(board.len(), 1);
+        assert_eq!(board[0].score, 42);
+        assert_eq!(board[0].game_id, "g1");
+
+        assert_eq!(store.game("nope").await.expect("load"), None);
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn finish_without_a_move_and_failures_roll_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        store
+            .create_player(&player("p1", "Alice"), "hash-1", 10)
+            .await
+            .expect("create alice");
+        store
+            .create_game(&new_game("g1", "p1", "Alice", 1_000))
+            .await
+            .expect("create game");
+        store
+            .append_move(&mv("g1", 1, "b2", 1_100), None)
+            .await
+            .expect("append");
+
+        // A resignation: a draw-like ending with no winner and no leaderboard entry.
+        let resign = GameFinish {
+            winner: None,
+            reason: "resigned".to_owned(),
+            moves: 1,
+            leaderboard: Vec::new(),
+            ..win("g1", "p1", 0, 2_000)
+        };
+        store.finish_game(&resign).await.expect("finish");
+        let game = store.game("g1").await.expect("load").expect("exists");
+        assert_eq!(game.status, "finished");
+        assert_eq!(game.winner, None);
+        assert_eq!(game.reason.as_deref(), Some("resigned"));
+        assert_eq!(game.moves.len(), 1);
+
+        // Finishing an unknown game fails and writes no leaderboard row.
+        let err = store
+            .finish_game(&win("ghost", "p1", 99, 3_000))
+            .await
+            .expect_err("unknown game");
+        assert!(
+            matches!(err, StoreError::Database(sqlx::Error::RowNotFound)),
+            "{err:?}"
+        );
+        assert_eq!(count(&store, "SELECT COUNT(*) FROM leaderboard").await, 0);
+
+        // A move whose finish fails is not written either: one transaction.
+        store
+            .create_game(&new_game("g2", "p1", "Alice", 4_000))
+            .await
+            .expect("create game");
+        let err = store
+            .append_move(
+                &mv("g2", 1, "b2", 4_100),
+                Some(&win("ghost", "p1", 99, 4_200)),
+            )
+            .await
+            .expect_err("finish of an unknown game");
+        assert!(
+            matches!(err, StoreError::Database(sqlx::Error::RowNotFound)),
+            "{err:?}"
+        );
+        let g2 = store.game("g2").await.expect("load").expect("exists");
+        assert!(g2.moves.is_empty());
+        assert_eq!(
+            count(&store, "SELECT moves FROM games WHERE game_id = 'g2'").await,
+            0
+        );
+
+        // A move for an unknown game is refused by the foreign key.
+        assert!(
+            store
+                .append_move(&mv("ghost", 1, "b2", 5_000), None)
+                .await
+                .is_err()
+        );
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn the_leaderboard_keeps_the_best_score_and_the_earliest_on_ties() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        for (id, name, hash) in [
+            ("p1", "Alice", "h1"),
+            ("p2", "Bob", "h2"),
+            ("p3", "Carol", "h3"),
+        ] {
+            store
+                .create_player(&player(id, name), hash, 1)
+                .await
+                .expect("create player");
+        }
+        // (game id, player, score, finished at)
+        let results = [
+            ("g1", "p1", 10, 100), // p1's first 10
+            ("g2", "p1", 5, 200),  // lower: ignored
+            ("g3", "p1", 10, 300), // tie: the earlier g1 stays
+            ("g4", "p2", 10, 150), // same score as p1, later: ranks after p1
+            ("g5", "p3", 7, 400),
+        ];
+        for (game_id, player_id, score, at) in results {
+            store
+                .create_game(&new_game(game_id, player_id, "x", at - 50))
+                .await
+                .expect("create game");
+            store
+                .finish_game(&win(game_id, player_id, score, at))
+                .await
+                .expect("finish");
+        }
+        let board = store.leaderboard("tictactoe", 10).await.expect("board");
+        let summary: Vec<_> = board
+            .iter()
+            .map(|e| {
+                (
+                    e.rank,
+                    e.player_id.as_str(),
+                    e.name.as_str(),
+                    e.score,
+                    e.game_id.as_str(),
+                    e.achieved_at_ms,
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (1, "p1", "Alice", 10, "g1", 100),
+                (2, "p2", "Bob", 10, "g4", 150),
+                (3, "p3", "Carol", 7, "g5", 400),
+            ]
+        );
+
+        // A strictly higher score replaces the entry; a rename shows at once.
+        store
+            .create_game(&new_game("g6", "p3", "Carol", 450))
+            .await
+            .expect("create game");
+        store
+            .finish_game(&win("g6", "p3", 11, 500))
+            .await
+            .expect("finish");
+        store.rename_player("p3", "Caroline").await.expect("rename");
+        let board = store.leaderboard("tictactoe", 2).await.expect("board");
+        assert_eq!(board.len(), 2, "the limit applies");
+        assert_eq!(board[0].rank, 1);
+        assert_eq!(board[0].player_id, "p3");
+        assert_eq!(board[0].name, "Caroline");
+        assert_eq!((board[0].score, board[0].game_id.as_str()), (11, "g6"));
+        assert_eq!(board[0].achieved_at_ms, 500);
+        assert_eq!((board[1].rank, board[1].player_id.as_str()), (2, "p1"));
+
+        // Boards are per game.
+        assert!(
+            store
+                .leaderboard("connect4", 10)
+                .await
+                .expect("board")
+                .is_empty()
+        );
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_restart_keeps_everything() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        store
+            .create_player(&player("p1", "Alice"), "hash-1", 10)
+            .await
+            .expect("create alice");
+        store.rename_player("p1", "Alicia").await.expect("rename");
+        store
+            .create_game(&new_game("g1", "p1", "Alicia", 1_000))
+            .await
+            .expect("create game");
+        let mut finish = win("g1", "p1", 42, 1_600);
+        finish.moves = 1;
+        store
+            .append_move(&mv("g1", 1, "b2", 1_100), Some(&finish))
+            .await
+            .expect("append");
+        store
+            .create_game(&new_game("g2", "p1", "Alicia", 2_000))
+            .await
+            .expect("create game");
+        store
+            .append_move(&mv("g2", 1, "a1", 2_100), None)
+            .await
+            .expect("append");
+        let g1 = store.game("g1").await.expect("load");
+        let g2 = store.game("g2").await.expect("load");
+        let board = store.leaderboard("tictactoe", 10).await.expect("board");
+        store.close().await;
+        drop(store);
+
+        let store = open(&dir).await;
+        assert_eq!(
+            store.player_by_token("hash-1").await.expect("lookup"),
+            Some(player("p1", "Alicia"))
+        );
+        assert_eq!(store.game("g1").await.expect("load"), g1);
+        assert_eq!(store.game("g2").await.expect("load"), g2);
+        assert_eq!(
+            store.leaderboard("tictactoe", 10).await.expect("board"),
+            board
+        );
+        // Both names are still p1's.
+        for name in ["alice", "ALICIA"] {
+            let err = store
+                .create_player(&player("p2", name), "hash-2", 20)
+                .await
+                .expect_err("owned by p1");
+            assert!(matches!(err, StoreError::NameTaken), "{err:?}");
+        }
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn interrupt_unfinished_marks_only_playing_games() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        store
+            .create_player(&player("p1", "Alice"), "hash-1", 10)
+            .await
+            .expect("create alice");
+        for (id, at) in [("g1", 1_000), ("g2", 2_000), ("g3", 3_000)] {
+            store
+                .create_game(&new_game(id, "p1", "Alice", at))
+                .await
+                .expect("create game");
+        }
+        store
+            .finish_game(&win("g2", "p1", 5, 2_500))
+            .await
+            .expect("finish");
+
+        assert_eq!(store.interrupt_unfinished().await.expect("interrupt"), 2);
+        let status = |g: Option<StoredGame>| g.expect("exists").status;
+        assert_eq!(status(store.game("g1").await.expect("load")), "interrupted");
+        assert_eq!(status(store.game("g2").await.expect("load")), "finished");
+        assert_eq!(status(store.game("g3").await.expect("load")), "interrupted");
+        assert_eq!(store.interrupt_unfinished().await.expect("again"), 0);
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn migrations_are_idempotent_on_reopen() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for round in 0..3 {
+            let store = open(&dir).await;
+            assert_eq!(
+                count(
+                    &store,
+                    "SELECT COUNT(*) FROM _sqlx_migrations WHERE success = 1"
+                )
+                .await,
+                i64::try_from(MIGRATOR.iter().count()).expect("few migrations"),
+            );
+            if round == 0 {
+                store
+                    .create_player(&player("p1", "Alice"), "hash-1", 10)
+                    .await
+                    .expect("create alice");
+            }
+            assert_eq!(count(&store, "SELECT COUNT(*) FROM players").await, 1);
+            store.close().await;
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_writers_all_commit() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        let mut tasks = Vec::new();
+        for i in 0..24 {
+            let store = store.clone();
+            tasks.push(tokio::spawn(async move {
+                store
+                    .create_player(
+                        &player(&format!("p{i}"), &format!("Player{i}")),
+                        &format!("h{i}"),
+                        i,
+                    )
+                    .await
+            }));
+        }
+        // Everyone races for the same name: exactly one wins.
+        for i in 0..8 {
+            let store = store.clone();
+            tasks.push(tokio::spawn(async move {
+                store
+                    .create_player(&player(&format!("q{i}"), "Same"), &format!("k{i}"), i)
+                    .await
+            }));
+        }
+        let mut taken = 0;
+        for task in tasks {
+            match task.await.expect("join") {
+                Ok(()) => {}
+                Err(StoreError::NameTaken) => taken += 1,
+                Err(err) => panic!("unexpected error: {err:?}"),
+            }
+        }
+        assert_eq!(taken, 7);
+        assert_eq!(count(&store, "SELECT COUNT(*) FROM players").await, 25);
+        store.close().await;
+    }
+}
