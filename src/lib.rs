@@ -1,6 +1,118 @@
 //! Parlor: a real-time multiplayer board-game server.
+//!
+//! ```text
+//! browser / any client ──WebSocket JSON──▶ session task ──command──▶ room actor ──▶ store (SQLite | PostgreSQL)
+//!                      ◀──same bytes────── (one per socket) ◀─frames── (one per room) ──▶ bots (blocking pool)
+//! ```
+//!
+//! Dependencies point one way: [`games`] (pure rules) ← [`bots`] ← [`catalog`] ←
+//! [`room`] ← [`ws`]/[`http`]. [`run`] wires it together for `main` and for tests.
+
 pub mod bots;
 pub mod catalog;
+pub mod config;
 pub mod games;
+pub mod http;
+pub mod lobby;
+pub mod players;
+pub mod protocol;
+pub mod room;
 pub mod scoring;
 pub mod store;
+pub mod ws;
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::{App, HttpServer, web};
+use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
+
+use crate::config::Config;
+use crate::lobby::Lobby;
+use crate::room::RoomContext;
+use crate::store::{SqlStore, Store, StoreError};
+
+/// How long shutdown waits for rooms to finish their current work.
+const ROOMS_GRACE: Duration = Duration::from_secs(10);
+
+/// What every HTTP handler and WebSocket session shares.
+pub struct AppState {
+    /// The live rooms.
+    pub lobby: Lobby,
+    /// Durable storage.
+    pub store: Arc<dyn Store>,
+    /// The configuration the server runs with.
+    pub config: Arc<Config>,
+    /// Cancelled when the server shuts down.
+    pub shutdown: CancellationToken,
+}
+
+/// Why the server could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The database could not be opened or migrated.
+    #[error("could not open the database: {0}")]
+    Store(#[from] StoreError),
+    /// The HTTP server could not start or failed.
+    #[error("the HTTP server failed: {0}")]
+    Http(#[from] std::io::Error),
+}
+
+/// Runs the server on `listener` until `shutdown` is cancelled, then shuts down
+/// gracefully: stops accepting, tells every client (`shutdown`), lets rooms finish the
+/// work in hand (in-flight store writes complete), and closes the database.
+///
+/// Must be called inside a multi-threaded tokio runtime, where the rooms run.
+pub async fn run(
+    config: Config,
+    listener: TcpListener,
+    shutdown: CancellationToken,
+) -> Result<(), RunError> {
+    let store = SqlStore::open_sqlite(&config.store.path).await?;
+    let interrupted = store.interrupt_unfinished().await?;
+    info!(path = %config.store.path.display(), interrupted, "database ready");
+    let store: Arc<dyn Store> = Arc::new(store);
+    let config = Arc::new(config);
+    let context = Arc::new(RoomContext {
+        store: store.clone(),
+        config: config.clone(),
+        shutdown: shutdown.clone(),
+    });
+    let state = web::Data::new(AppState {
+        lobby: Lobby::new(context, tokio::runtime::Handle::current()),
+        store: store.clone(),
+        config,
+        shutdown: shutdown.clone(),
+    });
+    let address = listener.local_addr()?;
+    let app_state = state.clone();
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(app_state.clone())
+            .configure(http::routes)
+    })
+    .disable_signals()
+    .shutdown_timeout(5)
+    .listen(listener)?
+    .run();
+    let server_handle = server.handle();
+    info!("listening on http://{address}");
+    let serving = tokio::spawn(server);
+    shutdown.cancelled().await;
+    info!("shutting down");
+    server_handle.stop(true).await;
+    if let Err(error) = serving.await {
+        warn!(%error, "the HTTP server task ended abnormally");
+    }
+    if tokio::time::timeout(ROOMS_GRACE, state.lobby.wait_closed())
+        .await
+        .is_err()
+    {
+        warn!("some rooms were still busy when shutdown gave up waiting");
+    }
+    store.close().await;
+    info!("stopped");
+    Ok(())
+}

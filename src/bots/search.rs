@@ -113,7 +113,12 @@ mod tests {
             for mv in moves {
                 let mut next = game.clone();
                 next.play(&mv).unwrap();
-                assert_eq!(-solve(&next, &mut memo), value, "{} plays {mv}", game.position());
+                assert_eq!(
+                    -solve(&next, &mut memo),
+                    value,
+                    "{} plays {mv}",
+                    game.position()
+                );
             }
             checked += 1;
         }

@@ -49,7 +49,9 @@ impl TicTacToe {
 
     fn line_winner(&self) -> Option<Seat> {
         LINES.iter().find_map(|[a, b, c]| match self.cells[*a] {
-            Some(seat) if self.cells[*b] == Some(seat) && self.cells[*c] == Some(seat) => Some(seat),
+            Some(seat) if self.cells[*b] == Some(seat) && self.cells[*c] == Some(seat) => {
+                Some(seat)
+            }
             _ => None,
         })
     }

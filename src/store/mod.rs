@@ -250,7 +250,11 @@ pub trait Store: Send + Sync + 'static {
     async fn game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError>;
 
     /// The best scores in a game, highest first, earliest first on ties.
-    async fn leaderboard(&self, game: &str, limit: u32) -> Result<Vec<LeaderboardEntry>, StoreError>;
+    async fn leaderboard(
+        &self,
+        game: &str,
+        limit: u32,
+    ) -> Result<Vec<LeaderboardEntry>, StoreError>;
 
     /// Waits for in-flight writes and closes the database.
     async fn close(&self);

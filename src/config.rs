@@ -1,0 +1,314 @@
+//! Typed configuration: built-in defaults < `config.toml` < `PARLOR_<SECTION>__<KEY>`
+//! environment variables < command-line flags. Unknown keys and bad values are refused at
+//! start-up with a message naming the key.
+
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+
+use crate::bots::BotLevel;
+
+/// The whole server configuration. Every key is documented in the shipped `config.toml`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Where to listen and how to keep connections healthy.
+    pub server: ServerConfig,
+    /// Where games, players and the leaderboard are stored.
+    pub store: StoreConfig,
+    /// Room lifetimes.
+    pub rooms: RoomsConfig,
+    /// Bots that fill empty seats.
+    pub bots: BotsConfig,
+    /// The score formula's parameters.
+    pub scoring: ScoringConfig,
+}
+
+/// `[server]`: the listening address and WebSocket keep-alive.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerConfig {
+    /// The address to listen on.
+    pub bind: IpAddr,
+    /// The TCP port; 0 picks a free one (tests).
+    pub port: u16,
+    /// Seconds between the server's pings to each WebSocket.
+    pub ping_interval_secs: u64,
+    /// A connection silent for this many seconds is closed.
+    pub client_timeout_secs: u64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            bind: IpAddr::from([127, 0, 0, 1]),
+            port: 8080,
+            ping_interval_secs: 15,
+            client_timeout_secs: 45,
+        }
+    }
+}
+
+/// `[store]`: the embedded SQLite database.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreConfig {
+    /// The SQLite file; created with its folder on first run.
+    pub path: PathBuf,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        Self {
+            path: PathBuf::from("data/parlor.db"),
+        }
+    }
+}
+
+/// `[rooms]`: how long rooms and absent players are kept.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoomsConfig {
+    /// A finished room, or a waiting one with nobody connected, is removed after this many seconds.
+    pub idle_secs: u64,
+    /// A disconnected player keeps their seat this many seconds before losing by `abandoned`.
+    pub reconnect_grace_secs: u64,
+}
+
+impl Default for RoomsConfig {
+    fn default() -> Self {
+        Self {
+            idle_secs: 300,
+            reconnect_grace_secs: 60,
+        }
+    }
+}
+
+/// `[bots]`: bots that fill seats nobody takes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BotsConfig {
+    /// An open seat opposite a connected human gets a bot after this many seconds.
+    pub fill_after_secs: u64,
+    /// The level of that bot.
+    pub fill_level: BotLevel,
+    /// A bot never moves sooner than this many milliseconds after the previous move.
+    pub min_delay_ms: u64,
+}
+
+impl Default for BotsConfig {
+    fn default() -> Self {
+        Self {
+            fill_after_secs: 20,
+            fill_level: BotLevel::Easy,
+            min_delay_ms: 400,
+        }
+    }
+}
+
+/// `[scoring]`: parameters of the score formula.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScoringConfig {
+    /// Per game: a win scores `max(1, par - moves) * 100 + time_score`.
+    pub par: ParConfig,
+    /// A game ended by resignation or abandonment before each side made this many moves is not scored.
+    pub min_moves_per_side: u32,
+}
+
+impl Default for ScoringConfig {
+    fn default() -> Self {
+        Self {
+            par: ParConfig::default(),
+            min_moves_per_side: 2,
+        }
+    }
+}
+
+/// `[scoring.par]`: each game's par.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ParConfig {
+    /// Tic-tac-toe's par (games last 5 to 9 moves).
+    pub tictactoe: u32,
+}
+
+impl Default for ParConfig {
+    fn default() -> Self {
+        Self { tictactoe: 11 }
+    }
+}
+
+impl ParConfig {
+    /// The par of a game by id; `None` for a game without one.
+    pub fn for_game(&self, game_id: &str) -> Option<u32> {
+        match game_id {
+            "tictactoe" => Some(self.tictactoe),
+            _ => None,
+        }
+    }
+}
+
+/// Values given on the command line, which override everything else.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Overrides {
+    /// `--bind`.
+    pub bind: Option<IpAddr>,
+    /// `--port`.
+    pub port: Option<u16>,
+}
+
+/// Why the configuration was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file given with `--config` does not exist.
+    #[error("config file {0} does not exist")]
+    MissingFile(PathBuf),
+    /// A key is unknown, mistyped or malformed (the message names the key and its source).
+    #[error("invalid configuration: {0}")]
+    Invalid(#[from] Box<figment::Error>),
+    /// A value parsed but is out of range.
+    #[error("invalid configuration: `{key}` {problem}")]
+    OutOfRange {
+        /// The dotted key, e.g. `server.client_timeout_secs`.
+        key: &'static str,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
+
+/// The prefix of environment variables that configure Parlor.
+pub const ENV_PREFIX: &str = "PARLOR_";
+
+impl Config {
+    /// Loads the configuration: defaults, then the file at `path` (which must exist when
+    /// given; `config.toml` in the working directory is used if present and `path` is
+    /// `None`), then `PARLOR_*` environment variables, then `overrides`.
+    pub fn load(path: Option<&Path>, overrides: &Overrides) -> Result<Config, ConfigError> {
+        let file = match path {
+            Some(path) if !path.exists() => return Err(ConfigError::MissingFile(path.into())),
+            Some(path) => Some(path.to_path_buf()),
+            None => Some(PathBuf::from("config.toml")).filter(|p| p.exists()),
+        };
+        let mut figment = Figment::from(Serialized::defaults(Config::default()));
+        if let Some(file) = file {
+            figment = figment.merge(Toml::file_exact(file));
+        }
+        figment = figment.merge(Env::prefixed(ENV_PREFIX).split("__"));
+        if let Some(bind) = overrides.bind {
+            figment = figment.merge(Serialized::default("server.bind", bind));
+        }
+        if let Some(port) = overrides.port {
+            figment = figment.merge(Serialized::default("server.port", port));
+        }
+        let config: Config = figment.extract().map_err(Box::new)?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks the ranges serde cannot express.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let out_of_range = |key, problem: &str| {
+            Err(ConfigError::OutOfRange {
+                key,
+                problem: problem.to_owned(),
+            })
+        };
+        if self.server.ping_interval_secs == 0 {
+            return out_of_range("server.ping_interval_secs", "must be at least 1");
+        }
+        if self.server.client_timeout_secs <= self.server.ping_interval_secs {
+            return out_of_range(
+                "server.client_timeout_secs",
+                "must be greater than server.ping_interval_secs",
+            );
+        }
+        if self.store.path.as_os_str().is_empty() {
+            return out_of_range("store.path", "must name a file");
+        }
+        if self.rooms.idle_secs == 0 {
+            return out_of_range("rooms.idle_secs", "must be at least 1");
+        }
+        if self.scoring.par.tictactoe < 10 {
+            // Tic-tac-toe lasts up to 9 moves; a par of 10 or more keeps every win's
+            // move component distinct, so fewer moves always score strictly higher.
+            return out_of_range("scoring.par.tictactoe", "must be at least 10");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use figment::Jail;
+
+    use super::*;
+
+    fn load_in(jail: &Jail, file: Option<&str>) -> Result<Config, String> {
+        let path = file.map(|text| {
+            jail.create_file("test.toml", text).unwrap();
+            PathBuf::from("test.toml")
+        });
+        Config::load(path.as_deref(), &Overrides::default()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_shipped_file_parses_to_the_defaults() {
+        Jail::expect_with(|jail| {
+            let shipped = include_str!("../config.toml");
+            assert_eq!(load_in(jail, Some(shipped)).unwrap(), Config::default());
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn env_overrides_the_file_and_flags_override_env() {
+        Jail::expect_with(|jail| {
+            jail.set_env("PARLOR_SERVER__PORT", "9000");
+            jail.set_env("PARLOR_STORE__PATH", "elsewhere/p.db");
+            jail.set_env("PARLOR_SCORING__PAR__TICTACTOE", "12");
+            let config = load_in(jail, Some("[server]\nport = 7000\n")).unwrap();
+            assert_eq!(config.server.port, 9000);
+            assert_eq!(config.store.path, PathBuf::from("elsewhere/p.db"));
+            assert_eq!(config.scoring.par.tictactoe, 12);
+            let flags = Overrides {
+                port: Some(7100),
+                ..Overrides::default()
+            };
+            assert_eq!(Config::load(None, &flags).unwrap().server.port, 7100);
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn unknown_keys_and_variables_are_refused_by_name() {
+        Jail::expect_with(|jail| {
+            let error = load_in(jail, Some("[server]\nprot = 1\n")).unwrap_err();
+            assert!(error.contains("prot"), "{error}");
+            let error = load_in(jail, Some("[scoring.par]\ngo = 1\n")).unwrap_err();
+            assert!(error.contains("go"), "{error}");
+            jail.set_env("PARLOR_ROOMS__IDLE", "5");
+            let error = load_in(jail, None).unwrap_err();
+            assert!(error.contains("idle"), "{error}");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn bad_values_are_refused_by_name() {
+        Jail::expect_with(|jail| {
+            let error = load_in(jail, Some("[server]\nport = \"high\"\n")).unwrap_err();
+            assert!(error.contains("port"), "{error}");
+            let error = load_in(jail, Some("[bots]\nfill_level = \"genius\"\n")).unwrap_err();
+            assert!(error.contains("fill_level"), "{error}");
+            let error = load_in(jail, Some("[server]\nclient_timeout_secs = 5\n")).unwrap_err();
+            assert!(error.contains("server.client_timeout_secs"), "{error}");
+            let missing = Config::load(Some(Path::new("nope.toml")), &Overrides::default());
+            assert!(matches!(missing, Err(ConfigError::MissingFile(_))));
+            Ok(())
+        });
+    }
+}

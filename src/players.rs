@@ -1,0 +1,147 @@
+//! Player identity: names, tokens, and the `hello` handshake.
+//!
+//! A token is 256 random bits, shown to its player once per `welcome` and stored only as
+//! a SHA-256 hash, so neither logs nor a copy of the database reveal it. A name belongs to
+//! the first player that used it, compared case-insensitively.
+
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+
+use crate::protocol::{ClientError, ErrorCode};
+use crate::store::{PlayerRecord, Store, StoreError};
+
+/// The longest name allowed, in characters, after trimming.
+pub const MAX_NAME_CHARS: usize = 24;
+
+/// Who a connection speaks for, once `hello` succeeded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    /// The player's public id.
+    pub player_id: String,
+    /// The player's name.
+    pub name: String,
+    /// The player's secret token (only ever sent back to this player).
+    pub token: String,
+}
+
+/// `bytes` random bytes as lowercase hex.
+pub fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    rand::rng().fill_bytes(&mut buf);
+    to_hex(&buf)
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn hash_token(token: &str) -> String {
+    to_hex(&Sha256::digest(token.as_bytes()))
+}
+
+/// Checks and trims a requested name.
+pub fn clean_name(name: &str) -> Result<String, ClientError> {
+    let name = name.trim();
+    let chars = name.chars().count();
+    if chars == 0 || chars > MAX_NAME_CHARS {
+        return Err(ClientError::new(
+            ErrorCode::BadName,
+            format!(
+                "A name must be 1 to {MAX_NAME_CHARS} characters long (spaces at either end are ignored)."
+            ),
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(ClientError::new(
+            ErrorCode::BadName,
+            "A name cannot contain control characters such as newlines or tabs.",
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+fn store_error(error: StoreError, name: &str) -> ClientError {
+    match error {
+        StoreError::NameTaken => ClientError::new(
+            ErrorCode::NameTaken,
+            format!(
+                "The name \"{name}\" belongs to another player. Choose another name, or send the token you were given with it."
+            ),
+        ),
+        other => {
+            tracing::error!(error = %other, "could not read or save a player");
+            ClientError::storage_unavailable()
+        }
+    }
+}
+
+/// Performs `hello`: resumes the player a known token belongs to (renaming them if they
+/// ask for a different, free name), or registers a new player with a fresh token.
+pub async fn hello(
+    store: &dyn Store,
+    name: &str,
+    token: Option<&str>,
+    now_ms: i64,
+) -> Result<Identity, ClientError> {
+    let name = clean_name(name)?;
+    if let Some(token) = token {
+        let known = store
+            .player_by_token(&hash_token(token))
+            .await
+            .map_err(|e| store_error(e, &name))?;
+        if let Some(player) = known {
+            if player.name != name {
+                store
+                    .rename_player(&player.player_id, &name)
+                    .await
+                    .map_err(|e| store_error(e, &name))?;
+            }
+            return Ok(Identity {
+                player_id: player.player_id,
+                name,
+                token: token.to_owned(),
+            });
+        }
+    }
+    let token = random_hex(32);
+    let player = PlayerRecord {
+        player_id: format!("p_{}", random_hex(8)),
+        name: name.clone(),
+    };
+    store
+        .create_player(&player, &hash_token(&token), now_ms)
+        .await
+        .map_err(|e| store_error(e, &name))?;
+    Ok(Identity {
+        player_id: player.player_id,
+        name,
+        token,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_trimmed_and_checked() {
+        assert_eq!(clean_name("  Ann ").unwrap(), "Ann");
+        assert_eq!(clean_name(&"é".repeat(24)).unwrap().chars().count(), 24);
+        for bad in ["", "   ", &"x".repeat(25), "a\nb", "tab\there"] {
+            assert_eq!(
+                clean_name(bad).unwrap_err().code,
+                ErrorCode::BadName,
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn tokens_are_long_random_and_hashed() {
+        let a = random_hex(32);
+        assert_eq!(a.len(), 64);
+        assert_ne!(a, random_hex(32));
+        assert_eq!(hash_token(&a).len(), 64);
+        assert_ne!(hash_token(&a), a);
+    }
+}

@@ -1,0 +1,558 @@
+//! The wire protocol: every message a client sends or receives, and every error code.
+//!
+//! One JSON object per WebSocket text frame, tagged by `type`. Names are by direction:
+//! [`ClientMsg`] comes in, [`ServerMsg`] and the room's [`StateMsg`]/[`GameOverMsg`]
+//! go out. docs/PROTOCOL.md describes the same thing for people.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::games::{BoardView, EndReason};
+
+/// The protocol version sent in `welcome`. Bumped only for incompatible changes; new
+/// messages and fields are added without a bump, and clients ignore what they don't know.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The largest text frame a client may send; larger ones close the socket with 1009.
+pub const MAX_FRAME_BYTES: usize = 8 * 1024;
+
+/// A message from a client, after its `type` was recognised and its fields checked.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMsg {
+    /// Identify: must be the first message.
+    Hello {
+        /// The display name wanted.
+        name: String,
+        /// The token from an earlier `welcome`, to resume that player.
+        #[serde(default)]
+        token: Option<String>,
+    },
+    /// Create a room.
+    CreateRoom {
+        /// The game's id, e.g. `tictactoe`.
+        game: String,
+        /// Two seat specs: `open`, `me` or `bot:<level>`.
+        seats: Vec<String>,
+        /// Room options; must be an object when present.
+        #[serde(default)]
+        options: Option<Map<String, Value>>,
+    },
+    /// Take (or take back) a seat.
+    Join {
+        /// The room's id.
+        room: String,
+        /// 0 or 1.
+        seat: u64,
+    },
+    /// Spectate a room.
+    Watch {
+        /// The room's id.
+        room: String,
+    },
+    /// Play a move.
+    Move {
+        /// The room's id.
+        room: String,
+        /// The move in the game's notation.
+        #[serde(rename = "move")]
+        text: String,
+    },
+    /// Resign the game in progress.
+    Resign {
+        /// The room's id.
+        room: String,
+    },
+    /// Leave a room (resigning, by `abandoned`, if playing).
+    Leave {
+        /// The room's id.
+        room: String,
+    },
+    /// List the rooms.
+    ListRooms {},
+}
+
+/// Every `type` a client may send, for telling `unknown_type` from `bad_message`.
+const CLIENT_TYPES: &[&str] = &[
+    "hello",
+    "create_room",
+    "join",
+    "watch",
+    "move",
+    "resign",
+    "leave",
+    "list_rooms",
+];
+
+/// A parsed client message with the `ref` it carried, if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Envelope {
+    /// The message.
+    pub msg: ClientMsg,
+    /// The client's `ref`, echoed in direct replies and errors.
+    pub reference: Option<Value>,
+}
+
+/// Every error code, in the order they are checked (after `bad_json` … `hello_required`
+/// come the room checks, then the codes that only some messages can produce).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The frame is not JSON.
+    BadJson,
+    /// `type` names no message.
+    UnknownType,
+    /// A field is missing or has the wrong type, or the frame is not a JSON object.
+    BadMessage,
+    /// The first message must be `hello`.
+    HelloRequired,
+    /// No room has that id.
+    UnknownRoom,
+    /// The sender holds no seat in the room (from this connection).
+    NotAPlayer,
+    /// The game is over.
+    GameFinished,
+    /// It is not the sender's turn (or the game has not started).
+    NotYourTurn,
+    /// The move is not in the game's notation.
+    BadMove,
+    /// The move is not legal in the position.
+    IllegalMove,
+    /// `create_room` named an unknown game.
+    UnknownGame,
+    /// A seat spec or seat number is not valid.
+    BadSeat,
+    /// An unknown or invalid room option.
+    BadOption,
+    /// The name is not 1–24 printable characters.
+    BadName,
+    /// The name belongs to another player.
+    NameTaken,
+    /// The seat is held by someone else or a bot.
+    SeatTaken,
+    /// The sender already holds the other seat of the room.
+    AlreadySeated,
+    /// Resigning before the game has started.
+    GameNotStarted,
+    /// A second `hello` on the same connection.
+    AlreadyIdentified,
+    /// The database could not record the action; nothing changed.
+    StorageUnavailable,
+}
+
+impl ErrorCode {
+    /// The code's wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadJson => "bad_json",
+            ErrorCode::UnknownType => "unknown_type",
+            ErrorCode::BadMessage => "bad_message",
+            ErrorCode::HelloRequired => "hello_required",
+            ErrorCode::UnknownRoom => "unknown_room",
+            ErrorCode::NotAPlayer => "not_a_player",
+            ErrorCode::GameFinished => "game_finished",
+            ErrorCode::NotYourTurn => "not_your_turn",
+            ErrorCode::BadMove => "bad_move",
+            ErrorCode::IllegalMove => "illegal_move",
+            ErrorCode::UnknownGame => "unknown_game",
+            ErrorCode::BadSeat => "bad_seat",
+            ErrorCode::BadOption => "bad_option",
+            ErrorCode::BadName => "bad_name",
+            ErrorCode::NameTaken => "name_taken",
+            ErrorCode::SeatTaken => "seat_taken",
+            ErrorCode::AlreadySeated => "already_seated",
+            ErrorCode::GameNotStarted => "game_not_started",
+            ErrorCode::AlreadyIdentified => "already_identified",
+            ErrorCode::StorageUnavailable => "storage_unavailable",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error a client caused, with a sentence the person can act on.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct ClientError {
+    /// The machine-readable code.
+    pub code: ErrorCode,
+    /// The human-readable explanation.
+    pub message: String,
+}
+
+impl ClientError {
+    /// An error with this code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The error for a failed database write: the action was not taken.
+    pub fn storage_unavailable() -> Self {
+        Self::new(
+            ErrorCode::StorageUnavailable,
+            "The server could not save this right now, so nothing changed. Try again in a moment.",
+        )
+    }
+}
+
+/// A frame that could not be read as a client message, with the `ref` it carried if
+/// that much could be read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rejected {
+    /// What was wrong.
+    pub error: ClientError,
+    /// The client's `ref`, if the frame was a JSON object carrying one.
+    pub reference: Option<Value>,
+}
+
+/// Reads one text frame: `bad_json` → `unknown_type` → `bad_message`, in that order.
+/// Unknown fields are ignored.
+pub fn parse(text: &str) -> Result<Envelope, Rejected> {
+    let value: Value = serde_json::from_str(text).map_err(|e| Rejected {
+        error: ClientError::new(
+            ErrorCode::BadJson,
+            format!("The message is not valid JSON ({e}). Send one JSON object per text frame."),
+        ),
+        reference: None,
+    })?;
+    let Value::Object(mut object) = value else {
+        return Err(Rejected {
+            error: ClientError::new(
+                ErrorCode::BadMessage,
+                "A message must be a JSON object with a \"type\" field.",
+            ),
+            reference: None,
+        });
+    };
+    let reference = object.remove("ref");
+    let reject = |code, message: String| Rejected {
+        error: ClientError::new(code, message),
+        reference: reference.clone(),
+    };
+    match object.get("type") {
+        Some(Value::String(kind)) if !CLIENT_TYPES.contains(&kind.as_str()) => {
+            return Err(reject(
+                ErrorCode::UnknownType,
+                format!(
+                    "There is no message type \"{kind}\". Known types: {}.",
+                    CLIENT_TYPES.join(", ")
+                ),
+            ));
+        }
+        Some(Value::String(_)) => {}
+        _ => {
+            return Err(reject(
+                ErrorCode::BadMessage,
+                "A message must have a \"type\" field holding a string.".to_owned(),
+            ));
+        }
+    }
+    match serde_json::from_value(Value::Object(object)) {
+        Ok(msg) => Ok(Envelope {
+            msg,
+            reference: reference.clone(),
+        }),
+        Err(e) => Err(reject(
+            ErrorCode::BadMessage,
+            format!("The message has a missing or mistyped field: {e}."),
+        )),
+    }
+}
+
+/// Whether a client plays or watches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Holds a seat.
+    Player,
+    /// Watches.
+    Spectator,
+}
+
+/// A direct reply or notice from the server to one connection.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// Answer to `hello`.
+    Welcome {
+        /// The player's stable public id.
+        player_id: String,
+        /// The name now in use.
+        name: String,
+        /// The secret to send in a later `hello` to resume this player.
+        token: String,
+        /// [`PROTOCOL_VERSION`].
+        protocol: u32,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// Answer to `create_room`.
+    RoomCreated {
+        /// The new room's id.
+        room: String,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// Answer to `join`/`watch` (and `create_room` with `me`); a `state` follows.
+    Joined {
+        /// The room's id.
+        room: String,
+        /// The seat taken, or `null` for a spectator.
+        seat: Option<u8>,
+        /// Player or spectator.
+        role: Role,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// Answer to `leave`.
+    Left {
+        /// The room's id.
+        room: String,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// Answer to `list_rooms`.
+    Rooms {
+        /// Every room, newest first.
+        rooms: Vec<RoomSummary>,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// Something the client sent was refused; nothing changed.
+    Error {
+        /// The machine-readable code.
+        code: ErrorCode,
+        /// A sentence the person can act on.
+        message: String,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// This connection's seat was taken over by the same player on another connection.
+    Replaced {
+        /// The room's id.
+        room: String,
+    },
+    /// The server is shutting down; reconnect later.
+    Shutdown {
+        /// What is happening.
+        message: String,
+    },
+}
+
+impl ServerMsg {
+    /// The `error` message for a client error, echoing `reference`.
+    pub fn error(error: ClientError, reference: Option<Value>) -> Self {
+        ServerMsg::Error {
+            code: error.code,
+            message: error.message,
+            reference,
+        }
+    }
+}
+
+/// A seat as shown in `state` and room listings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SeatView {
+    /// 0 or 1.
+    pub seat: u8,
+    /// `open`, `human` or `bot:<level>`.
+    pub kind: String,
+    /// The human's or bot's name; `null` when open.
+    pub name: Option<String>,
+    /// The human's player id; `null` otherwise.
+    pub player_id: Option<String>,
+    /// Whether the seat's occupant is connected (bots always are; open seats never).
+    pub connected: bool,
+}
+
+/// The last move played.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LastMove {
+    /// Who played it.
+    pub seat: u8,
+    /// The move in notation.
+    #[serde(rename = "move")]
+    pub text: String,
+}
+
+/// A finished game's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ResultView {
+    /// The winning seat, `null` for a draw.
+    pub winner: Option<u8>,
+    /// Why it ended.
+    pub reason: EndReason,
+}
+
+/// A room's status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// A seat is still open.
+    Waiting,
+    /// Both seats are filled and the game is on.
+    Playing,
+    /// The game has ended.
+    Finished,
+}
+
+/// The room's full state, broadcast after every change (same bytes for everyone).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename = "state")]
+pub struct StateMsg {
+    /// The room's id.
+    pub room: String,
+    /// The game's id.
+    pub game: &'static str,
+    /// The current game's unique id; `null` until it starts.
+    pub game_id: Option<String>,
+    /// Rises by one with every state the room broadcasts.
+    pub seq: u64,
+    /// Waiting, playing or finished.
+    pub status: Status,
+    /// Both seats.
+    pub seats: Vec<SeatView>,
+    /// How many spectators are connected.
+    pub spectators: usize,
+    /// The seat to move, `null` unless playing.
+    pub to_move: Option<u8>,
+    /// The position in the game's text form.
+    pub position: String,
+    /// The board for drawing.
+    pub board: BoardView,
+    /// The legal moves of the side to move; empty unless playing.
+    pub legal_moves: Vec<String>,
+    /// The last move, if any.
+    pub last_move: Option<LastMove>,
+    /// How many moves have been played.
+    pub moves: usize,
+    /// The result once finished.
+    pub result: Option<ResultView>,
+    /// Every move so far; only in the snapshot sent after `joined`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<String>>,
+}
+
+/// A seat's score in `game_over`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ScoreView {
+    /// 0 or 1.
+    pub seat: u8,
+    /// The seat's name.
+    pub name: Option<String>,
+    /// The score; `null` for bots and unscored games.
+    pub score: Option<u32>,
+}
+
+/// Sent after the finishing `state`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename = "game_over")]
+pub struct GameOverMsg {
+    /// The room's id.
+    pub room: String,
+    /// The finished game's id.
+    pub game_id: String,
+    /// The `seq` of the finishing state.
+    pub seq: u64,
+    /// The winning seat, `null` for a draw.
+    pub winner: Option<u8>,
+    /// Why it ended.
+    pub reason: EndReason,
+    /// Both seats' scores.
+    pub scores: Vec<ScoreView>,
+    /// Wall-clock length of the game, ms.
+    pub duration_ms: u64,
+}
+
+/// A room in `rooms` and `GET /api/rooms`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RoomSummary {
+    /// The room's id.
+    pub room: String,
+    /// The game's id.
+    pub game: &'static str,
+    /// Waiting, playing or finished.
+    pub status: Status,
+    /// Both seats.
+    pub seats: Vec<SeatView>,
+    /// Connected spectators.
+    pub spectators: usize,
+    /// Moves played.
+    pub moves: usize,
+    /// When the room was created, Unix ms (listings are newest first).
+    pub created_at_ms: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(text: &str) -> ErrorCode {
+        parse(text).unwrap_err().error.code
+    }
+
+    #[test]
+    fn errors_are_checked_in_order() {
+        assert_eq!(code("{"), ErrorCode::BadJson);
+        assert_eq!(code("[1]"), ErrorCode::BadMessage);
+        assert_eq!(code(r#"{"type":"fly"}"#), ErrorCode::UnknownType);
+        assert_eq!(code(r#"{"type":7}"#), ErrorCode::BadMessage);
+        assert_eq!(code(r#"{"room":"a"}"#), ErrorCode::BadMessage);
+        assert_eq!(code(r#"{"type":"move","room":"a"}"#), ErrorCode::BadMessage);
+        assert_eq!(
+            code(r#"{"type":"move","room":"a","move":4}"#),
+            ErrorCode::BadMessage
+        );
+        assert_eq!(
+            code(r#"{"type":"join","room":"a","seat":-1}"#),
+            ErrorCode::BadMessage
+        );
+    }
+
+    #[test]
+    fn ref_is_kept_even_when_the_message_is_refused() {
+        let rejected = parse(r#"{"type":"fly","ref":"r1"}"#).unwrap_err();
+        assert_eq!(rejected.reference, Some(Value::from("r1")));
+        let ok = parse(r#"{"type":"list_rooms","ref":7,"extra":true}"#).unwrap();
+        assert_eq!(ok.msg, ClientMsg::ListRooms {});
+        assert_eq!(ok.reference, Some(Value::from(7)));
+    }
+
+    #[test]
+    fn replies_serialize_as_documented() {
+        let welcome = ServerMsg::Welcome {
+            player_id: "p".into(),
+            name: "Ann".into(),
+            token: "t".into(),
+            protocol: PROTOCOL_VERSION,
+            reference: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&welcome).unwrap(),
+            r#"{"type":"welcome","player_id":"p","name":"Ann","token":"t","protocol":1}"#
+        );
+        let error = ServerMsg::error(
+            ClientError::new(ErrorCode::IllegalMove, "no"),
+            Some(Value::from("x")),
+        );
+        assert_eq!(
+            serde_json::to_string(&error).unwrap(),
+            r#"{"type":"error","code":"illegal_move","message":"no","ref":"x"}"#
+        );
+    }
+}

@@ -1,0 +1,975 @@
+//! The room's task: the only code that changes a room. It validates every action in a
+//! fixed order, records moves durably before anyone sees them, broadcasts each new state
+//! once-encoded to every subscriber, and runs the room's timers (bot fill, reconnect
+//! grace, idle removal) and its bots.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use bytestring::ByteString;
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::{Instant, sleep_until};
+use tracing::{debug, error, info, warn};
+
+use super::seats::SeatState;
+use super::{ConnId, Creator, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, unix_ms};
+use crate::bots::BotLevel;
+use crate::catalog::AnyGame;
+use crate::games::{EndReason, MoveError, Outcome, Seat};
+use crate::players::random_hex;
+use crate::protocol::{
+    ClientError, ErrorCode, GameOverMsg, LastMove, ResultView, Role, RoomSummary, ScoreView,
+    ServerMsg, StateMsg, Status,
+};
+use crate::scoring::{self, ScoreInput};
+use crate::store::{GameFinish, LeaderboardCandidate, MoveRecord, NewGame, SeatRecord, SeatResult};
+
+/// How long to wait before retrying work that failed because the store was unavailable.
+const STORE_RETRY: Duration = Duration::from_secs(1);
+
+/// Reply channel for commands that either succeed or fail with a client error.
+type Reply = oneshot::Sender<Result<(), ClientError>>;
+
+/// What the room's task is asked to do.
+#[derive(Debug)]
+pub(super) enum Command {
+    Join {
+        player: PlayerInfo,
+        seat: Seat,
+        sub: Subscriber,
+        reference: Option<Value>,
+        reply: Reply,
+    },
+    Watch {
+        sub: Subscriber,
+        reference: Option<Value>,
+        reply: Reply,
+    },
+    Move {
+        player_id: String,
+        conn: ConnId,
+        text: String,
+        received: Instant,
+        reply: Reply,
+    },
+    Resign {
+        player_id: String,
+        conn: ConnId,
+        reply: Reply,
+    },
+    Leave {
+        player_id: String,
+        conn: ConnId,
+        reply: Reply,
+    },
+    Disconnect {
+        conn: ConnId,
+    },
+    /// A bot finished thinking about the position after `ply` moves.
+    BotMoved {
+        ply: usize,
+        text: String,
+    },
+}
+
+/// What a room makes readable without asking its task: its listing and current state.
+#[derive(Debug)]
+pub(super) struct Published {
+    pub(super) summary: RoomSummary,
+    pub(super) state: ByteString,
+}
+
+/// The game being played in the room, once both seats are filled.
+#[derive(Debug)]
+struct Started {
+    game_id: String,
+    at: Instant,
+    at_wall: SystemTime,
+}
+
+/// The room's whole state, owned by its task alone.
+pub(super) struct Room {
+    id: String,
+    game: Box<dyn AnyGame>,
+    options: RoomOptions,
+    seats: [SeatState; 2],
+    spectators: HashMap<ConnId, Subscriber>,
+    context: Arc<RoomContext>,
+    myself: mpsc::WeakSender<Command>,
+    created_at_ms: i64,
+    seq: u64,
+    started: Option<Started>,
+    history: Vec<(Seat, String)>,
+    result: Option<Outcome>,
+    /// When the side to move began its turn.
+    turn_began: Instant,
+    /// When the last move was played (bots wait `min_delay_ms` after it).
+    last_move_at: Instant,
+    thinking_ms: [u64; 2],
+    /// A bot is thinking about the position after this many moves.
+    bot_thinking: Option<usize>,
+    fill_at: Option<Instant>,
+    idle_since: Option<Instant>,
+    /// Store-dependent work (starting, a bot's move, abandonment) waits until then.
+    retry_at: Option<Instant>,
+}
+
+/// Whether the room's task should keep running.
+#[derive(Debug, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Close,
+}
+
+impl Room {
+    pub(super) fn new(
+        id: String,
+        game: Box<dyn AnyGame>,
+        seats: [SeatSpec; 2],
+        options: RoomOptions,
+        context: Arc<RoomContext>,
+        myself: mpsc::WeakSender<Command>,
+    ) -> Room {
+        let now = Instant::now();
+        let seat_state = |spec| match spec {
+            SeatSpec::Bot(level) => SeatState::Bot(level),
+            SeatSpec::Open | SeatSpec::Me => SeatState::Open,
+        };
+        Room {
+            id,
+            game,
+            options,
+            seats: seats.map(seat_state),
+            spectators: HashMap::new(),
+            context,
+            myself,
+            created_at_ms: unix_ms(SystemTime::now()),
+            seq: 1,
+            started: None,
+            history: Vec::new(),
+            result: None,
+            turn_began: now,
+            last_move_at: now,
+            thinking_ms: [0, 0],
+            bot_thinking: None,
+            fill_at: None,
+            idle_since: Some(now),
+            retry_at: None,
+        }
+    }
+
+    /// Runs the room until it is idle long enough, or the server shuts down.
+    pub(super) async fn run(
+        mut self,
+        mut inbox: mpsc::Receiver<Command>,
+        publisher: watch::Sender<Published>,
+        creator: Option<Creator>,
+    ) {
+        info!(room = %self.id, game = self.game.game_id(), "room created");
+        if let Some(creator) = creator {
+            // The `me` seat is open until now; the creator is the first to take it.
+            let result = self
+                .join(
+                    creator.player,
+                    Self::creator_seat(&self.seats),
+                    creator.sub,
+                    creator.reference,
+                )
+                .await;
+            if let Err(error) = result {
+                warn!(room = %self.id, %error, "the creator could not be seated");
+            }
+        }
+        self.settle().await;
+        publisher.send_replace(self.publication());
+        let shutdown = self.context.shutdown.clone();
+        loop {
+            let deadline = self.next_deadline();
+            let flow = tokio::select! {
+                command = inbox.recv() => match command {
+                    Some(command) => self.handle(command).await,
+                    None => Flow::Close,
+                },
+                () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
+                    self.on_timer().await
+                }
+                () = shutdown.cancelled() => Flow::Close,
+            };
+            publisher.send_replace(self.publication());
+            if flow == Flow::Close {
+                break;
+            }
+        }
+        info!(room = %self.id, "room removed");
+    }
+
+    fn creator_seat(seats: &[SeatState; 2]) -> Seat {
+        // Bots were seated from their specs, so the first open seat is the `me` seat.
+        if seats[0].is_open() {
+            Seat::First
+        } else {
+            Seat::Second
+        }
+    }
+
+    async fn handle(&mut self, command: Command) -> Flow {
+        match command {
+            Command::Join {
+                player,
+                seat,
+                sub,
+                reference,
+                reply,
+            } => {
+                let result = self.join(player, seat, sub, reference).await;
+                let _ = reply.send(result);
+            }
+            Command::Watch {
+                sub,
+                reference,
+                reply,
+            } => {
+                self.watch(sub, reference);
+                let _ = reply.send(Ok(()));
+            }
+            Command::Move {
+                player_id,
+                conn,
+                text,
+                received,
+                reply,
+            } => {
+                let result = self.human_move(&player_id, conn, &text, received).await;
+                let _ = reply.send(result);
+            }
+            Command::Resign {
+                player_id,
+                conn,
+                reply,
+            } => {
+                let result = self.resign(&player_id, conn).await;
+                let _ = reply.send(result);
+            }
+            Command::Leave {
+                player_id,
+                conn,
+                reply,
+            } => {
+                let result = self.leave(&player_id, conn).await;
+                let _ = reply.send(result);
+            }
+            Command::Disconnect { conn } => self.disconnect(conn),
+            Command::BotMoved { ply, text } => self.bot_moved(ply, &text).await,
+        }
+        self.settle().await;
+        Flow::Continue
+    }
+
+    // ----- seats -------------------------------------------------------------------
+
+    async fn join(
+        &mut self,
+        player: PlayerInfo,
+        seat: Seat,
+        sub: Subscriber,
+        reference: Option<Value>,
+    ) -> Result<(), ClientError> {
+        let other = &self.seats[seat.other().index()];
+        if other.player_id() == Some(&player.player_id) {
+            return Err(ClientError::new(
+                ErrorCode::AlreadySeated,
+                format!(
+                    "You already hold seat {} in this room; one player cannot take both seats.",
+                    seat.other().index()
+                ),
+            ));
+        }
+        match &mut self.seats[seat.index()] {
+            SeatState::Human {
+                player: holder,
+                conn,
+                away_since,
+            } if holder.player_id == player.player_id => {
+                // The same player, from a new connection: the seat moves there.
+                if let Some(old) = conn.take()
+                    && old.conn != sub.conn
+                {
+                    send_to(
+                        &old,
+                        &encode(&ServerMsg::Replaced {
+                            room: self.id.clone(),
+                        }),
+                    );
+                }
+                holder.name = player.name;
+                *conn = Some(sub.clone());
+                *away_since = None;
+            }
+            SeatState::Open if self.result.is_some() => {
+                return Err(ClientError::new(
+                    ErrorCode::GameFinished,
+                    "This game is over; its seats can no longer be taken. Create a new room to play.",
+                ));
+            }
+            SeatState::Open => {
+                self.seats[seat.index()] = SeatState::Human {
+                    player,
+                    conn: Some(sub.clone()),
+                    away_since: None,
+                };
+            }
+            SeatState::Human { .. } | SeatState::Bot(_) => {
+                return Err(ClientError::new(
+                    ErrorCode::SeatTaken,
+                    format!(
+                        "Seat {} is taken. Join the other seat if it is open, or watch.",
+                        seat.index()
+                    ),
+                ));
+            }
+        }
+        self.spectators.remove(&sub.conn);
+        debug!(room = %self.id, seat = seat.index(), "seat taken");
+        self.welcome(&sub, Some(seat), reference).await;
+        Ok(())
+    }
+
+    fn watch(&mut self, sub: Subscriber, reference: Option<Value>) {
+        let seat = Seat::BOTH.into_iter().find(|s| {
+            self.seats[s.index()]
+                .conn()
+                .is_some_and(|c| c.conn == sub.conn)
+        });
+        if seat.is_none() {
+            self.spectators.insert(sub.conn, sub.clone());
+        }
+        self.seq += 1;
+        self.broadcast_state(Some(sub.conn));
+        send_to(
+            &sub,
+            &encode(&ServerMsg::Joined {
+                room: self.id.clone(),
+                seat: seat.map(|s| s.index() as u8),
+                role: if seat.is_some() {
+                    Role::Player
+                } else {
+                    Role::Spectator
+                },
+                reference,
+            }),
+        );
+        send_to(&sub, &encode(&self.state_msg(true)));
+    }
+
+    /// After a seat change: start the game if it can, then tell everyone (the newcomer
+    /// gets `joined` and a snapshot with history instead of the broadcast).
+    async fn welcome(&mut self, sub: &Subscriber, seat: Option<Seat>, reference: Option<Value>) {
+        self.try_start().await;
+        self.seq += 1;
+        self.broadcast_state(Some(sub.conn));
+        send_to(
+            sub,
+            &encode(&ServerMsg::Joined {
+                room: self.id.clone(),
+                seat: seat.map(|s| s.index() as u8),
+                role: Role::Player,
+                reference,
+            }),
+        );
+        send_to(sub, &encode(&self.state_msg(true)));
+    }
+
+    fn seat_of(&self, player_id: &str, conn: ConnId) -> Result<Seat, ClientError> {
+        Seat::BOTH
+            .into_iter()
+            .find(|s| {
+                let state = &self.seats[s.index()];
+                state.player_id() == Some(player_id) && state.conn().is_some_and(|c| c.conn == conn)
+            })
+            .ok_or_else(|| {
+                ClientError::new(
+                    ErrorCode::NotAPlayer,
+                    "You do not hold a seat in this room on this connection. Join a seat first.",
+                )
+            })
+    }
+
+    async fn leave(&mut self, player_id: &str, conn: ConnId) -> Result<(), ClientError> {
+        if self.spectators.remove(&conn).is_some() {
+            self.seq += 1;
+            self.broadcast_state(None);
+            return Ok(());
+        }
+        let seat = self.seat_of(player_id, conn)?;
+        if self.status() == Status::Playing {
+            self.finish(Some(seat.other()), EndReason::Abandoned)
+                .await?;
+        }
+        let state = &mut self.seats[seat.index()];
+        if self.result.is_none() {
+            *state = SeatState::Open;
+        } else if let SeatState::Human { conn, .. } = state {
+            *conn = None;
+        }
+        self.seq += 1;
+        self.broadcast_state(None);
+        Ok(())
+    }
+
+    fn disconnect(&mut self, conn: ConnId) {
+        let mut changed = self.spectators.remove(&conn).is_some();
+        for state in &mut self.seats {
+            if let SeatState::Human {
+                conn: held,
+                away_since,
+                ..
+            } = state
+                && held.as_ref().is_some_and(|c| c.conn == conn)
+            {
+                *held = None;
+                *away_since = Some(Instant::now());
+                changed = true;
+            }
+        }
+        if changed {
+            debug!(room = %self.id, conn, "connection left the room");
+            self.seq += 1;
+            self.broadcast_state(None);
+        }
+    }
+
+    // ----- moves -------------------------------------------------------------------
+
+    fn status(&self) -> Status {
+        match (&self.result, &self.started) {
+            (Some(_), _) => Status::Finished,
+            (None, Some(_)) => Status::Playing,
+            (None, None) => Status::Waiting,
+        }
+    }
+
+    async fn human_move(
+        &mut self,
+        player_id: &str,
+        conn: ConnId,
+        text: &str,
+        received: Instant,
+    ) -> Result<(), ClientError> {
+        let seat = self.seat_of(player_id, conn)?;
+        match self.status() {
+            Status::Finished => {
+                return Err(ClientError::new(
+                    ErrorCode::GameFinished,
+                    "This game is over; no more moves can be played.",
+                ));
+            }
+            Status::Waiting => {
+                return Err(ClientError::new(
+                    ErrorCode::NotYourTurn,
+                    "The game has not started yet: wait until both seats are filled.",
+                ));
+            }
+            Status::Playing => {}
+        }
+        if self.game.turn() != Some(seat) {
+            return Err(ClientError::new(
+                ErrorCode::NotYourTurn,
+                "It is not your turn; wait for your opponent's move.",
+            ));
+        }
+        self.play(seat, text, received).await
+    }
+
+    /// Validates a move, records it (with the game's ending, if it ends the game), and
+    /// only then applies and broadcasts it. On any error the room is unchanged.
+    async fn play(&mut self, seat: Seat, text: &str, received: Instant) -> Result<(), ClientError> {
+        let mut next = self.game.clone_box();
+        let notation = next.play(text).map_err(|error| match error {
+            MoveError::Unparseable { .. } => {
+                ClientError::new(ErrorCode::BadMove, format!("{error}."))
+            }
+            MoveError::Illegal { .. } => ClientError::new(
+                ErrorCode::IllegalMove,
+                format!("{error}. The legal moves are listed in the latest state."),
+            ),
+            MoveError::GameOver => ClientError::new(ErrorCode::GameFinished, "This game is over."),
+        })?;
+        let Some(started) = &self.started else {
+            return Err(ClientError::new(
+                ErrorCode::NotYourTurn,
+                "The game has not started yet.",
+            ));
+        };
+        let think_ms = duration_ms(received.saturating_duration_since(self.turn_began));
+        let mut thinking_ms = self.thinking_ms;
+        thinking_ms[seat.index()] += think_ms;
+        let record = MoveRecord {
+            game_id: started.game_id.clone(),
+            ply: self.history.len() as u32 + 1,
+            seat: seat.index() as u8,
+            notation: notation.clone(),
+            played_at_ms: unix_ms(SystemTime::now()),
+            think_ms: think_ms as i64,
+        };
+        let outcome = next.outcome();
+        let finish =
+            outcome.map(|outcome| self.ending(outcome, self.history.len() + 1, thinking_ms));
+        if let Err(error) = self
+            .context
+            .store
+            .append_move(&record, finish.as_ref().map(|(finish, _)| finish))
+            .await
+        {
+            error!(room = %self.id, %error, "could not record a move; it was refused");
+            return Err(ClientError::storage_unavailable());
+        }
+        debug!(room = %self.id, seat = seat.index(), mv = %notation, think_ms, "move");
+        self.game = next;
+        self.history.push((seat, notation));
+        self.thinking_ms = thinking_ms;
+        let now = Instant::now();
+        self.turn_began = now;
+        self.last_move_at = now;
+        match (outcome, finish) {
+            (Some(outcome), Some((_, scores))) => self.conclude(outcome, scores),
+            _ => {
+                self.seq += 1;
+                self.broadcast_state(None);
+            }
+        }
+        Ok(())
+    }
+
+    async fn resign(&mut self, player_id: &str, conn: ConnId) -> Result<(), ClientError> {
+        let seat = self.seat_of(player_id, conn)?;
+        match self.status() {
+            Status::Finished => Err(ClientError::new(
+                ErrorCode::GameFinished,
+                "This game is already over.",
+            )),
+            Status::Waiting => Err(ClientError::new(
+                ErrorCode::GameNotStarted,
+                "The game has not started, so there is nothing to resign. Use leave to give up your seat.",
+            )),
+            Status::Playing => self.finish(Some(seat.other()), EndReason::Resigned).await,
+        }
+    }
+
+    /// Ends the game without a move (resignation, abandonment): records it, then applies it.
+    async fn finish(&mut self, winner: Option<Seat>, reason: EndReason) -> Result<(), ClientError> {
+        let outcome = Outcome { winner, reason };
+        let (finish, scores) = self.ending(outcome, self.history.len(), self.thinking_ms);
+        if let Err(error) = self.context.store.finish_game(&finish).await {
+            error!(room = %self.id, %error, "could not record the end of a game");
+            return Err(ClientError::storage_unavailable());
+        }
+        self.conclude(outcome, scores);
+        Ok(())
+    }
+
+    /// The store record and per-seat scores for an ending after `moves` moves.
+    fn ending(
+        &self,
+        outcome: Outcome,
+        moves: usize,
+        thinking_ms: [u64; 2],
+    ) -> (GameFinish, [Option<u32>; 2]) {
+        let config = &self.context.config.scoring;
+        let mut moves_by_seat = [0u32; 2];
+        for (seat, _) in &self.history {
+            moves_by_seat[seat.index()] += 1;
+        }
+        if moves > self.history.len()
+            && let Some(mover) = self.game.turn()
+        {
+            moves_by_seat[mover.index()] += 1;
+        }
+        let par = config.par.for_game(self.game.game_id()).unwrap_or(1);
+        let scores = Seat::BOTH.map(|seat| match &self.seats[seat.index()] {
+            SeatState::Human { .. } => scoring::score(&ScoreInput {
+                outcome,
+                seat,
+                moves: moves as u32,
+                moves_by_seat,
+                thinking_ms: thinking_ms[seat.index()],
+                par,
+                min_moves_per_side: config.min_moves_per_side,
+            }),
+            _ => None,
+        });
+        let (game_id, duration) = match &self.started {
+            Some(started) => (
+                started.game_id.clone(),
+                started.at_wall.elapsed().unwrap_or_default(),
+            ),
+            None => (String::new(), Duration::ZERO),
+        };
+        let leaderboard = Seat::BOTH
+            .into_iter()
+            .filter(|seat| outcome.winner.is_none_or(|winner| winner == *seat))
+            .filter_map(|seat| {
+                let player_id = self.seats[seat.index()].player_id()?;
+                Some(LeaderboardCandidate {
+                    player_id: player_id.to_owned(),
+                    score: i64::from(scores[seat.index()]?),
+                })
+            })
+            .collect();
+        let finish = GameFinish {
+            game_id,
+            game: self.game.game_id().to_owned(),
+            finished_at_ms: unix_ms(SystemTime::now()),
+            winner: outcome.winner.map(|s| s.index() as u8),
+            reason: outcome.reason.as_str().to_owned(),
+            duration_ms: duration_ms(duration) as i64,
+            moves: moves as u32,
+            seats: Seat::BOTH
+                .map(|seat| SeatResult {
+                    seat: seat.index() as u8,
+                    thinking_ms: thinking_ms[seat.index()] as i64,
+                    score: scores[seat.index()].map(i64::from),
+                })
+                .to_vec(),
+            leaderboard,
+        };
+        (finish, scores)
+    }
+
+    /// Applies a recorded ending and announces it: the finishing state, then `game_over`.
+    fn conclude(&mut self, outcome: Outcome, scores: [Option<u32>; 2]) {
+        self.result = Some(outcome);
+        self.bot_thinking = None;
+        self.seq += 1;
+        self.broadcast_state(None);
+        let (game_id, duration) = match &self.started {
+            Some(started) => (started.game_id.clone(), started.at.elapsed()),
+            None => (String::new(), Duration::ZERO),
+        };
+        info!(
+            room = %self.id, game_id, reason = %outcome.reason,
+            winner = ?outcome.winner.map(Seat::index), moves = self.history.len(), "game finished"
+        );
+        let game_over = GameOverMsg {
+            room: self.id.clone(),
+            game_id,
+            seq: self.seq,
+            winner: outcome.winner.map(|s| s.index() as u8),
+            reason: outcome.reason,
+            scores: Seat::BOTH
+                .map(|seat| ScoreView {
+                    seat: seat.index() as u8,
+                    name: self.seats[seat.index()].name(),
+                    score: scores[seat.index()],
+                })
+                .to_vec(),
+            duration_ms: duration_ms(duration),
+        };
+        self.broadcast(&encode(&game_over), None);
+    }
+
+    // ----- starting, bots and timers -----------------------------------------------
+
+    /// Starts the game once both seats are filled, recording it first. If the store is
+    /// unavailable the room stays waiting and tries again after [`STORE_RETRY`].
+    async fn try_start(&mut self) {
+        let now = Instant::now();
+        if self.status() != Status::Waiting
+            || self.seats.iter().any(SeatState::is_open)
+            || self.retry_at.is_some_and(|at| at > now)
+        {
+            return;
+        }
+        let at_wall = SystemTime::now();
+        let game_id = format!("g_{}", random_hex(8));
+        let record = NewGame {
+            game_id: game_id.clone(),
+            game: self.game.game_id().to_owned(),
+            room_id: self.id.clone(),
+            started_at_ms: unix_ms(at_wall),
+            seats: Seat::BOTH
+                .map(|seat| {
+                    let state = &self.seats[seat.index()];
+                    SeatRecord {
+                        seat: seat.index() as u8,
+                        kind: state.kind(),
+                        player_id: state.player_id().map(str::to_owned),
+                        name: state.name().unwrap_or_default(),
+                    }
+                })
+                .to_vec(),
+            options_json: self.options.to_json(),
+        };
+        if let Err(error) = self.context.store.create_game(&record).await {
+            error!(room = %self.id, %error, "could not record the start of a game; will retry");
+            self.retry_at = Some(now + STORE_RETRY);
+            return;
+        }
+        info!(room = %self.id, game_id, "game started");
+        self.started = Some(Started {
+            game_id,
+            at: now,
+            at_wall,
+        });
+        self.turn_began = now;
+        self.last_move_at = now;
+        self.fill_at = None;
+    }
+
+    /// Brings derived state up to date after any change: starts the game if it can,
+    /// sets or clears the fill and idle timers, and asks a bot to move if it is its turn.
+    async fn settle(&mut self) {
+        if self.status() == Status::Waiting && self.started.is_none() {
+            let before = self.status();
+            self.try_start().await;
+            if self.status() != before {
+                self.seq += 1;
+                self.broadcast_state(None);
+            }
+        }
+        let now = Instant::now();
+        let fillable = self.status() == Status::Waiting
+            && self.seats.iter().any(SeatState::is_open)
+            && self.seats.iter().any(|s| s.conn().is_some());
+        self.fill_at = match (fillable, self.fill_at) {
+            (true, Some(at)) => Some(at),
+            (true, None) => {
+                Some(now + Duration::from_secs(self.context.config.bots.fill_after_secs))
+            }
+            (false, _) => None,
+        };
+        let idle = match self.status() {
+            Status::Finished => true,
+            Status::Waiting => {
+                self.seats.iter().all(|s| s.conn().is_none()) && self.spectators.is_empty()
+            }
+            Status::Playing => false,
+        };
+        self.idle_since = match (idle, self.idle_since) {
+            (true, Some(since)) => Some(since),
+            (true, None) => Some(now),
+            (false, _) => None,
+        };
+        self.ask_bot();
+    }
+
+    fn ask_bot(&mut self) {
+        if self.status() != Status::Playing || self.retry_at.is_some_and(|at| at > Instant::now()) {
+            return;
+        }
+        let Some(seat) = self.game.turn() else { return };
+        let SeatState::Bot(level) = self.seats[seat.index()] else {
+            return;
+        };
+        let ply = self.history.len();
+        if self.bot_thinking == Some(ply) {
+            return;
+        }
+        self.bot_thinking = Some(ply);
+        let game = self.game.clone_box();
+        let not_before =
+            self.last_move_at + Duration::from_millis(self.context.config.bots.min_delay_ms);
+        let myself = self.myself.clone();
+        let room = self.id.clone();
+        tokio::spawn(async move {
+            let thought =
+                tokio::task::spawn_blocking(move || game.bot_move(level, &mut rand::rng())).await;
+            sleep_until(not_before).await;
+            match (thought, myself.upgrade()) {
+                (Ok(Some(text)), Some(room)) => {
+                    let _closed = room.send(Command::BotMoved { ply, text }).await;
+                }
+                (Ok(None), _) | (_, None) => {}
+                (Err(error), _) => error!(room, %error, "a bot failed while thinking"),
+            }
+        });
+    }
+
+    async fn bot_moved(&mut self, ply: usize, text: &str) {
+        if self.bot_thinking != Some(ply)
+            || self.history.len() != ply
+            || self.status() != Status::Playing
+        {
+            return;
+        }
+        self.bot_thinking = None;
+        let Some(seat) = self.game.turn() else { return };
+        if let Err(error) = self.play(seat, text, Instant::now()).await {
+            warn!(room = %self.id, %error, "a bot's move was not played; it will try again");
+            self.retry_at = Some(Instant::now() + STORE_RETRY);
+        }
+    }
+
+    fn abandon_deadline(&self) -> Option<(Instant, Seat)> {
+        let started = self.started.as_ref()?;
+        if self.status() != Status::Playing {
+            return None;
+        }
+        let grace = Duration::from_secs(self.context.config.rooms.reconnect_grace_secs);
+        Seat::BOTH
+            .into_iter()
+            .filter_map(|seat| match &self.seats[seat.index()] {
+                SeatState::Human {
+                    away_since: Some(since),
+                    conn: None,
+                    ..
+                } => Some(((*since).max(started.at) + grace, seat)),
+                _ => None,
+            })
+            .min()
+    }
+
+    fn next_deadline(&self) -> Option<Instant> {
+        let idle = Duration::from_secs(self.context.config.rooms.idle_secs);
+        [
+            self.fill_at,
+            self.abandon_deadline().map(|(at, _)| at),
+            self.idle_since.map(|since| since + idle),
+            self.retry_at,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .map(|at| at.max(self.retry_at.unwrap_or(at)))
+    }
+
+    async fn on_timer(&mut self) -> Flow {
+        let now = Instant::now();
+        if self.retry_at.is_some_and(|at| at <= now) {
+            self.retry_at = None;
+        }
+        let idle = Duration::from_secs(self.context.config.rooms.idle_secs);
+        if self.idle_since.is_some_and(|since| since + idle <= now) {
+            return Flow::Close;
+        }
+        if self.fill_at.is_some_and(|at| at <= now)
+            && let Some(open) = self.seats.iter_mut().find(|s| s.is_open())
+        {
+            let level: BotLevel = self.context.config.bots.fill_level;
+            *open = SeatState::Bot(level);
+            self.fill_at = None;
+            info!(room = %self.id, %level, "an open seat was filled with a bot");
+            self.seq += 1;
+            self.broadcast_state(None);
+        }
+        if let Some((at, seat)) = self.abandon_deadline()
+            && at <= now
+            && self
+                .finish(Some(seat.other()), EndReason::Abandoned)
+                .await
+                .is_err()
+        {
+            self.retry_at = Some(now + STORE_RETRY);
+        }
+        self.settle().await;
+        Flow::Continue
+    }
+
+    // ----- views and broadcasting --------------------------------------------------
+
+    fn state_msg(&self, with_history: bool) -> StateMsg {
+        let playing = self.status() == Status::Playing;
+        StateMsg {
+            room: self.id.clone(),
+            game: self.game.game_id(),
+            game_id: self.started.as_ref().map(|s| s.game_id.clone()),
+            seq: self.seq,
+            status: self.status(),
+            seats: self.seat_views(),
+            spectators: self.spectators.len(),
+            to_move: if playing {
+                self.game.turn().map(|s| s.index() as u8)
+            } else {
+                None
+            },
+            position: self.game.position(),
+            board: self.game.board(),
+            legal_moves: if playing {
+                self.game.legal_moves()
+            } else {
+                Vec::new()
+            },
+            last_move: self.history.last().map(|(seat, text)| LastMove {
+                seat: seat.index() as u8,
+                text: text.clone(),
+            }),
+            moves: self.history.len(),
+            result: self.result.map(|outcome| ResultView {
+                winner: outcome.winner.map(|s| s.index() as u8),
+                reason: outcome.reason,
+            }),
+            history: with_history
+                .then(|| self.history.iter().map(|(_, text)| text.clone()).collect()),
+        }
+    }
+
+    fn seat_views(&self) -> Vec<crate::protocol::SeatView> {
+        Seat::BOTH
+            .map(|seat| self.seats[seat.index()].view(seat.index() as u8))
+            .to_vec()
+    }
+
+    pub(super) fn publication(&self) -> Published {
+        Published {
+            summary: RoomSummary {
+                room: self.id.clone(),
+                game: self.game.game_id(),
+                status: self.status(),
+                seats: self.seat_views(),
+                spectators: self.spectators.len(),
+                moves: self.history.len(),
+                created_at_ms: self.created_at_ms,
+            },
+            state: encode(&self.state_msg(false)),
+        }
+    }
+
+    fn broadcast_state(&mut self, except: Option<ConnId>) {
+        let frame = encode(&self.state_msg(false));
+        self.broadcast(&frame, except);
+    }
+
+    /// Queues one encoded frame to every subscriber. A subscriber whose queue is full is
+    /// kicked (its connection closes; it may reconnect for a fresh snapshot) and dropped
+    /// from the room, which is announced in turn.
+    fn broadcast(&mut self, frame: &ByteString, except: Option<ConnId>) {
+        let mut dropped = Vec::new();
+        let seated = self.seats.iter().filter_map(SeatState::conn);
+        for sub in seated.chain(self.spectators.values()) {
+            if Some(sub.conn) != except && !send_to(sub, frame) {
+                dropped.push(sub.conn);
+            }
+        }
+        for conn in dropped {
+            warn!(room = %self.id, conn, "dropping a connection that could not keep up");
+            self.disconnect(conn);
+        }
+    }
+}
+
+/// Queues a frame to one subscriber; `false` (and the subscriber kicked) if it cannot take it.
+fn send_to(sub: &Subscriber, frame: &ByteString) -> bool {
+    match sub.outbox.try_send(frame.clone()) {
+        Ok(()) => true,
+        Err(_) => {
+            sub.kick.cancel();
+            false
+        }
+    }
+}
+
+/// Encodes a message once; the result is shared by every recipient.
+fn encode<T: Serialize>(msg: &T) -> ByteString {
+    // Our message types contain only strings, numbers, options and sequences, which
+    // serde_json always encodes; an empty object stands in should that ever change.
+    ByteString::from(serde_json::to_string(msg).unwrap_or_else(|error| {
+        error!(%error, "could not encode a message");
+        String::from("{}")
+    }))
+}
+
+fn duration_ms(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}

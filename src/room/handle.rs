@@ -1,0 +1,184 @@
+//! The public face of a room: a cheap cloneable handle that sends commands to the
+//! room's task and reads what the room last published.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::runtime::Handle as Runtime;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::task::TaskTracker;
+
+use super::actor::{Command, Published, Room};
+use super::{ConnId, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber};
+use crate::catalog::AnyGame;
+use crate::games::Seat;
+use crate::protocol::{ClientError, ErrorCode, RoomSummary};
+
+/// How many commands may wait for a room before senders wait their turn.
+const COMMAND_QUEUE: usize = 64;
+
+/// The player who created a room with a `me` seat, seated as the room starts.
+#[derive(Debug)]
+pub struct Creator {
+    /// The creator.
+    pub player: PlayerInfo,
+    /// Their connection.
+    pub sub: Subscriber,
+    /// The `ref` of their `create_room`, echoed in `joined`.
+    pub reference: Option<Value>,
+}
+
+/// A cheap, cloneable way to talk to one room's task.
+#[derive(Clone, Debug)]
+pub struct RoomHandle {
+    id: Arc<str>,
+    commands: mpsc::Sender<Command>,
+    published: watch::Receiver<Published>,
+}
+
+fn room_gone() -> ClientError {
+    ClientError::new(
+        ErrorCode::UnknownRoom,
+        "That room has just closed. List the rooms to find another.",
+    )
+}
+
+impl RoomHandle {
+    /// Starts a room's task on `runtime` and returns its handle and the task.
+    #[allow(clippy::too_many_arguments)]
+    pub fn spawn(
+        id: String,
+        game: Box<dyn AnyGame>,
+        seats: [SeatSpec; 2],
+        options: RoomOptions,
+        creator: Option<Creator>,
+        context: Arc<RoomContext>,
+        runtime: &Runtime,
+        tracker: &TaskTracker,
+    ) -> (RoomHandle, JoinHandle<()>) {
+        let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
+        let room = Room::new(
+            id.clone(),
+            game,
+            seats,
+            options,
+            context,
+            commands.downgrade(),
+        );
+        let (publisher, published) = watch::channel(room.publication());
+        let task = runtime.spawn(tracker.track_future(room.run(inbox, publisher, creator)));
+        let handle = RoomHandle {
+            id: id.into(),
+            commands,
+            published,
+        };
+        (handle, task)
+    }
+
+    /// The room's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The room as it appears in listings, as last published.
+    pub fn summary(&self) -> RoomSummary {
+        self.published.borrow().summary.clone()
+    }
+
+    /// The room's current `state` message, as last broadcast.
+    pub fn state_json(&self) -> bytestring::ByteString {
+        self.published.borrow().state.clone()
+    }
+
+    async fn ask(
+        &self,
+        make: impl FnOnce(oneshot::Sender<Result<(), ClientError>>) -> Command,
+    ) -> Result<(), ClientError> {
+        let (reply, answer) = oneshot::channel();
+        self.commands
+            .send(make(reply))
+            .await
+            .map_err(|_| room_gone())?;
+        answer.await.map_err(|_| room_gone())?
+    }
+
+    /// Takes `seat` (or takes it back from another connection of the same player). On
+    /// success the room has queued `joined` and a snapshot to `sub`.
+    pub async fn join(
+        &self,
+        player: PlayerInfo,
+        seat: Seat,
+        sub: Subscriber,
+        reference: Option<Value>,
+    ) -> Result<(), ClientError> {
+        self.ask(|reply| Command::Join {
+            player,
+            seat,
+            sub,
+            reference,
+            reply,
+        })
+        .await
+    }
+
+    /// Spectates. On success the room has queued `joined` and a snapshot to `sub`.
+    pub async fn watch(
+        &self,
+        sub: Subscriber,
+        reference: Option<Value>,
+    ) -> Result<(), ClientError> {
+        self.ask(|reply| Command::Watch {
+            sub,
+            reference,
+            reply,
+        })
+        .await
+    }
+
+    /// Plays a move received at `received` from `conn`.
+    pub async fn play(
+        &self,
+        player_id: String,
+        conn: ConnId,
+        text: String,
+        received: Instant,
+    ) -> Result<(), ClientError> {
+        self.ask(|reply| Command::Move {
+            player_id,
+            conn,
+            text,
+            received,
+            reply,
+        })
+        .await
+    }
+
+    /// Resigns the game in progress.
+    pub async fn resign(&self, player_id: String, conn: ConnId) -> Result<(), ClientError> {
+        self.ask(|reply| Command::Resign {
+            player_id,
+            conn,
+            reply,
+        })
+        .await
+    }
+
+    /// Leaves the room: a spectator stops watching; a player gives up their seat, which
+    /// during a game loses it by `abandoned`.
+    pub async fn leave(&self, player_id: String, conn: ConnId) -> Result<(), ClientError> {
+        self.ask(|reply| Command::Leave {
+            player_id,
+            conn,
+            reply,
+        })
+        .await
+    }
+
+    /// Tells the room that a connection has closed. Waits for queue space so the notice
+    /// is never lost; does nothing if the room has already closed.
+    pub async fn disconnect(&self, conn: ConnId) {
+        let _closed = self.commands.send(Command::Disconnect { conn }).await;
+    }
+}

@@ -1,0 +1,89 @@
+//! Rooms as actors: each room is one task that owns its game, seats, spectators and
+//! timers, and is reached only through a cheap cloneable [`RoomHandle`].
+
+mod actor;
+mod handle;
+mod seats;
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bytestring::ByteString;
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+use crate::protocol::{ClientError, ErrorCode};
+use crate::store::Store;
+
+pub use handle::{Creator, RoomHandle};
+pub use seats::SeatSpec;
+
+/// Identifies one WebSocket connection for as long as the process runs.
+pub type ConnId = u64;
+
+/// A connection's outbound side, as a room sees it: a bounded queue of encoded frames
+/// and a token the room cancels to drop a subscriber that cannot keep up.
+#[derive(Clone, Debug)]
+pub struct Subscriber {
+    /// The connection.
+    pub conn: ConnId,
+    /// Frames to write, shared between subscribers (cloning a `ByteString` copies no text).
+    pub outbox: mpsc::Sender<ByteString>,
+    /// Cancelled when this connection must be closed because its queue overflowed.
+    pub kick: CancellationToken,
+}
+
+/// A human player as a room knows them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerInfo {
+    /// The player's public id.
+    pub player_id: String,
+    /// The player's name.
+    pub name: String,
+}
+
+/// What every room shares: storage, configuration, and the server's shutdown signal.
+pub struct RoomContext {
+    /// Where games and moves are recorded.
+    pub store: Arc<dyn Store>,
+    /// The server's configuration.
+    pub config: Arc<Config>,
+    /// Cancelled when the server shuts down.
+    pub shutdown: CancellationToken,
+}
+
+/// Room options given at `create_room`. None exist yet; the object is accepted so that
+/// options can be added without changing the message.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RoomOptions {
+    raw: Map<String, Value>,
+}
+
+impl RoomOptions {
+    /// Checks every option; an unknown one is refused with `bad_option`.
+    pub fn parse(raw: Option<Map<String, Value>>) -> Result<Self, ClientError> {
+        let raw = raw.unwrap_or_default();
+        if let Some(key) = raw.keys().next() {
+            return Err(ClientError::new(
+                ErrorCode::BadOption,
+                format!(
+                    "There is no room option \"{key}\"; this server accepts no room options yet."
+                ),
+            ));
+        }
+        Ok(Self { raw })
+    }
+
+    /// The options as a JSON object, as stored with each game.
+    pub fn to_json(&self) -> String {
+        Value::Object(self.raw.clone()).to_string()
+    }
+}
+
+/// The wall clock in Unix milliseconds, for stored timestamps.
+pub fn unix_ms(time: SystemTime) -> i64 {
+    time.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}

@@ -1,0 +1,154 @@
+//! Seat specs from `create_room` and the seats a room holds.
+
+use std::str::FromStr;
+
+use tokio::time::Instant;
+
+use super::{PlayerInfo, Subscriber};
+use crate::bots::BotLevel;
+use crate::protocol::{ClientError, ErrorCode, SeatView};
+
+/// A seat as asked for in `create_room`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeatSpec {
+    /// Left for anyone to join.
+    Open,
+    /// The creator sits here.
+    Me,
+    /// A bot of this level sits here.
+    Bot(BotLevel),
+}
+
+impl FromStr for SeatSpec {
+    type Err = ClientError;
+
+    fn from_str(text: &str) -> Result<Self, ClientError> {
+        match text {
+            "open" => Ok(SeatSpec::Open),
+            "me" => Ok(SeatSpec::Me),
+            _ => match text.strip_prefix("bot:").map(BotLevel::from_str) {
+                Some(Ok(level)) => Ok(SeatSpec::Bot(level)),
+                _ => Err(ClientError::new(
+                    ErrorCode::BadSeat,
+                    format!(
+                        "\"{text}\" is not a seat; use \"open\", \"me\" or \"bot:<level>\" with level random, easy, medium or hard."
+                    ),
+                )),
+            },
+        }
+    }
+}
+
+impl SeatSpec {
+    /// Reads the two seat specs of `create_room`; at most one may be `me`.
+    pub fn parse_pair(specs: &[String]) -> Result<[SeatSpec; 2], ClientError> {
+        let [first, second] = specs else {
+            return Err(ClientError::new(
+                ErrorCode::BadSeat,
+                format!(
+                    "\"seats\" must list exactly two seats, not {}.",
+                    specs.len()
+                ),
+            ));
+        };
+        let pair = [first.parse()?, second.parse()?];
+        if pair == [SeatSpec::Me, SeatSpec::Me] {
+            return Err(ClientError::new(
+                ErrorCode::BadSeat,
+                "You can take only one seat; make the other \"open\" or a bot.",
+            ));
+        }
+        Ok(pair)
+    }
+}
+
+/// Who holds a seat.
+#[derive(Debug)]
+pub(super) enum SeatState {
+    /// Nobody yet.
+    Open,
+    /// A person, connected through `conn` or away since `away_since`.
+    Human {
+        player: PlayerInfo,
+        conn: Option<Subscriber>,
+        away_since: Option<Instant>,
+    },
+    /// A bot.
+    Bot(BotLevel),
+}
+
+impl SeatState {
+    pub(super) fn is_open(&self) -> bool {
+        matches!(self, SeatState::Open)
+    }
+
+    pub(super) fn player_id(&self) -> Option<&str> {
+        match self {
+            SeatState::Human { player, .. } => Some(&player.player_id),
+            _ => None,
+        }
+    }
+
+    pub(super) fn conn(&self) -> Option<&Subscriber> {
+        match self {
+            SeatState::Human { conn, .. } => conn.as_ref(),
+            _ => None,
+        }
+    }
+
+    pub(super) fn name(&self) -> Option<String> {
+        match self {
+            SeatState::Open => None,
+            SeatState::Human { player, .. } => Some(player.name.clone()),
+            SeatState::Bot(level) => Some(format!("Bot ({level})")),
+        }
+    }
+
+    /// `open`, `human` or `bot:<level>`.
+    pub(super) fn kind(&self) -> String {
+        match self {
+            SeatState::Open => "open".to_owned(),
+            SeatState::Human { .. } => "human".to_owned(),
+            SeatState::Bot(level) => format!("bot:{level}"),
+        }
+    }
+
+    pub(super) fn view(&self, seat: u8) -> SeatView {
+        SeatView {
+            seat,
+            kind: self.kind(),
+            name: self.name(),
+            player_id: self.player_id().map(str::to_owned),
+            connected: match self {
+                SeatState::Open => false,
+                SeatState::Human { conn, .. } => conn.is_some(),
+                SeatState::Bot(_) => true,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(a: &str, b: &str) -> Result<[SeatSpec; 2], ErrorCode> {
+        SeatSpec::parse_pair(&[a.to_owned(), b.to_owned()]).map_err(|e| e.code)
+    }
+
+    #[test]
+    fn seat_specs_parse() {
+        assert_eq!(
+            pair("me", "bot:hard"),
+            Ok([SeatSpec::Me, SeatSpec::Bot(BotLevel::Hard)])
+        );
+        assert_eq!(pair("open", "open"), Ok([SeatSpec::Open, SeatSpec::Open]));
+        assert_eq!(pair("me", "me"), Err(ErrorCode::BadSeat));
+        assert_eq!(pair("bot:genius", "open"), Err(ErrorCode::BadSeat));
+        assert_eq!(pair("bot", "open"), Err(ErrorCode::BadSeat));
+        assert_eq!(
+            SeatSpec::parse_pair(&["open".to_owned()]).map_err(|e| e.code),
+            Err(ErrorCode::BadSeat)
+        );
+    }
+}

@@ -1,0 +1,316 @@
+//! The WebSocket session: one task per socket that reads frames into client messages,
+//! answers malformed input itself, forwards the rest to rooms, and writes what rooms
+//! queue for it. It knows no game rules.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use actix_ws::{AggregatedMessage, CloseCode, CloseReason, ProtocolError, Session};
+use bytestring::ByteString;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::time::{Instant, interval};
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, info};
+
+use crate::AppState;
+use crate::games::Seat;
+use crate::players::{self, Identity};
+use crate::protocol::{
+    self, ClientError, ClientMsg, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, ServerMsg,
+};
+use crate::room::{ConnId, Creator, PlayerInfo, RoomHandle, Subscriber, unix_ms};
+
+/// How many frames may wait for a slow client before it is disconnected.
+const OUTBOX_FRAMES: usize = 256;
+
+/// Hands out connection ids.
+static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+/// `GET /ws`: upgrades the request and starts the session task.
+pub async fn upgrade(
+    req: HttpRequest,
+    body: web::Payload,
+    state: web::Data<AppState>,
+) -> actix_web::Result<HttpResponse> {
+    let (response, session, stream) = actix_ws::handle(&req, body)?;
+    let stream = stream
+        .max_frame_size(MAX_FRAME_BYTES)
+        .aggregate_continuations()
+        .max_continuation_size(MAX_FRAME_BYTES);
+    let peer = req
+        .peer_addr()
+        .map_or_else(|| "unknown".to_owned(), |addr| addr.to_string());
+    // actix-ws streams are not Send, so the session runs on this HTTP worker's runtime.
+    actix_web::rt::spawn(run(state.into_inner(), session, stream, peer));
+    Ok(response)
+}
+
+/// One connection's state.
+struct Connection {
+    conn: ConnId,
+    app: Arc<AppState>,
+    identity: Option<Identity>,
+    /// Rooms this connection plays or watches in, told when it closes.
+    rooms: HashMap<String, RoomHandle>,
+    subscriber: Subscriber,
+}
+
+async fn run(
+    app: Arc<AppState>,
+    mut session: Session,
+    mut stream: actix_ws::AggregatedMessageStream,
+    peer: String,
+) {
+    let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
+    let (outbox, mut queued) = mpsc::channel::<ByteString>(OUTBOX_FRAMES);
+    let kick = CancellationToken::new();
+    let shutdown = app.shutdown.clone();
+    let ping_every = Duration::from_secs(app.config.server.ping_interval_secs);
+    let timeout = Duration::from_secs(app.config.server.client_timeout_secs);
+    let mut connection = Connection {
+        conn,
+        app,
+        identity: None,
+        rooms: HashMap::new(),
+        subscriber: Subscriber {
+            conn,
+            outbox,
+            kick: kick.clone(),
+        },
+    };
+    info!(conn, %peer, "connection opened");
+    let mut ping = interval(ping_every);
+    let mut last_heard = Instant::now();
+    let why = loop {
+        tokio::select! {
+            () = shutdown.cancelled() => {
+                let notice = ServerMsg::Shutdown {
+                    message: "The server is shutting down. Reconnect in a moment to resume your seat.".to_owned(),
+                };
+                let _ = session.text(encode(&notice)).await;
+                let _ = session.close(Some(CloseReason { code: CloseCode::Away, description: Some("server shutting down".into()) })).await;
+                break "server shutdown";
+            }
+            () = kick.cancelled() => {
+                let _ = session.close(Some(CloseReason { code: CloseCode::Again, description: Some("too slow to keep up; reconnect".into()) })).await;
+                break "too slow to keep up";
+            }
+            frame = stream.recv() => {
+                last_heard = Instant::now();
+                match frame {
+                    None => break "closed by peer",
+                    Some(Err(ProtocolError::Overflow)) => {
+                        let _ = session.close(Some(CloseReason { code: CloseCode::Size, description: Some(format!("frames are limited to {MAX_FRAME_BYTES} bytes")) })).await;
+                        break "frame too large";
+                    }
+                    Some(Err(error)) => {
+                        debug!(conn, %error, "websocket protocol error");
+                        let _ = session.close(Some(CloseReason { code: CloseCode::Protocol, description: None })).await;
+                        break "protocol error";
+                    }
+                    Some(Ok(AggregatedMessage::Text(text))) => {
+                        let received = Instant::now();
+                        for reply in connection.on_text(&text, received).await {
+                            if session.text(reply).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                    Some(Ok(AggregatedMessage::Binary(_))) => {
+                        let reply = ServerMsg::error(ClientError::new(ErrorCode::BadMessage, "Send messages as JSON text frames, not binary frames."), None);
+                        if session.text(encode(&reply)).await.is_err() {
+                            break "write failed";
+                        }
+                    }
+                    Some(Ok(AggregatedMessage::Ping(bytes))) => {
+                        if session.pong(&bytes).await.is_err() {
+                            break "write failed";
+                        }
+                    }
+                    Some(Ok(AggregatedMessage::Pong(_))) => {}
+                    Some(Ok(AggregatedMessage::Close(reason))) => {
+                        let _ = session.close(reason).await;
+                        break "closed by peer";
+                    }
+                }
+            }
+            Some(frame) = queued.recv() => {
+                if session.text(frame).await.is_err() {
+                    break "write failed";
+                }
+            }
+            _ = ping.tick() => {
+                if last_heard.elapsed() > timeout {
+                    let _ = session.close(Some(CloseReason { code: CloseCode::Normal, description: Some("no messages or pongs for too long".into()) })).await;
+                    break "timed out";
+                }
+                if session.ping(b"").await.is_err() {
+                    break "write failed";
+                }
+            }
+        }
+    };
+    for room in connection.rooms.values() {
+        room.disconnect(conn).await;
+    }
+    info!(conn, reason = why, "connection closed");
+}
+
+fn encode(msg: &ServerMsg) -> ByteString {
+    // ServerMsg holds only strings, numbers and JSON values, which always encode.
+    ByteString::from(serde_json::to_string(msg).unwrap_or_default())
+}
+
+impl Connection {
+    /// Handles one text frame; returns the direct replies to write, in order.
+    async fn on_text(&mut self, text: &str, received: Instant) -> Vec<ByteString> {
+        let envelope = match protocol::parse(text) {
+            Ok(envelope) => envelope,
+            Err(rejected) => {
+                return vec![encode(&ServerMsg::error(
+                    rejected.error,
+                    rejected.reference,
+                ))];
+            }
+        };
+        let reference = envelope.reference;
+        match self
+            .dispatch(envelope.msg, reference.clone(), received)
+            .await
+        {
+            Ok(replies) => replies.iter().map(encode).collect(),
+            Err(error) => {
+                debug!(conn = self.conn, code = %error.code, "request refused");
+                vec![encode(&ServerMsg::error(error, reference))]
+            }
+        }
+    }
+
+    fn player(&self) -> Result<&Identity, ClientError> {
+        self.identity.as_ref().ok_or_else(|| {
+            ClientError::new(
+                ErrorCode::HelloRequired,
+                "Say hello first: send {\"type\":\"hello\",\"name\":\"your name\"}.",
+            )
+        })
+    }
+
+    fn player_info(&self) -> Result<PlayerInfo, ClientError> {
+        let identity = self.player()?;
+        Ok(PlayerInfo {
+            player_id: identity.player_id.clone(),
+            name: identity.name.clone(),
+        })
+    }
+
+    async fn dispatch(
+        &mut self,
+        msg: ClientMsg,
+        reference: Option<Value>,
+        received: Instant,
+    ) -> Result<Vec<ServerMsg>, ClientError> {
+        if let ClientMsg::Hello { name, token } = msg {
+            return self.hello(&name, token.as_deref(), reference).await;
+        }
+        let player = self.player_info()?;
+        match msg {
+            ClientMsg::Hello { .. } => Ok(Vec::new()),
+            ClientMsg::CreateRoom {
+                game,
+                seats,
+                options,
+            } => {
+                let creator = Creator {
+                    player,
+                    sub: self.subscriber.clone(),
+                    reference: reference.clone(),
+                };
+                let room = self
+                    .app
+                    .lobby
+                    .create(&game, &seats, options, Some(creator))?;
+                if seats.iter().any(|s| s == "me") {
+                    self.rooms.insert(room.id().to_owned(), room.clone());
+                }
+                Ok(vec![ServerMsg::RoomCreated {
+                    room: room.id().to_owned(),
+                    reference,
+                }])
+            }
+            ClientMsg::Join { room, seat } => {
+                let handle = self.app.lobby.get(&room)?;
+                let seat = Seat::from_index(seat).ok_or_else(|| {
+                    ClientError::new(ErrorCode::BadSeat, "A seat is 0 (moves first) or 1.")
+                })?;
+                handle
+                    .join(player, seat, self.subscriber.clone(), reference)
+                    .await?;
+                self.rooms.insert(room, handle);
+                Ok(Vec::new())
+            }
+            ClientMsg::Watch { room } => {
+                let handle = self.app.lobby.get(&room)?;
+                handle.watch(self.subscriber.clone(), reference).await?;
+                self.rooms.insert(room, handle);
+                Ok(Vec::new())
+            }
+            ClientMsg::Move { room, text } => {
+                let handle = self.app.lobby.get(&room)?;
+                handle
+                    .play(player.player_id, self.conn, text, received)
+                    .await?;
+                Ok(Vec::new())
+            }
+            ClientMsg::Resign { room } => {
+                let handle = self.app.lobby.get(&room)?;
+                handle.resign(player.player_id, self.conn).await?;
+                Ok(Vec::new())
+            }
+            ClientMsg::Leave { room } => {
+                let handle = self.app.lobby.get(&room)?;
+                handle.leave(player.player_id, self.conn).await?;
+                self.rooms.remove(&room);
+                Ok(vec![ServerMsg::Left { room, reference }])
+            }
+            ClientMsg::ListRooms {} => Ok(vec![ServerMsg::Rooms {
+                rooms: self.app.lobby.list(),
+                reference,
+            }]),
+        }
+    }
+
+    async fn hello(
+        &mut self,
+        name: &str,
+        token: Option<&str>,
+        reference: Option<Value>,
+    ) -> Result<Vec<ServerMsg>, ClientError> {
+        if self.identity.is_some() {
+            return Err(ClientError::new(
+                ErrorCode::AlreadyIdentified,
+                "This connection has already said hello. Open a new connection to play as someone else.",
+            ));
+        }
+        let identity = players::hello(
+            self.app.store.as_ref(),
+            name,
+            token,
+            unix_ms(SystemTime::now()),
+        )
+        .await?;
+        info!(conn = self.conn, player_id = %identity.player_id, "player identified");
+        let welcome = ServerMsg::Welcome {
+            player_id: identity.player_id.clone(),
+            name: identity.name.clone(),
+            token: identity.token.clone(),
+            protocol: PROTOCOL_VERSION,
+            reference,
+        };
+        self.identity = Some(identity);
+        Ok(vec![welcome])
+    }
+}
