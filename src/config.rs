@@ -58,12 +58,15 @@ impl Default for ServerConfig {
 pub struct StoreConfig {
     /// The SQLite file; created with its folder on first run.
     pub path: PathBuf,
+    /// How long a write waits for a lock held by another process before it fails.
+    pub busy_timeout_ms: u64,
 }
 
 impl Default for StoreConfig {
     fn default() -> Self {
         Self {
             path: PathBuf::from("data/parlor.db"),
+            busy_timeout_ms: 5000,
         }
     }
 }
@@ -242,6 +245,10 @@ impl Config {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::result_large_err,
+    reason = "figment's Jail closures must return figment::Error, which is large"
+)]
 mod tests {
     use figment::Jail;
 

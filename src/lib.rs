@@ -70,7 +70,8 @@ pub async fn run(
     listener: TcpListener,
     shutdown: CancellationToken,
 ) -> Result<(), RunError> {
-    let store = SqlStore::open_sqlite(&config.store.path).await?;
+    let busy_timeout = Duration::from_millis(config.store.busy_timeout_ms);
+    let store = SqlStore::open_sqlite(&config.store.path, busy_timeout).await?;
     let interrupted = store.interrupt_unfinished().await?;
     info!(path = %config.store.path.display(), interrupted, "database ready");
     let store: Arc<dyn Store> = Arc::new(store);

@@ -76,7 +76,7 @@ impl Game for TicTacToe {
     fn turn(&self) -> Option<Seat> {
         if self.outcome().is_some() {
             None
-        } else if self.marks() % 2 == 0 {
+        } else if self.marks().is_multiple_of(2) {
             Some(Seat::First)
         } else {
             Some(Seat::Second)

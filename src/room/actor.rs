@@ -404,18 +404,26 @@ impl Room {
             return Ok(());
         }
         let seat = self.seat_of(player_id, conn)?;
-        if self.status() == Status::Playing {
-            self.finish(Some(seat.other()), EndReason::Abandoned)
-                .await?;
-        }
+        let ending = match self.status() {
+            Status::Playing => Some(
+                self.record_ending(Some(seat.other()), EndReason::Abandoned)
+                    .await?,
+            ),
+            Status::Waiting | Status::Finished => None,
+        };
         let state = &mut self.seats[seat.index()];
-        if self.result.is_none() {
+        if self.started.is_none() {
             *state = SeatState::Open;
         } else if let SeatState::Human { conn, .. } = state {
             *conn = None;
         }
-        self.seq += 1;
-        self.broadcast_state(None);
+        match ending {
+            Some((outcome, scores)) => self.conclude(outcome, scores),
+            None => {
+                self.seq += 1;
+                self.broadcast_state(None);
+            }
+        }
         Ok(())
     }
 
@@ -560,14 +568,24 @@ impl Room {
 
     /// Ends the game without a move (resignation, abandonment): records it, then applies it.
     async fn finish(&mut self, winner: Option<Seat>, reason: EndReason) -> Result<(), ClientError> {
+        let (outcome, scores) = self.record_ending(winner, reason).await?;
+        self.conclude(outcome, scores);
+        Ok(())
+    }
+
+    /// Records an ending that no move caused; the caller then applies it with `conclude`.
+    async fn record_ending(
+        &mut self,
+        winner: Option<Seat>,
+        reason: EndReason,
+    ) -> Result<(Outcome, [Option<u32>; 2]), ClientError> {
         let outcome = Outcome { winner, reason };
         let (finish, scores) = self.ending(outcome, self.history.len(), self.thinking_ms);
         if let Err(error) = self.context.store.finish_game(&finish).await {
             error!(room = %self.id, %error, "could not record the end of a game");
             return Err(ClientError::storage_unavailable());
         }
-        self.conclude(outcome, scores);
-        Ok(())
+        Ok((outcome, scores))
     }
 
     /// The store record and per-seat scores for an ending after `moves` moves.
@@ -851,6 +869,7 @@ impl Room {
             *open = SeatState::Bot(level);
             self.fill_at = None;
             info!(room = %self.id, %level, "an open seat was filled with a bot");
+            self.try_start().await;
             self.seq += 1;
             self.broadcast_state(None);
         }

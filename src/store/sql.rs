@@ -15,6 +15,7 @@
 //! reached the disk when the call returns.
 
 use std::path::Path;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::any::{AnyPoolOptions, AnyRow};
@@ -35,10 +36,9 @@ const SQLITE_MAX_CONNECTIONS: u32 = 4;
 /// Pool size for client/server databases (PostgreSQL).
 const SERVER_MAX_CONNECTIONS: u32 = 10;
 
-/// Run on every new SQLite connection, in this order: the busy timeout first, so that
-/// the statements after it wait for a lock instead of failing at once.
-const SQLITE_PRAGMAS: [&str; 4] = [
-    "PRAGMA busy_timeout = 5000",
+/// Run on every new SQLite connection, after the busy timeout (set first, so that these
+/// wait for a lock instead of failing at once).
+const SQLITE_PRAGMAS: [&str; 3] = [
     "PRAGMA journal_mode = WAL",
     "PRAGMA synchronous = FULL",
     "PRAGMA foreign_keys = ON",
@@ -59,8 +59,9 @@ impl SqlStore {
     /// folder too, and brings its schema up to date.
     ///
     /// Every connection runs with `journal_mode=WAL`, `synchronous=FULL`,
-    /// `busy_timeout=5000` and `foreign_keys=ON`.
-    pub async fn open_sqlite(path: &Path) -> Result<SqlStore, StoreError> {
+    /// `foreign_keys=ON`, and waits up to `busy_timeout` for a lock another process
+    /// holds before a write fails.
+    pub async fn open_sqlite(path: &Path, busy_timeout: Duration) -> Result<SqlStore, StoreError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             // Blocking, but it runs once at start-up and is quick.
             std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
@@ -69,7 +70,7 @@ impl SqlStore {
             })?;
         }
         let url = sqlite_url(path)?;
-        let store = Self::connect(&url).await?;
+        let store = Self::connect(&url, busy_timeout).await?;
         tracing::info!(path = %path.display(), "opened the SQLite database");
         Ok(store)
     }
@@ -77,8 +78,9 @@ impl SqlStore {
     /// Connects to the database at `url` (`sqlite://…` or, once the driver is compiled
     /// in, `postgres://…`) and brings its schema up to date.
     ///
-    /// The URL may hold a password, so it is never logged.
-    pub async fn connect(url: &str) -> Result<SqlStore, StoreError> {
+    /// `busy_timeout` applies to SQLite only. The URL may hold a password, so it is
+    /// never logged.
+    pub async fn connect(url: &str, busy_timeout: Duration) -> Result<SqlStore, StoreError> {
         sqlx::any::install_default_drivers();
 
         let sqlite = url.starts_with("sqlite:");
@@ -87,11 +89,14 @@ impl SqlStore {
         } else {
             SERVER_MAX_CONNECTIONS
         };
+        let busy_timeout = busy_timeout.min(Duration::from_secs(3600));
         let pool = AnyPoolOptions::new()
             .max_connections(max_connections)
             .after_connect(move |conn, _meta| {
                 Box::pin(async move {
                     if sqlite {
+                        let timeout = format!("PRAGMA busy_timeout = {}", busy_timeout.as_millis());
+                        conn.execute(timeout.as_str()).await?;
                         for pragma in SQLITE_PRAGMAS {
                             conn.execute(pragma).await?;
                         }
@@ -489,6 +494,8 @@ impl Store for SqlStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const TEST_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
     use crate::store::{LeaderboardCandidate, SeatRecord, SeatResult};
     use std::path::PathBuf;
     use tempfile::TempDir;
@@ -500,7 +507,7 @@ mod tests {
     }
 
     async fn open(dir: &TempDir) -> SqlStore {
-        SqlStore::open_sqlite(&db_path(dir))
+        SqlStore::open_sqlite(&db_path(dir), TEST_BUSY_TIMEOUT)
             .await
             .expect("open the database")
     }
@@ -646,7 +653,9 @@ mod tests {
     async fn odd_characters_in_the_path_survive_the_url() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("a b#c?d%20e").join("par lor.db");
-        let store = SqlStore::open_sqlite(&path).await.expect("open");
+        let store = SqlStore::open_sqlite(&path, TEST_BUSY_TIMEOUT)
+            .await
+            .expect("open");
         store
             .create_player(&player("p1", "Alice"), "h1", 1)
             .await

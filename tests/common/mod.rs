@@ -1,0 +1,220 @@
+//! A real Parlor server on an ephemeral port, and a real WebSocket client, for the
+//! integration tests. Each test file uses what it needs.
+#![allow(dead_code)]
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use parlor::config::Config;
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+use tokio_util::sync::CancellationToken;
+
+/// How long a test waits for any single expected message.
+pub const PATIENCE: Duration = Duration::from_secs(10);
+
+/// A configuration for tests: a database in `dir`, fast bots, short timers.
+pub fn test_config(dir: &Path) -> Config {
+    let mut config = Config::default();
+    config.store.path = dir.join("parlor.db");
+    config.server.port = 0;
+    config.bots.min_delay_ms = 0;
+    config.bots.fill_after_secs = 1;
+    config.rooms.reconnect_grace_secs = 1;
+    config
+}
+
+/// A running server.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    shutdown: CancellationToken,
+    task: JoinHandle<Result<(), parlor::RunError>>,
+}
+
+impl TestServer {
+    /// Starts a server with `config` on 127.0.0.1 and an ephemeral port.
+    pub async fn start(config: Config) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(parlor::run(config, listener, shutdown.clone()));
+        // The listener is bound already; wait until the server answers.
+        let health = format!("http://{addr}/healthz");
+        for _ in 0..100 {
+            if reqwest::get(&health).await.is_ok() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        TestServer {
+            addr,
+            shutdown,
+            task,
+        }
+    }
+
+    /// Starts a server with the test configuration and its database in `dir`.
+    pub async fn in_dir(dir: &Path) -> TestServer {
+        Self::start(test_config(dir)).await
+    }
+
+    /// Stops the server gracefully and waits until it has closed its database.
+    pub async fn stop(self) {
+        self.shutdown.cancel();
+        self.task.await.unwrap().unwrap();
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    pub async fn get_json(&self, path: &str) -> (u16, Value) {
+        let response = reqwest::get(self.url(path)).await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap())
+    }
+
+    /// A new WebSocket connection (not yet identified).
+    pub async fn connect(&self) -> Client {
+        let (ws, _) = connect_async(format!("ws://{}/ws", self.addr))
+            .await
+            .unwrap();
+        Client { ws }
+    }
+
+    /// A new connection that has said hello as `name`.
+    pub async fn player(&self, name: &str) -> Client {
+        let mut client = self.connect().await;
+        client.hello(name, None).await;
+        client
+    }
+}
+
+pub fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+pub fn db_path(dir: &Path) -> PathBuf {
+    dir.join("parlor.db")
+}
+
+/// A WebSocket client speaking JSON.
+pub struct Client {
+    pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+}
+
+impl Client {
+    pub async fn send(&mut self, message: Value) {
+        self.ws
+            .send(Message::text(message.to_string()))
+            .await
+            .unwrap();
+    }
+
+    pub async fn send_raw(&mut self, text: &str) {
+        self.ws.send(Message::text(text.to_owned())).await.unwrap();
+    }
+
+    /// The next JSON message, skipping pings; panics after [`PATIENCE`] or on close.
+    pub async fn recv(&mut self) -> Value {
+        loop {
+            let frame = tokio::time::timeout(PATIENCE, self.ws.next())
+                .await
+                .expect("timed out waiting for a message")
+                .expect("the connection closed")
+                .expect("the connection failed");
+            match frame {
+                Message::Text(text) => return serde_json::from_str(&text).unwrap(),
+                Message::Ping(_) | Message::Pong(_) => continue,
+                other => panic!("unexpected frame {other:?}"),
+            }
+        }
+    }
+
+    /// The next message, which must have this `type`.
+    pub async fn expect(&mut self, kind: &str) -> Value {
+        let message = self.recv().await;
+        assert_eq!(message["type"], kind, "expected {kind}, got {message}");
+        message
+    }
+
+    /// Skips messages until one of this `type` arrives.
+    pub async fn until(&mut self, kind: &str) -> Value {
+        loop {
+            let message = self.recv().await;
+            if message["type"] == kind {
+                return message;
+            }
+        }
+    }
+
+    /// Skips states until one satisfies `done`.
+    pub async fn until_state(&mut self, done: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let message = self.until("state").await;
+            if done(&message) {
+                return message;
+            }
+        }
+    }
+
+    pub async fn hello(&mut self, name: &str, token: Option<&str>) -> Value {
+        let mut message = json!({"type": "hello", "name": name});
+        if let Some(token) = token {
+            message["token"] = json!(token);
+        }
+        self.send(message).await;
+        self.expect("welcome").await
+    }
+
+    /// Creates a room and returns its id, skipping earlier messages up to `room_created`
+    /// (then consuming `joined` and the snapshot when a seat is `me`).
+    pub async fn create(&mut self, seats: [&str; 2]) -> (String, Option<Value>) {
+        self.send(json!({"type": "create_room", "game": "tictactoe", "seats": seats}))
+            .await;
+        let created = self.until("room_created").await;
+        let room = created["room"].as_str().unwrap().to_owned();
+        if seats.contains(&"me") {
+            self.expect("joined").await;
+            let snapshot = self.expect("state").await;
+            return (room, Some(snapshot));
+        }
+        (room, None)
+    }
+
+    /// Joins a seat (skipping earlier messages); returns the snapshot after `joined`.
+    pub async fn join(&mut self, room: &str, seat: u8) -> Value {
+        self.send(json!({"type": "join", "room": room, "seat": seat}))
+            .await;
+        let joined = self.until("joined").await;
+        assert_eq!(joined["seat"], seat);
+        self.expect("state").await
+    }
+
+    pub async fn play(&mut self, room: &str, cell: &str) {
+        self.send(json!({"type": "move", "room": room, "move": cell}))
+            .await;
+    }
+
+    /// Sends a message and expects an `error` with `code` echoing `ref`.
+    pub async fn expect_error(&mut self, mut message: Value, code: &str) {
+        message["ref"] = json!(code);
+        self.send(message).await;
+        let reply = self.until("error").await;
+        assert_eq!(reply["code"], code, "{reply}");
+        assert_eq!(reply["ref"], code, "{reply}");
+        assert!(
+            reply["message"].as_str().is_some_and(|m| m.len() > 10),
+            "{reply}"
+        );
+    }
+
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}

@@ -1,0 +1,275 @@
+//! Every error code is produced by a real bad message; each leaves the room unchanged
+//! and the socket working. Only an oversized frame closes the socket (code 1009).
+
+mod common;
+
+use std::time::Duration;
+
+use common::{TestServer, temp_dir, test_config};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::json;
+use sqlx::Connection;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_error_code_in_order_and_the_socket_keeps_working() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+
+    // Before hello: the frame-level checks come first, then hello_required.
+    let mut alice = server.connect().await;
+    alice.send_raw("{not json").await;
+    let reply = alice.expect("error").await;
+    assert_eq!(reply["code"], "bad_json");
+    assert!(reply.get("ref").is_none());
+    alice
+        .expect_error(json!({"type": "dance"}), "unknown_type")
+        .await;
+    alice
+        .expect_error(json!({"type": "move", "room": "r"}), "bad_message")
+        .await;
+    alice
+        .expect_error(
+            json!({"type": "join", "room": "r", "seat": "zero"}),
+            "bad_message",
+        )
+        .await;
+    alice.send_raw("[1, 2]").await;
+    assert_eq!(alice.expect("error").await["code"], "bad_message");
+    alice
+        .ws
+        .send(Message::binary(vec![1u8, 2, 3]))
+        .await
+        .unwrap();
+    assert_eq!(alice.expect("error").await["code"], "bad_message");
+    alice
+        .expect_error(json!({"type": "list_rooms"}), "hello_required")
+        .await;
+    alice
+        .expect_error(
+            json!({"type": "move", "room": "nope", "move": "4"}),
+            "hello_required",
+        )
+        .await;
+    alice
+        .expect_error(json!({"type": "hello", "name": "   "}), "bad_name")
+        .await;
+    alice
+        .expect_error(json!({"type": "hello", "name": "a\u{7}b"}), "bad_name")
+        .await;
+    alice
+        .expect_error(json!({"type": "hello", "name": "x".repeat(25)}), "bad_name")
+        .await;
+    let welcome = alice.hello("Alice", None).await;
+    assert_eq!(welcome["protocol"], 1);
+    alice
+        .expect_error(
+            json!({"type": "hello", "name": "Alice"}),
+            "already_identified",
+        )
+        .await;
+
+    let mut other = server.connect().await;
+    other
+        .expect_error(json!({"type": "hello", "name": "ALICE"}), "name_taken")
+        .await;
+    let mut bob = other;
+    bob.hello("Bob", None).await;
+
+    // Room creation: game, then seats, then options.
+    alice
+        .expect_error(
+            json!({"type": "create_room", "game": "go", "seats": ["me", "open"]}),
+            "unknown_game",
+        )
+        .await;
+    alice
+        .expect_error(
+            json!({"type": "create_room", "game": "tictactoe", "seats": ["me", "bot:genius"]}),
+            "bad_seat",
+        )
+        .await;
+    alice
+        .expect_error(
+            json!({"type": "create_room", "game": "tictactoe", "seats": ["me", "me"]}),
+            "bad_seat",
+        )
+        .await;
+    alice
+        .expect_error(
+            json!({"type": "create_room", "game": "tictactoe", "seats": ["me"]}),
+            "bad_seat",
+        )
+        .await;
+    alice.expect_error(json!({"type": "create_room", "game": "tictactoe", "seats": ["me", "open"], "options": {"speed": 2}}), "bad_option").await;
+    assert_eq!(
+        server.get_json("/api/rooms").await.1["rooms"],
+        json!([]),
+        "refused creations made no room"
+    );
+
+    let (room, _) = alice.create(["me", "open"]).await;
+    alice
+        .expect_error(
+            json!({"type": "move", "room": "nope", "move": "4"}),
+            "unknown_room",
+        )
+        .await;
+    bob.expect_error(
+        json!({"type": "move", "room": room, "move": "4"}),
+        "not_a_player",
+    )
+    .await;
+    alice
+        .expect_error(
+            json!({"type": "move", "room": room, "move": "4"}),
+            "not_your_turn",
+        )
+        .await;
+    alice
+        .expect_error(json!({"type": "resign", "room": room}), "game_not_started")
+        .await;
+    alice
+        .expect_error(
+            json!({"type": "join", "room": room, "seat": 1}),
+            "already_seated",
+        )
+        .await;
+    alice
+        .expect_error(json!({"type": "join", "room": room, "seat": 2}), "bad_seat")
+        .await;
+
+    bob.join(&room, 1).await;
+    let mut carol = server.player("Carol").await;
+    carol
+        .expect_error(
+            json!({"type": "join", "room": room, "seat": 0}),
+            "seat_taken",
+        )
+        .await;
+    alice.until_state(|s| s["status"] == "playing").await;
+    bob.expect_error(
+        json!({"type": "move", "room": room, "move": "4"}),
+        "not_your_turn",
+    )
+    .await;
+    alice
+        .expect_error(
+            json!({"type": "move", "room": room, "move": "centre"}),
+            "bad_move",
+        )
+        .await;
+    alice
+        .expect_error(
+            json!({"type": "move", "room": room, "move": "9"}),
+            "bad_move",
+        )
+        .await;
+    alice.play(&room, "4").await;
+    bob.until_state(|s| s["moves"] == 1).await;
+    bob.expect_error(
+        json!({"type": "move", "room": room, "move": "4"}),
+        "illegal_move",
+    )
+    .await;
+
+    // None of that changed the room.
+    let (_, state) = server.get_json(&format!("/api/rooms/{room}")).await;
+    assert_eq!(state["position"], "....X....");
+    assert_eq!(state["to_move"], 1);
+
+    bob.send(json!({"type": "resign", "room": room})).await;
+    bob.until("game_over").await;
+    alice
+        .expect_error(
+            json!({"type": "move", "room": room, "move": "0"}),
+            "game_finished",
+        )
+        .await;
+    carol
+        .expect_error(
+            json!({"type": "join", "room": room, "seat": 0}),
+            "seat_taken",
+        )
+        .await;
+
+    // After all of that, every socket still works.
+    for client in [&mut alice, &mut bob, &mut carol] {
+        client
+            .send(json!({"type": "list_rooms", "ref": "still-here"}))
+            .await;
+        let rooms = client.until("rooms").await;
+        assert_eq!(rooms["ref"], "still-here");
+        assert_eq!(rooms["rooms"][0]["room"], room);
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_an_oversized_frame_closes_the_socket_with_1009() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let mut client = server.player("Big").await;
+    // Just under the limit: an ordinary message (unknown fields are ignored), answered.
+    let padding = "x".repeat(8 * 1024 - 40);
+    client
+        .send(json!({"type": "list_rooms", "pad": padding}))
+        .await;
+    client.expect("rooms").await;
+    // Over it: closed with 1009.
+    client
+        .send_raw(&format!("{{\"pad\":\"{}\"}}", "x".repeat(9 * 1024)))
+        .await;
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(frame) = client.ws.next().await {
+            if let Ok(Message::Close(frame)) = frame {
+                return frame.map(|f| f.code);
+            }
+        }
+        None
+    })
+    .await
+    .unwrap();
+    assert_eq!(closed, Some(CloseCode::Size));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_the_database_cannot_record_is_refused_and_changes_nothing() {
+    let dir = temp_dir();
+    let mut config = test_config(dir.path());
+    config.store.busy_timeout_ms = 100;
+    let server = TestServer::start(config).await;
+    let mut alice = server.player("Alice").await;
+    let mut bob = server.player("Bob").await;
+    let (room, _) = alice.create(["me", "open"]).await;
+    bob.join(&room, 1).await;
+    alice.until_state(|s| s["status"] == "playing").await;
+
+    // Another process takes the database's write lock and holds it.
+    let url = format!("sqlite://{}", dir.path().join("parlor.db").display());
+    let mut locker = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    sqlx::query("BEGIN EXCLUSIVE")
+        .execute(&mut locker)
+        .await
+        .unwrap();
+
+    alice
+        .expect_error(
+            json!({"type": "move", "room": room, "move": "4"}),
+            "storage_unavailable",
+        )
+        .await;
+    let (_, state) = server.get_json(&format!("/api/rooms/{room}")).await;
+    assert_eq!(state["position"], ".........");
+    assert_eq!(state["moves"], 0);
+    assert_eq!(state["to_move"], 0);
+
+    // Once the lock is gone the same move goes through.
+    sqlx::query("ROLLBACK").execute(&mut locker).await.unwrap();
+    alice.play(&room, "4").await;
+    let state = bob.until_state(|s| s["moves"] == 1).await;
+    assert_eq!(state["position"], "....X....");
+    server.stop().await;
+}

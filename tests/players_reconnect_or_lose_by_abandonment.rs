@@ -1,0 +1,120 @@
+//! A player who drops keeps the seat for `rooms.reconnect_grace_secs`: coming back with
+//! the token resumes the game; not coming back loses it by `abandoned`.
+
+mod common;
+
+use common::{TestServer, temp_dir, test_config};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_reconnects_with_the_token_takes_the_seat_back_and_continues() {
+    let dir = temp_dir();
+    let mut config = test_config(dir.path());
+    config.rooms.reconnect_grace_secs = 30;
+    let server = TestServer::start(config).await;
+    let mut alice = server.player("Alice").await;
+    let mut bob = server.connect().await;
+    let welcome = bob.hello("Bob", None).await;
+    let token = welcome["token"].as_str().unwrap().to_owned();
+    let bob_id = welcome["player_id"].clone();
+    let (room, _) = alice.create(["me", "open"]).await;
+    bob.join(&room, 1).await;
+    alice.until_state(|s| s["status"] == "playing").await;
+    alice.play(&room, "4").await;
+    bob.until_state(|s| s["moves"] == 1).await;
+
+    bob.close().await;
+    let away = alice
+        .until_state(|s| s["seats"][1]["connected"] == false)
+        .await;
+    assert_eq!(away["status"], "playing", "the seat is kept");
+    assert_eq!(away["seats"][1]["player_id"], bob_id);
+
+    let mut bob = server.connect().await;
+    let again = bob.hello("Bob", Some(&token)).await;
+    assert_eq!(
+        again["player_id"], bob_id,
+        "the token resumes the same player"
+    );
+    let snapshot = bob.join(&room, 1).await;
+    assert_eq!(snapshot["history"], json!(["4"]));
+    assert_eq!(snapshot["to_move"], 1);
+    assert_eq!(snapshot["seats"][1]["connected"], true);
+    alice
+        .until_state(|s| s["seats"][1]["connected"] == true)
+        .await;
+
+    bob.play(&room, "0").await;
+    let state = alice.until_state(|s| s["moves"] == 2).await;
+    assert_eq!(state["position"], "O...X....");
+
+    // Joining the seat from yet another connection moves it there.
+    let mut bob_tab = server.connect().await;
+    bob_tab.hello("Bob", Some(&token)).await;
+    bob_tab.join(&room, 1).await;
+    let replaced = bob.until("replaced").await;
+    assert_eq!(replaced["room"], room);
+    alice.play(&room, "8").await;
+    bob_tab.until_state(|s| s["moves"] == 3).await;
+    bob.expect_error(
+        json!({"type": "move", "room": room, "move": "1"}),
+        "not_a_player",
+    )
+    .await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_does_not_come_back_loses_by_abandonment() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await; // grace: 1 s
+    let mut alice = server.player("Alice").await;
+    let mut bob = server.player("Bob").await;
+    let (room, _) = alice.create(["me", "open"]).await;
+    bob.join(&room, 1).await;
+    alice.until_state(|s| s["status"] == "playing").await;
+    bob.close().await;
+    let state = alice.until_state(|s| s["status"] == "finished").await;
+    assert_eq!(state["result"], json!({"winner": 0, "reason": "abandoned"}));
+    let over = alice.expect("game_over").await;
+    assert_eq!(over["reason"], "abandoned");
+    // Abandoned before each side made two moves: not scored.
+    assert_eq!(over["scores"][0]["score"], serde_json::Value::Null);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaving_mid_game_is_abandoning_and_resigning_ends_the_game() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let mut alice = server.player("Alice").await;
+    let mut bob = server.player("Bob").await;
+    let (room, _) = alice.create(["me", "open"]).await;
+    bob.join(&room, 1).await;
+    bob.send(json!({"type": "leave", "room": room, "ref": "bye"}))
+        .await;
+    assert_eq!(
+        bob.until("left").await,
+        json!({"type": "left", "room": room, "ref": "bye"})
+    );
+    let state = alice.until_state(|s| s["status"] == "finished").await;
+    assert_eq!(state["result"], json!({"winner": 0, "reason": "abandoned"}));
+    alice.expect("game_over").await;
+
+    let (room, _) = alice.create(["me", "open"]).await;
+    bob.join(&room, 1).await;
+    for (who, cell) in [(0, "0"), (1, "4"), (0, "8"), (1, "2")] {
+        let player = if who == 0 { &mut alice } else { &mut bob };
+        player.until_state(|s| s["to_move"] == who).await;
+        player.play(&room, cell).await;
+    }
+    alice.until_state(|s| s["moves"] == 4).await;
+    alice.send(json!({"type": "resign", "room": room})).await;
+    let over = bob.until("game_over").await;
+    assert_eq!(over["winner"], 1);
+    assert_eq!(over["reason"], "resigned");
+    // Two moves each were made, so the resignation is scored: Bob wins in 4 moves.
+    let score = over["scores"][1]["score"].as_u64().unwrap();
+    assert!((700..=799).contains(&score), "{over}");
+    server.stop().await;
+}
