@@ -53,7 +53,6 @@ impl Lobby {
         })?;
         let seats = SeatSpec::parse_pair(seats)?;
         let options = RoomOptions::parse(options)?;
-        let creator = creator.filter(|_| seats.contains(&SeatSpec::Me));
         let id = self.fresh_id();
         let (handle, task) = RoomHandle::spawn(
             id.clone(),

@@ -12,7 +12,7 @@ use actix_ws::{AggregatedMessage, CloseCode, CloseReason, ProtocolError, Session
 use bytestring::ByteString;
 use serde_json::Value;
 use tokio::sync::mpsc;
-use tokio::time::{Instant, interval};
+use tokio::time::{Instant, interval, sleep_until};
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info};
 
@@ -89,7 +89,7 @@ async fn run(
         tokio::select! {
             () = shutdown.cancelled() => {
                 let notice = ServerMsg::Shutdown {
-                    message: "The server is shutting down. Reconnect in a moment to resume your seat.".to_owned(),
+                    message: "The server is shutting down. Games in progress end here and are kept as interrupted; reconnect in a moment to play again.".to_owned(),
                 };
                 let _ = session.text(encode(&notice)).await;
                 let _ = session.close(Some(CloseReason { code: CloseCode::Away, description: Some("server shutting down".into()) })).await;
@@ -103,7 +103,7 @@ async fn run(
                 last_heard = Instant::now();
                 match frame {
                     None => break "closed by peer",
-                    Some(Err(ProtocolError::Overflow)) => {
+                    Some(Err(error)) if is_oversized(&error) => {
                         let _ = session.close(Some(CloseReason { code: CloseCode::Size, description: Some(format!("frames are limited to {MAX_FRAME_BYTES} bytes")) })).await;
                         break "frame too large";
                     }
@@ -114,10 +114,12 @@ async fn run(
                     }
                     Some(Ok(AggregatedMessage::Text(text))) => {
                         let received = Instant::now();
+                        let mut written = true;
                         for reply in connection.on_text(&text, received).await {
-                            if session.text(reply).await.is_err() {
-                                break;
-                            }
+                            written = written && session.text(reply).await.is_ok();
+                        }
+                        if !written {
+                            break "write failed";
                         }
                     }
                     Some(Ok(AggregatedMessage::Binary(_))) => {
@@ -143,11 +145,11 @@ async fn run(
                     break "write failed";
                 }
             }
+            () = sleep_until(last_heard + timeout) => {
+                let _ = session.close(Some(CloseReason { code: CloseCode::Normal, description: Some("no messages or pongs for too long".into()) })).await;
+                break "timed out";
+            }
             _ = ping.tick() => {
-                if last_heard.elapsed() > timeout {
-                    let _ = session.close(Some(CloseReason { code: CloseCode::Normal, description: Some("no messages or pongs for too long".into()) })).await;
-                    break "timed out";
-                }
                 if session.ping(b"").await.is_err() {
                     break "write failed";
                 }
@@ -158,6 +160,16 @@ async fn run(
         room.disconnect(conn).await;
     }
     info!(conn, reason = why, "connection closed");
+}
+
+/// Whether a read failed because a message exceeded [`MAX_FRAME_BYTES`], as one frame
+/// or as fragments (actix-ws reports the latter as an I/O error with this text).
+fn is_oversized(error: &ProtocolError) -> bool {
+    match error {
+        ProtocolError::Overflow => true,
+        ProtocolError::Io(io) => io.to_string().contains("maximum continuation size"),
+        _ => false,
+    }
 }
 
 fn encode(msg: &ServerMsg) -> ByteString {

@@ -10,7 +10,8 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use sqlx::Connection;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{CloseCode, Data, OpCode};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_error_code_in_order_and_the_socket_keeps_working() {
@@ -221,7 +222,44 @@ async fn only_an_oversized_frame_closes_the_socket_with_1009() {
     client
         .send_raw(&format!("{{\"pad\":\"{}\"}}", "x".repeat(9 * 1024)))
         .await;
-    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+    assert_eq!(close_code(&mut client).await, Some(CloseCode::Size));
+
+    // The same for a message sent in fragments that add up to more than the limit.
+    let mut client = server.player("Fragments").await;
+    let chunk = "y".repeat(3 * 1024);
+    let fragments = [
+        Frame::message(
+            format!("{{\"pad\":\"{chunk}"),
+            OpCode::Data(Data::Text),
+            false,
+        ),
+        Frame::message(chunk.clone(), OpCode::Data(Data::Continue), false),
+        Frame::message(format!("{chunk}\"}}"), OpCode::Data(Data::Continue), true),
+    ];
+    for fragment in fragments {
+        client.ws.send(Message::Frame(fragment)).await.unwrap();
+    }
+    assert_eq!(close_code(&mut client).await, Some(CloseCode::Size));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_connection_is_closed_after_the_timeout() {
+    let dir = temp_dir();
+    let mut config = test_config(dir.path());
+    config.server.ping_interval_secs = 1;
+    config.server.client_timeout_secs = 2;
+    let server = TestServer::start(config).await;
+    let mut client = server.player("Quiet").await;
+    // Not reading means not answering pings either.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(close_code(&mut client).await, Some(CloseCode::Normal));
+    server.stop().await;
+}
+
+/// Reads until the server's close frame and returns its code.
+async fn close_code(client: &mut common::Client) -> Option<CloseCode> {
+    tokio::time::timeout(Duration::from_secs(5), async {
         while let Some(frame) = client.ws.next().await {
             if let Ok(Message::Close(frame)) = frame {
                 return frame.map(|f| f.code);
@@ -230,9 +268,7 @@ async fn only_an_oversized_frame_closes_the_socket_with_1009() {
         None
     })
     .await
-    .unwrap();
-    assert_eq!(closed, Some(CloseCode::Size));
-    server.stop().await;
+    .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

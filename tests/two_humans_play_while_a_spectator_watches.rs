@@ -179,3 +179,18 @@ async fn a_draw_seen_by_everyone() {
     assert_eq!(snapshot["status"], "finished");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_creator_sits_where_me_is() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let mut bob = server.player("Bob").await;
+    bob.send(json!({"type": "create_room", "game": "tictactoe", "seats": ["open", "me"]}))
+        .await;
+    bob.expect("room_created").await;
+    assert_eq!(bob.expect("joined").await["seat"], 1);
+    let snapshot = bob.expect("state").await;
+    assert_eq!(snapshot["seats"][0]["kind"], "open");
+    assert_eq!(snapshot["seats"][1]["name"], "Bob");
+    server.stop().await;
+}

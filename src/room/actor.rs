@@ -87,7 +87,14 @@ pub(super) struct Published {
 struct Started {
     game_id: String,
     at: Instant,
-    at_wall: SystemTime,
+}
+
+/// A recorded ending, ready to be applied and announced.
+#[derive(Debug)]
+struct Ending {
+    outcome: Outcome,
+    scores: [Option<u32>; 2],
+    duration_ms: u64,
 }
 
 /// The room's whole state, owned by its task alone.
@@ -166,18 +173,13 @@ impl Room {
         mut self,
         mut inbox: mpsc::Receiver<Command>,
         publisher: watch::Sender<Published>,
-        creator: Option<Creator>,
+        creator: Option<(Seat, Creator)>,
     ) {
         info!(room = %self.id, game = self.game.game_id(), "room created");
-        if let Some(creator) = creator {
+        if let Some((seat, creator)) = creator {
             // The `me` seat is open until now; the creator is the first to take it.
             let result = self
-                .join(
-                    creator.player,
-                    Self::creator_seat(&self.seats),
-                    creator.sub,
-                    creator.reference,
-                )
+                .join(creator.player, seat, creator.sub, creator.reference)
                 .await;
             if let Err(error) = result {
                 warn!(room = %self.id, %error, "the creator could not be seated");
@@ -204,15 +206,6 @@ impl Room {
             }
         }
         info!(room = %self.id, "room removed");
-    }
-
-    fn creator_seat(seats: &[SeatState; 2]) -> Seat {
-        // Bots were seated from their specs, so the first open seat is the `me` seat.
-        if seats[0].is_open() {
-            Seat::First
-        } else {
-            Seat::Second
-        }
     }
 
     async fn handle(&mut self, command: Command) -> Flow {
@@ -307,12 +300,6 @@ impl Room {
                 holder.name = player.name;
                 *conn = Some(sub.clone());
                 *away_since = None;
-            }
-            SeatState::Open if self.result.is_some() => {
-                return Err(ClientError::new(
-                    ErrorCode::GameFinished,
-                    "This game is over; its seats can no longer be taken. Create a new room to play.",
-                ));
             }
             SeatState::Open => {
                 self.seats[seat.index()] = SeatState::Human {
@@ -418,7 +405,7 @@ impl Room {
             *conn = None;
         }
         match ending {
-            Some((outcome, scores)) => self.conclude(outcome, scores),
+            Some(ending) => self.conclude(ending),
             None => {
                 self.seq += 1;
                 self.broadcast_state(None);
@@ -522,9 +509,9 @@ impl Room {
             played_at_ms: unix_ms(SystemTime::now()),
             think_ms: think_ms as i64,
         };
-        let outcome = next.outcome();
-        let finish =
-            outcome.map(|outcome| self.ending(outcome, self.history.len() + 1, thinking_ms));
+        let finish = next
+            .outcome()
+            .map(|outcome| self.ending(outcome, self.history.len() + 1, thinking_ms));
         if let Err(error) = self
             .context
             .store
@@ -541,9 +528,9 @@ impl Room {
         let now = Instant::now();
         self.turn_began = now;
         self.last_move_at = now;
-        match (outcome, finish) {
-            (Some(outcome), Some((_, scores))) => self.conclude(outcome, scores),
-            _ => {
+        match finish {
+            Some((_, ending)) => self.conclude(ending),
+            None => {
                 self.seq += 1;
                 self.broadcast_state(None);
             }
@@ -568,8 +555,8 @@ impl Room {
 
     /// Ends the game without a move (resignation, abandonment): records it, then applies it.
     async fn finish(&mut self, winner: Option<Seat>, reason: EndReason) -> Result<(), ClientError> {
-        let (outcome, scores) = self.record_ending(winner, reason).await?;
-        self.conclude(outcome, scores);
+        let ending = self.record_ending(winner, reason).await?;
+        self.conclude(ending);
         Ok(())
     }
 
@@ -578,23 +565,24 @@ impl Room {
         &mut self,
         winner: Option<Seat>,
         reason: EndReason,
-    ) -> Result<(Outcome, [Option<u32>; 2]), ClientError> {
+    ) -> Result<Ending, ClientError> {
         let outcome = Outcome { winner, reason };
-        let (finish, scores) = self.ending(outcome, self.history.len(), self.thinking_ms);
+        let (finish, ending) = self.ending(outcome, self.history.len(), self.thinking_ms);
         if let Err(error) = self.context.store.finish_game(&finish).await {
             error!(room = %self.id, %error, "could not record the end of a game");
             return Err(ClientError::storage_unavailable());
         }
-        Ok((outcome, scores))
+        Ok(ending)
     }
 
-    /// The store record and per-seat scores for an ending after `moves` moves.
+    /// The store record of an ending after `moves` moves, and what to announce once
+    /// it is recorded.
     fn ending(
         &self,
         outcome: Outcome,
         moves: usize,
         thinking_ms: [u64; 2],
-    ) -> (GameFinish, [Option<u32>; 2]) {
+    ) -> (GameFinish, Ending) {
         let config = &self.context.config.scoring;
         let mut moves_by_seat = [0u32; 2];
         for (seat, _) in &self.history {
@@ -619,10 +607,7 @@ impl Room {
             _ => None,
         });
         let (game_id, duration) = match &self.started {
-            Some(started) => (
-                started.game_id.clone(),
-                started.at_wall.elapsed().unwrap_or_default(),
-            ),
+            Some(started) => (started.game_id.clone(), started.at.elapsed()),
             None => (String::new(), Duration::ZERO),
         };
         let leaderboard = Seat::BOTH
@@ -653,19 +638,29 @@ impl Room {
                 .to_vec(),
             leaderboard,
         };
-        (finish, scores)
+        let ending = Ending {
+            outcome,
+            scores,
+            duration_ms: duration_ms(duration),
+        };
+        (finish, ending)
     }
 
     /// Applies a recorded ending and announces it: the finishing state, then `game_over`.
-    fn conclude(&mut self, outcome: Outcome, scores: [Option<u32>; 2]) {
+    fn conclude(&mut self, ending: Ending) {
+        let Ending {
+            outcome,
+            scores,
+            duration_ms,
+        } = ending;
         self.result = Some(outcome);
         self.bot_thinking = None;
         self.seq += 1;
         self.broadcast_state(None);
-        let (game_id, duration) = match &self.started {
-            Some(started) => (started.game_id.clone(), started.at.elapsed()),
-            None => (String::new(), Duration::ZERO),
-        };
+        let game_id = self
+            .started
+            .as_ref()
+            .map_or_else(String::new, |started| started.game_id.clone());
         info!(
             room = %self.id, game_id, reason = %outcome.reason,
             winner = ?outcome.winner.map(Seat::index), moves = self.history.len(), "game finished"
@@ -683,7 +678,7 @@ impl Room {
                     score: scores[seat.index()],
                 })
                 .to_vec(),
-            duration_ms: duration_ms(duration),
+            duration_ms,
         };
         self.broadcast(&encode(&game_over), None);
     }
@@ -700,13 +695,12 @@ impl Room {
         {
             return;
         }
-        let at_wall = SystemTime::now();
         let game_id = format!("g_{}", random_hex(8));
         let record = NewGame {
             game_id: game_id.clone(),
             game: self.game.game_id().to_owned(),
             room_id: self.id.clone(),
-            started_at_ms: unix_ms(at_wall),
+            started_at_ms: unix_ms(SystemTime::now()),
             seats: Seat::BOTH
                 .map(|seat| {
                     let state = &self.seats[seat.index()];
@@ -726,11 +720,7 @@ impl Room {
             return;
         }
         info!(room = %self.id, game_id, "game started");
-        self.started = Some(Started {
-            game_id,
-            at: now,
-            at_wall,
-        });
+        self.started = Some(Started { game_id, at: now });
         self.turn_began = now;
         self.last_move_at = now;
         self.fill_at = None;

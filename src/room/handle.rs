@@ -46,7 +46,8 @@ fn room_gone() -> ClientError {
 }
 
 impl RoomHandle {
-    /// Starts a room's task on `runtime` and returns its handle and the task.
+    /// Starts a room's task on `runtime` and returns its handle and the task. The
+    /// `creator`, if any, is seated in the `me` seat (and ignored if there is none).
     #[allow(clippy::too_many_arguments)]
     pub fn spawn(
         id: String,
@@ -68,6 +69,9 @@ impl RoomHandle {
             commands.downgrade(),
         );
         let (publisher, published) = watch::channel(room.publication());
+        let me = seats.iter().position(|spec| *spec == SeatSpec::Me);
+        let creator = creator.zip(me.and_then(|index| Seat::from_index(index as u64)));
+        let creator = creator.map(|(creator, seat)| (seat, creator));
         let task = runtime.spawn(tracker.track_future(room.run(inbox, publisher, creator)));
         let handle = RoomHandle {
             id: id.into(),
