@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Browser smoke test of the bundled web client against a real server binary.
+# Usage (from anywhere): E2E_SERVER_BIN=target/debug/parlor bash e2e/run.sh
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export E2E_SERVER_BIN="${E2E_SERVER_BIN:-target/debug/parlor}"
+
+if [[ ! -x /usr/bin/chromium ]]; then
+  echo "e2e: /usr/bin/chromium is missing; installing Debian's chromium" >&2
+  sudo=""
+  if [[ "$(id -u)" != 0 ]]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+fi
+
+# node_modules is stale when the lock file changed after the last install
+# (npm writes node_modules/.package-lock.json on every install).
+if [[ ! -f e2e/node_modules/.package-lock.json \
+   || e2e/package-lock.json -nt e2e/node_modules/.package-lock.json \
+   || e2e/package.json -nt e2e/node_modules/.package-lock.json ]]; then
+  echo "e2e: installing node packages (npm ci)" >&2
+  (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+if [[ ! -x "$E2E_SERVER_BIN" ]]; then
+  echo "e2e: server binary $E2E_SERVER_BIN not found; build it first (cargo build) or set E2E_SERVER_BIN" >&2
+  exit 1
+fi
+
+exec node e2e/smoke.mjs
