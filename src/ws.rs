@@ -225,19 +225,18 @@ impl Connection {
         reference: Option<Value>,
         received: Instant,
     ) -> Result<Vec<ServerMsg>, ClientError> {
-        if let ClientMsg::Hello { name, token } = msg {
-            return self.hello(&name, token.as_deref(), reference).await;
-        }
-        let player = self.player_info()?;
+        // Every message but hello needs an identity, checked before anything else.
         match msg {
-            ClientMsg::Hello { .. } => Ok(Vec::new()),
+            ClientMsg::Hello { name, token } => {
+                self.hello(&name, token.as_deref(), reference).await
+            }
             ClientMsg::CreateRoom {
                 game,
                 seats,
                 options,
             } => {
                 let creator = Creator {
-                    player,
+                    player: self.player_info()?,
                     sub: self.subscriber.clone(),
                     reference: reference.clone(),
                 };
@@ -254,6 +253,7 @@ impl Connection {
                 }])
             }
             ClientMsg::Join { room, seat } => {
+                let player = self.player_info()?;
                 let handle = self.app.lobby.get(&room)?;
                 let seat = Seat::from_index(seat).ok_or_else(|| {
                     ClientError::new(ErrorCode::BadSeat, "A seat is 0 (moves first) or 1.")
@@ -265,12 +265,14 @@ impl Connection {
                 Ok(Vec::new())
             }
             ClientMsg::Watch { room } => {
+                self.player()?;
                 let handle = self.app.lobby.get(&room)?;
                 handle.watch(self.subscriber.clone(), reference).await?;
                 self.rooms.insert(room, handle);
                 Ok(Vec::new())
             }
             ClientMsg::Move { room, text } => {
+                let player = self.player_info()?;
                 let handle = self.app.lobby.get(&room)?;
                 handle
                     .play(player.player_id, self.conn, text, received)
@@ -278,20 +280,25 @@ impl Connection {
                 Ok(Vec::new())
             }
             ClientMsg::Resign { room } => {
+                let player = self.player_info()?;
                 let handle = self.app.lobby.get(&room)?;
                 handle.resign(player.player_id, self.conn).await?;
                 Ok(Vec::new())
             }
             ClientMsg::Leave { room } => {
+                let player = self.player_info()?;
                 let handle = self.app.lobby.get(&room)?;
                 handle.leave(player.player_id, self.conn).await?;
                 self.rooms.remove(&room);
                 Ok(vec![ServerMsg::Left { room, reference }])
             }
-            ClientMsg::ListRooms {} => Ok(vec![ServerMsg::Rooms {
-                rooms: self.app.lobby.list(),
-                reference,
-            }]),
+            ClientMsg::ListRooms {} => {
+                self.player()?;
+                Ok(vec![ServerMsg::Rooms {
+                    rooms: self.app.lobby.list(),
+                    reference,
+                }])
+            }
         }
     }
 

@@ -320,7 +320,7 @@ impl Room {
         }
         self.spectators.remove(&sub.conn);
         debug!(room = %self.id, seat = seat.index(), "seat taken");
-        self.welcome(&sub, Some(seat), reference).await;
+        self.welcome(&sub, seat, reference).await;
         Ok(())
     }
 
@@ -330,42 +330,36 @@ impl Room {
                 .conn()
                 .is_some_and(|c| c.conn == sub.conn)
         });
-        if seat.is_none() {
-            self.spectators.insert(sub.conn, sub.clone());
+        // Watching again, or watching one's own room, changes nothing but gets a snapshot.
+        if seat.is_none() && self.spectators.insert(sub.conn, sub.clone()).is_none() {
+            self.seq += 1;
+            self.broadcast_state(Some(sub.conn));
         }
-        self.seq += 1;
-        self.broadcast_state(Some(sub.conn));
-        send_to(
-            &sub,
-            &encode(&ServerMsg::Joined {
-                room: self.id.clone(),
-                seat: seat.map(|s| s.index() as u8),
-                role: if seat.is_some() {
-                    Role::Player
-                } else {
-                    Role::Spectator
-                },
-                reference,
-            }),
-        );
-        send_to(&sub, &encode(&self.state_msg(true)));
+        self.greet(&sub, seat, reference);
     }
 
     /// After a seat change: start the game if it can, then tell everyone (the newcomer
     /// gets `joined` and a snapshot with history instead of the broadcast).
-    async fn welcome(&mut self, sub: &Subscriber, seat: Option<Seat>, reference: Option<Value>) {
+    async fn welcome(&mut self, sub: &Subscriber, seat: Seat, reference: Option<Value>) {
         self.try_start().await;
         self.seq += 1;
         self.broadcast_state(Some(sub.conn));
-        send_to(
-            sub,
-            &encode(&ServerMsg::Joined {
-                room: self.id.clone(),
-                seat: seat.map(|s| s.index() as u8),
-                role: Role::Player,
-                reference,
-            }),
-        );
+        self.greet(sub, Some(seat), reference);
+    }
+
+    /// Sends a newcomer `joined` and a snapshot of the current state with its history.
+    fn greet(&self, sub: &Subscriber, seat: Option<Seat>, reference: Option<Value>) {
+        let joined = ServerMsg::Joined {
+            room: self.id.clone(),
+            seat: seat.map(|s| s.index() as u8),
+            role: if seat.is_some() {
+                Role::Player
+            } else {
+                Role::Spectator
+            },
+            reference,
+        };
+        send_to(sub, &encode(&joined));
         send_to(sub, &encode(&self.state_msg(true)));
     }
 
@@ -729,10 +723,9 @@ impl Room {
     /// Brings derived state up to date after any change: starts the game if it can,
     /// sets or clears the fill and idle timers, and asks a bot to move if it is its turn.
     async fn settle(&mut self) {
-        if self.status() == Status::Waiting && self.started.is_none() {
-            let before = self.status();
+        if self.status() == Status::Waiting {
             self.try_start().await;
-            if self.status() != before {
+            if self.status() == Status::Playing {
                 self.seq += 1;
                 self.broadcast_state(None);
             }
