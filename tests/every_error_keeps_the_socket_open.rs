@@ -277,11 +277,7 @@ async fn a_move_the_database_cannot_record_is_refused_and_changes_nothing() {
     let mut config = test_config(dir.path());
     config.store.busy_timeout_ms = 100;
     let server = TestServer::start(config).await;
-    let mut alice = server.player("Alice").await;
-    let mut bob = server.player("Bob").await;
-    let (room, _) = alice.create(["me", "open"]).await;
-    bob.join(&room, 1).await;
-    alice.until_state(|s| s["status"] == "playing").await;
+    let ([mut alice, mut bob], room) = server.pair_in_room().await;
 
     // Another process takes the database's write lock and holds it.
     let url = format!("sqlite://{}", dir.path().join("parlor.db").display());

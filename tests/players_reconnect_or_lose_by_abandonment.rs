@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{TestServer, temp_dir, test_config};
+use common::{TestServer, play_alternately, temp_dir, test_config};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -68,11 +68,7 @@ async fn a_player_who_reconnects_with_the_token_takes_the_seat_back_and_continue
 async fn a_player_who_does_not_come_back_loses_by_abandonment() {
     let dir = temp_dir();
     let server = TestServer::in_dir(dir.path()).await; // grace: 1 s
-    let mut alice = server.player("Alice").await;
-    let mut bob = server.player("Bob").await;
-    let (room, _) = alice.create(["me", "open"]).await;
-    bob.join(&room, 1).await;
-    alice.until_state(|s| s["status"] == "playing").await;
+    let ([mut alice, bob], _) = server.pair_in_room().await;
     bob.close().await;
     let state = alice.until_state(|s| s["status"] == "finished").await;
     assert_eq!(state["result"], json!({"winner": 0, "reason": "abandoned"}));
@@ -103,11 +99,9 @@ async fn leaving_mid_game_is_abandoning_and_resigning_ends_the_game() {
 
     let (room, _) = alice.create(["me", "open"]).await;
     bob.join(&room, 1).await;
-    for (who, cell) in [(0, "0"), (1, "4"), (0, "8"), (1, "2")] {
-        let player = if who == 0 { &mut alice } else { &mut bob };
-        player.until_state(|s| s["to_move"] == who).await;
-        player.play(&room, cell).await;
-    }
+    let mut players = [alice, bob];
+    play_alternately(&mut players, &room, &["0", "4", "8", "2"]).await;
+    let [mut alice, mut bob] = players;
     alice.until_state(|s| s["moves"] == 4).await;
     alice.send(json!({"type": "resign", "room": room})).await;
     let over = bob.until("game_over").await;

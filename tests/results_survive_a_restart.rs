@@ -4,24 +4,16 @@
 
 mod common;
 
-use common::{TestServer, temp_dir};
+use common::{TestServer, play_alternately, temp_dir};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_leaderboard_and_game_records_survive_a_restart() {
     let dir = temp_dir();
     let server = TestServer::in_dir(dir.path()).await;
-    let mut alice = server.player("Alice").await;
-    let mut bob = server.player("Bob").await;
-    let (room, _) = alice.create(["me", "open"]).await;
-    bob.join(&room, 1).await;
-    for (ply, cell) in ["0", "3", "1", "4", "2"].iter().enumerate() {
-        let player = if ply % 2 == 0 { &mut alice } else { &mut bob };
-        player
-            .until_state(|s| s["to_move"] == ply % 2 && s["moves"] == ply)
-            .await;
-        player.play(&room, cell).await;
-    }
+    let (mut players, room) = server.pair_in_room().await;
+    play_alternately(&mut players, &room, &["0", "3", "1", "4", "2"]).await;
+    let [mut alice, mut bob] = players;
     let over = alice.until("game_over").await;
     let game_id = over["game_id"].as_str().unwrap().to_owned();
     let score = over["scores"][0]["score"].clone();

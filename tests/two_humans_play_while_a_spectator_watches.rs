@@ -3,20 +3,8 @@
 
 mod common;
 
-use common::{Client, TestServer, temp_dir};
+use common::{Client, TestServer, play_alternately, temp_dir};
 use serde_json::{Value, json};
-
-/// Plays `moves` alternately (seat 0 first), each player waiting for its turn.
-async fn play_out(players: &mut [Client; 2], room: &str, moves: &[&str]) {
-    for (ply, cell) in moves.iter().enumerate() {
-        let seat = ply % 2;
-        let player = &mut players[seat];
-        player
-            .until_state(|s| s["to_move"] == json!(seat) && s["moves"] == json!(ply))
-            .await;
-        player.play(room, cell).await;
-    }
-}
 
 /// Collects the spectator's states up to `game_over`, checking that `seq` rises by one.
 async fn watch_to_the_end(spectator: &mut Client, first_seq: u64) -> (Vec<Value>, Value) {
@@ -100,7 +88,7 @@ async fn a_win_seen_by_everyone() {
     let server = TestServer::in_dir(dir.path()).await;
     let (mut players, mut carol, room, first_seq) = room_with_spectator(&server).await;
 
-    play_out(&mut players, &room, &["0", "3", "1", "4", "2"]).await;
+    play_alternately(&mut players, &room, &["0", "3", "1", "4", "2"]).await;
     let (states, game_over) = watch_to_the_end(&mut carol, first_seq).await;
 
     let last = states.last().unwrap();
@@ -140,7 +128,7 @@ async fn a_draw_seen_by_everyone() {
     let server = TestServer::in_dir(dir.path()).await;
     let (mut players, mut carol, room, first_seq) = room_with_spectator(&server).await;
 
-    play_out(
+    play_alternately(
         &mut players,
         &room,
         &["0", "1", "2", "4", "3", "5", "7", "6", "8"],

@@ -87,11 +87,36 @@ impl TestServer {
         Client { ws }
     }
 
+    /// Alice in seat 0 and Bob in seat 1 of a new room whose game has started (Bob's
+    /// join started it; Alice has not yet read the state saying so); returns both and
+    /// the room's id.
+    pub async fn pair_in_room(&self) -> ([Client; 2], String) {
+        let mut alice = self.player("Alice").await;
+        let mut bob = self.player("Bob").await;
+        let (room, _) = alice.create(["me", "open"]).await;
+        let state = bob.join(&room, 1).await;
+        assert_eq!(state["status"], "playing");
+        ([alice, bob], room)
+    }
+
     /// A new connection that has said hello as `name`.
     pub async fn player(&self, name: &str) -> Client {
         let mut client = self.connect().await;
         client.hello(name, None).await;
         client
+    }
+}
+
+/// Plays `moves` from the start of a game, alternately (seat 0 first), each player
+/// waiting for its turn.
+pub async fn play_alternately(players: &mut [Client; 2], room: &str, moves: &[&str]) {
+    for (ply, cell) in moves.iter().enumerate() {
+        let seat = ply % 2;
+        let player = &mut players[seat];
+        player
+            .until_state(|s| s["to_move"] == json!(seat) && s["moves"] == json!(ply))
+            .await;
+        player.play(room, cell).await;
     }
 }
 
