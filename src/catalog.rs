@@ -78,7 +78,7 @@ impl<G: Game> AnyGame for G {
 /// A new game at its starting position, or `None` for an unknown game id.
 pub fn new_game(game_id: &str) -> Option<Box<dyn AnyGame>> {
     match game_id {
-        TicTacToe::ID => Some(Box::new(TicTacToe::start())),
+        TicTacToe::ID => Some(Box::new(TicTacToe::new(&()))),
         _ => None,
     }
 }

@@ -45,7 +45,7 @@ mod tests {
     use crate::games::tictactoe::TicTacToe;
 
     fn after(moves: &[&str]) -> TicTacToe {
-        let mut game = TicTacToe::start();
+        let mut game = TicTacToe::new(&());
         for text in moves {
             let mv = game.parse_move(text).unwrap();
             game.play(&mv).unwrap();

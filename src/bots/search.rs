@@ -103,7 +103,7 @@ mod tests {
     #[test]
     fn hard_achieves_the_game_theoretic_value_from_every_reachable_position() {
         let mut positions = HashMap::new();
-        reachable(&TicTacToe::start(), &mut positions);
+        reachable(&TicTacToe::new(&()), &mut positions);
         let mut memo = HashMap::new();
         let mut checked = 0;
         for game in positions.values().filter(|g| g.outcome().is_none()) {
@@ -128,7 +128,7 @@ mod tests {
 
     #[test]
     fn the_start_is_a_draw_and_hard_never_loses_it() {
-        let start = TicTacToe::start();
+        let start = TicTacToe::new(&());
         assert_eq!(solve(&start, &mut HashMap::new()), 0);
         // Hard against hard, always taking the first best move, draws.
         let mut game = start;

@@ -4,7 +4,10 @@
 //! the object-safe, text-in/text-out [`crate::catalog::AnyGame`], so rooms,
 //! sessions and storage need no generics.
 
+mod perft;
 pub mod tictactoe;
+
+pub use perft::perft;
 
 use std::fmt;
 
@@ -64,6 +67,30 @@ pub enum EndReason {
     ThreeInARow,
     /// Tic-tac-toe: all nine cells filled with no line.
     BoardFull,
+    /// Chess: the side to move is in check and has no legal move.
+    Checkmate,
+    /// Chess: the side to move is not in check and has no legal move (a draw).
+    Stalemate,
+    /// Chess: neither side can ever checkmate (a draw).
+    InsufficientMaterial,
+    /// The same position arose for the third time with the same side to move (a draw).
+    ThreefoldRepetition,
+    /// Chess: fifty moves by each side without a capture or a pawn move (a draw).
+    FiftyMoves,
+    /// Checkers: the configured number of moves by each side without a capture or a
+    /// man moving (a draw).
+    FortyMoves,
+    /// Checkers: the side to move has no legal move and loses.
+    NoMoves,
+    /// Fox & Geese: the fox cannot move; the geese win.
+    FoxTrapped,
+    /// Fox & Geese: the geese cannot move; the fox wins.
+    GeeseStuck,
+    /// Fox & Geese: too few geese remain to trap the fox; the fox wins.
+    GeeseBelowThreshold,
+    /// Fox & Geese: the configured number of moves by each side without a capture or a
+    /// goose moving forward (a draw).
+    QuietMoves,
     /// A player resigned.
     Resigned,
     /// A player left mid-game or did not reconnect in time.
@@ -76,6 +103,17 @@ impl EndReason {
         match self {
             EndReason::ThreeInARow => "three_in_a_row",
             EndReason::BoardFull => "board_full",
+            EndReason::Checkmate => "checkmate",
+            EndReason::Stalemate => "stalemate",
+            EndReason::InsufficientMaterial => "insufficient_material",
+            EndReason::ThreefoldRepetition => "threefold_repetition",
+            EndReason::FiftyMoves => "fifty_moves",
+            EndReason::FortyMoves => "forty_moves",
+            EndReason::NoMoves => "no_moves",
+            EndReason::FoxTrapped => "fox_trapped",
+            EndReason::GeeseStuck => "geese_stuck",
+            EndReason::GeeseBelowThreshold => "geese_below_threshold",
+            EndReason::QuietMoves => "quiet_moves",
             EndReason::Resigned => "resigned",
             EndReason::Abandoned => "abandoned",
         }
@@ -132,15 +170,29 @@ pub enum MoveError {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "layout", rename_all = "snake_case")]
 pub enum BoardView {
-    /// A rectangular grid read row by row from the top-left; each cell is a piece code or empty.
+    /// A rectangular grid read row by row from the top-left, as seat 0 sees it.
     Grid {
         /// Number of rows.
         rows: u8,
         /// Number of columns.
         cols: u8,
-        /// `rows * cols` cells in row-major order; `None` is an empty cell.
+        /// `rows * cols` piece codes in row-major order; `None` is an empty cell.
         cells: Vec<Option<String>>,
+        /// Each cell's name in the game's move notation (`"e4"`, `"15"`), or `None` for a
+        /// cell that is not part of the board (no piece ever stands there).
+        labels: Vec<Option<String>>,
     },
+}
+
+/// Why a game could not be set up from a given position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// This game always starts from its standard position.
+    #[error("this game cannot start from a given position")]
+    Unsupported,
+    /// The text is not a valid position for this game.
+    #[error("not a valid position: {0}")]
+    Invalid(String),
 }
 
 /// A game's complete authoritative state. No I/O, no clock, no global RNG.
@@ -151,11 +203,21 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// A validated move. `Display` writes the game's standard notation.
     type Move: Clone + Eq + fmt::Display + Send;
 
+    /// Rules an operator may tune in config (e.g. checkers' quiet-move limit); `()` for
+    /// games without any.
+    type Settings: Clone + Default + fmt::Debug + Send + Sync + 'static;
+
     /// The game's id on the wire and in storage (`"tictactoe"`).
     const ID: &'static str;
 
-    /// The starting position.
-    fn start() -> Self;
+    /// The starting position under `settings`.
+    fn new(settings: &Self::Settings) -> Self;
+
+    /// A game from a given position in the game's standard text form (`options.start`).
+    fn from_position(settings: &Self::Settings, position: &str) -> Result<Self, PositionError> {
+        let _ = (settings, position);
+        Err(PositionError::Unsupported)
+    }
 
     /// The seat to move, or `None` once the game is over.
     fn turn(&self) -> Option<Seat>;

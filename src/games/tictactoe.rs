@@ -66,10 +66,11 @@ impl TicTacToe {
 
 impl Game for TicTacToe {
     type Move = Cell;
+    type Settings = ();
 
     const ID: &'static str = "tictactoe";
 
-    fn start() -> Self {
+    fn new(_settings: &()) -> Self {
         Self::default()
     }
 
@@ -161,6 +162,7 @@ impl Game for TicTacToe {
                 .iter()
                 .map(|cell| cell.map(|seat| Self::mark(seat).to_owned()))
                 .collect(),
+            labels: (0..9).map(|i| Some(i.to_string())).collect(),
         }
     }
 }
@@ -172,9 +174,10 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::games::perft;
 
     fn play_all(moves: &[&str]) -> TicTacToe {
-        let mut game = TicTacToe::start();
+        let mut game = TicTacToe::new(&());
         for text in moves {
             let mv = game.parse_move(text).unwrap();
             game.play(&mv).unwrap();
@@ -184,7 +187,7 @@ mod tests {
 
     /// Plays the move at `index % len` of the legal moves for each index, stopping at the end.
     fn play_indices(indices: &[usize]) -> (TicTacToe, Vec<Seat>) {
-        let mut game = TicTacToe::start();
+        let mut game = TicTacToe::new(&());
         let mut movers = Vec::new();
         for index in indices {
             let Some(seat) = game.turn() else { break };
@@ -213,8 +216,19 @@ mod tests {
     #[test]
     fn there_are_255168_games_and_5478_positions() {
         let mut positions = HashSet::new();
-        assert_eq!(count_games(&TicTacToe::start(), &mut positions), 255_168);
+        assert_eq!(count_games(&TicTacToe::new(&()), &mut positions), 255_168);
         assert_eq!(positions.len(), 5_478);
+    }
+
+    #[test]
+    fn perft_matches_the_published_sequence_counts() {
+        let start = TicTacToe::new(&());
+        let expected = [
+            1, 9, 72, 504, 3_024, 15_120, 54_720, 148_176, 200_448, 127_872,
+        ];
+        for (depth, count) in expected.into_iter().enumerate() {
+            assert_eq!(perft(&start, depth as u32), count, "depth {depth}");
+        }
     }
 
     #[test]
@@ -254,7 +268,13 @@ mod tests {
     fn notation_and_views_match_the_protocol() {
         let game = play_all(&["4", "0"]);
         assert_eq!(game.position(), "O...X....");
-        let BoardView::Grid { rows, cols, cells } = game.board();
+        let BoardView::Grid {
+            rows,
+            cols,
+            cells,
+            labels,
+        } = game.board();
+        assert_eq!(labels[8].as_deref(), Some("8"));
         assert_eq!((rows, cols), (3, 3));
         assert_eq!(cells[0].as_deref(), Some("O"));
         assert_eq!(cells[4].as_deref(), Some("X"));
