@@ -3,9 +3,10 @@
 
 use rand::RngCore;
 
-use crate::bots::{self, BotLevel};
+use crate::bots::{self, BotLevel, Evaluate};
+use crate::config::Config;
 use crate::games::tictactoe::TicTacToe;
-use crate::games::{BoardView, Game, MoveError, Outcome, Seat};
+use crate::games::{BoardView, Game, MoveError, Outcome, PositionError, Seat};
 
 /// The ids of every game a room can be created for.
 pub const GAME_IDS: &[&str] = &[TicTacToe::ID];
@@ -32,7 +33,7 @@ pub trait AnyGame: Send + Sync {
     fn clone_box(&self) -> Box<dyn AnyGame>;
 }
 
-impl<G: Game> AnyGame for G {
+impl<G: Evaluate> AnyGame for G {
     fn game_id(&self) -> &'static str {
         G::ID
     }
@@ -75,12 +76,39 @@ impl<G: Game> AnyGame for G {
     }
 }
 
-/// A new game at its starting position, or `None` for an unknown game id.
-pub fn new_game(game_id: &str) -> Option<Box<dyn AnyGame>> {
+/// Why a game could not be created.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NewGameError {
+    /// No game has this id.
+    #[error("there is no game \"{0}\"")]
+    UnknownGame(String),
+    /// The start position was refused.
+    #[error(transparent)]
+    Position(#[from] PositionError),
+}
+
+/// A new game under the configured rules, at its standard start or at `start` (the
+/// game's standard position text).
+pub fn new_game(
+    game_id: &str,
+    config: &Config,
+    start: Option<&str>,
+) -> Result<Box<dyn AnyGame>, NewGameError> {
+    let _ = config;
     match game_id {
-        TicTacToe::ID => Some(Box::new(TicTacToe::new(&()))),
-        _ => None,
+        TicTacToe::ID => build::<TicTacToe>(&(), start),
+        _ => Err(NewGameError::UnknownGame(game_id.to_owned())),
     }
+}
+
+fn build<G: Evaluate>(
+    settings: &G::Settings,
+    start: Option<&str>,
+) -> Result<Box<dyn AnyGame>, NewGameError> {
+    Ok(Box::new(match start {
+        Some(position) => G::from_position(settings, position)?,
+        None => G::new(settings),
+    }))
 }
 
 #[cfg(test)]
@@ -90,17 +118,20 @@ mod tests {
     #[test]
     fn every_listed_game_can_be_created() {
         for id in GAME_IDS {
-            let game = new_game(id).unwrap();
+            let game = new_game(id, &Config::default(), None).unwrap();
             assert_eq!(game.game_id(), *id);
             assert_eq!(game.turn(), Some(Seat::First));
         }
-        assert!(new_game("go").is_none());
+        assert!(matches!(
+            new_game("go", &Config::default(), None),
+            Err(NewGameError::UnknownGame(_))
+        ));
     }
 
     #[test]
     fn every_bot_level_plays_legal_moves_to_the_end() {
         for level in BotLevel::ALL {
-            let mut game = new_game("tictactoe").unwrap();
+            let mut game = new_game("tictactoe", &Config::default(), None).unwrap();
             let mut rng = rand::rng();
             while game.turn().is_some() {
                 let mv = game.bot_move(level, &mut rng).unwrap();

@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 use tokio::runtime::Handle as Runtime;
 use tokio_util::task::TaskTracker;
 
-use crate::catalog::{self, GAME_IDS};
+use crate::catalog::{self, GAME_IDS, NewGameError};
+use crate::games::PositionError;
 use crate::players::random_hex;
 use crate::protocol::{ClientError, ErrorCode, RoomSummary};
 use crate::room::{Creator, RoomContext, RoomHandle, RoomOptions, SeatSpec};
@@ -33,7 +34,8 @@ impl Lobby {
         }
     }
 
-    /// Creates a room after checking, in order, the game, the seats and the options.
+    /// Creates a room after checking, in order, the game, the seats and the options
+    /// (including whether the game can start from `options.start`).
     /// `creator` must be given when a seat is `me` and is then seated in it.
     pub fn create(
         &self,
@@ -42,17 +44,30 @@ impl Lobby {
         options: Option<Map<String, Value>>,
         creator: Option<Creator>,
     ) -> Result<RoomHandle, ClientError> {
-        let instance = catalog::new_game(game).ok_or_else(|| {
-            ClientError::new(
+        if !GAME_IDS.contains(&game) {
+            return Err(ClientError::new(
                 ErrorCode::UnknownGame,
                 format!(
                     "There is no game \"{game}\". Available: {}.",
                     GAME_IDS.join(", ")
                 ),
-            )
-        })?;
+            ));
+        }
         let seats = SeatSpec::parse_pair(seats)?;
         let options = RoomOptions::parse(options)?;
+        let instance = catalog::new_game(game, &self.context.config, options.start.as_deref())
+            .map_err(|error| match error {
+                NewGameError::Position(PositionError::Unsupported) => ClientError::new(
+                    ErrorCode::BadOption,
+                    format!(
+                        "A {game} game always starts from its usual position; remove \"start\"."
+                    ),
+                ),
+                other => ClientError::new(
+                    ErrorCode::BadOption,
+                    format!("Option \"start\" was refused: {other}."),
+                ),
+            })?;
         let id = self.fresh_id();
         let (handle, task) = RoomHandle::spawn(
             id.clone(),

@@ -104,6 +104,8 @@ async fn every_error_code_in_order_and_the_socket_keeps_working() {
         )
         .await;
     alice.expect_error(json!({"type": "create_room", "game": "tictactoe", "seats": ["me", "open"], "options": {"speed": 2}}), "bad_option").await;
+    alice.expect_error(json!({"type": "create_room", "game": "tictactoe", "seats": ["me", "open"], "options": {"start": 7}}), "bad_option").await;
+    alice.expect_error(json!({"type": "create_room", "game": "tictactoe", "seats": ["me", "open"], "options": {"start": "X........"}}), "bad_option").await;
     assert_eq!(
         server.get_json("/api/rooms").await.1["rooms"],
         json!([]),

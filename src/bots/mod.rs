@@ -3,6 +3,7 @@
 //! Bots are pure: they take a position and a random source and return a move. Rooms run
 //! them off the async executor.
 
+mod eval;
 mod rules;
 mod search;
 
@@ -15,6 +16,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::games::Game;
 
+pub use search::Limits;
+
+/// A game a searching bot can play: a static estimate of any unfinished position.
+pub trait Evaluate: Game {
+    /// How good the position is for the side to move, in hundredths of a pawn-like unit
+    /// (positive is good); only asked of positions where the game is not over.
+    fn evaluate(&self) -> i32;
+}
 /// How strong a bot plays. The wire form is the lowercase name (`bot:easy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -23,9 +32,10 @@ pub enum BotLevel {
     Random,
     /// Wins at once if it can, never hands the opponent an immediate win, else random.
     Easy,
-    /// For now the same as `Easy`; a real search arrives with the bots issue.
+    /// A shallow search: two plies.
     Medium,
-    /// A full negamax search: perfect play in games small enough to search to the end.
+    /// A deeper search under a node budget: perfect play in games small enough to search
+    /// to the end (tic-tac-toe).
     Hard,
 }
 
@@ -71,15 +81,33 @@ impl FromStr for BotLevel {
     }
 }
 
+impl BotLevel {
+    /// How far this level searches, for the levels that search.
+    pub fn limits(self) -> Option<Limits> {
+        match self {
+            BotLevel::Random | BotLevel::Easy => None,
+            BotLevel::Medium => Some(Limits {
+                max_depth: 2,
+                max_nodes: 20_000,
+            }),
+            BotLevel::Hard => Some(Limits {
+                max_depth: 64,
+                max_nodes: 200_000,
+            }),
+        }
+    }
+}
+
 /// Picks a move for the side to move at the given level; `None` only if the game is over.
-pub fn choose_move<G: Game, R: Rng + ?Sized>(
+/// Among equally good moves the choice is random, so games vary.
+pub fn choose_move<G: Evaluate, R: Rng + ?Sized>(
     game: &G,
     level: BotLevel,
     rng: &mut R,
 ) -> Option<G::Move> {
-    match level {
-        BotLevel::Random => game.legal_moves().choose(rng).cloned(),
-        BotLevel::Easy | BotLevel::Medium => rules::choose(game, rng),
-        BotLevel::Hard => search::best_moves(game).choose(rng).cloned(),
+    match (level, level.limits()) {
+        (BotLevel::Random, _) => game.legal_moves().choose(rng).cloned(),
+        (_, Some(limits)) => search::best_moves(game, limits).choose(rng).cloned(),
+        (_, None) => rules::choose(game, rng),
     }
 }

@@ -1,57 +1,137 @@
-//! Negamax with alpha-beta pruning to the end of the game, for games small enough to
-//! search completely. Scores prefer quicker wins and slower losses.
+//! Negamax with alpha-beta pruning and iterative deepening under a node budget, generic
+//! over any game with an evaluation. Games small enough to search to the end (tic-tac-toe)
+//! are solved exactly; larger ones get the best move of the deepest completed iteration.
 
-use crate::games::Game;
+use super::Evaluate;
 
-/// The value of a win found `ply` moves from the root; losses are the negation.
-const WIN: i32 = 1_000;
+/// The value of a win found `ply` moves from the root; losses are the negation. Larger
+/// than any evaluation, so a forced result always outweighs a positional estimate.
+const WIN: i32 = 1_000_000;
 
-/// The negamax value of `game` for the side to move, searched to the end.
-fn negamax<G: Game>(game: &G, ply: i32, mut alpha: i32, beta: i32) -> i32 {
-    if let Some(outcome) = game.outcome() {
-        return match outcome.winner {
-            // The side that just moved won, so the side to move here has lost.
-            Some(_) => -(WIN - ply),
-            None => 0,
-        };
-    }
-    let mut best = -WIN;
-    for mv in game.legal_moves() {
-        let mut next = game.clone();
-        if next.play(&mv).is_err() {
-            continue;
+/// How deep and how long a search may go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The deepest iteration, in plies.
+    pub max_depth: u32,
+    /// The most positions one move's search may visit; an iteration that would need more
+    /// is abandoned and the previous iteration's answer stands.
+    pub max_nodes: u64,
+}
+
+/// One search's bookkeeping.
+struct Search {
+    nodes: u64,
+    max_nodes: u64,
+    /// Whether this iteration stopped anywhere at the depth limit rather than at the end
+    /// of the game; if not, it searched the whole tree and deeper iterations add nothing.
+    cut_off: bool,
+}
+
+/// The iteration ran out of nodes; its partial results are discarded.
+struct OutOfNodes;
+
+impl Search {
+    fn visit(&mut self) -> Result<(), OutOfNodes> {
+        self.nodes += 1;
+        if self.nodes > self.max_nodes {
+            Err(OutOfNodes)
+        } else {
+            Ok(())
         }
-        let value = -negamax(&next, ply + 1, -beta, -alpha);
-        best = best.max(value);
-        alpha = alpha.max(value);
-        if alpha >= beta {
-            break;
+    }
+
+    /// The negamax value of `game` for the side to move, searched `depth` plies deep.
+    fn negamax<G: Evaluate>(
+        &mut self,
+        game: &G,
+        depth: u32,
+        ply: i32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> Result<i32, OutOfNodes> {
+        self.visit()?;
+        if let Some(outcome) = game.outcome() {
+            return Ok(match outcome.winner {
+                // The side that just moved won, so the side to move here has lost.
+                Some(_) => -(WIN - ply),
+                None => 0,
+            });
+        }
+        if depth == 0 {
+            self.cut_off = true;
+            return Ok(game.evaluate());
+        }
+        let mut best = -WIN;
+        for mv in game.legal_moves() {
+            let mut next = game.clone();
+            if next.play(&mv).is_err() {
+                continue;
+            }
+            let value = -self.negamax(&next, depth - 1, ply + 1, -beta, -alpha)?;
+            best = best.max(value);
+            alpha = alpha.max(value);
+            if alpha >= beta {
+                break;
+            }
+        }
+        Ok(best)
+    }
+
+    /// Every root move with the best value at `depth`; root values are exact (a full
+    /// window per move), so ties are true ties.
+    fn root<G: Evaluate>(
+        &mut self,
+        game: &G,
+        depth: u32,
+    ) -> Result<(Vec<G::Move>, bool), OutOfNodes> {
+        let mut best = -WIN - 1;
+        let mut chosen = Vec::new();
+        for mv in game.legal_moves() {
+            let mut next = game.clone();
+            if next.play(&mv).is_err() {
+                continue;
+            }
+            let value = -self.negamax(&next, depth - 1, 1, -WIN - 1, WIN + 1)?;
+            if value > best {
+                best = value;
+                chosen.clear();
+            }
+            if value == best {
+                chosen.push(mv);
+            }
+        }
+        // A value beyond any evaluation is a forced result: deeper search cannot change it.
+        Ok((chosen, best.abs() > WIN / 2))
+    }
+}
+
+/// Every move that achieves the best value found within `limits` for the side to move;
+/// empty once the game is over. Iterates deeper until `max_depth`, until the result is
+/// forced, until no iteration can add anything (the whole game tree was searched), or
+/// until the node budget runs out.
+pub(super) fn best_moves<G: Evaluate>(game: &G, limits: Limits) -> Vec<G::Move> {
+    let mut best = game.legal_moves();
+    if best.len() <= 1 {
+        return best;
+    }
+    let mut search = Search {
+        nodes: 0,
+        max_nodes: limits.max_nodes,
+        cut_off: false,
+    };
+    for depth in 1..=limits.max_depth {
+        search.cut_off = false;
+        match search.root(game, depth) {
+            Ok((moves, settled)) => {
+                best = moves;
+                if settled || !search.cut_off {
+                    break;
+                }
+            }
+            Err(OutOfNodes) => break,
         }
     }
     best
-}
-
-/// Every move that achieves the best value for the side to move (exact values at the
-/// root, so ties are true ties); empty once the game is over.
-pub(super) fn best_moves<G: Game>(game: &G) -> Vec<G::Move> {
-    let mut best = -WIN - 1;
-    let mut chosen = Vec::new();
-    for mv in game.legal_moves() {
-        let mut next = game.clone();
-        if next.play(&mv).is_err() {
-            continue;
-        }
-        // A full window at the root keeps every move's value exact.
-        let value = -negamax(&next, 1, -WIN - 1, WIN + 1);
-        if value > best {
-            best = value;
-            chosen.clear();
-        }
-        if value == best {
-            chosen.push(mv);
-        }
-    }
-    chosen
 }
 
 #[cfg(test)]
@@ -61,6 +141,11 @@ mod tests {
     use super::*;
     use crate::games::tictactoe::TicTacToe;
     use crate::games::{Game, Seat};
+
+    /// `bot:hard`'s limits, which must be enough to solve tic-tac-toe from any position.
+    fn hard() -> Limits {
+        crate::bots::BotLevel::Hard.limits().unwrap()
+    }
 
     /// The game-theoretic value for the side to move (+1 win, 0 draw, -1 loss), by plain
     /// minimax with memoisation: an oracle written independently of the search above.
@@ -101,14 +186,14 @@ mod tests {
     }
 
     #[test]
-    fn hard_achieves_the_game_theoretic_value_from_every_reachable_position() {
+    fn bot_hard_achieves_the_game_theoretic_value_from_every_reachable_position() {
         let mut positions = HashMap::new();
         reachable(&TicTacToe::new(&()), &mut positions);
         let mut memo = HashMap::new();
         let mut checked = 0;
         for game in positions.values().filter(|g| g.outcome().is_none()) {
             let value = solve(game, &mut memo);
-            let moves = best_moves(game);
+            let moves = best_moves(game, hard());
             assert!(!moves.is_empty());
             for mv in moves {
                 let mut next = game.clone();
@@ -127,16 +212,27 @@ mod tests {
     }
 
     #[test]
-    fn the_start_is_a_draw_and_hard_never_loses_it() {
+    fn the_start_is_a_draw_and_bot_hard_never_loses_it() {
         let start = TicTacToe::new(&());
         assert_eq!(solve(&start, &mut HashMap::new()), 0);
-        // Hard against hard, always taking the first best move, draws.
         let mut game = start;
         while game.outcome().is_none() {
-            let mv = best_moves(&game)[0];
+            let mv = best_moves(&game, hard())[0];
             game.play(&mv).unwrap();
         }
         assert_eq!(game.outcome().map(|o| o.winner), Some(None));
         assert_eq!(game.turn(), None::<Seat>);
+    }
+
+    #[test]
+    fn a_tiny_budget_still_answers_with_a_legal_move() {
+        let game = TicTacToe::new(&());
+        let tiny = Limits {
+            max_depth: 9,
+            max_nodes: 5,
+        };
+        let moves = best_moves(&game, tiny);
+        assert!(!moves.is_empty());
+        assert!(moves.iter().all(|mv| game.legal_moves().contains(mv)));
     }
 }

@@ -589,7 +589,7 @@ impl Room {
         }
         let par = config.par.for_game(self.game.game_id()).unwrap_or(1);
         let scores = Seat::BOTH.map(|seat| match &self.seats[seat.index()] {
-            SeatState::Human { .. } => scoring::score(&ScoreInput {
+            SeatState::Human { .. } if self.options.scored() => scoring::score(&ScoreInput {
                 outcome,
                 seat,
                 moves: moves as u32,

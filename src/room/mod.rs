@@ -54,26 +54,51 @@ pub struct RoomContext {
     pub shutdown: CancellationToken,
 }
 
-/// Room options given at `create_room`. None exist yet; the object is accepted so that
-/// options can be added without changing the message.
+/// Room options given at `create_room`. Unknown keys are refused, so every option a
+/// client sends is one the server honours.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RoomOptions {
+    /// Start from this position (the game's standard text form) instead of the usual
+    /// start; such games are never scored.
+    pub start: Option<String>,
     raw: Map<String, Value>,
 }
 
 impl RoomOptions {
-    /// Checks every option; an unknown one is refused with `bad_option`.
+    /// Every option name this server knows.
+    pub const KNOWN: &[&str] = &["start"];
+
+    /// Checks every option; an unknown or mistyped one is refused with `bad_option`.
     pub fn parse(raw: Option<Map<String, Value>>) -> Result<Self, ClientError> {
         let raw = raw.unwrap_or_default();
-        if let Some(key) = raw.keys().next() {
-            return Err(ClientError::new(
-                ErrorCode::BadOption,
-                format!(
-                    "There is no room option \"{key}\"; this server accepts no room options yet."
-                ),
-            ));
+        let mut options = RoomOptions::default();
+        for (key, value) in &raw {
+            match (key.as_str(), value) {
+                ("start", Value::String(position)) => options.start = Some(position.clone()),
+                ("start", _) => {
+                    return Err(ClientError::new(
+                        ErrorCode::BadOption,
+                        "Option \"start\" must be a position written as a string (a FEN for chess, a PDN FEN for checkers).",
+                    ));
+                }
+                _ => {
+                    return Err(ClientError::new(
+                        ErrorCode::BadOption,
+                        format!(
+                            "There is no room option \"{key}\". Known options: {}.",
+                            Self::KNOWN.join(", ")
+                        ),
+                    ));
+                }
+            }
         }
-        Ok(Self { raw })
+        options.raw = raw;
+        Ok(options)
+    }
+
+    /// Whether games in this room count for scores: not when they start from a given position.
+    pub fn scored(&self) -> bool {
+        self.start.is_none()
     }
 
     /// The options as a JSON object, as stored with each game.
