@@ -4,6 +4,7 @@
 //! the object-safe, text-in/text-out [`crate::catalog::AnyGame`], so rooms,
 //! sessions and storage need no generics.
 
+pub mod chess;
 mod perft;
 pub mod tictactoe;
 
