@@ -5,6 +5,7 @@
 //! sessions and storage need no generics.
 
 pub mod checkers;
+pub mod chess;
 pub mod fox_geese;
 mod perft;
 pub mod tictactoe;
