@@ -10,6 +10,7 @@ use figment::providers::{Env, Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
 use crate::bots::BotLevel;
+use crate::games::{checkers, fox_geese};
 
 /// The whole server configuration. Every key is documented in the shipped `config.toml`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -25,6 +26,10 @@ pub struct Config {
     pub bots: BotsConfig,
     /// The score formula's parameters.
     pub scoring: ScoringConfig,
+    /// English checkers rules.
+    pub checkers: checkers::Settings,
+    /// Fox & Geese rules.
+    pub fox_geese: fox_geese::Settings,
 }
 
 /// `[server]`: the listening address and WebSocket keep-alive.
@@ -137,11 +142,22 @@ impl Default for ScoringConfig {
 pub struct ParConfig {
     /// Tic-tac-toe's par (games last 5 to 9 moves).
     pub tictactoe: u32,
+    /// English checkers' par.
+    pub checkers: u32,
+    /// Chess's par (moves counts both sides' moves, so 120 is 60 moves each).
+    pub chess: u32,
+    /// Fox & Geese's par.
+    pub fox_geese: u32,
 }
 
 impl Default for ParConfig {
     fn default() -> Self {
-        Self { tictactoe: 11 }
+        Self {
+            tictactoe: 11,
+            checkers: 100,
+            chess: 120,
+            fox_geese: 100,
+        }
     }
 }
 
@@ -150,6 +166,9 @@ impl ParConfig {
     pub fn for_game(&self, game_id: &str) -> Option<u32> {
         match game_id {
             "tictactoe" => Some(self.tictactoe),
+            "checkers" => Some(self.checkers),
+            "chess" => Some(self.chess),
+            "fox_geese" => Some(self.fox_geese),
             _ => None,
         }
     }
@@ -239,6 +258,15 @@ impl Config {
             // Tic-tac-toe lasts up to 9 moves; a par of 10 or more keeps every win's
             // move component distinct, so fewer moves always score strictly higher.
             return out_of_range("scoring.par.tictactoe", "must be at least 10");
+        }
+        for (key, par) in [
+            ("scoring.par.checkers", self.scoring.par.checkers),
+            ("scoring.par.chess", self.scoring.par.chess),
+            ("scoring.par.fox_geese", self.scoring.par.fox_geese),
+        ] {
+            if par == 0 {
+                return out_of_range(key, "must be at least 1");
+            }
         }
         Ok(())
     }

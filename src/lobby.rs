@@ -68,6 +68,15 @@ impl Lobby {
                     format!("Option \"start\" was refused: {other}."),
                 ),
             })?;
+        if let Some(outcome) = instance.outcome() {
+            return Err(ClientError::new(
+                ErrorCode::BadOption,
+                format!(
+                    "The position in \"start\" is already decided ({}); give one where a move can still be played.",
+                    outcome.reason
+                ),
+            ));
+        }
         let id = self.fresh_id();
         let (handle, task) = RoomHandle::spawn(
             id.clone(),

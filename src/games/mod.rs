@@ -228,8 +228,9 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Every legal move of the side to move, in a stable order; empty once the game is over.
     fn legal_moves(&self) -> Vec<Self::Move>;
 
-    /// Reads a move in the game's notation. Sees the position, so notations that
-    /// depend on it can be resolved; does not check legality.
+    /// Reads a move in the game's notation. Sees the position, so notations that depend
+    /// on it (SAN, short multi-jumps) can be resolved, which may already show the move is
+    /// illegal or ambiguous; `play` makes the final check either way.
     fn parse_move(&self, text: &str) -> Result<Self::Move, MoveError>;
 
     /// Plays a move if it is legal; on error the game is unchanged.

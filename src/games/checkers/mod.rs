@@ -57,6 +57,15 @@ pub struct Checkers {
 }
 
 impl Checkers {
+    /// Every piece on the board as (square 1–32, owner, crowned), for bots and tools.
+    pub fn pieces(&self) -> impl Iterator<Item = (u8, Seat, bool)> + '_ {
+        (0u8..32).filter_map(|index| {
+            self.board
+                .piece_at(index)
+                .map(|piece| (index + 1, piece.seat, piece.king))
+        })
+    }
+
     fn at(settings: &Settings, board: Board, to_move: Seat) -> Checkers {
         Checkers {
             settings: settings.clone(),

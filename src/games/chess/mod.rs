@@ -78,6 +78,11 @@ fn seat_of(color: Color) -> Seat {
 }
 
 impl Chess {
+    /// The underlying [`shakmaty`] position, for bots and tools.
+    pub fn chess_position(&self) -> &shakmaty::Chess {
+        &self.pos
+    }
+
     /// Wraps a validated position, starting its repetition history there.
     fn from_shakmaty(pos: shakmaty::Chess) -> Self {
         let hash = pos.zobrist_hash(EnPassantMode::Legal);
