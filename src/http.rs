@@ -5,9 +5,11 @@ use actix_web::http::header::ContentType;
 use actix_web::{HttpResponse, ResponseError, web};
 use rust_embed::RustEmbed;
 use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
 
 use crate::AppState;
 use crate::catalog::GAME_IDS;
+use crate::games::chess::{PgnTags, pgn};
 use crate::protocol::RoomSummary;
 use crate::store::{LeaderboardEntry, StoreError};
 
@@ -28,6 +30,12 @@ pub enum ApiError {
     /// A query parameter is missing or invalid.
     #[error("{0}")]
     BadRequest(String),
+    /// The resource exists but is not ready for this request (e.g. an unfinished game).
+    #[error("{0}")]
+    Conflict(String),
+    /// Stored data could not be turned into the requested form.
+    #[error("the stored game could not be exported: {0}")]
+    Export(String),
     /// The database could not be read.
     #[error("the database is unavailable; try again shortly")]
     Unavailable(#[from] StoreError),
@@ -49,17 +57,27 @@ impl ResponseError for ApiError {
         match self {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::Export(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
     fn error_response(&self) -> HttpResponse {
-        if let ApiError::Unavailable(error) = self {
-            tracing::error!(%error, "an HTTP request could not read the database");
+        match self {
+            ApiError::Unavailable(error) => {
+                tracing::error!(%error, "an HTTP request could not read the database");
+            }
+            ApiError::Export(error) => {
+                tracing::error!(%error, "a stored game could not be exported")
+            }
+            _ => {}
         }
         let code = match self {
             ApiError::NotFound(_) => "not_found",
             ApiError::BadRequest(_) => "bad_request",
+            ApiError::Conflict(_) => "not_finished",
+            ApiError::Export(_) => "export_failed",
             ApiError::Unavailable(_) => "storage_unavailable",
         };
         HttpResponse::build(self.status_code()).json(ErrorBody {
@@ -78,6 +96,7 @@ pub fn routes(config: &mut web::ServiceConfig) {
         .route("/healthz", web::get().to(health))
         .route("/api/rooms", web::get().to(rooms))
         .route("/api/rooms/{id}", web::get().to(room))
+        .route("/api/games/{id}.pgn", web::get().to(game_pgn))
         .route("/api/games/{id}", web::get().to(game))
         .route("/api/leaderboard", web::get().to(leaderboard))
         .route("/", web::get().to(index))
@@ -116,6 +135,69 @@ async fn game(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpR
             "there is no stored game \"{id}\""
         ))),
     }
+}
+
+/// `GET /api/games/{id}.pgn`: a finished chess game in PGN, moves in SAN.
+async fn game_pgn(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let game = state
+        .store
+        .game(&id)
+        .await?
+        .filter(|game| game.game == "chess")
+        .ok_or_else(|| ApiError::NotFound(format!("there is no stored chess game \"{id}\"")))?;
+    if game.status != "finished" {
+        return Err(ApiError::Conflict(format!(
+            "game \"{id}\" is {}; PGN is available once it has finished",
+            game.status
+        )));
+    }
+    let name = |seat: usize| {
+        game.seats
+            .get(seat)
+            .map_or_else(|| "?".to_owned(), |s| s.name.clone())
+    };
+    let tags = PgnTags {
+        event: "Parlor game".to_owned(),
+        site: "Parlor".to_owned(),
+        date: pgn_date(game.started_at_ms),
+        round: "-".to_owned(),
+        white: name(0),
+        black: name(1),
+        result: match game.winner {
+            Some(0) => "1-0",
+            Some(_) => "0-1",
+            None => "1/2-1/2",
+        }
+        .to_owned(),
+    };
+    let start = game.options.get("start").and_then(|start| start.as_str());
+    let moves: Vec<String> = game.moves.into_iter().map(|mv| mv.notation).collect();
+    let text = pgn(&tags, start, &moves).map_err(|error| ApiError::Export(error.to_string()))?;
+    Ok(HttpResponse::Ok()
+        .content_type("application/x-chess-pgn; charset=utf-8")
+        .insert_header((
+            "Content-Disposition",
+            format!("attachment; filename=\"{}.pgn\"", game.game_id),
+        ))
+        .body(text))
+}
+
+/// A Unix-ms instant as a PGN date, `YYYY.MM.DD` in UTC (`????.??.??` if out of range).
+fn pgn_date(unix_ms: i64) -> String {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(unix_ms) * 1_000_000).map_or_else(
+        |_| "????.??.??".to_owned(),
+        |at| {
+            format!(
+                "{:04}.{:02}.{:02}",
+                at.year(),
+                u8::from(at.month()),
+                at.day()
+            )
+        },
+    )
 }
 
 #[derive(Deserialize)]

@@ -175,6 +175,8 @@ pub struct StoredGame {
     pub room_id: String,
     /// `playing`, `finished` or `interrupted`.
     pub status: String,
+    /// The room's options when the game started (e.g. `{"start": "<FEN>"}`).
+    pub options: serde_json::Value,
     /// Wall-clock start, Unix ms.
     pub started_at_ms: i64,
     /// Wall-clock end, Unix ms, once finished.

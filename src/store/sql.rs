@@ -116,6 +116,12 @@ impl SqlStore {
     }
 }
 
+/// Stored options as JSON; text that is not JSON (never written by Parlor) is kept as a
+/// string rather than lost.
+fn parse_options(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|_| serde_json::Value::String(text.to_owned()))
+}
+
 /// The `sqlite://` URL for a database file, with `mode=rwc` (create if missing).
 ///
 /// The path is made absolute (a relative one would be parsed as a URL host) and the
@@ -414,8 +420,8 @@ impl Store for SqlStore {
         // One transaction, so the game, its seats and its moves come from one snapshot.
         let mut tx = self.pool.begin().await?;
         let Some(row) = sqlx::query(
-            "SELECT game_id, game, room_id, status, started_at, finished_at, winner, reason, \
-             duration_ms FROM games WHERE game_id = $1",
+            "SELECT game_id, game, room_id, status, options, started_at, finished_at, winner, \
+             reason, duration_ms FROM games WHERE game_id = $1",
         )
         .bind(game_id)
         .fetch_optional(&mut *tx)
@@ -445,6 +451,7 @@ impl Store for SqlStore {
             game: row.try_get("game")?,
             room_id: row.try_get("room_id")?,
             status: row.try_get("status")?,
+            options: parse_options(&row.try_get::<String, _>("options")?),
             started_at_ms: row.try_get("started_at")?,
             finished_at_ms: row.try_get("finished_at")?,
             winner: narrow_opt(row.try_get("winner")?, "winner")?,
@@ -825,6 +832,7 @@ mod tests {
             game: "tictactoe".to_owned(),
             room_id: "room-g1".to_owned(),
             status: "finished".to_owned(),
+            options: serde_json::json!({"bot": "easy"}),
             started_at_ms: 1_000,
             finished_at_ms: Some(1_600),
             winner: Some(0),

@@ -168,13 +168,15 @@ impl Client {
         message
     }
 
-    /// Skips messages until one of this `type` arrives.
+    /// Skips messages until one of this `type` arrives; an unexpected `error` fails the
+    /// test at once, with the server's explanation.
     pub async fn until(&mut self, kind: &str) -> Value {
         loop {
             let message = self.recv().await;
             if message["type"] == kind {
                 return message;
             }
+            assert_ne!(message["type"], "error", "waiting for {kind}: {message}");
         }
     }
 
@@ -197,11 +199,22 @@ impl Client {
         self.expect("welcome").await
     }
 
+    /// Creates a tic-tac-toe room; see [`Client::create_game`].
+    pub async fn create(&mut self, seats: [&str; 2]) -> (String, Option<Value>) {
+        self.create_game("tictactoe", seats, json!({})).await
+    }
+
     /// Creates a room and returns its id, skipping earlier messages up to `room_created`
     /// (then consuming `joined` and the snapshot when a seat is `me`).
-    pub async fn create(&mut self, seats: [&str; 2]) -> (String, Option<Value>) {
-        self.send(json!({"type": "create_room", "game": "tictactoe", "seats": seats}))
-            .await;
+    pub async fn create_game(
+        &mut self,
+        game: &str,
+        seats: [&str; 2],
+        options: Value,
+    ) -> (String, Option<Value>) {
+        let request =
+            json!({"type": "create_room", "game": game, "seats": seats, "options": options});
+        self.send(request).await;
         let created = self.until("room_created").await;
         let room = created["room"].as_str().unwrap().to_owned();
         if seats.contains(&"me") {
