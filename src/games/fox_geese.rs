@@ -677,7 +677,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::games::perft;
+    use crate::games::{laws, perft};
 
     fn start() -> FoxGeese {
         FoxGeese::new(&Settings::default())
@@ -1221,24 +1221,10 @@ mod tests {
         );
     }
 
-    /// A small deterministic generator for random play in tests.
-    fn next(state: &mut u64) -> u64 {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        *state
-    }
-
-    /// Plays the move at `index % len` of the legal moves for each index, stopping at the end.
+    /// The game after the moves `indices` pick (see [`laws::play_indices`]), and who made them.
     fn play_indices(settings: &Settings, indices: &[usize]) -> (FoxGeese, Vec<Seat>) {
         let mut game = FoxGeese::new(settings);
-        let mut movers = Vec::new();
-        for index in indices {
-            let Some(seat) = game.turn() else { break };
-            let moves = game.legal_moves();
-            game.play(&moves[index % moves.len()]).unwrap();
-            movers.push(seat);
-        }
+        let movers = laws::play_indices(&mut game, indices);
         (game, movers)
     }
 
@@ -1257,11 +1243,11 @@ mod tests {
             indices in prop::collection::vec(any::<usize>(), 0..60),
         ) {
             let (game, _) = play_indices(&settings, &indices);
+            laws::listed_moves_play(&game)?;
             let legal = game.legal_moves();
             for mv in &legal {
                 let mut next = game.clone();
-                prop_assert!(next.play(mv).is_ok());
-                prop_assert_eq!(next.parse_move(&mv.to_string()), Ok(mv.clone()));
+                next.play(mv).unwrap();
                 match mv {
                     Move::Step { from, to } => {
                         let ((x, y), (tx, ty)) = (from.coords(), to.coords());
@@ -1298,11 +1284,7 @@ mod tests {
                     }
                 }
             }
-            for mv in candidates.iter().filter(|mv| !legal.contains(mv)) {
-                let mut next = game.clone();
-                prop_assert!(next.play(mv).is_err());
-                prop_assert_eq!(&next, &game);
-            }
+            laws::unlisted_moves_change_nothing(&game, candidates)?;
         }
 
         #[test]
@@ -1335,21 +1317,10 @@ mod tests {
                 ..Settings::default()
             };
             let mut game = FoxGeese::new(&settings);
-            let mut state = seed;
-            let mut plies = 0;
-            while game.turn().is_some() {
-                prop_assert!(plies < 6_000, "no end after {} moves", plies);
-                let moves = game.legal_moves();
-                let pick = (next(&mut state) % moves.len() as u64) as usize;
-                game.play(&moves[pick]).unwrap();
-                plies += 1;
-            }
+            let moves = laws::play_randomly(&mut game, seed, 6_000);
+            prop_assert!(moves.len() < 6_000, "no end after {} moves", moves.len());
             prop_assert!(game.outcome().is_some());
-            prop_assert!(game.legal_moves().is_empty());
-            let before = game.clone();
-            let mv = Move::Step { from: point(1), to: point(2) };
-            prop_assert_eq!(game.play(&mv), Err(MoveError::GameOver));
-            prop_assert_eq!(&game, &before);
+            laws::finished_means_no_moves(&game, &Move::Step { from: point(1), to: point(2) })?;
         }
     }
 }

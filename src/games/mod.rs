@@ -7,6 +7,8 @@
 pub mod checkers;
 pub mod chess;
 pub mod fox_geese;
+#[cfg(test)]
+pub mod laws;
 mod perft;
 pub mod tictactoe;
 

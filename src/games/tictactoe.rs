@@ -174,7 +174,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::games::perft;
+    use crate::games::{laws, perft};
 
     fn play_all(moves: &[&str]) -> TicTacToe {
         let mut game = TicTacToe::new(&());
@@ -185,16 +185,10 @@ mod tests {
         game
     }
 
-    /// Plays the move at `index % len` of the legal moves for each index, stopping at the end.
+    /// The game after the moves `indices` pick (see [`laws::play_indices`]), and who made them.
     fn play_indices(indices: &[usize]) -> (TicTacToe, Vec<Seat>) {
         let mut game = TicTacToe::new(&());
-        let mut movers = Vec::new();
-        for index in indices {
-            let Some(seat) = game.turn() else { break };
-            let moves = game.legal_moves();
-            game.play(&moves[index % moves.len()]).unwrap();
-            movers.push(seat);
-        }
+        let movers = laws::play_indices(&mut game, indices);
         (game, movers)
     }
 
@@ -320,30 +314,17 @@ mod tests {
         #[test]
         fn seats_alternate_starting_with_seat_0(indices in prop::collection::vec(any::<usize>(), 0..10)) {
             let (_, movers) = play_indices(&indices);
-            for (ply, seat) in movers.iter().enumerate() {
-                prop_assert_eq!(seat.index(), ply % 2);
-            }
+            laws::seats_alternate(&movers)?;
         }
 
         #[test]
         fn every_listed_move_plays_and_unlisted_ones_change_nothing(
-            indices in prop::collection::vec(any::<usize>(), 0..9),
+            indices in prop::collection::vec(any::<usize>(), 0..10),
         ) {
             let (game, _) = play_indices(&indices);
-            let legal = game.legal_moves();
-            for mv in &legal {
-                let mut next = game.clone();
-                prop_assert!(next.play(mv).is_ok());
-                prop_assert_eq!(next.parse_move(&mv.to_string()), Ok(*mv));
-            }
-            for index in 0u8..9 {
-                let mv = Cell(index);
-                if !legal.contains(&mv) {
-                    let mut next = game.clone();
-                    prop_assert!(next.play(&mv).is_err());
-                    prop_assert_eq!(&next, &game);
-                }
-            }
+            laws::listed_moves_play(&game)?;
+            laws::unlisted_moves_change_nothing(&game, (0u8..9).map(Cell))?;
+            laws::finished_means_no_moves(&game, &Cell(0))?;
         }
     }
 }

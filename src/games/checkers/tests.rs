@@ -3,7 +3,7 @@ use std::collections::HashSet;
 use proptest::prelude::*;
 
 use super::*;
-use crate::games::perft;
+use crate::games::{laws, perft};
 
 fn start() -> Checkers {
     Checkers::new(&Settings::default())
@@ -404,36 +404,11 @@ fn settings_read_from_config() {
     assert!(serde_json::from_str::<Settings>(r#"{"quiet": 25}"#).is_err());
 }
 
-/// Plays the move at `index % len` of the legal moves for each index, stopping at the end.
+/// The game after the moves `indices` pick (see [`laws::play_indices`]), and who made them.
 fn play_indices(indices: &[usize]) -> (Checkers, Vec<Seat>) {
     let mut game = start();
-    let mut movers = Vec::new();
-    for index in indices {
-        let Some(seat) = game.turn() else { break };
-        let moves = game.legal_moves();
-        game.play(&moves[index % moves.len()]).unwrap();
-        movers.push(seat);
-    }
+    let movers = laws::play_indices(&mut game, indices);
     (game, movers)
-}
-
-/// Plays a whole game choosing moves with a small deterministic generator seeded by
-/// `seed`; returns the game and the number of plies, or `None` past `limit` plies.
-fn random_game(seed: u64, limit: usize) -> Option<(Checkers, usize)> {
-    let mut game = start();
-    let mut state = seed | 1;
-    for ply in 0..limit {
-        if game.turn().is_none() {
-            return Some((game, ply));
-        }
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let moves = game.legal_moves();
-        game.play(&moves[(state % moves.len() as u64) as usize])
-            .unwrap();
-    }
-    None
 }
 
 /// Every simple move and single jump on the board, legal or not, plus nonsense paths.
@@ -455,34 +430,20 @@ proptest! {
         indices in prop::collection::vec(any::<usize>(), 0..80),
     ) {
         let (game, _) = play_indices(&indices);
-        let legal = game.legal_moves();
-        for mv in &legal {
-            let mut next = game.clone();
-            prop_assert!(next.play(mv).is_ok());
-            prop_assert_eq!(game.parse_move(&mv.to_string()), Ok(*mv));
-        }
-        for mv in candidate_moves() {
-            if !legal.contains(&mv) {
-                let mut next = game.clone();
-                prop_assert!(next.play(&mv).is_err());
-                prop_assert_eq!(&next, &game);
-            }
-        }
+        laws::listed_moves_play(&game)?;
+        laws::unlisted_moves_change_nothing(&game, candidate_moves())?;
     }
 
     #[test]
     fn seats_alternate_starting_with_black(indices in prop::collection::vec(any::<usize>(), 0..120)) {
         let (_, movers) = play_indices(&indices);
-        for (ply, seat) in movers.iter().enumerate() {
-            prop_assert_eq!(seat.index(), ply % 2);
-        }
+        laws::seats_alternate(&movers)?;
     }
 
     #[test]
     fn a_finished_game_has_an_outcome_and_no_moves(indices in prop::collection::vec(any::<usize>(), 0..300)) {
         let (game, _) = play_indices(&indices);
-        prop_assert_eq!(game.turn().is_none(), game.outcome().is_some());
-        prop_assert_eq!(game.legal_moves().is_empty(), game.outcome().is_some());
+        laws::finished_means_no_moves(&game, &candidate_moves()[0])?;
         prop_assert_eq!(at(&game.position()).position(), game.position());
     }
 }
@@ -494,11 +455,10 @@ proptest! {
     fn random_play_always_ends(seed in any::<u64>()) {
         // A game has at most 23 captures and 2 * 12 * 7 men's steps, and at most 80 quiet
         // plies between two of those, so none lasts 20,000 plies.
-        let ended = random_game(seed, 20_000);
-        prop_assert!(ended.is_some());
-        if let Some((game, _)) = ended {
-            prop_assert!(game.outcome().is_some());
-            prop_assert!(game.legal_moves().is_empty());
-        }
+        let mut game = start();
+        let moves = laws::play_randomly(&mut game, seed, 20_000);
+        prop_assert!(moves.len() < 20_000);
+        laws::finished_means_no_moves(&game, &candidate_moves()[0])?;
+        prop_assert!(game.outcome().is_some());
     }
 }

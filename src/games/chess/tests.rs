@@ -5,7 +5,7 @@ use shakmaty::san::San;
 
 use super::pgn::tests::replay_movetext;
 use super::*;
-use crate::games::perft;
+use crate::games::{laws, perft};
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
@@ -683,13 +683,10 @@ proptest! {
     #[test]
     fn every_listed_move_plays_and_reads_back(seed in any::<u64>(), plies in 0usize..120) {
         let (game, _) = random_game(seed, plies);
+        laws::listed_moves_play(&game)?;
         for mv in game.legal_moves() {
-            let mut next = game.clone();
-            prop_assert!(next.play(&mv).is_ok());
-            prop_assert_eq!(game.parse_move(&mv.to_string()), Ok(mv));
             let san = SanPlus::from_move(game.pos.clone(), mv.0).to_string();
             prop_assert_eq!(game.parse_move(&san), Ok(mv));
-            prop_assert_ne!(next.turn(), game.turn());
         }
     }
 
@@ -700,22 +697,13 @@ proptest! {
         tries in prop::collection::vec(any_move(), 1..64),
     ) {
         let (game, _) = random_game(seed, plies);
-        let legal = game.legal_moves();
         // Moves that were legal one ply earlier are the most plausible mistakes.
         let (previous, _) = random_game(seed, plies.saturating_sub(1));
         let candidates = tries
             .into_iter()
             .map(ChessMove)
             .chain(previous.legal_moves());
-        for mv in candidates {
-            let mut next = game.clone();
-            if legal.contains(&mv) {
-                prop_assert!(next.play(&mv).is_ok());
-            } else {
-                prop_assert!(next.play(&mv).is_err());
-                prop_assert_eq!(snapshot(&next), snapshot(&game));
-            }
-        }
+        laws::unlisted_moves_change_nothing(&game, candidates)?;
     }
 
     #[test]
@@ -724,8 +712,8 @@ proptest! {
         prop_assert!(moves.len() < 6_000);
         let outcome = game.outcome();
         prop_assert!(outcome.is_some());
-        prop_assert_eq!(game.turn(), None);
-        prop_assert!(game.legal_moves().is_empty());
+        let (start, _) = random_game(seed, 0);
+        laws::finished_means_no_moves(&game, &start.legal_moves()[0])?;
         if let Some(Outcome { winner: Some(seat), reason }) = outcome {
             prop_assert_eq!(reason, EndReason::Checkmate);
             // The side that just moved delivered mate.
