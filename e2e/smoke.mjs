@@ -1,12 +1,17 @@
 // Browser smoke test of Parlor's bundled web client.
 //
 // Starts the real server (E2E_SERVER_BIN, default target/debug/parlor) on a free port with a
-// throw-away database, drives Debian's Chromium through playwright-core, and plays one
-// tic-tac-toe game as X against `bot:random` by clicking whatever cells the page offers.
+// throw-away database, drives Debian's Chromium through playwright-core, and plays against
+// `bot:random`: one tic-tac-toe game as X by clicking whatever cells the page offers, then
+// a checkers, a chess and a Fox & Geese game by clicking the cells of legal moves (read
+// from the board's `data-legal`), at least 10 moves each or until the game ends.
 // Run from the repository root: `node e2e/smoke.mjs` (or `bash e2e/run.sh`).
+//
+// The test first checks that the server serves exactly this checkout's `static/` files
+// (a binary built from another checkout would test another client) and fails if not.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +21,22 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.resolve(ROOT, process.env.E2E_SERVER_BIN || 'target/debug/parlor');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOT_DIR = path.join(ROOT, 'target', 'e2e');
-const TOTAL_BUDGET_MS = 60_000;
+const STATIC_DIR = path.join(ROOT, 'static');
+const TOTAL_BUDGET_MS = 240_000;
+const TTT_BUDGET_MS = 60_000;
+// Games played by clicking legal moves: the game, the seat the test takes, and how many
+// of its own moves it plays at least (unless the game ends first).
+// E2E_GAMES=chess:0,fox_geese:0 plays other games or seats instead.
+const BOARD_GAMES = process.env.E2E_GAMES
+  ? process.env.E2E_GAMES.split(',').map((spec) => {
+    const [game, seat] = spec.split(':');
+    return { game, seat: Number(seat ?? 0), moves: 10, keyboard: game === 'chess' };
+  })
+  : [
+    { game: 'checkers', seat: 0, moves: 10 },
+    { game: 'chess', seat: 1, moves: 10, keyboard: true },
+    { game: 'fox_geese', seat: 1, moves: 10 },
+  ];
 const START_BUDGET_MS = 30_000;
 // Short on purpose: it must fit the server's 24-character limit and still contain markup,
 // which the page has to show literally.
@@ -92,7 +112,30 @@ async function stopServer() {
   clearTimeout(timer);
 }
 
-async function run() {
+/** Fails unless the server serves exactly this checkout's static/ files. */
+async function checkServedStatic(base) {
+  const files = readdirSync(STATIC_DIR).filter((f) => !f.startsWith('.'));
+  const differing = [];
+  for (const file of files) {
+    const res = await fetch(`${base}/${file}`);
+    const served = res.ok ? Buffer.from(await res.arrayBuffer()) : null;
+    if (!served || !served.equals(readFileSync(path.join(STATIC_DIR, file)))) differing.push(file);
+  }
+  if (differing.length) {
+    fail(`the server serves other versions of ${differing.join(', ')} than this checkout's static/; ` +
+      'rebuild the binary from this checkout (cargo build) or point E2E_SERVER_BIN at one that was');
+  }
+  log('the server serves this checkout\'s static/ files');
+}
+
+const problems = [];
+const tid = (id) => page.locator(`[data-testid="${id}"]`);
+
+async function setUp() {
+  // Failure screenshots of an earlier run would only mislead.
+  if (existsSync(SHOT_DIR)) {
+    for (const file of readdirSync(SHOT_DIR)) if (/^failure.*\.png$/.test(file)) rmSync(path.join(SHOT_DIR, file));
+  }
   const port = await startServer();
   const base = `http://127.0.0.1:${port}`;
   log(`server listening at ${base}`);
@@ -112,10 +155,10 @@ async function run() {
     ],
   });
   const context = await browser.newContext({ viewport: { width: 360, height: 780 } });
+  await checkServedStatic(base);
   page = await context.newPage();
   page.setDefaultTimeout(10_000);
 
-  const problems = [];
   page.on('pageerror', (err) => problems.push(`uncaught exception in the page: ${err.message}`));
   page.on('console', (msg) => {
     if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
@@ -125,18 +168,21 @@ async function run() {
     await dialog.dismiss();
   });
 
-  const tid = (id) => page.locator(`[data-testid="${id}"]`);
-
   await page.goto(`${base}/`);
   await tid('name-input').fill(PLAYER_NAME);
   await tid('connect').click();
   await tid('play-bot').waitFor({ state: 'visible' });
   const shownName = await tid('me').textContent();
   if (shownName !== PLAYER_NAME) fail(`signed-in name shows ${JSON.stringify(shownName)}, expected ${JSON.stringify(PLAYER_NAME)}`);
+  log('signed in');
+}
+
+async function ticTacToe() {
+  const begun = Date.now();
   const token = await page.evaluate(() => localStorage.getItem('parlor.token'));
   if (!token) fail('no token was stored in localStorage as parlor.token after welcome');
-  log('signed in');
 
+  await tid('game-tictactoe').check();
   await tid('bot-level').selectOption('random');
   await tid('bot-side').selectOption('0');
   await tid('play-bot').click();
@@ -149,7 +195,7 @@ async function run() {
   const enabledCells = '[data-testid^="cell-"]:not([disabled])';
   let clicks = 0;
   for (;;) {
-    if (Date.now() - started > TOTAL_BUDGET_MS - 10_000) fail(`the game did not finish in time after ${clicks} moves`);
+    if (Date.now() - begun > TTT_BUDGET_MS) fail(`the game did not finish in time after ${clicks} moves`);
     // Wait for our turn (some cell enabled) or the end of the game.
     await page.waitForFunction(
       (sel) => {
@@ -201,8 +247,247 @@ async function run() {
   const tokenAfter = await page.evaluate(() => localStorage.getItem('parlor.token'));
   if (tokenAfter !== token) fail('the token changed after a reload; the same player was not resumed');
   log('reload resumed the same player');
-
   if (problems.length) fail(problems.join('\n'));
+}
+
+/** The cells a move visits and its suffix, read from its notation (written for the test, not taken from the page). */
+function pathOf(game, move) {
+  if (game === 'chess') return { path: [move.slice(0, 2), move.slice(2, 4)], suffix: move.slice(4) };
+  return { path: move.split(/[-x]/), suffix: '' };
+}
+
+/**
+ * The move the test plays: a chain of jumps that could go on (to use "Stop here"), else a
+ * promotion (to use the chooser), else a path of three cells or more (multi-jumps), else
+ * one picked by the move number, so that different pieces move (`turn`).
+ */
+function chooseMove(game, legal, turn) {
+  const paths = legal.map((m) => ({ move: m, ...pathOf(game, m) }));
+  const key = (p) => p.path.join('>');
+  const keys = new Set(paths.map(key));
+  const partial = paths.find((p) => p.path.length > 1 && [...keys].some((k) => k !== key(p) && k.startsWith(`${key(p)}>`)));
+  if (partial) return partial;
+  const promotion = paths.find((p) => p.suffix);
+  if (promotion) return promotion;
+  const longest = paths.reduce((best, p) => (p.path.length > best.path.length ? p : best), paths[0]);
+  if (longest.path.length > 2) return longest;
+  return paths[(turn * 7) % paths.length];
+}
+
+/** The pieces on the board, by label. */
+async function boardPieces() {
+  return page.locator('[data-testid="board"] [data-label]').evaluateAll((els) => els.map((e) => `${e.dataset.label}=${e.dataset.piece ?? ''}`).join(' '));
+}
+
+async function waitForTurnOrEnd(game) {
+  await page.waitForFunction(
+    (g) => {
+      const result = document.querySelector('[data-testid="result"]');
+      const error = document.querySelector('[data-testid="error"]');
+      const board = document.querySelector('[data-testid="board"]');
+      return (result && !result.hidden) || (error && !error.hidden) ||
+        (board && board.dataset.game === g && board.dataset.mine === 'true');
+    },
+    game,
+    { timeout: 20_000 },
+  );
+  if (await tid('error').isVisible()) fail(`the page shows an error: ${await tid('error').textContent()}`);
+}
+
+/** Clicks, or with the keyboard tabs to, the cell of a label and activates it. */
+async function activateCell(label, { keyboard }) {
+  const cell = tid(`cell-${label}`);
+  if (!keyboard) {
+    await cell.click();
+    return;
+  }
+  // Tab through the board from its first focusable cell until this cell has the focus.
+  await page.locator('[data-testid="board"] [data-label]:not([disabled]):not([tabindex="-1"])').first().focus();
+  for (let i = 0; i < 100; i += 1) {
+    const focused = await page.evaluate(() => document.activeElement?.dataset?.label ?? null);
+    if (focused === label) {
+      await page.keyboard.press('Enter');
+      return;
+    }
+    await page.keyboard.press('Tab');
+  }
+  fail(`could not reach cell ${label} with the Tab key`);
+}
+
+async function boardGame({ game, seat, moves: wanted, keyboard }) {
+  const problemsBefore = problems.length;
+  const errorsBefore = Number(await tid('error').getAttribute('data-count'));
+  await tid(`game-${game}`).check();
+  await tid('bot-level').selectOption('random');
+  await tid('bot-side').selectOption(String(seat));
+  await tid('play-bot').click();
+  await page.waitForFunction((g) => {
+    const board = document.querySelector('[data-testid="board"]');
+    const error = document.querySelector('[data-testid="error"]');
+    return (error && !error.hidden) || (board && board.dataset.game === g && board.querySelector('[data-label]'));
+  }, game);
+  if (await tid('error').isVisible()) fail(`creating a ${game} room failed: ${await tid('error').innerText()}`);
+  const title = await tid('game-name').textContent();
+  log(`${game}: room created against bot:random, seat ${seat} (${title})`);
+
+  const flipped = await tid('board').getAttribute('data-flipped');
+  const expectFlipped = game === 'chess' ? seat === 1 : game === 'checkers' ? seat === 0 : seat === 1;
+  if (flipped !== String(expectFlipped)) fail(`${game}: the board is ${flipped === 'true' ? '' : 'not '}turned for seat ${seat}`);
+
+  const used = new Set();
+  let mine = 0;
+  for (;;) {
+    await waitForTurnOrEnd(game);
+    if (await tid('result').isVisible()) break;
+    if (mine >= wanted) break;
+    const legal = JSON.parse(await tid('board').getAttribute('data-legal'));
+    if (!legal.length) fail(`${game}: it is our turn but data-legal is empty`);
+    const choice = chooseMove(game, legal, mine);
+    const before = await boardPieces();
+    const listed = await tid('moves').locator('li').count();
+    const byKeys = keyboard && mine === 0;
+    for (const label of choice.path) await activateCell(label, { keyboard: byKeys });
+    if (choice.suffix) {
+      await tid(`promote-${choice.suffix}`).click();
+      used.add('promotion chooser');
+    } else if (await tid('stop-here').isVisible()) {
+      if (mine % 2 === 0) {
+        await tid('stop-here').click();
+        used.add('stop here button');
+      } else {
+        await activateCell(choice.path[choice.path.length - 1], { keyboard: false });
+        used.add('stop by clicking the last point again');
+      }
+    }
+    if (choice.path.length > 2) used.add(`path of ${choice.path.length} cells`);
+    if (byKeys) used.add('keyboard (Tab/Enter)');
+    mine += 1;
+    // The move is in the move list and the board changed.
+    await page.waitForFunction(
+      ([n, move]) => {
+        const items = [...document.querySelectorAll('[data-testid="moves"] li')];
+        const error = document.querySelector('[data-testid="error"]');
+        return (error && !error.hidden) || (items.length > n && items.slice(n).some((li) => li.textContent.endsWith(` ${move}`)));
+      },
+      [listed, choice.move],
+      { timeout: 10_000 },
+    ).catch(() => fail(`${game}: move ${choice.move} did not appear in the move list`));
+    if (await tid('error').isVisible()) fail(`${game}: after ${choice.move} the page shows an error: ${await tid('error').textContent()}`);
+    const after = await boardPieces();
+    if (after === before) fail(`${game}: the board did not change after ${choice.move}`);
+    log(`${game}: played ${choice.move}`);
+  }
+  const ended = await tid('result').isVisible();
+  if (!ended && mine < wanted) fail(`${game}: stopped after ${mine} moves without a result`);
+
+  // Show a piece selected with its targets in the screenshot, when the game goes on.
+  if (!ended) {
+    const legal = JSON.parse(await tid('board').getAttribute('data-legal'));
+    await tid(`cell-${pathOf(game, legal[0]).path[0]}`).click();
+    if (!(await page.locator('[data-testid="board"] .cell.target').count())) fail(`${game}: selecting ${legal[0]}'s piece shows no target`);
+  }
+  if (!(await page.locator('[data-testid="board"] .cell.last').count())) fail(`${game}: the last move is not highlighted`);
+  const shot = path.join(SHOT_DIR, `${game}.png`);
+  mkdirSync(SHOT_DIR, { recursive: true });
+  await page.screenshot({ path: shot, fullPage: true });
+  log(`${game}: screenshot saved to ${path.relative(ROOT, shot)}`);
+
+  if (!ended) {
+    await page.keyboard.press('Escape');
+    if (await page.locator('[data-testid="board"] .cell.selected').count()) fail(`${game}: Escape did not cancel the selection`);
+    await tid('resign').click();
+    await tid('resign').click();
+    await tid('result').waitFor({ state: 'visible' });
+  }
+  const result = (await tid('result').innerText()).replace(/\s+/g, ' ').trim();
+  log(`${game}: ${mine} moves played (${[...used].join(', ') || 'plain moves'}); result: ${result}`);
+  if (/_/.test(await tid('result').locator('.reason').textContent())) fail(`${game}: the reason is not a phrase: ${result}`);
+  const errorsAfter = Number(await tid('error').getAttribute('data-count'));
+  if (errorsAfter !== errorsBefore) fail(`${game}: an error was shown during the game`);
+  await tid('play-bot').waitFor({ state: 'visible' });
+  if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
+}
+
+/** Creates a room against bot:random from a start position typed into the lobby. */
+async function startFrom(game, position, seat) {
+  await tid(`game-${game}`).check();
+  const details = tid('start-options');
+  if (!(await details.evaluate((d) => d.open))) await details.locator('summary').click();
+  await tid('start-position').fill(position);
+  await tid('bot-level').selectOption('random');
+  await tid('bot-side').selectOption(String(seat));
+  await tid('play-bot').click();
+  await waitForTurnOrEnd(game);
+  if (await tid('result').isVisible()) fail(`${game}: the game from ${position} ended at once`);
+}
+
+/** Resigns the game unless it is over already; returns the result panel's text. */
+async function resignGame() {
+  if (!(await tid('result').isVisible())) {
+    await tid('resign').click();
+    await tid('resign').click();
+    await tid('result').waitFor({ state: 'visible' });
+  }
+  await tid('play-bot').waitFor({ state: 'visible' });
+  return (await tid('result').innerText()).replace(/\s+/g, ' ').trim();
+}
+
+/** Waits until the move list shows this move (or an error). */
+async function expectListed(game, move) {
+  await page.waitForFunction(
+    (m) => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(` ${m}`)) ||
+      !document.querySelector('[data-testid="error"]').hidden,
+    move,
+    { timeout: 10_000 },
+  ).catch(() => fail(`${game}: ${move} did not appear in the move list`));
+  if (await tid('error').isVisible()) fail(`${game}: after ${move} the page shows an error: ${await tid('error').innerText()}`);
+}
+
+/** A promotion through the chooser and a double jump, set up with options.start. */
+async function startPositions() {
+  const problemsBefore = problems.length;
+  await startFrom('chess', '8/4P3/8/8/8/8/k7/4K3 w - - 0 1', 0);
+  await tid('cell-e7').click();
+  await tid('cell-e8').click();
+  const choices = await page.locator('[data-testid^="promote-"]').evaluateAll((els) => els.map((e) => e.dataset.testid).sort());
+  if (choices.join() !== 'promote-b,promote-n,promote-q,promote-r') fail(`chess: the promotion chooser offers ${choices.join(', ')}`);
+  await tid('promote-n').click();
+  await expectListed('chess', 'e7e8n');
+  const piece = await tid('cell-e8').getAttribute('data-piece');
+  if (piece !== 'N') fail(`chess: after e7e8n, e8 holds ${JSON.stringify(piece)}`);
+  // King and knight against king: the game may well be over already.
+  log(`chess: promoted to a knight through the chooser; result: ${await resignGame()}`);
+
+  await startFrom('checkers', 'B:W10,18,19:B6', 0);
+  await tid('cell-6').click();
+  await tid('cell-15').click();
+  const targets = await page.locator('[data-testid="board"] .cell.target').evaluateAll((els) => els.map((e) => e.dataset.label).sort());
+  if (targets.join() !== '22,24') fail(`checkers: after 6 and 15 the targets are ${targets.join(', ')}, expected 22 and 24`);
+  await tid('cell-24').click();
+  await expectListed('checkers', '6x15x24');
+  for (const label of ['6', '10', '19']) {
+    const left = await tid(`cell-${label}`).getAttribute('data-piece');
+    if (left) fail(`checkers: after 6x15x24, square ${label} still holds ${left}`);
+  }
+  log(`checkers: double jump 6x15x24 made by clicking each landing square; result: ${await resignGame()}`);
+  await tid('start-position').fill('');
+  if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
+}
+
+/** After a failed check: back to the lobby (resigning a game in progress) for the next one. */
+async function recover() {
+  try {
+    await page.reload();
+    await tid('me').waitFor({ state: 'attached' });
+    await page.waitForTimeout(500);
+    if (await tid('resign').isVisible()) {
+      await tid('resign').click();
+      await tid('resign').click();
+    }
+    await tid('play-bot').waitFor({ state: 'visible', timeout: 5000 });
+  } catch {
+    // The next check will say what is wrong.
+  }
 }
 
 async function cleanup() {
@@ -211,22 +496,27 @@ async function cleanup() {
   if (tempDir) rmSync(tempDir, { recursive: true, force: true });
 }
 
+const CHECKS = [
+  ['tic-tac-toe against bot:random, then a reload', ticTacToe],
+  ...BOARD_GAMES.map((g) => [`${g.game} against bot:random as seat ${g.seat}`, () => boardGame(g)]),
+  ['start positions: a chess promotion and a checkers double jump', startPositions],
+];
+
 const watchdog = setTimeout(async () => {
   console.error(`smoke: FAILED: took longer than ${TOTAL_BUDGET_MS / 1000} s`);
   if (server && server.exitCode === null) server.kill('SIGKILL');
   if (browser) browser.close().catch(() => {});
-  console.log('0 passed, 1 failed');
+  console.log(`${passed} passed, ${CHECKS.length - passed} failed`);
   process.exit(1);
 }, TOTAL_BUDGET_MS);
 
-let ok = false;
-try {
-  await run();
-  ok = true;
-} catch (err) {
-  console.error(`smoke: FAILED: ${err instanceof Failure ? err.message : err.stack || err}`);
+let passed = 0;
+let failed = 0;
+
+async function report(name, err) {
+  console.error(`smoke: FAILED: ${name}: ${err instanceof Failure ? err.message : err.stack || err}`);
   if (page) {
-    const shot = path.join(SHOT_DIR, 'failure.png');
+    const shot = path.join(SHOT_DIR, `failure-${name.split(' ')[0]}.png`);
     try {
       mkdirSync(SHOT_DIR, { recursive: true });
       await page.screenshot({ path: shot, fullPage: true, timeout: 5000 });
@@ -239,9 +529,27 @@ try {
     const tail = serverOutput.trim().split('\n').slice(-30).join('\n');
     console.error(`--- last server output ---\n${tail}\n---`);
   }
+}
+
+try {
+  await setUp();
+  for (const [name, check] of CHECKS) {
+    try {
+      await check();
+      passed += 1;
+      log(`PASS ${name}`);
+    } catch (err) {
+      failed += 1;
+      await report(name, err);
+      await recover();
+    }
+  }
+} catch (err) {
+  failed = CHECKS.length - passed;
+  await report('setup', err);
 } finally {
   await cleanup();
   clearTimeout(watchdog);
 }
-console.log(ok ? '1 passed, 0 failed' : '0 passed, 1 failed');
-process.exit(ok ? 0 : 1);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

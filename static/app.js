@@ -1,29 +1,47 @@
-// Parlor web client: one ES module, no dependencies, no build step.
+// Parlor web client: plain ES modules (this one and board.js), no dependencies, no build step.
 //
-// The page renders only what the server sends: the board from `board.cells`, the
-// clickable cells from `legal_moves`, whose turn from `to_move`. It knows no rules.
+// The page renders only what the server sends: the board from `board.cells` and
+// `board.labels`, the clickable cells from the paths of `legal_moves`, whose turn from
+// `to_move`. It knows no rules. How each game looks and how clicks on cells become
+// moves lives in board.js.
 // Every piece of data from the server or the user is written with textContent, never
 // as HTML, so names like `<img src=x onerror=...>` are shown literally.
 
+import {
+  GAMES, PROMOTION_NAMES, gameTitle, sidesOf, topSeatOf, movePath, indexMoves,
+  optionsAfter, clickOutcome, buildGrid, paintGrid, pieceElement,
+} from './board.js';
+
 const PROTOCOL = 1;
-const GAME = 'tictactoe';
+const DEFAULT_GAME = 'tictactoe';
 const ROOMS_EVERY_MS = 3000;
 const ERROR_VISIBLE_MS = 15000;
 const BACKOFF_FIRST_MS = 1000;
 const BACKOFF_MAX_MS = 30000;
 const NAME_MAX = 24;
 
-const GAME_TITLES = { tictactoe: 'Tic-tac-toe' };
-const SEAT_MARKS = ['X', 'O'];
+// End reasons as phrases. `loser` is "Name (Side)"; isYou says the loser is this player.
 const REASONS = {
   three_in_a_row: () => 'three in a row',
   board_full: () => 'the board is full',
   resigned: (loser, isYou) => (isYou ? 'you resigned' : `${loser} resigned`),
   abandoned: (loser, isYou) => (isYou ? 'you left the game' : `${loser} left the game`),
+  checkmate: (loser, isYou) => (isYou ? 'you were checkmated' : `${loser} was checkmated`),
+  stalemate: () => 'stalemate: the side to move has no legal move and is not in check',
+  insufficient_material: () => 'neither side has enough material left to checkmate',
+  threefold_repetition: () => 'the same position occurred three times',
+  fifty_moves: () => 'the fifty-move rule: no capture or pawn move for fifty moves',
+  forty_moves: () => 'the forty-move rule: no capture or man move for forty moves',
+  no_moves: (loser, isYou) => (isYou ? 'you have no legal move left' : `${loser} has no legal move left`),
+  fox_trapped: () => 'the fox is trapped and cannot move',
+  geese_stuck: () => 'the geese cannot move',
+  geese_below_threshold: () => 'too few geese are left to trap the fox',
+  quiet_moves: () => 'too many moves in a row without a capture',
 };
 
 const KEY_TOKEN = 'parlor.token';
 const KEY_NAME = 'parlor.name';
+const KEY_GAME = 'parlor.game'; // the game last chosen in the lobby
 const KEY_ROOM = 'parlor.room'; // per tab (sessionStorage): the room to return to after a reload
 
 // ---------------------------------------------------------------------------
@@ -62,8 +80,27 @@ function button(label, testId, onClick, className) {
   return b;
 }
 
-function markOf(seat) {
-  return SEAT_MARKS[seat] ?? `seat ${seat}`;
+/** The game of the current room (known once its first state arrives). */
+function currentGame() {
+  return app.state?.game ?? app.room?.game ?? DEFAULT_GAME;
+}
+
+/** The name of a seat's side: "X", "White", "Geese", ... */
+function markOf(seat, game = currentGame(), state = app.state) {
+  const sides = sidesOf(game, state && state.game === game ? state : null);
+  return sides.names[seat] ?? `seat ${seat}`;
+}
+
+/** A small badge showing a seat's side (a piece of that side). */
+function markEl(seat, game = currentGame(), state = app.state) {
+  const sides = sidesOf(game, state && state.game === game ? state : null);
+  const name = sides.names[seat] ?? `seat ${seat}`;
+  const badge = el('span', `mark mark-${game} mark-${name.replace(/[^A-Za-z0-9]/g, '')}`);
+  const piece = pieceElement(game, sides.codes[seat]);
+  if (piece && game !== 'tictactoe') badge.append(piece);
+  else badge.textContent = name.slice(0, 1);
+  badge.title = name;
+  return badge;
 }
 
 function botLevel(kind) {
@@ -99,11 +136,17 @@ const app = {
   /** Set once `welcome` arrives on the current socket. */
   ready: false,
   me: null, // { player_id, name, token }
-  room: null, // { id, seat: number|null, role: 'player'|'spectator' }
+  room: null, // { id, seat: number|null, role: 'player'|'spectator', game? }
   state: null, // the last `state` of the current room
   over: null, // the `game_over` of the current game, if seen
   moves: [], // move strings of the current game
   pendingMove: false,
+  pendingGame: null, // the game of the room being created, until its state arrives
+  // The move being built on the board: the labels clicked so far, and the moves to
+  // choose between when several share that path (chess promotion).
+  pick: { key: '', sel: [], choices: null },
+  lobbyGame: DEFAULT_GAME,
+  boardHadFocus: null, // label of the board cell that last had the keyboard focus
   roomsKey: '',
   rooms: [],
   retries: 0,
@@ -120,9 +163,11 @@ const ui = {};
 function bindUi() {
   for (const id of [
     'connection', 'reconnect', 'error', 'notice', 'login-form', 'name-input', 'connect',
-    'me', 'change-name', 'play-person', 'play-bot', 'bot-level', 'bot-side',
-    'room-id', 'spectators', 'seats', 'status', 'board', 'result', 'moves', 'resign', 'leave',
-    'refresh-rooms', 'rooms-empty', 'room-list', 'leaderboard', 'leaderboard-note',
+    'me', 'change-name', 'play-person', 'play-bot', 'bot-level', 'bot-side', 'person-side',
+    'game-pick', 'new-title', 'start-options', 'start-label', 'start-position',
+    'game-name', 'room-id', 'spectators', 'seats', 'status', 'board', 'move-helper', 'result',
+    'moves', 'resign', 'leave', 'refresh-rooms', 'rooms-empty', 'room-list',
+    'leaderboard', 'leaderboard-note', 'leaderboard-game',
   ]) {
     ui[id] = byTestId(id);
   }
@@ -315,7 +360,10 @@ const handlers = {
   joined(m) {
     const seat = typeof m.seat === 'number' ? m.seat : null;
     const sameRoom = app.room && app.room.id === m.room;
+    const known = sameRoom ? app.room.game : app.rooms.find((r) => r.room === m.room)?.game;
     app.room = { id: m.room, seat, role: m.role === 'player' ? 'player' : 'spectator' };
+    const game = known ?? (m.ref === 'create' ? app.pendingGame : null);
+    if (game) app.room.game = game;
     if (!sameRoom) {
       app.state = null;
       app.over = null;
@@ -342,8 +390,16 @@ const handlers = {
       if (m.last_move && app.moves.length === m.moves - 1) app.moves.push(String(m.last_move.move));
       if (app.moves.length > m.moves) app.moves.length = m.moves;
     }
+    // A state that changes nothing in the game (a spectator came, say) does not answer
+    // the move in flight: that one is answered by a state with one more move, or an error.
+    const unanswered = app.pendingMove && sameGame && m.status === 'playing' && m.moves === previous.moves;
     app.state = m;
-    app.pendingMove = false;
+    if (!unanswered) app.pendingMove = false;
+    if (typeof m.game === 'string' && app.room.game !== m.game) {
+      app.room.game = m.game;
+      rememberRoom();
+      showLeaderboardOf(m.game);
+    }
     if (m.status === 'finished') forgetRoom();
     render();
   },
@@ -448,6 +504,8 @@ function resumeRoom() {
 }
 
 function exitRoom() {
+  resetPick('');
+  app.orientation = null;
   app.room = null;
   app.state = null;
   app.over = null;
@@ -476,7 +534,12 @@ function createRoom(seats) {
   if (!leaveCurrentRoom({ ask: true })) return;
   hideError();
   showNotice('');
-  send({ type: 'create_room', game: GAME, seats, options: {}, ref: 'create' });
+  const game = app.lobbyGame;
+  const options = {};
+  const start = ui['start-position'].value.trim();
+  if (GAMES[game]?.startOption && start) options.start = start;
+  app.pendingGame = game;
+  send({ type: 'create_room', game, seats, options, ref: 'create' });
 }
 
 function joinRoom(roomId, seat) {
@@ -528,6 +591,7 @@ function myTurn() {
 
 function renderGame() {
   const s = app.state;
+  ui['game-name'].textContent = gameTitle(currentGame());
   ui['room-id'].textContent = roomLabel(app.room.id);
   ui['room-id'].title = `Room ${app.room.id}`;
   ui.spectators.textContent = s ? `${s.spectators ?? 0} watching` : '';
@@ -551,7 +615,8 @@ function renderSeats(s) {
     const item = el('li', 'seat');
     item.dataset.testid = `seat-${seat.seat}`;
     if (s.status === 'playing' && s.to_move === seat.seat) item.classList.add('to-move');
-    item.append(el('span', `mark mark-${markOf(seat.seat)}`, markOf(seat.seat)));
+    item.append(markEl(seat.seat));
+    if (currentGame() !== 'tictactoe') item.append(el('span', 'side-name', markOf(seat.seat)));
     const name = el('span', 'seat-name', seatName(seat));
     if (seat.kind === 'open') name.classList.add('open');
     item.append(name);
@@ -579,53 +644,196 @@ function renderSeats(s) {
   }
 }
 
-function ensureBoard(rows, cols) {
-  const board = ui.board;
-  if (board.dataset.rows === String(rows) && board.dataset.cols === String(cols)) return;
-  board.dataset.rows = String(rows);
-  board.dataset.cols = String(cols);
-  board.style.setProperty('--cols', String(cols));
-  board.style.setProperty('--rows', String(rows));
-  board.replaceChildren();
-  for (let i = 0; i < rows * cols; i += 1) {
-    const cell = el('button', 'cell');
-    cell.type = 'button';
-    cell.dataset.testid = `cell-${i}`;
-    cell.dataset.index = String(i);
-    board.append(cell);
-  }
+/** The state's board if it can be drawn as a grid, else null. */
+function gridOf(s) {
+  const b = s?.board;
+  if (!b || b.layout !== 'grid') return null;
+  const rows = Number(b.rows);
+  const cols = Number(b.cols);
+  if (!Number.isInteger(rows) || !Number.isInteger(cols) || rows < 1 || cols < 1 || rows * cols > 400) return null;
+  return b;
+}
+
+/** The sides of the seats and the board's orientation, kept for the whole game once known. */
+function orientation(game, s) {
+  const cacheKey = `${app.room?.id}|${s?.game_id ?? ''}|${game}`;
+  const cached = app.orientation;
+  if (cached && cached.key === cacheKey) return cached;
+  const sides = sidesOf(game, s);
+  const top = topSeatOf(game, s, sides);
+  const result = { key: cacheKey, sides, top };
+  // Only keep what the state showed for certain; defaults are worked out again next time.
+  if (sides.known && s?.game_id) app.orientation = result;
+  return result;
+}
+
+function isFlipped(game, s) {
+  const { top } = orientation(game, s);
+  return top !== null && app.room?.role === 'player' && app.room.seat === top;
+}
+
+function resetPick(key = app.pick.key) {
+  app.pick = { key, sel: [], choices: null };
+}
+
+function pickKey(s) {
+  return JSON.stringify([app.room?.id, s?.game_id ?? null, s?.to_move ?? null, s?.legal_moves ?? []]);
 }
 
 function renderBoard(s) {
-  const view = s?.board;
-  if (!view || view.layout !== 'grid') {
-    ensureBoard(3, 3);
-  } else {
-    ensureBoard(view.rows, view.cols);
-  }
-  const rows = Number(ui.board.dataset.rows);
-  const cols = Number(ui.board.dataset.cols);
-  const cells = Array.isArray(view?.cells) ? view.cells : [];
-  const legal = new Set(Array.isArray(s?.legal_moves) ? s.legal_moves.map(String) : []);
+  const boardEl = ui.board;
+  const game = currentGame();
   const canPlay = myTurn() && !app.pendingMove;
-  const last = s?.last_move ? String(s.last_move.move) : null;
-  ui.board.classList.toggle('active', canPlay);
-  ui.board.setAttribute('aria-busy', app.pendingMove ? 'true' : 'false');
-  for (const cell of ui.board.children) {
-    const index = Number(cell.dataset.index);
-    const value = cells[index] ?? null;
-    const move = String(index);
-    const row = Math.floor(index / cols) + 1;
-    const col = (index % cols) + 1;
-    cell.textContent = value ?? '';
-    cell.dataset.mark = value ?? '';
-    cell.disabled = !(canPlay && legal.has(move));
-    cell.classList.toggle('last', last === move);
-    let label = `row ${row} column ${col}, ${value ?? 'empty'}`;
-    if (last === move) label += ', last move';
-    cell.setAttribute('aria-label', label);
+  const legal = Array.isArray(s?.legal_moves) ? s.legal_moves.map(String) : [];
+  const key = pickKey(s);
+  if (app.pick.key !== key || !canPlay) resetPick(key);
+  // For tests and tools: what the page is showing, straight from the state.
+  boardEl.dataset.game = game;
+  boardEl.dataset.seq = String(s?.seq ?? '');
+  boardEl.dataset.legal = JSON.stringify(legal);
+  boardEl.dataset.mine = canPlay ? 'true' : 'false';
+  boardEl.setAttribute('aria-busy', app.pendingMove ? 'true' : 'false');
+  boardEl.setAttribute('aria-label', `${gameTitle(game)} board`);
+
+  const board = gridOf(s);
+  if (!board) {
+    // Nothing to draw yet, or a layout this page does not know: show the position text.
+    boardEl.hidden = !s;
+    delete boardEl.dataset.shape;
+    boardEl._cells = null;
+    boardEl.className = 'board game-other fallback';
+    const text = el('pre', 'position', s ? String(s.position ?? '') : '');
+    boardEl.replaceChildren(text);
+    renderHelper(game, indexMoves(game, legal, null).entries, false, canPlay);
+    return;
   }
-  if (rows * cols !== ui.board.children.length) ensureBoard(rows, cols);
+  boardEl.hidden = false;
+  boardEl.classList.remove('fallback');
+  boardEl.classList.toggle('active', canPlay);
+  const { entries, mappable } = indexMoves(game, legal, board);
+  const flipped = isFlipped(game, s);
+  const cells = buildGrid(boardEl, game, board, flipped);
+  boardEl.classList.toggle('flipped', flipped);
+  const sel = app.pick.sel;
+  const lastPath = s.last_move ? movePath(game, String(s.last_move.move)).path : [];
+  const interactive = canPlay && mappable;
+  paintGrid(cells, {
+    game,
+    board,
+    last: new Set(lastPath),
+    selected: sel,
+    targets: interactive && sel.length && !app.pick.choices ? optionsAfter(entries, sel).next : new Set(),
+    starts: interactive ? optionsAfter(entries, []).next : new Set(),
+    interactive,
+    selecting: sel.length > 0,
+  });
+  renderHelper(game, entries, mappable, canPlay);
+  restoreBoardFocus(canPlay);
+}
+
+/** A readable list of labels: "e3, e4" or "15, 24 and 2 more". */
+function listLabels(labels) {
+  const all = [...labels];
+  if (all.length <= 6) return all.join(', ');
+  return `${all.slice(0, 5).join(', ')} and ${all.length - 5} more`;
+}
+
+function promotionLabel(suffix) {
+  const name = PROMOTION_NAMES[suffix];
+  if (!name) return suffix || 'as it is';
+  return capitalise(name);
+}
+
+/**
+ * The line under the board while a move is being built: what is selected, where it can
+ * go, "Stop here" when a chain of jumps may end at this point, the promotion chooser,
+ * and Cancel. Also lists the moves as buttons when they cannot be drawn on the board.
+ */
+function renderHelper(game, entries, mappable, canPlay) {
+  const box = ui['move-helper'];
+  // Rebuilt only when what it shows changes, so its buttons keep the focus.
+  const key = JSON.stringify([canPlay, mappable, app.pick, entries.map((e) => e.move)]);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  const parts = [];
+  const sel = app.pick.sel;
+  if (canPlay && !mappable && entries.length) {
+    parts.push(el('p', 'helper-text', 'Choose your move:'));
+    const list = el('div', 'helper-buttons');
+    for (const entry of entries) {
+      list.append(button(entry.move, `move-${entry.move}`, () => sendMove(entry.move), 'small'));
+    }
+    parts.push(list);
+  } else if (canPlay && app.pick.choices) {
+    const seat = app.room.seat;
+    parts.push(el('p', 'helper-text', `Move ${sel.join(' → ')}: promote to`));
+    const list = el('div', 'helper-buttons');
+    list.setAttribute('role', 'group');
+    list.setAttribute('aria-label', 'Promote to');
+    for (const move of app.pick.choices) {
+      const { suffix } = movePath(game, move);
+      const b = button('', `promote-${suffix || 'none'}`, () => sendMove(move), 'small choice');
+      const code = game === 'chess' && suffix ? (seat === 0 ? suffix.toUpperCase() : suffix) : null;
+      const piece = code ? pieceElement(game, code) : null;
+      if (piece) b.append(piece);
+      b.append(document.createTextNode(promotionLabel(suffix)));
+      b.dataset.move = move;
+      list.append(b);
+    }
+    list.append(button('Cancel', 'cancel-move', cancelPick, 'small'));
+    parts.push(list);
+  } else if (canPlay && sel.length) {
+    const here = optionsAfter(entries, sel);
+    const last = sel[sel.length - 1];
+    const text = [];
+    text.push(sel.length === 1 ? `${last} selected.` : `Path ${sel.join(' → ')}.`);
+    if (here.next.size) text.push(`${sel.length === 1 ? 'Move to' : 'Jump on to'} ${listLabels(here.next)}.`);
+    if (here.exact.length === 1 && here.next.size) {
+      text.push(`Or stop at ${last}: click it again or use Stop here.`);
+    } else {
+      text.push(sel.length === 1 ? `Click ${last} again to cancel.` : `Click ${last} again to step back.`);
+    }
+    parts.push(el('p', 'helper-text', text.join(' ')));
+    const list = el('div', 'helper-buttons');
+    if (here.exact.length === 1 && here.next.size) {
+      const stop = button(`Stop here (${here.exact[0].move})`, 'stop-here', () => sendMove(here.exact[0].move), 'small primary-btn');
+      list.append(stop);
+    }
+    list.append(button('Cancel', 'cancel-move', cancelPick, 'small'));
+    parts.push(list);
+  }
+  box.replaceChildren(...parts);
+  box.hidden = parts.length === 0;
+  if (app.pick.choices && !box.contains(document.activeElement) && app.keyboard) {
+    box.querySelector('button')?.focus();
+  }
+}
+
+function restoreBoardFocus(canPlay) {
+  // Sending a move disables the cell that had the focus; once it is our turn again, a
+  // keyboard player gets the focus back on the board instead of at the top of the page.
+  if (!canPlay || !app.keyboard || app.boardHadFocus === null) return;
+  const active = document.activeElement;
+  if (active && active !== document.body) return;
+  const cells = (ui.board._cells ?? []).filter((c) => c && !c.disabled && c.tabIndex !== -1);
+  const again = cells.find((c) => c.dataset.label === app.boardHadFocus) ?? cells[0];
+  again?.focus();
+}
+
+function cancelPick() {
+  if (!app.pick.sel.length && !app.pick.choices) return;
+  resetPick();
+  render();
+}
+
+function sendMove(move) {
+  if (!app.room || !myTurn() || app.pendingMove) return;
+  if (send({ type: 'move', room: app.room.id, move, ref: 'move' })) {
+    app.pendingMove = true;
+    resetPick();
+    hideError();
+    render();
+  }
 }
 
 function statusText(s) {
@@ -701,7 +909,7 @@ function renderResult(s) {
     const list = el('ul', 'scores');
     for (const entry of scores) {
       const item = el('li');
-      item.append(el('span', `mark mark-${markOf(entry.seat)}`, markOf(entry.seat)));
+      item.append(markEl(entry.seat));
       item.append(el('span', 'score-name', entry.name ?? seatName(s?.seats?.find((x) => x.seat === entry.seat))));
       item.append(el('span', 'score', typeof entry.score === 'number' ? `${entry.score} points` : 'no score'));
       list.append(item);
@@ -718,11 +926,16 @@ function renderMoves(s) {
   const list = ui.moves;
   list.replaceChildren();
   if (!s) return;
-  const cols = Number(ui.board.dataset.cols) || 3;
+  const game = currentGame();
+  const cols = Number(s.board?.cols) || 3;
+  // Who played move i: counted back from the last move, so a game that starts from a
+  // set position with the second seat to move is still right.
+  const lastSeat = typeof s.last_move?.seat === 'number' ? s.last_move.seat : null;
+  const total = app.moves.length;
   app.moves.forEach((move, i) => {
-    const seat = i % 2;
+    const seat = lastSeat === null ? i % 2 : (lastSeat + (total - 1 - i)) % 2;
     const n = Number(move);
-    const text = Number.isInteger(n) && String(n) === move
+    const text = game === 'tictactoe' && Number.isInteger(n) && String(n) === move
       ? `${markOf(seat)} row ${Math.floor(n / cols) + 1}, column ${(n % cols) + 1}`
       : `${markOf(seat)} ${move}`;
     list.append(el('li', null, text));
@@ -764,7 +977,8 @@ function roomItem(room) {
   const current = app.room && app.room.id === room.room;
   item.classList.toggle('current', Boolean(current));
   const title = item.querySelector('.room-title');
-  title.textContent = `${GAME_TITLES[room.game] ?? room.game} ${roomLabel(room.room)}`;
+  title.textContent = `${gameTitle(room.game)} ${roomLabel(room.room)}`;
+  item.dataset.game = String(room.game ?? '');
   title.title = `Room ${room.room}`;
   const meta = [String(room.status ?? '')];
   if (typeof room.moves === 'number') meta.push(`${room.moves} ${room.moves === 1 ? 'move' : 'moves'}`);
@@ -776,7 +990,7 @@ function roomItem(room) {
   seats.forEach((seat, i) => {
     if (i > 0) seatsBox.append(el('span', 'vs', 'vs'));
     const who = el('span', 'room-seat');
-    who.append(el('span', `mark mark-${markOf(seat.seat)}`, markOf(seat.seat)));
+    who.append(markEl(seat.seat, room.game, null));
     who.append(el('span', seat.kind === 'open' ? 'open' : null, seatName(seat)));
     seatsBox.append(who);
   });
@@ -788,9 +1002,9 @@ function roomItem(room) {
     for (const seat of seats) {
       const mine = app.me && seat.player_id && seat.player_id === app.me.player_id;
       if (seat.kind === 'open') {
-        actions.append(button(`Join as ${markOf(seat.seat)}`, `join-${seat.seat}`, () => joinRoom(room.room, seat.seat), 'small primary-btn'));
+        actions.append(button(`Join as ${markOf(seat.seat, room.game, null)}`, `join-${seat.seat}`, () => joinRoom(room.room, seat.seat), 'small primary-btn'));
       } else if (mine) {
-        actions.append(button(`Return as ${markOf(seat.seat)}`, `join-${seat.seat}`, () => joinRoom(room.room, seat.seat), 'small primary-btn'));
+        actions.append(button(`Return as ${markOf(seat.seat, room.game, null)}`, `join-${seat.seat}`, () => joinRoom(room.room, seat.seat), 'small primary-btn'));
       }
     }
   }
@@ -801,19 +1015,35 @@ function roomItem(room) {
 // ---------------------------------------------------------------------------
 // Leaderboard
 
+/** Switches the leaderboard to a game's board (and loads it). */
+function showLeaderboardOf(game) {
+  const select = ui['leaderboard-game'];
+  if (![...select.options].some((o) => o.value === game)) return;
+  if (select.value === game && app.leaderboardLoaded === game) return;
+  select.value = game;
+  loadLeaderboard();
+}
+
 async function loadLeaderboard() {
   const note = ui['leaderboard-note'];
+  const game = ui['leaderboard-game'].value || DEFAULT_GAME;
+  const ticket = (app.leaderboardTicket ?? 0) + 1;
+  app.leaderboardTicket = ticket;
+  app.leaderboardLoaded = game;
   let entries;
   try {
-    const res = await fetch(`/api/leaderboard?game=${GAME}&limit=10`, { headers: { accept: 'application/json' } });
+    const res = await fetch(`/api/leaderboard?game=${encodeURIComponent(game)}&limit=10`, { headers: { accept: 'application/json' } });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     const data = await res.json();
     entries = Array.isArray(data) ? data : (data.entries ?? data.leaderboard ?? data.rows ?? []);
     if (!Array.isArray(entries)) entries = [];
   } catch (err) {
-    note.textContent = `The leaderboard could not be loaded (${err.message}).`;
+    if (ticket !== app.leaderboardTicket) return;
+    ui.leaderboard.replaceChildren();
+    note.textContent = `The ${gameTitle(game)} leaderboard could not be loaded (${err.message}).`;
     return;
   }
+  if (ticket !== app.leaderboardTicket) return; // a newer request (another game) won
   const list = ui.leaderboard;
   list.replaceChildren(...entries.map((entry, i) => {
     const item = el('li', 'lb-entry');
@@ -860,16 +1090,69 @@ function onChangeName() {
 }
 
 function onBoardClick(event) {
-  const cell = event.target.closest('[data-index]');
+  const cell = event.target.closest('[data-label]');
   if (!cell || cell.disabled || !app.room || !app.state) return;
-  const move = cell.dataset.index;
   if (!myTurn() || app.pendingMove) return;
-  if (!app.state.legal_moves?.map(String).includes(move)) return;
-  if (send({ type: 'move', room: app.room.id, move, ref: 'move' })) {
-    app.pendingMove = true;
-    hideError();
-    render();
+  const s = app.state;
+  const { entries, mappable } = indexMoves(currentGame(), s.legal_moves, gridOf(s));
+  if (!mappable) return;
+  const outcome = clickOutcome(entries, app.pick.sel, cell.dataset.label);
+  if (outcome.kind === 'send') {
+    sendMove(outcome.move);
+    return;
   }
+  if (outcome.kind === 'choose') {
+    app.pick.sel = outcome.sel;
+    app.pick.choices = outcome.choices.map((e) => e.move);
+  } else if (outcome.kind === 'select') {
+    app.pick.sel = outcome.sel;
+    app.pick.choices = null;
+  } else {
+    resetPick();
+  }
+  render();
+}
+
+const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+
+function onEscape(event) {
+  if (event.key !== 'Escape' || (!app.pick.sel.length && !app.pick.choices)) return;
+  event.preventDefault();
+  const hadFocus = ui['move-helper'].contains(document.activeElement);
+  cancelPick();
+  // The helper's buttons are gone: put the focus back on the board.
+  if (hadFocus) (ui.board._cells ?? []).find((c) => c && c.dataset.label === app.boardHadFocus && !c.disabled)?.focus();
+}
+
+function onBoardKey(event) {
+  const step = ARROWS[event.key];
+  const from = event.target.closest?.('[data-label]');
+  if (!step || !from) return;
+  // Arrow keys walk the grid as drawn, skipping cells that cannot be used now.
+  event.preventDefault();
+  const cells = (ui.board._cells ?? []).filter((c) => c && !c.disabled);
+  const at = new Map(cells.map((c) => [`${c.dataset.row},${c.dataset.col}`, c]));
+  const rows = Number(ui.board.dataset.rows);
+  const cols = Number(ui.board.dataset.cols);
+  let row = Number(from.dataset.row);
+  let col = Number(from.dataset.col);
+  for (;;) {
+    row += step[0];
+    col += step[1];
+    if (row < 0 || col < 0 || row >= rows || col >= cols) return;
+    const next = at.get(`${row},${col}`);
+    if (next) {
+      next.focus();
+      return;
+    }
+  }
+}
+
+function onDocumentClick(event) {
+  // A click anywhere but the board and its helper line drops a half-built move.
+  if (!app.pick.sel.length && !app.pick.choices) return;
+  if (ui.board.contains(event.target) || ui['move-helper'].contains(event.target)) return;
+  cancelPick();
 }
 
 function disarmResign() {
@@ -902,6 +1185,29 @@ function onLeave() {
   leaveCurrentRoom({ ask: true });
 }
 
+/** Shows the lobby's choices for one game: side names, start position. */
+function setLobbyGame(game) {
+  app.lobbyGame = game;
+  for (const input of ui['game-pick'].querySelectorAll('input[name="game"]')) {
+    input.checked = input.value === game;
+  }
+  ui['new-title'].textContent = `New ${gameTitle(game)} game`;
+  const sides = sidesOf(game, null).names;
+  for (const select of [ui['bot-side'], ui['person-side']]) {
+    for (const option of select.options) {
+      const seat = Number(option.value);
+      option.textContent = `${sides[seat]} (${GAMES[game].order[seat]})`;
+    }
+  }
+  const start = GAMES[game].startOption;
+  ui['start-options'].hidden = !start;
+  if (start) {
+    ui['start-label'].textContent = start.label;
+    ui['start-position'].placeholder = start.placeholder;
+  }
+  ui['start-position'].value = '';
+}
+
 function init() {
   bindUi();
   const savedName = local.get(KEY_NAME);
@@ -913,7 +1219,19 @@ function init() {
     connect();
   });
   ui.error.querySelector('.dismiss').addEventListener('click', hideError);
-  ui['play-person'].addEventListener('click', () => createRoom(['me', 'open']));
+  ui['play-person'].addEventListener('click', () => {
+    createRoom(ui['person-side'].value === '1' ? ['open', 'me'] : ['me', 'open']);
+  });
+  const savedGame = local.get(KEY_GAME);
+  setLobbyGame(GAMES[savedGame] ? savedGame : DEFAULT_GAME);
+  ui['game-pick'].addEventListener('change', (event) => {
+    if (event.target.name === 'game' && GAMES[event.target.value]) {
+      local.set(KEY_GAME, event.target.value);
+      setLobbyGame(event.target.value);
+      showLeaderboardOf(event.target.value);
+    }
+  });
+  ui['leaderboard-game'].addEventListener('change', () => loadLeaderboard());
   ui['play-bot'].addEventListener('click', () => {
     const level = ui['bot-level'].value;
     const bot = `bot:${level}`;
@@ -921,10 +1239,20 @@ function init() {
   });
   ui['refresh-rooms'].addEventListener('click', requestRooms);
   ui.board.addEventListener('click', onBoardClick);
+  ui.board.addEventListener('keydown', onBoardKey);
+  document.addEventListener('keydown', onEscape);
+  ui.board.addEventListener('focusin', (event) => {
+    const cell = event.target.closest?.('[data-label]');
+    if (cell) app.boardHadFocus = cell.dataset.label;
+  });
+  document.addEventListener('click', onDocumentClick);
+  // Whether the player uses the keyboard, to know when moving the focus helps.
+  document.addEventListener('keydown', () => { app.keyboard = true; }, true);
+  document.addEventListener('pointerdown', () => { app.keyboard = false; }, true);
   ui.resign.addEventListener('click', onResign);
   ui.leave.addEventListener('click', onLeave);
+  showLeaderboardOf(app.lobbyGame);
   render();
-  loadLeaderboard();
   // A stored name and token mean this browser has played before: resume that player.
   if (savedName && local.get(KEY_TOKEN)) connect();
 }
