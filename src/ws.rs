@@ -255,9 +255,8 @@ impl Connection {
             ClientMsg::Join { room, seat } => {
                 let player = self.player_info()?;
                 let handle = self.app.lobby.get(&room)?;
-                let seat = Seat::from_index(seat).ok_or_else(|| {
-                    ClientError::new(ErrorCode::BadSeat, "A seat is 0 (moves first) or 1.")
-                })?;
+                let seat = Seat::from_index(seat)
+                    .ok_or_else(|| ClientError::new(ErrorCode::BadSeat, "A seat is 0 or 1."))?;
                 handle
                     .join(player, seat, self.subscriber.clone(), reference)
                     .await?;

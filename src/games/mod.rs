@@ -18,11 +18,12 @@ use std::fmt;
 
 use serde::Serialize;
 
-/// A seat at the table. Seat 0 always moves first.
+/// A seat at the table. Seat 0 moves first from every game's standard start (a game set
+/// up from a position starts with whichever side the position says is to move).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(into = "u8")]
 pub enum Seat {
-    /// The seat that moves first (X in tic-tac-toe).
+    /// Seat 0: the side that moves first from the standard start (X in tic-tac-toe).
     First,
     /// The seat that moves second (O in tic-tac-toe).
     Second,
@@ -175,7 +176,8 @@ pub enum MoveError {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "layout", rename_all = "snake_case")]
 pub enum BoardView {
-    /// A rectangular grid read row by row from the top-left, as seat 0 sees it.
+    /// A rectangular grid read row by row from the top-left of the game's standard
+    /// diagram (chess: rank 8 at the top; checkers: Black's side at the top).
     Grid {
         /// Number of rows.
         rows: u8,

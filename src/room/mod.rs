@@ -78,7 +78,7 @@ impl RoomOptions {
                 ("start", _) => {
                     return Err(ClientError::new(
                         ErrorCode::BadOption,
-                        "Option \"start\" must be a position written as a string (a FEN for chess, a PDN FEN for checkers).",
+                        "Option \"start\" must be a position written as a string in the game's own form (a FEN for chess, a PDN FEN for checkers, side:Ffox:Ggeese for Fox & Geese).",
                     ));
                 }
                 _ => {
