@@ -3,7 +3,7 @@
 
 use rand::RngCore;
 
-use crate::bots::{self, BotLevel, Evaluate};
+use crate::bots::{self, BotLevel, Evaluate, Limits};
 use crate::config::Config;
 use crate::games::checkers::Checkers;
 use crate::games::chess::Chess;
@@ -30,8 +30,9 @@ pub trait AnyGame: Send + Sync {
     fn position(&self) -> String;
     /// The structured board for clients.
     fn board(&self) -> BoardView;
-    /// A bot's move at `level` for the side to move, in notation; `None` once over.
-    fn bot_move(&self, level: BotLevel, rng: &mut dyn RngCore) -> Option<String>;
+    /// A bot's move at `level` within `limits` for the side to move, in notation; `None`
+    /// once over.
+    fn bot_move(&self, level: BotLevel, limits: &Limits, rng: &mut dyn RngCore) -> Option<String>;
     /// An independent copy, e.g. for a bot to think on another thread.
     fn clone_box(&self) -> Box<dyn AnyGame>;
 }
@@ -70,8 +71,8 @@ impl<G: Evaluate> AnyGame for G {
         Game::board(self)
     }
 
-    fn bot_move(&self, level: BotLevel, rng: &mut dyn RngCore) -> Option<String> {
-        bots::choose_move(self, level, rng).map(|mv| mv.to_string())
+    fn bot_move(&self, level: BotLevel, limits: &Limits, rng: &mut dyn RngCore) -> Option<String> {
+        bots::choose_move(self, level, limits, rng).map(|mv| mv.to_string())
     }
 
     fn clone_box(&self) -> Box<dyn AnyGame> {
@@ -118,6 +119,8 @@ fn build<G: Evaluate>(
 
 #[cfg(test)]
 mod tests {
+    use std::time::Instant;
+
     use super::*;
 
     #[test]
@@ -149,7 +152,9 @@ mod tests {
                     if game.turn().is_none() {
                         break;
                     }
-                    let mv = game.bot_move(level, &mut rng).unwrap();
+                    let mv = game
+                        .bot_move(level, &config.bots.limits(level, Instant::now()), &mut rng)
+                        .unwrap();
                     assert!(game.legal_moves().contains(&mv), "{id} {level}: {mv}");
                     game.play(&mv).unwrap();
                 }
@@ -159,15 +164,21 @@ mod tests {
 
     #[test]
     fn tictactoe_bots_play_to_the_end() {
+        let config = Config::default();
         for level in BotLevel::ALL {
-            let mut game = new_game("tictactoe", &Config::default(), None).unwrap();
+            let mut game = new_game("tictactoe", &config, None).unwrap();
             let mut rng = rand::rng();
             while game.turn().is_some() {
-                let mv = game.bot_move(level, &mut rng).unwrap();
+                let mv = game
+                    .bot_move(level, &config.bots.limits(level, Instant::now()), &mut rng)
+                    .unwrap();
                 game.play(&mv).unwrap();
             }
             assert!(game.outcome().is_some());
-            assert!(game.bot_move(level, &mut rng).is_none());
+            assert!(
+                game.bot_move(level, &config.bots.limits(level, Instant::now()), &mut rng)
+                    .is_none()
+            );
         }
     }
 }

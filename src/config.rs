@@ -9,7 +9,9 @@ use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
-use crate::bots::BotLevel;
+use std::time::Instant;
+
+use crate::bots::{BotLevel, Limits, Strength};
 use crate::games::{checkers, fox_geese};
 
 /// The whole server configuration. Every key is documented in the shipped `config.toml`.
@@ -105,6 +107,21 @@ pub struct BotsConfig {
     pub fill_level: BotLevel,
     /// A bot never moves sooner than this many milliseconds after the previous move.
     pub min_delay_ms: u64,
+    /// `bot:medium`'s strength.
+    pub medium: Strength,
+    /// `bot:hard`'s strength.
+    pub hard: Strength,
+}
+
+impl BotsConfig {
+    /// The limits of one move by a bot of `level` thinking from `now` (the levels that do
+    /// not search ignore them).
+    pub fn limits(&self, level: BotLevel, now: Instant) -> Limits {
+        match level {
+            BotLevel::Hard => self.hard.limits(now),
+            BotLevel::Random | BotLevel::Easy | BotLevel::Medium => self.medium.limits(now),
+        }
+    }
 }
 
 impl Default for BotsConfig {
@@ -113,6 +130,8 @@ impl Default for BotsConfig {
             fill_after_secs: 20,
             fill_level: BotLevel::Easy,
             min_delay_ms: 400,
+            medium: Strength::MEDIUM,
+            hard: Strength::HARD,
         }
     }
 }

@@ -9,6 +9,7 @@ mod search;
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::{Duration, Instant};
 
 use rand::Rng;
 use rand::seq::IndexedRandom;
@@ -81,33 +82,56 @@ impl FromStr for BotLevel {
     }
 }
 
-impl BotLevel {
-    /// How far this level searches, for the levels that search.
-    pub fn limits(self) -> Option<Limits> {
-        match self {
-            BotLevel::Random | BotLevel::Easy => None,
-            BotLevel::Medium => Some(Limits {
-                max_depth: 2,
-                max_nodes: 20_000,
-            }),
-            BotLevel::Hard => Some(Limits {
-                max_depth: 64,
-                max_nodes: 200_000,
-            }),
+/// How strong a searching level plays: how deep, how many positions and how long it may
+/// think per move (config `[bots.medium]`, `[bots.hard]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Strength {
+    /// The deepest search, in plies.
+    pub max_depth: u32,
+    /// The most positions one move's search may visit.
+    pub max_nodes: u64,
+    /// The most time one move may take, in milliseconds.
+    pub think_ms: u64,
+}
+
+impl Strength {
+    /// `bot:medium` by default: a shallow, quick search.
+    pub const MEDIUM: Strength = Strength {
+        max_depth: 2,
+        max_nodes: 20_000,
+        think_ms: 300,
+    };
+
+    /// `bot:hard` by default: a deeper search (and perfect tic-tac-toe).
+    pub const HARD: Strength = Strength {
+        max_depth: 64,
+        max_nodes: 200_000,
+        think_ms: 1_000,
+    };
+
+    /// The limits of one search starting at `now`.
+    pub fn limits(&self, now: Instant) -> Limits {
+        Limits {
+            max_depth: self.max_depth,
+            max_nodes: self.max_nodes,
+            deadline: Some(now + Duration::from_millis(self.think_ms)),
         }
     }
 }
 
 /// Picks a move for the side to move at the given level; `None` only if the game is over.
+/// `limits` bound the searching levels (`medium`, `hard`); the others answer at once.
 /// Among equally good moves the choice is random, so games vary.
 pub fn choose_move<G: Evaluate, R: Rng + ?Sized>(
     game: &G,
     level: BotLevel,
+    limits: &Limits,
     rng: &mut R,
 ) -> Option<G::Move> {
-    match (level, level.limits()) {
-        (BotLevel::Random, _) => game.legal_moves().choose(rng).cloned(),
-        (_, Some(limits)) => search::best_moves(game, limits).choose(rng).cloned(),
-        (_, None) => rules::choose(game, rng),
+    match level {
+        BotLevel::Random => game.legal_moves().choose(rng).cloned(),
+        BotLevel::Easy => rules::choose(game, rng),
+        BotLevel::Medium | BotLevel::Hard => search::best_moves(game, *limits).choose(rng).cloned(),
     }
 }

@@ -2,26 +2,34 @@
 //! over any game with an evaluation. Games small enough to search to the end (tic-tac-toe)
 //! are solved exactly; larger ones get the best move of the deepest completed iteration.
 
+use std::time::Instant;
+
 use super::Evaluate;
 
 /// The value of a win found `ply` moves from the root; losses are the negation. Larger
 /// than any evaluation, so a forced result always outweighs a positional estimate.
 const WIN: i32 = 1_000_000;
 
-/// How deep and how long a search may go.
+/// How deep and how long one search may go. An iteration that would break a limit is
+/// abandoned and the previous iteration's answer stands, so a search always answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// The deepest iteration, in plies.
     pub max_depth: u32,
-    /// The most positions one move's search may visit; an iteration that would need more
-    /// is abandoned and the previous iteration's answer stands.
+    /// The most positions one move's search may visit.
     pub max_nodes: u64,
+    /// When the answer is due, if there is a time limit.
+    pub deadline: Option<Instant>,
 }
+
+/// How often (in positions visited) the search looks at the clock.
+const CLOCK_EVERY: u64 = 256;
 
 /// One search's bookkeeping.
 struct Search {
     nodes: u64,
     max_nodes: u64,
+    deadline: Option<Instant>,
     /// Whether this iteration stopped anywhere at the depth limit rather than at the end
     /// of the game; if not, it searched the whole tree and deeper iterations add nothing.
     cut_off: bool,
@@ -33,7 +41,11 @@ struct OutOfNodes;
 impl Search {
     fn visit(&mut self) -> Result<(), OutOfNodes> {
         self.nodes += 1;
-        if self.nodes > self.max_nodes {
+        let late = self.nodes.is_multiple_of(CLOCK_EVERY)
+            && self
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline);
+        if self.nodes > self.max_nodes || late {
             Err(OutOfNodes)
         } else {
             Ok(())
@@ -117,6 +129,7 @@ pub(super) fn best_moves<G: Evaluate>(game: &G, limits: Limits) -> Vec<G::Move> 
     let mut search = Search {
         nodes: 0,
         max_nodes: limits.max_nodes,
+        deadline: limits.deadline,
         cut_off: false,
     };
     for depth in 1..=limits.max_depth {
@@ -142,9 +155,13 @@ mod tests {
     use crate::games::tictactoe::TicTacToe;
     use crate::games::{Game, Seat};
 
-    /// `bot:hard`'s limits, which must be enough to solve tic-tac-toe from any position.
+    /// `bot:hard`'s default strength, which must be enough to solve tic-tac-toe from any
+    /// position (without a deadline, so that a slow test machine cannot cut it short).
     fn hard() -> Limits {
-        crate::bots::BotLevel::Hard.limits().unwrap()
+        Limits {
+            deadline: None,
+            ..crate::bots::Strength::HARD.limits(Instant::now())
+        }
     }
 
     /// The game-theoretic value for the side to move (+1 win, 0 draw, -1 loss), by plain
@@ -225,13 +242,21 @@ mod tests {
     }
 
     #[test]
-    fn a_tiny_budget_still_answers_with_a_legal_move() {
+    fn a_tiny_budget_or_a_past_deadline_still_answers_with_a_legal_move() {
         let game = TicTacToe::new(&());
         let tiny = Limits {
             max_depth: 9,
             max_nodes: 5,
+            deadline: None,
         };
         let moves = best_moves(&game, tiny);
+        assert!(!moves.is_empty());
+        let past = Limits {
+            max_depth: 9,
+            max_nodes: u64::MAX,
+            deadline: Some(Instant::now()),
+        };
+        let moves = best_moves(&game, past);
         assert!(!moves.is_empty());
         assert!(moves.iter().all(|mv| game.legal_moves().contains(mv)));
     }

@@ -770,13 +770,20 @@ impl Room {
         }
         self.bot_thinking = Some(ply);
         let game = self.game.clone_box();
+        let limits = self
+            .context
+            .config
+            .bots
+            .limits(level, std::time::Instant::now());
         let not_before =
             self.last_move_at + Duration::from_millis(self.context.config.bots.min_delay_ms);
         let myself = self.myself.clone();
         let room = self.id.clone();
         tokio::spawn(async move {
-            let thought =
-                tokio::task::spawn_blocking(move || game.bot_move(level, &mut rand::rng())).await;
+            let thought = tokio::task::spawn_blocking(move || {
+                game.bot_move(level, &limits, &mut rand::rng())
+            })
+            .await;
             sleep_until(not_before).await;
             match (thought, myself.upgrade()) {
                 (Ok(Some(text)), Some(room)) => {
