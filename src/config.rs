@@ -107,6 +107,10 @@ pub struct BotsConfig {
     pub fill_level: BotLevel,
     /// A bot never moves sooner than this many milliseconds after the previous move.
     pub min_delay_ms: u64,
+    /// Worker threads bots think on; 0 means one per core.
+    pub threads: usize,
+    /// Bot requests that may wait for a thread; beyond that a bot answers with an easy move.
+    pub queue: usize,
     /// `bot:medium`'s strength.
     pub medium: Strength,
     /// `bot:hard`'s strength.
@@ -114,6 +118,14 @@ pub struct BotsConfig {
 }
 
 impl BotsConfig {
+    /// How many threads bots think on: `threads`, or one per core when it is 0.
+    pub fn thread_count(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            threads => threads,
+        }
+    }
+
     /// The limits of one move by a bot of `level` thinking from `now` (the levels that do
     /// not search ignore them).
     pub fn limits(&self, level: BotLevel, now: Instant) -> Limits {
@@ -130,6 +142,8 @@ impl Default for BotsConfig {
             fill_after_secs: 20,
             fill_level: BotLevel::Easy,
             min_delay_ms: 400,
+            threads: 0,
+            queue: 64,
             medium: Strength::MEDIUM,
             hard: Strength::HARD,
         }
@@ -269,6 +283,9 @@ impl Config {
         }
         if self.store.path.as_os_str().is_empty() {
             return out_of_range("store.path", "must name a file");
+        }
+        if self.bots.queue == 0 {
+            return out_of_range("bots.queue", "must be at least 1");
         }
         if self.rooms.idle_secs == 0 {
             return out_of_range("rooms.idle_secs", "must be at least 1");

@@ -19,6 +19,7 @@ pub mod protocol;
 pub mod room;
 pub mod scoring;
 pub mod store;
+pub mod thinkers;
 pub mod ws;
 
 use std::net::TcpListener;
@@ -33,6 +34,7 @@ use crate::config::Config;
 use crate::lobby::Lobby;
 use crate::room::RoomContext;
 use crate::store::{SqlStore, Store, StoreError};
+use crate::thinkers::Thinkers;
 
 /// How long shutdown waits for rooms to finish their current work.
 const ROOMS_GRACE: Duration = Duration::from_secs(10);
@@ -76,9 +78,11 @@ pub async fn run(
     info!(path = %config.store.path.display(), interrupted, "database ready");
     let store: Arc<dyn Store> = Arc::new(store);
     let config = Arc::new(config);
+    let thinkers = Thinkers::start(config.bots.thread_count(), config.bots.queue)?;
     let context = Arc::new(RoomContext {
         store: store.clone(),
         config: config.clone(),
+        thinkers,
         shutdown: shutdown.clone(),
     });
     let state = web::Data::new(AppState {

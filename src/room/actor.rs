@@ -779,18 +779,16 @@ impl Room {
             self.last_move_at + Duration::from_millis(self.context.config.bots.min_delay_ms);
         let myself = self.myself.clone();
         let room = self.id.clone();
+        let thinkers = self.context.thinkers.clone();
         tokio::spawn(async move {
-            let thought = tokio::task::spawn_blocking(move || {
-                game.bot_move(level, &limits, &mut rand::rng())
-            })
-            .await;
+            let thought = thinkers.think(game, level, limits).await;
             sleep_until(not_before).await;
             match (thought, myself.upgrade()) {
-                (Ok(Some(text)), Some(room)) => {
+                (Some(text), Some(room)) => {
                     let _closed = room.send(Command::BotMoved { ply, text }).await;
                 }
-                (Ok(None), _) | (_, None) => {}
-                (Err(error), _) => error!(room, %error, "a bot failed while thinking"),
+                (None, Some(_)) => warn!(room, "a bot found no move to play"),
+                (_, None) => {}
             }
         });
     }

@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::Config;
 use crate::protocol::{ClientError, ErrorCode};
 use crate::store::Store;
+use crate::thinkers::Thinkers;
 
 pub use handle::{Creator, RoomHandle};
 pub use seats::SeatSpec;
@@ -50,6 +51,8 @@ pub struct RoomContext {
     pub store: Arc<dyn Store>,
     /// The server's configuration.
     pub config: Arc<Config>,
+    /// Where bots think.
+    pub thinkers: Thinkers,
     /// Cancelled when the server shuts down.
     pub shutdown: CancellationToken,
 }

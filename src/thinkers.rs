@@ -1,0 +1,162 @@
+//! The bounded pool of threads where bots think, away from the async executor.
+//!
+//! Rooms hand a copy of their game to [`Thinkers::think`] and await the answer. A fixed
+//! number of worker threads take requests from a bounded queue. A request that cannot
+//! wait (the queue is full) or whose deadline has already passed when a worker reaches it
+//! is answered with an `easy` move computed at once, so no room ever stalls behind bots.
+
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Instant;
+
+use tokio::sync::oneshot;
+use tracing::{debug, warn};
+
+use crate::bots::{BotLevel, Limits};
+use crate::catalog::AnyGame;
+
+/// One bot's request to think.
+struct Request {
+    game: Box<dyn AnyGame>,
+    level: BotLevel,
+    limits: Limits,
+    reply: oneshot::Sender<Option<String>>,
+}
+
+/// Why a request got a quick `easy` move instead of its level's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shortcut {
+    QueueFull,
+    Late,
+}
+
+/// A handle to the pool; cloning it shares the same threads and queue.
+#[derive(Clone)]
+pub struct Thinkers {
+    queue: SyncSender<Request>,
+}
+
+impl Thinkers {
+    /// Starts `threads` worker threads (at least one) behind a queue of `capacity`
+    /// waiting requests. The threads end when every handle has been dropped.
+    pub fn start(threads: usize, capacity: usize) -> std::io::Result<Thinkers> {
+        let (queue, requests) = sync_channel(capacity);
+        let requests = Arc::new(Mutex::new(requests));
+        for index in 0..threads.max(1) {
+            let requests = requests.clone();
+            thread::Builder::new()
+                .name(format!("parlor-bot-{index}"))
+                .spawn(move || work(&requests))?;
+        }
+        Ok(Thinkers { queue })
+    }
+
+    /// A move for the side to move in `game` by a bot of `level` within `limits`; `None`
+    /// only if the game is over (or the pool has stopped).
+    pub async fn think(
+        &self,
+        game: Box<dyn AnyGame>,
+        level: BotLevel,
+        limits: Limits,
+    ) -> Option<String> {
+        let (reply, answer) = oneshot::channel();
+        let request = Request {
+            game,
+            level,
+            limits,
+            reply,
+        };
+        match self.queue.try_send(request) {
+            Ok(()) => answer.await.ok().flatten(),
+            Err(TrySendError::Full(request)) => {
+                // Answer at once, off the executor: an easy move takes microseconds to
+                // milliseconds, and a full queue is exactly when waiting would stall rooms.
+                let answer =
+                    tokio::task::spawn_blocking(move || quick_move(&request, Shortcut::QueueFull));
+                answer.await.ok().flatten()
+            }
+            Err(TrySendError::Disconnected(_)) => None,
+        }
+    }
+}
+
+/// A worker: takes requests one at a time until every handle is gone.
+fn work(requests: &Mutex<Receiver<Request>>) {
+    loop {
+        // Hold the lock only to take the next request, never while thinking.
+        let next = match requests.lock() {
+            Ok(receiver) => receiver.recv(),
+            Err(_) => return,
+        };
+        let Ok(request) = next else { return };
+        let late = request
+            .limits
+            .deadline
+            .is_some_and(|deadline| Instant::now() >= deadline);
+        let mv = if late {
+            quick_move(&request, Shortcut::Late)
+        } else {
+            request
+                .game
+                .bot_move(request.level, &request.limits, &mut rand::rng())
+        };
+        // The room may have moved on (its game ended); then nobody needs the answer.
+        let _ = request.reply.send(mv);
+    }
+}
+
+/// The `easy` move that stands in when a request cannot be served at its own level.
+fn quick_move(request: &Request, why: Shortcut) -> Option<String> {
+    match why {
+        Shortcut::QueueFull => {
+            warn!(level = %request.level, "bot queue full; answering with an easy move")
+        }
+        Shortcut::Late => {
+            debug!(level = %request.level, "bot request reached too late; answering with an easy move")
+        }
+    }
+    request
+        .game
+        .bot_move(BotLevel::Easy, &request.limits, &mut rand::rng())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::bots::Strength;
+    use crate::catalog::new_game;
+    use crate::config::Config;
+
+    fn chess() -> Box<dyn AnyGame> {
+        new_game("chess", &Config::default(), None).unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn answers_every_request_with_a_legal_move_even_when_swamped() {
+        // One thread, room for one waiting request: most of these overflow.
+        let thinkers = Thinkers::start(1, 1).unwrap();
+        let limits = Strength::MEDIUM.limits(Instant::now() + Duration::from_secs(5));
+        let asks = (0..8).map(|_| {
+            let thinkers = thinkers.clone();
+            tokio::spawn(async move { thinkers.think(chess(), BotLevel::Medium, limits).await })
+        });
+        for ask in asks {
+            let mv = ask.await.unwrap().unwrap();
+            assert!(chess().legal_moves().contains(&mv), "{mv}");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_request_past_its_deadline_still_gets_a_legal_move() {
+        let thinkers = Thinkers::start(2, 8).unwrap();
+        let limits = Strength::HARD.limits(Instant::now() - Duration::from_secs(5));
+        let mv = thinkers
+            .think(chess(), BotLevel::Hard, limits)
+            .await
+            .unwrap();
+        assert!(chess().legal_moves().contains(&mv));
+    }
+}
