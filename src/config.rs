@@ -78,14 +78,57 @@ impl Default for StoreConfig {
     }
 }
 
+/// What happens to a seat whose player stays away past the reconnect grace: `none` (they
+/// lose by `abandoned`) or a bot level (a bot plays for them until they come back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum Takeover {
+    /// The absent player loses by `abandoned`.
+    None,
+    /// A bot of this level plays for them.
+    Bot(BotLevel),
+}
+
+impl std::str::FromStr for Takeover {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "none" => Ok(Takeover::None),
+            _ => text.parse().map(Takeover::Bot).map_err(|_| {
+                format!("`{text}` is not a takeover; use none, random, easy, medium or hard")
+            }),
+        }
+    }
+}
+
+impl TryFrom<String> for Takeover {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, String> {
+        text.parse()
+    }
+}
+
+impl From<Takeover> for String {
+    fn from(takeover: Takeover) -> String {
+        match takeover {
+            Takeover::None => "none".to_owned(),
+            Takeover::Bot(level) => level.as_str().to_owned(),
+        }
+    }
+}
+
 /// `[rooms]`: how long rooms and absent players are kept.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RoomsConfig {
     /// A finished room, or a waiting one with nobody connected, is removed after this many seconds.
     pub idle_secs: u64,
-    /// A disconnected player keeps their seat this many seconds before losing by `abandoned`.
+    /// A disconnected player keeps their seat this many seconds before `takeover` applies.
     pub reconnect_grace_secs: u64,
+    /// What then happens to their seat, unless the room's `options.takeover` says otherwise.
+    pub takeover: Takeover,
 }
 
 impl Default for RoomsConfig {
@@ -93,6 +136,7 @@ impl Default for RoomsConfig {
         Self {
             idle_secs: 300,
             reconnect_grace_secs: 60,
+            takeover: Takeover::None,
         }
     }
 }

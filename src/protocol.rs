@@ -378,6 +378,19 @@ pub struct SeatView {
     pub player_id: Option<String>,
     /// Whether the seat's occupant is connected (bots always are; open seats never).
     pub connected: bool,
+    /// When a bot plays for a person who left (`options.takeover`): that person. They get
+    /// the seat back by joining it again. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stand_in_for: Option<PlayerRef>,
+}
+
+/// A person, as named in seat views.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PlayerRef {
+    /// The player's public id.
+    pub player_id: String,
+    /// The player's name.
+    pub name: String,
 }
 
 /// The last move played.

@@ -18,6 +18,7 @@ use super::seats::SeatState;
 use super::{ConnId, Creator, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, unix_ms};
 use crate::bots::BotLevel;
 use crate::catalog::AnyGame;
+use crate::config::Takeover;
 use crate::games::{EndReason, MoveError, Outcome, Seat};
 use crate::players::random_hex;
 use crate::protocol::{
@@ -118,6 +119,8 @@ pub(super) struct Room {
     thinking_ms: [u64; 2],
     /// A bot is thinking about the position after this many moves.
     bot_thinking: Option<usize>,
+    /// Which seats a bot has played for an absent person (those are not scored).
+    stood_in: [bool; 2],
     fill_at: Option<Instant>,
     idle_since: Option<Instant>,
     /// Store-dependent work (starting, a bot's move, abandonment) waits until then.
@@ -162,6 +165,7 @@ impl Room {
             last_move_at: now,
             thinking_ms: [0, 0],
             bot_thinking: None,
+            stood_in: [false, false],
             fill_at: None,
             idle_since: Some(now),
             retry_at: None,
@@ -280,6 +284,9 @@ impl Room {
                 ),
             ));
         }
+        let replaced = ServerMsg::Replaced {
+            room: self.id.clone(),
+        };
         match &mut self.seats[seat.index()] {
             SeatState::Human {
                 player: holder,
@@ -290,16 +297,26 @@ impl Room {
                 if let Some(old) = conn.take()
                     && old.conn != sub.conn
                 {
-                    send_to(
-                        &old,
-                        &encode(&ServerMsg::Replaced {
-                            room: self.id.clone(),
-                        }),
-                    );
+                    send_to(&old, &encode(&replaced));
                 }
                 holder.name = player.name;
                 *conn = Some(sub.clone());
                 *away_since = None;
+            }
+            SeatState::StandIn {
+                player: holder,
+                conn,
+                ..
+            } if holder.player_id == player.player_id => {
+                // Back after a bot took over: the bot finishes any move it is making.
+                if let Some(old) = conn.take()
+                    && old.conn != sub.conn
+                {
+                    send_to(&old, &encode(&replaced));
+                }
+                holder.name = player.name;
+                *conn = Some(sub.clone());
+                self.hand_back(seat);
             }
             SeatState::Open => {
                 self.seats[seat.index()] = SeatState::Human {
@@ -308,7 +325,7 @@ impl Room {
                     away_since: None,
                 };
             }
-            SeatState::Human { .. } | SeatState::Bot(_) => {
+            SeatState::Human { .. } | SeatState::Bot(_) | SeatState::StandIn { .. } => {
                 return Err(ClientError::new(
                     ErrorCode::SeatTaken,
                     format!(
@@ -411,16 +428,23 @@ impl Room {
     fn disconnect(&mut self, conn: ConnId) {
         let mut changed = self.spectators.remove(&conn).is_some();
         for state in &mut self.seats {
-            if let SeatState::Human {
-                conn: held,
-                away_since,
-                ..
-            } = state
-                && held.as_ref().is_some_and(|c| c.conn == conn)
-            {
-                *held = None;
-                *away_since = Some(Instant::now());
-                changed = true;
+            match state {
+                SeatState::Human {
+                    conn: held,
+                    away_since,
+                    ..
+                } if held.as_ref().is_some_and(|c| c.conn == conn) => {
+                    *held = None;
+                    *away_since = Some(Instant::now());
+                    changed = true;
+                }
+                SeatState::StandIn { conn: held, .. }
+                    if held.as_ref().is_some_and(|c| c.conn == conn) =>
+                {
+                    *held = None;
+                    changed = true;
+                }
+                _ => {}
             }
         }
         if changed {
@@ -453,6 +477,12 @@ impl Room {
                 return Err(ClientError::new(
                     ErrorCode::GameFinished,
                     "This game is over; no more moves can be played.",
+                ));
+            }
+            Status::Playing if matches!(self.seats[seat.index()], SeatState::StandIn { .. }) => {
+                return Err(ClientError::new(
+                    ErrorCode::NotYourTurn,
+                    "A bot is finishing this move for you; you play again from your next turn.",
                 ));
             }
             Status::Waiting => {
@@ -522,6 +552,9 @@ impl Room {
         let now = Instant::now();
         self.turn_began = now;
         self.last_move_at = now;
+        for seat in Seat::BOTH {
+            self.hand_back(seat);
+        }
         match finish {
             Some((_, ending)) => self.conclude(ending),
             None => {
@@ -589,15 +622,17 @@ impl Room {
         }
         let par = config.par.for_game(self.game.game_id()).unwrap_or(1);
         let scores = Seat::BOTH.map(|seat| match &self.seats[seat.index()] {
-            SeatState::Human { .. } if self.options.scored() => scoring::score(&ScoreInput {
-                outcome,
-                seat,
-                moves: moves as u32,
-                moves_by_seat,
-                thinking_ms: thinking_ms[seat.index()],
-                par,
-                min_moves_per_side: config.min_moves_per_side,
-            }),
+            SeatState::Human { .. } if self.options.scored() && !self.stood_in[seat.index()] => {
+                scoring::score(&ScoreInput {
+                    outcome,
+                    seat,
+                    moves: moves as u32,
+                    moves_by_seat,
+                    thinking_ms: thinking_ms[seat.index()],
+                    par,
+                    min_moves_per_side: config.min_moves_per_side,
+                })
+            }
             _ => None,
         });
         let (game_id, duration) = match &self.started {
@@ -761,7 +796,7 @@ impl Room {
             return;
         }
         let Some(seat) = self.game.turn() else { return };
-        let SeatState::Bot(level) = self.seats[seat.index()] else {
+        let Some(level) = self.seats[seat.index()].bot_level() else {
             return;
         };
         let ply = self.history.len();
@@ -805,6 +840,63 @@ impl Room {
         if let Err(error) = self.play(seat, text, Instant::now()).await {
             warn!(room = %self.id, %error, "a bot's move was not played; it will try again");
             self.retry_at = Some(Instant::now() + STORE_RETRY);
+        }
+    }
+
+    /// The grace of an absent player in `seat` has run out: a bot takes the seat over if
+    /// the room says so, otherwise they lose by `abandoned`.
+    async fn absent_too_long(&mut self, seat: Seat, now: Instant) {
+        let takeover = self
+            .options
+            .takeover
+            .unwrap_or(self.context.config.rooms.takeover);
+        match takeover {
+            Takeover::Bot(level) => {
+                let state = &mut self.seats[seat.index()];
+                if let SeatState::Human { player, .. } = state {
+                    info!(room = %self.id, seat = seat.index(), %level, "a bot took over an absent player's seat");
+                    *state = SeatState::StandIn {
+                        player: player.clone(),
+                        level,
+                        conn: None,
+                    };
+                    self.stood_in[seat.index()] = true;
+                    self.seq += 1;
+                    self.broadcast_state(None);
+                }
+            }
+            Takeover::None => {
+                if self
+                    .finish(Some(seat.other()), EndReason::Abandoned)
+                    .await
+                    .is_err()
+                {
+                    self.retry_at = Some(now + STORE_RETRY);
+                }
+            }
+        }
+    }
+
+    /// Gives a seat back to its returning player unless its bot is making their move
+    /// right now; then `play` hands it back once that move is made.
+    fn hand_back(&mut self, seat: Seat) {
+        let bot_busy = self.status() == Status::Playing
+            && self.game.turn() == Some(seat)
+            && self.bot_thinking == Some(self.history.len());
+        let state = &mut self.seats[seat.index()];
+        if let SeatState::StandIn {
+            player,
+            conn: Some(conn),
+            ..
+        } = state
+            && !bot_busy
+        {
+            info!(room = %self.id, seat = seat.index(), "an absent player took their seat back");
+            *state = SeatState::Human {
+                player: player.clone(),
+                conn: Some(conn.clone()),
+                away_since: None,
+            };
         }
     }
 
@@ -863,12 +955,8 @@ impl Room {
         }
         if let Some((at, seat)) = self.abandon_deadline()
             && at <= now
-            && self
-                .finish(Some(seat.other()), EndReason::Abandoned)
-                .await
-                .is_err()
         {
-            self.retry_at = Some(now + STORE_RETRY);
+            self.absent_too_long(seat, now).await;
         }
         self.settle().await;
         Flow::Continue

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::Config;
+use crate::config::{Config, Takeover};
 use crate::protocol::{ClientError, ErrorCode};
 use crate::store::Store;
 use crate::thinkers::Thinkers;
@@ -64,12 +64,15 @@ pub struct RoomOptions {
     /// Start from this position (the game's standard text form) instead of the usual
     /// start; such games are never scored.
     pub start: Option<String>,
+    /// What happens to an absent player's seat after the reconnect grace; `None` means
+    /// the server's `rooms.takeover`.
+    pub takeover: Option<Takeover>,
     raw: Map<String, Value>,
 }
 
 impl RoomOptions {
     /// Every option name this server knows.
-    pub const KNOWN: &[&str] = &["start"];
+    pub const KNOWN: &[&str] = &["start", "takeover"];
 
     /// Checks every option; an unknown or mistyped one is refused with `bad_option`.
     pub fn parse(raw: Option<Map<String, Value>>) -> Result<Self, ClientError> {
@@ -78,6 +81,21 @@ impl RoomOptions {
         for (key, value) in &raw {
             match (key.as_str(), value) {
                 ("start", Value::String(position)) => options.start = Some(position.clone()),
+                ("takeover", Value::String(text)) => {
+                    let takeover = text.parse().map_err(|why: String| {
+                        ClientError::new(
+                            ErrorCode::BadOption,
+                            format!("Option \"takeover\": {why}."),
+                        )
+                    })?;
+                    options.takeover = Some(takeover);
+                }
+                ("takeover", _) => {
+                    return Err(ClientError::new(
+                        ErrorCode::BadOption,
+                        "Option \"takeover\" must be a string: none, random, easy, medium or hard.",
+                    ));
+                }
                 ("start", _) => {
                     return Err(ClientError::new(
                         ErrorCode::BadOption,

@@ -6,7 +6,7 @@ use tokio::time::Instant;
 
 use super::{PlayerInfo, Subscriber};
 use crate::bots::BotLevel;
-use crate::protocol::{ClientError, ErrorCode, SeatView};
+use crate::protocol::{ClientError, ErrorCode, PlayerRef, SeatView};
 
 /// A seat as asked for in `create_room`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +75,13 @@ pub(super) enum SeatState {
     },
     /// A bot.
     Bot(BotLevel),
+    /// A bot playing for a person who stayed away past the reconnect grace. If they have
+    /// come back (`conn`), the seat is theirs again once the bot's current move is made.
+    StandIn {
+        player: PlayerInfo,
+        level: BotLevel,
+        conn: Option<Subscriber>,
+    },
 }
 
 impl SeatState {
@@ -82,17 +89,29 @@ impl SeatState {
         matches!(self, SeatState::Open)
     }
 
+    /// The person the seat belongs to, even while a bot stands in for them.
     pub(super) fn player_id(&self) -> Option<&str> {
         match self {
-            SeatState::Human { player, .. } => Some(&player.player_id),
-            _ => None,
+            SeatState::Human { player, .. } | SeatState::StandIn { player, .. } => {
+                Some(&player.player_id)
+            }
+            SeatState::Open | SeatState::Bot(_) => None,
         }
     }
 
+    /// The connection of the seat's person, if connected.
     pub(super) fn conn(&self) -> Option<&Subscriber> {
         match self {
-            SeatState::Human { conn, .. } => conn.as_ref(),
-            _ => None,
+            SeatState::Human { conn, .. } | SeatState::StandIn { conn, .. } => conn.as_ref(),
+            SeatState::Open | SeatState::Bot(_) => None,
+        }
+    }
+
+    /// The level of the bot that plays this seat's moves, if a bot does.
+    pub(super) fn bot_level(&self) -> Option<BotLevel> {
+        match self {
+            SeatState::Bot(level) | SeatState::StandIn { level, .. } => Some(*level),
+            SeatState::Open | SeatState::Human { .. } => None,
         }
     }
 
@@ -100,30 +119,43 @@ impl SeatState {
         match self {
             SeatState::Open => None,
             SeatState::Human { player, .. } => Some(player.name.clone()),
-            SeatState::Bot(level) => Some(format!("Bot ({level})")),
+            SeatState::Bot(level) | SeatState::StandIn { level, .. } => {
+                Some(format!("Bot ({level})"))
+            }
         }
     }
 
-    /// `open`, `human` or `bot:<level>`.
+    /// `open`, `human` or `bot:<level>` (also for a bot standing in for a person).
     pub(super) fn kind(&self) -> String {
         match self {
             SeatState::Open => "open".to_owned(),
             SeatState::Human { .. } => "human".to_owned(),
-            SeatState::Bot(level) => format!("bot:{level}"),
+            SeatState::Bot(level) | SeatState::StandIn { level, .. } => format!("bot:{level}"),
         }
     }
 
     pub(super) fn view(&self, seat: u8) -> SeatView {
+        let (player_id, stand_in_for) = match self {
+            SeatState::StandIn { player, .. } => (
+                None,
+                Some(PlayerRef {
+                    player_id: player.player_id.clone(),
+                    name: player.name.clone(),
+                }),
+            ),
+            _ => (self.player_id().map(str::to_owned), None),
+        };
         SeatView {
             seat,
             kind: self.kind(),
             name: self.name(),
-            player_id: self.player_id().map(str::to_owned),
+            player_id,
             connected: match self {
                 SeatState::Open => false,
                 SeatState::Human { conn, .. } => conn.is_some(),
-                SeatState::Bot(_) => true,
+                SeatState::Bot(_) | SeatState::StandIn { .. } => true,
             },
+            stand_in_for,
         }
     }
 }
