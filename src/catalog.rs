@@ -26,6 +26,8 @@ pub trait AnyGame: Send + Sync {
     fn play(&mut self, text: &str) -> Result<String, MoveError>;
     /// The result once the rules have ended the game.
     fn outcome(&self) -> Option<Outcome>;
+    /// Whether `seat` could still win (see [`Game::can_win`]).
+    fn can_win(&self, seat: Seat) -> bool;
     /// The position in the game's standard text form.
     fn position(&self) -> String;
     /// The structured board for clients.
@@ -61,6 +63,10 @@ impl<G: Evaluate> AnyGame for G {
 
     fn outcome(&self) -> Option<Outcome> {
         Game::outcome(self)
+    }
+
+    fn can_win(&self, seat: Seat) -> bool {
+        Game::can_win(self, seat)
     }
 
     fn position(&self) -> String {

@@ -129,6 +129,9 @@ pub struct RoomsConfig {
     pub reconnect_grace_secs: u64,
     /// What then happens to their seat, unless the room's `options.takeover` says otherwise.
     pub takeover: Takeover,
+    /// A game in which either side has not made its first move this many seconds after
+    /// it became their turn is aborted (no result, no score).
+    pub first_move_secs: u64,
 }
 
 impl Default for RoomsConfig {
@@ -137,6 +140,7 @@ impl Default for RoomsConfig {
             idle_secs: 300,
             reconnect_grace_secs: 60,
             takeover: Takeover::None,
+            first_move_secs: 30,
         }
     }
 }

@@ -136,6 +136,8 @@ pub enum ErrorCode {
     AlreadySeated,
     /// Resigning before the game has started.
     GameNotStarted,
+    /// The mover's clock ran out before the move arrived.
+    OutOfTime,
     /// A second `hello` on the same connection.
     AlreadyIdentified,
     /// The database could not record the action; nothing changed.
@@ -164,6 +166,7 @@ impl ErrorCode {
             ErrorCode::SeatTaken => "seat_taken",
             ErrorCode::AlreadySeated => "already_seated",
             ErrorCode::GameNotStarted => "game_not_started",
+            ErrorCode::OutOfTime => "out_of_time",
             ErrorCode::AlreadyIdentified => "already_identified",
             ErrorCode::StorageUnavailable => "storage_unavailable",
         }
@@ -456,9 +459,74 @@ pub struct StateMsg {
     pub moves: usize,
     /// The result once finished.
     pub result: Option<ResultView>,
+    /// The room's time control (`{"kind":"none"}` without a clock).
+    pub time_control: TimeControl,
+    /// Both clocks, or `null` without a time control.
+    pub clocks: Option<ClockView>,
     /// Every move so far; only in the snapshot sent after `joined`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<String>>,
+}
+
+/// How much time each side has, chosen at `create_room` (`options.time_control`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TimeControl {
+    /// No clock.
+    #[default]
+    None,
+    /// Each move must be made within `per_move_ms`; running out loses.
+    PerMove {
+        /// Time for each move, ms.
+        per_move_ms: u64,
+    },
+    /// Chess-style clocks: `base_ms` each, plus `increment_ms` after every move made.
+    Fischer {
+        /// Each side's starting time, ms.
+        base_ms: u64,
+        /// Time added to a side's clock after each of its moves, ms.
+        increment_ms: u64,
+    },
+}
+
+/// The longest time control accepted: a week, so arithmetic never overflows.
+const MAX_MS: u64 = 7 * 24 * 3600 * 1000;
+
+impl TimeControl {
+    /// Checks the values: times must be positive and at most a week.
+    pub fn validate(&self) -> Result<(), &'static str> {
+        let in_range = |ms: u64| (1..=MAX_MS).contains(&ms);
+        match *self {
+            TimeControl::None => Ok(()),
+            TimeControl::PerMove { per_move_ms } if in_range(per_move_ms) => Ok(()),
+            TimeControl::Fischer {
+                base_ms,
+                increment_ms,
+            } if in_range(base_ms) && increment_ms <= MAX_MS => Ok(()),
+            TimeControl::PerMove { .. } => Err("per_move_ms must be from 1 ms to a week"),
+            TimeControl::Fischer { .. } => {
+                Err("base_ms must be from 1 ms to a week and increment_ms at most a week")
+            }
+        }
+    }
+
+    /// Each side's time at the start of a game (or of each move, per move).
+    pub fn initial_ms(&self) -> Option<u64> {
+        match *self {
+            TimeControl::None => None,
+            TimeControl::PerMove { per_move_ms } => Some(per_move_ms),
+            TimeControl::Fischer { base_ms, .. } => Some(base_ms),
+        }
+    }
+}
+
+/// Both clocks in `state`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ClockView {
+    /// Each seat's remaining time when the state was sent, ms.
+    pub remaining_ms: [u64; 2],
+    /// The seat whose clock is running, if any.
+    pub running: Option<u8>,
 }
 
 /// A seat's score in `game_over`.

@@ -4,7 +4,7 @@
 //! `time_score = floor(99 * 10000 / (d + 10000))` (0..=99); a win scores
 //! `max(1, par - moves) * 100 + time_score`, a draw `time_score`, a loss 0.
 
-use crate::games::{Outcome, Seat};
+use crate::games::{EndReason, Outcome, Seat};
 
 /// What the score of one seat depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +34,9 @@ pub fn time_score(thinking_ms: u64) -> u32 {
 /// The seat's score, or `None` if the game is not scored: one that ended by resignation
 /// or abandonment before each side made `min_moves_per_side` moves.
 pub fn score(input: &ScoreInput) -> Option<u32> {
+    if input.outcome.reason == EndReason::Aborted {
+        return None;
+    }
     let too_short = input
         .moves_by_seat
         .iter()
@@ -56,7 +59,6 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::games::EndReason;
 
     fn win(moves: u32, thinking_ms: u64) -> ScoreInput {
         ScoreInput {

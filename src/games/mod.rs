@@ -101,6 +101,13 @@ pub enum EndReason {
     Resigned,
     /// A player left mid-game or did not reconnect in time.
     Abandoned,
+    /// A player's clock ran out; the other side wins.
+    Timeout,
+    /// A player's clock ran out but the other side cannot possibly win (chess: no mating
+    /// material), so it is a draw.
+    TimeoutVsInsufficientMaterial,
+    /// A side did not make its first move in time; the game does not count.
+    Aborted,
 }
 
 impl EndReason {
@@ -122,13 +129,22 @@ impl EndReason {
             EndReason::QuietMoves => "quiet_moves",
             EndReason::Resigned => "resigned",
             EndReason::Abandoned => "abandoned",
+            EndReason::Timeout => "timeout",
+            EndReason::TimeoutVsInsufficientMaterial => "timeout_vs_insufficient_material",
+            EndReason::Aborted => "aborted",
         }
     }
 
     /// Whether the game ended by a player's choice or absence rather than by the rules,
     /// which matters for scoring (see [`crate::scoring`]).
     pub fn is_forfeit(self) -> bool {
-        matches!(self, EndReason::Resigned | EndReason::Abandoned)
+        matches!(
+            self,
+            EndReason::Resigned
+                | EndReason::Abandoned
+                | EndReason::Timeout
+                | EndReason::TimeoutVsInsufficientMaterial
+        )
     }
 }
 
@@ -242,6 +258,13 @@ pub trait Game: Clone + Send + Sync + 'static {
 
     /// The result once the rules have ended the game.
     fn outcome(&self) -> Option<Outcome>;
+
+    /// Whether `seat` could still win by some series of legal moves; when it cannot, the
+    /// opponent running out of time is a draw rather than a loss (chess: mating material).
+    fn can_win(&self, seat: Seat) -> bool {
+        let _ = seat;
+        true
+    }
 
     /// A hash of the position (including the side to move), for repetition and
     /// transposition tables.

@@ -14,6 +14,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
 
+use super::clock::Clock;
 use super::seats::SeatState;
 use super::{ConnId, Creator, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, unix_ms};
 use crate::bots::BotLevel;
@@ -22,11 +23,14 @@ use crate::config::Takeover;
 use crate::games::{EndReason, MoveError, Outcome, Seat};
 use crate::players::random_hex;
 use crate::protocol::{
-    ClientError, ErrorCode, GameOverMsg, LastMove, ResultView, Role, RoomSummary, ScoreView,
-    ServerMsg, StateMsg, Status,
+    ClientError, ClockView, ErrorCode, GameOverMsg, LastMove, ResultView, Role, RoomSummary,
+    ScoreView, ServerMsg, StateMsg, Status, TimeControl,
 };
 use crate::scoring::{self, ScoreInput};
 use crate::store::{GameFinish, LeaderboardCandidate, MoveRecord, NewGame, SeatRecord, SeatResult};
+
+/// Time a bot leaves on its clock for network, queueing and the move's recording, ms.
+const BOT_SAFETY_MS: u64 = 150;
 
 /// How long to wait before retrying work that failed because the store was unavailable.
 const STORE_RETRY: Duration = Duration::from_secs(1);
@@ -121,6 +125,8 @@ pub(super) struct Room {
     bot_thinking: Option<usize>,
     /// Which seats a bot has played for an absent person (those are not scored).
     stood_in: [bool; 2],
+    /// Both sides' clocks under the room's time control.
+    clock: Clock,
     fill_at: Option<Instant>,
     idle_since: Option<Instant>,
     /// Store-dependent work (starting, a bot's move, abandonment) waits until then.
@@ -149,6 +155,7 @@ impl Room {
             SeatSpec::Open | SeatSpec::Me => SeatState::Open,
         };
         Room {
+            clock: Clock::new(options.time_control),
             id,
             game,
             options,
@@ -166,6 +173,7 @@ impl Room {
             thinking_ms: [0, 0],
             bot_thinking: None,
             stood_in: [false, false],
+
             fill_at: None,
             idle_since: Some(now),
             retry_at: None,
@@ -522,6 +530,13 @@ impl Room {
                 "The game has not started yet.",
             ));
         };
+        let mut clock = self.clock.clone();
+        if clock.stop(received).is_err() {
+            return Err(ClientError::new(
+                ErrorCode::OutOfTime,
+                "Your time ran out before this move arrived, so it was not played; the game ends on time.",
+            ));
+        }
         let think_ms = duration_ms(received.saturating_duration_since(self.turn_began));
         let mut thinking_ms = self.thinking_ms;
         thinking_ms[seat.index()] += think_ms;
@@ -532,6 +547,9 @@ impl Room {
             notation: notation.clone(),
             played_at_ms: unix_ms(SystemTime::now()),
             think_ms: think_ms as i64,
+            clocks_ms: clock
+                .remaining_at(received)
+                .map(|clocks| clocks.map(|ms| i64::try_from(ms).unwrap_or(i64::MAX))),
         };
         let finish = next
             .outcome()
@@ -552,6 +570,10 @@ impl Room {
         let now = Instant::now();
         self.turn_began = now;
         self.last_move_at = now;
+        self.clock = clock;
+        if let Some(next_seat) = self.game.turn() {
+            self.clock.start(next_seat, now);
+        }
         for seat in Seat::BOTH {
             self.hand_back(seat);
         }
@@ -684,6 +706,7 @@ impl Room {
         } = ending;
         self.result = Some(outcome);
         self.bot_thinking = None;
+        self.clock.halt(Instant::now());
         self.seq += 1;
         self.broadcast_state(None);
         let game_id = self
@@ -753,6 +776,9 @@ impl Room {
         self.turn_began = now;
         self.last_move_at = now;
         self.fill_at = None;
+        if let Some(first) = self.game.turn() {
+            self.clock.start(first, now);
+        }
     }
 
     /// Brings derived state up to date after any change: starts the game if it can,
@@ -805,13 +831,19 @@ impl Room {
         }
         self.bot_thinking = Some(ply);
         let game = self.game.clone_box();
-        let limits = self
+        let mut limits = self
             .context
             .config
             .bots
             .limits(level, std::time::Instant::now());
-        let not_before =
-            self.last_move_at + Duration::from_millis(self.context.config.bots.min_delay_ms);
+        let mut min_delay = Duration::from_millis(self.context.config.bots.min_delay_ms);
+        if let Some(budget) = self.bot_time_budget(seat) {
+            let by_clock = std::time::Instant::now() + budget;
+            limits.deadline = Some(limits.deadline.map_or(by_clock, |own| own.min(by_clock)));
+            // The pause that makes replies feel natural must never cost a bot the game.
+            min_delay = min_delay.min(budget);
+        }
+        let not_before = self.last_move_at + min_delay;
         let myself = self.myself.clone();
         let room = self.id.clone();
         let thinkers = self.context.thinkers.clone();
@@ -826,6 +858,22 @@ impl Room {
                 (_, None) => {}
             }
         });
+    }
+
+    /// How long a bot in `seat` may think under the room's clock: a share of its remaining
+    /// time (half of a per-move allowance; a thirtieth of a Fischer clock plus half the
+    /// increment), less a safety margin for network and queueing delays.
+    fn bot_time_budget(&self, seat: Seat) -> Option<Duration> {
+        let remaining = self.clock.remaining_at(Instant::now())?[seat.index()];
+        let share = match self.clock.control() {
+            TimeControl::None => return None,
+            TimeControl::PerMove { .. } => remaining / 2,
+            TimeControl::Fischer { increment_ms, .. } => remaining / 30 + increment_ms / 2,
+        };
+        let safe = share
+            .min(remaining.saturating_sub(BOT_SAFETY_MS))
+            .saturating_sub(BOT_SAFETY_MS);
+        Some(Duration::from_millis(safe.max(1)))
     }
 
     async fn bot_moved(&mut self, ply: usize, text: &str) {
@@ -924,6 +972,8 @@ impl Room {
         [
             self.fill_at,
             self.abandon_deadline().map(|(at, _)| at),
+            self.flag_deadline(),
+            self.first_move_deadline(),
             self.idle_since.map(|since| since + idle),
             self.retry_at,
         ]
@@ -958,8 +1008,48 @@ impl Room {
         {
             self.absent_too_long(seat, now).await;
         }
+        if self.first_move_deadline().is_some_and(|at| at <= now) {
+            info!(room = %self.id, "a first move was not made in time; the game is aborted");
+            self.end_by_timer(None, EndReason::Aborted, now).await;
+        } else if let Some((seat, at)) = self.clock.deadline()
+            && at <= now
+            && self.status() == Status::Playing
+        {
+            // Running out of time loses, unless the opponent could never win anyway.
+            let opponent = seat.other();
+            if self.game.can_win(opponent) {
+                self.end_by_timer(Some(opponent), EndReason::Timeout, now)
+                    .await;
+            } else {
+                self.end_by_timer(None, EndReason::TimeoutVsInsufficientMaterial, now)
+                    .await;
+            }
+        }
         self.settle().await;
         Flow::Continue
+    }
+
+    /// Ends the game from a timer; if the store cannot record it, tries again shortly.
+    async fn end_by_timer(&mut self, winner: Option<Seat>, reason: EndReason, now: Instant) {
+        if self.finish(winner, reason).await.is_err() {
+            self.retry_at = Some(now + STORE_RETRY);
+        }
+    }
+
+    /// When the side to move flags, while a game is on.
+    fn flag_deadline(&self) -> Option<Instant> {
+        match self.status() {
+            Status::Playing => self.clock.deadline().map(|(_, at)| at),
+            Status::Waiting | Status::Finished => None,
+        }
+    }
+
+    /// When the game is aborted if the side to move has not yet made its first move.
+    fn first_move_deadline(&self) -> Option<Instant> {
+        let first_moves_pending = self.status() == Status::Playing && self.history.len() < 2;
+        first_moves_pending.then(|| {
+            self.turn_began + Duration::from_secs(self.context.config.rooms.first_move_secs)
+        })
     }
 
     // ----- views and broadcasting --------------------------------------------------
@@ -995,6 +1085,14 @@ impl Room {
                 winner: outcome.winner.map(|s| s.index() as u8),
                 reason: outcome.reason,
             }),
+            time_control: self.clock.control(),
+            clocks: self
+                .clock
+                .remaining_at(Instant::now())
+                .map(|remaining_ms| ClockView {
+                    remaining_ms,
+                    running: self.clock.running().map(|seat| seat.index() as u8),
+                }),
             history: with_history
                 .then(|| self.history.iter().map(|(_, text)| text.clone()).collect()),
         }

@@ -2,6 +2,7 @@
 //! timers, and is reached only through a cheap cloneable [`RoomHandle`].
 
 mod actor;
+mod clock;
 mod handle;
 mod seats;
 
@@ -14,7 +15,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, Takeover};
-use crate::protocol::{ClientError, ErrorCode};
+use crate::protocol::{ClientError, ErrorCode, TimeControl};
 use crate::store::Store;
 use crate::thinkers::Thinkers;
 
@@ -67,12 +68,14 @@ pub struct RoomOptions {
     /// What happens to an absent player's seat after the reconnect grace; `None` means
     /// the server's `rooms.takeover`.
     pub takeover: Option<Takeover>,
+    /// The time control (none by default).
+    pub time_control: TimeControl,
     raw: Map<String, Value>,
 }
 
 impl RoomOptions {
     /// Every option name this server knows.
-    pub const KNOWN: &[&str] = &["start", "takeover"];
+    pub const KNOWN: &[&str] = &["start", "takeover", "time_control"];
 
     /// Checks every option; an unknown or mistyped one is refused with `bad_option`.
     pub fn parse(raw: Option<Map<String, Value>>) -> Result<Self, ClientError> {
@@ -89,6 +92,21 @@ impl RoomOptions {
                         )
                     })?;
                     options.takeover = Some(takeover);
+                }
+                ("time_control", value) => {
+                    let control: TimeControl = serde_json::from_value(value.clone()).map_err(|why| {
+                        ClientError::new(
+                            ErrorCode::BadOption,
+                            format!("Option \"time_control\" is not a time control ({why}); use {{\"kind\":\"none\"}}, {{\"kind\":\"per_move\",\"per_move_ms\":N}} or {{\"kind\":\"fischer\",\"base_ms\":N,\"increment_ms\":N}}."),
+                        )
+                    })?;
+                    control.validate().map_err(|why| {
+                        ClientError::new(
+                            ErrorCode::BadOption,
+                            format!("Option \"time_control\": {why}."),
+                        )
+                    })?;
+                    options.time_control = control;
                 }
                 ("takeover", _) => {
                     return Err(ClientError::new(

@@ -87,6 +87,8 @@ pub struct MoveRecord {
     pub played_at_ms: i64,
     /// How long the mover thought: receipt time minus the time the turn began, in ms.
     pub think_ms: i64,
+    /// Both seats' remaining time just after the move, ms; `None` without a clock.
+    pub clocks_ms: Option<[i64; 2]>,
 }
 
 /// A seat's totals when its game ends.
@@ -162,6 +164,8 @@ pub struct StoredMove {
     pub played_at_ms: i64,
     /// The mover's thinking time for this move, ms.
     pub think_ms: i64,
+    /// Both seats' remaining time just after the move, ms; `null` without a clock.
+    pub clocks_ms: Option<[i64; 2]>,
 }
 
 /// A whole stored game with every move.

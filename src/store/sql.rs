@@ -273,6 +273,13 @@ fn move_from_row(row: &AnyRow) -> Result<StoredMove, StoreError> {
         notation: row.try_get("notation")?,
         played_at_ms: row.try_get("played_at")?,
         think_ms: row.try_get("think_ms")?,
+        clocks_ms: match (
+            row.try_get::<Option<i64>, _>("clock0_ms")?,
+            row.try_get::<Option<i64>, _>("clock1_ms")?,
+        ) {
+            (Some(first), Some(second)) => Some([first, second]),
+            _ => None,
+        },
     })
 }
 
@@ -378,8 +385,8 @@ impl Store for SqlStore {
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO moves (game_id, ply, seat, notation, played_at, think_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
+            "INSERT INTO moves (game_id, ply, seat, notation, played_at, think_ms, clock0_ms, \
+             clock1_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
         .bind(mv.game_id.as_str())
         .bind(i64::from(mv.ply))
@@ -387,6 +394,8 @@ impl Store for SqlStore {
         .bind(mv.notation.as_str())
         .bind(mv.played_at_ms)
         .bind(mv.think_ms)
+        .bind(mv.clocks_ms.map(|clocks| clocks[0]))
+        .bind(mv.clocks_ms.map(|clocks| clocks[1]))
         .execute(&mut *tx)
         .await?;
         sqlx::query("UPDATE games SET moves = moves + 1 WHERE game_id = $1")
@@ -438,7 +447,7 @@ impl Store for SqlStore {
         .fetch_all(&mut *tx)
         .await?;
         let moves = sqlx::query(
-            "SELECT ply, seat, notation, played_at, think_ms FROM moves \
+            "SELECT ply, seat, notation, played_at, think_ms, clock0_ms, clock1_ms FROM moves \
              WHERE game_id = $1 ORDER BY ply",
         )
         .bind(game_id)
@@ -595,6 +604,7 @@ mod tests {
             notation: notation.to_owned(),
             played_at_ms,
             think_ms: i64::from(ply) * 100,
+            clocks_ms: Some([60_000 - i64::from(ply), 60_000]),
         }
     }
 
@@ -865,6 +875,7 @@ mod tests {
                     notation: m.notation.clone(),
                     played_at_ms: m.played_at_ms,
                     think_ms: m.think_ms,
+                    clocks_ms: m.clocks_ms,
                 })
                 .collect(),
         };

@@ -378,6 +378,14 @@ impl Game for Chess {
         self.outcome
     }
 
+    fn can_win(&self, seat: Seat) -> bool {
+        let color = match seat {
+            Seat::First => Color::White,
+            Seat::Second => Color::Black,
+        };
+        !self.pos.has_insufficient_material(color)
+    }
+
     fn position_hash(&self) -> u64 {
         self.hash.0
     }

@@ -1,0 +1,200 @@
+//! Game clocks, pure: time comes in as `now`, so every rule is tested with plain values.
+//!
+//! A room's clock knows the time control, each seat's remaining time and whose clock is
+//! running. The room asks it when the running side would flag and tells it when a move
+//! is made.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::games::Seat;
+use crate::protocol::TimeControl;
+
+/// The running side's time ran out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flagged(pub Seat);
+
+/// Both sides' clocks under one time control.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clock {
+    control: TimeControl,
+    /// Each seat's remaining time, ms, as of the start of the running turn.
+    remaining_ms: [u64; 2],
+    /// The seat whose clock runs, and since when.
+    running: Option<(Seat, Instant)>,
+}
+
+impl Clock {
+    /// Stopped clocks with each side's initial time.
+    pub fn new(control: TimeControl) -> Clock {
+        let initial = control.initial_ms().unwrap_or(0);
+        Clock {
+            control,
+            remaining_ms: [initial, initial],
+            running: None,
+        }
+    }
+
+    /// The time control.
+    pub fn control(&self) -> TimeControl {
+        self.control
+    }
+
+    /// Starts `seat`'s clock at `now` (a per-move clock is reset to the full time).
+    pub fn start(&mut self, seat: Seat, now: Instant) {
+        if self.control == TimeControl::None {
+            return;
+        }
+        if let TimeControl::PerMove { per_move_ms } = self.control {
+            self.remaining_ms[seat.index()] = per_move_ms;
+        }
+        self.running = Some((seat, now));
+    }
+
+    /// Stops the running clock for a move received at `now`: charges the time used and
+    /// adds the increment; a move that came too late flags instead (the time is then 0).
+    pub fn stop(&mut self, now: Instant) -> Result<(), Flagged> {
+        let Some((seat, since)) = self.running.take() else {
+            return Ok(());
+        };
+        let used = millis(now.saturating_duration_since(since));
+        let left = &mut self.remaining_ms[seat.index()];
+        if used > *left {
+            *left = 0;
+            return Err(Flagged(seat));
+        }
+        *left -= used;
+        if let TimeControl::Fischer { increment_ms, .. } = self.control {
+            *left += increment_ms;
+        }
+        Ok(())
+    }
+
+    /// Freezes the clocks at `now` (the game ended otherwise), charging the running side.
+    pub fn halt(&mut self, now: Instant) {
+        if let Some((seat, since)) = self.running.take() {
+            let used = millis(now.saturating_duration_since(since));
+            let left = &mut self.remaining_ms[seat.index()];
+            *left = left.saturating_sub(used);
+        }
+    }
+
+    /// When the running side flags, if a clock is running.
+    pub fn deadline(&self) -> Option<(Seat, Instant)> {
+        let (seat, since) = self.running?;
+        Some((
+            seat,
+            since + Duration::from_millis(self.remaining_ms[seat.index()]),
+        ))
+    }
+
+    /// The seat whose clock runs.
+    pub fn running(&self) -> Option<Seat> {
+        self.running.map(|(seat, _)| seat)
+    }
+
+    /// Each seat's remaining time at `now`, ms; `None` without a time control.
+    pub fn remaining_at(&self, now: Instant) -> Option<[u64; 2]> {
+        self.control.initial_ms()?;
+        let mut remaining = self.remaining_ms;
+        if let Some((seat, since)) = self.running {
+            let used = millis(now.saturating_duration_since(since));
+            remaining[seat.index()] = remaining[seat.index()].saturating_sub(used);
+        }
+        Some(remaining)
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn fischer_charges_time_used_and_adds_the_increment() {
+        let t0 = Instant::now();
+        let mut clock = Clock::new(TimeControl::Fischer {
+            base_ms: 1_000,
+            increment_ms: 100,
+        });
+        clock.start(Seat::First, t0);
+        assert_eq!(clock.deadline(), Some((Seat::First, t0 + ms(1_000))));
+        assert_eq!(clock.remaining_at(t0 + ms(300)), Some([700, 1_000]));
+        assert_eq!(clock.stop(t0 + ms(300)), Ok(()));
+        assert_eq!(clock.remaining_at(t0 + ms(300)), Some([800, 1_000]));
+        clock.start(Seat::Second, t0 + ms(300));
+        assert_eq!(clock.running(), Some(Seat::Second));
+        assert_eq!(clock.deadline(), Some((Seat::Second, t0 + ms(1_300))));
+    }
+
+    #[test]
+    fn a_late_move_flags_and_leaves_zero() {
+        let t0 = Instant::now();
+        let mut clock = Clock::new(TimeControl::Fischer {
+            base_ms: 500,
+            increment_ms: 1_000,
+        });
+        clock.start(Seat::Second, t0);
+        assert_eq!(clock.stop(t0 + ms(501)), Err(Flagged(Seat::Second)));
+        assert_eq!(clock.remaining_at(t0 + ms(501)), Some([500, 0]));
+    }
+
+    #[test]
+    fn per_move_resets_every_turn() {
+        let t0 = Instant::now();
+        let mut clock = Clock::new(TimeControl::PerMove { per_move_ms: 3_000 });
+        clock.start(Seat::First, t0);
+        assert_eq!(clock.stop(t0 + ms(2_900)), Ok(()));
+        clock.start(Seat::First, t0 + ms(5_000));
+        assert_eq!(clock.remaining_at(t0 + ms(5_000)), Some([3_000, 3_000]));
+        assert_eq!(clock.deadline(), Some((Seat::First, t0 + ms(8_000))));
+    }
+
+    #[test]
+    fn no_time_control_never_runs() {
+        let t0 = Instant::now();
+        let mut clock = Clock::new(TimeControl::None);
+        clock.start(Seat::First, t0);
+        assert_eq!(clock.deadline(), None);
+        assert_eq!(clock.remaining_at(t0), None);
+        assert_eq!(clock.stop(t0 + ms(1_000_000)), Ok(()));
+    }
+
+    #[test]
+    fn halting_charges_the_running_side() {
+        let t0 = Instant::now();
+        let mut clock = Clock::new(TimeControl::Fischer {
+            base_ms: 1_000,
+            increment_ms: 0,
+        });
+        clock.start(Seat::First, t0);
+        clock.halt(t0 + ms(250));
+        assert_eq!(clock.running(), None);
+        assert_eq!(clock.remaining_at(t0 + ms(9_999)), Some([750, 1_000]));
+    }
+
+    #[test]
+    fn time_controls_read_and_validate() {
+        let fischer: TimeControl =
+            serde_json::from_str(r#"{"kind":"fischer","base_ms":60000,"increment_ms":0}"#).unwrap();
+        assert_eq!(
+            fischer,
+            TimeControl::Fischer {
+                base_ms: 60_000,
+                increment_ms: 0
+            }
+        );
+        assert!(fischer.validate().is_ok());
+        assert!(serde_json::from_str::<TimeControl>(r#"{"kind":"sudden"}"#).is_err());
+        assert!(serde_json::from_str::<TimeControl>(r#"{"kind":"per_move"}"#).is_err());
+        assert!(TimeControl::PerMove { per_move_ms: 0 }.validate().is_err());
+    }
+}

@@ -1,0 +1,122 @@
+//! Time controls through the real server: the room's clock ends games by itself. Short
+//! controls (milliseconds) keep the tests quick.
+
+mod common;
+
+use common::{TestServer, temp_dir, test_config};
+use serde_json::{Value, json};
+
+fn fischer(base_ms: u64, increment_ms: u64) -> Value {
+    json!({"kind": "fischer", "base_ms": base_ms, "increment_ms": increment_ms})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn running_out_of_time_loses_and_the_increment_is_added() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let mut alice = server.player("Alice").await;
+    let mut bob = server.player("Bob").await;
+    let options = json!({"time_control": fischer(1_500, 1_000)});
+    let (room, snapshot) = alice.create_game("chess", ["me", "open"], options).await;
+    assert_eq!(snapshot.unwrap()["time_control"], fischer(1_500, 1_000));
+    let started = bob.join(&room, 1).await;
+    assert_eq!(started["clocks"]["running"], 0);
+
+    alice.play(&room, "e2e4").await;
+    let after = bob.until_state(|s| s["moves"] == 1).await;
+    let white_left = after["clocks"]["remaining_ms"][0].as_u64().unwrap();
+    // 1,500 ms minus the moment the move took, plus the 1,000 ms increment.
+    assert!((2_000..=2_500).contains(&white_left), "{after}");
+    assert_eq!(after["clocks"]["running"], 1);
+
+    // Bob never moves: the room flags him by itself.
+    let over = alice.until("game_over").await;
+    assert_eq!(over["reason"], "timeout");
+    assert_eq!(over["winner"], 0);
+    let game = server
+        .get_json(&format!("/api/games/{}", over["game_id"].as_str().unwrap()))
+        .await
+        .1;
+    let clocks = &game["moves"][0]["clocks_ms"];
+    assert!(
+        clocks[0].as_i64().unwrap() >= 2_000,
+        "stored clocks after the move: {game}"
+    );
+    assert_eq!(clocks[1], 1_500);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_against_a_bare_king_is_a_draw() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let mut alice = server.player("Alice").await;
+    let mut bob = server.player("Bob").await;
+    let options =
+        json!({"start": "7k/8/8/8/8/8/8/1Q5K w - - 0 1", "time_control": fischer(300, 0)});
+    let (room, _) = alice.create_game("chess", ["me", "open"], options).await;
+    bob.join(&room, 1).await;
+    // White, with a queen, lets the clock run out; Black's lone king could never mate.
+    let over = bob.until("game_over").await;
+    assert_eq!(over["reason"], "timeout_vs_insufficient_material");
+    assert_eq!(over["winner"], Value::Null);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_without_a_first_move_is_aborted_and_not_scored() {
+    let dir = temp_dir();
+    let mut config = test_config(dir.path());
+    config.rooms.first_move_secs = 1;
+    let server = TestServer::start(config).await;
+    let mut alice = server.player("Alice").await;
+    let mut bob = server.player("Bob").await;
+    let (room, _) = alice
+        .create_game("checkers", ["me", "open"], json!({}))
+        .await;
+    bob.join(&room, 1).await;
+    alice.play(&room, "11-15").await;
+    // Bob never makes his first move.
+    let over = alice.until("game_over").await;
+    assert_eq!(over["reason"], "aborted");
+    assert_eq!(over["winner"], Value::Null);
+    assert_eq!(over["scores"][0]["score"], Value::Null);
+    assert_eq!(over["scores"][1]["score"], Value::Null);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_keep_to_a_fast_clock() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let mut viewer = server.player("Viewer").await;
+    let options = json!({"time_control": {"kind": "per_move", "per_move_ms": 400}});
+    let (room, _) = viewer
+        .create_game("chess", ["bot:hard", "bot:medium"], options)
+        .await;
+    viewer.send(json!({"type": "watch", "room": room})).await;
+    viewer.expect("joined").await;
+    let state = viewer
+        .until_state(|s| s["moves"].as_u64() >= Some(20) || s["status"] == "finished")
+        .await;
+    assert_ne!(state["result"]["reason"], "timeout", "{state}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_time_control_is_refused() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let mut alice = server.player("Alice").await;
+    for control in [
+        json!({"kind": "sudden"}),
+        json!({"kind": "per_move"}),
+        json!({"kind": "per_move", "per_move_ms": 0}),
+        json!({"kind": "fischer", "base_ms": 60000}),
+        json!("fischer"),
+    ] {
+        let request = json!({"type": "create_room", "game": "chess", "seats": ["me", "open"], "options": {"time_control": control}});
+        alice.expect_error(request, "bad_option").await;
+    }
+    server.stop().await;
+}
