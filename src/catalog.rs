@@ -28,6 +28,9 @@ pub trait AnyGame: Send + Sync {
     fn outcome(&self) -> Option<Outcome>;
     /// Whether `seat` could still win (see [`Game::can_win`]).
     fn can_win(&self, seat: Seat) -> bool;
+    /// The static evaluation of the position from `seat`'s side (positive is good for it),
+    /// e.g. for a bot deciding on a draw offer; 0 once the game is over.
+    fn evaluation_for(&self, seat: Seat) -> i32;
     /// The position in the game's standard text form.
     fn position(&self) -> String;
     /// The structured board for clients.
@@ -67,6 +70,14 @@ impl<G: Evaluate> AnyGame for G {
 
     fn can_win(&self, seat: Seat) -> bool {
         Game::can_win(self, seat)
+    }
+
+    fn evaluation_for(&self, seat: Seat) -> i32 {
+        match Game::turn(self) {
+            Some(to_move) if to_move == seat => self.evaluate(),
+            Some(_) => -self.evaluate(),
+            None => 0,
+        }
     }
 
     fn position(&self) -> String {

@@ -72,6 +72,26 @@ pub enum ClientMsg {
     },
     /// List the rooms.
     ListRooms {},
+    /// Offer the opponent a draw.
+    OfferDraw {
+        /// The room's id.
+        room: String,
+    },
+    /// Accept the opponent's draw offer.
+    AcceptDraw {
+        /// The room's id.
+        room: String,
+    },
+    /// Decline the opponent's draw offer.
+    DeclineDraw {
+        /// The room's id.
+        room: String,
+    },
+    /// Ask for another game in the same room, seats swapped, once this one is over.
+    Rematch {
+        /// The room's id.
+        room: String,
+    },
 }
 
 /// Every `type` a client may send, for telling `unknown_type` from `bad_message`.
@@ -84,6 +104,10 @@ const CLIENT_TYPES: &[&str] = &[
     "resign",
     "leave",
     "list_rooms",
+    "offer_draw",
+    "accept_draw",
+    "decline_draw",
+    "rematch",
 ];
 
 /// A parsed client message with the `ref` it carried, if any.
@@ -138,6 +162,10 @@ pub enum ErrorCode {
     GameNotStarted,
     /// The mover's clock ran out before the move arrived.
     OutOfTime,
+    /// `accept_draw`/`decline_draw` without a draw offer from the opponent.
+    NoDrawOffer,
+    /// `rematch` before the game is over.
+    GameNotFinished,
     /// A second `hello` on the same connection.
     AlreadyIdentified,
     /// The database could not record the action; nothing changed.
@@ -167,6 +195,8 @@ impl ErrorCode {
             ErrorCode::AlreadySeated => "already_seated",
             ErrorCode::GameNotStarted => "game_not_started",
             ErrorCode::OutOfTime => "out_of_time",
+            ErrorCode::NoDrawOffer => "no_draw_offer",
+            ErrorCode::GameNotFinished => "game_not_finished",
             ErrorCode::AlreadyIdentified => "already_identified",
             ErrorCode::StorageUnavailable => "storage_unavailable",
         }
@@ -463,6 +493,10 @@ pub struct StateMsg {
     pub time_control: TimeControl,
     /// Both clocks, or `null` without a time control.
     pub clocks: Option<ClockView>,
+    /// The seat that has offered a draw still open, if any.
+    pub draw_offer: Option<u8>,
+    /// The seats that have asked for a rematch of the finished game.
+    pub rematch: Vec<u8>,
     /// Every move so far; only in the snapshot sent after `joined`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<String>>,

@@ -22,7 +22,7 @@ use crate::players::{self, Identity};
 use crate::protocol::{
     self, ClientError, ClientMsg, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, ServerMsg,
 };
-use crate::room::{ConnId, Creator, PlayerInfo, RoomHandle, Subscriber, unix_ms};
+use crate::room::{ConnId, Creator, PlayerInfo, Request, RoomHandle, Subscriber, unix_ms};
 
 /// How many frames may wait for a slow client before it is disconnected.
 const OUTBOX_FRAMES: usize = 256;
@@ -278,12 +278,11 @@ impl Connection {
                     .await?;
                 Ok(Vec::new())
             }
-            ClientMsg::Resign { room } => {
-                let player = self.player_info()?;
-                let handle = self.app.lobby.get(&room)?;
-                handle.resign(player.player_id, self.conn).await?;
-                Ok(Vec::new())
-            }
+            ClientMsg::Resign { room } => self.request(&room, Request::Resign).await,
+            ClientMsg::OfferDraw { room } => self.request(&room, Request::OfferDraw).await,
+            ClientMsg::AcceptDraw { room } => self.request(&room, Request::AcceptDraw).await,
+            ClientMsg::DeclineDraw { room } => self.request(&room, Request::DeclineDraw).await,
+            ClientMsg::Rematch { room } => self.request(&room, Request::Rematch).await,
             ClientMsg::Leave { room } => {
                 let player = self.player_info()?;
                 let handle = self.app.lobby.get(&room)?;
@@ -299,6 +298,14 @@ impl Connection {
                 }])
             }
         }
+    }
+
+    /// Passes a seated player's request to a room; the room's broadcast is the answer.
+    async fn request(&self, room: &str, request: Request) -> Result<Vec<ServerMsg>, ClientError> {
+        let player = self.player_info()?;
+        let handle = self.app.lobby.get(room)?;
+        handle.request(request, player.player_id, self.conn).await?;
+        Ok(Vec::new())
     }
 
     async fn hello(

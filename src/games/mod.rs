@@ -108,6 +108,8 @@ pub enum EndReason {
     TimeoutVsInsufficientMaterial,
     /// A side did not make its first move in time; the game does not count.
     Aborted,
+    /// The players agreed to a draw.
+    DrawAgreed,
 }
 
 impl EndReason {
@@ -132,6 +134,7 @@ impl EndReason {
             EndReason::Timeout => "timeout",
             EndReason::TimeoutVsInsufficientMaterial => "timeout_vs_insufficient_material",
             EndReason::Aborted => "aborted",
+            EndReason::DrawAgreed => "draw_agreed",
         }
     }
 

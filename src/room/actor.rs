@@ -15,6 +15,7 @@ use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
 
 use super::clock::Clock;
+use super::handle::Request;
 use super::seats::SeatState;
 use super::{ConnId, Creator, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, unix_ms};
 use crate::bots::BotLevel;
@@ -28,6 +29,9 @@ use crate::protocol::{
 };
 use crate::scoring::{self, ScoreInput};
 use crate::store::{GameFinish, LeaderboardCandidate, MoveRecord, NewGame, SeatRecord, SeatResult};
+
+/// A bot accepts a draw unless its evaluation of its own position is above this.
+const DRAW_ACCEPT_BELOW: i32 = 50;
 
 /// Time a bot leaves on its clock for network, queueing and the move's recording, ms.
 const BOT_SAFETY_MS: u64 = 150;
@@ -60,7 +64,8 @@ pub(super) enum Command {
         received: Instant,
         reply: Reply,
     },
-    Resign {
+    Request {
+        request: Request,
         player_id: String,
         conn: ConnId,
         reply: Reply,
@@ -127,6 +132,12 @@ pub(super) struct Room {
     stood_in: [bool; 2],
     /// Both sides' clocks under the room's time control.
     clock: Clock,
+    /// The game as it starts, for rematches.
+    initial: Box<dyn AnyGame>,
+    /// The seat whose draw offer is open.
+    draw_offer: Option<Seat>,
+    /// Which seats have asked for a rematch of the finished game.
+    rematch: [bool; 2],
     fill_at: Option<Instant>,
     idle_since: Option<Instant>,
     /// Store-dependent work (starting, a bot's move, abandonment) waits until then.
@@ -156,6 +167,9 @@ impl Room {
         };
         Room {
             clock: Clock::new(options.time_control),
+            initial: game.clone_box(),
+            draw_offer: None,
+            rematch: [false, false],
             id,
             game,
             options,
@@ -250,12 +264,13 @@ impl Room {
                 let result = self.human_move(&player_id, conn, &text, received).await;
                 let _ = reply.send(result);
             }
-            Command::Resign {
+            Command::Request {
+                request,
                 player_id,
                 conn,
                 reply,
             } => {
-                let result = self.resign(&player_id, conn).await;
+                let result = self.request(request, &player_id, conn).await;
                 let _ = reply.send(result);
             }
             Command::Leave {
@@ -574,6 +589,10 @@ impl Room {
         if let Some(next_seat) = self.game.turn() {
             self.clock.start(next_seat, now);
         }
+        // A draw offer lapses when the offerer's opponent moves instead of answering it.
+        if self.draw_offer == Some(seat.other()) {
+            self.draw_offer = None;
+        }
         for seat in Seat::BOTH {
             self.hand_back(seat);
         }
@@ -587,19 +606,115 @@ impl Room {
         Ok(())
     }
 
-    async fn resign(&mut self, player_id: &str, conn: ConnId) -> Result<(), ClientError> {
+    /// A seated player's request other than a move, checked in the documented order:
+    /// the seat, then the game's status, then the request itself.
+    async fn request(
+        &mut self,
+        request: Request,
+        player_id: &str,
+        conn: ConnId,
+    ) -> Result<(), ClientError> {
         let seat = self.seat_of(player_id, conn)?;
-        match self.status() {
-            Status::Finished => Err(ClientError::new(
-                ErrorCode::GameFinished,
-                "This game is already over.",
-            )),
-            Status::Waiting => Err(ClientError::new(
-                ErrorCode::GameNotStarted,
-                "The game has not started, so there is nothing to resign. Use leave to give up your seat.",
-            )),
-            Status::Playing => self.finish(Some(seat.other()), EndReason::Resigned).await,
+        if request == Request::Rematch {
+            return self.ask_rematch(seat).await;
         }
+        match self.status() {
+            Status::Finished => {
+                return Err(ClientError::new(
+                    ErrorCode::GameFinished,
+                    "This game is already over.",
+                ));
+            }
+            Status::Waiting => {
+                return Err(ClientError::new(
+                    ErrorCode::GameNotStarted,
+                    "The game has not started yet. Use leave to give up your seat.",
+                ));
+            }
+            Status::Playing => {}
+        }
+        let offered_to_me = self.draw_offer == Some(seat.other());
+        match request {
+            Request::Resign => self.finish(Some(seat.other()), EndReason::Resigned).await,
+            Request::AcceptDraw | Request::OfferDraw if offered_to_me => {
+                self.finish(None, EndReason::DrawAgreed).await
+            }
+            Request::OfferDraw => {
+                self.draw_offer = Some(seat);
+                self.seq += 1;
+                self.broadcast_state(None);
+                self.bot_answers_draw(seat.other()).await;
+                Ok(())
+            }
+            Request::DeclineDraw if offered_to_me => {
+                self.draw_offer = None;
+                self.seq += 1;
+                self.broadcast_state(None);
+                Ok(())
+            }
+            Request::AcceptDraw | Request::DeclineDraw => Err(ClientError::new(
+                ErrorCode::NoDrawOffer,
+                "Your opponent has not offered a draw (or the offer lapsed when you moved).",
+            )),
+            Request::Rematch => Ok(()),
+        }
+    }
+
+    /// A bot in `seat` answers an open draw offer by its evaluation: it accepts unless it
+    /// judges its own position better.
+    async fn bot_answers_draw(&mut self, seat: Seat) {
+        if self.seats[seat.index()].bot_level().is_none() {
+            return;
+        }
+        if self.game.evaluation_for(seat) <= DRAW_ACCEPT_BELOW {
+            if let Err(error) = self.finish(None, EndReason::DrawAgreed).await {
+                warn!(room = %self.id, %error, "a bot's draw could not be recorded");
+            }
+        } else {
+            self.draw_offer = None;
+            self.seq += 1;
+            self.broadcast_state(None);
+        }
+    }
+
+    /// Records `seat`'s wish for a rematch; a bot always agrees. When both seats agree,
+    /// a new game starts in the room with the seats swapped.
+    async fn ask_rematch(&mut self, seat: Seat) -> Result<(), ClientError> {
+        if self.status() != Status::Finished {
+            return Err(ClientError::new(
+                ErrorCode::GameNotFinished,
+                "A rematch can be asked for once this game is over.",
+            ));
+        }
+        self.rematch[seat.index()] = true;
+        for other in Seat::BOTH {
+            if matches!(self.seats[other.index()], SeatState::Bot(_)) {
+                self.rematch[other.index()] = true;
+            }
+        }
+        if self.rematch == [true, true] {
+            self.restart();
+            self.try_start().await;
+        }
+        self.seq += 1;
+        self.broadcast_state(None);
+        Ok(())
+    }
+
+    /// Sets the room up for a new game with the same options and the seats swapped.
+    fn restart(&mut self) {
+        info!(room = %self.id, "a rematch begins with the seats swapped");
+        self.seats.swap(0, 1);
+        self.game = self.initial.clone_box();
+        self.history.clear();
+        self.result = None;
+        self.started = None;
+        self.thinking_ms = [0, 0];
+        self.bot_thinking = None;
+        self.stood_in = [false, false];
+        self.clock = Clock::new(self.options.time_control);
+        self.draw_offer = None;
+        self.rematch = [false, false];
     }
 
     /// Ends the game without a move (resignation, abandonment): records it, then applies it.
@@ -1086,6 +1201,12 @@ impl Room {
                 reason: outcome.reason,
             }),
             time_control: self.clock.control(),
+            draw_offer: self.draw_offer.map(|seat| seat.index() as u8),
+            rematch: Seat::BOTH
+                .into_iter()
+                .filter(|seat| self.rematch[seat.index()])
+                .map(|seat| seat.index() as u8)
+                .collect(),
             clocks: self
                 .clock
                 .remaining_at(Instant::now())

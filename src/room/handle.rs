@@ -19,6 +19,21 @@ use crate::protocol::{ClientError, ErrorCode, RoomSummary};
 /// How many commands may wait for a room before senders wait their turn.
 const COMMAND_QUEUE: usize = 64;
 
+/// What a seated player may ask of the room besides moving.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// Give up the game in progress.
+    Resign,
+    /// Offer the opponent a draw (accepts the opponent's open offer, if there is one).
+    OfferDraw,
+    /// Accept the opponent's open draw offer.
+    AcceptDraw,
+    /// Decline the opponent's open draw offer.
+    DeclineDraw,
+    /// Ask for another game, seats swapped, once this one is over.
+    Rematch,
+}
+
 /// The player who created a room with a `me` seat, seated as the room starts.
 #[derive(Debug)]
 pub struct Creator {
@@ -159,9 +174,15 @@ impl RoomHandle {
         .await
     }
 
-    /// Resigns the game in progress.
-    pub async fn resign(&self, player_id: String, conn: ConnId) -> Result<(), ClientError> {
-        self.ask(|reply| Command::Resign {
+    /// Passes on a seated player's request other than a move (resign, draws, rematch).
+    pub async fn request(
+        &self,
+        request: Request,
+        player_id: String,
+        conn: ConnId,
+    ) -> Result<(), ClientError> {
+        self.ask(|reply| Command::Request {
+            request,
             player_id,
             conn,
             reply,

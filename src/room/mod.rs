@@ -19,7 +19,7 @@ use crate::protocol::{ClientError, ErrorCode, TimeControl};
 use crate::store::Store;
 use crate::thinkers::Thinkers;
 
-pub use handle::{Creator, RoomHandle};
+pub use handle::{Creator, Request, RoomHandle};
 pub use seats::SeatSpec;
 
 /// Identifies one WebSocket connection for as long as the process runs.
