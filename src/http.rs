@@ -11,7 +11,7 @@ use crate::AppState;
 use crate::catalog::GAME_IDS;
 use crate::games::chess::{PgnTags, pgn};
 use crate::protocol::RoomSummary;
-use crate::store::{LeaderboardEntry, StoreError};
+use crate::store::{LeaderboardEntry, RatingEntry, StoreError};
 
 /// The web client, built into the binary (read from `static/` on disk in debug builds).
 #[derive(RustEmbed)]
@@ -204,12 +204,22 @@ fn pgn_date(unix_ms: i64) -> String {
 struct LeaderboardQuery {
     game: Option<String>,
     limit: Option<String>,
+    by: Option<String>,
+}
+
+/// A leaderboard page: best scores, or highest ratings.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Entries {
+    Score(Vec<LeaderboardEntry>),
+    Rating(Vec<RatingEntry>),
 }
 
 #[derive(Serialize)]
 struct Leaderboard {
     game: String,
-    entries: Vec<LeaderboardEntry>,
+    by: &'static str,
+    entries: Entries,
 }
 
 async fn leaderboard(
@@ -235,8 +245,22 @@ async fn leaderboard(
                 ))
             })?,
     };
-    let entries = state.store.leaderboard(&game, limit).await?;
-    Ok(HttpResponse::Ok().json(Leaderboard { game, entries }))
+    let (by, entries) = match query.by.as_deref() {
+        None | Some("score") => (
+            "score",
+            Entries::Score(state.store.leaderboard(&game, limit).await?),
+        ),
+        Some("rating") => (
+            "rating",
+            Entries::Rating(state.store.rating_leaderboard(&game, limit).await?),
+        ),
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!(
+                "by must be score or rating, not \"{other}\""
+            )));
+        }
+    };
+    Ok(HttpResponse::Ok().json(Leaderboard { game, by, entries }))
 }
 
 async fn index() -> Result<HttpResponse, ApiError> {

@@ -16,6 +16,7 @@ pub mod http;
 pub mod lobby;
 pub mod players;
 pub mod protocol;
+pub mod ratings;
 pub mod room;
 pub mod scoring;
 pub mod store;

@@ -411,6 +411,9 @@ pub struct SeatView {
     pub player_id: Option<String>,
     /// Whether the seat's occupant is connected (bots always are; open seats never).
     pub connected: bool,
+    /// The occupant's Glicko-2 rating in this game (a bot level is rated as a player of
+    /// its own), once known; `null` for open seats and newcomers.
+    pub rating: Option<i64>,
     /// When a bot plays for a person who left (`options.takeover`): that person. They get
     /// the seat back by joining it again. Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -572,6 +575,10 @@ pub struct ScoreView {
     pub name: Option<String>,
     /// The score; `null` for bots and unscored games.
     pub score: Option<u32>,
+    /// The seat's rating before the game, if it was rated.
+    pub rating_before: Option<i64>,
+    /// Its rating after the game, if it was rated.
+    pub rating_after: Option<i64>,
 }
 
 /// Sent after the finishing `state`.

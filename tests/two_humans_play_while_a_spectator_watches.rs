@@ -109,9 +109,14 @@ async fn a_win_seen_by_everyone() {
     let alice_score = game_over["scores"][0]["score"].as_u64().unwrap();
     // (11 - 5) * 100 plus a time score of at most 99.
     assert!((600..=699).contains(&alice_score), "{game_over}");
+    let bob = &game_over["scores"][1];
     assert_eq!(
-        game_over["scores"][1],
-        json!({"seat": 1, "name": "Bob", "score": 0})
+        (&bob["seat"], &bob["name"], &bob["score"]),
+        (&json!(1), &json!("Bob"), &json!(0))
+    );
+    assert!(
+        bob["rating_after"].as_i64() < bob["rating_before"].as_i64(),
+        "{game_over}"
     );
 
     // Both players saw the end too.

@@ -27,8 +27,11 @@ use crate::protocol::{
     ClientError, ClockView, ErrorCode, GameOverMsg, LastMove, ResultView, Role, RoomSummary,
     ScoreView, ServerMsg, StateMsg, Status, TimeControl,
 };
+use crate::ratings::rated_key;
 use crate::scoring::{self, ScoreInput};
-use crate::store::{GameFinish, LeaderboardCandidate, MoveRecord, NewGame, SeatRecord, SeatResult};
+use crate::store::{
+    GameFinish, LeaderboardCandidate, MoveRecord, NewGame, RatingChange, SeatRecord, SeatResult,
+};
 
 /// A bot accepts a draw unless its evaluation of its own position is above this.
 const DRAW_ACCEPT_BELOW: i32 = 50;
@@ -105,6 +108,8 @@ struct Ending {
     outcome: Outcome,
     scores: [Option<u32>; 2],
     duration_ms: u64,
+    /// Both seats' rating changes, once the store has rated the game.
+    ratings: Option<[RatingChange; 2]>,
 }
 
 /// The room's whole state, owned by its task alone.
@@ -138,6 +143,8 @@ pub(super) struct Room {
     draw_offer: Option<Seat>,
     /// Which seats have asked for a rematch of the finished game.
     rematch: [bool; 2],
+    /// Each seat's current rating in this game, once known.
+    ratings: [Option<f64>; 2],
     fill_at: Option<Instant>,
     idle_since: Option<Instant>,
     /// Store-dependent work (starting, a bot's move, abandonment) waits until then.
@@ -170,6 +177,7 @@ impl Room {
             initial: game.clone_box(),
             draw_offer: None,
             rematch: [false, false],
+            ratings: [None, None],
             id,
             game,
             options,
@@ -569,15 +577,18 @@ impl Room {
         let finish = next
             .outcome()
             .map(|outcome| self.ending(outcome, self.history.len() + 1, thinking_ms));
-        if let Err(error) = self
+        let rating_changes = match self
             .context
             .store
             .append_move(&record, finish.as_ref().map(|(finish, _)| finish))
             .await
         {
-            error!(room = %self.id, %error, "could not record a move; it was refused");
-            return Err(ClientError::storage_unavailable());
-        }
+            Ok(changes) => changes,
+            Err(error) => {
+                error!(room = %self.id, %error, "could not record a move; it was refused");
+                return Err(ClientError::storage_unavailable());
+            }
+        };
         debug!(room = %self.id, seat = seat.index(), mv = %notation, think_ms, "move");
         self.game = next;
         self.history.push((seat, notation));
@@ -597,7 +608,10 @@ impl Room {
             self.hand_back(seat);
         }
         match finish {
-            Some((_, ending)) => self.conclude(ending),
+            Some((_, mut ending)) => {
+                ending.ratings = rating_changes;
+                self.conclude(ending);
+            }
             None => {
                 self.seq += 1;
                 self.broadcast_state(None);
@@ -701,10 +715,35 @@ impl Room {
         Ok(())
     }
 
+    /// Whether a game that ended this way counts for ratings: not when it started from a
+    /// given position, was aborted, or had a bot stand in for a person.
+    fn rated(&self, outcome: Outcome) -> bool {
+        self.options.scored()
+            && outcome.reason != EndReason::Aborted
+            && !self.stood_in.contains(&true)
+    }
+
+    /// Reads both seats' ratings for display; unknown ratings show as none.
+    async fn load_ratings(&mut self) {
+        for seat in Seat::BOTH {
+            let state = &self.seats[seat.index()];
+            let key = rated_key(&state.kind(), state.player_id());
+            self.ratings[seat.index()] =
+                match self.context.store.rating(self.game.game_id(), &key).await {
+                    Ok(rating) => rating.map(|r| r.rating),
+                    Err(error) => {
+                        warn!(room = %self.id, %error, "could not read a rating; it is not shown");
+                        None
+                    }
+                };
+        }
+    }
+
     /// Sets the room up for a new game with the same options and the seats swapped.
     fn restart(&mut self) {
         info!(room = %self.id, "a rematch begins with the seats swapped");
         self.seats.swap(0, 1);
+        self.ratings.swap(0, 1);
         self.game = self.initial.clone_box();
         self.history.clear();
         self.result = None;
@@ -731,12 +770,17 @@ impl Room {
         reason: EndReason,
     ) -> Result<Ending, ClientError> {
         let outcome = Outcome { winner, reason };
-        let (finish, ending) = self.ending(outcome, self.history.len(), self.thinking_ms);
-        if let Err(error) = self.context.store.finish_game(&finish).await {
-            error!(room = %self.id, %error, "could not record the end of a game");
-            return Err(ClientError::storage_unavailable());
+        let (finish, mut ending) = self.ending(outcome, self.history.len(), self.thinking_ms);
+        match self.context.store.finish_game(&finish).await {
+            Ok(changes) => {
+                ending.ratings = changes;
+                Ok(ending)
+            }
+            Err(error) => {
+                error!(room = %self.id, %error, "could not record the end of a game");
+                Err(ClientError::storage_unavailable())
+            }
         }
-        Ok(ending)
     }
 
     /// The store record of an ending after `moves` moves, and what to announce once
@@ -803,11 +847,18 @@ impl Room {
                 })
                 .to_vec(),
             leaderboard,
+            rated: self.rated(outcome).then(|| {
+                Seat::BOTH.map(|seat| {
+                    let state = &self.seats[seat.index()];
+                    rated_key(&state.kind(), state.player_id())
+                })
+            }),
         };
         let ending = Ending {
             outcome,
             scores,
             duration_ms: duration_ms(duration),
+            ratings: None,
         };
         (finish, ending)
     }
@@ -818,7 +869,11 @@ impl Room {
             outcome,
             scores,
             duration_ms,
+            ratings,
         } = ending;
+        if let Some(changes) = ratings {
+            self.ratings = changes.map(|change| Some(change.after.rating));
+        }
         self.result = Some(outcome);
         self.bot_thinking = None;
         self.clock.halt(Instant::now());
@@ -843,6 +898,10 @@ impl Room {
                     seat: seat.index() as u8,
                     name: self.seats[seat.index()].name(),
                     score: scores[seat.index()],
+                    rating_before: ratings
+                        .map(|changes| rounded(changes[seat.index()].before.rating)),
+                    rating_after: ratings
+                        .map(|changes| rounded(changes[seat.index()].after.rating)),
                 })
                 .to_vec(),
             duration_ms,
@@ -887,6 +946,7 @@ impl Room {
             return;
         }
         info!(room = %self.id, game_id, "game started");
+        self.load_ratings().await;
         self.started = Some(Started { game_id, at: now });
         self.turn_began = now;
         self.last_move_at = now;
@@ -1221,7 +1281,11 @@ impl Room {
 
     fn seat_views(&self) -> Vec<crate::protocol::SeatView> {
         Seat::BOTH
-            .map(|seat| self.seats[seat.index()].view(seat.index() as u8))
+            .map(|seat| {
+                let mut view = self.seats[seat.index()].view(seat.index() as u8);
+                view.rating = self.ratings[seat.index()].map(rounded);
+                view
+            })
             .to_vec()
     }
 
@@ -1282,6 +1346,11 @@ fn encode<T: Serialize>(msg: &T) -> ByteString {
         error!(%error, "could not encode a message");
         String::from("{}")
     }))
+}
+
+/// A rating as shown to people: the nearest whole number.
+fn rounded(rating: f64) -> i64 {
+    rating.round() as i64
 }
 
 fn duration_ms(duration: Duration) -> u64 {

@@ -155,6 +155,7 @@ impl SeatState {
                 SeatState::Human { conn, .. } => conn.is_some(),
                 SeatState::Bot(_) | SeatState::StandIn { .. } => true,
             },
+            rating: None,
             stand_in_for,
         }
     }

@@ -9,6 +9,8 @@ pub mod sql;
 use async_trait::async_trait;
 use serde::Serialize;
 
+use crate::ratings::Rating;
+
 pub use sql::SqlStore;
 
 /// Why a store operation failed.
@@ -123,6 +125,35 @@ pub struct GameFinish {
     pub seats: Vec<SeatResult>,
     /// Players whose score may enter the leaderboard (wins and draws of humans).
     pub leaderboard: Vec<LeaderboardCandidate>,
+    /// When the game is rated: the keys both seats are rated under (see
+    /// [`crate::ratings::rated_key`]). Their ratings are updated in the same transaction.
+    pub rated: Option<[String; 2]>,
+}
+
+/// A seat's rating before and after a rated game.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RatingChange {
+    /// Before the game.
+    pub before: Rating,
+    /// After it.
+    pub after: Rating,
+}
+
+/// One row of a game's rating list.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RatingEntry {
+    /// 1-based rank.
+    pub rank: u32,
+    /// The player.
+    pub player_id: String,
+    /// The player's current name.
+    pub name: String,
+    /// Their Glicko-2 rating.
+    pub rating: f64,
+    /// Its deviation.
+    pub deviation: f64,
+    /// Rated games played.
+    pub games: i64,
 }
 
 /// A human's score offered to the leaderboard; it replaces their entry only if higher.
@@ -239,15 +270,29 @@ pub trait Store: Send + Sync + 'static {
     async fn create_game(&self, game: &NewGame) -> Result<(), StoreError>;
 
     /// Appends a move to its game's log; if `finish` is given (the move ended the game)
-    /// the ending is written in the same transaction.
+    /// the ending is written in the same transaction, with the rating changes it causes.
     async fn append_move(
         &self,
         mv: &MoveRecord,
         finish: Option<&GameFinish>,
-    ) -> Result<(), StoreError>;
+    ) -> Result<Option<[RatingChange; 2]>, StoreError>;
 
-    /// Records a game's ending that no move caused (resignation, abandonment).
-    async fn finish_game(&self, finish: &GameFinish) -> Result<(), StoreError>;
+    /// Records a game's ending that no move caused (resignation, abandonment, time),
+    /// updating both seats' ratings when it is rated.
+    async fn finish_game(
+        &self,
+        finish: &GameFinish,
+    ) -> Result<Option<[RatingChange; 2]>, StoreError>;
+
+    /// A rated player's current rating in a game, if they have one.
+    async fn rating(&self, game: &str, key: &str) -> Result<Option<Rating>, StoreError>;
+
+    /// The highest-rated humans in a game.
+    async fn rating_leaderboard(
+        &self,
+        game: &str,
+        limit: u32,
+    ) -> Result<Vec<RatingEntry>, StoreError>;
 
     /// Marks every game still `playing` as `interrupted`; returns how many. Called at start-up.
     async fn interrupt_unfinished(&self) -> Result<u64, StoreError>;

@@ -15,17 +15,21 @@
 //! reached the disk when the call returns.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::Migrator;
 use sqlx::{AnyConnection, AnyPool, Executor, Row};
+use tokio::sync::Mutex;
 
 use super::{
-    GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerRecord, Store, StoreError, StoredGame,
-    StoredMove, StoredSeat,
+    GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerRecord, RatingChange, RatingEntry,
+    Store, StoreError, StoredGame, StoredMove, StoredSeat,
 };
+use crate::games::Seat;
+use crate::ratings::{self, Rating};
 
 /// The schema migrations in `migrations/`, embedded at compile time.
 static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
@@ -52,6 +56,9 @@ const STATUS_PLAYING: &str = "playing";
 #[derive(Clone, Debug)]
 pub struct SqlStore {
     pool: AnyPool,
+    /// Write transactions run one at a time: SQLite has a single writer anyway, and a
+    /// transaction that reads before it writes (a rating update) must not race another.
+    writes: Arc<Mutex<()>>,
 }
 
 impl SqlStore {
@@ -112,7 +119,10 @@ impl SqlStore {
             return Err(err.into());
         }
         tracing::debug!(sqlite, "database connected and migrated");
-        Ok(SqlStore { pool })
+        Ok(SqlStore {
+            pool,
+            writes: Arc::new(Mutex::new(())),
+        })
     }
 }
 
@@ -204,7 +214,82 @@ async fn claim_name(
 /// Writes a game's ending: the game row, each seat's totals and the leaderboard upserts.
 /// Runs inside the caller's transaction. Fails with [`sqlx::Error::RowNotFound`] if the
 /// game is unknown, so no leaderboard row can point at a missing game.
-async fn write_finish(conn: &mut AnyConnection, finish: &GameFinish) -> Result<(), StoreError> {
+/// A rated player's rating in a game, if any.
+async fn read_rating(
+    conn: &mut AnyConnection,
+    game: &str,
+    key: &str,
+) -> Result<Option<Rating>, StoreError> {
+    let row = sqlx::query(
+        "SELECT rating, deviation, volatility FROM ratings WHERE game = $1 AND player_key = $2",
+    )
+    .bind(game)
+    .bind(key)
+    .fetch_optional(&mut *conn)
+    .await?;
+    row.map(|row| {
+        Ok(Rating {
+            rating: row.try_get("rating")?,
+            deviation: row.try_get("deviation")?,
+            volatility: row.try_get("volatility")?,
+        })
+    })
+    .transpose()
+}
+
+/// Rates a finished game: reads both seats' ratings, applies Glicko-2, and writes the
+/// new ratings and each seat's before/after, all on the caller's transaction.
+async fn write_ratings(
+    conn: &mut AnyConnection,
+    finish: &GameFinish,
+    keys: &[String; 2],
+) -> Result<[RatingChange; 2], StoreError> {
+    let mut before = [Rating::default(); 2];
+    for (slot, key) in before.iter_mut().zip(keys) {
+        if let Some(rating) = read_rating(conn, &finish.game, key).await? {
+            *slot = rating;
+        }
+    }
+    let winner = finish
+        .winner
+        .and_then(|seat| Seat::from_index(u64::from(seat)));
+    let after = ratings::rate(before, winner);
+    for (seat, key) in keys.iter().enumerate() {
+        sqlx::query(
+            "INSERT INTO ratings (game, player_key, rating, deviation, volatility, games, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, 1, $6) \
+             ON CONFLICT (game, player_key) DO UPDATE SET rating = excluded.rating, \
+             deviation = excluded.deviation, volatility = excluded.volatility, \
+             games = ratings.games + 1, updated_at = excluded.updated_at",
+        )
+        .bind(finish.game.as_str())
+        .bind(key.as_str())
+        .bind(after[seat].rating)
+        .bind(after[seat].deviation)
+        .bind(after[seat].volatility)
+        .bind(finish.finished_at_ms)
+        .execute(&mut *conn)
+        .await?;
+        sqlx::query(
+            "UPDATE game_seats SET rating_before = $3, rating_after = $4 WHERE game_id = $1 AND seat = $2",
+        )
+        .bind(finish.game_id.as_str())
+        .bind(seat as i64)
+        .bind(before[seat].rating)
+        .bind(after[seat].rating)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok([0, 1].map(|seat| RatingChange {
+        before: before[seat],
+        after: after[seat],
+    }))
+}
+
+async fn write_finish(
+    conn: &mut AnyConnection,
+    finish: &GameFinish,
+) -> Result<Option<[RatingChange; 2]>, StoreError> {
     let updated = sqlx::query(
         "UPDATE games SET status = 'finished', finished_at = $2, winner = $3, reason = $4, \
          duration_ms = $5, moves = $6 WHERE game_id = $1",
@@ -250,7 +335,10 @@ async fn write_finish(conn: &mut AnyConnection, finish: &GameFinish) -> Result<(
         .execute(&mut *conn)
         .await?;
     }
-    Ok(())
+    match &finish.rated {
+        Some(keys) => Ok(Some(write_ratings(conn, finish, keys).await?)),
+        None => Ok(None),
+    }
 }
 
 /// Decodes a `game_seats` row.
@@ -306,6 +394,7 @@ impl Store for SqlStore {
         created_at_ms: i64,
     ) -> Result<(), StoreError> {
         let name_key = player.name.to_lowercase();
+        let _writing = self.writes.lock().await;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO players (player_id, token_hash, name, created_at) VALUES ($1, $2, $3, $4)",
@@ -327,6 +416,7 @@ impl Store for SqlStore {
 
     async fn rename_player(&self, player_id: &str, name: &str) -> Result<(), StoreError> {
         let name_key = name.to_lowercase();
+        let _writing = self.writes.lock().await;
         let mut tx = self.pool.begin().await?;
         if !claim_name(&mut tx, &name_key, player_id).await? {
             tx.rollback().await?;
@@ -347,6 +437,7 @@ impl Store for SqlStore {
     }
 
     async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO games (game_id, game, room_id, status, options, started_at) \
@@ -382,7 +473,8 @@ impl Store for SqlStore {
         &self,
         mv: &MoveRecord,
         finish: Option<&GameFinish>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Option<[RatingChange; 2]>, StoreError> {
+        let _writing = self.writes.lock().await;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO moves (game_id, ply, seat, notation, played_at, think_ms, clock0_ms, \
@@ -402,19 +494,59 @@ impl Store for SqlStore {
             .bind(mv.game_id.as_str())
             .execute(&mut *tx)
             .await?;
-        if let Some(finish) = finish {
-            write_finish(&mut tx, finish).await?;
-        }
+        let changes = match finish {
+            Some(finish) => write_finish(&mut tx, finish).await?,
+            None => None,
+        };
         tx.commit().await?;
-        Ok(())
+        Ok(changes)
     }
 
-    async fn finish_game(&self, finish: &GameFinish) -> Result<(), StoreError> {
+    async fn finish_game(
+        &self,
+        finish: &GameFinish,
+    ) -> Result<Option<[RatingChange; 2]>, StoreError> {
+        let _writing = self.writes.lock().await;
         let mut tx = self.pool.begin().await?;
-        write_finish(&mut tx, finish).await?;
+        let changes = write_finish(&mut tx, finish).await?;
         tx.commit().await?;
         tracing::debug!(game_id = %finish.game_id, reason = %finish.reason, "game finished");
-        Ok(())
+        Ok(changes)
+    }
+
+    async fn rating(&self, game: &str, key: &str) -> Result<Option<Rating>, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        read_rating(&mut conn, game, key).await
+    }
+
+    async fn rating_leaderboard(
+        &self,
+        game: &str,
+        limit: u32,
+    ) -> Result<Vec<RatingEntry>, StoreError> {
+        // Bots are rated too, but only humans (who have a players row) are listed.
+        let rows = sqlx::query(
+            "SELECT r.player_key, p.name, r.rating, r.deviation, r.games FROM ratings r \
+             JOIN players p ON p.player_id = r.player_key \
+             WHERE r.game = $1 ORDER BY r.rating DESC, r.player_key LIMIT $2",
+        )
+        .bind(game)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .enumerate()
+            .map(|(index, row)| {
+                Ok(RatingEntry {
+                    rank: index as u32 + 1,
+                    player_id: row.try_get("player_key")?,
+                    name: row.try_get("name")?,
+                    rating: row.try_get("rating")?,
+                    deviation: row.try_get("deviation")?,
+                    games: row.try_get("games")?,
+                })
+            })
+            .collect()
     }
 
     async fn interrupt_unfinished(&self) -> Result<u64, StoreError> {
@@ -593,6 +725,7 @@ mod tests {
                 player_id: player_id.to_owned(),
                 score,
             }],
+            rated: None,
         }
     }
 
@@ -1112,6 +1245,73 @@ mod tests {
                 .expect_err("owned by p1");
             assert!(matches!(err, StoreError::NameTaken), "{err:?}");
         }
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        store
+            .create_player(&player("p1", "Alice"), "hash-1", 10)
+            .await
+            .expect("create alice");
+        let keys = ["p1".to_owned(), "bot:easy".to_owned()];
+        for (game_id, at) in [("g1", 1_000), ("g2", 2_000)] {
+            store
+                .create_game(&new_game(game_id, "p1", "Alice", at))
+                .await
+                .expect("create game");
+            let finish = GameFinish {
+                rated: Some(keys.clone()),
+                ..win(game_id, "p1", 600, at + 500)
+            };
+            let changes = store
+                .finish_game(&finish)
+                .await
+                .expect("finish")
+                .expect("rated");
+            assert!(
+                changes[0].after.rating > changes[0].before.rating,
+                "the winner gains"
+            );
+            assert!(
+                changes[1].after.rating < changes[1].before.rating,
+                "the loser drops"
+            );
+        }
+        let alice = store
+            .rating("tictactoe", "p1")
+            .await
+            .expect("read")
+            .expect("rated");
+        let bot = store
+            .rating("tictactoe", "bot:easy")
+            .await
+            .expect("read")
+            .expect("rated");
+        assert!(alice.rating > 1500.0 && bot.rating < 1500.0);
+        assert!(
+            store.rating("chess", "p1").await.expect("read").is_none(),
+            "per game"
+        );
+        let board = store
+            .rating_leaderboard("tictactoe", 10)
+            .await
+            .expect("board");
+        assert_eq!(board.len(), 1, "bots are rated but not listed");
+        assert_eq!((board[0].name.as_str(), board[0].games), ("Alice", 2));
+        assert!((board[0].rating - alice.rating).abs() < 1e-9);
+        let before: Option<f64> = sqlx::query_scalar(
+            "SELECT rating_before FROM game_seats WHERE game_id = 'g2' AND seat = 0",
+        )
+        .fetch_one(&store.pool)
+        .await
+        .expect("before");
+        assert!(
+            before.expect("recorded") > 1500.0,
+            "the second game starts from the first's result"
+        );
         store.close().await;
     }
 

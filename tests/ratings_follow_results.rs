@@ -1,0 +1,82 @@
+//! Glicko-2 ratings move with results, show on seats, survive in the store, and make a
+//! leaderboard of their own.
+
+mod common;
+
+use common::{TestServer, play_alternately, temp_dir};
+use serde_json::{Value, json};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_win_raises_the_winner_and_lowers_the_loser() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let (mut players, room) = server.pair_in_room().await;
+    play_alternately(&mut players, &room, &["0", "3", "1", "4", "2"]).await;
+    let over = players[0].until("game_over").await;
+    let [alice, bob] = [&over["scores"][0], &over["scores"][1]];
+    assert_eq!(alice["rating_before"], 1500);
+    assert!(alice["rating_after"].as_i64() > Some(1500), "{over}");
+    assert!(bob["rating_after"].as_i64() < Some(1500), "{over}");
+
+    // The next game shows the new ratings on the seats (rematch: seats swapped).
+    let [mut alice_client, mut bob_client] = players;
+    alice_client
+        .send(json!({"type": "rematch", "room": room}))
+        .await;
+    bob_client
+        .send(json!({"type": "rematch", "room": room}))
+        .await;
+    let again = alice_client.until_state(|s| s["status"] == "playing").await;
+    assert_eq!(again["seats"][1]["rating"], alice["rating_after"]);
+    assert_eq!(again["seats"][0]["rating"], bob["rating_after"]);
+
+    let (status, board) = server
+        .get_json("/api/leaderboard?game=tictactoe&by=rating")
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(board["by"], "rating");
+    assert_eq!(board["entries"][0]["name"], "Alice");
+    assert_eq!(board["entries"][1]["name"], "Bob");
+    assert_eq!(board["entries"][0]["games"], 1);
+    let (status, _) = server
+        .get_json("/api/leaderboard?game=tictactoe&by=elo")
+        .await;
+    assert_eq!(status, 400);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_from_a_position_are_not_rated_and_bots_are_rated_but_not_listed() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let mut alice = server.player("Alice").await;
+    let start = json!({"start": "7k/8/6K1/8/8/8/8/1Q6 w - - 0 1"});
+    let (room, _) = alice
+        .create_game("chess", ["me", "bot:random"], start)
+        .await;
+    alice.play(&room, "b1b8").await;
+    let over = alice.until("game_over").await;
+    assert_eq!(over["reason"], "checkmate");
+    assert_eq!(over["scores"][0]["rating_before"], Value::Null);
+
+    let (room, _) = alice
+        .create_game("tictactoe", ["me", "bot:random"], json!({}))
+        .await;
+    alice.send(json!({"type": "resign", "room": room})).await;
+    let over = alice.until("game_over").await;
+    assert!(
+        over["scores"][1]["rating_after"].as_i64() > Some(1500),
+        "the bot level gains: {over}"
+    );
+    let (_, board) = server
+        .get_json("/api/leaderboard?game=tictactoe&by=rating")
+        .await;
+    let names: Vec<&str> = board["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Alice"]);
+    server.stop().await;
+}
