@@ -11,6 +11,7 @@ use crate::AppState;
 use crate::catalog::GAME_IDS;
 use crate::games::chess::{PgnTags, pgn};
 use crate::protocol::RoomSummary;
+use crate::protocol::TimeControl;
 use crate::store::{LeaderboardEntry, RatingEntry, StoreError};
 
 /// The web client, built into the binary (read from `static/` on disk in debug builds).
@@ -172,10 +173,20 @@ async fn game_pgn(
             None => "1/2-1/2",
         }
         .to_owned(),
+        time_control: Some(pgn_time_control(game.options.get("time_control"))),
     };
     let start = game.options.get("start").and_then(|start| start.as_str());
+    let clocks: Vec<Option<u64>> = game
+        .moves
+        .iter()
+        .map(|mv| {
+            let after = mv.clocks_ms?[usize::from(mv.seat).min(1)];
+            u64::try_from(after).ok()
+        })
+        .collect();
     let moves: Vec<String> = game.moves.into_iter().map(|mv| mv.notation).collect();
-    let text = pgn(&tags, start, &moves).map_err(|error| ApiError::Export(error.to_string()))?;
+    let text =
+        pgn(&tags, start, &moves, &clocks).map_err(|error| ApiError::Export(error.to_string()))?;
     Ok(HttpResponse::Ok()
         .content_type("application/x-chess-pgn; charset=utf-8")
         .insert_header((
@@ -183,6 +194,29 @@ async fn game_pgn(
             format!("attachment; filename=\"{}.pgn\"", game.game_id),
         ))
         .body(text))
+}
+
+/// The PGN `TimeControl` value for a stored `options.time_control`: `base+increment` in
+/// seconds for Fischer clocks, `1/seconds` (one move per period) per move, `-` for none.
+fn pgn_time_control(stored: Option<&serde_json::Value>) -> String {
+    let control = stored
+        .and_then(|value| serde_json::from_value::<TimeControl>(value.clone()).ok())
+        .unwrap_or_default();
+    let seconds = |ms: u64| {
+        if ms % 1000 == 0 {
+            (ms / 1000).to_string()
+        } else {
+            format!("{:.3}", ms as f64 / 1000.0)
+        }
+    };
+    match control {
+        TimeControl::None => "-".to_owned(),
+        TimeControl::PerMove { per_move_ms } => format!("1/{}", seconds(per_move_ms)),
+        TimeControl::Fischer {
+            base_ms,
+            increment_ms,
+        } => format!("{}+{}", seconds(base_ms), seconds(increment_ms)),
+    }
 }
 
 /// A Unix-ms instant as a PGN date, `YYYY.MM.DD` in UTC (`????.??.??` if out of range).

@@ -43,6 +43,18 @@ async fn running_out_of_time_loses_and_the_increment_is_added() {
         "stored clocks after the move: {game}"
     );
     assert_eq!(clocks[1], 1_500);
+
+    let pgn = reqwest::get(server.url(&format!(
+        "/api/games/{}.pgn",
+        over["game_id"].as_str().unwrap()
+    )))
+    .await
+    .unwrap()
+    .text()
+    .await
+    .unwrap();
+    assert!(pgn.contains("[TimeControl \"1.500+1\"]"), "{pgn}");
+    assert!(pgn.contains("1. e4 { [%clk 0:00:02] } 1-0"), "{pgn}");
     server.stop().await;
 }
 

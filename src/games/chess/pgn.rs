@@ -32,6 +32,9 @@ pub struct PgnTags {
     pub black: String,
     /// `"1-0"`, `"0-1"`, `"1/2-1/2"` or `"*"` (unfinished); see [`result_token`].
     pub result: String,
+    /// The `TimeControl` tag's value (`"60+0"`, `"1/3"` for three seconds a move), written
+    /// after the roster when given.
+    pub time_control: Option<String>,
 }
 
 impl Default for PgnTags {
@@ -45,6 +48,7 @@ impl Default for PgnTags {
             white: "?".to_owned(),
             black: "?".to_owned(),
             result: "*".to_owned(),
+            time_control: None,
         }
     }
 }
@@ -95,7 +99,15 @@ pub fn result_token(outcome: Option<Outcome>) -> &'static str {
 /// written in SAN with move numbers (`1. e4 e5 2. Nf3`, or `3... Nc6 4. Bb5` when Black
 /// moves first), in lines shorter than 80 characters, ending with the result token and
 /// a newline. Tag values escape `\` and `"`; control characters become spaces.
-pub fn pgn(tags: &PgnTags, start_fen: Option<&str>, moves: &[String]) -> Result<String, PgnError> {
+///
+/// `clocks_ms` may give, for each move, the mover's remaining time just after it; each
+/// known one is written after its move as a `{ [%clk H:MM:SS] }` comment.
+pub fn pgn(
+    tags: &PgnTags,
+    start_fen: Option<&str>,
+    moves: &[String],
+    clocks_ms: &[Option<u64>],
+) -> Result<String, PgnError> {
     if !matches!(tags.result.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*") {
         return Err(PgnError::InvalidResult(tags.result.clone()));
     }
@@ -123,6 +135,9 @@ pub fn pgn(tags: &PgnTags, start_fen: Option<&str>, moves: &[String]) -> Result<
     ] {
         push_tag(&mut out, name, value);
     }
+    if let Some(control) = &tags.time_control {
+        push_tag(&mut out, "TimeControl", control);
+    }
     if start_fen.is_some() {
         push_tag(&mut out, "SetUp", "1");
         let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
@@ -147,6 +162,9 @@ pub fn pgn(tags: &PgnTags, start_fen: Option<&str>, moves: &[String]) -> Result<
             Color::Black => {}
         }
         tokens.push(SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string());
+        if let Some(Some(ms)) = clocks_ms.get(index) {
+            tokens.push(clock_comment(*ms));
+        }
     }
     tokens.push(tags.result.clone());
 
@@ -165,6 +183,17 @@ pub fn pgn(tags: &PgnTags, start_fen: Option<&str>, moves: &[String]) -> Result<
     out.push_str(&line);
     out.push('\n');
     Ok(out)
+}
+
+/// A `{ [%clk H:MM:SS] }` comment for a remaining time in ms (whole seconds, rounded down).
+fn clock_comment(ms: u64) -> String {
+    let seconds = ms / 1000;
+    format!(
+        "{{ [%clk {}:{:02}:{:02}] }}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
 }
 
 /// Appends `[Name "value"]` and a newline, escaping the value.
@@ -196,6 +225,8 @@ fn is_pgn_date(date: &str) -> bool {
 
 #[cfg(test)]
 pub(super) mod tests {
+    use std::ops::ControlFlow;
+
     use shakmaty::san::SanPlus;
 
     use super::*;
@@ -213,29 +244,61 @@ pub(super) mod tests {
             white: "alice".to_owned(),
             black: "bob".to_owned(),
             result: "1/2-1/2".to_owned(),
+            time_control: None,
         }
     }
 
     /// Reads PGN back with shakmaty's SAN parser, replaying the movetext from the FEN
     /// tag (or the standard start); returns the final FEN.
     pub(crate) fn replay_movetext(text: &str) -> String {
-        let (header, movetext) = text.split_once("\n\n").unwrap();
-        let mut pos = match header.lines().find_map(|line| line.strip_prefix("[FEN \"")) {
-            Some(fen) => Fen::from_ascii(fen.trim_end_matches("\"]").as_bytes())
-                .unwrap()
-                .into_position(CastlingMode::Standard)
-                .unwrap(),
-            None => shakmaty::Chess::new(),
-        };
-        for token in movetext.split_whitespace() {
-            if token.ends_with('.') || matches!(token, "1-0" | "0-1" | "1/2-1/2" | "*") {
-                continue;
-            }
-            let san: SanPlus = token.parse().unwrap();
-            let m = san.san.to_move(&pos).unwrap();
-            pos.play_unchecked(m);
+        let mut reader = pgn_reader::Reader::new(text.as_bytes());
+        reader.read_game(&mut Replay).unwrap().unwrap()
+    }
+
+    /// Replays a game with pgn-reader, a real PGN parser: from the `FEN` tag when there is
+    /// one, playing each SAN move (comments such as `[%clk]` are skipped), to the final FEN.
+    struct Replay;
+
+    impl pgn_reader::Visitor for Replay {
+        type Tags = Option<String>;
+        type Movetext = shakmaty::Chess;
+        type Output = String;
+
+        fn begin_tags(&mut self) -> ControlFlow<String, Option<String>> {
+            ControlFlow::Continue(None)
         }
-        Fen::from_position(&pos, EnPassantMode::Legal).to_string()
+
+        fn tag(
+            &mut self,
+            tags: &mut Option<String>,
+            name: &[u8],
+            value: pgn_reader::RawTag<'_>,
+        ) -> ControlFlow<String> {
+            if name == b"FEN" {
+                *tags = Some(value.decode_utf8_lossy().into_owned());
+            }
+            ControlFlow::Continue(())
+        }
+
+        fn begin_movetext(&mut self, fen: Option<String>) -> ControlFlow<String, shakmaty::Chess> {
+            ControlFlow::Continue(match fen {
+                Some(fen) => Fen::from_ascii(fen.as_bytes())
+                    .unwrap()
+                    .into_position(CastlingMode::Standard)
+                    .unwrap(),
+                None => shakmaty::Chess::new(),
+            })
+        }
+
+        fn san(&mut self, pos: &mut shakmaty::Chess, san: SanPlus) -> ControlFlow<String> {
+            let m = san.san.to_move(pos).unwrap();
+            pos.play_unchecked(m);
+            ControlFlow::Continue(())
+        }
+
+        fn end_game(&mut self, pos: shakmaty::Chess) -> String {
+            Fen::from_position(&pos, EnPassantMode::Legal).to_string()
+        }
     }
 
     #[test]
@@ -244,7 +307,7 @@ pub(super) mod tests {
             "e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5c6", "d7c6", "e1g1", "f7f6", "d2d4",
             "e5d4", "f3d4", "c6c5", "d4b3", "d8d1", "f1d1",
         ]);
-        let text = pgn(&tags(), None, &moves).unwrap();
+        let text = pgn(&tags(), None, &moves, &[]).unwrap();
         assert!(text.starts_with(
             "[Event \"Parlor casual game\"]\n[Site \"parlor.example\"]\n\
              [Date \"2025.06.01\"]\n[Round \"-\"]\n[White \"alice\"]\n[Black \"bob\"]\n\
@@ -278,6 +341,7 @@ pub(super) mod tests {
             &PgnTags::default(),
             Some(start),
             &uci(&["e8g8", "e1c1", "f8f1"]),
+            &[],
         )
         .unwrap();
         assert_eq!(
@@ -299,6 +363,7 @@ pub(super) mod tests {
             },
             None,
             &uci(&["f2f3", "e7e5", "g2g4", "d8h4"]),
+            &[],
         )
         .unwrap();
         assert!(text.ends_with("\n\n1. f3 e5 2. g4 Qh4# 0-1\n"), "{text}");
@@ -314,6 +379,7 @@ pub(super) mod tests {
             },
             None,
             &[],
+            &[],
         )
         .unwrap();
         assert!(text.contains("[White \"Bob \\\"The Hammer\\\" \\\\o/\"]\n"));
@@ -325,22 +391,22 @@ pub(super) mod tests {
     fn bad_input_is_reported() {
         let tags = PgnTags::default();
         assert!(matches!(
-            pgn(&tags, Some("not a fen"), &[]),
+            pgn(&tags, Some("not a fen"), &[], &[]),
             Err(PgnError::InvalidFen(_))
         ));
         assert!(matches!(
-            pgn(&tags, Some("8/8/8/8/8/8/8/8 w - - 0 1"), &[]),
+            pgn(&tags, Some("8/8/8/8/8/8/8/8 w - - 0 1"), &[], &[]),
             Err(PgnError::InvalidFen(_))
         ));
         assert_eq!(
-            pgn(&tags, None, &uci(&["e2e4", "e2e4"])),
+            pgn(&tags, None, &uci(&["e2e4", "e2e4"]), &[]),
             Err(PgnError::IllegalMove {
                 ply: 2,
                 text: "e2e4".to_owned()
             })
         );
         assert_eq!(
-            pgn(&tags, None, &uci(&["Nf3"])),
+            pgn(&tags, None, &uci(&["Nf3"]), &[]),
             Err(PgnError::IllegalMove {
                 ply: 1,
                 text: "Nf3".to_owned()
@@ -352,7 +418,7 @@ pub(super) mod tests {
                 ..PgnTags::default()
             };
             assert_eq!(
-                pgn(&bad, None, &[]),
+                pgn(&bad, None, &[], &[]),
                 Err(PgnError::InvalidResult(result.to_owned()))
             );
         }
@@ -362,7 +428,7 @@ pub(super) mod tests {
                 ..PgnTags::default()
             };
             assert_eq!(
-                pgn(&bad, None, &[]),
+                pgn(&bad, None, &[], &[]),
                 Err(PgnError::InvalidDate(date.to_owned()))
             );
         }

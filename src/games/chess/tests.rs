@@ -647,6 +647,7 @@ fn a_random_game_exports_to_pgn_that_replays() {
         },
         None,
         &moves,
+        &[],
     )
     .unwrap();
     assert_eq!(replay_movetext(&text), game.position());
@@ -724,7 +725,8 @@ proptest! {
     #[test]
     fn exported_games_replay_to_the_same_position(seed in any::<u64>(), plies in 0usize..300) {
         let (game, moves) = random_game(seed, plies);
-        let text = pgn(&PgnTags::default(), None, &moves).unwrap();
+        let clocks: Vec<Option<u64>> = (0..moves.len() as u64).map(|ply| Some(3_600_000 - ply * 700)).collect();
+        let text = pgn(&PgnTags::default(), None, &moves, &clocks).unwrap();
         prop_assert!(text.lines().all(|line| line.len() < 80));
         prop_assert_eq!(replay_movetext(&text), game.position());
     }
