@@ -203,7 +203,7 @@ fn pgn_time_control(stored: Option<&serde_json::Value>) -> String {
         .and_then(|value| serde_json::from_value::<TimeControl>(value.clone()).ok())
         .unwrap_or_default();
     let seconds = |ms: u64| {
-        if ms % 1000 == 0 {
+        if ms.is_multiple_of(1000) {
             (ms / 1000).to_string()
         } else {
             format!("{:.3}", ms as f64 / 1000.0)
