@@ -12,15 +12,15 @@ use crate::catalog::GAME_IDS;
 use crate::games::chess::{PgnTags, pgn};
 use crate::protocol::RoomSummary;
 use crate::protocol::TimeControl;
-use crate::store::{LeaderboardEntry, RatingEntry, StoreError};
+use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError};
 
 /// The web client, built into the binary (read from `static/` on disk in debug builds).
 #[derive(RustEmbed)]
 #[folder = "static/"]
 struct WebClient;
 
-/// The largest leaderboard page served.
-const MAX_LEADERBOARD: u32 = 100;
+/// The longest list (leaderboard, a player's games) served at once.
+const MAX_LIMIT: u32 = 100;
 
 /// An HTTP error with a JSON body `{"error": {"code", "message"}}`.
 #[derive(Debug, thiserror::Error)]
@@ -100,6 +100,7 @@ pub fn routes(config: &mut web::ServiceConfig) {
         .route("/api/games/{id}.pgn", web::get().to(game_pgn))
         .route("/api/games/{id}", web::get().to(game))
         .route("/api/leaderboard", web::get().to(leaderboard))
+        .route("/api/players/{id}/games", web::get().to(player_games))
         .route("/", web::get().to(index))
         .route("/{file:.*}", web::get().to(asset));
 }
@@ -235,6 +236,49 @@ fn pgn_date(unix_ms: i64) -> String {
 }
 
 #[derive(Deserialize)]
+struct LimitQuery {
+    limit: Option<String>,
+}
+
+#[derive(Serialize)]
+struct PlayerGames {
+    player_id: String,
+    games: Vec<PlayerGame>,
+}
+
+/// `GET /api/players/{id}/games?limit=N`: a player's games, newest first.
+async fn player_games(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    query: web::Query<LimitQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = parse_limit(query.limit.as_deref(), 20)?;
+    match state.store.player_games(&id, limit).await? {
+        Some(games) => Ok(HttpResponse::Ok().json(PlayerGames {
+            player_id: id.into_inner(),
+            games,
+        })),
+        None => Err(ApiError::NotFound(format!("there is no player \"{id}\""))),
+    }
+}
+
+/// A `limit` query parameter: `default` when absent, else 1 to [`MAX_LIMIT`].
+fn parse_limit(text: Option<&str>, default: u32) -> Result<u32, ApiError> {
+    match text {
+        None => Ok(default),
+        Some(text) => text
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_LIMIT).contains(n))
+            .ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "limit must be a whole number from 1 to {MAX_LIMIT}"
+                ))
+            }),
+    }
+}
+
+#[derive(Deserialize)]
 struct LeaderboardQuery {
     game: Option<String>,
     limit: Option<String>,
@@ -267,18 +311,7 @@ async fn leaderboard(
             GAME_IDS.join(", ")
         )));
     }
-    let limit = match &query.limit {
-        None => 10,
-        Some(text) => text
-            .parse::<u32>()
-            .ok()
-            .filter(|n| (1..=MAX_LEADERBOARD).contains(n))
-            .ok_or_else(|| {
-                ApiError::BadRequest(format!(
-                    "limit must be a whole number from 1 to {MAX_LEADERBOARD}"
-                ))
-            })?,
-    };
+    let limit = parse_limit(query.limit.as_deref(), 10)?;
     let (by, entries) = match query.by.as_deref() {
         None | Some("score") => (
             "score",

@@ -71,6 +71,29 @@ async fn the_leaderboard_and_game_records_survive_a_restart() {
     let (_, cut_off) = server.get_json(&format!("/api/games/{unfinished}")).await;
     assert_eq!(cut_off["status"], "interrupted");
 
+    let alice_id = game["seats"][0]["player_id"].as_str().unwrap();
+    let (status, list) = server
+        .get_json(&format!("/api/players/{alice_id}/games"))
+        .await;
+    assert_eq!(status, 200);
+    let ids: Vec<&str> = list["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["game_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [unfinished.as_str(), game_id.as_str()], "newest first");
+    assert_eq!(list["games"][1]["names"], json!(["Alice", "Bob"]));
+    assert_eq!(list["games"][1]["seat"], 0);
+    assert_eq!(server.get_json("/api/players/p_nobody/games").await.0, 404);
+    assert_eq!(
+        server
+            .get_json(&format!("/api/players/{alice_id}/games?limit=0"))
+            .await
+            .0,
+        400
+    );
+
     let (status, missing) = server.get_json("/api/games/g_nothing").await;
     assert_eq!(status, 404);
     assert_eq!(missing["error"]["code"], "not_found");

@@ -130,6 +130,27 @@ pub struct GameFinish {
     pub rated: Option<[String; 2]>,
 }
 
+/// A game in a player's list of games.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PlayerGame {
+    /// The game's unique id.
+    pub game_id: String,
+    /// The game's id, e.g. `chess`.
+    pub game: String,
+    /// `playing`, `finished` or `interrupted`.
+    pub status: String,
+    /// The seat the player had.
+    pub seat: u8,
+    /// Both seats' names, by seat.
+    pub names: Vec<String>,
+    /// Wall-clock start, Unix ms.
+    pub started_at_ms: i64,
+    /// Winning seat; `None` for a draw or an unfinished game.
+    pub winner: Option<u8>,
+    /// Why it ended, once finished.
+    pub reason: Option<String>,
+}
+
 /// A seat's rating before and after a rated game.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct RatingChange {
@@ -286,6 +307,13 @@ pub trait Store: Send + Sync + 'static {
 
     /// A rated player's current rating in a game, if they have one.
     async fn rating(&self, game: &str, key: &str) -> Result<Option<Rating>, StoreError>;
+
+    /// A player's games, newest first; `None` if no such player exists.
+    async fn player_games(
+        &self,
+        player_id: &str,
+        limit: u32,
+    ) -> Result<Option<Vec<PlayerGame>>, StoreError>;
 
     /// The highest-rated humans in a game.
     async fn rating_leaderboard(

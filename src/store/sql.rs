@@ -25,8 +25,8 @@ use sqlx::{AnyConnection, AnyPool, Executor, Row};
 use tokio::sync::Mutex;
 
 use super::{
-    GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerRecord, RatingChange, RatingEntry,
-    Store, StoreError, StoredGame, StoredMove, StoredSeat,
+    GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord, RatingChange,
+    RatingEntry, Store, StoreError, StoredGame, StoredMove, StoredSeat,
 };
 use crate::games::Seat;
 use crate::ratings::{self, Rating};
@@ -512,6 +512,52 @@ impl Store for SqlStore {
         tx.commit().await?;
         tracing::debug!(game_id = %finish.game_id, reason = %finish.reason, "game finished");
         Ok(changes)
+    }
+
+    async fn player_games(
+        &self,
+        player_id: &str,
+        limit: u32,
+    ) -> Result<Option<Vec<PlayerGame>>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let known = sqlx::query("SELECT player_id FROM players WHERE player_id = $1")
+            .bind(player_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if known.is_none() {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+        let rows = sqlx::query(
+            "SELECT g.game_id, g.game, g.status, g.started_at, g.winner, g.reason, s.seat, \
+             (SELECT name FROM game_seats WHERE game_id = g.game_id AND seat = 0) AS name0, \
+             (SELECT name FROM game_seats WHERE game_id = g.game_id AND seat = 1) AS name1 \
+             FROM games g JOIN game_seats s ON s.game_id = g.game_id \
+             WHERE s.player_id = $1 ORDER BY g.started_at DESC, g.game_id LIMIT $2",
+        )
+        .bind(player_id)
+        .bind(i64::from(limit))
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        rows.iter()
+            .map(|row| {
+                Ok(PlayerGame {
+                    game_id: row.try_get("game_id")?,
+                    game: row.try_get("game")?,
+                    status: row.try_get("status")?,
+                    seat: narrow(row.try_get("seat")?, "seat")?,
+                    names: vec![row.try_get("name0")?, row.try_get("name1")?],
+                    started_at_ms: row.try_get("started_at")?,
+                    winner: row
+                        .try_get::<Option<i64>, _>("winner")?
+                        .map(|winner| narrow(winner, "winner"))
+                        .transpose()?,
+                    reason: row.try_get("reason")?,
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()
+            .map(Some)
     }
 
     async fn rating(&self, game: &str, key: &str) -> Result<Option<Rating>, StoreError> {
