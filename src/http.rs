@@ -9,10 +9,12 @@ use time::OffsetDateTime;
 
 use crate::AppState;
 use crate::catalog::GAME_IDS;
+use crate::games::Seat;
+use crate::games::checkers::{PdnTags, pdn};
 use crate::games::chess::{PgnTags, pgn};
 use crate::protocol::RoomSummary;
 use crate::protocol::TimeControl;
-use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError};
+use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
 
 /// The web client, built into the binary (read from `static/` on disk in debug builds).
 #[derive(RustEmbed)]
@@ -98,6 +100,7 @@ pub fn routes(config: &mut web::ServiceConfig) {
         .route("/api/rooms", web::get().to(rooms))
         .route("/api/rooms/{id}", web::get().to(room))
         .route("/api/games/{id}.pgn", web::get().to(game_pgn))
+        .route("/api/games/{id}.pdn", web::get().to(game_pdn))
         .route("/api/games/{id}", web::get().to(game))
         .route("/api/leaderboard", web::get().to(leaderboard))
         .route("/api/players/{id}/games", web::get().to(player_games))
@@ -144,23 +147,8 @@ async fn game_pgn(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let game = state
-        .store
-        .game(&id)
-        .await?
-        .filter(|game| game.game == "chess")
-        .ok_or_else(|| ApiError::NotFound(format!("there is no stored chess game \"{id}\"")))?;
-    if game.status != "finished" {
-        return Err(ApiError::Conflict(format!(
-            "game \"{id}\" is {}; PGN is available once it has finished",
-            game.status
-        )));
-    }
-    let name = |seat: usize| {
-        game.seats
-            .get(seat)
-            .map_or_else(|| "?".to_owned(), |s| s.name.clone())
-    };
+    let game = finished_game(&state, &id, "chess", "PGN").await?;
+    let name = |seat: usize| seat_name(&game, seat);
     let tags = PgnTags {
         event: "Parlor game".to_owned(),
         site: "Parlor".to_owned(),
@@ -185,16 +173,86 @@ async fn game_pgn(
             u64::try_from(after).ok()
         })
         .collect();
-    let moves: Vec<String> = game.moves.into_iter().map(|mv| mv.notation).collect();
+    let moves: Vec<String> = game.moves.iter().map(|mv| mv.notation.clone()).collect();
     let text =
         pgn(&tags, start, &moves, &clocks).map_err(|error| ApiError::Export(error.to_string()))?;
-    Ok(HttpResponse::Ok()
-        .content_type("application/x-chess-pgn; charset=utf-8")
+    Ok(download(
+        text,
+        "application/x-chess-pgn",
+        &game.game_id,
+        "pgn",
+    ))
+}
+
+/// `GET /api/games/{id}.pdn`: a finished checkers game in PDN.
+async fn game_pdn(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let game = finished_game(&state, &id, "checkers", "PDN").await?;
+    let tags = PdnTags {
+        event: "Parlor game".to_owned(),
+        site: "Parlor".to_owned(),
+        date: pgn_date(game.started_at_ms),
+        round: "-".to_owned(),
+        black: seat_name(&game, 0),
+        white: seat_name(&game, 1),
+        winner: game
+            .winner
+            .and_then(|seat| Seat::from_index(u64::from(seat))),
+    };
+    let start = game.options.get("start").and_then(|start| start.as_str());
+    let moves: Vec<String> = game.moves.iter().map(|mv| mv.notation.clone()).collect();
+    let text = pdn(&tags, start, &moves).ok_or_else(|| {
+        ApiError::Export("the stored start position is not a valid PDN FEN".to_owned())
+    })?;
+    Ok(download(
+        text,
+        "application/x-checkers-pdn",
+        &game.game_id,
+        "pdn",
+    ))
+}
+
+/// A stored game of `kind` that has finished, for exporting as `format`: 404 if there is
+/// none, 409 while it is unfinished.
+async fn finished_game(
+    state: &AppState,
+    id: &str,
+    kind: &str,
+    format: &str,
+) -> Result<StoredGame, ApiError> {
+    let game = state
+        .store
+        .game(id)
+        .await?
+        .filter(|game| game.game == kind)
+        .ok_or_else(|| ApiError::NotFound(format!("there is no stored {kind} game \"{id}\"")))?;
+    if game.status != "finished" {
+        return Err(ApiError::Conflict(format!(
+            "game \"{id}\" is {}; {format} is available once it has finished",
+            game.status
+        )));
+    }
+    Ok(game)
+}
+
+/// The name stored for a seat, `?` if missing.
+fn seat_name(game: &StoredGame, seat: usize) -> String {
+    game.seats
+        .get(seat)
+        .map_or_else(|| "?".to_owned(), |s| s.name.clone())
+}
+
+/// A text file offered as a download named after the game.
+fn download(text: String, content_type: &str, game_id: &str, extension: &str) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(format!("{content_type}; charset=utf-8"))
         .insert_header((
             "Content-Disposition",
-            format!("attachment; filename=\"{}.pgn\"", game.game_id),
+            format!("attachment; filename=\"{game_id}.{extension}\""),
         ))
-        .body(text))
+        .body(text)
 }
 
 /// The PGN `TimeControl` value for a stored `options.time_control`: `base+increment` in

@@ -94,6 +94,22 @@ async fn two_people_play_every_game_to_its_end() {
         let reason = over["reason"].as_str().unwrap();
         assert!(endings(game).contains(&reason), "{game} ended by {reason}");
         assert_eq!(last["result"]["reason"], reason);
+        if game == "checkers" {
+            let id = over["game_id"].as_str().unwrap();
+            let response = reqwest::get(server.url(&format!("/api/games/{id}.pdn")))
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 200);
+            let pdn = response.text().await.unwrap();
+            assert!(pdn.contains("[Black \"Alice\"]\n[White \"Bob\"]"), "{pdn}");
+            assert!(pdn.contains("[GameType \"21\"]"), "{pdn}");
+            assert!(pdn.contains("\n\n1. "), "{pdn}");
+            assert_eq!(
+                server.get_json(&format!("/api/games/{id}.pgn")).await.0,
+                404,
+                "not chess"
+            );
+        }
     }
     server.stop().await;
 }

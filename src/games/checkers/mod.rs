@@ -15,11 +15,13 @@
 mod board;
 mod fen;
 mod notation;
+mod pdn;
 #[cfg(test)]
 mod tests;
 
 use board::{Board, square_at};
 pub use notation::Move;
+pub use pdn::{PdnTags, pdn};
 
 use super::{BoardView, EndReason, Game, MoveError, Outcome, PositionError, Seat};
 
