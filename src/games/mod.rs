@@ -6,6 +6,7 @@
 
 pub mod checkers;
 pub mod chess;
+mod export;
 pub mod fox_geese;
 #[cfg(test)]
 pub mod laws;

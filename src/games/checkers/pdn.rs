@@ -1,8 +1,7 @@
 //! PDN export of English checkers games: the tag pairs and the numbered movetext.
 
-use std::fmt::Write;
-
 use super::{Checkers, Settings};
+use crate::games::export::{push_movetext, push_tag};
 use crate::games::{Game, Seat};
 
 /// The tag pairs of an exported game.
@@ -58,10 +57,10 @@ pub fn pdn(tags: &PdnTags, start: Option<&str>, moves: &[String]) -> Option<Stri
         ("Result", result),
         ("GameType", "21"),
     ] {
-        let _ = writeln!(out, "[{name} \"{}\"]", escape(value));
+        push_tag(&mut out, name, value);
     }
     if let Some(position) = start {
-        let _ = writeln!(out, "[FEN \"{}\"]", escape(position));
+        push_tag(&mut out, "FEN", position);
     }
     out.push('\n');
     let mut tokens = Vec::with_capacity(moves.len() * 3 / 2 + 1);
@@ -77,33 +76,8 @@ pub fn pdn(tags: &PdnTags, start: Option<&str>, moves: &[String]) -> Option<Stri
         tokens.push(mv.clone());
     }
     tokens.push(result.to_owned());
-    let mut line = String::new();
-    for token in tokens {
-        if !line.is_empty() && line.len() + 1 + token.len() >= 80 {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&token);
-    }
-    out.push_str(&line);
-    out.push('\n');
+    push_movetext(&mut out, tokens);
     Some(out)
-}
-
-/// A tag value with `\` and `"` escaped and control characters as spaces.
-fn escape(value: &str) -> String {
-    value
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .flat_map(|c| match c {
-            '\\' | '"' => vec!['\\', c],
-            c => vec![c],
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -10,9 +10,7 @@ use shakmaty::{CastlingMode, Color, EnPassantMode, Position};
 
 use crate::games::Outcome;
 use crate::games::Seat;
-
-/// Movetext lines are kept shorter than this many characters.
-const LINE_LIMIT: usize = 80;
+use crate::games::export::{push_movetext, push_tag};
 
 /// The seven-tag roster, written in this order. Values are free text except `date` and
 /// `result`, whose forms PGN fixes.
@@ -168,20 +166,7 @@ pub fn pgn(
     }
     tokens.push(tags.result.clone());
 
-    let mut line = String::new();
-    for token in tokens {
-        if !line.is_empty() && line.len() + 1 + token.len() >= LINE_LIMIT {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&token);
-    }
-    out.push_str(&line);
-    out.push('\n');
+    push_movetext(&mut out, tokens);
     Ok(out)
 }
 
@@ -194,24 +179,6 @@ fn clock_comment(ms: u64) -> String {
         seconds / 60 % 60,
         seconds % 60
     )
-}
-
-/// Appends `[Name "value"]` and a newline, escaping the value.
-fn push_tag(out: &mut String, name: &str, value: &str) {
-    out.push('[');
-    out.push_str(name);
-    out.push_str(" \"");
-    for ch in value.chars() {
-        match ch {
-            '\\' | '"' => {
-                out.push('\\');
-                out.push(ch);
-            }
-            ch if ch.is_control() => out.push(' '),
-            ch => out.push(ch),
-        }
-    }
-    out.push_str("\"]\n");
 }
 
 /// Whether `date` is `YYYY.MM.DD` with digits or `?`.
