@@ -5,6 +5,11 @@
 // `bot:random`: one tic-tac-toe game as X by clicking whatever cells the page offers, then
 // a checkers, a chess and a Fox & Geese game by clicking the cells of legal moves (read
 // from the board's `data-legal`), at least 10 moves each or until the game ends.
+// Then time and results: a chess game under a 20 s clock (the running clock counts
+// down, and after a move the other one runs), a per-move clock running out, a draw
+// offered to `bot:easy`, a rematch with the seats swapped, draw offers and a rematch
+// between two people (a second browser context), the leaderboard by rating, and the
+// replay of a finished game.
 // Run from the repository root: `node e2e/smoke.mjs` (or `bash e2e/run.sh`).
 //
 // The test first checks that the server serves exactly this checkout's `static/` files
@@ -41,6 +46,7 @@ const START_BUDGET_MS = 30_000;
 // Short on purpose: it must fit the server's 24-character limit and still contain markup,
 // which the page has to show literally.
 const PLAYER_NAME = '<b>Smoke</b> & co';
+const OPPONENT_NAME = 'Smoke opponent';
 
 const started = Date.now();
 const log = (...args) => console.log(`[smoke +${((Date.now() - started) / 1000).toFixed(1)}s]`, ...args);
@@ -55,6 +61,9 @@ let serverOutput = '';
 let browser = null;
 let page = null;
 let tempDir = null;
+let baseUrl = null;
+// The finished game of the clocks check, replayed by the replay check.
+let clockedGame = null;
 
 /** The server's environment: ours, with plain logs at info level unless RUST_LOG says otherwise. */
 function serverEnv() {
@@ -138,6 +147,7 @@ async function setUp() {
   }
   const port = await startServer();
   const base = `http://127.0.0.1:${port}`;
+  baseUrl = base;
   log(`server listening at ${base}`);
 
   if (!existsSync(CHROMIUM)) fail(`Chromium not found at ${CHROMIUM}; install it with: apt-get install -y chromium`);
@@ -474,6 +484,351 @@ async function startPositions() {
   if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
 }
 
+// ---------------------------------------------------------------------------
+// Time and results
+
+/** Starts a game against a bot with a clock chosen in the lobby (`none`, a preset, or custom seconds). */
+async function startBotGame(game, { level = 'random', seat = 0, clock = 'none', base = 300, increment = 0 } = {}) {
+  await tid(`game-${game}`).check();
+  await tid('time-control').selectOption(clock);
+  if (clock === 'custom') {
+    await tid('time-control-base').fill(String(base));
+    await tid('time-control-increment').fill(String(increment));
+  }
+  await tid('bot-level').selectOption(level);
+  await tid('bot-side').selectOption(String(seat));
+  const before = await tid('board').getAttribute('data-game-id');
+  await tid('play-bot').click();
+  await page.waitForFunction(([g, old]) => {
+    const board = document.querySelector('[data-testid="board"]');
+    const error = document.querySelector('[data-testid="error"]');
+    return (error && !error.hidden) ||
+      (board && board.dataset.game === g && board.dataset.gameId && board.dataset.gameId !== old && board.querySelector('[data-label]'));
+  }, [game, before]);
+  if (await tid('error').isVisible()) fail(`creating a ${game} room failed: ${await tid('error').innerText()}`);
+}
+
+/** Resigns the game in progress (two clicks) and waits for the lobby. */
+async function resignNow() {
+  if (!(await tid('result').isVisible())) {
+    await tid('resign').click();
+    await tid('resign').click();
+    await tid('result').waitFor({ state: 'visible' });
+  }
+  await tid('play-bot').waitFor({ state: 'visible' });
+}
+
+async function resultText(p = page) {
+  return (await p.locator('[data-testid="result"]').innerText()).replace(/\s+/g, ' ').trim();
+}
+
+/** A chess game under a 20 s Fischer clock: the clocks count down and take turns. */
+async function clocks() {
+  const problemsBefore = problems.length;
+  await startBotGame('chess', { clock: 'custom', base: 20, increment: 0 });
+  await waitForTurnOrEnd('chess');
+  if (await tid('result').isVisible()) fail('the clocked chess game ended at once');
+  const label = await tid('room-time-control').textContent();
+  if (!(await tid('room-time-control').isVisible()) || !label.includes('20 s + 0 s')) {
+    fail(`the room header shows the time control as ${JSON.stringify(label)}`);
+  }
+  const running0 = await tid('clock-0').getAttribute('data-running');
+  const running1 = await tid('clock-1').getAttribute('data-running');
+  if (running0 !== 'true' || running1 !== 'false') fail(`at the start the clocks run ${running0}/${running1}, expected ours (seat 0) only`);
+  const waiting = await tid('clock-1').textContent();
+  if (waiting !== '0:20') fail(`the waiting clock shows ${JSON.stringify(waiting)}, expected 0:20`);
+  const first = await tid('clock-0').textContent();
+  await page.waitForTimeout(1200);
+  const second = await tid('clock-0').textContent();
+  if (first === second) fail(`our running clock still shows ${first} after 1.2 s`);
+  log(`clocks: our clock went from ${first} to ${second} in 1.2 s; theirs stays at ${waiting}`);
+
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="room-item"].current .room-meta')?.textContent.includes('clock 20 s + 0 s'),
+    null,
+    { timeout: 8000 },
+  ).catch(() => fail('the room list does not show the time control of our room'));
+
+  // After our move, the bot's clock runs. Its turn may be too short for any frame to be
+  // painted (its reply can arrive in the same network read as our move's state), so
+  // every change of the clocks' data-running is recorded in the page.
+  const legal = JSON.parse(await tid('board').getAttribute('data-legal'));
+  const move = legal.includes('e2e4') ? 'e2e4' : legal[0];
+  await page.evaluate(() => {
+    const seats = document.querySelector('[data-testid="seats"]');
+    window.smokeClockLog = [];
+    window.smokeClockObserver = new MutationObserver(() => {
+      const running = (seat) => seats.querySelector(`[data-testid="clock-${seat}"]`)?.dataset.running;
+      window.smokeClockLog.push(`${running(0)}/${running(1)}`);
+    });
+    window.smokeClockObserver.observe(seats, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-running'] });
+  });
+  await tid(`cell-${move.slice(0, 2)}`).click();
+  await tid(`cell-${move.slice(2, 4)}`).click();
+  await expectListed('chess', move);
+  await page.waitForFunction(() => {
+    const board = document.querySelector('[data-testid="board"]');
+    const result = document.querySelector('[data-testid="result"]');
+    return (result && !result.hidden) || (board.dataset.mine === 'true' && document.querySelectorAll('[data-testid="moves"] li').length >= 2);
+  }, null, { timeout: 10_000 });
+  if (await tid('result').isVisible()) fail(`the clocked game ended early: ${await resultText()}`);
+  const botClock = await tid('clock-1').textContent();
+  if (!/^0:1\d$/.test(botClock)) fail(`after the bot's reply its clock shows ${JSON.stringify(botClock)}, expected less than 0:20`);
+  if (await tid('clock-0').getAttribute('data-running') !== 'true') fail('after the bot replied our clock does not run');
+  const runs = await page.evaluate(() => {
+    window.smokeClockObserver.disconnect();
+    return [...new Set(window.smokeClockLog)];
+  });
+  if (!runs.includes('false/true')) fail(`after ${move} the other clock never ran; the clocks ran ${runs.join(', ')}`);
+  log(`clocks: after ${move} the bot's clock ran and now shows ${botClock}; ours runs again`);
+  mkdirSync(SHOT_DIR, { recursive: true });
+  const shot = path.join(SHOT_DIR, 'clocks.png');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: shot });
+  log(`clocks: screenshot saved to ${path.relative(ROOT, shot)}`);
+
+  clockedGame = { id: await tid('board').getAttribute('data-game-id'), move };
+  await resignNow();
+  const change = await tid('rating-change-0').textContent().catch(() => null);
+  if (!change || !/^\d+ → \d+ \([+−±]\d+\)$/.test(change)) fail(`the game-over panel shows our rating change as ${JSON.stringify(change)}`);
+  log(`clocks: result ${await resultText()}`);
+  await tid('time-control').selectOption('none');
+  if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
+}
+
+/** A 3 s per-move clock that runs out: red under 10 s, and the server ends the game. */
+async function timeout() {
+  const problemsBefore = problems.length;
+  await startBotGame('tictactoe', { clock: 'per_move:3000' });
+  await page.waitForFunction(() => document.querySelector('[data-testid="clock-0"]')?.dataset.low === 'true', null, { timeout: 5000 })
+    .catch(() => fail('a running clock under 10 s is not marked low'));
+  const color = await tid('clock-0').evaluate((e) => getComputedStyle(e).color);
+  const [r, g, b] = color.match(/\d+/g).map(Number);
+  if (!(r > 150 && g < 100 && b < 100)) fail(`the low clock is not red: ${color}`);
+  await tid('result').waitFor({ state: 'visible', timeout: 10_000 });
+  const reason = await tid('result').getAttribute('data-reason');
+  const text = await resultText();
+  if (reason !== 'timeout' || !text.includes('You lost.') || !text.includes('You ran out of time.')) {
+    fail(`after the per-move clock ran out the result is ${reason}: ${text}`);
+  }
+  const shot = path.join(SHOT_DIR, 'clocks-timeout.png');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: shot });
+  log(`timeout: ${text} (screenshot ${path.relative(ROOT, shot)})`);
+  await tid('play-bot').waitFor({ state: 'visible' });
+  await tid('time-control').selectOption('none');
+  if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
+}
+
+/** A draw offered to bot:easy in the even starting position: the bot accepts. */
+async function drawWithBot() {
+  const problemsBefore = problems.length;
+  await startBotGame('chess', { level: 'easy' });
+  await waitForTurnOrEnd('chess');
+  if (!(await tid('offer-draw').isVisible())) fail('no Offer draw button while playing');
+  await tid('offer-draw').click();
+  await tid('result').waitFor({ state: 'visible' });
+  const reason = await tid('result').getAttribute('data-reason');
+  const winner = await tid('result').getAttribute('data-winner');
+  const text = await resultText();
+  if (reason !== 'draw_agreed' || winner !== 'draw' || !text.startsWith('Draw.') || !text.includes('The players agreed to a draw.')) {
+    fail(`after offering bot:easy a draw the result is ${reason}/${winner}: ${text}`);
+  }
+  if (await tid('offer-draw').isVisible()) fail('Offer draw is still shown after the game ended');
+  log(`draw with bot:easy: ${text}`);
+  await tid('play-bot').waitFor({ state: 'visible' });
+  if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
+}
+
+/** Rematch against a bot: a new game starts at once with the seats swapped and the board turned. */
+async function rematchWithBot() {
+  const problemsBefore = problems.length;
+  await startBotGame('chess');
+  await waitForTurnOrEnd('chess');
+  const firstGame = await tid('board').getAttribute('data-game-id');
+  if (await tid('board').getAttribute('data-flipped') !== 'false') fail('as White the board is turned');
+  await resignNow();
+  await tid('rematch').click();
+  await page.waitForFunction((old) => {
+    const board = document.querySelector('[data-testid="board"]');
+    const error = document.querySelector('[data-testid="error"]');
+    return (error && !error.hidden) || (board.dataset.gameId && board.dataset.gameId !== old &&
+      document.querySelector('[data-testid="result"]').hidden);
+  }, firstGame, { timeout: 10_000 }).catch(() => fail('Rematch did not start a new game'));
+  if (await tid('error').isVisible()) fail(`Rematch failed: ${await tid('error').innerText()}`);
+  if (!(await tid('seat-1').locator('.tag.you').count()) || (await tid('seat-0').locator('.tag.you').count())) {
+    fail('after the rematch we are not in seat 1');
+  }
+  if (await tid('board').getAttribute('data-flipped') !== 'true') fail('after the rematch, playing Black, the board is not turned');
+  if (await tid('play-bot').isVisible()) fail('the lobby is shown while the rematch is being played');
+  await waitForTurnOrEnd('chess');
+  const status = await tid('status').textContent();
+  if (!/you play Black/.test(status)) fail(`after the rematch the status says ${JSON.stringify(status)}`);
+  const shot = path.join(SHOT_DIR, 'rematch.png');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: shot });
+  log(`rematch with bot:random: new game as Black, board turned (${path.relative(ROOT, shot)})`);
+  await resignNow();
+  if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
+}
+
+/** Draw offers (declined, then accepted) and a rematch between two people in two browser contexts. */
+async function twoPeople() {
+  const problemsBefore = problems.length;
+  const context = await browser.newContext({ viewport: { width: 360, height: 780 } });
+  try {
+    const other = await context.newPage();
+    other.setDefaultTimeout(10_000);
+    other.on('pageerror', (err) => problems.push(`uncaught exception in the second page: ${err.message}`));
+    other.on('console', (msg) => {
+      if (msg.type() === 'error') problems.push(`console error in the second page: ${msg.text()}`);
+    });
+    other.on('dialog', async (dialog) => {
+      problems.push(`unexpected ${dialog.type()} dialog in the second page: ${dialog.message()}`);
+      await dialog.dismiss();
+    });
+    const otid = (id) => other.locator(`[data-testid="${id}"]`);
+    await other.goto(`${baseUrl}/`);
+    await otid('name-input').fill(OPPONENT_NAME);
+    await otid('connect').click();
+    await otid('play-bot').waitFor({ state: 'visible' });
+
+    await tid('game-tictactoe').check();
+    await tid('time-control').selectOption('none');
+    await tid('person-side').selectOption('0');
+    await tid('play-person').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Waiting for an opponent'));
+    const room = await page.evaluate(() => JSON.parse(sessionStorage.getItem('parlor.room')).id);
+    const join = other.locator(`[data-testid="room-item"][data-room="${room}"] [data-testid="join-1"]`);
+    await join.waitFor({ state: 'visible', timeout: 8000 });
+    await join.click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="board"]').dataset.mine === 'true');
+
+    // We offer; they decline.
+    await tid('offer-draw').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="draw-panel"]').dataset.state === 'offered');
+    if (await tid('offer-draw').textContent() !== 'Draw offered' || !(await tid('offer-draw').isDisabled())) fail('after offering, the button does not say Draw offered');
+    await otid('accept-draw').waitFor({ state: 'visible' });
+    await otid('decline-draw').click();
+    await page.waitForFunction(() => {
+      const panel = document.querySelector('[data-testid="draw-panel"]');
+      return panel.dataset.state === 'answered' && panel.textContent.includes('declined');
+    }).catch(() => fail('the declined draw offer is not shown to the one who made it'));
+    if (await tid('offer-draw').textContent() !== 'Offer draw') fail('after the decline Offer draw is not offered again');
+    log('two people: our draw offer was declined');
+
+    // We move; they offer; we accept.
+    await tid('cell-4').click();
+    await other.waitForFunction(() => document.querySelector('[data-testid="board"]').dataset.mine === 'true');
+    await otid('offer-draw').click();
+    await tid('accept-draw').waitFor({ state: 'visible' });
+    const offered = (await tid('draw-panel').innerText()).trim();
+    if (!offered.includes(`${OPPONENT_NAME} (O) offers a draw.`)) fail(`the offer reads ${JSON.stringify(offered)}`);
+    await tid('accept-draw').click();
+    await tid('result').waitFor({ state: 'visible' });
+    await otid('result').waitFor({ state: 'visible' });
+    for (const [who, p] of [['we', page], ['they', other]]) {
+      const reason = await p.locator('[data-testid="result"]').getAttribute('data-reason');
+      if (reason !== 'draw_agreed') fail(`${who} see the result ${reason}, expected draw_agreed`);
+    }
+    log(`two people: their draw offer was accepted: ${await resultText()}`);
+
+    // Rematch: we ask, they see it and accept; the seats swap.
+    const firstGame = await tid('board').getAttribute('data-game-id');
+    await tid('rematch').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="rematch-status"]')?.textContent.startsWith('Waiting for'));
+    if (!(await tid('rematch').isDisabled())) fail('after asking for a rematch the button is still enabled');
+    await other.waitForFunction(() => document.querySelector('[data-testid="rematch-status"]')?.textContent.includes('wants a rematch'));
+    if (await otid('rematch').textContent() !== 'Accept rematch') fail('the other player is not offered Accept rematch');
+    await otid('rematch').click();
+    await page.waitForFunction((old) => {
+      const board = document.querySelector('[data-testid="board"]');
+      return board.dataset.gameId && board.dataset.gameId !== old;
+    }, firstGame).catch(() => fail('the rematch did not start for us'));
+    if (!(await tid('seat-1').locator('.tag.you').count())) fail('after the rematch we are not in seat 1 (O)');
+    await other.waitForFunction(() => document.querySelector('[data-testid="board"]').dataset.mine === 'true')
+      .catch(() => fail('after the rematch the other player (now X) cannot move'));
+    const ours = await tid('status').textContent();
+    if (!ours.includes(`Waiting for ${OPPONENT_NAME} (X)`)) fail(`after the rematch our status says ${JSON.stringify(ours)}`);
+    log('two people: rematch started with the seats swapped');
+    await resignNow();
+  } finally {
+    await context.close().catch(() => {});
+  }
+  if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
+}
+
+/** The leaderboard by rating lists this player once a decided game was rated. */
+async function leaderboardByRating() {
+  await tid('leaderboard-game').selectOption('chess');
+  await tid('leaderboard-by').selectOption('rating');
+  await page.waitForFunction((name) => {
+    const list = document.querySelector('[data-testid="leaderboard"]');
+    return list.dataset.by === 'rating' && [...list.querySelectorAll('.lb-entry.mine')].some((li) =>
+      li.querySelector('.lb-name').firstChild.textContent === name && /^\d+$/.test(li.querySelector('.score').textContent));
+  }, PLAYER_NAME, { timeout: 8000 }).catch(() => fail('the chess leaderboard by rating does not list us with a rating'));
+  const entry = (await page.locator('[data-testid="leaderboard"] .lb-entry.mine').innerText()).replace(/\s+/g, ' ');
+  log(`leaderboard by rating: ${entry}`);
+  await tid('leaderboard-by').selectOption('score');
+  await page.waitForFunction(() => document.querySelector('[data-testid="leaderboard"]').dataset.by === 'score');
+}
+
+/** Replays the clocked game: every position the page saw, the moves with clocks, the PGN. */
+async function replayGame() {
+  const problemsBefore = problems.length;
+  if (!clockedGame?.id) fail('there is no finished clocked game to replay (the clocks check failed)');
+  const open = async () => {
+    await page.locator(`[data-testid="recent-game"][data-game-id="${clockedGame.id}"] [data-testid="recent-replay"]`).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="replay"]').dataset.loaded === 'true');
+  };
+  await open();
+  const rows = await page.locator('[data-testid="replay-moves"] tbody tr').count();
+  const columns = await page.locator('[data-testid="replay-moves"] thead th').count();
+  if (rows < 2) fail(`the replay lists ${rows} moves, expected at least 2`);
+  if (columns !== 6) fail(`the replay's move table has ${columns} columns, expected 6 (with both clocks)`);
+  const ply = async () => Number(await tid('replay').getAttribute('data-ply'));
+  if (await ply() !== rows) fail(`the replay opens at move ${await ply()}, expected the last (${rows})`);
+  if (!(await tid('replay-board').isVisible())) fail('the replay of a game this page followed shows no board');
+  if (await tid('board').isVisible()) fail('the live board is still shown under the replay');
+  await tid('replay-first').click();
+  if (await ply() !== 0) fail('First does not go to the start');
+  const from = clockedGame.move.slice(0, 2);
+  const to = clockedGame.move.slice(2, 4);
+  if (!(await tid(`replay-cell-${from}`).getAttribute('data-piece'))) fail(`at the start the replay shows no piece on ${from}`);
+  await page.keyboard.press('ArrowRight');
+  if (await ply() !== 1) fail('the right arrow key does not step forward');
+  const moved = [await tid(`replay-cell-${from}`).getAttribute('data-piece'), await tid(`replay-cell-${to}`).getAttribute('data-piece')];
+  if (moved[0] !== '' || moved[1] === '') fail(`after ${clockedGame.move} the replay shows ${from}=${moved[0]} ${to}=${moved[1]}`);
+  await tid('replay-forward').click();
+  await page.keyboard.press('ArrowLeft');
+  if (await ply() !== 1) fail('the left arrow key does not step back');
+  await page.keyboard.press('End');
+  if (await ply() !== rows) fail('End does not go to the last move');
+  const href = await tid('replay-pgn').getAttribute('href');
+  const pgn = await page.evaluate(async (url) => (await fetch(url)).text(), href);
+  if (!pgn.startsWith('[Event "Parlor game"]') || !pgn.includes('[Result "0-1"]')) fail(`the PGN link gives ${JSON.stringify(pgn.slice(0, 80))}`);
+  const shot = path.join(SHOT_DIR, 'replay.png');
+  await tid('replay-first').click();
+  await page.keyboard.press('ArrowRight');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: shot });
+  log(`replay: ${rows} moves with clocks, stepped with buttons and keys; PGN ${pgn.split('\n').filter((l) => /^1\./.test(l))[0] ?? ''} (${path.relative(ROOT, shot)})`);
+  await tid('replay-close').click();
+  if (await tid('replay').isVisible()) fail('Close replay does not close it');
+
+  // After a reload the page has not seen the positions: it says so and still lists the moves.
+  await page.reload();
+  await tid('me').waitFor({ state: 'attached' });
+  await tid('play-bot').waitFor({ state: 'visible' });
+  await open();
+  if (await tid('replay-board').isVisible()) fail('after a reload the replay draws a board it never saw');
+  if (!(await tid('replay-missing').isVisible())) fail('after a reload the replay does not say why there is no board');
+  const again = await page.locator('[data-testid="replay-moves"] tbody tr').count();
+  if (again !== rows) fail(`after a reload the replay lists ${again} moves, expected ${rows}`);
+  await tid('replay-close').click();
+  if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
+}
+
 /** After a failed check: back to the lobby (resigning a game in progress) for the next one. */
 async function recover() {
   try {
@@ -500,6 +855,13 @@ const CHECKS = [
   ['tic-tac-toe against bot:random, then a reload', ticTacToe],
   ...BOARD_GAMES.map((g) => [`${g.game} against bot:random as seat ${g.seat}`, () => boardGame(g)]),
   ['start positions: a chess promotion and a checkers double jump', startPositions],
+  ['clocks of a chess game under a 20 s clock against bot:random', clocks],
+  ['timeout of a 3 s per-move clock', timeout],
+  ['draw offered to bot:easy at the start, accepted', drawWithBot],
+  ['rematch against bot:random with the seats swapped', rematchWithBot],
+  ['two-people draw offers and rematch', twoPeople],
+  ['leaderboard by rating', leaderboardByRating],
+  ['replay of the clocked game', replayGame],
 ];
 
 const watchdog = setTimeout(async () => {

@@ -6,11 +6,19 @@
 // moves lives in board.js.
 // Every piece of data from the server or the user is written with textContent, never
 // as HTML, so names like `<img src=x onerror=...>` are shown literally.
+//
+// Clocks count down between states from the `remaining_ms` each state carries; the
+// server alone decides when time runs out. Replays show the boards this page saw during
+// the game (it cannot work out a position from the moves: that would need the rules),
+// and for any stored game the moves with their times and clocks.
 
 import {
   GAMES, PROMOTION_NAMES, gameTitle, sidesOf, topSeatOf, movePath, indexMoves,
   optionsAfter, clickOutcome, buildGrid, paintGrid, pieceElement,
 } from './board.js';
+import {
+  timeControlFromChoice, hasClock, timeControlLabel, timeControlDescription, formatClock, thinkText,
+} from './time.js';
 
 const PROTOCOL = 1;
 const DEFAULT_GAME = 'tictactoe';
@@ -37,12 +45,23 @@ const REASONS = {
   geese_stuck: () => 'the geese cannot move',
   geese_below_threshold: () => 'too few geese are left to trap the fox',
   quiet_moves: () => 'too many moves in a row without a capture',
+  timeout: (loser, isYou) => (isYou ? 'you ran out of time' : `${loser} ran out of time`),
+  timeout_vs_insufficient_material: (loser, isYou) => (isYou
+    ? 'you ran out of time, but your opponent has too little material left to checkmate, so it is a draw'
+    : `${loser} ran out of time, but the other side has too little material left to checkmate, so it is a draw`),
+  aborted: () => 'a first move was not made in time, so the game was called off and does not count',
+  draw_agreed: () => 'the players agreed to a draw',
 };
 
 const KEY_TOKEN = 'parlor.token';
 const KEY_NAME = 'parlor.name';
 const KEY_GAME = 'parlor.game'; // the game last chosen in the lobby
 const KEY_ROOM = 'parlor.room'; // per tab (sessionStorage): the room to return to after a reload
+const KEY_CLOCK = 'parlor.clock'; // the clock last chosen in the lobby
+const RECENT_MAX = 10;
+const CLOCK_TICK_MS = 100;
+const LOW_TIME_MS = 10000;
+const SEEN_GAMES_MAX = 8; // games whose boards are kept in memory for replays
 
 // ---------------------------------------------------------------------------
 // Small helpers
@@ -110,6 +129,11 @@ function botLevel(kind) {
 /** How a seat is named on screen. */
 function seatName(seat) {
   if (!seat) return '?';
+  const standIn = seat.stand_in_for;
+  if (standIn && typeof standIn === 'object') {
+    const level = botLevel(seat.kind);
+    return `${level ? `Bot (${level})` : (seat.name || 'A bot')} playing for ${standIn.name ?? 'someone'}`;
+  }
   if (seat.name) return seat.name;
   const level = botLevel(seat.kind);
   if (level) return `Bot (${level})`;
@@ -156,6 +180,14 @@ const app = {
   roomsTimer: null,
   errorTimer: null,
   resignArmed: null,
+  clockAt: 0, // performance.now() when the current state arrived: its clocks are as of then
+  clockTimer: null,
+  drawNote: '', // what became of this player's draw offer, until the next move
+  seen: new Map(), // game_id → { game, boards: [board after n moves], flipped, sides }
+  replay: null, // { id, data, error, ply, loading } while the replay card is open
+  roomClocks: new Map(), // room id → its time control, for the room list (null: unknown)
+  roomClocksVersion: 0,
+  recent: { player: null, games: [], note: '' }, // this player's latest games, from the server
 };
 
 const ui = {};
@@ -167,7 +199,12 @@ function bindUi() {
     'game-pick', 'new-title', 'start-options', 'start-label', 'start-position',
     'game-name', 'room-id', 'spectators', 'seats', 'status', 'board', 'move-helper', 'result',
     'moves', 'resign', 'leave', 'refresh-rooms', 'rooms-empty', 'room-list',
-    'leaderboard', 'leaderboard-note', 'leaderboard-game',
+    'leaderboard', 'leaderboard-note', 'leaderboard-game', 'leaderboard-by',
+    'room-time-control', 'draw-panel', 'offer-draw',
+    'time-control', 'time-control-custom', 'time-control-base', 'time-control-increment',
+    'replay', 'replay-title', 'replay-close', 'replay-info', 'replay-board', 'replay-missing',
+    'replay-first', 'replay-back', 'replay-step', 'replay-forward', 'replay-last', 'replay-moves', 'replay-pgn', 'replay-pdn',
+    'recent-games', 'recent-empty',
   ]) {
     ui[id] = byTestId(id);
   }
@@ -350,6 +387,7 @@ const handlers = {
     }
     resumeRoom();
     startRoomPolling();
+    loadRecent();
     render();
   },
 
@@ -368,6 +406,8 @@ const handlers = {
       app.state = null;
       app.over = null;
       app.moves = [];
+      app.drawNote = '';
+      if (app.replay) closeReplay({ focus: false });
     }
     app.pendingMove = false;
     rememberRoom();
@@ -394,13 +434,20 @@ const handlers = {
     // the move in flight: that one is answered by a state with one more move, or an error.
     const unanswered = app.pendingMove && sameGame && m.status === 'playing' && m.moves === previous.moves;
     app.state = m;
+    app.clockAt = performance.now();
     if (!unanswered) app.pendingMove = false;
+    followMySeat(m);
+    noteDrawAnswer(previous, m, sameGame);
+    keepBoard(m);
+    // A new game in this room (a rematch) takes over from a replay of the last one.
+    if (!sameGame && m.status === 'playing' && app.replay) closeReplay({ focus: false });
     if (typeof m.game === 'string' && app.room.game !== m.game) {
       app.room.game = m.game;
       rememberRoom();
       showLeaderboardOf(m.game);
     }
     if (m.status === 'finished') forgetRoom();
+    else if (app.room.role === 'player') rememberRoom(); // again, after a rematch
     render();
   },
 
@@ -408,6 +455,7 @@ const handlers = {
     loadLeaderboard();
     if (!app.room || m.room !== app.room.id) return;
     app.over = m;
+    loadRecent();
     forgetRoom();
     render();
     requestRooms();
@@ -432,6 +480,7 @@ const handlers = {
     const rooms = Array.isArray(m.rooms) ? m.rooms : [];
     app.rooms = rooms;
     renderRooms();
+    learnRoomClocks(rooms);
   },
 
   error(m) {
@@ -467,6 +516,130 @@ function dispatch(msg) {
   const handler = Object.hasOwn(handlers, msg.type) ? handlers[msg.type] : null;
   if (handler) handler(msg);
   // Unknown message types are ignored: the protocol grows.
+}
+
+// ---------------------------------------------------------------------------
+// Following the game: seats after a rematch, draw answers, boards for replays
+
+/** After a rematch the seats are swapped: find this player's seat again by player id. */
+function followMySeat(s) {
+  if (!app.room || app.room.role !== 'player' || !app.me || !Array.isArray(s.seats)) return;
+  const mine = s.seats.find((x) => x.player_id && x.player_id === app.me.player_id);
+  if (mine && mine.seat !== app.room.seat) {
+    app.room.seat = mine.seat;
+    app.orientation = null;
+    resetPick('');
+  }
+}
+
+/** Notes what became of this player's draw offer: declined, or lapsed by a move. */
+function noteDrawAnswer(previous, s, sameGame) {
+  if (!sameGame || !previous || app.room?.role !== 'player' || s.status !== 'playing') {
+    app.drawNote = '';
+    return;
+  }
+  const me = app.room.seat;
+  if (previous.draw_offer === me && s.draw_offer !== me) {
+    const other = s.seats?.find((x) => x.seat === 1 - me);
+    app.drawNote = s.moves !== previous.moves
+      ? `${seatName(other)} moved instead of answering, so your draw offer lapsed.`
+      : `${seatName(other)} declined your draw offer.`;
+  } else if (s.moves !== previous.moves) {
+    app.drawNote = '';
+  }
+}
+
+/** Keeps each board the page is shown, indexed by the number of moves played, for replays. */
+function keepBoard(s) {
+  if (typeof s.game_id !== 'string' || !s.board || typeof s.moves !== 'number') return;
+  let entry = app.seen.get(s.game_id);
+  if (!entry) {
+    entry = { game: s.game, boards: [], flipped: false, sides: null };
+    app.seen.set(s.game_id, entry);
+    while (app.seen.size > SEEN_GAMES_MAX) app.seen.delete(app.seen.keys().next().value);
+  }
+  entry.boards[s.moves] = s.board;
+  const game = typeof s.game === 'string' ? s.game : currentGame();
+  entry.flipped = isFlipped(game, s);
+  const sides = sidesOf(game, s);
+  if (sides.known) entry.sides = sides.names;
+}
+
+// ---------------------------------------------------------------------------
+// Clocks
+
+/** A seat's time left now: counted down from the state's reading if its clock runs. */
+function clockLeft(s, seat, now = performance.now()) {
+  const c = s?.clocks;
+  if (!c || !Array.isArray(c.remaining_ms)) return null;
+  const base = Number(c.remaining_ms[seat]);
+  if (!Number.isFinite(base)) return null;
+  if (c.running === seat && s.status === 'playing') return Math.max(0, base - (now - app.clockAt));
+  return base;
+}
+
+/** Writes both clocks' readings; called on every render and every tick while one runs. */
+function updateClocks() {
+  const s = app.state;
+  const now = performance.now();
+  for (const node of ui.seats.querySelectorAll('.clock')) {
+    const seat = Number(node.dataset.seat);
+    const left = clockLeft(s, seat, now);
+    if (left === null) continue;
+    const running = s.status === 'playing' && s.clocks?.running === seat;
+    // Under ten seconds a clock turns red; a per-move clock only while it runs (it
+    // starts each turn afresh) or once it has run out.
+    const low = left < LOW_TIME_MS && (running || left === 0 || s.time_control?.kind !== 'per_move');
+    const text = formatClock(left);
+    if (node.textContent !== text) {
+      node.textContent = text;
+      node.setAttribute('aria-label', `${node.dataset.side}'s clock: ${text}`);
+    }
+    node.dataset.running = running ? 'true' : 'false';
+    node.dataset.low = low ? 'true' : 'false';
+    node.classList.toggle('running', running);
+    node.classList.toggle('low', low);
+  }
+}
+
+/** Runs the clock display while a clock runs (and only then). */
+function syncClockTicker() {
+  const s = app.state;
+  const live = Boolean(app.room && !ui.game.hidden && s?.status === 'playing' && s.clocks &&
+    typeof s.clocks.running === 'number');
+  if (live && !app.clockTimer) app.clockTimer = setInterval(updateClocks, CLOCK_TICK_MS);
+  if (!live && app.clockTimer) {
+    clearInterval(app.clockTimer);
+    app.clockTimer = null;
+  }
+}
+
+/** The time control of a room in the list: from the listing if it says, else looked up once. */
+function roomClock(room) {
+  if (room.time_control) return room.time_control;
+  if (app.room && app.room.id === room.room && app.state?.time_control) return app.state.time_control;
+  return app.roomClocks.get(room.room) ?? null;
+}
+
+/**
+ * The room listing does not carry the time control, so it is read once per room from
+ * `GET /api/rooms/{id}` (a few rooms at a time; a room's time control never changes).
+ */
+function learnRoomClocks(rooms) {
+  const wanted = rooms.filter((r) => !r.time_control && typeof r.room === 'string' && !app.roomClocks.has(r.room)).slice(0, 4);
+  for (const room of wanted) {
+    app.roomClocks.set(room.room, null);
+    fetch(`/api/rooms/${encodeURIComponent(room.room)}`, { headers: { accept: 'application/json' } })
+      .then((res) => (res.ok ? res.json() : null))
+      .then((data) => {
+        if (data && data.time_control && typeof data.time_control === 'object') {
+          app.roomClocks.set(room.room, data.time_control);
+          app.roomClocksVersion += 1;
+          renderRooms();
+        }
+      })
+      .catch(() => { /* shown without its clock; tried again with the next room list */ app.roomClocks.delete(room.room); });
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -531,6 +704,12 @@ function leaveCurrentRoom({ ask }) {
 
 function createRoom(seats) {
   if (!requireOnline()) return;
+  const clock = chosenTimeControl();
+  if (clock.error) {
+    showError(clock.error, 'client_time_control');
+    ui['time-control-base'].focus();
+    return;
+  }
   if (!leaveCurrentRoom({ ask: true })) return;
   hideError();
   showNotice('');
@@ -538,8 +717,23 @@ function createRoom(seats) {
   const options = {};
   const start = ui['start-position'].value.trim();
   if (GAMES[game]?.startOption && start) options.start = start;
+  if (hasClock(clock.control)) options.time_control = clock.control;
   app.pendingGame = game;
   send({ type: 'create_room', game, seats, options, ref: 'create' });
+}
+
+/** The lobby's clock choice as `options.time_control` (or an error to show). */
+function chosenTimeControl() {
+  return timeControlFromChoice(ui['time-control'].value, {
+    baseSeconds: ui['time-control-base'].value,
+    incrementSeconds: ui['time-control-increment'].value,
+  });
+}
+
+function onTimeControlChange() {
+  const value = ui['time-control'].value;
+  ui['time-control-custom'].hidden = value !== 'custom';
+  local.set(KEY_CLOCK, value);
 }
 
 function joinRoom(roomId, seat) {
@@ -570,10 +764,14 @@ function render() {
   const inRoom = app.room !== null;
   const finished = app.state?.status === 'finished';
   ui.lobby.hidden = !signedIn || (inRoom && !finished && app.room.role === 'player');
-  ui.game.hidden = !inRoom;
+  // A replay takes the game's place until it is closed.
+  ui.game.hidden = !inRoom || app.replay !== null;
+  ui.replay.hidden = app.replay === null;
   if (inRoom) renderGame();
+  syncClockTicker();
   document.title = titleText();
   renderRooms();
+  renderRecent();
 }
 
 function titleText() {
@@ -595,15 +793,29 @@ function renderGame() {
   ui['room-id'].textContent = roomLabel(app.room.id);
   ui['room-id'].title = `Room ${app.room.id}`;
   ui.spectators.textContent = s ? `${s.spectators ?? 0} watching` : '';
+  const clock = s?.time_control;
+  const tcPill = ui['room-time-control'];
+  tcPill.hidden = !hasClock(clock);
+  tcPill.textContent = hasClock(clock) ? `Clock ${timeControlLabel(clock)}` : '';
+  tcPill.title = timeControlDescription(clock);
   renderSeats(s);
   renderBoard(s);
+  ui.board.dataset.gameId = s?.game_id ?? '';
   ui.status.textContent = statusText(s);
   ui.status.dataset.turn = myTurn() ? 'mine' : 'theirs';
+  renderDrawPanel(s);
   renderResult(s);
   renderMoves(s);
   const playing = app.room.role === 'player' && s?.status === 'playing';
   ui.resign.hidden = !playing;
   if (!playing) disarmResign();
+  // Offer draw: while playing; "Draw offered" once offered; hidden while the opponent's
+  // offer waits for an answer (the panel above the board answers it).
+  const offer = playing && typeof s.draw_offer === 'number' ? s.draw_offer : null;
+  const offerButton = ui['offer-draw'];
+  offerButton.hidden = !playing || (offer !== null && offer !== app.room.seat);
+  offerButton.disabled = offer === app.room.seat;
+  offerButton.textContent = offer === app.room.seat ? 'Draw offered' : 'Offer draw';
   ui.leave.textContent = app.room.role === 'spectator' ? 'Stop watching' : 'Leave room';
 }
 
@@ -620,8 +832,18 @@ function renderSeats(s) {
     const name = el('span', 'seat-name', seatName(seat));
     if (seat.kind === 'open') name.classList.add('open');
     item.append(name);
+    if (typeof seat.rating === 'number') {
+      const rating = el('span', 'rating', String(seat.rating));
+      rating.dataset.testid = `rating-${seat.seat}`;
+      rating.title = `Rating in ${gameTitle(currentGame())}`;
+      rating.setAttribute('aria-label', `rating ${seat.rating}`);
+      item.append(rating);
+    }
     const mine = app.me && seat.player_id && seat.player_id === app.me.player_id;
     if (mine) item.append(el('span', 'tag you', 'you'));
+    if (app.me && seat.stand_in_for?.player_id === app.me.player_id) {
+      item.append(el('span', 'tag away', 'away: join your seat again to play on'));
+    }
     const level = botLevel(seat.kind);
     if (level) {
       item.append(el('span', 'tag bot', `bot · ${level}`));
@@ -640,8 +862,17 @@ function renderSeats(s) {
         send({ type: 'join', room: id, seat: seat.seat, ref: 'join' });
       }, 'small'));
     }
+    if (s.clocks && Array.isArray(s.clocks.remaining_ms)) {
+      const clock = el('span', 'clock');
+      clock.dataset.testid = `clock-${seat.seat}`;
+      clock.dataset.seat = String(seat.seat);
+      clock.dataset.side = markOf(seat.seat);
+      clock.setAttribute('role', 'timer');
+      item.append(clock);
+    }
     list.append(item);
   }
+  updateClocks();
 }
 
 /** The state's board if it can be drawn as a grid, else null. */
@@ -864,28 +1095,54 @@ function outcome(s) {
   return null;
 }
 
-function resultHeadline(s) {
-  const o = outcome(s);
-  if (!o) return '';
-  if (o.winner === null || o.winner === undefined) return 'Draw.';
-  if (app.room?.role === 'player' && typeof app.room.seat === 'number') {
-    return o.winner === app.room.seat ? 'You won!' : 'You lost.';
-  }
-  const seat = s?.seats?.find((x) => x.seat === o.winner);
-  return `${seatName(seat)} (${markOf(o.winner)}) won.`;
+/**
+ * The headline and reason of a finished game, in words. `label(seat)` names a seat
+ * ("Ann (White)"); `mySeat` is this player's seat, or null when watching; `flagged` is
+ * the seat whose time ran out, when known.
+ */
+function endText({ winner, reason, label, mySeat, flagged }) {
+  const decided = typeof winner === 'number';
+  let headline;
+  if (reason === 'aborted') headline = 'Game aborted.';
+  else if (!decided) headline = 'Draw.';
+  else if (typeof mySeat === 'number') headline = winner === mySeat ? 'You won!' : 'You lost.';
+  else headline = `${label(winner)} won.`;
+  const phrase = REASONS[reason];
+  if (!phrase) return { headline, reason: String(reason ?? '').replaceAll('_', ' ') };
+  // The reason is told about the loser, or for a draw on time about who ran out.
+  const subject = decided ? 1 - winner : (reason === 'timeout_vs_insufficient_material' ? flagged : null);
+  const known = typeof subject === 'number';
+  return { headline, reason: phrase(known ? label(subject) : 'a player', known && subject === mySeat) };
 }
 
-function reasonText(s, o) {
-  const phrase = REASONS[o.reason];
-  if (!phrase) return String(o.reason ?? '').replaceAll('_', ' ');
-  let loser = 'a player';
-  let isYou = false;
-  if (typeof o.winner === 'number') {
-    const seat = s?.seats?.find((x) => x.seat === 1 - o.winner);
-    loser = `${seatName(seat)} (${markOf(1 - o.winner)})`;
-    isYou = app.room?.role === 'player' && app.room.seat === 1 - o.winner;
-  }
-  return phrase(loser, isYou);
+/** The seat whose clock ran out: the one at zero, else the side to move after the last move. */
+function flaggedSeat(clocks, lastSeat) {
+  const left = Array.isArray(clocks) ? clocks.map(Number) : null;
+  if (left && left.filter((ms) => ms === 0).length === 1) return left.indexOf(0);
+  return typeof lastSeat === 'number' ? 1 - lastSeat : null;
+}
+
+function liveEndText(s) {
+  const o = outcome(s);
+  if (!o) return null;
+  const mySeat = app.room?.role === 'player' && typeof app.room.seat === 'number' ? app.room.seat : null;
+  return endText({
+    winner: o.winner,
+    reason: o.reason,
+    label: (seat) => `${seatName(s?.seats?.find((x) => x.seat === seat))} (${markOf(seat)})`,
+    mySeat,
+    flagged: flaggedSeat(s?.clocks?.remaining_ms, s?.last_move?.seat),
+  });
+}
+
+function resultHeadline(s) {
+  return liveEndText(s)?.headline ?? '';
+}
+
+/** "1500 → 1516 (+16)" */
+function ratingChangeText(before, after) {
+  const delta = after - before;
+  return `${before} → ${after} (${delta > 0 ? '+' : delta < 0 ? '−' : '±'}${Math.abs(delta)})`;
 }
 
 function renderResult(s) {
@@ -899,11 +1156,13 @@ function renderResult(s) {
     return;
   }
   box.hidden = false;
-  box.dataset.winner = o.winner === null || o.winner === undefined ? 'draw' : String(o.winner);
+  const decided = o.winner !== null && o.winner !== undefined;
+  box.dataset.winner = decided ? String(o.winner) : (o.reason === 'aborted' ? 'none' : 'draw');
   box.dataset.reason = String(o.reason ?? '');
-  const headline = resultHeadline(s);
+  const text = liveEndText(s);
+  const headline = text.headline;
   box.className = `result ${headline.startsWith('You won') ? 'won' : headline.startsWith('You lost') ? 'lost' : 'neutral'}`;
-  const parts = [el('p', 'headline', headline), el('p', 'reason', capitalise(reasonText(s, o)) + '.')];
+  const parts = [el('p', 'headline', headline), el('p', 'reason', capitalise(text.reason) + '.')];
   const scores = Array.isArray(app.over?.scores) ? app.over.scores : [];
   if (scores.length) {
     const list = el('ul', 'scores');
@@ -911,6 +1170,14 @@ function renderResult(s) {
       const item = el('li');
       item.append(markEl(entry.seat));
       item.append(el('span', 'score-name', entry.name ?? seatName(s?.seats?.find((x) => x.seat === entry.seat))));
+      if (typeof entry.rating_before === 'number' && typeof entry.rating_after === 'number') {
+        const change = el('span', 'rating-change', ratingChangeText(entry.rating_before, entry.rating_after));
+        change.dataset.testid = `rating-change-${entry.seat}`;
+        const delta = entry.rating_after - entry.rating_before;
+        change.dataset.trend = delta > 0 ? 'up' : delta < 0 ? 'down' : 'same';
+        change.title = 'Rating before → after this game';
+        item.append(change);
+      }
       item.append(el('span', 'score', typeof entry.score === 'number' ? `${entry.score} points` : 'no score'));
       list.append(item);
     }
@@ -919,7 +1186,77 @@ function renderResult(s) {
   if (typeof app.over?.duration_ms === 'number') {
     parts.push(el('p', 'duration', `Played in ${formatDuration(app.over.duration_ms)}.`));
   }
+  const actions = el('div', 'result-actions');
+  const rematch = rematchControls(s);
+  if (rematch) {
+    parts.push(rematch.status);
+    actions.append(rematch.button);
+  }
+  if (s?.status === 'finished' && typeof s.game_id === 'string') {
+    actions.append(button('Replay', 'replay-open', () => openReplay(s.game_id), 'small'));
+  }
+  if (actions.childElementCount) parts.push(actions);
   box.replaceChildren(...parts);
+}
+
+/** The Rematch button and a line on who has asked, for a player of a finished game. */
+function rematchControls(s) {
+  if (s?.status !== 'finished' || app.room?.role !== 'player' || typeof app.room.seat !== 'number') return null;
+  const asked = Array.isArray(s.rematch) ? s.rematch : [];
+  const me = app.room.seat;
+  const other = seatName(s.seats?.find((x) => x.seat === 1 - me));
+  const mine = asked.includes(me);
+  const theirs = asked.includes(1 - me);
+  const label = mine ? 'Rematch asked' : theirs ? 'Accept rematch' : 'Rematch';
+  const b = button(label, 'rematch', onRematch, `small${theirs && !mine ? ' primary-btn' : ''}`);
+  b.disabled = mine;
+  let line = 'A rematch is played in this room with the seats swapped.';
+  if (theirs && !mine) line = `${other} wants a rematch, with the seats swapped.`;
+  else if (mine) line = `Waiting for ${other} to accept the rematch.`;
+  const status = el('p', 'rematch-status', line);
+  status.dataset.testid = 'rematch-status';
+  status.dataset.state = theirs && !mine ? 'asked-by-them' : mine ? 'asked' : '';
+  status.dataset.asked = asked.map(String).join(',');
+  return { button: b, status };
+}
+
+/** The line above the board about draw offers, with Accept / Decline when one is made to you. */
+function renderDrawPanel(s) {
+  const box = ui['draw-panel'];
+  const playing = s?.status === 'playing';
+  const player = app.room.role === 'player' && typeof app.room.seat === 'number';
+  const offer = playing && typeof s.draw_offer === 'number' ? s.draw_offer : null;
+  const key = JSON.stringify([app.room.id, s?.game_id, offer, player ? app.room.seat : null, playing ? app.drawNote : '']);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  const parts = [];
+  let state = '';
+  if (offer !== null) {
+    const who = `${seatName(s.seats?.find((x) => x.seat === offer))} (${markOf(offer)})`;
+    if (player && offer === app.room.seat) {
+      state = 'offered';
+      const other = seatName(s.seats?.find((x) => x.seat === 1 - offer));
+      parts.push(el('p', 'draw-text', `You offered a draw. Waiting for ${other} to answer.`));
+    } else if (player) {
+      state = 'offered-to-you';
+      parts.push(el('p', 'draw-text', `${who} offers a draw.`));
+      const row = el('div', 'helper-buttons');
+      row.append(
+        button('Accept draw', 'accept-draw', () => roomRequest('accept_draw'), 'small primary-btn'),
+        button('Decline', 'decline-draw', () => roomRequest('decline_draw'), 'small'),
+      );
+      parts.push(row);
+    } else {
+      state = 'offered';
+      parts.push(el('p', 'draw-text', `${who} offers a draw.`));
+    }
+  } else if (player && playing && app.drawNote) {
+    state = 'answered';
+    parts.push(el('p', 'draw-text', app.drawNote));
+  }
+  box.dataset.state = state;
+  box.replaceChildren(...parts);
+  box.hidden = parts.length === 0;
 }
 
 function renderMoves(s) {
@@ -958,7 +1295,7 @@ const STATUS_ORDER = { waiting: 0, playing: 1, finished: 2 };
 
 function renderRooms() {
   // Rebuilt only when something shown changed, so buttons do not vanish under the pointer.
-  const key = JSON.stringify([app.ready, app.me?.player_id, app.room, app.rooms]);
+  const key = JSON.stringify([app.ready, app.me?.player_id, app.room, app.rooms, app.roomClocksVersion, app.state?.time_control]);
   if (key === app.roomsKey) return;
   app.roomsKey = key;
   const list = ui['room-list'];
@@ -981,6 +1318,9 @@ function roomItem(room) {
   item.dataset.game = String(room.game ?? '');
   title.title = `Room ${room.room}`;
   const meta = [String(room.status ?? '')];
+  const clock = roomClock(room);
+  if (hasClock(clock)) meta.push(`clock ${timeControlLabel(clock)}`);
+  item.dataset.timeControl = clock ? timeControlLabel(clock) || 'none' : '';
   if (typeof room.moves === 'number') meta.push(`${room.moves} ${room.moves === 1 ? 'move' : 'moves'}`);
   if (typeof room.spectators === 'number' && room.spectators > 0) meta.push(`${room.spectators} watching`);
   item.querySelector('.room-meta').textContent = meta.join(' · ');
@@ -1027,12 +1367,13 @@ function showLeaderboardOf(game) {
 async function loadLeaderboard() {
   const note = ui['leaderboard-note'];
   const game = ui['leaderboard-game'].value || DEFAULT_GAME;
+  const by = ui['leaderboard-by'].value === 'rating' ? 'rating' : 'score';
   const ticket = (app.leaderboardTicket ?? 0) + 1;
   app.leaderboardTicket = ticket;
   app.leaderboardLoaded = game;
   let entries;
   try {
-    const res = await fetch(`/api/leaderboard?game=${encodeURIComponent(game)}&limit=10`, { headers: { accept: 'application/json' } });
+    const res = await fetch(`/api/leaderboard?game=${encodeURIComponent(game)}&by=${by}&limit=10`, { headers: { accept: 'application/json' } });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     const data = await res.json();
     entries = Array.isArray(data) ? data : (data.entries ?? data.leaderboard ?? data.rows ?? []);
@@ -1043,17 +1384,332 @@ async function loadLeaderboard() {
     note.textContent = `The ${gameTitle(game)} leaderboard could not be loaded (${err.message}).`;
     return;
   }
-  if (ticket !== app.leaderboardTicket) return; // a newer request (another game) won
+  if (ticket !== app.leaderboardTicket) return; // a newer request (another game or view) won
   const list = ui.leaderboard;
+  list.dataset.by = by;
   list.replaceChildren(...entries.map((entry, i) => {
     const item = el('li', 'lb-entry');
     if (app.me && entry.player_id === app.me.player_id) item.classList.add('mine');
     item.append(el('span', 'rank', String(entry.rank ?? i + 1)));
-    item.append(el('span', 'lb-name', entry.name ?? '?'));
-    item.append(el('span', 'score', String(entry.score ?? '')));
+    const name = el('span', 'lb-name', entry.name ?? '?');
+    item.append(name);
+    if (by === 'rating') {
+      const rating = Number(entry.rating);
+      const value = el('span', 'score', Number.isFinite(rating) ? String(Math.round(rating)) : '?');
+      const deviation = Number(entry.deviation);
+      if (Number.isFinite(deviation)) value.title = `Rating ${Math.round(rating)} ± ${Math.round(2 * deviation)}`;
+      item.append(value);
+      if (typeof entry.games === 'number') name.append(el('span', 'lb-games', ` · ${entry.games} ${entry.games === 1 ? 'game' : 'games'}`));
+    } else {
+      item.append(el('span', 'score', String(entry.score ?? '')));
+    }
     return item;
   }));
-  note.textContent = entries.length ? '' : 'No scores yet. Win or draw a game to get on the board.';
+  note.textContent = entries.length ? '' : by === 'rating'
+    ? 'No ratings yet. Finish a game from the usual start to get a rating.'
+    : 'No scores yet. Win or draw a game to get on the board.';
+}
+
+// ---------------------------------------------------------------------------
+// Replays
+//
+// A stored game (`GET /api/games/{id}`) has its moves, with the time each took and the
+// clocks after it, but no positions, and the page knows no rules to work them out. So
+// the board is drawn only for positions the page was shown while following the game
+// (kept by `keepBoard`); the move list is there for every game, and chess games link
+// to their PGN, which any chess program can step through.
+
+async function openReplay(gameId) {
+  if (typeof gameId !== 'string' || !gameId) return;
+  app.replay = { id: gameId, data: null, error: '', ply: 0, loading: true };
+  render();
+  renderReplay();
+  ui.replay.focus();
+  let data = null;
+  let problem = '';
+  try {
+    const res = await fetch(`/api/games/${encodeURIComponent(gameId)}`, { headers: { accept: 'application/json' } });
+    const body = await res.json().catch(() => null);
+    if (!res.ok) throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
+    if (!body || !Array.isArray(body.moves)) throw new Error('the answer has no moves');
+    data = body;
+  } catch (err) {
+    problem = err.message;
+  }
+  if (app.replay?.id !== gameId) return; // closed, or another replay opened meanwhile
+  app.replay.loading = false;
+  app.replay.data = data;
+  app.replay.error = data ? '' : `The game could not be loaded: ${problem}.`;
+  app.replay.ply = data ? data.moves.length : 0;
+  renderReplay();
+}
+
+function closeReplay({ focus = true } = {}) {
+  const id = app.replay?.id;
+  app.replay = null;
+  render();
+  if (!focus) return;
+  const back = ui.result.querySelector('[data-testid="replay-open"]') ??
+    [...ui['recent-games'].querySelectorAll('button')].find((b) => b.dataset.gameId === id);
+  back?.focus();
+}
+
+function stepReplay(to) {
+  const r = app.replay;
+  if (!r?.data) return;
+  const ply = Math.max(0, Math.min(r.data.moves.length, to));
+  if (ply === r.ply) return;
+  r.ply = ply;
+  renderReplay();
+}
+
+function onReplayKey(event) {
+  const r = app.replay;
+  if (!r?.data || ui.replay.hidden || event.altKey || event.ctrlKey || event.metaKey) return;
+  const target = event.target instanceof Element ? event.target : null;
+  if (target?.closest('input, select, textarea, [contenteditable="true"], [data-testid="board"]')) return;
+  const to = { ArrowLeft: r.ply - 1, ArrowRight: r.ply + 1, Home: 0, End: r.data.moves.length }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  stepReplay(to);
+}
+
+/**
+ * Names a seat of a stored game: "Ann (White)", with the side when it is known, or
+ * short: the side alone ("White"), else the name.
+ */
+function storedSeatLabel(data, entry, { short = false } = {}) {
+  const sides = entry?.sides ?? (data.game === 'fox_geese' ? null : sidesOf(data.game, null).names);
+  return (seat) => {
+    const name = data.seats?.find((x) => x.seat === seat)?.name ?? `seat ${seat}`;
+    const side = sides?.[seat];
+    if (short) return side ?? name;
+    return side ? `${name} (${side})` : name;
+  };
+}
+
+function renderReplay() {
+  const r = app.replay;
+  if (!r) return;
+  const data = r.data;
+  const boardEl = ui['replay-board'];
+  const missing = ui['replay-missing'];
+  const table = ui['replay-moves'];
+  ui.replay.dataset.gameId = r.id;
+  ui.replay.dataset.ply = String(r.ply);
+  ui.replay.dataset.loaded = data ? 'true' : 'false';
+  if (!data) {
+    ui['replay-title'].textContent = '';
+    ui['replay-info'].textContent = r.loading ? 'Loading the game…' : r.error;
+    ui['replay-step'].textContent = '';
+    boardEl.hidden = true;
+    missing.hidden = true;
+    for (const id of ['replay-first', 'replay-back', 'replay-forward', 'replay-last']) ui[id].disabled = true;
+    table.tBodies[0].replaceChildren();
+    table.tHead.replaceChildren();
+    table.dataset.key = '';
+    ui['replay-pgn'].hidden = true;
+    ui['replay-pdn'].hidden = true;
+    return;
+  }
+  const game = String(data.game ?? '');
+  const moves = data.moves;
+  const total = moves.length;
+  const entry = app.seen.get(r.id);
+  const label = storedSeatLabel(data, entry);
+  const mySeat = app.me ? data.seats?.find((x) => x.player_id && x.player_id === app.me.player_id)?.seat ?? null : null;
+
+  ui['replay-title'].textContent = `· ${gameTitle(game)}`;
+  const info = [`${label(0)} vs ${label(1)}.`];
+  if (data.status === 'finished' && data.reason) {
+    const end = endText({
+      winner: data.winner, reason: data.reason, label, mySeat,
+      flagged: flaggedSeat(null, total ? moves[total - 1].seat : null),
+    });
+    info.push(`${end.headline} ${capitalise(end.reason)}.`);
+  } else {
+    info.push(data.status === 'interrupted' ? 'Interrupted: the server stopped before the game ended.' : 'Still being played.');
+  }
+  const facts = [`${total} ${total === 1 ? 'move' : 'moves'}`];
+  const clock = data.options?.time_control;
+  if (hasClock(clock)) facts.push(`clock ${timeControlLabel(clock)}`);
+  if (typeof data.duration_ms === 'number') facts.push(formatDuration(data.duration_ms));
+  if (data.options?.start) facts.push('from a set position');
+  info.push(capitalise(facts.join(', ')) + '.');
+  ui['replay-info'].textContent = info.join(' ');
+
+  // The board, when the page saw this position.
+  const grid = gridOf({ board: entry?.boards?.[r.ply] });
+  if (grid) {
+    boardEl.hidden = false;
+    missing.hidden = true;
+    const cells = buildGrid(boardEl, game, grid, Boolean(entry.flipped));
+    // The live board owns the `cell-<label>` test ids.
+    for (const cell of cells) {
+      if (cell && !cell.dataset.testid.startsWith('replay-')) cell.dataset.testid = `replay-${cell.dataset.testid}`;
+    }
+    const moveBefore = r.ply > 0 ? moves[r.ply - 1] : null;
+    paintGrid(cells, {
+      game,
+      board: grid,
+      last: new Set(moveBefore ? movePath(game, String(moveBefore.notation)).path : []),
+      selected: [],
+      targets: new Set(),
+      starts: new Set(),
+      interactive: false,
+      selecting: false,
+    });
+    boardEl.setAttribute('aria-label', r.ply ? `Position after move ${r.ply}` : 'Starting position');
+  } else {
+    boardEl.hidden = true;
+    missing.hidden = false;
+    const seenAny = Boolean(entry?.boards?.some(Boolean));
+    const where = r.ply ? `after move ${r.ply}` : 'at the start';
+    const text = [seenAny
+      ? `This page did not see the position ${where} (it was opened later), and it knows no rules to work it out.`
+      : 'Positions are drawn only for games this page followed; this page knows no rules to work them out from the moves.'];
+    const finished = data.status === 'finished';
+    if (finished && game === 'chess') text.push('The moves are listed below, and the PGN opens in any chess program.');
+    else if (finished && game === 'checkers') text.push('The moves are listed below, and the PDN opens in draughts programs.');
+    else text.push('The moves are listed below.');
+    missing.textContent = text.join(' ');
+  }
+
+  const current = r.ply ? moves[r.ply - 1] : null;
+  ui['replay-step'].textContent = current
+    ? `Move ${r.ply} of ${total}: ${label(current.seat)} ${current.notation}`
+    : `Start (${total} ${total === 1 ? 'move' : 'moves'} to go)`;
+  ui['replay-first'].disabled = r.ply === 0;
+  ui['replay-back'].disabled = r.ply === 0;
+  ui['replay-forward'].disabled = r.ply >= total;
+  ui['replay-last'].disabled = r.ply >= total;
+
+  renderReplayMoves(data, storedSeatLabel(data, entry, { short: true }));
+  // Finished chess and checkers games export to the formats their programs read.
+  for (const [kind, format] of [['chess', 'pgn'], ['checkers', 'pdn']]) {
+    const link = ui[`replay-${format}`];
+    link.hidden = !(game === kind && data.status === 'finished');
+    if (!link.hidden) {
+      link.href = `/api/games/${encodeURIComponent(r.id)}.${format}`;
+      link.setAttribute('download', `${r.id}.${format}`);
+    }
+  }
+}
+
+/** The table of moves: who, what, how long it took, and the clocks after it. */
+function renderReplayMoves(data, label) {
+  const r = app.replay;
+  const table = ui['replay-moves'];
+  const moves = data.moves;
+  const withClocks = moves.some((m) => Array.isArray(m.clocks_ms));
+  const key = JSON.stringify([r.id, moves.length, withClocks]);
+  if (table.dataset.key !== key) {
+    table.dataset.key = key;
+    const head = el('tr');
+    const headings = ['#', 'Player', 'Move', 'Took'];
+    if (withClocks) headings.push(`${label(0)}'s clock`, `${label(1)}'s clock`);
+    for (const text of headings) {
+      const th = el('th', null, text);
+      th.scope = 'col';
+      head.append(th);
+    }
+    table.tHead.replaceChildren(head);
+    table.tBodies[0].replaceChildren(...moves.map((move, i) => {
+      const ply = i + 1;
+      const row = el('tr');
+      row.dataset.ply = String(ply);
+      row.append(el('td', 'ply', String(move.ply ?? ply)));
+      row.append(el('td', 'who', label(move.seat)));
+      const cell = el('td', 'notation');
+      const jump = button(String(move.notation), `replay-move-${ply}`, () => stepReplay(ply), 'link');
+      jump.title = `Show the position after move ${ply}`;
+      cell.append(jump);
+      row.append(cell);
+      row.append(el('td', 'took', typeof move.think_ms === 'number' ? thinkText(move.think_ms) : ''));
+      if (withClocks) {
+        for (const seat of [0, 1]) {
+          const ms = Array.isArray(move.clocks_ms) ? move.clocks_ms[seat] : null;
+          row.append(el('td', 'clock-after', typeof ms === 'number' ? formatClock(ms) : ''));
+        }
+      }
+      return row;
+    }));
+  }
+  for (const row of table.tBodies[0].rows) {
+    const here = Number(row.dataset.ply) === r.ply;
+    row.classList.toggle('current', here);
+    const jump = row.querySelector('button');
+    if (here) jump.setAttribute('aria-current', 'step');
+    else jump.removeAttribute('aria-current');
+    if (here) {
+      // Keep the current move in view inside the table's own scroll box.
+      const wrap = table.parentElement;
+      if (row.offsetTop < wrap.scrollTop + row.offsetHeight || row.offsetTop + row.offsetHeight > wrap.scrollTop + wrap.clientHeight) {
+        wrap.scrollTop = Math.max(0, row.offsetTop - wrap.clientHeight / 2);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Recent games: this player's latest games (`GET /api/players/{id}/games`), to replay
+
+async function loadRecent() {
+  const me = app.me?.player_id;
+  if (!me) return;
+  const ticket = (app.recentTicket ?? 0) + 1;
+  app.recentTicket = ticket;
+  let games = [];
+  let note = '';
+  try {
+    const res = await fetch(`/api/players/${encodeURIComponent(me)}/games?limit=${RECENT_MAX}`, { headers: { accept: 'application/json' } });
+    // 404: no stored player yet, so no games.
+    if (!res.ok && res.status !== 404) throw new Error(`HTTP ${res.status}`);
+    const data = res.ok ? await res.json() : null;
+    games = Array.isArray(data?.games) ? data.games.filter((g) => g && typeof g.game_id === 'string') : [];
+  } catch (err) {
+    note = `Your games could not be loaded (${err.message}).`;
+  }
+  if (ticket !== app.recentTicket) return;
+  app.recent = { player: me, games, note };
+  renderRecent();
+}
+
+function renderRecent() {
+  const list = ui['recent-games'];
+  const mine = app.me && app.recent.player === app.me.player_id;
+  const games = mine ? app.recent.games : [];
+  const key = JSON.stringify([games, app.replay?.id ?? null]);
+  const empty = ui['recent-empty'];
+  empty.hidden = games.length > 0;
+  empty.textContent = (mine && app.recent.note) ||
+    (app.me ? 'No games yet. Games you play are listed here, to replay them.' : 'Connect to see your games.');
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.replaceChildren(...games.map((g) => {
+    const item = el('li', 'recent-item');
+    item.dataset.testid = 'recent-game';
+    item.dataset.gameId = g.game_id;
+    let result = 'in progress';
+    if (g.status === 'interrupted') result = 'interrupted';
+    else if (g.status === 'finished') {
+      result = g.reason === 'aborted' ? 'aborted'
+        : typeof g.winner !== 'number' ? 'draw' : g.winner === g.seat ? 'won' : 'lost';
+    }
+    const names = Array.isArray(g.names) ? g.names : [];
+    const opponent = names[1 - g.seat] ?? '?';
+    const main = el('div', 'recent-main');
+    main.append(el('span', 'recent-title', `${gameTitle(g.game)} vs ${opponent}`));
+    const when = new Date(g.started_at_ms);
+    const date = Number.isNaN(when.getTime()) ? '' : ` · ${when.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })}`;
+    main.append(el('span', 'recent-meta', `${result}${date}`));
+    item.append(main);
+    const replay = button('Replay', 'recent-replay', () => openReplay(g.game_id), 'small');
+    replay.dataset.gameId = g.game_id;
+    replay.disabled = app.replay?.id === g.game_id;
+    item.append(replay);
+    return item;
+  }));
 }
 
 // ---------------------------------------------------------------------------
@@ -1176,6 +1832,25 @@ function onResign() {
   send({ type: 'resign', room: app.room.id, ref: 'resign' });
 }
 
+/** A request about the current game that needs nothing but the room: draw offers and answers. */
+function roomRequest(type) {
+  if (!app.room || !requireOnline()) return;
+  hideError();
+  send({ type, room: app.room.id, ref: type });
+}
+
+function onRematch() {
+  if (!app.room || !requireOnline()) return;
+  hideError();
+  // After a reconnect the finished game is shown without its seat: take the seat back
+  // first, or the server would not know this connection as a player of the room.
+  if (app.room.detached && app.room.role === 'player' && typeof app.room.seat === 'number') {
+    app.room.detached = false;
+    send({ type: 'join', room: app.room.id, seat: app.room.seat, ref: 'rejoin' });
+  }
+  send({ type: 'rematch', room: app.room.id, ref: 'rematch' });
+}
+
 function onLeave() {
   if (!app.room) return;
   if (!isOpen() || app.room.detached) {
@@ -1232,6 +1907,18 @@ function init() {
     }
   });
   ui['leaderboard-game'].addEventListener('change', () => loadLeaderboard());
+  ui['leaderboard-by'].addEventListener('change', () => loadLeaderboard());
+  const savedClock = local.get(KEY_CLOCK);
+  if (savedClock && [...ui['time-control'].options].some((o) => o.value === savedClock)) ui['time-control'].value = savedClock;
+  ui['time-control'].addEventListener('change', onTimeControlChange);
+  ui['time-control-custom'].hidden = ui['time-control'].value !== 'custom';
+  ui['offer-draw'].addEventListener('click', () => roomRequest('offer_draw'));
+  ui['replay-close'].addEventListener('click', () => closeReplay());
+  ui['replay-first'].addEventListener('click', () => stepReplay(0));
+  ui['replay-back'].addEventListener('click', () => stepReplay((app.replay?.ply ?? 0) - 1));
+  ui['replay-forward'].addEventListener('click', () => stepReplay((app.replay?.ply ?? 0) + 1));
+  ui['replay-last'].addEventListener('click', () => stepReplay(app.replay?.data?.moves.length ?? 0));
+  document.addEventListener('keydown', onReplayKey);
   ui['play-bot'].addEventListener('click', () => {
     const level = ui['bot-level'].value;
     const bot = `bot:${level}`;
