@@ -101,6 +101,13 @@ mod tests {
         let mut late = win(4, 0);
         late.outcome.reason = EndReason::Abandoned;
         assert_eq!(score(&late), Some(799));
+        // An agreed draw before each side has moved twice is not scored either.
+        let mut agreed = win(0, 0);
+        agreed.outcome = Outcome {
+            winner: None,
+            reason: EndReason::DrawAgreed,
+        };
+        assert_eq!(score(&agreed), None);
     }
 
     proptest! {

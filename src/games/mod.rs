@@ -139,8 +139,9 @@ impl EndReason {
         }
     }
 
-    /// Whether the game ended by a player's choice or absence rather than by the rules,
-    /// which matters for scoring (see [`crate::scoring`]).
+    /// Whether the game ended by a player's choice, absence or clock rather than by the
+    /// rules (an agreed draw counts too), which matters for scoring: such an ending early
+    /// in a game is not scored (see [`crate::scoring`]).
     pub fn is_forfeit(self) -> bool {
         matches!(
             self,
@@ -148,6 +149,7 @@ impl EndReason {
                 | EndReason::Abandoned
                 | EndReason::Timeout
                 | EndReason::TimeoutVsInsufficientMaterial
+                | EndReason::DrawAgreed
         )
     }
 }

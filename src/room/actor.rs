@@ -718,9 +718,15 @@ impl Room {
     /// Whether a game that ended this way counts for ratings: not when it started from a
     /// given position, was aborted, or had a bot stand in for a person.
     fn rated(&self, outcome: Outcome) -> bool {
+        let [first, second] = Seat::BOTH.map(|seat| {
+            let state = &self.seats[seat.index()];
+            rated_key(&state.kind(), state.player_id())
+        });
+        // Two bots of one level share a rating: a game against itself teaches it nothing.
         self.options.scored()
             && outcome.reason != EndReason::Aborted
             && !self.stood_in.contains(&true)
+            && first != second
     }
 
     /// Reads both seats' ratings for display; unknown ratings show as none.
@@ -876,6 +882,7 @@ impl Room {
         }
         self.result = Some(outcome);
         self.bot_thinking = None;
+        self.draw_offer = None;
         self.clock.halt(Instant::now());
         self.seq += 1;
         self.broadcast_state(None);
@@ -947,6 +954,8 @@ impl Room {
         }
         info!(room = %self.id, game_id, "game started");
         self.load_ratings().await;
+        // The first mover's time starts now, not before the database work above.
+        let now = Instant::now();
         self.started = Some(Started { game_id, at: now });
         self.turn_began = now;
         self.last_move_at = now;
