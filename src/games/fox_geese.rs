@@ -381,11 +381,13 @@ impl FoxGeese {
         moves
     }
 
-    /// Whether this move advances a goose or captures: it resets the draw rules.
-    fn is_irreversible(mv: &Move) -> bool {
+    /// Whether this move by `mover` captures or advances a goose: only such moves can
+    /// never be undone, so only they reset the draw rules. The fox steps back and forth
+    /// freely, so its steps, upward ones included, never do.
+    fn is_irreversible(mover: Side, mv: &Move) -> bool {
         match mv {
             Move::Jump { .. } => true,
-            Move::Step { from, to } => to.coords().1 < from.coords().1,
+            Move::Step { from, to } => mover == Side::Geese && to.coords().1 < from.coords().1,
         }
     }
 
@@ -607,7 +609,7 @@ impl Game for FoxGeese {
                 self.fox = at;
             }
         }
-        if Self::is_irreversible(mv) {
+        if Self::is_irreversible(self.to_move, mv) {
             self.quiet_plies = 0;
             self.seen.clear();
         } else {
@@ -1234,6 +1236,26 @@ mod tests {
             quiet_moves: quiet,
             first: if fox { Side::Fox } else { Side::Geese },
         })
+    }
+
+    #[test]
+    fn a_fox_stepping_up_and_back_does_not_escape_the_repetition_rule() {
+        // Found by the strength benchmark: the fox's upward steps used to reset the draw
+        // rules, so a fox going up and down kept a game going for ever.
+        let mut game = FoxGeese::from_position(&Settings::default(), "G:F10:G28,31,32,33").unwrap();
+        let cycle = ["28-29", "10-5", "29-28", "5-10"];
+        for text in cycle.iter().chain(cycle.iter()) {
+            assert_eq!(game.outcome(), None);
+            let mv = game.parse_move(text).unwrap();
+            game.play(&mv).unwrap();
+        }
+        assert_eq!(
+            game.outcome(),
+            Some(Outcome {
+                winner: None,
+                reason: EndReason::ThreefoldRepetition
+            })
+        );
     }
 
     proptest! {
