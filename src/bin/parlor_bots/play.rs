@@ -91,21 +91,39 @@ impl Budget {
 
     /// A one-line description for reports.
     pub fn describe(&self) -> String {
-        let one = |s: Strength| {
-            let time = if s.think_ms == 0 {
-                "no time limit".to_owned()
-            } else {
-                format!("{} ms", s.think_ms)
-            };
-            format!("depth ≤ {}, ≤ {} nodes, {time}", s.max_depth, s.max_nodes)
-        };
-        format!("medium: {}; hard: {}", one(self.medium), one(self.hard))
+        format!(
+            "medium: {}; hard: {}",
+            describe(self.medium),
+            describe(self.hard)
+        )
+    }
+
+    /// A description of `level`'s limits alone.
+    pub fn describe_level(&self, level: BotLevel) -> String {
+        match level {
+            BotLevel::Random | BotLevel::Easy => "no search".to_owned(),
+            BotLevel::Medium => describe(self.medium),
+            BotLevel::Hard => describe(self.hard),
+        }
     }
 
     /// Whether every search is bounded by nodes alone, so a run depends only on its seed.
     pub fn deterministic(&self) -> bool {
         self.medium.think_ms == 0 && self.hard.think_ms == 0
     }
+}
+
+/// `depth ≤ D, ≤ N nodes, T ms` for one level's limits per move.
+fn describe(strength: Strength) -> String {
+    let time = if strength.think_ms == 0 {
+        "no time limit".to_owned()
+    } else {
+        format!("{} ms", strength.think_ms)
+    };
+    format!(
+        "depth ≤ {}, ≤ {} nodes, {time}",
+        strength.max_depth, strength.max_nodes
+    )
 }
 
 /// A 64-bit seed derived from the run's seed and the parts that name one stream (game,

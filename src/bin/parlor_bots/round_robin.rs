@@ -32,7 +32,7 @@ pub struct Args {
     /// Random plies before the bots take over [default: 2 in tic-tac-toe, 4 elsewhere]
     #[arg(long, value_name = "N")]
     pub opening_plies: Option<usize>,
-    /// Draw (and report) a game still running after this many plies; see `play_out`
+    /// Draw a game still running after this many plies (reported as adjudicated_ply_cap)
     #[arg(long, value_name = "N", default_value_t = 2000)]
     pub max_plies: usize,
     /// Threads, each playing whole games [default: all cores but one]

@@ -289,7 +289,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
          (Skill Level {}, go nodes {}), {} games, seed {}, {threads} thread(s)",
         commit.as_deref().unwrap_or("unknown"),
         args.level,
-        budget.describe(),
+        budget.describe_level(args.level),
         args.skill,
         args.sf_nodes,
         args.games,
