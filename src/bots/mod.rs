@@ -6,6 +6,9 @@
 mod eval;
 mod rules;
 mod search;
+mod table;
+#[cfg(test)]
+mod tests;
 
 use std::fmt;
 use std::str::FromStr;
@@ -17,26 +20,50 @@ use serde::{Deserialize, Serialize};
 
 use crate::games::Game;
 
-pub use search::Limits;
+pub use search::{Analysis, Limits, analyse};
 
-/// A game a searching bot can play: a static estimate of any unfinished position.
+/// A game the bots can play: a static estimate of any unfinished position, plus what the
+/// rule bot and the search need to know about material and moves.
 pub trait Evaluate: Game {
     /// How good the position is for the side to move, in hundredths of a pawn-like unit
     /// (positive is good); only asked of positions where the game is not over.
     fn evaluate(&self) -> i32;
+
+    /// The material balance for the side to move, in the units of [`Evaluate::evaluate`]:
+    /// what the rule bot (`bot:easy`) refuses to lose on the opponent's next move. By
+    /// default the whole evaluation; games with pieces count only the pieces.
+    fn material(&self) -> i32 {
+        self.evaluate()
+    }
+
+    /// Whether `mv` changes the balance sharply (a capture or a promotion): the search
+    /// plays such moves out past its depth limit (quiescence) and tries them early.
+    fn is_noisy(&self, mv: &Self::Move) -> bool {
+        let _ = mv;
+        false
+    }
+
+    /// A cheap guess at how good `mv` is, higher first, to order moves among the noisy
+    /// or among the quiet ones (e.g. the value captured); 0 by default.
+    fn order_hint(&self, mv: &Self::Move) -> i32 {
+        let _ = mv;
+        0
+    }
 }
+
 /// How strong a bot plays. The wire form is the lowercase name (`bot:easy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BotLevel {
     /// A uniformly random legal move.
     Random,
-    /// Wins at once if it can, never hands the opponent an immediate win, else random.
+    /// Wins at once if it can; never hands the opponent an immediate win or, where there
+    /// is material, a capture that wins material; otherwise random.
     Easy,
-    /// A shallow search: two plies.
+    /// A shallow search (two plies by default, plus captures played out).
     Medium,
-    /// A deeper search under a node budget: perfect play in games small enough to search
-    /// to the end (tic-tac-toe).
+    /// A deeper search under a time and node budget: perfect play in games small enough
+    /// to search to the end (tic-tac-toe).
     Hard,
 }
 
@@ -132,6 +159,6 @@ pub fn choose_move<G: Evaluate, R: Rng + ?Sized>(
     match level {
         BotLevel::Random => game.legal_moves().choose(rng).cloned(),
         BotLevel::Easy => rules::choose(game, rng),
-        BotLevel::Medium | BotLevel::Hard => search::best_moves(game, *limits).choose(rng).cloned(),
+        BotLevel::Medium | BotLevel::Hard => analyse(game, limits).best.choose(rng).cloned(),
     }
 }

@@ -1,9 +1,10 @@
 //! The rule bot: win now if possible; otherwise avoid any move after which the opponent
-//! can win at once; otherwise play at random.
+//! can win at once or win material (see [`Evaluate::material`]); otherwise play at random.
 
 use rand::Rng;
 use rand::seq::IndexedRandom;
 
+use super::Evaluate;
 use crate::games::{Game, Seat};
 
 /// Whether playing `mv` in `game` ends the game with `seat` winning.
@@ -12,28 +13,65 @@ fn wins<G: Game>(game: &G, mv: &G::Move, seat: Seat) -> bool {
     next.play(mv).is_ok() && next.outcome().is_some_and(|o| o.winner == Some(seat))
 }
 
-/// The rule bot's move; `None` only if the game is over.
-pub(super) fn choose<G: Game, R: Rng + ?Sized>(game: &G, rng: &mut R) -> Option<G::Move> {
+/// The material `me` has in `game`, where `me` is to move again; a finished game (one
+/// the opponent has not won) keeps `before`.
+fn kept<G: Evaluate>(game: &G, before: i32) -> i32 {
+    if game.outcome().is_some() {
+        before
+    } else {
+        game.material()
+    }
+}
+
+/// What `me` is sure to keep after playing `mv`: the least material over the opponent's
+/// replies, or `None` if a reply wins for the opponent (the worst of all).
+fn worst_after<G: Evaluate>(game: &G, mv: &G::Move, me: Seat, before: i32) -> Option<i32> {
+    let mut next = game.clone();
+    next.play(mv).ok()?;
+    let mut worst = before;
+    for reply in next.legal_moves() {
+        let mut after = next.clone();
+        if after.play(&reply).is_err() {
+            continue;
+        }
+        let lost = after
+            .outcome()
+            .is_some_and(|o| o.winner == Some(me.other()));
+        if lost {
+            return None;
+        }
+        worst = worst.min(kept(&after, before));
+    }
+    Some(worst)
+}
+
+/// The rule bot's move; `None` only if the game is over. Among the moves that lose
+/// nothing on the opponent's reply it chooses at random; if every move loses something,
+/// among those that lose least.
+pub(super) fn choose<G: Evaluate, R: Rng + ?Sized>(game: &G, rng: &mut R) -> Option<G::Move> {
     let me = game.turn()?;
     let moves = game.legal_moves();
     if let Some(winning) = moves.iter().find(|mv| wins(game, mv, me)) {
         return Some(winning.clone());
     }
+    let before = game.material();
+    let worst: Vec<Option<i32>> = moves
+        .iter()
+        .map(|mv| worst_after(game, mv, me, before))
+        .collect();
+    // The most material some move keeps (`None` if every move lets the opponent win).
+    let target = worst.iter().copied().max().flatten();
     let safe: Vec<&G::Move> = moves
         .iter()
-        .filter(|mv| {
-            let mut next = game.clone();
-            next.play(mv).is_ok()
-                && !next
-                    .legal_moves()
-                    .iter()
-                    .any(|reply| wins(&next, reply, me.other()))
+        .zip(&worst)
+        .filter(|(_, worst)| match (target, worst) {
+            (Some(target), Some(worst)) => *worst >= target,
+            (None, _) => true,
+            (Some(_), None) => false,
         })
+        .map(|(mv, _)| mv)
         .collect();
-    match safe.choose(rng) {
-        Some(mv) => Some((*mv).clone()),
-        None => moves.choose(rng).cloned(),
-    }
+    safe.choose(rng).map(|mv| (*mv).clone())
 }
 
 #[cfg(test)]

@@ -1,14 +1,41 @@
-//! Negamax with alpha-beta pruning and iterative deepening under a node budget, generic
-//! over any game with an evaluation. Games small enough to search to the end (tic-tac-toe)
-//! are solved exactly; larger ones get the best move of the deepest completed iteration.
+//! Negamax with alpha-beta pruning, generic over any game with an evaluation: iterative
+//! deepening under a node budget and a deadline, a transposition table, move ordering
+//! (the table's move, then noisy moves, then killer moves) and a quiescence search that
+//! plays noisy moves (captures) out past the depth limit.
+//!
+//! Games small enough to search to the end (tic-tac-toe) are solved exactly; larger ones
+//! get the best moves of the deepest completed iteration. Root values are exact for every
+//! move that ties the best, so ties are true ties and the caller may choose among them.
 
+#[cfg(test)]
+mod tests;
+
+use std::cmp::Reverse;
 use std::time::Instant;
 
 use super::Evaluate;
+use super::table::{Bound, Entry, Table};
+use crate::games::Seat;
 
-/// The value of a win found `ply` moves from the root; losses are the negation. Larger
-/// than any evaluation, so a forced result always outweighs a positional estimate.
-const WIN: i32 = 1_000_000;
+/// The value of a win found `ply` moves from the root is `WIN - ply`; losses are the
+/// negation. Larger than any evaluation, so a forced result outweighs any estimate.
+pub(super) const WIN: i32 = 1_000_000;
+
+/// Beyond every value: the initial window.
+const INFINITY: i32 = WIN + 1;
+
+/// Values beyond this are forced results rather than estimates.
+const FORCED: i32 = WIN / 2;
+
+/// How often (in positions visited) the search looks at the clock.
+const CLOCK_EVERY: u64 = 256;
+
+/// Move-ordering scores: the table's move, then noisy moves, then killer moves, then the
+/// rest by the game's hint (clamped below the killers).
+const TABLE_MOVE: i32 = i32::MAX;
+const NOISY: i32 = 1 << 24;
+const KILLER: i32 = 1 << 23;
+const HINT_LIMIT: i32 = 1 << 22;
 
 /// How deep and how long one search may go. An iteration that would break a limit is
 /// abandoned and the previous iteration's answer stands, so a search always answers.
@@ -22,64 +49,470 @@ pub struct Limits {
     pub deadline: Option<Instant>,
 }
 
-/// How often (in positions visited) the search looks at the clock.
-const CLOCK_EVERY: u64 = 256;
+/// What one search found, for bots and for benchmarks (nodes per second).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Analysis<M> {
+    /// Every move achieving the best value of the deepest completed iteration (all legal
+    /// moves if not even the first iteration finished any move); empty once the game is
+    /// over.
+    pub best: Vec<M>,
+    /// Positions visited, quiescence included, over all iterations.
+    pub nodes: u64,
+    /// The depth of the deepest completed iteration, in plies (0 if none completed).
+    pub depth: u32,
+    /// The value of `best` for the side to move at that depth: an evaluation, or
+    /// `±(1_000_000 - plies)` for a forced win or loss that many plies away.
+    pub value: i32,
+}
 
-/// One search's bookkeeping.
-struct Search {
+/// Switches for testing the search against itself.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Options {
+    /// Whether to use a transposition table at all.
+    pub(super) table: bool,
+    /// Whether the table may only answer for exactly the depth it was filled at (so that
+    /// a search with the table returns exactly the values of one without).
+    pub(super) exact_depth: bool,
+}
+
+impl Options {
+    /// How the bots search.
+    pub(super) const PLAY: Options = Options {
+        table: true,
+        exact_depth: false,
+    };
+}
+
+/// Searches `game` within `limits` and reports the best moves for the side to move.
+/// Iterates deeper until `max_depth`, until the result is forced, until the whole game
+/// tree has been searched, or until a budget runs out (or would run out during the next
+/// iteration, judging by the time the iterations so far took).
+pub fn analyse<G: Evaluate>(game: &G, limits: &Limits) -> Analysis<G::Move> {
+    run(game, limits, Options::PLAY)
+}
+
+/// [`analyse`] with switches.
+pub(super) fn run<G: Evaluate>(game: &G, limits: &Limits, options: Options) -> Analysis<G::Move> {
+    let started = Instant::now();
+    let moves = game.legal_moves();
+    let mut analysis = Analysis {
+        best: moves.clone(),
+        nodes: 0,
+        depth: 0,
+        value: 0,
+    };
+    let Some(seat) = game.turn() else {
+        return analysis;
+    };
+    if moves.len() <= 1 {
+        return analysis;
+    }
+    let mut search = Search::new(seat, limits, options);
+    let mut root = RootMoves::new(game, moves);
+    for depth in 1..=limits.max_depth {
+        search.cut_off = false;
+        let finished = search.root(&mut root, depth);
+        if let Some(value) = finished.ok().or_else(|| root.partial(depth)) {
+            let best = root.best(value);
+            if !best.is_empty() {
+                analysis.best = best;
+                analysis.value = value;
+            }
+        }
+        if finished.is_err() {
+            break;
+        }
+        analysis.depth = depth;
+        if analysis.value.abs() > FORCED || !search.cut_off || !search.time_for_more(started) {
+            break;
+        }
+        root.sort();
+    }
+    analysis.nodes = search.nodes;
+    analysis
+}
+
+/// The search ran out of nodes or time; the unfinished iteration is discarded.
+#[derive(Clone, Copy, Debug)]
+struct OutOfBudget;
+
+/// A root move, its position and what the current iteration made of it.
+struct RootMove<G: Evaluate> {
+    mv: G::Move,
+    next: G,
+    value: i32,
+    /// Whether `value` is exact (it tied or beat the best so far when searched), rather
+    /// than only an upper bound.
+    exact: bool,
+}
+
+/// The root moves, in the order the next iteration will search them.
+struct RootMoves<G: Evaluate> {
+    moves: Vec<RootMove<G>>,
+}
+
+impl<G: Evaluate> RootMoves<G> {
+    /// The playable moves, noisy and promising ones first.
+    fn new(game: &G, moves: Vec<G::Move>) -> Self {
+        let mut moves: Vec<RootMove<G>> = moves
+            .into_iter()
+            .filter_map(|mv| {
+                let mut next = game.clone();
+                next.play(&mv).ok()?;
+                Some(RootMove {
+                    mv,
+                    next,
+                    value: -INFINITY,
+                    exact: false,
+                })
+            })
+            .collect();
+        moves.sort_by_key(|root| Reverse(static_score(game, &root.mv)));
+        RootMoves { moves }
+    }
+
+    /// Every move whose exact value is `value`.
+    fn best(&self, value: i32) -> Vec<G::Move> {
+        self.moves
+            .iter()
+            .filter(|root| root.exact && root.value == value)
+            .map(|root| root.mv.clone())
+            .collect()
+    }
+
+    /// The best exact value of an unfinished first iteration, if it finished any move:
+    /// better than choosing blindly. Deeper unfinished iterations are not used.
+    fn partial(&self, depth: u32) -> Option<i32> {
+        if depth != 1 {
+            return None;
+        }
+        self.moves
+            .iter()
+            .filter(|root| root.exact)
+            .map(|root| root.value)
+            .max()
+    }
+
+    /// Best first for the next iteration (a stable sort keeps earlier order among ties).
+    fn sort(&mut self) {
+        self.moves.sort_by_key(|root| Reverse(root.value));
+    }
+}
+
+/// A move's ordering score from the game alone: noisy moves first, then by hint.
+fn static_score<G: Evaluate>(game: &G, mv: &G::Move) -> i32 {
+    let hint = game.order_hint(mv).clamp(-HINT_LIMIT, HINT_LIMIT);
+    if game.is_noisy(mv) {
+        NOISY + hint
+    } else {
+        hint
+    }
+}
+
+/// A value as stored in the table: forced results counted from the position itself.
+fn to_table(value: i32, ply: u32) -> i32 {
+    let ply = ply as i32;
+    if value > FORCED {
+        value + ply
+    } else if value < -FORCED {
+        value - ply
+    } else {
+        value
+    }
+}
+
+/// A stored value as seen `ply` moves from the root.
+fn from_table(value: i32, ply: u32) -> i32 {
+    let ply = ply as i32;
+    if value > FORCED {
+        value - ply
+    } else if value < -FORCED {
+        value + ply
+    } else {
+        value
+    }
+}
+
+/// A position's place in the search: plies left before quiescence, plies from the
+/// root, and the window of values that matter.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    depth: u32,
+    ply: u32,
+    alpha: i32,
+    beta: i32,
+}
+
+impl Node {
+    /// The node after one move, for the window `alpha..beta` as seen from here.
+    fn child(self, alpha: i32, beta: i32) -> Node {
+        Node {
+            depth: self.depth.saturating_sub(1),
+            ply: self.ply + 1,
+            alpha: -beta,
+            beta: -alpha,
+        }
+    }
+
+    /// What to store after finding `best` here (by the move at `best_index`), with
+    /// `complete` telling whether every line searched reached the end of the game.
+    fn entry(self, best: i32, best_index: Option<usize>, complete: bool) -> Entry {
+        let bound = if best <= self.alpha {
+            Bound::Upper
+        } else if best >= self.beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        Entry {
+            value: to_table(best, self.ply),
+            depth: self.depth.min(u32::from(u8::MAX)) as u8,
+            complete,
+            bound,
+            best: best_index.and_then(|index| u16::try_from(index).ok()),
+        }
+    }
+}
+
+/// One search's state.
+struct Search<M> {
+    /// The side to move at the root.
+    seat: Seat,
     nodes: u64,
     max_nodes: u64,
     deadline: Option<Instant>,
-    /// Whether this iteration stopped anywhere at the depth limit rather than at the end
-    /// of the game; if not, it searched the whole tree and deeper iterations add nothing.
+    /// Whether the current iteration (or, while a node is searched, its subtree) stopped
+    /// anywhere at the depth limit rather than at the end of the game.
     cut_off: bool,
+    table: Table,
+    exact_depth: bool,
+    /// Two quiet moves per ply that recently refuted a sibling.
+    killers: Vec<[Option<M>; 2]>,
 }
 
-/// The iteration ran out of nodes; its partial results are discarded.
-struct OutOfNodes;
+impl<M: Clone + PartialEq> Search<M> {
+    fn new(seat: Seat, limits: &Limits, options: Options) -> Self {
+        Search {
+            seat,
+            nodes: 0,
+            max_nodes: limits.max_nodes,
+            deadline: limits.deadline,
+            cut_off: false,
+            table: Table::new(limits.max_nodes, options.table),
+            exact_depth: options.exact_depth,
+            killers: Vec::new(),
+        }
+    }
 
-impl Search {
-    fn visit(&mut self) -> Result<(), OutOfNodes> {
+    /// Counts a position; fails once a budget is spent.
+    fn visit(&mut self) -> Result<(), OutOfBudget> {
         self.nodes += 1;
         let late = self.nodes.is_multiple_of(CLOCK_EVERY)
             && self
                 .deadline
                 .is_some_and(|deadline| Instant::now() >= deadline);
         if self.nodes > self.max_nodes || late {
-            Err(OutOfNodes)
+            Err(OutOfBudget)
         } else {
             Ok(())
         }
     }
 
-    /// The negamax value of `game` for the side to move, searched `depth` plies deep.
-    fn negamax<G: Evaluate>(
+    /// Whether another iteration is worth starting: it would typically take several
+    /// times as long as all the earlier ones together, so start only while the time
+    /// spent is under half the time left.
+    fn time_for_more(&self, started: Instant) -> bool {
+        self.deadline.is_none_or(|deadline| {
+            let now = Instant::now();
+            now.duration_since(started) * 2 < deadline.saturating_duration_since(now)
+        })
+    }
+
+    /// The value of a finished game for the side to move `ply` moves from the root.
+    fn terminal<G: Evaluate>(&self, game: &G, ply: u32) -> Option<i32> {
+        let outcome = game.outcome()?;
+        let to_move = if ply.is_multiple_of(2) {
+            self.seat
+        } else {
+            self.seat.other()
+        };
+        let distance = WIN - ply as i32;
+        Some(match outcome.winner {
+            None => 0,
+            Some(winner) if winner == to_move => distance,
+            Some(_) => -distance,
+        })
+    }
+
+    /// One iteration over the root moves at `depth`; the best value. A move after the
+    /// first is first tested against a null window just below the best value, and
+    /// searched exactly only if it might tie or beat it.
+    fn root<G: Evaluate<Move = M>>(
+        &mut self,
+        root: &mut RootMoves<G>,
+        depth: u32,
+    ) -> Result<i32, OutOfBudget> {
+        root.moves.iter_mut().for_each(|root| root.exact = false);
+        let top = Node {
+            depth,
+            ply: 0,
+            alpha: -INFINITY,
+            beta: INFINITY,
+        };
+        let mut best = -INFINITY;
+        for root in &mut root.moves {
+            let mut value = if best == -INFINITY {
+                -self.negamax(&root.next, top.child(-INFINITY, INFINITY))?
+            } else {
+                -self.negamax(&root.next, top.child(best - 1, best))?
+            };
+            if best > -INFINITY && value >= best {
+                value = -self.negamax(&root.next, top.child(best - 1, INFINITY))?;
+            }
+            root.value = value;
+            root.exact = value >= best;
+            best = best.max(value);
+        }
+        Ok(best)
+    }
+
+    /// The negamax value of `game` for the side to move at `node` (plus quiescence),
+    /// fail-soft within the node's window.
+    fn negamax<G: Evaluate<Move = M>>(&mut self, game: &G, node: Node) -> Result<i32, OutOfBudget> {
+        self.visit()?;
+        if let Some(value) = self.terminal(game, node.ply) {
+            return Ok(value);
+        }
+        if node.depth == 0 {
+            return self.quiesce_here(game, node);
+        }
+        let hash = game.position_hash();
+        let entry = self.table.probe(hash);
+        if let Some(value) = entry.and_then(|entry| self.table_cutoff(entry, node)) {
+            return Ok(value);
+        }
+        let moves = game.legal_moves();
+        let order = self.order(game, &moves, entry.and_then(|entry| entry.best), node.ply);
+        let outer = std::mem::replace(&mut self.cut_off, false);
+        let searched = self.search_moves(game, &moves, &order, node);
+        let complete = !self.cut_off;
+        self.cut_off |= outer;
+        let (best, best_index) = searched?;
+        self.table
+            .store(hash, node.entry(best, best_index, complete));
+        Ok(best)
+    }
+
+    /// The stored value, if the table settles `node`.
+    fn table_cutoff(&mut self, entry: Entry, node: Node) -> Option<i32> {
+        let stored = u32::from(entry.depth);
+        let deep_enough = if self.exact_depth {
+            stored == node.depth
+        } else {
+            entry.complete || stored >= node.depth
+        };
+        if !deep_enough {
+            return None;
+        }
+        let value = from_table(entry.value, node.ply);
+        let settles = match entry.bound {
+            Bound::Exact => true,
+            Bound::Lower => value >= node.beta,
+            Bound::Upper => value <= node.alpha,
+        };
+        if !settles {
+            return None;
+        }
+        if !entry.complete {
+            self.cut_off = true;
+        }
+        Some(value)
+    }
+
+    /// Searches `moves` in `order` (principal variation search: the first with the full
+    /// window, the rest with a null window and again if they might be better); the best
+    /// value and the index of the move that achieved it.
+    fn search_moves<G: Evaluate<Move = M>>(
         &mut self,
         game: &G,
-        depth: u32,
-        ply: i32,
-        mut alpha: i32,
-        beta: i32,
-    ) -> Result<i32, OutOfNodes> {
-        self.visit()?;
-        if let Some(outcome) = game.outcome() {
-            return Ok(match outcome.winner {
-                // The side that just moved won, so the side to move here has lost.
-                Some(_) => -(WIN - ply),
-                None => 0,
-            });
-        }
-        if depth == 0 {
-            self.cut_off = true;
-            return Ok(game.evaluate());
-        }
-        let mut best = -WIN;
-        for mv in game.legal_moves() {
+        moves: &[M],
+        order: &[usize],
+        node: Node,
+    ) -> Result<(i32, Option<usize>), OutOfBudget> {
+        let (mut alpha, beta) = (node.alpha, node.beta);
+        let mut best = -INFINITY;
+        let mut best_index = None;
+        for &index in order {
+            let mv = &moves[index];
             let mut next = game.clone();
-            if next.play(&mv).is_err() {
+            if next.play(mv).is_err() {
                 continue;
             }
-            let value = -self.negamax(&next, depth - 1, ply + 1, -beta, -alpha)?;
+            let value = if best_index.is_none() {
+                -self.negamax(&next, node.child(alpha, beta))?
+            } else {
+                let probe = -self.negamax(&next, node.child(alpha, alpha + 1))?;
+                if probe > alpha && probe < beta {
+                    -self.negamax(&next, node.child(alpha, beta))?
+                } else {
+                    probe
+                }
+            };
+            if value > best || best_index.is_none() {
+                best = value;
+                best_index = Some(index);
+            }
+            alpha = alpha.max(value);
+            if alpha >= beta {
+                if !game.is_noisy(mv) {
+                    self.add_killer(node.ply, mv);
+                }
+                break;
+            }
+        }
+        Ok((best, best_index))
+    }
+
+    /// The quiescence value of `game`, a position past the depth limit.
+    fn quiesce<G: Evaluate<Move = M>>(&mut self, game: &G, node: Node) -> Result<i32, OutOfBudget> {
+        self.visit()?;
+        if let Some(value) = self.terminal(game, node.ply) {
+            return Ok(value);
+        }
+        self.quiesce_here(game, node)
+    }
+
+    /// Quiescence at an unfinished position already counted: the side to move may stand
+    /// on the static evaluation or play a noisy move, unless every legal move is noisy
+    /// (a forced capture), when it must play one.
+    fn quiesce_here<G: Evaluate<Move = M>>(
+        &mut self,
+        game: &G,
+        node: Node,
+    ) -> Result<i32, OutOfBudget> {
+        let (mut alpha, beta) = (node.alpha, node.beta);
+        let moves = game.legal_moves();
+        let mut noisy: Vec<(i32, &M)> = moves
+            .iter()
+            .filter(|mv| game.is_noisy(mv))
+            .map(|mv| (game.order_hint(mv), mv))
+            .collect();
+        let mut best = -INFINITY;
+        if noisy.len() < moves.len() {
+            self.cut_off = true;
+            best = game.evaluate();
+            if best >= beta || noisy.is_empty() {
+                return Ok(best);
+            }
+            alpha = alpha.max(best);
+        }
+        noisy.sort_by_key(|&(hint, _)| Reverse(hint));
+        for (_, mv) in noisy {
+            let mut next = game.clone();
+            if next.play(mv).is_err() {
+                continue;
+            }
+            let value = -self.quiesce(&next, node.child(alpha, beta))?;
             best = best.max(value);
             alpha = alpha.max(value);
             if alpha >= beta {
@@ -89,175 +522,45 @@ impl Search {
         Ok(best)
     }
 
-    /// Every root move with the best value at `depth`; root values are exact (a full
-    /// window per move), so ties are true ties.
-    fn root<G: Evaluate>(
-        &mut self,
+    /// The indices of `moves` in the order to search them.
+    fn order<G: Evaluate<Move = M>>(
+        &self,
         game: &G,
-        depth: u32,
-    ) -> Result<(Vec<G::Move>, bool), OutOfNodes> {
-        let mut best = -WIN - 1;
-        let mut chosen = Vec::new();
-        for mv in game.legal_moves() {
-            let mut next = game.clone();
-            if next.play(&mv).is_err() {
-                continue;
-            }
-            let value = -self.negamax(&next, depth - 1, 1, -WIN - 1, WIN + 1)?;
-            if value > best {
-                best = value;
-                chosen.clear();
-            }
-            if value == best {
-                chosen.push(mv);
-            }
-        }
-        // A value beyond any evaluation is a forced result: deeper search cannot change it.
-        Ok((chosen, best.abs() > WIN / 2))
-    }
-}
-
-/// Every move that achieves the best value found within `limits` for the side to move;
-/// empty once the game is over. Iterates deeper until `max_depth`, until the result is
-/// forced, until no iteration can add anything (the whole game tree was searched), or
-/// until the node budget runs out.
-pub(super) fn best_moves<G: Evaluate>(game: &G, limits: Limits) -> Vec<G::Move> {
-    let mut best = game.legal_moves();
-    if best.len() <= 1 {
-        return best;
-    }
-    let mut search = Search {
-        nodes: 0,
-        max_nodes: limits.max_nodes,
-        deadline: limits.deadline,
-        cut_off: false,
-    };
-    for depth in 1..=limits.max_depth {
-        search.cut_off = false;
-        match search.root(game, depth) {
-            Ok((moves, settled)) => {
-                best = moves;
-                if settled || !search.cut_off {
-                    break;
-                }
-            }
-            Err(OutOfNodes) => break,
-        }
-    }
-    best
-}
-
-#[cfg(test)]
-mod tests {
-    use std::collections::HashMap;
-
-    use super::*;
-    use crate::games::tictactoe::TicTacToe;
-    use crate::games::{Game, Seat};
-
-    /// `bot:hard`'s default strength, which must be enough to solve tic-tac-toe from any
-    /// position (without a deadline, so that a slow test machine cannot cut it short).
-    fn hard() -> Limits {
-        Limits {
-            deadline: None,
-            ..crate::bots::Strength::HARD.limits(Instant::now())
-        }
+        moves: &[M],
+        table_move: Option<u16>,
+        ply: u32,
+    ) -> Vec<usize> {
+        let killers = self.killers.get(ply as usize);
+        let mut scored: Vec<(i32, usize)> = moves
+            .iter()
+            .enumerate()
+            .map(|(index, mv)| {
+                let score = if table_move.is_some_and(|best| usize::from(best) == index) {
+                    TABLE_MOVE
+                } else if killers.is_some_and(|k| k[0].as_ref() == Some(mv)) {
+                    KILLER + 1
+                } else if killers.is_some_and(|k| k[1].as_ref() == Some(mv)) {
+                    KILLER
+                } else {
+                    static_score(game, mv)
+                };
+                (score, index)
+            })
+            .collect();
+        scored.sort_by_key(|&(score, _)| Reverse(score));
+        scored.into_iter().map(|(_, index)| index).collect()
     }
 
-    /// The game-theoretic value for the side to move (+1 win, 0 draw, -1 loss), by plain
-    /// minimax with memoisation: an oracle written independently of the search above.
-    fn solve(game: &TicTacToe, memo: &mut HashMap<u64, i32>) -> i32 {
-        if let Some(value) = memo.get(&game.position_hash()) {
-            return *value;
+    /// Remembers a quiet move that refuted a position `ply` moves from the root.
+    fn add_killer(&mut self, ply: u32, mv: &M) {
+        let ply = ply as usize;
+        if self.killers.len() <= ply {
+            self.killers.resize(ply + 1, [None, None]);
         }
-        let value = match game.outcome() {
-            Some(outcome) => match outcome.winner {
-                None => 0,
-                Some(winner) if Some(winner) == game.turn() => 1,
-                Some(_) => -1,
-            },
-            None => game
-                .legal_moves()
-                .iter()
-                .map(|mv| {
-                    let mut next = game.clone();
-                    next.play(mv).unwrap();
-                    -solve(&next, memo)
-                })
-                .max()
-                .unwrap(),
-        };
-        memo.insert(game.position_hash(), value);
-        value
-    }
-
-    fn reachable(game: &TicTacToe, seen: &mut HashMap<u64, TicTacToe>) {
-        if seen.insert(game.position_hash(), game.clone()).is_some() {
-            return;
+        let slot = &mut self.killers[ply];
+        if slot[0].as_ref() != Some(mv) {
+            slot[1] = slot[0].take();
+            slot[0] = Some(mv.clone());
         }
-        for mv in game.legal_moves() {
-            let mut next = game.clone();
-            next.play(&mv).unwrap();
-            reachable(&next, seen);
-        }
-    }
-
-    #[test]
-    fn bot_hard_achieves_the_game_theoretic_value_from_every_reachable_position() {
-        let mut positions = HashMap::new();
-        reachable(&TicTacToe::new(&()), &mut positions);
-        let mut memo = HashMap::new();
-        let mut checked = 0;
-        for game in positions.values().filter(|g| g.outcome().is_none()) {
-            let value = solve(game, &mut memo);
-            let moves = best_moves(game, hard());
-            assert!(!moves.is_empty());
-            for mv in moves {
-                let mut next = game.clone();
-                next.play(&mv).unwrap();
-                assert_eq!(
-                    -solve(&next, &mut memo),
-                    value,
-                    "{} plays {mv}",
-                    game.position()
-                );
-            }
-            checked += 1;
-        }
-        // 5,478 reachable positions, of which 958 are finished.
-        assert_eq!(checked, 5_478 - 958);
-    }
-
-    #[test]
-    fn the_start_is_a_draw_and_bot_hard_never_loses_it() {
-        let start = TicTacToe::new(&());
-        assert_eq!(solve(&start, &mut HashMap::new()), 0);
-        let mut game = start;
-        while game.outcome().is_none() {
-            let mv = best_moves(&game, hard())[0];
-            game.play(&mv).unwrap();
-        }
-        assert_eq!(game.outcome().map(|o| o.winner), Some(None));
-        assert_eq!(game.turn(), None::<Seat>);
-    }
-
-    #[test]
-    fn a_tiny_budget_or_a_past_deadline_still_answers_with_a_legal_move() {
-        let game = TicTacToe::new(&());
-        let tiny = Limits {
-            max_depth: 9,
-            max_nodes: 5,
-            deadline: None,
-        };
-        let moves = best_moves(&game, tiny);
-        assert!(!moves.is_empty());
-        let past = Limits {
-            max_depth: 9,
-            max_nodes: u64::MAX,
-            deadline: Some(Instant::now()),
-        };
-        let moves = best_moves(&game, past);
-        assert!(!moves.is_empty());
-        assert!(moves.iter().all(|mv| game.legal_moves().contains(mv)));
     }
 }

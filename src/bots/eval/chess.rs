@@ -1,0 +1,402 @@
+//! Chess: material and piece-square tables tapered from the middlegame to the endgame,
+//! pawn structure (passed, doubled and isolated pawns), the bishop pair, rooks on open
+//! files and the king's pawn shield. Everything is in centipawns, worked out for White
+//! and turned round for Black.
+
+use shakmaty::{Bitboard, Board, Color, Move, Position, Role, Square};
+
+use crate::bots::Evaluate;
+use crate::games::chess::{Chess, ChessMove};
+
+/// The phase of a board with every piece (and of any board with more): 24, counting 1
+/// per knight or bishop, 2 per rook, 4 per queen. 0 is a bare endgame.
+const FULL_PHASE: i32 = 24;
+
+/// A bonus for having the move.
+const TEMPO: i32 = 10;
+
+/// The roles in table order.
+const ROLES: [Role; 6] = [
+    Role::Pawn,
+    Role::Knight,
+    Role::Bishop,
+    Role::Rook,
+    Role::Queen,
+    Role::King,
+];
+
+/// A piece's worth in the evaluation.
+const fn value(role: Role) -> i32 {
+    match role {
+        Role::Pawn => 100,
+        Role::Knight => 320,
+        Role::Bishop => 330,
+        Role::Rook => 500,
+        Role::Queen => 900,
+        Role::King => 0,
+    }
+}
+
+/// A piece's worth in the rule bot's material count: the classic 1, 3, 3, 5, 9, so that
+/// trading a bishop for a knight loses nothing.
+const fn points(role: Role) -> i32 {
+    match role {
+        Role::Knight | Role::Bishop => 300,
+        role => value(role),
+    }
+}
+
+/// A piece's weight in the game phase.
+const fn phase_weight(role: Role) -> i32 {
+    match role {
+        Role::Knight | Role::Bishop => 1,
+        Role::Rook => 2,
+        Role::Queen => 4,
+        Role::Pawn | Role::King => 0,
+    }
+}
+
+/// How far a square (0 = a1 … 63 = h8) is from the centre: 0 on d4, e4, d5 and e5, up
+/// to 6 in the corners.
+const fn centre_distance(square: usize) -> i32 {
+    let file = (square % 8) as i32;
+    let rank = (square / 8) as i32;
+    ((2 * file - 7).abs() + (2 * rank - 7).abs()) / 2 - 1
+}
+
+/// A pawn's bonus on a square from White's side: advancement, more in the endgame, and
+/// in the middlegame the centre pawns out early.
+const fn pawn_bonus(file: usize, rank: usize, endgame: bool) -> i32 {
+    if endgame {
+        return [0, 0, 5, 12, 25, 45, 70, 0][rank];
+    }
+    let advance = [0, 0, 3, 8, 15, 25, 40, 0][rank];
+    let centre = match (file, rank) {
+        (3 | 4, 1) => -10,
+        (3 | 4, 3 | 4) => 15,
+        (2 | 5, 3 | 4) => 5,
+        _ => 0,
+    };
+    advance + centre
+}
+
+/// The middlegame king's bonus from White's side: tucked away behind its pawns, never
+/// wandering up the board.
+const fn king_bonus(file: usize, rank: usize) -> i32 {
+    match rank {
+        0 => [15, 25, 10, 0, 0, 5, 25, 15][file],
+        1 => [0, 0, -10, -20, -20, -10, 0, 0][file],
+        _ => -30 - 10 * (rank as i32 - 2),
+    }
+}
+
+/// A piece's bonus on a square (0 = a1) from White's side, in the middlegame or the
+/// endgame.
+const fn square_bonus(role: Role, square: usize, endgame: bool) -> i32 {
+    let (file, rank) = (square % 8, square / 8);
+    let centre = centre_distance(square);
+    match role {
+        Role::Pawn => pawn_bonus(file, rank, endgame),
+        Role::Knight => 20 - 8 * centre,
+        Role::Bishop => 10 - 4 * centre,
+        Role::Rook if rank == 6 => 20,
+        Role::Rook if file == 3 || file == 4 => 5,
+        Role::Rook => 0,
+        Role::Queen => 5 - 2 * centre,
+        Role::King if endgame => 20 - 8 * centre,
+        Role::King => king_bonus(file, rank),
+    }
+}
+
+/// `TABLES[endgame][role][square]`: [`square_bonus`] precomputed, roles in [`ROLES`]
+/// order.
+const TABLES: [[[i32; 64]; 6]; 2] = {
+    let mut tables = [[[0; 64]; 6]; 2];
+    let mut phase = 0;
+    while phase < 2 {
+        let mut role = 0;
+        while role < 6 {
+            let mut square = 0;
+            while square < 64 {
+                tables[phase][role][square] = square_bonus(ROLES[role], square, phase == 1);
+                square += 1;
+            }
+            role += 1;
+        }
+        phase += 1;
+    }
+    tables
+};
+
+/// The table index of a role.
+fn role_index(role: Role) -> usize {
+    usize::from(role as u8) - 1
+}
+
+/// A square as White sees it: Black's squares are mirrored top to bottom.
+fn relative(square: Square, color: Color) -> usize {
+    match color {
+        Color::White => square.to_usize(),
+        Color::Black => square.flip_vertical().to_usize(),
+    }
+}
+
+/// Middlegame and endgame scores, summed as one.
+#[derive(Clone, Copy, Default)]
+struct Score {
+    mg: i32,
+    eg: i32,
+}
+
+impl Score {
+    fn both(value: i32) -> Score {
+        Score {
+            mg: value,
+            eg: value,
+        }
+    }
+
+    fn add(&mut self, other: Score) {
+        self.mg += other.mg;
+        self.eg += other.eg;
+    }
+
+    /// The score blended by phase: all middlegame at [`FULL_PHASE`], all endgame at 0.
+    fn taper(self, phase: i32) -> i32 {
+        let phase = phase.clamp(0, FULL_PHASE);
+        (self.mg * phase + self.eg * (FULL_PHASE - phase)) / FULL_PHASE
+    }
+}
+
+/// The squares of the files next to `file`.
+fn neighbour_files(file: usize) -> Bitboard {
+    let mut files = Bitboard(0);
+    for neighbour in [file.wrapping_sub(1), file + 1] {
+        if neighbour < 8 {
+            files.add(Bitboard(0x0101_0101_0101_0101 << neighbour));
+        }
+    }
+    files
+}
+
+/// The squares of `file` itself.
+fn file_of(file: usize) -> Bitboard {
+    Bitboard(0x0101_0101_0101_0101 << file)
+}
+
+/// The squares strictly ahead of `square` for `color`, on every file.
+fn ahead(square: Square, color: Color) -> Bitboard {
+    let rank = square.rank().to_usize();
+    match color {
+        Color::White if rank < 7 => Bitboard(!0u64 << (8 * (rank + 1))),
+        Color::Black => Bitboard(!(!0u64 << (8 * rank))),
+        Color::White => Bitboard(0),
+    }
+}
+
+/// Pawn structure for `color`: passed pawns by rank, doubled and isolated pawns.
+fn pawns(board: &Board, color: Color) -> Score {
+    const PASSED_MG: [i32; 8] = [0, 5, 5, 10, 20, 35, 60, 0];
+    const PASSED_EG: [i32; 8] = [0, 10, 15, 25, 45, 75, 120, 0];
+    let own = board.pawns() & board.by_color(color);
+    let theirs = board.pawns() & board.by_color(color.other());
+    let mut score = Score::default();
+    for square in own {
+        let file = square.file().to_usize();
+        let files = file_of(file) | neighbour_files(file);
+        if (theirs & files & ahead(square, color)).is_empty() {
+            let rank = relative(square, color) / 8;
+            score.add(Score {
+                mg: PASSED_MG[rank],
+                eg: PASSED_EG[rank],
+            });
+        }
+        if (own & neighbour_files(file)).is_empty() {
+            score.add(Score { mg: -12, eg: -15 });
+        }
+        if (own & file_of(file) & ahead(square, color)).any() {
+            score.add(Score { mg: -12, eg: -20 });
+        }
+    }
+    score
+}
+
+/// Rooks on files without pawns (open) or without their own pawns (half-open), the
+/// bishop pair, and the king's pawn shield in the middlegame.
+fn pieces(board: &Board, color: Color) -> Score {
+    let own = board.by_color(color);
+    let mut score = Score::default();
+    for rook in board.rooks() & own {
+        let file = file_of(rook.file().to_usize());
+        if (board.pawns() & file).is_empty() {
+            score.add(Score::both(20));
+        } else if (board.pawns() & own & file).is_empty() {
+            score.add(Score::both(10));
+        }
+    }
+    if (board.bishops() & own).more_than_one() {
+        score.add(Score::both(30));
+    }
+    score.mg += shield(board, color);
+    score
+}
+
+/// 12 per pawn (at most three) on the two ranks just ahead of a king that stays on its
+/// back two ranks away from the centre files.
+fn shield(board: &Board, color: Color) -> i32 {
+    let Some(king) = board.king_of(color) else {
+        return 0;
+    };
+    let file = king.file().to_usize();
+    let rank = relative(king, color) / 8;
+    if rank > 1 || file == 3 || file == 4 {
+        return 0;
+    }
+    let files = file_of(file) | neighbour_files(file);
+    let near = ahead(king, color) & !ahead_by(king, color, 3);
+    let shelter = board.pawns() & board.by_color(color) & files & near;
+    12 * (shelter.count().min(3) as i32)
+}
+
+/// The squares `ranks` or more ranks ahead of `square` for `color`.
+fn ahead_by(square: Square, color: Color, ranks: u32) -> Bitboard {
+    let rank = square.rank().to_u32();
+    match color {
+        Color::White if rank + ranks <= 7 => Bitboard(!0u64 << (8 * (rank + ranks))),
+        Color::Black if rank >= ranks => Bitboard(!(!0u64 << (8 * (rank + 1 - ranks)))),
+        _ => Bitboard(0),
+    }
+}
+
+/// The evaluation from White's side.
+fn white_view(board: &Board) -> i32 {
+    let mut score = Score::default();
+    let mut phase = 0;
+    for (square, piece) in board.iter() {
+        let role = role_index(piece.role);
+        let index = relative(square, piece.color);
+        let worth = value(piece.role);
+        let here = Score {
+            mg: worth + TABLES[0][role][index],
+            eg: worth + TABLES[1][role][index],
+        };
+        match piece.color {
+            Color::White => score.add(here),
+            Color::Black => score.add(Score {
+                mg: -here.mg,
+                eg: -here.eg,
+            }),
+        }
+        phase += phase_weight(piece.role);
+    }
+    for (color, sign) in [(Color::White, 1), (Color::Black, -1)] {
+        let mut extra = pawns(board, color);
+        extra.add(pieces(board, color));
+        score.add(Score {
+            mg: sign * extra.mg,
+            eg: sign * extra.eg,
+        });
+    }
+    score.taper(phase)
+}
+
+/// `value` from White's side turned to the side to move's.
+fn for_side(value: i32, turn: Color) -> i32 {
+    match turn {
+        Color::White => value,
+        Color::Black => -value,
+    }
+}
+
+impl Evaluate for Chess {
+    fn evaluate(&self) -> i32 {
+        let position = self.chess_position();
+        for_side(white_view(position.board()), position.turn()) + TEMPO
+    }
+
+    /// The pieces alone, 1-3-3-5-9.
+    fn material(&self) -> i32 {
+        let position = self.chess_position();
+        let white: i32 = position
+            .board()
+            .iter()
+            .map(|(_, piece)| match piece.color {
+                Color::White => points(piece.role),
+                Color::Black => -points(piece.role),
+            })
+            .sum();
+        for_side(white, position.turn())
+    }
+
+    /// Captures and promotions.
+    fn is_noisy(&self, mv: &ChessMove) -> bool {
+        let mv = mv.to_shakmaty();
+        mv.is_capture() || mv.is_promotion()
+    }
+
+    /// Most valuable victim by least valuable attacker, promotions by the new piece;
+    /// quiet moves by how much the piece's square improves, castling a little more.
+    fn order_hint(&self, mv: &ChessMove) -> i32 {
+        let mv = mv.to_shakmaty();
+        let promotion = mv.promotion().map_or(0, value);
+        if let Some(victim) = mv.capture() {
+            return 10 * value(victim) - value(mv.role()) / 10 + promotion;
+        }
+        if promotion > 0 {
+            return promotion;
+        }
+        match mv {
+            Move::Castle { .. } => 30,
+            Move::Normal { role, from, to, .. } => {
+                let turn = self.chess_position().turn();
+                let table = &TABLES[0][role_index(role)];
+                table[relative(to, turn)] - table[relative(from, turn)]
+            }
+            Move::EnPassant { .. } | Move::Put { .. } => 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Game;
+
+    fn game(fen: &str) -> Chess {
+        Chess::from_position(&(), fen).unwrap()
+    }
+
+    #[test]
+    fn the_start_is_level_but_for_the_tempo() {
+        let start = Chess::new(&());
+        assert_eq!(start.evaluate(), TEMPO);
+        assert_eq!(start.material(), 0);
+    }
+
+    #[test]
+    fn the_evaluation_is_symmetric_between_the_colours() {
+        // The same position with colours swapped and the board mirrored.
+        let white = game("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5");
+        let black = game("rnbqk2r/ppp2ppp/3p1n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQK2R b KQkq - 1 5");
+        assert_eq!(white.evaluate(), black.evaluate());
+    }
+
+    #[test]
+    fn an_extra_piece_counts_and_so_does_a_far_passed_pawn() {
+        let up_a_knight = game("4k3/p7/8/8/8/8/P7/1N2K3 w - - 0 1");
+        assert!(up_a_knight.evaluate() > 250);
+        assert_eq!(up_a_knight.material(), 300);
+        let passed = game("4k3/P7/8/8/8/8/8/4K3 w - - 0 1");
+        let held = game("4k3/8/8/8/8/8/P7/4K3 w - - 0 1");
+        assert!(passed.evaluate() > held.evaluate() + 100);
+    }
+
+    #[test]
+    fn captures_of_big_pieces_are_tried_first() {
+        let position = game("4k3/8/8/3q4/4P3/8/8/4K2R w K - 0 1");
+        let hint = |text: &str| position.order_hint(&position.parse_move(text).unwrap());
+        assert!(hint("e4d5") > hint("h1h8"));
+        assert!(position.is_noisy(&position.parse_move("e4d5").unwrap()));
+        assert!(!position.is_noisy(&position.parse_move("e4e5").unwrap()));
+    }
+}
