@@ -101,6 +101,41 @@ const LINES: [[Option<u8>; 8]; POINTS] = {
     lines
 };
 
+/// The board's geometry by point index (a point's number minus one), for code that works
+/// on indices, such as the bots' evaluation. Directions are numbered as in the rules: up,
+/// left, right, down, then up-left, up-right, down-left, down-right.
+pub mod geometry {
+    use super::{COORDS, LINES};
+
+    /// How many points the board has.
+    pub const POINTS: usize = super::POINTS;
+
+    /// How many directions a line can run in from a point.
+    pub const DIRECTIONS: usize = 8;
+
+    /// The index one step from `index` along a line in `direction`, if there is one.
+    pub const fn step(index: usize, direction: usize) -> Option<usize> {
+        match LINES[index][direction] {
+            Some(next) => Some(next as usize),
+            None => None,
+        }
+    }
+
+    /// The direction opposite `direction`.
+    pub const fn opposite(direction: usize) -> usize {
+        if direction < 4 {
+            3 - direction
+        } else {
+            11 - direction
+        }
+    }
+
+    /// The row of the point at `index`, 0 at the top.
+    pub const fn row(index: usize) -> usize {
+        COORDS[index].1 as usize
+    }
+}
+
 /// A SplitMix64 step: the next state and its output, for fixed Zobrist keys.
 const fn splitmix64(state: u64) -> (u64, u64) {
     let state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);

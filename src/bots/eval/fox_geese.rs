@@ -5,13 +5,8 @@
 //! could jump through.
 
 use crate::bots::Evaluate;
+use crate::games::fox_geese::geometry::{DIRECTIONS, POINTS, opposite, row, step};
 use crate::games::fox_geese::{FoxGeese, Move, Point, Side};
-
-/// Number of points.
-const POINTS: usize = 33;
-
-/// Marks a missing neighbour.
-const NONE: u8 = u8::MAX;
 
 /// A goose's worth.
 const GOOSE: i32 = 100;
@@ -31,85 +26,15 @@ const FOX_AREA: i32 = 4;
 /// The cost of a goose the fox could jump after walking round to it.
 const EXPOSED: i32 = 12;
 
-/// Directions `(dx, dy)`, `y` growing downward, ordered so that `7 - d` is the opposite
-/// of `d`.
-const DIRECTIONS: [(i32, i32); 8] = [
-    (0, -1),
-    (-1, 0),
-    (-1, -1),
-    (1, -1),
-    (-1, 1),
-    (1, 1),
-    (1, 0),
-    (0, 1),
-];
-
-/// Whether `(x, y)` is a point: the cross of columns 2–4 and rows 2–4 of a 7x7 grid.
-const fn on_board(x: i32, y: i32) -> bool {
-    x >= 0 && x < 7 && y >= 0 && y < 7 && ((x >= 2 && x <= 4) || (y >= 2 && y <= 4))
-}
-
-/// The `(x, y)` of each point in reading order (index = point number - 1).
-const COORDS: [(i32, i32); POINTS] = {
-    let mut coords = [(0, 0); POINTS];
-    let mut index = 0;
-    let mut y = 0;
-    while y < 7 {
-        let mut x = 0;
-        while x < 7 {
-            if on_board(x, y) {
-                coords[index] = (x, y);
-                index += 1;
-            }
-            x += 1;
-        }
-        y += 1;
-    }
-    coords
-};
-
-/// The index of the point at `(x, y)`, or [`NONE`].
-const fn index_at(x: i32, y: i32) -> u8 {
-    let mut index = 0;
-    while index < POINTS {
-        if COORDS[index].0 == x && COORDS[index].1 == y {
-            return index as u8;
-        }
-        index += 1;
-    }
-    NONE
-}
-
-/// `STEP[p][d]`: the neighbour of `p` along a line in direction `d`, or [`NONE`].
-/// Orthogonal lines join every neighbour; diagonals run only through points whose
-/// `x + y` is even.
-const STEP: [[u8; 8]; POINTS] = {
-    let mut step = [[NONE; 8]; POINTS];
-    let mut p = 0;
-    while p < POINTS {
-        let (x, y) = COORDS[p];
-        let mut d = 0;
-        while d < 8 {
-            let (dx, dy) = DIRECTIONS[d];
-            if (dx == 0 || dy == 0 || (x + y) % 2 == 0) && on_board(x + dx, y + dy) {
-                step[p][d] = index_at(x + dx, y + dy);
-            }
-            d += 1;
-        }
-        p += 1;
-    }
-    step
-};
-
 /// `NEIGHBOURS[p]`: the bit set of the points joined to `p` by a line.
 const NEIGHBOURS: [u64; POINTS] = {
     let mut sets = [0; POINTS];
     let mut p = 0;
     while p < POINTS {
         let mut d = 0;
-        while d < 8 {
-            if STEP[p][d] != NONE {
-                sets[p] |= 1 << STEP[p][d];
+        while d < DIRECTIONS {
+            if let Some(next) = step(p, d) {
+                sets[p] |= 1 << next;
             }
             d += 1;
         }
@@ -131,12 +56,6 @@ fn indices(mut set: u64) -> impl Iterator<Item = usize> {
         set &= set - 1;
         Some(index)
     })
-}
-
-/// The neighbour of `p` in direction `d`, if there is one.
-fn step(p: usize, d: usize) -> Option<usize> {
-    let next = STEP[p][d];
-    (next != NONE).then_some(usize::from(next))
 }
 
 /// The board as bit sets.
@@ -179,7 +98,7 @@ impl Board {
 
     /// The geese the fox could jump from where it stands.
     fn threats(&self) -> i32 {
-        (0..8)
+        (0..DIRECTIONS)
             .filter(|&d| {
                 step(self.fox, d).is_some_and(|over| {
                     self.has_goose(over) && step(over, d).is_some_and(|land| self.is_empty(land))
@@ -192,21 +111,24 @@ impl Board {
     /// the goose one neighbour is a point the fox can walk to and the other is empty.
     fn exposed(&self, goose: usize, area: u64) -> bool {
         let reachable = |p: usize| area & 1 << p != 0;
-        (0..4).any(|d| match (step(goose, d), step(goose, 7 - d)) {
-            (Some(a), Some(b)) => {
-                (reachable(a) && self.is_empty(b)) || (reachable(b) && self.is_empty(a))
+        // Each line through the goose once: a direction and its opposite.
+        (0..DIRECTIONS).filter(|&d| d < opposite(d)).any(|d| {
+            match (step(goose, d), step(goose, opposite(d))) {
+                (Some(a), Some(b)) => {
+                    (reachable(a) && self.is_empty(b)) || (reachable(b) && self.is_empty(a))
+                }
+                _ => false,
             }
-            _ => false,
         })
     }
 
     /// The evaluation for the geese.
     fn geese_view(&self, geese_to_move: bool) -> i32 {
         let mut score = 0;
-        let fox_row = COORDS[self.fox].1;
+        let fox_row = row(self.fox) as i32;
         let area = self.fox_area();
         for goose in indices(self.geese) {
-            let row = COORDS[goose].1;
+            let row = row(goose) as i32;
             score += GOOSE;
             score += if row < fox_row {
                 -PASSED
@@ -284,8 +206,6 @@ mod tests {
         };
         for number in 1..=POINTS as u8 {
             let point = Point::new(number).unwrap();
-            let (x, y) = point.coords();
-            assert_eq!(COORDS[index(point)], (i32::from(x), i32::from(y)));
             // A lone fox can step to exactly its neighbours.
             let game = FoxGeese::from_position(&settings, &format!("F:F{number}:G")).unwrap();
             let steps = game.legal_moves().iter().fold(0u64, |set, mv| match mv {
