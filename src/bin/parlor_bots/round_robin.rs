@@ -12,7 +12,7 @@ use rand::rngs::StdRng;
 use serde::Serialize;
 
 use crate::play::{self, Budget, BudgetArgs, Error, Progress};
-use crate::stats::{Interval, Score, Tally};
+use crate::stats::{Breakdown, Interval, Score, Tally};
 
 /// Options of `round-robin`.
 #[derive(clap::Args, Clone, Debug)]
@@ -311,18 +311,15 @@ fn summarize(records: &[GameRecord], all_pairs: bool) -> Vec<PairingSummary> {
             if games.is_empty() {
                 continue;
             }
-            let mut tally = Tally::default();
-            let mut as_first = Tally::default();
-            let mut as_second = Tally::default();
-            let mut reasons = BTreeMap::new();
+            let mut counted = Breakdown::default();
             for record in &games {
-                tally.add(record.result);
-                match record.stronger_seat {
-                    Seat::First => as_first.add(record.result),
-                    Seat::Second => as_second.add(record.result),
-                }
-                *reasons.entry(record.reason.clone()).or_default() += 1;
+                counted.add(record.result, record.stronger_seat, &record.reason);
             }
+            let Breakdown {
+                all: tally,
+                by_seat: [as_first, as_second],
+                reasons,
+            } = counted;
             let count = games.len() as f64;
             let wilson95 = tally.wilson95();
             summaries.push(PairingSummary {

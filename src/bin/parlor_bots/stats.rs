@@ -8,10 +8,34 @@
 //! collapses to a point when every game has the same result. The normal approximation
 //! with the observed per-game variance is computed too, for the JSON output.
 
+use std::collections::BTreeMap;
+
+use parlor::games::Seat;
 use serde::Serialize;
 
 /// The two-sided 95% quantile of the standard normal distribution.
 pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// Games counted from the measured side's point of view: overall, by the seat it had,
+/// and by how they ended.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Breakdown {
+    /// Every game.
+    pub all: Tally,
+    /// The games in which the measured side had seat 0, and seat 1.
+    pub by_seat: [Tally; 2],
+    /// How many games ended for each reason.
+    pub reasons: BTreeMap<String, usize>,
+}
+
+impl Breakdown {
+    /// Counts one game: its score for the measured side, the seat it had, how it ended.
+    pub fn add(&mut self, score: Score, seat: Seat, reason: &str) {
+        self.all.add(score);
+        self.by_seat[seat.index()].add(score);
+        *self.reasons.entry(reason.to_owned()).or_default() += 1;
+    }
+}
 
 /// Wins, draws and losses from one side's point of view.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

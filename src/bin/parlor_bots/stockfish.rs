@@ -15,7 +15,7 @@ use rand::rngs::StdRng;
 use serde::Serialize;
 
 use crate::play::{self, Budget, BudgetArgs, Error, Progress};
-use crate::stats::{Interval, Score, Tally};
+use crate::stats::{Breakdown, Interval, Score, Tally};
 
 /// Options of `stockfish`.
 #[derive(clap::Args, Clone, Debug)]
@@ -320,18 +320,15 @@ pub fn run(args: &Args) -> Result<(), Error> {
     )?;
     let elapsed = progress.elapsed();
 
-    let mut tally = Tally::default();
-    let mut as_white = Tally::default();
-    let mut as_black = Tally::default();
-    let mut reasons = BTreeMap::new();
+    let mut counted = Breakdown::default();
     for record in &records {
-        tally.add(record.result);
-        match record.our_seat {
-            Seat::First => as_white.add(record.result),
-            Seat::Second => as_black.add(record.result),
-        }
-        *reasons.entry(record.reason.clone()).or_default() += 1;
+        counted.add(record.result, record.our_seat, &record.reason);
     }
+    let Breakdown {
+        all: tally,
+        by_seat: [as_white, as_black],
+        reasons,
+    } = counted;
     let wilson95 = tally.wilson95();
     println!(
         "\nbot:{} vs {name} (skill {}, {} nodes): W {} D {} L {}, score {:.3}, \
