@@ -1,27 +1,25 @@
-//! `speed`: how many positions per second the search visits, one thread, per game.
+//! `speed`: how many positions per second the search visits, one thread, per game, and
+//! how deep and how long one move of `bot:hard` takes at the server's budget.
 //!
-//! The library does not report how many nodes a search visited, so the game is wrapped in
-//! [`Counted`], which implements `Game` and `Evaluate` by delegation and counts every
-//! successful `play`. The search plays each move it examines on a copy of the position
-//! exactly once, so the count is the number of positions it visited below the root.
+//! Nodes are the search's own count ([`parlor::bots::Analysis::nodes`]): every position
+//! it visited, quiescence included, the same quantity its node budget counts.
 
-use std::cell::Cell;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use parlor::bots::{self, BotLevel, Evaluate, Limits};
 use parlor::config::Config;
+use parlor::games::Game;
 use parlor::games::checkers::Checkers;
 use parlor::games::chess::Chess;
 use parlor::games::fox_geese::FoxGeese;
 use parlor::games::tictactoe::TicTacToe;
-use parlor::games::{BoardView, Game, MoveError, Outcome, PositionError, Seat};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use serde::Serialize;
 
-use crate::play::{self, Error};
+use crate::play::{self, Budget, BudgetArgs, Error};
 use crate::round_robin::selected_games;
 
 /// Options of `speed`.
@@ -36,69 +34,8 @@ pub struct Args {
     /// Also write the results as JSON to this file
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
-}
-
-thread_local! {
-    /// Successful `play` calls on [`Counted`] games on this thread.
-    static PLAYS: Cell<u64> = const { Cell::new(0) };
-}
-
-/// A game that counts the moves played on it (and on its copies) on this thread.
-#[derive(Clone, Debug)]
-pub struct Counted<G>(pub G);
-
-impl<G: Game> Game for Counted<G> {
-    type Move = G::Move;
-    type Settings = G::Settings;
-    const ID: &'static str = G::ID;
-
-    fn new(settings: &Self::Settings) -> Self {
-        Counted(G::new(settings))
-    }
-
-    fn from_position(settings: &Self::Settings, position: &str) -> Result<Self, PositionError> {
-        G::from_position(settings, position).map(Counted)
-    }
-
-    fn turn(&self) -> Option<Seat> {
-        self.0.turn()
-    }
-
-    fn legal_moves(&self) -> Vec<Self::Move> {
-        self.0.legal_moves()
-    }
-
-    fn parse_move(&self, text: &str) -> Result<Self::Move, MoveError> {
-        self.0.parse_move(text)
-    }
-
-    fn play(&mut self, mv: &Self::Move) -> Result<(), MoveError> {
-        self.0.play(mv)?;
-        PLAYS.with(|plays| plays.set(plays.get() + 1));
-        Ok(())
-    }
-
-    fn outcome(&self) -> Option<Outcome> {
-        self.0.outcome()
-    }
-
-    fn position_hash(&self) -> u64 {
-        self.0.position_hash()
-    }
-
-    fn position(&self) -> String {
-        self.0.position()
-    }
-
-    fn board(&self) -> BoardView {
-        self.0.board()
-    }
-}
-
-impl<G: Evaluate> Evaluate for Counted<G> {
-    fn evaluate(&self) -> i32 {
-        self.0.evaluate()
-    }
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 /// The speed on one position.
@@ -114,6 +51,18 @@ struct Row {
     nodes: u64,
     seconds: f64,
     nodes_per_second: f64,
+    /// The deepest iteration the last free search completed, in plies.
+    depth: u32,
+    /// One move of `bot:hard` at the run's budget: how deep, how many nodes, how long.
+    hard_move: HardMove,
+}
+
+/// One move's search at `bot:hard`'s budget.
+#[derive(Clone, Debug, Serialize)]
+struct HardMove {
+    depth: u32,
+    nodes: u64,
+    milliseconds: f64,
 }
 
 #[derive(Serialize)]
@@ -122,6 +71,7 @@ struct Report<'a> {
     commit: Option<String>,
     counting: &'static str,
     seconds_per_position: f64,
+    budget: Budget,
     rows: &'a [Row],
 }
 
@@ -134,36 +84,41 @@ pub fn run(args: &Args) -> Result<(), Error> {
         return Err("--seconds must be a positive number".into());
     }
     let config = Config::default();
+    let budget = args.budget.budget(&config);
     let commit = play::git_commit();
     let seconds = Duration::from_secs_f64(args.seconds);
     println!(
-        "parlor-bots speed at commit {}: the search (bot:hard's, depth ≤ 64, no node \
-         limit) for {:.1} s per position, one thread; nodes = moves played by the search \
-         (counting adapter)",
+        "parlor-bots speed at commit {}: the search (depth ≤ 64, no node limit) for {:.1} s \
+         per position, one thread, then one move at bot:hard's budget ({})",
         commit.as_deref().unwrap_or("unknown"),
-        args.seconds
+        args.seconds,
+        budget.describe_level(BotLevel::Hard),
     );
     println!(
-        "{:<10} {:<26} {:>9} {:>12} {:>12}  position",
-        "game", "position from", "searches", "nodes", "nodes/s"
+        "{:<10} {:<16} {:>8} {:>11} {:>10} {:>5} | {:>5} {:>9} {:>8}  position",
+        "game", "position from", "searches", "nodes", "nodes/s", "depth", "hard:", "nodes", "ms"
     );
     let mut rows = Vec::new();
     for game in selected_games(&args.game)? {
         let game_rows = match game {
-            TicTacToe::ID => measure::<TicTacToe>(&(), &[2, 4], seconds)?,
-            Checkers::ID => measure::<Checkers>(&config.checkers, &[10, 30], seconds)?,
-            Chess::ID => measure::<Chess>(&(), &[10, 30], seconds)?,
-            FoxGeese::ID => measure::<FoxGeese>(&config.fox_geese, &[10, 30], seconds)?,
+            TicTacToe::ID => measure::<TicTacToe>(&(), &[2, 4], seconds, &budget)?,
+            Checkers::ID => measure::<Checkers>(&config.checkers, &[10, 30], seconds, &budget)?,
+            Chess::ID => measure::<Chess>(&(), &[10, 30], seconds, &budget)?,
+            FoxGeese::ID => measure::<FoxGeese>(&config.fox_geese, &[10, 30], seconds, &budget)?,
             other => return Err(format!("no speed test for `{other}`").into()),
         };
         for row in &game_rows {
             println!(
-                "{:<10} {:<26} {:>9} {:>12} {:>12.0}  {}",
+                "{:<10} {:<16} {:>8} {:>11} {:>10.0} {:>5} | {:>5} {:>9} {:>8.1}  {}",
                 row.game,
                 row.position_from,
                 row.searches,
                 row.nodes,
                 row.nodes_per_second,
+                row.depth,
+                row.hard_move.depth,
+                row.hard_move.nodes,
+                row.hard_move.milliseconds,
                 row.position
             );
         }
@@ -173,8 +128,9 @@ pub fn run(args: &Args) -> Result<(), Error> {
         let report = Report {
             command: "speed",
             commit,
-            counting: "successful play() calls on a counting adapter, one per position visited",
+            counting: "the search's own node count: every position visited, quiescence included",
             seconds_per_position: args.seconds,
+            budget,
             rows: &rows,
         };
         play::write_json(path, &report)?;
@@ -208,67 +164,51 @@ fn positions<G: Game>(settings: &G::Settings, random_plies: &[usize]) -> Vec<(St
 }
 
 /// Searches each test position of `G` for `seconds`, repeating searches that finish
-/// early, and counts the nodes.
+/// early, and counts the nodes; then times one move at `bot:hard`'s budget.
 fn measure<G: Evaluate>(
     settings: &G::Settings,
     random_plies: &[usize],
     seconds: Duration,
+    budget: &Budget,
 ) -> Result<Vec<Row>, Error> {
     let mut rows = Vec::new();
-    let mut rng = StdRng::seed_from_u64(POSITION_SEED);
     for (from, game) in positions::<G>(settings, random_plies) {
-        let counted = Counted(game);
-        PLAYS.with(|plays| plays.set(0));
         let start = Instant::now();
         let deadline = start + seconds;
-        let mut searches = 0;
+        let (mut searches, mut nodes, mut depth) = (0, 0, 0);
         while Instant::now() < deadline {
             let limits = Limits {
                 max_depth: 64,
                 max_nodes: u64::MAX,
                 deadline: Some(deadline),
             };
-            bots::choose_move(&counted, BotLevel::Hard, &limits, &mut rng)
-                .ok_or("the search found no move in an unfinished position")?;
+            let analysis = bots::analyse(&game, &limits);
+            if analysis.best.is_empty() {
+                return Err("the search found no move in an unfinished position".into());
+            }
             searches += 1;
+            nodes += analysis.nodes;
+            depth = analysis.depth;
         }
         let elapsed = start.elapsed().as_secs_f64();
-        let nodes = PLAYS.with(Cell::get);
+        let hard_start = Instant::now();
+        let hard = bots::analyse(&game, &budget.limits(BotLevel::Hard, hard_start));
+        let hard_move = HardMove {
+            depth: hard.depth,
+            nodes: hard.nodes,
+            milliseconds: hard_start.elapsed().as_secs_f64() * 1000.0,
+        };
         rows.push(Row {
             game: G::ID,
             position_from: from,
-            position: counted.0.position(),
+            position: game.position(),
             searches,
             nodes,
             seconds: elapsed,
             nodes_per_second: nodes as f64 / elapsed,
+            depth,
+            hard_move,
         });
     }
     Ok(rows)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_adapter_counts_every_move_the_search_plays() {
-        // Two empty cells are left, neither ending the game at once, so the search must
-        // play both root moves (and today also the replies: six plays in all).
-        let mut game = Counted(TicTacToe::new(&()));
-        for cell in ["0", "1", "2", "4", "3", "5", "7"] {
-            let mv = game.parse_move(cell).unwrap();
-            game.play(&mv).unwrap();
-        }
-        assert_eq!(game.legal_moves().len(), 2);
-        PLAYS.with(|plays| plays.set(0));
-        let limits = Limits {
-            max_depth: 9,
-            max_nodes: u64::MAX,
-            deadline: None,
-        };
-        let mut rng = StdRng::seed_from_u64(1);
-        bots::choose_move(&game, BotLevel::Hard, &limits, &mut rng).unwrap();
-        assert!(PLAYS.with(Cell::get) >= 2);
-    }
 }
