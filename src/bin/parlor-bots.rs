@@ -3,10 +3,14 @@
 //! * `round-robin`: the levels against each other in every game, with confidence
 //!   intervals on the stronger level's score;
 //! * `stockfish`: `bot:hard` at chess against Stockfish over UCI;
-//! * `speed`: the search's nodes per second on fixed positions.
+//! * `speed`: the search's nodes per second on fixed positions;
+//! * `lengths`: how long games last when a level plays itself (the measure behind each
+//!   game's `scoring.par`).
 //!
 //! See `docs/BOTS.md` for what was measured and how.
 
+#[path = "parlor_bots/lengths.rs"]
+mod lengths;
 #[path = "parlor_bots/play.rs"]
 mod play;
 #[path = "parlor_bots/round_robin.rs"]
@@ -38,6 +42,8 @@ enum Command {
     Stockfish(stockfish::Args),
     /// Nodes per second of the search on a few fixed positions per game, one thread
     Speed(speed::Args),
+    /// How long games last when one level plays itself, and the par each game suggests
+    Lengths(lengths::Args),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +52,7 @@ fn main() -> ExitCode {
         Command::RoundRobin(args) => round_robin::run(args),
         Command::Stockfish(args) => stockfish::run(args),
         Command::Speed(args) => speed::run(args),
+        Command::Lengths(args) => lengths::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
