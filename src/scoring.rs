@@ -3,6 +3,11 @@
 //! For a human seat with total thinking time `d` ms:
 //! `time_score = floor(99 * 10000 / (d + 10000))` (0..=99); a win scores
 //! `max(1, par - moves) * 100 + time_score`, a draw `time_score`, a loss 0.
+//!
+//! Only a win the rules decided on the board earns the bonus for a short game. A win by
+//! the opponent's resignation, absence or clock scores the floor, `100 + time_score`:
+//! otherwise two accounts could top a leaderboard for ever with a resignation after a
+//! few moves, which no real win could beat.
 
 use crate::games::{EndReason, Outcome, Seat};
 
@@ -46,6 +51,7 @@ pub fn score(input: &ScoreInput) -> Option<u32> {
     }
     let time = time_score(input.thinking_ms);
     Some(match input.outcome.winner {
+        Some(winner) if winner == input.seat && input.outcome.reason.is_forfeit() => 100 + time,
         Some(winner) if winner == input.seat => {
             input.par.saturating_sub(input.moves).max(1) * 100 + time
         }
@@ -94,13 +100,16 @@ mod tests {
     }
 
     #[test]
-    fn an_early_forfeit_is_not_scored_but_a_late_one_is() {
+    fn an_early_forfeit_is_not_scored_and_a_late_one_scores_the_floor() {
         let mut early = win(3, 0);
         early.outcome.reason = EndReason::Resigned;
         assert_eq!(score(&early), None);
         let mut late = win(4, 0);
         late.outcome.reason = EndReason::Abandoned;
-        assert_eq!(score(&late), Some(799));
+        assert_eq!(score(&late), Some(199));
+        let mut on_time = win(6, 10_000);
+        on_time.outcome.reason = EndReason::Timeout;
+        assert_eq!(score(&on_time), Some(149));
         // An agreed draw before each side has moved twice is not scored either.
         let mut agreed = win(0, 0);
         agreed.outcome = Outcome {
@@ -136,6 +145,16 @@ mod tests {
         ) {
             let with_par = |moves, ms| ScoreInput { par, ..win(moves, ms) };
             prop_assert!(score(&with_par(fewer, slow)) > score(&with_par(more, fast)));
+        }
+
+        #[test]
+        fn no_forfeit_win_outscores_a_win_on_the_board_with_the_same_time(
+            moves in 4u32..500, board_moves in 1u32..500, par in 10u32..500, ms in any::<u32>(),
+        ) {
+            let mut forfeit = ScoreInput { par, ..win(moves, u64::from(ms)) };
+            forfeit.outcome.reason = EndReason::Resigned;
+            let on_the_board = ScoreInput { par, ..win(board_moves, u64::from(ms)) };
+            prop_assert!(score(&forfeit) <= score(&on_the_board));
         }
     }
 }
