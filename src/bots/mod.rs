@@ -60,7 +60,7 @@ pub enum BotLevel {
     /// Wins at once if it can; never hands the opponent an immediate win or, where there
     /// is material, a capture that wins material; otherwise random.
     Easy,
-    /// A shallow search (two plies by default, plus captures played out).
+    /// A shallow search (four plies by default, plus captures played out).
     Medium,
     /// A deeper search under a time and node budget: perfect play in games small enough
     /// to search to the end (tic-tac-toe).
@@ -123,9 +123,10 @@ pub struct Strength {
 }
 
 impl Strength {
-    /// `bot:medium` by default: a shallow, quick search.
+    /// `bot:medium` by default: a shallow, quick search (four plies: it sees the double
+    /// threats it can make and the ones it would walk into).
     pub const MEDIUM: Strength = Strength {
-        max_depth: 2,
+        max_depth: 4,
         max_nodes: 20_000,
         think_ms: 300,
     };

@@ -51,7 +51,7 @@ struct Row {
     nodes: u64,
     seconds: f64,
     nodes_per_second: f64,
-    /// The deepest iteration the last free search completed, in plies.
+    /// The deepest iteration any of the free searches completed, in plies.
     depth: u32,
     /// One move of `bot:hard` at the run's budget: how deep, how many nodes, how long.
     hard_move: HardMove,
@@ -188,7 +188,7 @@ fn measure<G: Evaluate>(
             }
             searches += 1;
             nodes += analysis.nodes;
-            depth = analysis.depth;
+            depth = depth.max(analysis.depth);
         }
         let elapsed = start.elapsed().as_secs_f64();
         let hard_start = Instant::now();
