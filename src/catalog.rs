@@ -11,6 +11,14 @@ use crate::games::fox_geese::FoxGeese;
 use crate::games::tictactoe::TicTacToe;
 use crate::games::{BoardView, Game, MoveError, Outcome, PositionError, Seat};
 
+/// The search a bot runs before answering a draw offer: a few thousand positions, so it
+/// takes a few milliseconds on the room's task, yet finds short forced wins.
+pub const DRAW_JUDGEMENT: Limits = Limits {
+    max_depth: 6,
+    max_nodes: 5_000,
+    deadline: None,
+};
+
 /// The ids of every game a room can be created for.
 pub const GAME_IDS: &[&str] = &[TicTacToe::ID, Checkers::ID, Chess::ID, FoxGeese::ID];
 
@@ -28,8 +36,9 @@ pub trait AnyGame: Send + Sync {
     fn outcome(&self) -> Option<Outcome>;
     /// Whether `seat` could still win (see [`Game::can_win`]).
     fn can_win(&self, seat: Seat) -> bool;
-    /// The static evaluation of the position from `seat`'s side (positive is good for it),
-    /// e.g. for a bot deciding on a draw offer; 0 once the game is over.
+    /// How good the position is for `seat` (positive is good for it), by a short search
+    /// ([`DRAW_JUDGEMENT`]) so that a forced win counts even where the static evaluation
+    /// sees nothing (tic-tac-toe); for a bot deciding on a draw offer. 0 once over.
     fn evaluation_for(&self, seat: Seat) -> i32;
     /// The position in the game's standard text form.
     fn position(&self) -> String;
@@ -73,11 +82,11 @@ impl<G: Evaluate> AnyGame for G {
     }
 
     fn evaluation_for(&self, seat: Seat) -> i32 {
-        match Game::turn(self) {
-            Some(to_move) if to_move == seat => self.evaluate(),
-            Some(_) => -self.evaluate(),
-            None => 0,
-        }
+        let Some(to_move) = Game::turn(self) else {
+            return 0;
+        };
+        let value = bots::analyse(self, &DRAW_JUDGEMENT).value;
+        if to_move == seat { value } else { -value }
     }
 
     fn position(&self) -> String {
@@ -151,6 +160,19 @@ mod tests {
             new_game("go", &Config::default(), None),
             Err(NewGameError::UnknownGame(_))
         ));
+    }
+
+    #[test]
+    fn a_forced_win_counts_though_the_static_evaluation_sees_none() {
+        // O holds 0, 2 and 4 and threatens both 6 and 8; X, to move, cannot stop both.
+        let mut game = new_game("tictactoe", &Config::default(), None).unwrap();
+        for cell in ["1", "0", "5", "2", "7", "4"] {
+            game.play(cell).unwrap();
+        }
+        assert!(game.evaluation_for(Seat::Second) > 0);
+        assert!(game.evaluation_for(Seat::First) < 0);
+        let even = new_game("tictactoe", &Config::default(), None).unwrap();
+        assert_eq!(even.evaluation_for(Seat::Second), 0);
     }
 
     #[test]
