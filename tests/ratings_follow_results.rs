@@ -18,6 +18,17 @@ async fn a_win_raises_the_winner_and_lowers_the_loser() {
     assert!(alice["rating_after"].as_i64() > Some(1500), "{over}");
     assert!(bob["rating_after"].as_i64() < Some(1500), "{over}");
 
+    // The stored game keeps both seats' ratings before and after it.
+    let (status, stored) = server
+        .get_json(&format!("/api/games/{}", over["game_id"].as_str().unwrap()))
+        .await;
+    assert_eq!(status, 200);
+    for seat in 0..2 {
+        let (live, kept) = (&over["scores"][seat], &stored["seats"][seat]);
+        assert_eq!(kept["rating_before"], live["rating_before"], "{stored}");
+        assert_eq!(kept["rating_after"], live["rating_after"], "{stored}");
+    }
+
     // The next game shows the new ratings on the seats (rematch: seats swapped).
     let [mut alice_client, mut bob_client] = players;
     alice_client

@@ -201,6 +201,11 @@ pub struct StoredSeat {
     pub thinking_ms: Option<i64>,
     /// The seat's score, if the game was scored and the seat is human.
     pub score: Option<i64>,
+    /// The seat's Glicko-2 rating in this game before it, rounded, if it was rated (as
+    /// in `game_over`).
+    pub rating_before: Option<i64>,
+    /// The seat's rating after the game, rounded, if it was rated.
+    pub rating_after: Option<i64>,
 }
 
 /// A stored move, as returned by [`Store::game`].

@@ -350,7 +350,14 @@ fn seat_from_row(row: &AnyRow) -> Result<StoredSeat, StoreError> {
         name: row.try_get("name")?,
         thinking_ms: row.try_get("thinking_ms")?,
         score: row.try_get("score")?,
+        rating_before: rounded(row.try_get("rating_before")?),
+        rating_after: rounded(row.try_get("rating_after")?),
     })
+}
+
+/// A stored rating as clients see it: rounded to a whole number.
+fn rounded(rating: Option<f64>) -> Option<i64> {
+    rating.map(|value| value.round() as i64)
 }
 
 /// Decodes a `moves` row.
@@ -618,8 +625,8 @@ impl Store for SqlStore {
             return Ok(None);
         };
         let seats = sqlx::query(
-            "SELECT seat, kind, player_id, name, thinking_ms, score FROM game_seats \
-             WHERE game_id = $1 ORDER BY seat",
+            "SELECT seat, kind, player_id, name, thinking_ms, score, rating_before, \
+             rating_after FROM game_seats WHERE game_id = $1 ORDER BY seat",
         )
         .bind(game_id)
         .fetch_all(&mut *tx)
@@ -1035,6 +1042,8 @@ mod tests {
                     name: "Alice".to_owned(),
                     thinking_ms: Some(700),
                     score: Some(42),
+                    rating_before: None,
+                    rating_after: None,
                 },
                 StoredSeat {
                     seat: 1,
@@ -1043,6 +1052,8 @@ mod tests {
                     name: "Easy bot".to_owned(),
                     thinking_ms: Some(300),
                     score: None,
+                    rating_before: None,
+                    rating_after: None,
                 },
             ],
             moves: moves
@@ -1348,16 +1359,13 @@ mod tests {
         assert_eq!(board.len(), 1, "bots are rated but not listed");
         assert_eq!((board[0].name.as_str(), board[0].games), ("Alice", 2));
         assert!((board[0].rating - alice.rating).abs() < 1e-9);
-        let before: Option<f64> = sqlx::query_scalar(
-            "SELECT rating_before FROM game_seats WHERE game_id = 'g2' AND seat = 0",
-        )
-        .fetch_one(&store.pool)
-        .await
-        .expect("before");
+        let second = store.game("g2").await.expect("read").expect("stored");
+        let alice_seat = &second.seats[0];
         assert!(
-            before.expect("recorded") > 1500.0,
+            alice_seat.rating_before.expect("recorded") > 1500,
             "the second game starts from the first's result"
         );
+        assert_eq!(alice_seat.rating_after, Some(alice.rating.round() as i64));
         store.close().await;
     }
 
