@@ -12,6 +12,7 @@ use crate::catalog::GAME_IDS;
 use crate::games::Seat;
 use crate::games::checkers::{PdnTags, pdn};
 use crate::games::chess::{PgnTags, pgn};
+use crate::metrics::MetricsError;
 use crate::protocol::RoomSummary;
 use crate::protocol::TimeControl;
 use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
@@ -42,6 +43,9 @@ pub enum ApiError {
     /// The database could not be read.
     #[error("the database is unavailable; try again shortly")]
     Unavailable(#[from] StoreError),
+    /// The metrics could not be encoded.
+    #[error("{0}")]
+    Metrics(#[from] MetricsError),
 }
 
 #[derive(Serialize)]
@@ -61,7 +65,7 @@ impl ResponseError for ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
-            ApiError::Export(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Export(_) | ApiError::Metrics(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
@@ -74,6 +78,7 @@ impl ResponseError for ApiError {
             ApiError::Export(error) => {
                 tracing::error!(%error, "a stored game could not be exported")
             }
+            ApiError::Metrics(error) => tracing::error!(%error, "metrics could not be rendered"),
             _ => {}
         }
         let code = match self {
@@ -81,6 +86,7 @@ impl ResponseError for ApiError {
             ApiError::BadRequest(_) => "bad_request",
             ApiError::Conflict(_) => "not_finished",
             ApiError::Export(_) => "export_failed",
+            ApiError::Metrics(_) => "metrics_unavailable",
             ApiError::Unavailable(_) => "storage_unavailable",
         };
         HttpResponse::build(self.status_code()).json(ErrorBody {
@@ -97,6 +103,7 @@ pub fn routes(config: &mut web::ServiceConfig) {
     config
         .route("/ws", web::get().to(crate::ws::upgrade))
         .route("/healthz", web::get().to(health))
+        .route("/metrics", web::get().to(metrics))
         .route("/api/rooms", web::get().to(rooms))
         .route("/api/rooms/{id}", web::get().to(room))
         .route("/api/games/{id}.pgn", web::get().to(game_pgn))
@@ -110,6 +117,14 @@ pub fn routes(config: &mut web::ServiceConfig) {
 
 async fn health() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({ "status": "ok" }))
+}
+
+/// `GET /metrics`: every metric in Prometheus's text format.
+async fn metrics(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let text = state.metrics.render()?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .body(text))
 }
 
 #[derive(Serialize)]

@@ -14,6 +14,7 @@ pub mod config;
 pub mod games;
 pub mod http;
 pub mod lobby;
+pub mod metrics;
 pub mod players;
 pub mod protocol;
 pub mod ratings;
@@ -33,6 +34,7 @@ use tracing::{info, warn};
 
 use crate::config::Config;
 use crate::lobby::Lobby;
+use crate::metrics::{Metrics, MetricsError};
 use crate::room::RoomContext;
 use crate::store::{SqlStore, Store, StoreError};
 use crate::thinkers::Thinkers;
@@ -50,6 +52,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Cancelled when the server shuts down.
     pub shutdown: CancellationToken,
+    /// What `GET /metrics` reports.
+    pub metrics: Arc<Metrics>,
 }
 
 /// Why the server could not run.
@@ -61,6 +65,9 @@ pub enum RunError {
     /// The HTTP server could not start or failed.
     #[error("the HTTP server failed: {0}")]
     Http(#[from] std::io::Error),
+    /// The metrics could not be set up.
+    #[error(transparent)]
+    Metrics(#[from] MetricsError),
 }
 
 /// Runs the server on `listener` until `shutdown` is cancelled, then shuts down
@@ -79,18 +86,25 @@ pub async fn run(
     info!(path = %config.store.path.display(), interrupted, "database ready");
     let store: Arc<dyn Store> = Arc::new(store);
     let config = Arc::new(config);
-    let thinkers = Thinkers::start(config.bots.thread_count(), config.bots.queue)?;
+    let metrics = Arc::new(Metrics::new()?);
+    let thinkers = Thinkers::start(
+        config.bots.thread_count(),
+        config.bots.queue,
+        metrics.bot_think_seconds.clone(),
+    )?;
     let context = Arc::new(RoomContext {
         store: store.clone(),
         config: config.clone(),
         thinkers,
         shutdown: shutdown.clone(),
+        metrics: metrics.clone(),
     });
     let state = web::Data::new(AppState {
         lobby: Lobby::new(context, tokio::runtime::Handle::current()),
         store: store.clone(),
         config,
         shutdown: shutdown.clone(),
+        metrics,
     });
     let address = listener.local_addr()?;
     let app_state = state.clone();

@@ -460,6 +460,17 @@ pub enum Status {
     Finished,
 }
 
+impl Status {
+    /// The status's wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Playing => "playing",
+            Status::Finished => "finished",
+        }
+    }
+}
+
 /// The room's full state, broadcast after every change (same bytes for everyone).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename = "state")]

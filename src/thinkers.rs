@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Instant;
 
+use prometheus::HistogramVec;
 use tokio::sync::oneshot;
 use tracing::{debug, warn};
 
@@ -39,15 +40,21 @@ pub struct Thinkers {
 
 impl Thinkers {
     /// Starts `threads` worker threads (at least one) behind a queue of `capacity`
-    /// waiting requests. The threads end when every handle has been dropped.
-    pub fn start(threads: usize, capacity: usize) -> std::io::Result<Thinkers> {
+    /// waiting requests, timing each move into `think_seconds` (labels: game, level).
+    /// The threads end when every handle has been dropped.
+    pub fn start(
+        threads: usize,
+        capacity: usize,
+        think_seconds: HistogramVec,
+    ) -> std::io::Result<Thinkers> {
         let (queue, requests) = sync_channel(capacity);
         let requests = Arc::new(Mutex::new(requests));
         for index in 0..threads.max(1) {
             let requests = requests.clone();
+            let think_seconds = think_seconds.clone();
             thread::Builder::new()
                 .name(format!("parlor-bot-{index}"))
-                .spawn(move || work(&requests))?;
+                .spawn(move || work(&requests, &think_seconds))?;
         }
         Ok(Thinkers { queue })
     }
@@ -82,7 +89,7 @@ impl Thinkers {
 }
 
 /// A worker: takes requests one at a time until every handle is gone.
-fn work(requests: &Mutex<Receiver<Request>>) {
+fn work(requests: &Mutex<Receiver<Request>>, think_seconds: &HistogramVec) {
     loop {
         // Hold the lock only to take the next request, never while thinking.
         let next = match requests.lock() {
@@ -90,10 +97,11 @@ fn work(requests: &Mutex<Receiver<Request>>) {
             Err(_) => return,
         };
         let Ok(request) = next else { return };
+        let started = Instant::now();
         let late = request
             .limits
             .deadline
-            .is_some_and(|deadline| Instant::now() >= deadline);
+            .is_some_and(|deadline| started >= deadline);
         let mv = if late {
             quick_move(&request, Shortcut::Late)
         } else {
@@ -101,6 +109,9 @@ fn work(requests: &Mutex<Receiver<Request>>) {
                 .game
                 .bot_move(request.level, &request.limits, &mut rand::rng())
         };
+        think_seconds
+            .with_label_values(&[request.game.game_id(), request.level.as_str()])
+            .observe(started.elapsed().as_secs_f64());
         // The room may have moved on (its game ended); then nobody needs the answer.
         let _ = request.reply.send(mv);
     }
@@ -130,6 +141,10 @@ mod tests {
     use crate::catalog::new_game;
     use crate::config::Config;
 
+    fn think_seconds() -> HistogramVec {
+        crate::metrics::Metrics::new().unwrap().bot_think_seconds
+    }
+
     fn chess() -> Box<dyn AnyGame> {
         new_game("chess", &Config::default(), None).unwrap()
     }
@@ -137,7 +152,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn answers_every_request_with_a_legal_move_even_when_swamped() {
         // One thread, room for one waiting request: most of these overflow.
-        let thinkers = Thinkers::start(1, 1).unwrap();
+        let thinkers = Thinkers::start(1, 1, think_seconds()).unwrap();
         let limits = Strength::MEDIUM.limits(Instant::now() + Duration::from_secs(5));
         let asks = (0..8).map(|_| {
             let thinkers = thinkers.clone();
@@ -151,7 +166,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_request_past_its_deadline_still_gets_a_legal_move() {
-        let thinkers = Thinkers::start(2, 8).unwrap();
+        let thinkers = Thinkers::start(2, 8, think_seconds()).unwrap();
         let limits = Strength::HARD.limits(Instant::now() - Duration::from_secs(5));
         let mv = thinkers
             .think(chess(), BotLevel::Hard, limits)

@@ -82,6 +82,8 @@ async fn run(
             kick: kick.clone(),
         },
     };
+    let metrics = connection.app.metrics.clone();
+    metrics.connections_open.inc();
     info!(conn, %peer, "connection opened");
     let mut ping = interval(ping_every);
     let mut last_heard = Instant::now();
@@ -159,6 +161,7 @@ async fn run(
     for room in connection.rooms.values() {
         room.disconnect(conn).await;
     }
+    metrics.connections_open.dec();
     info!(conn, reason = why, "connection closed");
 }
 
@@ -180,26 +183,31 @@ fn encode(msg: &ServerMsg) -> ByteString {
 impl Connection {
     /// Handles one text frame; returns the direct replies to write, in order.
     async fn on_text(&mut self, text: &str, received: Instant) -> Vec<ByteString> {
-        let envelope = match protocol::parse(text) {
-            Ok(envelope) => envelope,
-            Err(rejected) => {
-                return vec![encode(&ServerMsg::error(
-                    rejected.error,
-                    rejected.reference,
-                ))];
+        self.app.metrics.messages_in.inc();
+        let replies = match protocol::parse(text) {
+            Ok(envelope) => {
+                let reference = envelope.reference;
+                match self
+                    .dispatch(envelope.msg, reference.clone(), received)
+                    .await
+                {
+                    Ok(replies) => replies,
+                    Err(error) => {
+                        debug!(conn = self.conn, code = %error.code, "request refused");
+                        vec![ServerMsg::error(error, reference)]
+                    }
+                }
             }
+            Err(rejected) => vec![ServerMsg::error(rejected.error, rejected.reference)],
         };
-        let reference = envelope.reference;
-        match self
-            .dispatch(envelope.msg, reference.clone(), received)
-            .await
-        {
-            Ok(replies) => replies.iter().map(encode).collect(),
-            Err(error) => {
-                debug!(conn = self.conn, code = %error.code, "request refused");
-                vec![encode(&ServerMsg::error(error, reference))]
+        let metrics = &self.app.metrics;
+        for reply in &replies {
+            if let ServerMsg::Error { code, .. } = reply {
+                metrics.errors.with_label_values(&[code.as_str()]).inc();
             }
         }
+        metrics.messages_out.inc_by(replies.len() as u64);
+        replies.iter().map(encode).collect()
     }
 
     fn player(&self) -> Result<&Identity, ClientError> {

@@ -222,6 +222,10 @@ impl Room {
         self.settle().await;
         publisher.send_replace(self.publication());
         let shutdown = self.context.shutdown.clone();
+        let rooms = self.context.metrics.rooms.clone();
+        let game = self.game.game_id();
+        let mut counted = self.status();
+        rooms.with_label_values(&[game, counted.as_str()]).inc();
         loop {
             let deadline = self.next_deadline();
             let flow = tokio::select! {
@@ -235,10 +239,17 @@ impl Room {
                 () = shutdown.cancelled() => Flow::Close,
             };
             publisher.send_replace(self.publication());
+            let status = self.status();
+            if status != counted {
+                rooms.with_label_values(&[game, counted.as_str()]).dec();
+                rooms.with_label_values(&[game, status.as_str()]).inc();
+                counted = status;
+            }
             if flow == Flow::Close {
                 break;
             }
         }
+        rooms.with_label_values(&[game, counted.as_str()]).dec();
         info!(room = %self.id, "room removed");
     }
 
@@ -617,6 +628,14 @@ impl Room {
                 self.broadcast_state(None);
             }
         }
+        let metrics = &self.context.metrics;
+        metrics
+            .moves_accepted
+            .with_label_values(&[self.game.game_id()])
+            .inc();
+        metrics
+            .move_to_broadcast_seconds
+            .observe(received.elapsed().as_secs_f64());
         Ok(())
     }
 
@@ -1323,12 +1342,22 @@ impl Room {
     /// from the room, which is announced in turn.
     fn broadcast(&mut self, frame: &ByteString, except: Option<ConnId>) {
         let mut dropped = Vec::new();
+        let mut reached = 0;
         let seated = self.seats.iter().filter_map(SeatState::conn);
         for sub in seated.chain(self.spectators.values()) {
-            if Some(sub.conn) != except && !send_to(sub, frame) {
+            if Some(sub.conn) == except {
+                continue;
+            }
+            if send_to(sub, frame) {
+                reached += 1;
+            } else {
                 dropped.push(sub.conn);
             }
         }
+        let metrics = &self.context.metrics;
+        metrics.messages_out.inc_by(reached);
+        metrics.broadcast_fanout.observe(reached as f64);
+        metrics.slow_consumers_dropped.inc_by(dropped.len() as u64);
         for conn in dropped {
             warn!(room = %self.id, conn, "dropping a connection that could not keep up");
             self.disconnect(conn);

@@ -56,6 +56,8 @@ pub struct RoomContext {
     pub thinkers: Thinkers,
     /// Cancelled when the server shuts down.
     pub shutdown: CancellationToken,
+    /// Where rooms count moves, broadcasts and their own number.
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// Room options given at `create_room`. Unknown keys are refused, so every option a

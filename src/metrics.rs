@@ -1,0 +1,197 @@
+//! The server's Prometheus metrics, served at `GET /metrics`.
+//!
+//! One [`Metrics`] per server, with its own registry (no global state), so that several
+//! servers in one process (the integration tests) each count only their own traffic.
+//! Every metric is named `parlor_*`; docs/OPERATIONS.md lists them with example queries.
+
+use prometheus::{
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
+    IntGaugeVec, Opts, Registry, TextEncoder,
+};
+
+/// Latency buckets in seconds, from 50 µs to 10 s: moves are committed and broadcast in
+/// well under a millisecond on a quiet server, and bots think for up to seconds.
+const LATENCY_BUCKETS: &[f64] = &[
+    0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+    1.0, 2.5, 5.0, 10.0,
+];
+
+/// Counting buckets for how many things one event touched (subscribers of a broadcast,
+/// moves in a store batch).
+const COUNT_BUCKETS: &[f64] = &[1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0];
+
+/// A metric that could not be registered: two metrics with one name. A programming
+/// error, reported at start-up rather than hidden.
+#[derive(Debug, thiserror::Error)]
+#[error("could not set up the metrics: {0}")]
+pub struct MetricsError(#[from] prometheus::Error);
+
+/// Every metric the server keeps.
+pub struct Metrics {
+    registry: Registry,
+    /// WebSocket connections open now.
+    pub connections_open: IntGauge,
+    /// Live rooms, by game and status (`waiting`, `playing`, `finished`).
+    pub rooms: IntGaugeVec,
+    /// Moves accepted, by game.
+    pub moves_accepted: IntCounterVec,
+    /// Requests refused with an `error`, by error code (illegal moves included).
+    pub errors: IntCounterVec,
+    /// Text frames received from clients.
+    pub messages_in: IntCounter,
+    /// Frames queued to clients (each subscriber's copy counts once).
+    pub messages_out: IntCounter,
+    /// How many subscribers one broadcast reached.
+    pub broadcast_fanout: Histogram,
+    /// Subscribers dropped because their outbound queue was full.
+    pub slow_consumers_dropped: IntCounter,
+    /// Moves written per store transaction.
+    pub store_batch_moves: Histogram,
+    /// How long a store transaction of moves took to commit, seconds.
+    pub store_commit_seconds: Histogram,
+    /// From a move's arrival at its room to its broadcast (validation and the durable
+    /// write included), seconds.
+    pub move_to_broadcast_seconds: Histogram,
+    /// How long a bot thought about one move, seconds, by game and level.
+    pub bot_think_seconds: HistogramVec,
+}
+
+impl Metrics {
+    /// A fresh set of metrics, all zero, in a registry of their own (with the process's
+    /// CPU and memory, on Linux).
+    pub fn new() -> Result<Metrics, MetricsError> {
+        let registry = Registry::new();
+        let metrics = Metrics {
+            connections_open: IntGauge::new(
+                "parlor_connections_open",
+                "WebSocket connections open now",
+            )?,
+            rooms: IntGaugeVec::new(
+                Opts::new("parlor_rooms", "Live rooms by game and status"),
+                &["game", "status"],
+            )?,
+            moves_accepted: IntCounterVec::new(
+                Opts::new("parlor_moves_accepted_total", "Moves accepted, by game"),
+                &["game"],
+            )?,
+            errors: IntCounterVec::new(
+                Opts::new(
+                    "parlor_errors_total",
+                    "Requests refused with an error message, by error code",
+                ),
+                &["code"],
+            )?,
+            messages_in: IntCounter::new(
+                "parlor_messages_in_total",
+                "Text frames received from clients",
+            )?,
+            messages_out: IntCounter::new(
+                "parlor_messages_out_total",
+                "Frames queued to clients, one per subscriber",
+            )?,
+            broadcast_fanout: Histogram::with_opts(
+                HistogramOpts::new(
+                    "parlor_broadcast_fanout",
+                    "Subscribers reached by one broadcast",
+                )
+                .buckets(COUNT_BUCKETS.to_vec()),
+            )?,
+            slow_consumers_dropped: IntCounter::new(
+                "parlor_slow_consumers_dropped_total",
+                "Subscribers dropped because their outbound queue was full",
+            )?,
+            store_batch_moves: Histogram::with_opts(
+                HistogramOpts::new(
+                    "parlor_store_batch_moves",
+                    "Moves written per store transaction",
+                )
+                .buckets(COUNT_BUCKETS.to_vec()),
+            )?,
+            store_commit_seconds: Histogram::with_opts(
+                HistogramOpts::new(
+                    "parlor_store_commit_seconds",
+                    "Time to write and commit one store transaction of moves",
+                )
+                .buckets(LATENCY_BUCKETS.to_vec()),
+            )?,
+            move_to_broadcast_seconds: Histogram::with_opts(
+                HistogramOpts::new(
+                    "parlor_move_to_broadcast_seconds",
+                    "From a move's arrival at its room to its broadcast",
+                )
+                .buckets(LATENCY_BUCKETS.to_vec()),
+            )?,
+            bot_think_seconds: HistogramVec::new(
+                HistogramOpts::new(
+                    "parlor_bot_think_seconds",
+                    "Time a bot spent choosing one move",
+                )
+                .buckets(LATENCY_BUCKETS.to_vec()),
+                &["game", "level"],
+            )?,
+            registry,
+        };
+        metrics.register()?;
+        Ok(metrics)
+    }
+
+    fn register(&self) -> Result<(), prometheus::Error> {
+        let registry = &self.registry;
+        registry.register(Box::new(self.connections_open.clone()))?;
+        registry.register(Box::new(self.rooms.clone()))?;
+        registry.register(Box::new(self.moves_accepted.clone()))?;
+        registry.register(Box::new(self.errors.clone()))?;
+        registry.register(Box::new(self.messages_in.clone()))?;
+        registry.register(Box::new(self.messages_out.clone()))?;
+        registry.register(Box::new(self.broadcast_fanout.clone()))?;
+        registry.register(Box::new(self.slow_consumers_dropped.clone()))?;
+        registry.register(Box::new(self.store_batch_moves.clone()))?;
+        registry.register(Box::new(self.store_commit_seconds.clone()))?;
+        registry.register(Box::new(self.move_to_broadcast_seconds.clone()))?;
+        registry.register(Box::new(self.bot_think_seconds.clone()))?;
+        #[cfg(target_os = "linux")]
+        registry.register(Box::new(
+            prometheus::process_collector::ProcessCollector::for_self(),
+        ))?;
+        Ok(())
+    }
+
+    /// Every metric in Prometheus's text format, for `GET /metrics`.
+    pub fn render(&self) -> Result<String, MetricsError> {
+        let mut text = Vec::new();
+        TextEncoder::new().encode(&self.registry.gather(), &mut text)?;
+        Ok(String::from_utf8_lossy(&text).into_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_show_up_in_the_text_format() {
+        let metrics = Metrics::new().unwrap();
+        metrics.moves_accepted.with_label_values(&["chess"]).inc();
+        metrics
+            .rooms
+            .with_label_values(&["chess", "playing"])
+            .set(3);
+        metrics.move_to_broadcast_seconds.observe(0.0004);
+        let text = metrics.render().unwrap();
+        assert!(
+            text.contains("parlor_moves_accepted_total{game=\"chess\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("parlor_rooms{game=\"chess\",status=\"playing\"} 3"),
+            "{text}"
+        );
+        assert!(
+            text.contains("parlor_move_to_broadcast_seconds_bucket{le=\"0.0005\"} 1"),
+            "{text}"
+        );
+        // Two servers in one process keep separate counts.
+        let other = Metrics::new().unwrap();
+        assert!(!other.render().unwrap().contains("game=\"chess\""));
+    }
+}
