@@ -36,6 +36,7 @@ use crate::config::Config;
 use crate::lobby::Lobby;
 use crate::metrics::{Metrics, MetricsError};
 use crate::room::RoomContext;
+use crate::store::batch::BatchStats;
 use crate::store::{SqlStore, Store, StoreError};
 use crate::thinkers::Thinkers;
 
@@ -81,12 +82,16 @@ pub async fn run(
     shutdown: CancellationToken,
 ) -> Result<(), RunError> {
     let busy_timeout = Duration::from_millis(config.store.busy_timeout_ms);
-    let store = SqlStore::open_sqlite(&config.store.path, busy_timeout).await?;
+    let metrics = Arc::new(Metrics::new()?);
+    let batches = BatchStats {
+        moves: metrics.store_batch_moves.clone(),
+        commit_seconds: metrics.store_commit_seconds.clone(),
+    };
+    let store = SqlStore::open_sqlite(&config.store.path, busy_timeout, batches).await?;
     let interrupted = store.interrupt_unfinished().await?;
     info!(path = %config.store.path.display(), interrupted, "database ready");
     let store: Arc<dyn Store> = Arc::new(store);
     let config = Arc::new(config);
-    let metrics = Arc::new(Metrics::new()?);
     let thinkers = Thinkers::start(
         config.bots.thread_count(),
         config.bots.queue,

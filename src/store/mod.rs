@@ -4,6 +4,7 @@
 //! with sqlx's `Any` driver, so SQLite (the embedded default) and PostgreSQL share one
 //! code path and one set of migrations.
 
+pub mod batch;
 pub mod sql;
 
 use async_trait::async_trait;
@@ -25,6 +26,12 @@ pub enum StoreError {
     /// The schema migrations could not be applied at start-up.
     #[error("could not apply database migrations: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The store has been closed (the server is shutting down).
+    #[error("the store is closed")]
+    Closed,
+    /// The transaction that held this write, with other rooms' moves, failed as a whole.
+    #[error("a batch of moves could not be committed: {0}")]
+    Batch(String),
     /// The database file's folder could not be created.
     #[error("could not create the folder for the database file {path}: {source}")]
     CreateDir {

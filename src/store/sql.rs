@@ -10,8 +10,9 @@
 //!   cannot be decoded at all);
 //! * `INSERT … ON CONFLICT … DO NOTHING / DO UPDATE … WHERE` for claims and upserts.
 //!
-//! Every write runs in one transaction and returns only after it has committed. On SQLite
-//! each connection runs with `journal_mode=WAL` and `synchronous=FULL`, so a commit has
+//! Every write runs in a transaction and returns only after it has committed; moves share
+//! transactions with other rooms' moves (group commit, [`super::batch`]). On SQLite each
+//! connection runs with `journal_mode=WAL` and `synchronous=FULL`, so a commit has
 //! reached the disk when the call returns.
 
 use std::path::Path;
@@ -24,6 +25,7 @@ use sqlx::migrate::Migrator;
 use sqlx::{AnyConnection, AnyPool, Executor, Row};
 use tokio::sync::Mutex;
 
+use super::batch::{BatchStats, MoveWriter};
 use super::{
     GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord, RatingChange,
     RatingEntry, Store, StoreError, StoredGame, StoredMove, StoredSeat,
@@ -59,6 +61,8 @@ pub struct SqlStore {
     /// Write transactions run one at a time: SQLite has a single writer anyway, and a
     /// transaction that reads before it writes (a rating update) must not race another.
     writes: Arc<Mutex<()>>,
+    /// The group-commit writer every move goes through.
+    moves: MoveWriter,
 }
 
 impl SqlStore {
@@ -68,7 +72,11 @@ impl SqlStore {
     /// Every connection runs with `journal_mode=WAL`, `synchronous=FULL`,
     /// `foreign_keys=ON`, and waits up to `busy_timeout` for a lock another process
     /// holds before a write fails.
-    pub async fn open_sqlite(path: &Path, busy_timeout: Duration) -> Result<SqlStore, StoreError> {
+    pub async fn open_sqlite(
+        path: &Path,
+        busy_timeout: Duration,
+        stats: BatchStats,
+    ) -> Result<SqlStore, StoreError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             // Blocking, but it runs once at start-up and is quick.
             std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
@@ -77,7 +85,7 @@ impl SqlStore {
             })?;
         }
         let url = sqlite_url(path)?;
-        let store = Self::connect(&url, busy_timeout).await?;
+        let store = Self::connect(&url, busy_timeout, stats).await?;
         tracing::info!(path = %path.display(), "opened the SQLite database");
         Ok(store)
     }
@@ -86,8 +94,13 @@ impl SqlStore {
     /// in, `postgres://…`) and brings its schema up to date.
     ///
     /// `busy_timeout` applies to SQLite only. The URL may hold a password, so it is
-    /// never logged.
-    pub async fn connect(url: &str, busy_timeout: Duration) -> Result<SqlStore, StoreError> {
+    /// never logged. Moves are written in batches (see [`super::batch`]), counted in
+    /// `stats`.
+    pub async fn connect(
+        url: &str,
+        busy_timeout: Duration,
+        stats: BatchStats,
+    ) -> Result<SqlStore, StoreError> {
         sqlx::any::install_default_drivers();
 
         let sqlite = url.starts_with("sqlite:");
@@ -119,9 +132,11 @@ impl SqlStore {
             return Err(err.into());
         }
         tracing::debug!(sqlite, "database connected and migrated");
+        let writes = Arc::new(Mutex::new(()));
         Ok(SqlStore {
+            moves: MoveWriter::spawn(pool.clone(), writes.clone(), stats),
             pool,
-            writes: Arc::new(Mutex::new(())),
+            writes,
         })
     }
 }
@@ -284,6 +299,37 @@ async fn write_ratings(
         before: before[seat],
         after: after[seat],
     }))
+}
+
+/// Appends one move to its game's log and, when it ends the game, writes the ending
+/// (and the ratings) too: the statements of one move, inside the caller's transaction.
+pub(super) async fn write_move(
+    conn: &mut AnyConnection,
+    mv: &MoveRecord,
+    finish: Option<&GameFinish>,
+) -> Result<Option<[RatingChange; 2]>, StoreError> {
+    sqlx::query(
+        "INSERT INTO moves (game_id, ply, seat, notation, played_at, think_ms, clock0_ms, \
+         clock1_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(mv.game_id.as_str())
+    .bind(i64::from(mv.ply))
+    .bind(i64::from(mv.seat))
+    .bind(mv.notation.as_str())
+    .bind(mv.played_at_ms)
+    .bind(mv.think_ms)
+    .bind(mv.clocks_ms.map(|clocks| clocks[0]))
+    .bind(mv.clocks_ms.map(|clocks| clocks[1]))
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query("UPDATE games SET moves = moves + 1 WHERE game_id = $1")
+        .bind(mv.game_id.as_str())
+        .execute(&mut *conn)
+        .await?;
+    match finish {
+        Some(finish) => write_finish(conn, finish).await,
+        None => Ok(None),
+    }
 }
 
 async fn write_finish(
@@ -481,32 +527,7 @@ impl Store for SqlStore {
         mv: &MoveRecord,
         finish: Option<&GameFinish>,
     ) -> Result<Option<[RatingChange; 2]>, StoreError> {
-        let _writing = self.writes.lock().await;
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO moves (game_id, ply, seat, notation, played_at, think_ms, clock0_ms, \
-             clock1_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .bind(mv.game_id.as_str())
-        .bind(i64::from(mv.ply))
-        .bind(i64::from(mv.seat))
-        .bind(mv.notation.as_str())
-        .bind(mv.played_at_ms)
-        .bind(mv.think_ms)
-        .bind(mv.clocks_ms.map(|clocks| clocks[0]))
-        .bind(mv.clocks_ms.map(|clocks| clocks[1]))
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query("UPDATE games SET moves = moves + 1 WHERE game_id = $1")
-            .bind(mv.game_id.as_str())
-            .execute(&mut *tx)
-            .await?;
-        let changes = match finish {
-            Some(finish) => write_finish(&mut tx, finish).await?,
-            None => None,
-        };
-        tx.commit().await?;
-        Ok(changes)
+        self.moves.append(mv, finish).await
     }
 
     async fn finish_game(
@@ -688,6 +709,7 @@ impl Store for SqlStore {
     }
 
     async fn close(&self) {
+        self.moves.close().await;
         self.pool.close().await;
     }
 }
@@ -708,7 +730,7 @@ mod tests {
     }
 
     async fn open(dir: &TempDir) -> SqlStore {
-        SqlStore::open_sqlite(&db_path(dir), TEST_BUSY_TIMEOUT)
+        SqlStore::open_sqlite(&db_path(dir), TEST_BUSY_TIMEOUT, BatchStats::unreported())
             .await
             .expect("open the database")
     }
@@ -795,6 +817,51 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn moves_queued_together_commit_in_one_batch_and_a_bad_one_fails_alone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let stats = BatchStats::unreported();
+        let store = SqlStore::open_sqlite(&db_path(&dir), TEST_BUSY_TIMEOUT, stats.clone())
+            .await
+            .expect("open");
+        store
+            .create_player(&player("p1", "Alice"), "hash1", 0)
+            .await
+            .expect("player");
+        let games: Vec<String> = (0..40).map(|n| format!("g{n}")).collect();
+        for game in &games {
+            store
+                .create_game(&new_game(game, "p1", "Alice", 0))
+                .await
+                .expect("game");
+        }
+        // The first move of 40 games, plus a second "first move" of g0 that the primary
+        // key refuses, all queued before the writer runs (one-threaded runtime).
+        let mut moves: Vec<MoveRecord> = games.iter().map(|g| mv(g, 1, "4", 10)).collect();
+        moves.push(mv("g0", 1, "0", 11));
+        let results =
+            futures_util::future::join_all(moves.iter().map(|m| store.append_move(m, None))).await;
+        assert!(results[..40].iter().all(Result::is_ok), "{results:?}");
+        assert!(
+            matches!(results[40], Err(StoreError::Database(_))),
+            "{results:?}"
+        );
+        assert_eq!(stats.moves.get_sample_count(), 1, "one transaction");
+        assert_eq!(stats.moves.get_sample_sum(), 41.0);
+        assert_eq!(count(&store, "SELECT COUNT(*) FROM moves").await, 40);
+        assert_eq!(
+            count(
+                &store,
+                "SELECT COUNT(*) FROM moves WHERE game_id = 'g0' AND notation = '4'"
+            )
+            .await,
+            1
+        );
+        store.close().await;
+        let after = store.append_move(&mv("g1", 2, "0", 12), None).await;
+        assert!(matches!(after, Err(StoreError::Closed)), "{after:?}");
+    }
+
+    #[tokio::test]
     async fn open_creates_the_folder_and_sets_the_pragmas() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = open(&dir).await;
@@ -856,7 +923,7 @@ mod tests {
     async fn odd_characters_in_the_path_survive_the_url() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("a b#c?d%20e").join("par lor.db");
-        let store = SqlStore::open_sqlite(&path, TEST_BUSY_TIMEOUT)
+        let store = SqlStore::open_sqlite(&path, TEST_BUSY_TIMEOUT, BatchStats::unreported())
             .await
             .expect("open");
         store

@@ -1,0 +1,199 @@
+//! Group commit of the move log: moves from every room are written together, one
+//! transaction per batch, by one writer task.
+//!
+//! A room awaits [`MoveWriter::append`] and broadcasts its move only once the batch
+//! holding it has committed, so moves stay durable before they are visible; what the
+//! batch saves is one commit (one fsync on SQLite) per move. Batches form by themselves:
+//! while one commits, the moves that arrive meanwhile queue up and go together in the
+//! next, up to [`MAX_BATCH`]. No move ever waits for a batch to fill, so a quiet server
+//! commits each move at once.
+//!
+//! Each move runs inside a savepoint, so a move the database refuses (say, a constraint)
+//! fails alone and the rest of its batch still commits.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use prometheus::{Histogram, HistogramOpts};
+use sqlx::{Acquire, AnyPool};
+use tokio::sync::{Mutex, mpsc, oneshot};
+
+use super::sql::write_move;
+use super::{GameFinish, MoveRecord, RatingChange, StoreError};
+
+/// The most moves one transaction writes.
+pub const MAX_BATCH: usize = 256;
+
+/// How many moves may wait for the writer; rooms wait (never fail) when it is full.
+const QUEUE: usize = 4 * MAX_BATCH;
+
+/// What a move's write returns: the ratings, when the move ended a rated game.
+type Written = Result<Option<[RatingChange; 2]>, StoreError>;
+
+/// How the batches went, for `/metrics`. The histograms are shared, so the server can
+/// register these same ones in its registry.
+#[derive(Clone)]
+pub struct BatchStats {
+    /// Moves per transaction.
+    pub moves: Histogram,
+    /// Seconds from a batch's first statement to its commit's return.
+    pub commit_seconds: Histogram,
+}
+
+impl BatchStats {
+    /// Histograms that nobody reports (for stores opened outside a server, e.g. tests).
+    pub fn unreported() -> BatchStats {
+        let histogram = |name: &str| {
+            Histogram::with_opts(HistogramOpts::new(name, name))
+                .unwrap_or_else(|_| unreachable!("a literal name and help are valid"))
+        };
+        BatchStats {
+            moves: histogram("batch_moves"),
+            commit_seconds: histogram("batch_commit_seconds"),
+        }
+    }
+}
+
+/// One move waiting to be written.
+struct Pending {
+    mv: MoveRecord,
+    finish: Option<GameFinish>,
+    reply: oneshot::Sender<Written>,
+}
+
+/// What the writer task is asked to do.
+enum Job {
+    /// Boxed: a move is hundreds of bytes, and the queue holds jobs by value.
+    Write(Box<Pending>),
+    /// Finish what is queued, then stop and say so.
+    Close(oneshot::Sender<()>),
+}
+
+/// The handle rooms' moves go through; cloning it shares the one writer.
+#[derive(Clone, Debug)]
+pub struct MoveWriter {
+    queue: mpsc::Sender<Job>,
+}
+
+impl MoveWriter {
+    /// Starts the writer task on the current tokio runtime. `writes` is the store's
+    /// lock that keeps write transactions one at a time.
+    pub fn spawn(pool: AnyPool, writes: Arc<Mutex<()>>, stats: BatchStats) -> MoveWriter {
+        let (queue, jobs) = mpsc::channel(QUEUE);
+        tokio::spawn(run(pool, writes, jobs, stats));
+        MoveWriter { queue }
+    }
+
+    /// Writes one move (and the game's ending, if it ends the game); returns once the
+    /// batch holding it has committed.
+    pub async fn append(&self, mv: &MoveRecord, finish: Option<&GameFinish>) -> Written {
+        let (reply, written) = oneshot::channel();
+        let job = Job::Write(Box::new(Pending {
+            mv: mv.clone(),
+            finish: finish.cloned(),
+            reply,
+        }));
+        self.queue.send(job).await.map_err(|_| StoreError::Closed)?;
+        written.await.map_err(|_| StoreError::Closed)?
+    }
+
+    /// Writes every move already queued, then stops the writer.
+    pub async fn close(&self) {
+        let (done, closed) = oneshot::channel();
+        if self.queue.send(Job::Close(done)).await.is_ok() {
+            let _ = closed.await;
+        }
+    }
+}
+
+/// The writer task: takes whatever is queued (at least one move, at most
+/// [`MAX_BATCH`]) and writes it as one transaction, until told to close.
+async fn run(
+    pool: AnyPool,
+    writes: Arc<Mutex<()>>,
+    mut jobs: mpsc::Receiver<Job>,
+    stats: BatchStats,
+) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    let mut closing = None;
+    while closing.is_none() {
+        let Some(job) = jobs.recv().await else { break };
+        let mut next = Some(job);
+        while let Some(job) = next.take() {
+            match job {
+                Job::Write(pending) => batch.push(*pending),
+                Job::Close(done) => {
+                    closing = Some(done);
+                    break;
+                }
+            }
+            if batch.len() < MAX_BATCH {
+                next = jobs.try_recv().ok();
+            }
+        }
+        if !batch.is_empty() {
+            let _writing = writes.lock().await;
+            write_batch(&pool, &mut batch, &stats).await;
+        }
+    }
+    if let Some(done) = closing {
+        let _ = done.send(());
+    }
+}
+
+/// Writes `batch` in one transaction, each move in a savepoint of its own, and answers
+/// every move: with its own error if its statements failed, with the commit's error if
+/// the transaction as a whole failed, otherwise with its result.
+async fn write_batch(pool: &AnyPool, batch: &mut Vec<Pending>, stats: &BatchStats) {
+    let started = Instant::now();
+    stats.moves.observe(batch.len() as f64);
+    let mut tx = match pool.begin().await {
+        Ok(tx) => tx,
+        Err(error) => {
+            answer_all(batch, &error.to_string());
+            return;
+        }
+    };
+    let mut results = Vec::with_capacity(batch.len());
+    for pending in batch.iter() {
+        results.push(write_one(&mut tx, pending).await);
+    }
+    match tx.commit().await {
+        Ok(()) => {
+            stats
+                .commit_seconds
+                .observe(started.elapsed().as_secs_f64());
+            for (pending, result) in batch.drain(..).zip(results) {
+                let _ = pending.reply.send(result);
+            }
+        }
+        Err(error) => answer_all(batch, &error.to_string()),
+    }
+}
+
+/// One move's statements inside a savepoint of `tx`.
+async fn write_one(tx: &mut sqlx::Transaction<'static, sqlx::Any>, pending: &Pending) -> Written {
+    let mut savepoint = Acquire::begin(&mut *tx).await?;
+    match write_move(&mut savepoint, &pending.mv, pending.finish.as_ref()).await {
+        Ok(changes) => {
+            savepoint.commit().await?;
+            Ok(changes)
+        }
+        Err(error) => {
+            savepoint.rollback().await?;
+            Err(error)
+        }
+    }
+}
+
+/// Tells every move of a batch that failed as a whole why.
+fn answer_all(batch: &mut Vec<Pending>, why: &str) {
+    tracing::error!(
+        moves = batch.len(),
+        error = why,
+        "a batch of moves could not be written"
+    );
+    for pending in batch.drain(..) {
+        let _ = pending.reply.send(Err(StoreError::Batch(why.to_owned())));
+    }
+}
