@@ -217,7 +217,9 @@ impl Default for ScoringConfig {
     }
 }
 
-/// `[scoring.par]`: each game's par.
+/// `[scoring.par]`: each game's par. The defaults of the three long games are the 90th
+/// percentile of decisive games' lengths measured with `parlor-bots lengths`, rounded
+/// up to ten (docs/BOTS.md).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ParConfig {
@@ -225,7 +227,7 @@ pub struct ParConfig {
     pub tictactoe: u32,
     /// English checkers' par.
     pub checkers: u32,
-    /// Chess's par (moves counts both sides' moves, so 120 is 60 moves each).
+    /// Chess's par (moves counts both sides' moves, so 170 is 85 moves each).
     pub chess: u32,
     /// Fox & Geese's par.
     pub fox_geese: u32,
@@ -235,9 +237,9 @@ impl Default for ParConfig {
     fn default() -> Self {
         Self {
             tictactoe: 11,
-            checkers: 100,
-            chess: 120,
-            fox_geese: 100,
+            checkers: 220,
+            chess: 170,
+            fox_geese: 340,
         }
     }
 }
