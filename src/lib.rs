@@ -71,6 +71,17 @@ pub enum RunError {
     Metrics(#[from] MetricsError),
 }
 
+/// Turns Nagle's algorithm off on every accepted connection: a WebSocket frame (a move,
+/// a state) is small and should leave at once, not wait for the previous one's ACK.
+/// actix-web leaves it on by default.
+fn no_delay(connection: &dyn std::any::Any, _: &mut actix_web::dev::Extensions) {
+    if let Some(stream) = connection.downcast_ref::<actix_web::rt::net::TcpStream>()
+        && let Err(error) = stream.set_nodelay(true)
+    {
+        warn!(%error, "could not set TCP_NODELAY on a connection");
+    }
+}
+
 /// Runs the server on `listener` until `shutdown` is cancelled, then shuts down
 /// gracefully: stops accepting, tells every client (`shutdown`), lets rooms finish the
 /// work in hand (in-flight store writes complete), and closes the database.
@@ -118,6 +129,7 @@ pub async fn run(
             .app_data(app_state.clone())
             .configure(http::routes)
     })
+    .on_connect(no_delay)
     .disable_signals()
     .shutdown_timeout(5)
     .listen(listener)?
@@ -140,4 +152,20 @@ pub async fn run(
     store.close().await;
     info!("stopped");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn accepted_connections_send_without_delay() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let _client = tokio::net::TcpStream::connect(address).await.unwrap();
+        let (accepted, _) = listener.accept().await.unwrap();
+        assert!(!accepted.nodelay().unwrap(), "off until we turn it on");
+        no_delay(&accepted, &mut actix_web::dev::Extensions::new());
+        assert!(accepted.nodelay().unwrap());
+    }
 }
