@@ -67,6 +67,8 @@ pub struct StoreConfig {
     pub path: PathBuf,
     /// How long a write waits for a lock held by another process before it fails.
     pub busy_timeout_ms: u64,
+    /// How hard SQLite syncs a commit to disk.
+    pub synchronous: Synchronous,
 }
 
 impl Default for StoreConfig {
@@ -74,6 +76,29 @@ impl Default for StoreConfig {
         Self {
             path: PathBuf::from("data/parlor.db"),
             busy_timeout_ms: 5000,
+            synchronous: Synchronous::Full,
+        }
+    }
+}
+
+/// SQLite's `synchronous` setting (in WAL mode): what a committed move survives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Synchronous {
+    /// Every commit is synced to the write-ahead log: it survives a crash of the process
+    /// and a power cut.
+    Full,
+    /// The log is synced at checkpoints only: a commit survives a crash of the process
+    /// but the last ones may be lost in a power cut. Cheaper per commit.
+    Normal,
+}
+
+impl Synchronous {
+    /// The statement that applies it to a connection.
+    pub fn pragma(self) -> &'static str {
+        match self {
+            Synchronous::Full => "PRAGMA synchronous = FULL",
+            Synchronous::Normal => "PRAGMA synchronous = NORMAL",
         }
     }
 }

@@ -37,7 +37,7 @@ use crate::lobby::Lobby;
 use crate::metrics::{Metrics, MetricsError};
 use crate::room::RoomContext;
 use crate::store::batch::BatchStats;
-use crate::store::{SqlStore, Store, StoreError};
+use crate::store::{SqlStore, SqliteTuning, Store, StoreError};
 use crate::thinkers::Thinkers;
 
 /// How long shutdown waits for rooms to finish their current work.
@@ -92,13 +92,13 @@ pub async fn run(
     listener: TcpListener,
     shutdown: CancellationToken,
 ) -> Result<(), RunError> {
-    let busy_timeout = Duration::from_millis(config.store.busy_timeout_ms);
     let metrics = Arc::new(Metrics::new()?);
     let batches = BatchStats {
         moves: metrics.store_batch_moves.clone(),
         commit_seconds: metrics.store_commit_seconds.clone(),
     };
-    let store = SqlStore::open_sqlite(&config.store.path, busy_timeout, batches).await?;
+    let tuning = SqliteTuning::of(&config.store);
+    let store = SqlStore::open_sqlite(&config.store.path, tuning, batches).await?;
     let interrupted = store.interrupt_unfinished().await?;
     info!(path = %config.store.path.display(), interrupted, "database ready");
     let store: Arc<dyn Store> = Arc::new(store);

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::ratings::Rating;
 
-pub use sql::SqlStore;
+pub use sql::{SqlStore, SqliteTuning};
 
 /// Why a store operation failed.
 #[derive(Debug, thiserror::Error)]

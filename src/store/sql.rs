@@ -30,6 +30,7 @@ use super::{
     GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord, RatingChange,
     RatingEntry, Store, StoreError, StoredGame, StoredMove, StoredSeat,
 };
+use crate::config::{StoreConfig, Synchronous};
 use crate::games::Seat;
 use crate::ratings::{self, Rating};
 
@@ -44,11 +45,26 @@ const SERVER_MAX_CONNECTIONS: u32 = 10;
 
 /// Run on every new SQLite connection, after the busy timeout (set first, so that these
 /// wait for a lock instead of failing at once).
-const SQLITE_PRAGMAS: [&str; 3] = [
-    "PRAGMA journal_mode = WAL",
-    "PRAGMA synchronous = FULL",
-    "PRAGMA foreign_keys = ON",
-];
+const SQLITE_PRAGMAS: [&str; 2] = ["PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON"];
+
+/// How SQLite connections are set up (other databases ignore it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SqliteTuning {
+    /// How long a write waits for a lock another process holds before it fails.
+    pub busy_timeout: Duration,
+    /// How hard a commit is synced to disk.
+    pub synchronous: Synchronous,
+}
+
+impl SqliteTuning {
+    /// The tuning `[store]` asks for.
+    pub fn of(config: &StoreConfig) -> SqliteTuning {
+        SqliteTuning {
+            busy_timeout: Duration::from_millis(config.busy_timeout_ms),
+            synchronous: config.synchronous,
+        }
+    }
+}
 
 /// The game status of a game in progress.
 const STATUS_PLAYING: &str = "playing";
@@ -69,12 +85,11 @@ impl SqlStore {
     /// Opens (creating it if missing) the SQLite database file at `path`, creating its
     /// folder too, and brings its schema up to date.
     ///
-    /// Every connection runs with `journal_mode=WAL`, `synchronous=FULL`,
-    /// `foreign_keys=ON`, and waits up to `busy_timeout` for a lock another process
-    /// holds before a write fails.
+    /// Every connection runs with `journal_mode=WAL`, `foreign_keys=ON` and the
+    /// `synchronous` level and busy timeout of `tuning`.
     pub async fn open_sqlite(
         path: &Path,
-        busy_timeout: Duration,
+        tuning: SqliteTuning,
         stats: BatchStats,
     ) -> Result<SqlStore, StoreError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -85,7 +100,7 @@ impl SqlStore {
             })?;
         }
         let url = sqlite_url(path)?;
-        let store = Self::connect(&url, busy_timeout, stats).await?;
+        let store = Self::connect(&url, tuning, stats).await?;
         tracing::info!(path = %path.display(), "opened the SQLite database");
         Ok(store)
     }
@@ -93,12 +108,11 @@ impl SqlStore {
     /// Connects to the database at `url` (`sqlite://…` or, once the driver is compiled
     /// in, `postgres://…`) and brings its schema up to date.
     ///
-    /// `busy_timeout` applies to SQLite only. The URL may hold a password, so it is
-    /// never logged. Moves are written in batches (see [`super::batch`]), counted in
-    /// `stats`.
+    /// `tuning` applies to SQLite only. The URL may hold a password, so it is never
+    /// logged. Moves are written in batches (see [`super::batch`]), counted in `stats`.
     pub async fn connect(
         url: &str,
-        busy_timeout: Duration,
+        tuning: SqliteTuning,
         stats: BatchStats,
     ) -> Result<SqlStore, StoreError> {
         sqlx::any::install_default_drivers();
@@ -109,7 +123,8 @@ impl SqlStore {
         } else {
             SERVER_MAX_CONNECTIONS
         };
-        let busy_timeout = busy_timeout.min(Duration::from_secs(3600));
+        let busy_timeout = tuning.busy_timeout.min(Duration::from_secs(3600));
+        let synchronous = tuning.synchronous.pragma();
         let pool = AnyPoolOptions::new()
             .max_connections(max_connections)
             .after_connect(move |conn, _meta| {
@@ -117,7 +132,7 @@ impl SqlStore {
                     if sqlite {
                         let timeout = format!("PRAGMA busy_timeout = {}", busy_timeout.as_millis());
                         conn.execute(timeout.as_str()).await?;
-                        for pragma in SQLITE_PRAGMAS {
+                        for pragma in SQLITE_PRAGMAS.into_iter().chain([synchronous]) {
                             conn.execute(pragma).await?;
                         }
                     }
@@ -718,7 +733,10 @@ impl Store for SqlStore {
 mod tests {
     use super::*;
 
-    const TEST_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+    const TEST_TUNING: SqliteTuning = SqliteTuning {
+        busy_timeout: Duration::from_secs(5),
+        synchronous: Synchronous::Full,
+    };
     use crate::store::{LeaderboardCandidate, SeatRecord, SeatResult};
     use std::path::PathBuf;
     use tempfile::TempDir;
@@ -730,7 +748,7 @@ mod tests {
     }
 
     async fn open(dir: &TempDir) -> SqlStore {
-        SqlStore::open_sqlite(&db_path(dir), TEST_BUSY_TIMEOUT, BatchStats::unreported())
+        SqlStore::open_sqlite(&db_path(dir), TEST_TUNING, BatchStats::unreported())
             .await
             .expect("open the database")
     }
@@ -820,7 +838,7 @@ mod tests {
     async fn moves_queued_together_commit_in_one_batch_and_a_bad_one_fails_alone() {
         let dir = tempfile::tempdir().expect("tempdir");
         let stats = BatchStats::unreported();
-        let store = SqlStore::open_sqlite(&db_path(&dir), TEST_BUSY_TIMEOUT, stats.clone())
+        let store = SqlStore::open_sqlite(&db_path(&dir), TEST_TUNING, stats.clone())
             .await
             .expect("open");
         store
@@ -920,10 +938,28 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn synchronous_normal_is_applied_when_asked_for() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let tuning = SqliteTuning {
+            synchronous: Synchronous::Normal,
+            ..TEST_TUNING
+        };
+        let store = SqlStore::open_sqlite(&db_path(&dir), tuning, BatchStats::unreported())
+            .await
+            .expect("open");
+        let sync: i64 = sqlx::query_scalar("PRAGMA synchronous")
+            .fetch_one(&store.pool)
+            .await
+            .expect("synchronous");
+        assert_eq!(sync, 1, "synchronous=NORMAL");
+        store.close().await;
+    }
+
+    #[tokio::test]
     async fn odd_characters_in_the_path_survive_the_url() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("a b#c?d%20e").join("par lor.db");
-        let store = SqlStore::open_sqlite(&path, TEST_BUSY_TIMEOUT, BatchStats::unreported())
+        let store = SqlStore::open_sqlite(&path, TEST_TUNING, BatchStats::unreported())
             .await
             .expect("open");
         store
