@@ -1307,6 +1307,7 @@ impl Room {
                 seats: self.seat_views(),
                 spectators: self.spectators.len(),
                 moves: self.history.len(),
+                time_control: self.clock.control(),
                 created_at_ms: self.created_at_ms,
             },
             state: encode(&self.state_msg(false)),
