@@ -1,4 +1,7 @@
-// Parlor web client: plain ES modules (this one and board.js), no dependencies, no build step.
+// Parlor web client: plain ES modules, no dependencies, no build step. This module holds
+// the connection and the page; board.js draws boards and turns clicks into moves,
+// drag.js turns drags into the same clicks, lobby.js keeps the live room list, link.js
+// makes and follows room links, time.js formats clocks.
 //
 // The page renders only what the server sends: the board from `board.cells` and
 // `board.labels`, the clickable cells from the paths of `legal_moves`, whose turn from
@@ -19,10 +22,12 @@ import {
 import {
   timeControlFromChoice, hasClock, timeControlLabel, timeControlDescription, formatClock, thinkText,
 } from './time.js';
+import { RoomList } from './lobby.js';
+import { roomLink, roomFromAddress, forgetRoomInAddress, copyText } from './link.js';
+import { enableDrag } from './drag.js';
 
 const PROTOCOL = 1;
 const DEFAULT_GAME = 'tictactoe';
-const ROOMS_EVERY_MS = 3000;
 const ERROR_VISIBLE_MS = 15000;
 const BACKOFF_FIRST_MS = 1000;
 const BACKOFF_MAX_MS = 30000;
@@ -58,6 +63,7 @@ const KEY_NAME = 'parlor.name';
 const KEY_GAME = 'parlor.game'; // the game last chosen in the lobby
 const KEY_ROOM = 'parlor.room'; // per tab (sessionStorage): the room to return to after a reload
 const KEY_CLOCK = 'parlor.clock'; // the clock last chosen in the lobby
+const KEY_FILTER = 'parlor.rooms-filter'; // the game the room list is limited to ('' for all)
 const RECENT_MAX = 10;
 const CLOCK_TICK_MS = 100;
 const LOW_TIME_MS = 10000;
@@ -172,12 +178,13 @@ const app = {
   lobbyGame: DEFAULT_GAME,
   boardHadFocus: null, // label of the board cell that last had the keyboard focus
   roomsKey: '',
-  rooms: [],
+  rooms: new RoomList(),
+  /** A room from a `/?room=` link, to open once signed in. */
+  linkedRoom: null,
   retries: 0,
   retryTimer: null,
   retryAt: 0,
   countdownTimer: null,
-  roomsTimer: null,
   errorTimer: null,
   resignArmed: null,
   clockAt: 0, // performance.now() when the current state arrived: its clocks are as of then
@@ -185,8 +192,6 @@ const app = {
   drawNote: '', // what became of this player's draw offer, until the next move
   seen: new Map(), // game_id → { game, boards: [board after n moves], flipped, sides }
   replay: null, // { id, data, error, ply, loading } while the replay card is open
-  roomClocks: new Map(), // room id → its time control, for the room list (null: unknown)
-  roomClocksVersion: 0,
   recent: { player: null, games: [], note: '' }, // this player's latest games, from the server
 };
 
@@ -195,10 +200,11 @@ const ui = {};
 function bindUi() {
   for (const id of [
     'connection', 'reconnect', 'error', 'notice', 'login-form', 'name-input', 'connect',
-    'me', 'change-name', 'play-person', 'play-bot', 'bot-level', 'bot-side', 'person-side',
+    'me', 'change-name', 'quick-join', 'open-room', 'private-room', 'play-bot', 'bot-level', 'bot-side', 'person-side',
+    'bot2-level', 'bot-vs-bot', 'rooms-filter', 'invite', 'room-link', 'copy-link',
     'game-pick', 'new-title', 'start-options', 'start-label', 'start-position',
     'game-name', 'room-id', 'spectators', 'seats', 'status', 'board', 'move-helper', 'result',
-    'moves', 'resign', 'leave', 'refresh-rooms', 'rooms-empty', 'room-list',
+    'moves', 'resign', 'leave', 'rooms-empty', 'room-list',
     'leaderboard', 'leaderboard-note', 'leaderboard-game', 'leaderboard-by',
     'room-time-control', 'draw-panel', 'offer-draw',
     'time-control', 'time-control-custom', 'time-control-base', 'time-control-increment',
@@ -241,7 +247,7 @@ function showNotice(message, kind = 'info') {
 function setConnection(stateName, text) {
   ui.connection.dataset.state = stateName;
   ui.connection.textContent = text ?? stateName;
-  ui.reconnect.hidden = !(stateName === 'disconnected' && app.wantOnline);
+  ui.reconnect.hidden = !(stateName === 'reconnecting' && app.wantOnline);
 }
 
 // ---------------------------------------------------------------------------
@@ -292,7 +298,7 @@ function connect() {
   try {
     ws = new WebSocket(socketUrl());
   } catch (err) {
-    setConnection('disconnected');
+    setConnection('offline');
     showError(`Could not open a connection: ${err.message}`, 'client_socket');
     return;
   }
@@ -318,7 +324,7 @@ function connect() {
     if (app.ws !== ws) return;
     app.ws = null;
     app.ready = false;
-    stopRoomPolling();
+    app.rooms.clear();
     if (app.wantOnline) {
       scheduleReconnect();
     } else {
@@ -332,7 +338,7 @@ function closeSocket() {
   const ws = app.ws;
   app.ws = null;
   app.ready = false;
-  stopRoomPolling();
+  app.rooms.clear();
   if (ws && ws.readyState <= WebSocket.OPEN) ws.close(1000, 'bye');
 }
 
@@ -343,7 +349,7 @@ function scheduleReconnect() {
   app.retryAt = Date.now() + delay + jitter;
   const tick = () => {
     const left = Math.max(0, Math.ceil((app.retryAt - Date.now()) / 1000));
-    setConnection('disconnected', `disconnected, retrying in ${left} s`);
+    setConnection('reconnecting', left > 0 ? `reconnecting… next try in ${left} s` : 'reconnecting…');
   };
   tick();
   clearInterval(app.countdownTimer);
@@ -355,19 +361,13 @@ function scheduleReconnect() {
   }, delay + jitter);
 }
 
-function startRoomPolling() {
-  stopRoomPolling();
-  requestRooms();
-  app.roomsTimer = setInterval(requestRooms, ROOMS_EVERY_MS);
-}
-
-function stopRoomPolling() {
-  clearInterval(app.roomsTimer);
-  app.roomsTimer = null;
-}
-
-function requestRooms() {
-  if (isOpen() && app.ready) app.ws.send(JSON.stringify({ type: 'list_rooms' }));
+/** Asks for the live room list of the game chosen in the filter (all games if none). */
+function subscribeLobby() {
+  if (!isOpen() || !app.ready) return;
+  const game = ui['rooms-filter'].value;
+  const msg = { type: 'subscribe_lobby', ref: 'lobby' };
+  if (game) msg.game = game;
+  app.ws.send(JSON.stringify(msg));
 }
 
 // ---------------------------------------------------------------------------
@@ -386,21 +386,23 @@ const handlers = {
       showNotice(`The server speaks protocol ${m.protocol}; this page was written for ${PROTOCOL}. Reload to update.`);
     }
     resumeRoom();
-    startRoomPolling();
+    followLink();
+    subscribeLobby();
     loadRecent();
     render();
   },
 
-  room_created() {
-    // `joined` and `state` follow when we took a seat.
+  room_created(m) {
+    // `joined` and `state` follow when we took a seat; two bots' room is watched.
+    if (m.ref === 'bots' && typeof m.room === 'string') send({ type: 'watch', room: m.room, ref: 'watch' });
   },
 
   joined(m) {
     const seat = typeof m.seat === 'number' ? m.seat : null;
     const sameRoom = app.room && app.room.id === m.room;
-    const known = sameRoom ? app.room.game : app.rooms.find((r) => r.room === m.room)?.game;
+    const known = sameRoom ? app.room.game : app.rooms.get(m.room)?.game;
     app.room = { id: m.room, seat, role: m.role === 'player' ? 'player' : 'spectator' };
-    const game = known ?? (m.ref === 'create' ? app.pendingGame : null);
+    const game = known ?? (['create', 'quick', 'watch', 'join'].includes(m.ref) ? app.pendingGame : null);
     if (game) app.room.game = game;
     if (!sameRoom) {
       app.state = null;
@@ -412,7 +414,6 @@ const handlers = {
     app.pendingMove = false;
     rememberRoom();
     render();
-    requestRooms();
   },
 
   state(m) {
@@ -458,7 +459,6 @@ const handlers = {
     loadRecent();
     forgetRoom();
     render();
-    requestRooms();
   },
 
   left(m) {
@@ -477,10 +477,18 @@ const handlers = {
   },
 
   rooms(m) {
-    const rooms = Array.isArray(m.rooms) ? m.rooms : [];
-    app.rooms = rooms;
+    app.rooms.reset(m.rooms);
     renderRooms();
-    learnRoomClocks(rooms);
+  },
+
+  lobby(m) {
+    app.rooms.reset(m.rooms);
+    renderRooms();
+  },
+
+  lobby_update(m) {
+    app.rooms.apply(m);
+    renderRooms();
   },
 
   error(m) {
@@ -614,33 +622,6 @@ function syncClockTicker() {
   }
 }
 
-/** The time control of a room in the list: from the listing if it says, else looked up once. */
-function roomClock(room) {
-  if (room.time_control) return room.time_control;
-  if (app.room && app.room.id === room.room && app.state?.time_control) return app.state.time_control;
-  return app.roomClocks.get(room.room) ?? null;
-}
-
-/**
- * The room listing does not carry the time control, so it is read once per room from
- * `GET /api/rooms/{id}` (a few rooms at a time; a room's time control never changes).
- */
-function learnRoomClocks(rooms) {
-  const wanted = rooms.filter((r) => !r.time_control && typeof r.room === 'string' && !app.roomClocks.has(r.room)).slice(0, 4);
-  for (const room of wanted) {
-    app.roomClocks.set(room.room, null);
-    fetch(`/api/rooms/${encodeURIComponent(room.room)}`, { headers: { accept: 'application/json' } })
-      .then((res) => (res.ok ? res.json() : null))
-      .then((data) => {
-        if (data && data.time_control && typeof data.time_control === 'object') {
-          app.roomClocks.set(room.room, data.time_control);
-          app.roomClocksVersion += 1;
-          renderRooms();
-        }
-      })
-      .catch(() => { /* shown without its clock; tried again with the next room list */ app.roomClocks.delete(room.room); });
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Rooms: remembering, resuming, leaving
@@ -687,7 +668,6 @@ function exitRoom() {
   disarmResign();
   forgetRoom();
   render();
-  requestRooms();
 }
 
 /** Leaves the current room (if any) before going elsewhere. Returns false if the user said no. */
@@ -702,24 +682,79 @@ function leaveCurrentRoom({ ask }) {
   return true;
 }
 
-function createRoom(seats) {
-  if (!requireOnline()) return;
+/**
+ * Checks the lobby's clock and leaves the current room, before starting something new;
+ * returns the clock's time control, or null when the user has to fix something first.
+ */
+function readyForNewGame() {
+  if (!requireOnline()) return null;
   const clock = chosenTimeControl();
   if (clock.error) {
     showError(clock.error, 'client_time_control');
     ui['time-control-base'].focus();
-    return;
+    return null;
   }
-  if (!leaveCurrentRoom({ ask: true })) return;
+  if (!leaveCurrentRoom({ ask: true })) return null;
   hideError();
   showNotice('');
+  app.pendingGame = app.lobbyGame;
+  return clock.control;
+}
+
+/** Creates a room with these seats (`me`, `open`, `bot:<level>`); `ref` says what follows. */
+function createRoom(seats, { privateRoom = false, ref = 'create' } = {}) {
+  const control = readyForNewGame();
+  if (control === null) return;
   const game = app.lobbyGame;
   const options = {};
   const start = ui['start-position'].value.trim();
   if (GAMES[game]?.startOption && start) options.start = start;
-  if (hasClock(clock.control)) options.time_control = clock.control;
-  app.pendingGame = game;
-  send({ type: 'create_room', game, seats, options, ref: 'create' });
+  if (hasClock(control)) options.time_control = control;
+  if (privateRoom) options.private = true;
+  send({ type: 'create_room', game, seats, options, ref });
+}
+
+/** Plays a person: sits opposite whoever waits for this game and clock, or waits for one. */
+function quickJoin() {
+  const control = readyForNewGame();
+  if (control === null) return;
+  const msg = { type: 'quick_join', game: app.lobbyGame, ref: 'quick' };
+  if (hasClock(control)) msg.time_control = control;
+  send(msg);
+}
+
+/** Opens the room of a `/?room=` link: its open seat if there is one, else to watch. */
+async function followLink() {
+  const id = app.linkedRoom;
+  if (!id) return;
+  app.linkedRoom = null;
+  forgetRoomInAddress();
+  if (app.room?.id === id) return;
+  if (app.room) {
+    showNotice('Leave the room you are in, then open the link again to go to the other room.');
+    return;
+  }
+  let state = null;
+  try {
+    const res = await fetch(`/api/rooms/${encodeURIComponent(id)}`, { headers: { accept: 'application/json' } });
+    if (res.status === 404) {
+      showError('The room in that link no longer exists. Start a new game, or ask for a new link.', 'unknown_room');
+      return;
+    }
+    if (res.ok) state = await res.json();
+  } catch {
+    // Watching still works without knowing the seats.
+  }
+  if (app.room || !requireOnline()) return;
+  const seats = Array.isArray(state?.seats) ? state.seats : [];
+  const mine = seats.find((x) => app.me && x.player_id === app.me.player_id);
+  const open = state?.status === 'waiting' ? seats.find((x) => x.kind === 'open') : null;
+  app.pendingGame = typeof state?.game === 'string' ? state.game : null;
+  if (mine || open) {
+    send({ type: 'join', room: id, seat: (mine ?? open).seat, ref: 'join' });
+  } else {
+    send({ type: 'watch', room: id, ref: 'watch' });
+  }
 }
 
 /** The lobby's clock choice as `options.time_control` (or an error to show). */
@@ -742,6 +777,7 @@ function joinRoom(roomId, seat) {
   if (!leaveCurrentRoom({ ask: true })) return;
   hideError();
   showNotice('');
+  app.pendingGame = app.rooms.get(roomId)?.game ?? null;
   send({ type: 'join', room: roomId, seat, ref: 'join' });
 }
 
@@ -751,6 +787,7 @@ function watchRoom(roomId) {
   if (!leaveCurrentRoom({ ask: true })) return;
   hideError();
   showNotice('');
+  app.pendingGame = app.rooms.get(roomId)?.game ?? null;
   send({ type: 'watch', room: roomId, ref: 'watch' });
 }
 
@@ -799,6 +836,7 @@ function renderGame() {
   tcPill.textContent = hasClock(clock) ? `Clock ${timeControlLabel(clock)}` : '';
   tcPill.title = timeControlDescription(clock);
   renderSeats(s);
+  renderInvite(s);
   renderBoard(s);
   ui.board.dataset.gameId = s?.game_id ?? '';
   ui.status.textContent = statusText(s);
@@ -817,6 +855,21 @@ function renderGame() {
   offerButton.disabled = offer === app.room.seat;
   offerButton.textContent = offer === app.room.seat ? 'Draw offered' : 'Offer draw';
   ui.leave.textContent = app.room.role === 'spectator' ? 'Stop watching' : 'Leave room';
+}
+
+/** The link to share while this player waits for an opponent. */
+function renderInvite(s) {
+  const show = app.room.role === 'player' && s?.status === 'waiting' && Boolean(s.seats?.some((x) => x.kind === 'open'));
+  ui.invite.hidden = !show;
+  if (show) {
+    const link = roomLink(app.room.id);
+    if (ui['room-link'].value !== link) ui['room-link'].value = link;
+  }
+}
+
+async function onCopyLink() {
+  const copied = await copyText(ui['room-link'].value, ui['room-link']);
+  showNotice(copied ? 'Link copied. Send it to the person you want to play.' : 'Select the link and copy it to send it.');
 }
 
 function renderSeats(s) {
@@ -1068,7 +1121,11 @@ function sendMove(move) {
 }
 
 function statusText(s) {
-  if (!app.ready) return 'Disconnected: the board is paused until the connection is back.';
+  if (!app.ready) {
+    return app.wantOnline
+      ? 'Connection lost: reconnecting… Your seat is kept for you meanwhile.'
+      : 'Disconnected: the board is paused until the connection is back.';
+  }
   if (!s) return 'Loading the room…';
   const seats = Array.isArray(s.seats) ? s.seats : [];
   const seatAt = (n) => seats.find((x) => x.seat === n);
@@ -1291,19 +1348,17 @@ function formatDuration(ms) {
   return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
 
-const STATUS_ORDER = { waiting: 0, playing: 1, finished: 2 };
-
 function renderRooms() {
   // Rebuilt only when something shown changed, so buttons do not vanish under the pointer.
-  const key = JSON.stringify([app.ready, app.me?.player_id, app.room, app.rooms, app.roomClocksVersion, app.state?.time_control]);
+  const key = JSON.stringify([app.ready, app.me?.player_id, app.room, app.rooms.version, ui['rooms-filter'].value]);
   if (key === app.roomsKey) return;
   app.roomsKey = key;
   const list = ui['room-list'];
-  const rooms = app.ready ? [...app.rooms] : [];
-  rooms.sort((a, b) => (STATUS_ORDER[a.status] ?? 3) - (STATUS_ORDER[b.status] ?? 3));
+  const rooms = app.ready ? app.rooms.sorted() : [];
+  const filter = ui['rooms-filter'].value;
   ui['rooms-empty'].hidden = app.ready && rooms.length > 0;
-  ui['rooms-empty'].textContent = app.ready ? 'No rooms yet. Start a game above.' : 'Connect to see the rooms.';
-  ui['refresh-rooms'].disabled = !app.ready;
+  const none = filter ? `No ${gameTitle(filter)} rooms right now.` : 'No rooms right now.';
+  ui['rooms-empty'].textContent = app.ready ? `${none} Start a game and it shows here.` : 'Connect to see the rooms.';
   const items = rooms.map((room) => roomItem(room));
   list.replaceChildren(...items);
 }
@@ -1318,7 +1373,7 @@ function roomItem(room) {
   item.dataset.game = String(room.game ?? '');
   title.title = `Room ${room.room}`;
   const meta = [String(room.status ?? '')];
-  const clock = roomClock(room);
+  const clock = room.time_control ?? null;
   if (hasClock(clock)) meta.push(`clock ${timeControlLabel(clock)}`);
   item.dataset.timeControl = clock ? timeControlLabel(clock) || 'none' : '';
   if (typeof room.moves === 'number') meta.push(`${room.moves} ${room.moves === 1 ? 'move' : 'moves'}`);
@@ -1747,12 +1802,47 @@ function onChangeName() {
 
 function onBoardClick(event) {
   const cell = event.target.closest('[data-label]');
-  if (!cell || cell.disabled || !app.room || !app.state) return;
-  if (!myTurn() || app.pendingMove) return;
+  if (!cell || cell.disabled) return;
+  pickCell(cell.dataset.label);
+}
+
+/** The moves that can be picked on the board now, or null when none can. */
+function pickableMoves() {
+  if (!app.room || !app.state || !myTurn() || app.pendingMove) return null;
   const s = app.state;
   const { entries, mappable } = indexMoves(currentGame(), s.legal_moves, gridOf(s));
-  if (!mappable) return;
-  const outcome = clickOutcome(entries, app.pick.sel, cell.dataset.label);
+  return mappable ? entries : null;
+}
+
+/** Whether a piece may be dragged from this cell: it starts a move, or continues the one being built. */
+function canDrag(label) {
+  const entries = pickableMoves();
+  if (!entries) return false;
+  return app.pick.sel.at(-1) === label || optionsAfter(entries, []).next.has(label);
+}
+
+/** A drag lifts the piece: selected as by a click, unless it ends the path being built already. */
+function onDragStart(label) {
+  if (app.pick.sel.at(-1) !== label) {
+    resetPick();
+    pickCell(label);
+  }
+}
+
+/** A drop is a click on the square it lands on; off the board it puts the piece back. */
+function onDrop(from, to) {
+  if (to === null) {
+    cancelPick();
+    return;
+  }
+  pickCell(to);
+}
+
+/** Adds a cell to the move being built (a click, a drop or Enter on it). */
+function pickCell(label) {
+  const entries = pickableMoves();
+  if (!entries) return;
+  const outcome = clickOutcome(entries, app.pick.sel, label);
   if (outcome.kind === 'send') {
     sendMove(outcome.move);
     return;
@@ -1894,9 +1984,17 @@ function init() {
     connect();
   });
   ui.error.querySelector('.dismiss').addEventListener('click', hideError);
-  ui['play-person'].addEventListener('click', () => {
-    createRoom(ui['person-side'].value === '1' ? ['open', 'me'] : ['me', 'open']);
+  ui['quick-join'].addEventListener('click', quickJoin);
+  ui['open-room'].addEventListener('click', () => {
+    createRoom(ui['person-side'].value === '1' ? ['open', 'me'] : ['me', 'open'], { privateRoom: ui['private-room'].checked });
   });
+  ui['bot-vs-bot'].addEventListener('click', () => {
+    createRoom([`bot:${ui['bot-level'].value}`, `bot:${ui['bot2-level'].value}`], { ref: 'bots' });
+  });
+  ui['copy-link'].addEventListener('click', onCopyLink);
+  const savedFilter = local.get(KEY_FILTER);
+  if (savedFilter && [...ui['rooms-filter'].options].some((o) => o.value === savedFilter)) ui['rooms-filter'].value = savedFilter;
+  app.linkedRoom = roomFromAddress();
   const savedGame = local.get(KEY_GAME);
   setLobbyGame(GAMES[savedGame] ? savedGame : DEFAULT_GAME);
   ui['game-pick'].addEventListener('change', (event) => {
@@ -1924,8 +2022,14 @@ function init() {
     const bot = `bot:${level}`;
     createRoom(ui['bot-side'].value === '1' ? [bot, 'me'] : ['me', bot]);
   });
-  ui['refresh-rooms'].addEventListener('click', requestRooms);
+  ui['rooms-filter'].addEventListener('change', () => {
+    local.set(KEY_FILTER, ui['rooms-filter'].value);
+    app.rooms.clear();
+    renderRooms();
+    subscribeLobby();
+  });
   ui.board.addEventListener('click', onBoardClick);
+  enableDrag(ui.board, { canDrag, start: onDragStart, drop: onDrop });
   ui.board.addEventListener('keydown', onBoardKey);
   document.addEventListener('keydown', onEscape);
   ui.board.addEventListener('focusin', (event) => {
