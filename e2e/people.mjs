@@ -58,6 +58,12 @@ class Person {
     return this.page.locator(`[data-testid="room-item"][data-room="${room}"]`);
   }
 
+  /** Opens a folded <details> (by CSS selector) unless it is open already. */
+  async unfold(selector) {
+    const details = this.page.locator(selector);
+    if (!(await details.evaluate((d) => d.open))) await details.locator('summary').click();
+  }
+
   async pickGame(game) {
     await this.tid(`game-${game}`).check();
     await this.tid('time-control').selectOption('none');
@@ -108,7 +114,7 @@ async function setUp() {
 /** A room opened by Ben appears in Ann's list by itself, disappears under another game's filter, and goes when Ben leaves. */
 async function lobbyIsLive() {
   await ben.pickGame('chess');
-  await ben.page.locator('.own-room summary').click();
+  await ben.unfold('.own-room');
   await ben.tid('open-room').click();
   await ben.page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Waiting for an opponent'));
   const room = await ben.roomId();
@@ -193,7 +199,7 @@ async function leaderboardShowsWinner() {
 /** A private room is not listed, and opening its link seats the person who opens it. */
 async function privateRoomByLink() {
   await ann.pickGame('checkers');
-  await ann.page.locator('.own-room summary').click();
+  await ann.unfold('.own-room');
   await ann.tid('private-room').check();
   await ann.tid('open-room').click();
   await ann.tid('invite').waitFor({ state: 'visible' });
@@ -217,6 +223,47 @@ async function privateRoomByLink() {
   await ben.tid('result').waitFor({ state: 'visible' });
   await ben.tid('leave').click();
   await noProblems();
+}
+
+/**
+ * Ben's connection drops mid-game (cut by the test between page and server): the page says
+ * it is reconnecting, reconnects by itself and takes the seat back, and the game goes on.
+ */
+async function reconnectAfterDrop() {
+  const sockets = [];
+  await ben.page.routeWebSocket(/\/ws$/, (ws) => {
+    sockets.push([ws, ws.connectToServer()]);
+  });
+  await ben.page.reload();
+  await ben.tid('quick-join').waitFor({ state: 'visible' });
+  for (const who of [ann, ben]) {
+    await who.pickGame('chess');
+    await who.tid('quick-join').click();
+  }
+  await ann.myTurn('chess');
+  await ann.tid('cell-e2').click();
+  await ann.tid('cell-e4').click();
+  await ben.myTurn('chess');
+  for (const [page, server] of sockets.splice(0)) {
+    await page.close();
+    await server.close();
+  }
+  await ben.page.waitForFunction(() => /reconnecting/.test(document.querySelector('[data-testid="connection"]').textContent), null, { timeout: 5000 })
+    .catch(() => fail('after the connection dropped the page does not say it is reconnecting'));
+  const shown = await ben.tid('connection').textContent();
+  const status = await ben.tid('status').textContent();
+  await ben.screenshot('reconnecting');
+  await ben.page.waitForFunction(() => document.querySelector('[data-testid="connection"]').dataset.state === 'online', null, { timeout: 10_000 })
+    .catch(() => fail('the page did not reconnect by itself'));
+  await ben.myTurn('chess');
+  await ben.tid('cell-e7').click();
+  await ben.tid('cell-e5').click();
+  await ann.myTurn('chess');
+  log(`reconnect: Ben's page showed "${shown}" ("${status}"), reconnected and played e7e5 from his seat`);
+  await ben.page.unrouteAll();
+  await resignAndLeave(ann);
+  await ben.tid('result').waitFor({ state: 'visible' });
+  await ben.tid('leave').click();
 }
 
 /** Starts a game of `game` against bot:random from `position`, as seat 0 (choosing another game later clears the position). */
@@ -295,6 +342,7 @@ async function resignAndLeave(who) {
 async function botVersusBot() {
   await ann.pickGame('fox_geese');
   await ann.tid('bot-level').selectOption('random');
+  await ann.unfold('[data-testid="bot-vs-bot-options"]');
   await ann.tid('bot2-level').selectOption('random');
   await ann.tid('bot-vs-bot').click();
   await ann.page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.game === 'fox_geese', null, { timeout: 10_000 })
@@ -327,6 +375,7 @@ const CHECKS = [
   ['quick join, tic-tac-toe to a win by clicking, a reload mid-game, a spectator sees every move', ticTacToeWatched],
   ['the leaderboard shows the winner', leaderboardShowsWinner],
   ['a private room reached by its link', privateRoomByLink],
+  ['a dropped connection shows reconnecting… and resumes the seat', reconnectAfterDrop],
   ['checkers: a forced double jump that crowns', checkersCrowning],
   ['chess: a promotion by drag and drop', chessPromotionByDrag],
   ['bot against bot, watched', botVersusBot],

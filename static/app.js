@@ -264,7 +264,7 @@ function isOpen() {
 
 function send(message) {
   if (!isOpen()) {
-    showError('Not connected to the server. Use Reconnect and try again.', 'client_offline');
+    showError('Not connected to the server. Wait for it to reconnect, or use Reconnect now, and try again.', 'client_offline');
     return false;
   }
   app.ws.send(JSON.stringify(message));
@@ -274,7 +274,7 @@ function send(message) {
 /** True when signed in on an open socket; otherwise says so on the error line. */
 function requireOnline() {
   if (isOpen() && app.ready) return true;
-  showError('Not connected to the server. Use Reconnect and try again.', 'client_offline');
+  showError('Not connected to the server. Wait for it to reconnect, or use Reconnect now, and try again.', 'client_offline');
   return false;
 }
 
@@ -901,7 +901,8 @@ function renderSeats(s) {
     if (level) {
       item.append(el('span', 'tag bot', `bot · ${level}`));
     } else if (seat.kind !== 'open') {
-      const online = seat.connected !== false;
+      // Our own seat is only as connected as this page is.
+      const online = seat.connected !== false && (!mine || app.ready);
       const tag = el('span', `tag ${online ? 'online' : 'away'}`, online ? 'connected' : 'not connected');
       item.append(tag);
     }
