@@ -1,5 +1,5 @@
 // Parlor web client: plain ES modules, no dependencies, no build step. This module holds
-// the connection and the page; board.js draws boards and turns clicks into moves,
+// the page; connection.js the socket and its reconnection, board.js draws boards and turns clicks into moves,
 // drag.js turns drags into the same clicks, lobby.js keeps the live room list, link.js
 // makes and follows room links, time.js formats clocks.
 //
@@ -25,12 +25,11 @@ import {
 import { RoomList } from './lobby.js';
 import { roomLink, roomFromAddress, forgetRoomInAddress, copyText } from './link.js';
 import { enableDrag } from './drag.js';
+import { Connection } from './connection.js';
 
 const PROTOCOL = 1;
 const DEFAULT_GAME = 'tictactoe';
 const ERROR_VISIBLE_MS = 15000;
-const BACKOFF_FIRST_MS = 1000;
-const BACKOFF_MAX_MS = 30000;
 const NAME_MAX = 24;
 
 // End reasons as phrases. `loser` is "Name (Side)"; isYou says the loser is this player.
@@ -160,9 +159,8 @@ function codePoints(text) {
 // Client state
 
 const app = {
-  ws: null,
-  /** The user asked to be online (connected and not signed out): reconnect on drops. */
-  wantOnline: false,
+  /** The socket to the server; it reconnects by itself while the user wants to be online. */
+  conn: null,
   /** Set once `welcome` arrives on the current socket. */
   ready: false,
   me: null, // { player_id, name, token }
@@ -181,10 +179,6 @@ const app = {
   rooms: new RoomList(),
   /** A room from a `/?room=` link, to open once signed in. */
   linkedRoom: null,
-  retries: 0,
-  retryTimer: null,
-  retryAt: 0,
-  countdownTimer: null,
   errorTimer: null,
   resignArmed: null,
   clockAt: 0, // performance.now() when the current state arrived: its clocks are as of then
@@ -247,27 +241,21 @@ function showNotice(message, kind = 'info') {
 function setConnection(stateName, text) {
   ui.connection.dataset.state = stateName;
   ui.connection.textContent = text ?? stateName;
-  ui.reconnect.hidden = !(stateName === 'reconnecting' && app.wantOnline);
+  ui.reconnect.hidden = stateName !== 'reconnecting';
 }
 
 // ---------------------------------------------------------------------------
 // The socket
 
-function socketUrl() {
-  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  return `${scheme}://${location.host}/ws`;
-}
-
 function isOpen() {
-  return app.ws !== null && app.ws.readyState === WebSocket.OPEN;
+  return app.conn.isOpen;
 }
 
 function send(message) {
-  if (!isOpen()) {
+  if (!app.conn.send(message)) {
     showError('Not connected to the server. Wait for it to reconnect, or use Reconnect now, and try again.', 'client_offline');
     return false;
   }
-  app.ws.send(JSON.stringify(message));
   return true;
 }
 
@@ -286,79 +274,29 @@ function hello() {
   send(msg);
 }
 
+/** Connects (or reconnects at once), signing in when the socket opens. */
 function connect() {
-  clearTimeout(app.retryTimer);
-  clearInterval(app.countdownTimer);
-  app.retryTimer = null;
-  closeSocket();
-  app.wantOnline = true;
   app.ready = false;
-  setConnection('connecting', 'connecting…');
-  let ws;
-  try {
-    ws = new WebSocket(socketUrl());
-  } catch (err) {
-    setConnection('offline');
-    showError(`Could not open a connection: ${err.message}`, 'client_socket');
-    return;
-  }
-  app.ws = ws;
-  ws.addEventListener('open', () => {
-    if (app.ws !== ws) return;
-    setConnection('connecting', 'signing in…');
-    hello();
-  });
-  ws.addEventListener('message', (event) => {
-    if (app.ws !== ws) return;
-    if (typeof event.data !== 'string') return;
-    let msg;
-    try {
-      msg = JSON.parse(event.data);
-    } catch {
-      console.warn('Parlor: ignoring a frame that is not JSON');
-      return;
-    }
-    if (msg && typeof msg === 'object') dispatch(msg);
-  });
-  ws.addEventListener('close', () => {
-    if (app.ws !== ws) return;
-    app.ws = null;
+  app.conn.start();
+}
+
+/** What the connection reports: the socket opened, closed, or could not be made. */
+const connectionHooks = {
+  open: hello,
+  message: dispatch,
+  status: setConnection,
+  failed: (message) => showError(message, 'client_socket'),
+  closed() {
     app.ready = false;
     app.rooms.clear();
-    if (app.wantOnline) {
-      scheduleReconnect();
-    } else {
-      setConnection('offline');
-    }
     render();
-  });
-}
+  },
+};
 
 function closeSocket() {
-  const ws = app.ws;
-  app.ws = null;
   app.ready = false;
   app.rooms.clear();
-  if (ws && ws.readyState <= WebSocket.OPEN) ws.close(1000, 'bye');
-}
-
-function scheduleReconnect() {
-  const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** app.retries);
-  const jitter = Math.round(delay * 0.2 * Math.random());
-  app.retries += 1;
-  app.retryAt = Date.now() + delay + jitter;
-  const tick = () => {
-    const left = Math.max(0, Math.ceil((app.retryAt - Date.now()) / 1000));
-    setConnection('reconnecting', left > 0 ? `reconnecting… next try in ${left} s` : 'reconnecting…');
-  };
-  tick();
-  clearInterval(app.countdownTimer);
-  app.countdownTimer = setInterval(tick, 1000);
-  clearTimeout(app.retryTimer);
-  app.retryTimer = setTimeout(() => {
-    clearInterval(app.countdownTimer);
-    connect();
-  }, delay + jitter);
+  app.conn.stop();
 }
 
 /** Asks for the live room list of the game chosen in the filter (all games if none). */
@@ -367,7 +305,7 @@ function subscribeLobby() {
   const game = ui['rooms-filter'].value;
   const msg = { type: 'subscribe_lobby', ref: 'lobby' };
   if (game) msg.game = game;
-  app.ws.send(JSON.stringify(msg));
+  app.conn.send(msg);
 }
 
 // ---------------------------------------------------------------------------
@@ -376,7 +314,7 @@ function subscribeLobby() {
 const handlers = {
   welcome(m) {
     app.ready = true;
-    app.retries = 0;
+    app.conn.succeeded();
     app.me = { player_id: m.player_id, name: m.name, token: m.token };
     if (m.token) local.set(KEY_TOKEN, m.token);
     if (m.name) local.set(KEY_NAME, m.name);
@@ -496,9 +434,7 @@ const handlers = {
     if (m.ref === 'hello') {
       // Still signing in: send the user back to the name form.
       if (typeof m.code === 'string' && m.code.includes('token')) local.remove(KEY_TOKEN);
-      app.wantOnline = false;
       closeSocket();
-      setConnection('offline');
       app.me = null;
       showError(message, m.code);
       render();
@@ -677,7 +613,7 @@ function leaveCurrentRoom({ ask }) {
   if (playing && ask && !window.confirm('Leave the game you are playing? Leaving a game in progress loses it.')) {
     return false;
   }
-  if (isOpen() && !app.room.detached) app.ws.send(JSON.stringify({ type: 'leave', room: app.room.id }));
+  if (!app.room.detached) app.conn.send({ type: 'leave', room: app.room.id });
   exitRoom();
   return true;
 }
@@ -908,9 +844,7 @@ function renderSeats(s) {
     }
     if (seat.kind === 'open' && app.room.role === 'spectator' && s.status !== 'finished') {
       item.append(button('Take this seat', `seat-join-${seat.seat}`, () => {
-        if (isOpen()) {
-          app.ws.send(JSON.stringify({ type: 'leave', room: app.room.id }));
-        }
+        app.conn.send({ type: 'leave', room: app.room.id });
         const id = app.room.id;
         exitRoom();
         send({ type: 'join', room: id, seat: seat.seat, ref: 'join' });
@@ -1123,7 +1057,7 @@ function sendMove(move) {
 
 function statusText(s) {
   if (!app.ready) {
-    return app.wantOnline
+    return app.conn.wanted
       ? 'Connection lost: reconnecting… Your seat is kept for you meanwhile.'
       : 'Disconnected: the board is paused until the connection is back.';
   }
@@ -1789,11 +1723,7 @@ function onConnect(event) {
 
 function onChangeName() {
   if (app.room && !leaveCurrentRoom({ ask: true })) return;
-  app.wantOnline = false;
-  clearTimeout(app.retryTimer);
-  clearInterval(app.countdownTimer);
   closeSocket();
-  setConnection('offline');
   app.me = null;
   render();
   ui['name-input'].value = local.get(KEY_NAME) ?? '';
@@ -1976,13 +1906,14 @@ function setLobbyGame(game) {
 
 function init() {
   bindUi();
+  app.conn = new Connection(connectionHooks);
   const savedName = local.get(KEY_NAME);
   if (savedName) ui['name-input'].value = savedName;
   ui['login-form'].addEventListener('submit', onConnect);
   ui['change-name'].addEventListener('click', onChangeName);
   ui.reconnect.addEventListener('click', () => {
-    app.retries = 0;
-    connect();
+    app.ready = false;
+    app.conn.retryNow();
   });
   ui.error.querySelector('.dismiss').addEventListener('click', hideError);
   ui['quick-join'].addEventListener('click', quickJoin);
