@@ -143,6 +143,7 @@ async function ticTacToeWatched() {
   await ann.tid('quick-join').click();
   await ann.page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Waiting for an opponent'));
   if (!(await ann.tid('invite').isVisible())) fail('while waiting, Ann is not shown a link to invite someone');
+  await ann.screenshot('waiting-with-link');
   const room = await ann.roomId();
   await ben.pickGame('tictactoe');
   await ben.tid('quick-join').click();
