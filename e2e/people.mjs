@@ -104,7 +104,7 @@ let ben = null;
 let cara = null;
 
 async function setUp() {
-  server = await Server.start(log, '\n[rooms]\nidle_secs = 2\n');
+  server = await Server.start(log, '\n[rooms]\nidle_secs = 5\n');
   log(`server listening at ${server.base}`);
   await checkServedStatic(server.base, log);
   browser = await launchBrowser();
@@ -181,6 +181,10 @@ async function ticTacToeWatched() {
   if (!texts[1].startsWith('You lost')) fail(`Ben's result reads ${JSON.stringify(texts[1])}`);
   if (!texts[2].includes('Ann')) fail(`Cara's result does not name the winner: ${JSON.stringify(texts[2])}`);
   log(`tic-tac-toe: Cara saw all ${moves.length} moves; she reads "${texts[2].slice(0, 60)}…"`);
+  const ratings = cara.roomItem(room).locator('.rating');
+  await cara.page.waitForFunction((r) => document.querySelectorAll(`[data-testid="room-item"][data-room="${r}"] .rating`).length === 2, room, { timeout: 3000 })
+    .catch(() => fail('the room list does not show both players\' ratings after the rated game'));
+  log(`tic-tac-toe: the room list shows the new ratings ${(await ratings.allTextContents()).join(' and ')}`);
   await cara.screenshot('tictactoe-watched');
   await noProblems();
 }

@@ -1322,6 +1322,11 @@ function roomItem(room) {
     const who = el('span', 'room-seat');
     who.append(markEl(seat.seat, room.game, null));
     who.append(el('span', seat.kind === 'open' ? 'open' : null, seatName(seat)));
+    if (typeof seat.rating === 'number') {
+      const rating = el('span', 'rating', String(seat.rating));
+      rating.setAttribute('aria-label', `rating ${seat.rating}`);
+      who.append(rating);
+    }
     seatsBox.append(who);
   });
   if (current) {
