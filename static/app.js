@@ -1,7 +1,9 @@
 // Parlor web client: plain ES modules, no dependencies, no build step. This module holds
-// the page; connection.js the socket and its reconnection, board.js draws boards and turns clicks into moves,
-// drag.js turns drags into the same clicks, lobby.js keeps the live room list, link.js
-// makes and follows room links, time.js formats clocks.
+// the page: what is shown and what the buttons do. The other modules each do one thing:
+// connection.js the socket and its reconnection, board.js draws boards and turns clicks
+// into moves, drag.js turns drags into the same clicks, lobby.js keeps the live room
+// list, link.js makes and follows room links, leaderboard.js the leaderboard, time.js
+// formats clocks, dom.js creates elements.
 //
 // The page renders only what the server sends: the board from `board.cells` and
 // `board.labels`, the clickable cells from the paths of `legal_moves`, whose turn from
@@ -26,6 +28,8 @@ import { RoomList } from './lobby.js';
 import { roomLink, roomFromAddress, forgetRoomInAddress, copyText } from './link.js';
 import { enableDrag } from './drag.js';
 import { Connection } from './connection.js';
+import { el, button } from './dom.js';
+import { Leaderboard } from './leaderboard.js';
 
 const PROTOCOL = 1;
 const DEFAULT_GAME = 'tictactoe';
@@ -88,21 +92,6 @@ function storage(kind) {
 const local = storage('localStorage');
 const session = storage('sessionStorage');
 
-/** Creates an element with a class and text (always as text). */
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
-
-function button(label, testId, onClick, className) {
-  const b = el('button', className, label);
-  b.type = 'button';
-  if (testId) b.dataset.testid = testId;
-  b.addEventListener('click', onClick);
-  return b;
-}
 
 /** The game of the current room (known once its first state arrives). */
 function currentGame() {
@@ -383,7 +372,7 @@ const handlers = {
     if (typeof m.game === 'string' && app.room.game !== m.game) {
       app.room.game = m.game;
       rememberRoom();
-      showLeaderboardOf(m.game);
+      app.leaderboard.show(m.game);
     }
     if (m.status === 'finished') forgetRoom();
     else if (app.room.role === 'player') rememberRoom(); // again, after a rematch
@@ -391,7 +380,7 @@ const handlers = {
   },
 
   game_over(m) {
-    loadLeaderboard();
+    app.leaderboard.load();
     if (!app.room || m.room !== app.room.id) return;
     app.over = m;
     loadRecent();
@@ -1348,64 +1337,6 @@ function roomItem(room) {
 }
 
 // ---------------------------------------------------------------------------
-// Leaderboard
-
-/** Switches the leaderboard to a game's board (and loads it). */
-function showLeaderboardOf(game) {
-  const select = ui['leaderboard-game'];
-  if (![...select.options].some((o) => o.value === game)) return;
-  if (select.value === game && app.leaderboardLoaded === game) return;
-  select.value = game;
-  loadLeaderboard();
-}
-
-async function loadLeaderboard() {
-  const note = ui['leaderboard-note'];
-  const game = ui['leaderboard-game'].value || DEFAULT_GAME;
-  const by = ui['leaderboard-by'].value === 'rating' ? 'rating' : 'score';
-  const ticket = (app.leaderboardTicket ?? 0) + 1;
-  app.leaderboardTicket = ticket;
-  app.leaderboardLoaded = game;
-  let entries;
-  try {
-    const res = await fetch(`/api/leaderboard?game=${encodeURIComponent(game)}&by=${by}&limit=10`, { headers: { accept: 'application/json' } });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const data = await res.json();
-    entries = Array.isArray(data) ? data : (data.entries ?? data.leaderboard ?? data.rows ?? []);
-    if (!Array.isArray(entries)) entries = [];
-  } catch (err) {
-    if (ticket !== app.leaderboardTicket) return;
-    ui.leaderboard.replaceChildren();
-    note.textContent = `The ${gameTitle(game)} leaderboard could not be loaded (${err.message}).`;
-    return;
-  }
-  if (ticket !== app.leaderboardTicket) return; // a newer request (another game or view) won
-  const list = ui.leaderboard;
-  list.dataset.by = by;
-  list.replaceChildren(...entries.map((entry, i) => {
-    const item = el('li', 'lb-entry');
-    if (app.me && entry.player_id === app.me.player_id) item.classList.add('mine');
-    item.append(el('span', 'rank', String(entry.rank ?? i + 1)));
-    const name = el('span', 'lb-name', entry.name ?? '?');
-    item.append(name);
-    if (by === 'rating') {
-      const rating = Number(entry.rating);
-      const value = el('span', 'score', Number.isFinite(rating) ? String(Math.round(rating)) : '?');
-      const deviation = Number(entry.deviation);
-      if (Number.isFinite(deviation)) value.title = `Rating ${Math.round(rating)} ± ${Math.round(2 * deviation)}`;
-      item.append(value);
-      if (typeof entry.games === 'number') name.append(el('span', 'lb-games', ` · ${entry.games} ${entry.games === 1 ? 'game' : 'games'}`));
-    } else {
-      item.append(el('span', 'score', String(entry.score ?? '')));
-    }
-    return item;
-  }));
-  note.textContent = entries.length ? '' : by === 'rating'
-    ? 'No ratings yet. Finish a game from the usual start to get a rating.'
-    : 'No scores yet. Win or draw a game to get on the board.';
-}
-
-// ---------------------------------------------------------------------------
 // Replays
 //
 // A stored game (`GET /api/games/{id}`) has its moves, with the time each took and the
@@ -1938,11 +1869,13 @@ function init() {
     if (event.target.name === 'game' && GAMES[event.target.value]) {
       local.set(KEY_GAME, event.target.value);
       setLobbyGame(event.target.value);
-      showLeaderboardOf(event.target.value);
+      app.leaderboard.show(event.target.value);
     }
   });
-  ui['leaderboard-game'].addEventListener('change', () => loadLeaderboard());
-  ui['leaderboard-by'].addEventListener('change', () => loadLeaderboard());
+  app.leaderboard = new Leaderboard(
+    { list: ui.leaderboard, note: ui['leaderboard-note'], game: ui['leaderboard-game'], by: ui['leaderboard-by'] },
+    () => app.me?.player_id ?? null,
+  );
   const savedClock = local.get(KEY_CLOCK);
   if (savedClock && [...ui['time-control'].options].some((o) => o.value === savedClock)) ui['time-control'].value = savedClock;
   ui['time-control'].addEventListener('change', onTimeControlChange);
@@ -1979,7 +1912,7 @@ function init() {
   document.addEventListener('pointerdown', () => { app.keyboard = false; }, true);
   ui.resign.addEventListener('click', onResign);
   ui.leave.addEventListener('click', onLeave);
-  showLeaderboardOf(app.lobbyGame);
+  app.leaderboard.show(app.lobbyGame);
   render();
   // A stored name and token mean this browser has played before: resume that player.
   if (savedName && local.get(KEY_TOKEN)) connect();
