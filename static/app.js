@@ -2,8 +2,8 @@
 // the page: what is shown and what the buttons do. The other modules each do one thing:
 // connection.js the socket and its reconnection, board.js draws boards and turns clicks
 // into moves, drag.js turns drags into the same clicks, lobby.js keeps the live room
-// list, link.js makes and follows room links, leaderboard.js the leaderboard, time.js
-// formats clocks, dom.js creates elements.
+// list, link.js makes and follows room links, leaderboard.js the leaderboard,
+// replay.js steps through stored games, time.js formats clocks, dom.js creates elements.
 //
 // The page renders only what the server sends: the board from `board.cells` and
 // `board.labels`, the clickable cells from the paths of `legal_moves`, whose turn from
@@ -13,22 +13,23 @@
 // as HTML, so names like `<img src=x onerror=...>` are shown literally.
 //
 // Clocks count down between states from the `remaining_ms` each state carries; the
-// server alone decides when time runs out. Replays show the boards this page saw during
-// the game (it cannot work out a position from the moves: that would need the rules),
-// and for any stored game the moves with their times and clocks.
+// server alone decides when time runs out. This page keeps the boards it is shown, so
+// that replays can draw them (it cannot work out a position from the moves: that would
+// need the rules).
 
 import {
   GAMES, PROMOTION_NAMES, gameTitle, sidesOf, topSeatOf, movePath, indexMoves,
   optionsAfter, clickOutcome, buildGrid, paintGrid, pieceElement,
 } from './board.js';
 import {
-  timeControlFromChoice, hasClock, timeControlLabel, timeControlDescription, formatClock, thinkText,
+  timeControlFromChoice, hasClock, timeControlLabel, timeControlDescription, formatClock, formatDuration,
 } from './time.js';
 import { RoomList } from './lobby.js';
 import { roomLink, roomFromAddress, forgetRoomInAddress, copyText } from './link.js';
 import { enableDrag } from './drag.js';
 import { Connection } from './connection.js';
-import { el, button } from './dom.js';
+import { el, button, capitalise } from './dom.js';
+import { ReplayView } from './replay.js';
 import { Leaderboard } from './leaderboard.js';
 
 const PROTOCOL = 1;
@@ -174,7 +175,7 @@ const app = {
   clockTimer: null,
   drawNote: '', // what became of this player's draw offer, until the next move
   seen: new Map(), // game_id → { game, boards: [board after n moves], flipped, sides }
-  replay: null, // { id, data, error, ply, loading } while the replay card is open
+  replay: null, // the replay card (replay.js)
   recent: { player: null, games: [], note: '' }, // this player's latest games, from the server
 };
 
@@ -336,7 +337,7 @@ const handlers = {
       app.over = null;
       app.moves = [];
       app.drawNote = '';
-      if (app.replay) closeReplay({ focus: false });
+      app.replay.close({ focus: false });
     }
     app.pendingMove = false;
     rememberRoom();
@@ -368,7 +369,7 @@ const handlers = {
     noteDrawAnswer(previous, m, sameGame);
     keepBoard(m);
     // A new game in this room (a rematch) takes over from a replay of the last one.
-    if (!sameGame && m.status === 'playing' && app.replay) closeReplay({ focus: false });
+    if (!sameGame && m.status === 'playing') app.replay.close({ focus: false });
     if (typeof m.game === 'string' && app.room.game !== m.game) {
       app.room.game = m.game;
       rememberRoom();
@@ -727,8 +728,8 @@ function render() {
   const finished = app.state?.status === 'finished';
   ui.lobby.hidden = !signedIn || (inRoom && !finished && app.room.role === 'player');
   // A replay takes the game's place until it is closed.
-  ui.game.hidden = !inRoom || app.replay !== null;
-  ui.replay.hidden = app.replay === null;
+  ui.game.hidden = !inRoom || app.replay.current !== null;
+  ui.replay.hidden = app.replay.current === null;
   if (inRoom) renderGame();
   syncClockTicker();
   document.title = titleText();
@@ -1174,7 +1175,7 @@ function renderResult(s) {
     actions.append(rematch.button);
   }
   if (s?.status === 'finished' && typeof s.game_id === 'string') {
-    actions.append(button('Replay', 'replay-open', () => openReplay(s.game_id), 'small'));
+    actions.append(button('Replay', 'replay-open', () => app.replay.open(s.game_id), 'small'));
   }
   if (actions.childElementCount) parts.push(actions);
   box.replaceChildren(...parts);
@@ -1261,17 +1262,6 @@ function renderMoves(s) {
   list.hidden = app.moves.length === 0;
 }
 
-function capitalise(text) {
-  return text ? text[0].toUpperCase() + text.slice(1) : text;
-}
-
-function formatDuration(ms) {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 1) return 'under a second';
-  if (seconds < 60) return `${seconds} s`;
-  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
-}
-
 function renderRooms() {
   // Rebuilt only when something shown changed, so buttons do not vanish under the pointer.
   const key = JSON.stringify([app.ready, app.me?.player_id, app.room, app.rooms.version, ui['rooms-filter'].value]);
@@ -1337,247 +1327,6 @@ function roomItem(room) {
 }
 
 // ---------------------------------------------------------------------------
-// Replays
-//
-// A stored game (`GET /api/games/{id}`) has its moves, with the time each took and the
-// clocks after it, but no positions, and the page knows no rules to work them out. So
-// the board is drawn only for positions the page was shown while following the game
-// (kept by `keepBoard`); the move list is there for every game, and chess games link
-// to their PGN, which any chess program can step through.
-
-async function openReplay(gameId) {
-  if (typeof gameId !== 'string' || !gameId) return;
-  app.replay = { id: gameId, data: null, error: '', ply: 0, loading: true };
-  render();
-  renderReplay();
-  ui.replay.focus();
-  let data = null;
-  let problem = '';
-  try {
-    const res = await fetch(`/api/games/${encodeURIComponent(gameId)}`, { headers: { accept: 'application/json' } });
-    const body = await res.json().catch(() => null);
-    if (!res.ok) throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
-    if (!body || !Array.isArray(body.moves)) throw new Error('the answer has no moves');
-    data = body;
-  } catch (err) {
-    problem = err.message;
-  }
-  if (app.replay?.id !== gameId) return; // closed, or another replay opened meanwhile
-  app.replay.loading = false;
-  app.replay.data = data;
-  app.replay.error = data ? '' : `The game could not be loaded: ${problem}.`;
-  app.replay.ply = data ? data.moves.length : 0;
-  renderReplay();
-}
-
-function closeReplay({ focus = true } = {}) {
-  const id = app.replay?.id;
-  app.replay = null;
-  render();
-  if (!focus) return;
-  const back = ui.result.querySelector('[data-testid="replay-open"]') ??
-    [...ui['recent-games'].querySelectorAll('button')].find((b) => b.dataset.gameId === id);
-  back?.focus();
-}
-
-function stepReplay(to) {
-  const r = app.replay;
-  if (!r?.data) return;
-  const ply = Math.max(0, Math.min(r.data.moves.length, to));
-  if (ply === r.ply) return;
-  r.ply = ply;
-  renderReplay();
-}
-
-function onReplayKey(event) {
-  const r = app.replay;
-  if (!r?.data || ui.replay.hidden || event.altKey || event.ctrlKey || event.metaKey) return;
-  const target = event.target instanceof Element ? event.target : null;
-  if (target?.closest('input, select, textarea, [contenteditable="true"], [data-testid="board"]')) return;
-  const to = { ArrowLeft: r.ply - 1, ArrowRight: r.ply + 1, Home: 0, End: r.data.moves.length }[event.key];
-  if (to === undefined) return;
-  event.preventDefault();
-  stepReplay(to);
-}
-
-/**
- * Names a seat of a stored game: "Ann (White)", with the side when it is known, or
- * short: the side alone ("White"), else the name.
- */
-function storedSeatLabel(data, entry, { short = false } = {}) {
-  const sides = entry?.sides ?? (data.game === 'fox_geese' ? null : sidesOf(data.game, null).names);
-  return (seat) => {
-    const name = data.seats?.find((x) => x.seat === seat)?.name ?? `seat ${seat}`;
-    const side = sides?.[seat];
-    if (short) return side ?? name;
-    return side ? `${name} (${side})` : name;
-  };
-}
-
-function renderReplay() {
-  const r = app.replay;
-  if (!r) return;
-  const data = r.data;
-  const boardEl = ui['replay-board'];
-  const missing = ui['replay-missing'];
-  const table = ui['replay-moves'];
-  ui.replay.dataset.gameId = r.id;
-  ui.replay.dataset.ply = String(r.ply);
-  ui.replay.dataset.loaded = data ? 'true' : 'false';
-  if (!data) {
-    ui['replay-title'].textContent = '';
-    ui['replay-info'].textContent = r.loading ? 'Loading the game…' : r.error;
-    ui['replay-step'].textContent = '';
-    boardEl.hidden = true;
-    missing.hidden = true;
-    for (const id of ['replay-first', 'replay-back', 'replay-forward', 'replay-last']) ui[id].disabled = true;
-    table.tBodies[0].replaceChildren();
-    table.tHead.replaceChildren();
-    table.dataset.key = '';
-    ui['replay-pgn'].hidden = true;
-    ui['replay-pdn'].hidden = true;
-    return;
-  }
-  const game = String(data.game ?? '');
-  const moves = data.moves;
-  const total = moves.length;
-  const entry = app.seen.get(r.id);
-  const label = storedSeatLabel(data, entry);
-  const mySeat = app.me ? data.seats?.find((x) => x.player_id && x.player_id === app.me.player_id)?.seat ?? null : null;
-
-  ui['replay-title'].textContent = `· ${gameTitle(game)}`;
-  const info = [`${label(0)} vs ${label(1)}.`];
-  if (data.status === 'finished' && data.reason) {
-    const end = endText({
-      winner: data.winner, reason: data.reason, label, mySeat,
-      flagged: flaggedSeat(null, total ? moves[total - 1].seat : null),
-    });
-    info.push(`${end.headline} ${capitalise(end.reason)}.`);
-  } else {
-    info.push(data.status === 'interrupted' ? 'Interrupted: the server stopped before the game ended.' : 'Still being played.');
-  }
-  const facts = [`${total} ${total === 1 ? 'move' : 'moves'}`];
-  const clock = data.options?.time_control;
-  if (hasClock(clock)) facts.push(`clock ${timeControlLabel(clock)}`);
-  if (typeof data.duration_ms === 'number') facts.push(formatDuration(data.duration_ms));
-  if (data.options?.start) facts.push('from a set position');
-  info.push(capitalise(facts.join(', ')) + '.');
-  ui['replay-info'].textContent = info.join(' ');
-
-  // The board, when the page saw this position.
-  const grid = gridOf({ board: entry?.boards?.[r.ply] });
-  if (grid) {
-    boardEl.hidden = false;
-    missing.hidden = true;
-    const cells = buildGrid(boardEl, game, grid, Boolean(entry.flipped));
-    // The live board owns the `cell-<label>` test ids.
-    for (const cell of cells) {
-      if (cell && !cell.dataset.testid.startsWith('replay-')) cell.dataset.testid = `replay-${cell.dataset.testid}`;
-    }
-    const moveBefore = r.ply > 0 ? moves[r.ply - 1] : null;
-    paintGrid(cells, {
-      game,
-      board: grid,
-      last: new Set(moveBefore ? movePath(game, String(moveBefore.notation)).path : []),
-      selected: [],
-      targets: new Set(),
-      starts: new Set(),
-      interactive: false,
-      selecting: false,
-    });
-    boardEl.setAttribute('aria-label', r.ply ? `Position after move ${r.ply}` : 'Starting position');
-  } else {
-    boardEl.hidden = true;
-    missing.hidden = false;
-    const seenAny = Boolean(entry?.boards?.some(Boolean));
-    const where = r.ply ? `after move ${r.ply}` : 'at the start';
-    const text = [seenAny
-      ? `This page did not see the position ${where} (it was opened later), and it knows no rules to work it out.`
-      : 'Positions are drawn only for games this page followed; this page knows no rules to work them out from the moves.'];
-    const finished = data.status === 'finished';
-    if (finished && game === 'chess') text.push('The moves are listed below, and the PGN opens in any chess program.');
-    else if (finished && game === 'checkers') text.push('The moves are listed below, and the PDN opens in draughts programs.');
-    else text.push('The moves are listed below.');
-    missing.textContent = text.join(' ');
-  }
-
-  const current = r.ply ? moves[r.ply - 1] : null;
-  ui['replay-step'].textContent = current
-    ? `Move ${r.ply} of ${total}: ${label(current.seat)} ${current.notation}`
-    : `Start (${total} ${total === 1 ? 'move' : 'moves'} to go)`;
-  ui['replay-first'].disabled = r.ply === 0;
-  ui['replay-back'].disabled = r.ply === 0;
-  ui['replay-forward'].disabled = r.ply >= total;
-  ui['replay-last'].disabled = r.ply >= total;
-
-  renderReplayMoves(data, storedSeatLabel(data, entry, { short: true }));
-  // Finished chess and checkers games export to the formats their programs read.
-  for (const [kind, format] of [['chess', 'pgn'], ['checkers', 'pdn']]) {
-    const link = ui[`replay-${format}`];
-    link.hidden = !(game === kind && data.status === 'finished');
-    if (!link.hidden) {
-      link.href = `/api/games/${encodeURIComponent(r.id)}.${format}`;
-      link.setAttribute('download', `${r.id}.${format}`);
-    }
-  }
-}
-
-/** The table of moves: who, what, how long it took, and the clocks after it. */
-function renderReplayMoves(data, label) {
-  const r = app.replay;
-  const table = ui['replay-moves'];
-  const moves = data.moves;
-  const withClocks = moves.some((m) => Array.isArray(m.clocks_ms));
-  const key = JSON.stringify([r.id, moves.length, withClocks]);
-  if (table.dataset.key !== key) {
-    table.dataset.key = key;
-    const head = el('tr');
-    const headings = ['#', 'Player', 'Move', 'Took'];
-    if (withClocks) headings.push(`${label(0)}'s clock`, `${label(1)}'s clock`);
-    for (const text of headings) {
-      const th = el('th', null, text);
-      th.scope = 'col';
-      head.append(th);
-    }
-    table.tHead.replaceChildren(head);
-    table.tBodies[0].replaceChildren(...moves.map((move, i) => {
-      const ply = i + 1;
-      const row = el('tr');
-      row.dataset.ply = String(ply);
-      row.append(el('td', 'ply', String(move.ply ?? ply)));
-      row.append(el('td', 'who', label(move.seat)));
-      const cell = el('td', 'notation');
-      const jump = button(String(move.notation), `replay-move-${ply}`, () => stepReplay(ply), 'link');
-      jump.title = `Show the position after move ${ply}`;
-      cell.append(jump);
-      row.append(cell);
-      row.append(el('td', 'took', typeof move.think_ms === 'number' ? thinkText(move.think_ms) : ''));
-      if (withClocks) {
-        for (const seat of [0, 1]) {
-          const ms = Array.isArray(move.clocks_ms) ? move.clocks_ms[seat] : null;
-          row.append(el('td', 'clock-after', typeof ms === 'number' ? formatClock(ms) : ''));
-        }
-      }
-      return row;
-    }));
-  }
-  for (const row of table.tBodies[0].rows) {
-    const here = Number(row.dataset.ply) === r.ply;
-    row.classList.toggle('current', here);
-    const jump = row.querySelector('button');
-    if (here) jump.setAttribute('aria-current', 'step');
-    else jump.removeAttribute('aria-current');
-    if (here) {
-      // Keep the current move in view inside the table's own scroll box.
-      const wrap = table.parentElement;
-      if (row.offsetTop < wrap.scrollTop + row.offsetHeight || row.offsetTop + row.offsetHeight > wrap.scrollTop + wrap.clientHeight) {
-        wrap.scrollTop = Math.max(0, row.offsetTop - wrap.clientHeight / 2);
-      }
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------
 // Recent games: this player's latest games (`GET /api/players/{id}/games`), to replay
 
 async function loadRecent() {
@@ -1605,7 +1354,7 @@ function renderRecent() {
   const list = ui['recent-games'];
   const mine = app.me && app.recent.player === app.me.player_id;
   const games = mine ? app.recent.games : [];
-  const key = JSON.stringify([games, app.replay?.id ?? null]);
+  const key = JSON.stringify([games, app.replay.current?.id ?? null]);
   const empty = ui['recent-empty'];
   empty.hidden = games.length > 0;
   empty.textContent = (mine && app.recent.note) ||
@@ -1630,9 +1379,9 @@ function renderRecent() {
     const date = Number.isNaN(when.getTime()) ? '' : ` · ${when.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })}`;
     main.append(el('span', 'recent-meta', `${result}${date}`));
     item.append(main);
-    const replay = button('Replay', 'recent-replay', () => openReplay(g.game_id), 'small');
+    const replay = button('Replay', 'recent-replay', () => app.replay.open(g.game_id), 'small');
     replay.dataset.gameId = g.game_id;
-    replay.disabled = app.replay?.id === g.game_id;
+    replay.disabled = app.replay.current?.id === g.game_id;
     item.append(replay);
     return item;
   }));
@@ -1840,8 +1589,32 @@ function setLobbyGame(game) {
   ui['start-position'].value = '';
 }
 
+/** What the replay card needs from the page. */
+const replayPage = {
+  seen: (id) => app.seen.get(id),
+  myId: () => app.me?.player_id ?? null,
+  gridOf,
+  changed: () => render(),
+  /** "Ann (White) won. Checkmate." for a stored, finished game. */
+  endSentence(data, label, mySeat) {
+    const total = data.moves.length;
+    const end = endText({
+      winner: data.winner, reason: data.reason, label, mySeat,
+      flagged: flaggedSeat(null, total ? data.moves[total - 1].seat : null),
+    });
+    return `${end.headline} ${capitalise(end.reason)}.`;
+  },
+  /** Puts the focus back on the button that opened the replay of `id`. */
+  focusBack(id) {
+    const back = ui.result.querySelector('[data-testid="replay-open"]') ??
+      [...ui['recent-games'].querySelectorAll('button')].find((b) => b.dataset.gameId === id);
+    back?.focus();
+  },
+};
+
 function init() {
   bindUi();
+  app.replay = new ReplayView(ui, replayPage);
   app.conn = new Connection(connectionHooks);
   const savedName = local.get(KEY_NAME);
   if (savedName) ui['name-input'].value = savedName;
@@ -1881,12 +1654,6 @@ function init() {
   ui['time-control'].addEventListener('change', onTimeControlChange);
   ui['time-control-custom'].hidden = ui['time-control'].value !== 'custom';
   ui['offer-draw'].addEventListener('click', () => roomRequest('offer_draw'));
-  ui['replay-close'].addEventListener('click', () => closeReplay());
-  ui['replay-first'].addEventListener('click', () => stepReplay(0));
-  ui['replay-back'].addEventListener('click', () => stepReplay((app.replay?.ply ?? 0) - 1));
-  ui['replay-forward'].addEventListener('click', () => stepReplay((app.replay?.ply ?? 0) + 1));
-  ui['replay-last'].addEventListener('click', () => stepReplay(app.replay?.data?.moves.length ?? 0));
-  document.addEventListener('keydown', onReplayKey);
   ui['play-bot'].addEventListener('click', () => {
     const level = ui['bot-level'].value;
     const bot = `bot:${level}`;

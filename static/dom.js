@@ -17,3 +17,8 @@ export function button(label, testId, onClick, className) {
   b.addEventListener('click', onClick);
   return b;
 }
+
+/** The text with its first letter in upper case. */
+export function capitalise(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
