@@ -1,7 +1,9 @@
-//! A room created with `options.private` is in no listing and no lobby feed, but anyone
-//! with its id can join, watch and read it.
+//! A room created with `options.private` is in no listing and no lobby feed and gets no
+//! bot, but anyone with its id can join, watch and read it.
 
 mod common;
+
+use std::time::Duration;
 
 use common::{TestServer, temp_dir};
 use serde_json::json;
@@ -39,9 +41,12 @@ async fn private_rooms_are_unlisted_but_open_by_id() {
     let rooms = lurker.until("rooms").await;
     assert_eq!(rooms["rooms"].as_array().unwrap().len(), 1);
 
+    // Longer than the test server's bots.fill_after_secs: no bot took the open seat.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     let (status, state) = server.get_json(&format!("/api/rooms/{room}")).await;
     assert_eq!(status, 200);
     assert_eq!(state["seats"][0]["name"], "Host");
+    assert_eq!(state["seats"][1]["kind"], "open", "{state}");
 
     let mut guest = server.player("Guest").await;
     let state = guest.join(&room, 1).await;

@@ -976,7 +976,9 @@ impl Room {
             }
         }
         let now = Instant::now();
+        // A private room waits for the person its link was sent to, not for a bot.
         let fillable = self.status() == Status::Waiting
+            && !self.options.private
             && self.seats.iter().any(SeatState::is_open)
             && self.seats.iter().any(|s| s.conn().is_some());
         self.fill_at = match (fillable, self.fill_at) {
