@@ -94,6 +94,14 @@ class Person {
     log(`screenshot ${path.relative(ROOT, file)}`);
   }
 
+  /** A screenshot of one part of the page (CSS selector). */
+  async screenshotOf(selector, name) {
+    mkdirSync(SHOT_DIR, { recursive: true });
+    const file = path.join(SHOT_DIR, `${name}.png`);
+    await this.page.locator(selector).screenshot({ path: file });
+    log(`screenshot ${path.relative(ROOT, file)}`);
+  }
+
   async close() {
     await this.page.context().close().catch(() => {});
   }
@@ -123,7 +131,7 @@ async function lobbyIsLive() {
   const seats = (await item.locator('.room-seats').innerText()).replace(/\s+/g, ' ');
   if (!seats.includes('Ben <i>B</i>') || !seats.includes('open seat')) fail(`the new room lists its seats as ${JSON.stringify(seats)}`);
   log(`lobby: Ben's chess room ${room} appeared in Ann's list without a reload (${seats})`);
-  await ann.screenshot('lobby-360');
+  await ann.screenshotOf('#rooms', 'rooms-360');
 
   await ann.tid('rooms-filter').selectOption('tictactoe');
   await item.waitFor({ state: 'detached', timeout: 5000 }).catch(() => fail('the chess room is still listed under the tic-tac-toe filter'));
