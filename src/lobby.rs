@@ -15,7 +15,9 @@ use tokio_util::task::TaskTracker;
 use crate::catalog::{self, GAME_IDS, NewGameError};
 use crate::games::{PositionError, Seat};
 use crate::players::random_hex;
-use crate::protocol::{ClientError, ErrorCode, LobbyChange, RoomSummary, Status, TimeControl};
+use crate::protocol::{
+    ClientError, ErrorCode, LobbyChange, RoomSummary, SeatView, Status, TimeControl,
+};
 use crate::room::{Creator, RoomContext, RoomHandle, RoomOptions, SeatSpec};
 
 pub use feed::{LobbyFeed, LobbyUpdate};
@@ -183,7 +185,7 @@ impl Lobby {
                 let [first, second] = summary.seats.as_slice() else {
                     return None;
                 };
-                let opponent_waits = |seat: &crate::protocol::SeatView| {
+                let opponent_waits = |seat: &SeatView| {
                     seat.kind == "human"
                         && seat.connected
                         && seat.player_id.as_deref() != Some(player_id)
