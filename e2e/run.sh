@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Browser smoke test of the bundled web client against a real server binary.
+# Browser tests of the bundled web client against a real server binary: e2e/smoke.mjs
+# (one person against bots) and e2e/people.mjs (several people, lobby, links).
 # Usage (from anywhere): E2E_SERVER_BIN=target/debug/parlor bash e2e/run.sh
 set -euo pipefail
 
@@ -28,4 +29,8 @@ if [[ ! -x "$E2E_SERVER_BIN" ]]; then
   exit 1
 fi
 
-exec node e2e/smoke.mjs
+# Both suites run even if the first fails, so one run reports everything.
+status=0
+node e2e/smoke.mjs || status=$?
+node e2e/people.mjs || status=$?
+exit "$status"

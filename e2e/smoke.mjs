@@ -15,18 +15,12 @@
 // The test first checks that the server serves exactly this checkout's `static/` files
 // (a binary built from another checkout would test another client) and fails if not.
 
-import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, existsSync, rmSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import {
+  ROOT, SHOT_DIR, Failure, fail, makeLog, Server, checkServedStatic, launchBrowser, watchPage,
+} from './harness.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = path.resolve(ROOT, process.env.E2E_SERVER_BIN || 'target/debug/parlor');
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const SHOT_DIR = path.join(ROOT, 'target', 'e2e');
-const STATIC_DIR = path.join(ROOT, 'static');
 const TOTAL_BUDGET_MS = 240_000;
 const TTT_BUDGET_MS = 60_000;
 // Games played by clicking legal moves: the game, the seat the test takes, and how many
@@ -42,100 +36,19 @@ const BOARD_GAMES = process.env.E2E_GAMES
     { game: 'chess', seat: 1, moves: 10, keyboard: true },
     { game: 'fox_geese', seat: 1, moves: 10 },
   ];
-const START_BUDGET_MS = 30_000;
 // Short on purpose: it must fit the server's 24-character limit and still contain markup,
 // which the page has to show literally.
 const PLAYER_NAME = '<b>Smoke</b> & co';
 const OPPONENT_NAME = 'Smoke opponent';
 
-const started = Date.now();
-const log = (...args) => console.log(`[smoke +${((Date.now() - started) / 1000).toFixed(1)}s]`, ...args);
-
-class Failure extends Error {}
-const fail = (message) => {
-  throw new Failure(message);
-};
+const log = makeLog('smoke');
 
 let server = null;
-let serverOutput = '';
 let browser = null;
 let page = null;
-let tempDir = null;
 let baseUrl = null;
 // The finished game of the clocks check, replayed by the replay check.
 let clockedGame = null;
-
-/** The server's environment: ours, with plain logs at info level unless RUST_LOG says otherwise. */
-function serverEnv() {
-  return { ...process.env, NO_COLOR: '1', RUST_LOG: process.env.RUST_LOG || 'info' };
-}
-
-async function startServer() {
-  if (!existsSync(BIN)) fail(`server binary not found at ${BIN}; build it first (cargo build) or set E2E_SERVER_BIN`);
-  tempDir = mkdtempSync(path.join(tmpdir(), 'parlor-e2e-'));
-  const config = path.join(tempDir, 'config.toml');
-  const db = path.join(tempDir, 'parlor.db');
-  writeFileSync(config, `[store]\npath = ${JSON.stringify(db)}\n\n[bots]\nmin_delay_ms = 50\n`);
-  log(`starting ${path.relative(ROOT, BIN) || BIN} --port 0 --config ${config}`);
-  server = spawn(BIN, ['--port', '0', '--config', config], {
-    cwd: ROOT,
-    env: serverEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return await new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Failure(`server did not print "listening on http://127.0.0.1:<port>" within ${START_BUDGET_MS / 1000} s`)),
-      START_BUDGET_MS,
-    );
-    const onData = (chunk) => {
-      serverOutput += chunk.toString();
-      // eslint-disable-next-line no-control-regex
-      const plain = serverOutput.replace(/\x1b\[[0-9;]*m/g, '');
-      const match = plain.match(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    };
-    server.stdout.on('data', onData);
-    server.stderr.on('data', (chunk) => {
-      serverOutput += chunk.toString();
-    });
-    server.on('error', (err) => {
-      clearTimeout(timer);
-      reject(new Failure(`could not start the server: ${err.message}`));
-    });
-    server.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Failure(`server exited before listening (code ${code}, signal ${signal})`));
-    });
-  });
-}
-
-async function stopServer() {
-  if (!server || server.exitCode !== null || server.signalCode !== null) return;
-  const exited = new Promise((resolve) => server.once('exit', resolve));
-  server.kill('SIGTERM');
-  const timer = setTimeout(() => server.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** Fails unless the server serves exactly this checkout's static/ files. */
-async function checkServedStatic(base) {
-  const files = readdirSync(STATIC_DIR).filter((f) => !f.startsWith('.'));
-  const differing = [];
-  for (const file of files) {
-    const res = await fetch(`${base}/${file}`);
-    const served = res.ok ? Buffer.from(await res.arrayBuffer()) : null;
-    if (!served || !served.equals(readFileSync(path.join(STATIC_DIR, file)))) differing.push(file);
-  }
-  if (differing.length) {
-    fail(`the server serves other versions of ${differing.join(', ')} than this checkout's static/; ` +
-      'rebuild the binary from this checkout (cargo build) or point E2E_SERVER_BIN at one that was');
-  }
-  log('the server serves this checkout\'s static/ files');
-}
 
 const problems = [];
 const tid = (id) => page.locator(`[data-testid="${id}"]`);
@@ -145,38 +58,16 @@ async function setUp() {
   if (existsSync(SHOT_DIR)) {
     for (const file of readdirSync(SHOT_DIR)) if (/^failure.*\.png$/.test(file)) rmSync(path.join(SHOT_DIR, file));
   }
-  const port = await startServer();
-  const base = `http://127.0.0.1:${port}`;
+  server = await Server.start(log);
+  const base = server.base;
   baseUrl = base;
   log(`server listening at ${base}`);
 
-  if (!existsSync(CHROMIUM)) fail(`Chromium not found at ${CHROMIUM}; install it with: apt-get install -y chromium`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 360, height: 780 } });
-  await checkServedStatic(base);
+  await checkServedStatic(base, log);
   page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-
-  page.on('pageerror', (err) => problems.push(`uncaught exception in the page: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
-  });
-  page.on('dialog', async (dialog) => {
-    problems.push(`unexpected ${dialog.type()} dialog: ${dialog.message()}`);
-    await dialog.dismiss();
-  });
+  watchPage(page, problems);
 
   await page.goto(`${base}/`);
   await tid('name-input').fill(PLAYER_NAME);
@@ -678,15 +569,7 @@ async function twoPeople() {
   const context = await browser.newContext({ viewport: { width: 360, height: 780 } });
   try {
     const other = await context.newPage();
-    other.setDefaultTimeout(10_000);
-    other.on('pageerror', (err) => problems.push(`uncaught exception in the second page: ${err.message}`));
-    other.on('console', (msg) => {
-      if (msg.type() === 'error') problems.push(`console error in the second page: ${msg.text()}`);
-    });
-    other.on('dialog', async (dialog) => {
-      problems.push(`unexpected ${dialog.type()} dialog in the second page: ${dialog.message()}`);
-      await dialog.dismiss();
-    });
+    watchPage(other, problems, 'the second page');
     const otid = (id) => other.locator(`[data-testid="${id}"]`);
     await other.goto(`${baseUrl}/`);
     await otid('name-input').fill(OPPONENT_NAME);
@@ -695,8 +578,9 @@ async function twoPeople() {
 
     await tid('game-tictactoe').check();
     await tid('time-control').selectOption('none');
+    if (!(await page.locator('.own-room').evaluate((d) => d.open))) await page.locator('.own-room summary').click();
     await tid('person-side').selectOption('0');
-    await tid('play-person').click();
+    await tid('open-room').click();
     await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Waiting for an opponent'));
     const room = await page.evaluate(() => JSON.parse(sessionStorage.getItem('parlor.room')).id);
     const join = other.locator(`[data-testid="room-item"][data-room="${room}"] [data-testid="join-1"]`);
@@ -847,8 +731,7 @@ async function recover() {
 
 async function cleanup() {
   if (browser) await browser.close().catch(() => {});
-  await stopServer().catch(() => {});
-  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  if (server) await server.stop().catch(() => {});
 }
 
 const CHECKS = [
@@ -866,7 +749,7 @@ const CHECKS = [
 
 const watchdog = setTimeout(async () => {
   console.error(`smoke: FAILED: took longer than ${TOTAL_BUDGET_MS / 1000} s`);
-  if (server && server.exitCode === null) server.kill('SIGKILL');
+  server?.kill();
   if (browser) browser.close().catch(() => {});
   console.log(`${passed} passed, ${CHECKS.length - passed} failed`);
   process.exit(1);
@@ -887,10 +770,7 @@ async function report(name, err) {
       // The page may be gone; the message above is what matters.
     }
   }
-  if (serverOutput) {
-    const tail = serverOutput.trim().split('\n').slice(-30).join('\n');
-    console.error(`--- last server output ---\n${tail}\n---`);
-  }
+  if (server?.output) console.error(`--- last server output ---\n${server.tail()}\n---`);
 }
 
 try {

@@ -1,18 +1,26 @@
-//! The registry of live rooms: creates them, finds them by id, lists them, and forgets
-//! each one when its task ends.
+//! The registry of live rooms: creates them, finds them by id, lists them, announces
+//! every change to a listed room on the lobby feed, finds rooms for `quick_join`, and
+//! forgets each room when its task ends.
+
+mod feed;
 
 use std::sync::Arc;
 
 use dashmap::DashMap;
 use serde_json::{Map, Value};
 use tokio::runtime::Handle as Runtime;
+use tokio::sync::broadcast;
 use tokio_util::task::TaskTracker;
 
 use crate::catalog::{self, GAME_IDS, NewGameError};
-use crate::games::PositionError;
+use crate::games::{PositionError, Seat};
 use crate::players::random_hex;
-use crate::protocol::{ClientError, ErrorCode, RoomSummary};
+use crate::protocol::{
+    ClientError, ErrorCode, LobbyChange, RoomSummary, SeatView, Status, TimeControl,
+};
 use crate::room::{Creator, RoomContext, RoomHandle, RoomOptions, SeatSpec};
+
+pub use feed::{LobbyFeed, LobbyUpdate};
 
 /// All live rooms, by id.
 pub struct Lobby {
@@ -20,6 +28,7 @@ pub struct Lobby {
     context: Arc<RoomContext>,
     runtime: Runtime,
     tracker: TaskTracker,
+    feed: LobbyFeed,
 }
 
 impl Lobby {
@@ -31,6 +40,7 @@ impl Lobby {
             context,
             runtime,
             tracker: TaskTracker::new(),
+            feed: LobbyFeed::default(),
         }
     }
 
@@ -44,15 +54,7 @@ impl Lobby {
         options: Option<Map<String, Value>>,
         creator: Option<Creator>,
     ) -> Result<RoomHandle, ClientError> {
-        if !GAME_IDS.contains(&game) {
-            return Err(ClientError::new(
-                ErrorCode::UnknownGame,
-                format!(
-                    "There is no game \"{game}\". Available: {}.",
-                    GAME_IDS.join(", ")
-                ),
-            ));
-        }
+        check_game(game)?;
         let seats = SeatSpec::parse_pair(seats)?;
         let options = RoomOptions::parse(options)?;
         let instance = catalog::new_game(game, &self.context.config, options.start.as_deref())
@@ -90,9 +92,22 @@ impl Lobby {
         );
         self.rooms.insert(id.clone(), handle.clone());
         let rooms = self.rooms.clone();
+        let feed = self.feed.clone();
+        let mut summaries = (!handle.is_private()).then(|| handle.summaries());
         self.runtime.spawn(async move {
+            // The watch ends when the room's task does, having announced its last state.
+            if let Some(summaries) = summaries.as_mut() {
+                let mut change = LobbyChange::Added;
+                while let Some(summary) = summaries.next().await {
+                    feed.announce(change, &summary);
+                    change = LobbyChange::Changed;
+                }
+            }
             let _ = task.await;
             rooms.remove(&id);
+            if let Some(last) = summaries.as_ref().and_then(|s| s.last()) {
+                feed.announce(LobbyChange::Removed, last);
+            }
         });
         Ok(handle)
     }
@@ -119,9 +134,20 @@ impl Lobby {
             })
     }
 
-    /// Every live room, newest first.
+    /// Every listed (not private) live room, newest first.
     pub fn list(&self) -> Vec<RoomSummary> {
-        let mut rooms: Vec<RoomSummary> = self.rooms.iter().map(|entry| entry.summary()).collect();
+        self.list_game(None)
+    }
+
+    /// Every listed live room of `game` (of every game when `None`), newest first.
+    pub fn list_game(&self, game: Option<&str>) -> Vec<RoomSummary> {
+        let mut rooms: Vec<RoomSummary> = self
+            .rooms
+            .iter()
+            .filter(|entry| !entry.is_private())
+            .map(|entry| entry.summary())
+            .filter(|summary| game.is_none_or(|game| summary.game == game))
+            .collect();
         rooms.sort_by(|a, b| {
             b.created_at_ms
                 .cmp(&a.created_at_ms)
@@ -130,9 +156,72 @@ impl Lobby {
         rooms
     }
 
+    /// A subscription to the lobby feed: every change to a listed room from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<LobbyUpdate> {
+        self.feed.subscribe()
+    }
+
+    /// The rooms `quick_join` may seat `player_id` in, oldest first: listed, waiting
+    /// rooms of `game` under `time_control` that start from the usual position, with
+    /// one seat open and the other held by a connected person other than `player_id`.
+    pub fn waiting_for(
+        &self,
+        game: &str,
+        time_control: TimeControl,
+        player_id: &str,
+    ) -> Vec<(RoomHandle, Seat)> {
+        let mut found: Vec<(i64, RoomHandle, Seat)> = self
+            .rooms
+            .iter()
+            .filter(|entry| !entry.is_private() && entry.usual_start())
+            .filter_map(|entry| {
+                let summary = entry.summary();
+                if summary.game != game
+                    || summary.status != Status::Waiting
+                    || summary.time_control != time_control
+                {
+                    return None;
+                }
+                let [first, second] = summary.seats.as_slice() else {
+                    return None;
+                };
+                let opponent_waits = |seat: &SeatView| {
+                    seat.kind == "human"
+                        && seat.connected
+                        && seat.player_id.as_deref() != Some(player_id)
+                };
+                let open = match (first.kind.as_str(), second.kind.as_str()) {
+                    ("open", _) if opponent_waits(second) => Seat::from_index(0),
+                    (_, "open") if opponent_waits(first) => Seat::from_index(1),
+                    _ => None,
+                }?;
+                Some((summary.created_at_ms, entry.value().clone(), open))
+            })
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.id().cmp(b.1.id())));
+        found
+            .into_iter()
+            .map(|(_, handle, seat)| (handle, seat))
+            .collect()
+    }
+
     /// Waits until every room's task has ended (they end on the server's shutdown signal).
     pub async fn wait_closed(&self) {
         self.tracker.close();
         self.tracker.wait().await;
     }
+}
+
+/// `Ok` if `game` is a game this server plays, else `unknown_game` listing those it does.
+pub fn check_game(game: &str) -> Result<(), ClientError> {
+    if GAME_IDS.contains(&game) {
+        return Ok(());
+    }
+    Err(ClientError::new(
+        ErrorCode::UnknownGame,
+        format!(
+            "There is no game \"{game}\". Available: {}.",
+            GAME_IDS.join(", ")
+        ),
+    ))
 }

@@ -92,6 +92,24 @@ pub enum ClientMsg {
         /// The room's id.
         room: String,
     },
+    /// Receive a `lobby` snapshot of the listed rooms, then a `lobby_update` whenever
+    /// one is added, changes or is removed.
+    SubscribeLobby {
+        /// Only rooms of this game; every game when absent.
+        #[serde(default)]
+        game: Option<String>,
+    },
+    /// Stop receiving `lobby_update`s.
+    UnsubscribeLobby {},
+    /// Take the open seat of the oldest waiting public room of this game and time
+    /// control whose other seat holds a connected person, or create one and sit in it.
+    QuickJoin {
+        /// The game's id.
+        game: String,
+        /// The time control wanted (no clock when absent); checked as the room option.
+        #[serde(default)]
+        time_control: Option<Value>,
+    },
 }
 
 /// Every `type` a client may send, for telling `unknown_type` from `bad_message`.
@@ -108,6 +126,9 @@ const CLIENT_TYPES: &[&str] = &[
     "accept_draw",
     "decline_draw",
     "rematch",
+    "subscribe_lobby",
+    "unsubscribe_lobby",
+    "quick_join",
 ];
 
 /// A parsed client message with the `ref` it carried, if any.
@@ -380,6 +401,30 @@ pub enum ServerMsg {
         /// The room's id.
         room: String,
     },
+    /// Answer to `subscribe_lobby`: the listed rooms (of its game, if it named one),
+    /// newest first. `lobby_update`s follow.
+    Lobby {
+        /// The game the subscription is limited to, or `null` for every game.
+        game: Option<String>,
+        /// The listed rooms, as in `rooms`.
+        rooms: Vec<RoomSummary>,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// A listed room was added, changed or removed; sent to lobby subscribers.
+    LobbyUpdate {
+        /// What happened to the room.
+        change: LobbyChange,
+        /// The room as it is now (as it last was, when removed).
+        room: RoomSummary,
+    },
+    /// Answer to `unsubscribe_lobby`.
+    LobbyUnsubscribed {
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
     /// The server is shutting down; reconnect later.
     Shutdown {
         /// What is happening.
@@ -396,6 +441,18 @@ impl ServerMsg {
             reference,
         }
     }
+}
+
+/// What happened to a room in a `lobby_update`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LobbyChange {
+    /// The room is new.
+    Added,
+    /// Something in its summary changed.
+    Changed,
+    /// The room is gone.
+    Removed,
 }
 
 /// A seat as shown in `state` and room listings.
@@ -627,6 +684,8 @@ pub struct RoomSummary {
     pub spectators: usize,
     /// Moves played.
     pub moves: usize,
+    /// The room's time control.
+    pub time_control: TimeControl,
     /// When the room was created, Unix ms (listings are newest first).
     pub created_at_ms: i64,
 }

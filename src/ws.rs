@@ -10,7 +10,8 @@ use std::time::{Duration, SystemTime};
 use actix_web::{HttpRequest, HttpResponse, web};
 use actix_ws::{AggregatedMessage, CloseCode, CloseReason, ProtocolError, Session};
 use bytestring::ByteString;
-use serde_json::Value;
+use serde_json::{Map, Value};
+use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, interval, sleep_until};
 use tokio_util::sync::CancellationToken;
@@ -18,11 +19,14 @@ use tracing::{debug, info};
 
 use crate::AppState;
 use crate::games::Seat;
+use crate::lobby::{LobbyUpdate, check_game};
 use crate::players::{self, Identity};
 use crate::protocol::{
     self, ClientError, ClientMsg, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, ServerMsg,
 };
-use crate::room::{ConnId, Creator, PlayerInfo, Request, RoomHandle, Subscriber, unix_ms};
+use crate::room::{
+    ConnId, Creator, PlayerInfo, Request, RoomHandle, RoomOptions, Subscriber, unix_ms,
+};
 
 /// How many frames may wait for a slow client before it is disconnected.
 const OUTBOX_FRAMES: usize = 256;
@@ -57,6 +61,41 @@ struct Connection {
     /// Rooms this connection plays or watches in, told when it closes.
     rooms: HashMap<String, RoomHandle>,
     subscriber: Subscriber,
+    /// The lobby feed, while subscribed.
+    lobby: Option<LobbySubscription>,
+}
+
+/// A connection's subscription to the lobby feed.
+struct LobbySubscription {
+    updates: broadcast::Receiver<LobbyUpdate>,
+    /// Only rooms of this game, if set.
+    game: Option<String>,
+}
+
+/// What the lobby feed has for a subscriber.
+enum LobbyEvent {
+    /// An update to write as it is.
+    Update(ByteString),
+    /// Updates were missed: the subscriber needs a fresh snapshot.
+    Behind,
+}
+
+impl LobbySubscription {
+    /// The next update for this subscriber's game. Waits forever if the feed has
+    /// closed, which happens only as the server stops.
+    async fn next(&mut self) -> LobbyEvent {
+        loop {
+            match self.updates.recv().await {
+                Ok(update) => {
+                    if self.game.as_deref().is_none_or(|game| game == update.game) {
+                        return LobbyEvent::Update(update.frame);
+                    }
+                }
+                Err(RecvError::Lagged(_)) => return LobbyEvent::Behind,
+                Err(RecvError::Closed) => std::future::pending::<()>().await,
+            }
+        }
+    }
 }
 
 async fn run(
@@ -81,6 +120,7 @@ async fn run(
             outbox,
             kick: kick.clone(),
         },
+        lobby: None,
     };
     let metrics = connection.app.metrics.clone();
     metrics.connections_open.inc();
@@ -142,6 +182,15 @@ async fn run(
                     }
                 }
             }
+            event = next_lobby_event(connection.lobby.as_mut()), if connection.lobby.is_some() => {
+                let frame = match event {
+                    LobbyEvent::Update(frame) => frame,
+                    LobbyEvent::Behind => encode(&connection.lobby_snapshot(None)),
+                };
+                if session.text(frame).await.is_err() {
+                    break "write failed";
+                }
+            }
             Some(frame) = queued.recv() => {
                 if session.text(frame).await.is_err() {
                     break "write failed";
@@ -172,6 +221,14 @@ fn is_oversized(error: &ProtocolError) -> bool {
         ProtocolError::Overflow => true,
         ProtocolError::Io(io) => io.to_string().contains("maximum continuation size"),
         _ => false,
+    }
+}
+
+/// The next lobby event of a subscription; never resolves without one.
+async fn next_lobby_event(subscription: Option<&mut LobbySubscription>) -> LobbyEvent {
+    match subscription {
+        Some(subscription) => subscription.next().await,
+        None => std::future::pending().await,
     }
 }
 
@@ -298,6 +355,26 @@ impl Connection {
                 self.rooms.remove(&room);
                 Ok(vec![ServerMsg::Left { room, reference }])
             }
+            ClientMsg::SubscribeLobby { game } => {
+                self.player()?;
+                if let Some(game) = &game {
+                    check_game(game)?;
+                }
+                // Subscribe before listing, so no change after the snapshot is missed.
+                self.lobby = Some(LobbySubscription {
+                    updates: self.app.lobby.subscribe(),
+                    game,
+                });
+                Ok(vec![self.lobby_snapshot(reference)])
+            }
+            ClientMsg::UnsubscribeLobby {} => {
+                self.player()?;
+                self.lobby = None;
+                Ok(vec![ServerMsg::LobbyUnsubscribed { reference }])
+            }
+            ClientMsg::QuickJoin { game, time_control } => {
+                self.quick_join(game, time_control, reference).await
+            }
             ClientMsg::ListRooms {} => {
                 self.player()?;
                 Ok(vec![ServerMsg::Rooms {
@@ -306,6 +383,72 @@ impl Connection {
                 }])
             }
         }
+    }
+
+    /// A `lobby` snapshot for this connection's subscription.
+    fn lobby_snapshot(&self, reference: Option<Value>) -> ServerMsg {
+        let game = self.lobby.as_ref().and_then(|sub| sub.game.clone());
+        ServerMsg::Lobby {
+            rooms: self.app.lobby.list_game(game.as_deref()),
+            game,
+            reference,
+        }
+    }
+
+    /// Seats the player opposite the person who has waited longest for this game and
+    /// time control, or creates a room for them to wait in. A room whose seat is
+    /// taken (or which closes) in the meantime is skipped for the next.
+    async fn quick_join(
+        &mut self,
+        game: String,
+        time_control: Option<Value>,
+        reference: Option<Value>,
+    ) -> Result<Vec<ServerMsg>, ClientError> {
+        let player = self.player_info()?;
+        check_game(&game)?;
+        let mut options = Map::new();
+        if let Some(time_control) = time_control {
+            options.insert("time_control".to_owned(), time_control);
+        }
+        let wanted = RoomOptions::parse(Some(options.clone()))?.time_control;
+        let candidates = self.app.lobby.waiting_for(&game, wanted, &player.player_id);
+        for (handle, seat) in candidates {
+            let joined = handle
+                .join(
+                    player.clone(),
+                    seat,
+                    self.subscriber.clone(),
+                    reference.clone(),
+                )
+                .await;
+            match joined {
+                Ok(()) => {
+                    self.rooms.insert(handle.id().to_owned(), handle);
+                    return Ok(Vec::new());
+                }
+                Err(error)
+                    if matches!(
+                        error.code,
+                        ErrorCode::SeatTaken | ErrorCode::AlreadySeated | ErrorCode::UnknownRoom
+                    ) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        let creator = Creator {
+            player,
+            sub: self.subscriber.clone(),
+            reference: reference.clone(),
+        };
+        let seats = ["me".to_owned(), "open".to_owned()];
+        let room = self
+            .app
+            .lobby
+            .create(&game, &seats, Some(options), Some(creator))?;
+        self.rooms.insert(room.id().to_owned(), room.clone());
+        Ok(vec![ServerMsg::RoomCreated {
+            room: room.id().to_owned(),
+            reference,
+        }])
     }
 
     /// Passes a seated player's request to a room; the room's broadcast is the answer.

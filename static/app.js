@@ -1,4 +1,9 @@
-// Parlor web client: plain ES modules (this one and board.js), no dependencies, no build step.
+// Parlor web client: plain ES modules, no dependencies, no build step. This module holds
+// the page: what is shown and what the buttons do. The other modules each do one thing:
+// connection.js the socket and its reconnection, board.js draws boards and turns clicks
+// into moves, drag.js turns drags into the same clicks, lobby.js keeps the live room
+// list, link.js makes and follows room links, leaderboard.js the leaderboard,
+// replay.js steps through stored games, time.js formats clocks, dom.js creates elements.
 //
 // The page renders only what the server sends: the board from `board.cells` and
 // `board.labels`, the clickable cells from the paths of `legal_moves`, whose turn from
@@ -8,24 +13,28 @@
 // as HTML, so names like `<img src=x onerror=...>` are shown literally.
 //
 // Clocks count down between states from the `remaining_ms` each state carries; the
-// server alone decides when time runs out. Replays show the boards this page saw during
-// the game (it cannot work out a position from the moves: that would need the rules),
-// and for any stored game the moves with their times and clocks.
+// server alone decides when time runs out. This page keeps the boards it is shown, so
+// that replays can draw them (it cannot work out a position from the moves: that would
+// need the rules).
 
 import {
   GAMES, PROMOTION_NAMES, gameTitle, sidesOf, topSeatOf, movePath, indexMoves,
   optionsAfter, clickOutcome, buildGrid, paintGrid, pieceElement,
 } from './board.js';
 import {
-  timeControlFromChoice, hasClock, timeControlLabel, timeControlDescription, formatClock, thinkText,
+  timeControlFromChoice, hasClock, timeControlLabel, timeControlDescription, formatClock, formatDuration,
 } from './time.js';
+import { RoomList } from './lobby.js';
+import { roomLink, roomFromAddress, forgetRoomInAddress, copyText } from './link.js';
+import { enableDrag } from './drag.js';
+import { Connection } from './connection.js';
+import { el, button, capitalise } from './dom.js';
+import { ReplayView } from './replay.js';
+import { Leaderboard } from './leaderboard.js';
 
 const PROTOCOL = 1;
 const DEFAULT_GAME = 'tictactoe';
-const ROOMS_EVERY_MS = 3000;
 const ERROR_VISIBLE_MS = 15000;
-const BACKOFF_FIRST_MS = 1000;
-const BACKOFF_MAX_MS = 30000;
 const NAME_MAX = 24;
 
 // End reasons as phrases. `loser` is "Name (Side)"; isYou says the loser is this player.
@@ -58,6 +67,7 @@ const KEY_NAME = 'parlor.name';
 const KEY_GAME = 'parlor.game'; // the game last chosen in the lobby
 const KEY_ROOM = 'parlor.room'; // per tab (sessionStorage): the room to return to after a reload
 const KEY_CLOCK = 'parlor.clock'; // the clock last chosen in the lobby
+const KEY_FILTER = 'parlor.rooms-filter'; // the game the room list is limited to ('' for all)
 const RECENT_MAX = 10;
 const CLOCK_TICK_MS = 100;
 const LOW_TIME_MS = 10000;
@@ -83,21 +93,6 @@ function storage(kind) {
 const local = storage('localStorage');
 const session = storage('sessionStorage');
 
-/** Creates an element with a class and text (always as text). */
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
-
-function button(label, testId, onClick, className) {
-  const b = el('button', className, label);
-  b.type = 'button';
-  if (testId) b.dataset.testid = testId;
-  b.addEventListener('click', onClick);
-  return b;
-}
 
 /** The game of the current room (known once its first state arrives). */
 function currentGame() {
@@ -154,9 +149,8 @@ function codePoints(text) {
 // Client state
 
 const app = {
-  ws: null,
-  /** The user asked to be online (connected and not signed out): reconnect on drops. */
-  wantOnline: false,
+  /** The socket to the server; it reconnects by itself while the user wants to be online. */
+  conn: null,
   /** Set once `welcome` arrives on the current socket. */
   ready: false,
   me: null, // { player_id, name, token }
@@ -172,21 +166,16 @@ const app = {
   lobbyGame: DEFAULT_GAME,
   boardHadFocus: null, // label of the board cell that last had the keyboard focus
   roomsKey: '',
-  rooms: [],
-  retries: 0,
-  retryTimer: null,
-  retryAt: 0,
-  countdownTimer: null,
-  roomsTimer: null,
+  rooms: new RoomList(),
+  /** A room from a `/?room=` link, to open once signed in. */
+  linkedRoom: null,
   errorTimer: null,
   resignArmed: null,
   clockAt: 0, // performance.now() when the current state arrived: its clocks are as of then
   clockTimer: null,
   drawNote: '', // what became of this player's draw offer, until the next move
   seen: new Map(), // game_id → { game, boards: [board after n moves], flipped, sides }
-  replay: null, // { id, data, error, ply, loading } while the replay card is open
-  roomClocks: new Map(), // room id → its time control, for the room list (null: unknown)
-  roomClocksVersion: 0,
+  replay: null, // the replay card (replay.js)
   recent: { player: null, games: [], note: '' }, // this player's latest games, from the server
 };
 
@@ -195,10 +184,11 @@ const ui = {};
 function bindUi() {
   for (const id of [
     'connection', 'reconnect', 'error', 'notice', 'login-form', 'name-input', 'connect',
-    'me', 'change-name', 'play-person', 'play-bot', 'bot-level', 'bot-side', 'person-side',
+    'me', 'change-name', 'quick-join', 'open-room', 'private-room', 'play-bot', 'bot-level', 'bot-side', 'person-side',
+    'bot2-level', 'bot-vs-bot', 'rooms-filter', 'invite', 'room-link', 'copy-link',
     'game-pick', 'new-title', 'start-options', 'start-label', 'start-position',
     'game-name', 'room-id', 'spectators', 'seats', 'status', 'board', 'move-helper', 'result',
-    'moves', 'resign', 'leave', 'refresh-rooms', 'rooms-empty', 'room-list',
+    'moves', 'resign', 'leave', 'rooms-empty', 'room-list',
     'leaderboard', 'leaderboard-note', 'leaderboard-game', 'leaderboard-by',
     'room-time-control', 'draw-panel', 'offer-draw',
     'time-control', 'time-control-custom', 'time-control-base', 'time-control-increment',
@@ -241,34 +231,28 @@ function showNotice(message, kind = 'info') {
 function setConnection(stateName, text) {
   ui.connection.dataset.state = stateName;
   ui.connection.textContent = text ?? stateName;
-  ui.reconnect.hidden = !(stateName === 'disconnected' && app.wantOnline);
+  ui.reconnect.hidden = stateName !== 'reconnecting';
 }
 
 // ---------------------------------------------------------------------------
 // The socket
 
-function socketUrl() {
-  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  return `${scheme}://${location.host}/ws`;
-}
-
 function isOpen() {
-  return app.ws !== null && app.ws.readyState === WebSocket.OPEN;
+  return app.conn.isOpen;
 }
 
 function send(message) {
-  if (!isOpen()) {
-    showError('Not connected to the server. Use Reconnect and try again.', 'client_offline');
+  if (!app.conn.send(message)) {
+    showError('Not connected to the server. Wait for it to reconnect, or use Reconnect now, and try again.', 'client_offline');
     return false;
   }
-  app.ws.send(JSON.stringify(message));
   return true;
 }
 
 /** True when signed in on an open socket; otherwise says so on the error line. */
 function requireOnline() {
   if (isOpen() && app.ready) return true;
-  showError('Not connected to the server. Use Reconnect and try again.', 'client_offline');
+  showError('Not connected to the server. Wait for it to reconnect, or use Reconnect now, and try again.', 'client_offline');
   return false;
 }
 
@@ -280,94 +264,38 @@ function hello() {
   send(msg);
 }
 
+/** Connects (or reconnects at once), signing in when the socket opens. */
 function connect() {
-  clearTimeout(app.retryTimer);
-  clearInterval(app.countdownTimer);
-  app.retryTimer = null;
-  closeSocket();
-  app.wantOnline = true;
   app.ready = false;
-  setConnection('connecting', 'connecting…');
-  let ws;
-  try {
-    ws = new WebSocket(socketUrl());
-  } catch (err) {
-    setConnection('disconnected');
-    showError(`Could not open a connection: ${err.message}`, 'client_socket');
-    return;
-  }
-  app.ws = ws;
-  ws.addEventListener('open', () => {
-    if (app.ws !== ws) return;
-    setConnection('connecting', 'signing in…');
-    hello();
-  });
-  ws.addEventListener('message', (event) => {
-    if (app.ws !== ws) return;
-    if (typeof event.data !== 'string') return;
-    let msg;
-    try {
-      msg = JSON.parse(event.data);
-    } catch {
-      console.warn('Parlor: ignoring a frame that is not JSON');
-      return;
-    }
-    if (msg && typeof msg === 'object') dispatch(msg);
-  });
-  ws.addEventListener('close', () => {
-    if (app.ws !== ws) return;
-    app.ws = null;
-    app.ready = false;
-    stopRoomPolling();
-    if (app.wantOnline) {
-      scheduleReconnect();
-    } else {
-      setConnection('offline');
-    }
-    render();
-  });
+  app.conn.start();
 }
+
+/** What the connection reports: the socket opened, closed, or could not be made. */
+const connectionHooks = {
+  open: hello,
+  message: dispatch,
+  status: setConnection,
+  failed: (message) => showError(message, 'client_socket'),
+  closed() {
+    app.ready = false;
+    app.rooms.clear();
+    render();
+  },
+};
 
 function closeSocket() {
-  const ws = app.ws;
-  app.ws = null;
   app.ready = false;
-  stopRoomPolling();
-  if (ws && ws.readyState <= WebSocket.OPEN) ws.close(1000, 'bye');
+  app.rooms.clear();
+  app.conn.stop();
 }
 
-function scheduleReconnect() {
-  const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** app.retries);
-  const jitter = Math.round(delay * 0.2 * Math.random());
-  app.retries += 1;
-  app.retryAt = Date.now() + delay + jitter;
-  const tick = () => {
-    const left = Math.max(0, Math.ceil((app.retryAt - Date.now()) / 1000));
-    setConnection('disconnected', `disconnected, retrying in ${left} s`);
-  };
-  tick();
-  clearInterval(app.countdownTimer);
-  app.countdownTimer = setInterval(tick, 1000);
-  clearTimeout(app.retryTimer);
-  app.retryTimer = setTimeout(() => {
-    clearInterval(app.countdownTimer);
-    connect();
-  }, delay + jitter);
-}
-
-function startRoomPolling() {
-  stopRoomPolling();
-  requestRooms();
-  app.roomsTimer = setInterval(requestRooms, ROOMS_EVERY_MS);
-}
-
-function stopRoomPolling() {
-  clearInterval(app.roomsTimer);
-  app.roomsTimer = null;
-}
-
-function requestRooms() {
-  if (isOpen() && app.ready) app.ws.send(JSON.stringify({ type: 'list_rooms' }));
+/** Asks for the live room list of the game chosen in the filter (all games if none). */
+function subscribeLobby() {
+  if (!isOpen() || !app.ready) return;
+  const game = ui['rooms-filter'].value;
+  const msg = { type: 'subscribe_lobby', ref: 'lobby' };
+  if (game) msg.game = game;
+  app.conn.send(msg);
 }
 
 // ---------------------------------------------------------------------------
@@ -376,7 +304,7 @@ function requestRooms() {
 const handlers = {
   welcome(m) {
     app.ready = true;
-    app.retries = 0;
+    app.conn.succeeded();
     app.me = { player_id: m.player_id, name: m.name, token: m.token };
     if (m.token) local.set(KEY_TOKEN, m.token);
     if (m.name) local.set(KEY_NAME, m.name);
@@ -386,33 +314,34 @@ const handlers = {
       showNotice(`The server speaks protocol ${m.protocol}; this page was written for ${PROTOCOL}. Reload to update.`);
     }
     resumeRoom();
-    startRoomPolling();
+    followLink();
+    subscribeLobby();
     loadRecent();
     render();
   },
 
-  room_created() {
-    // `joined` and `state` follow when we took a seat.
+  room_created(m) {
+    // `joined` and `state` follow when we took a seat; two bots' room is watched.
+    if (m.ref === 'bots' && typeof m.room === 'string') send({ type: 'watch', room: m.room, ref: 'watch' });
   },
 
   joined(m) {
     const seat = typeof m.seat === 'number' ? m.seat : null;
     const sameRoom = app.room && app.room.id === m.room;
-    const known = sameRoom ? app.room.game : app.rooms.find((r) => r.room === m.room)?.game;
+    const known = sameRoom ? app.room.game : app.rooms.get(m.room)?.game;
     app.room = { id: m.room, seat, role: m.role === 'player' ? 'player' : 'spectator' };
-    const game = known ?? (m.ref === 'create' ? app.pendingGame : null);
+    const game = known ?? (['create', 'quick', 'watch', 'join'].includes(m.ref) ? app.pendingGame : null);
     if (game) app.room.game = game;
     if (!sameRoom) {
       app.state = null;
       app.over = null;
       app.moves = [];
       app.drawNote = '';
-      if (app.replay) closeReplay({ focus: false });
+      app.replay.close({ focus: false });
     }
     app.pendingMove = false;
     rememberRoom();
     render();
-    requestRooms();
   },
 
   state(m) {
@@ -440,11 +369,11 @@ const handlers = {
     noteDrawAnswer(previous, m, sameGame);
     keepBoard(m);
     // A new game in this room (a rematch) takes over from a replay of the last one.
-    if (!sameGame && m.status === 'playing' && app.replay) closeReplay({ focus: false });
+    if (!sameGame && m.status === 'playing') app.replay.close({ focus: false });
     if (typeof m.game === 'string' && app.room.game !== m.game) {
       app.room.game = m.game;
       rememberRoom();
-      showLeaderboardOf(m.game);
+      app.leaderboard.show(m.game);
     }
     if (m.status === 'finished') forgetRoom();
     else if (app.room.role === 'player') rememberRoom(); // again, after a rematch
@@ -452,13 +381,12 @@ const handlers = {
   },
 
   game_over(m) {
-    loadLeaderboard();
+    app.leaderboard.load();
     if (!app.room || m.room !== app.room.id) return;
     app.over = m;
     loadRecent();
     forgetRoom();
     render();
-    requestRooms();
   },
 
   left(m) {
@@ -477,10 +405,18 @@ const handlers = {
   },
 
   rooms(m) {
-    const rooms = Array.isArray(m.rooms) ? m.rooms : [];
-    app.rooms = rooms;
+    app.rooms.reset(m.rooms);
     renderRooms();
-    learnRoomClocks(rooms);
+  },
+
+  lobby(m) {
+    app.rooms.reset(m.rooms);
+    renderRooms();
+  },
+
+  lobby_update(m) {
+    app.rooms.apply(m);
+    renderRooms();
   },
 
   error(m) {
@@ -488,9 +424,7 @@ const handlers = {
     if (m.ref === 'hello') {
       // Still signing in: send the user back to the name form.
       if (typeof m.code === 'string' && m.code.includes('token')) local.remove(KEY_TOKEN);
-      app.wantOnline = false;
       closeSocket();
-      setConnection('offline');
       app.me = null;
       showError(message, m.code);
       render();
@@ -614,33 +548,6 @@ function syncClockTicker() {
   }
 }
 
-/** The time control of a room in the list: from the listing if it says, else looked up once. */
-function roomClock(room) {
-  if (room.time_control) return room.time_control;
-  if (app.room && app.room.id === room.room && app.state?.time_control) return app.state.time_control;
-  return app.roomClocks.get(room.room) ?? null;
-}
-
-/**
- * The room listing does not carry the time control, so it is read once per room from
- * `GET /api/rooms/{id}` (a few rooms at a time; a room's time control never changes).
- */
-function learnRoomClocks(rooms) {
-  const wanted = rooms.filter((r) => !r.time_control && typeof r.room === 'string' && !app.roomClocks.has(r.room)).slice(0, 4);
-  for (const room of wanted) {
-    app.roomClocks.set(room.room, null);
-    fetch(`/api/rooms/${encodeURIComponent(room.room)}`, { headers: { accept: 'application/json' } })
-      .then((res) => (res.ok ? res.json() : null))
-      .then((data) => {
-        if (data && data.time_control && typeof data.time_control === 'object') {
-          app.roomClocks.set(room.room, data.time_control);
-          app.roomClocksVersion += 1;
-          renderRooms();
-        }
-      })
-      .catch(() => { /* shown without its clock; tried again with the next room list */ app.roomClocks.delete(room.room); });
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Rooms: remembering, resuming, leaving
@@ -687,7 +594,6 @@ function exitRoom() {
   disarmResign();
   forgetRoom();
   render();
-  requestRooms();
 }
 
 /** Leaves the current room (if any) before going elsewhere. Returns false if the user said no. */
@@ -697,29 +603,84 @@ function leaveCurrentRoom({ ask }) {
   if (playing && ask && !window.confirm('Leave the game you are playing? Leaving a game in progress loses it.')) {
     return false;
   }
-  if (isOpen() && !app.room.detached) app.ws.send(JSON.stringify({ type: 'leave', room: app.room.id }));
+  if (!app.room.detached) app.conn.send({ type: 'leave', room: app.room.id });
   exitRoom();
   return true;
 }
 
-function createRoom(seats) {
-  if (!requireOnline()) return;
+/**
+ * Checks the lobby's clock and leaves the current room, before starting something new;
+ * returns the clock's time control, or null when the user has to fix something first.
+ */
+function readyForNewGame() {
+  if (!requireOnline()) return null;
   const clock = chosenTimeControl();
   if (clock.error) {
     showError(clock.error, 'client_time_control');
     ui['time-control-base'].focus();
-    return;
+    return null;
   }
-  if (!leaveCurrentRoom({ ask: true })) return;
+  if (!leaveCurrentRoom({ ask: true })) return null;
   hideError();
   showNotice('');
+  app.pendingGame = app.lobbyGame;
+  return clock.control;
+}
+
+/** Creates a room with these seats (`me`, `open`, `bot:<level>`); `ref` says what follows. */
+function createRoom(seats, { privateRoom = false, ref = 'create' } = {}) {
+  const control = readyForNewGame();
+  if (control === null) return;
   const game = app.lobbyGame;
   const options = {};
   const start = ui['start-position'].value.trim();
   if (GAMES[game]?.startOption && start) options.start = start;
-  if (hasClock(clock.control)) options.time_control = clock.control;
-  app.pendingGame = game;
-  send({ type: 'create_room', game, seats, options, ref: 'create' });
+  if (hasClock(control)) options.time_control = control;
+  if (privateRoom) options.private = true;
+  send({ type: 'create_room', game, seats, options, ref });
+}
+
+/** Plays a person: sits opposite whoever waits for this game and clock, or waits for one. */
+function quickJoin() {
+  const control = readyForNewGame();
+  if (control === null) return;
+  const msg = { type: 'quick_join', game: app.lobbyGame, ref: 'quick' };
+  if (hasClock(control)) msg.time_control = control;
+  send(msg);
+}
+
+/** Opens the room of a `/?room=` link: its open seat if there is one, else to watch. */
+async function followLink() {
+  const id = app.linkedRoom;
+  if (!id) return;
+  app.linkedRoom = null;
+  forgetRoomInAddress();
+  if (app.room?.id === id) return;
+  if (app.room) {
+    showNotice('Leave the room you are in, then open the link again to go to the other room.');
+    return;
+  }
+  let state = null;
+  try {
+    const res = await fetch(`/api/rooms/${encodeURIComponent(id)}`, { headers: { accept: 'application/json' } });
+    if (res.status === 404) {
+      showError('The room in that link no longer exists. Start a new game, or ask for a new link.', 'unknown_room');
+      return;
+    }
+    if (res.ok) state = await res.json();
+  } catch {
+    // Watching still works without knowing the seats.
+  }
+  if (app.room || !requireOnline()) return;
+  const seats = Array.isArray(state?.seats) ? state.seats : [];
+  const mine = seats.find((x) => app.me && x.player_id === app.me.player_id);
+  const open = state?.status === 'waiting' ? seats.find((x) => x.kind === 'open') : null;
+  app.pendingGame = typeof state?.game === 'string' ? state.game : null;
+  if (mine || open) {
+    send({ type: 'join', room: id, seat: (mine ?? open).seat, ref: 'join' });
+  } else {
+    send({ type: 'watch', room: id, ref: 'watch' });
+  }
 }
 
 /** The lobby's clock choice as `options.time_control` (or an error to show). */
@@ -742,6 +703,7 @@ function joinRoom(roomId, seat) {
   if (!leaveCurrentRoom({ ask: true })) return;
   hideError();
   showNotice('');
+  app.pendingGame = app.rooms.get(roomId)?.game ?? null;
   send({ type: 'join', room: roomId, seat, ref: 'join' });
 }
 
@@ -751,6 +713,7 @@ function watchRoom(roomId) {
   if (!leaveCurrentRoom({ ask: true })) return;
   hideError();
   showNotice('');
+  app.pendingGame = app.rooms.get(roomId)?.game ?? null;
   send({ type: 'watch', room: roomId, ref: 'watch' });
 }
 
@@ -765,8 +728,8 @@ function render() {
   const finished = app.state?.status === 'finished';
   ui.lobby.hidden = !signedIn || (inRoom && !finished && app.room.role === 'player');
   // A replay takes the game's place until it is closed.
-  ui.game.hidden = !inRoom || app.replay !== null;
-  ui.replay.hidden = app.replay === null;
+  ui.game.hidden = !inRoom || app.replay.current !== null;
+  ui.replay.hidden = app.replay.current === null;
   if (inRoom) renderGame();
   syncClockTicker();
   document.title = titleText();
@@ -799,6 +762,7 @@ function renderGame() {
   tcPill.textContent = hasClock(clock) ? `Clock ${timeControlLabel(clock)}` : '';
   tcPill.title = timeControlDescription(clock);
   renderSeats(s);
+  renderInvite(s);
   renderBoard(s);
   ui.board.dataset.gameId = s?.game_id ?? '';
   ui.status.textContent = statusText(s);
@@ -817,6 +781,21 @@ function renderGame() {
   offerButton.disabled = offer === app.room.seat;
   offerButton.textContent = offer === app.room.seat ? 'Draw offered' : 'Offer draw';
   ui.leave.textContent = app.room.role === 'spectator' ? 'Stop watching' : 'Leave room';
+}
+
+/** The link to share while this player waits for an opponent. */
+function renderInvite(s) {
+  const show = app.room.role === 'player' && s?.status === 'waiting' && Boolean(s.seats?.some((x) => x.kind === 'open'));
+  ui.invite.hidden = !show;
+  if (show) {
+    const link = roomLink(app.room.id);
+    if (ui['room-link'].value !== link) ui['room-link'].value = link;
+  }
+}
+
+async function onCopyLink() {
+  const copied = await copyText(ui['room-link'].value, ui['room-link']);
+  showNotice(copied ? 'Link copied. Send it to the person you want to play.' : 'Select the link and copy it to send it.');
 }
 
 function renderSeats(s) {
@@ -848,15 +827,14 @@ function renderSeats(s) {
     if (level) {
       item.append(el('span', 'tag bot', `bot · ${level}`));
     } else if (seat.kind !== 'open') {
-      const online = seat.connected !== false;
+      // Our own seat is only as connected as this page is.
+      const online = seat.connected !== false && (!mine || app.ready);
       const tag = el('span', `tag ${online ? 'online' : 'away'}`, online ? 'connected' : 'not connected');
       item.append(tag);
     }
     if (seat.kind === 'open' && app.room.role === 'spectator' && s.status !== 'finished') {
       item.append(button('Take this seat', `seat-join-${seat.seat}`, () => {
-        if (isOpen()) {
-          app.ws.send(JSON.stringify({ type: 'leave', room: app.room.id }));
-        }
+        app.conn.send({ type: 'leave', room: app.room.id });
         const id = app.room.id;
         exitRoom();
         send({ type: 'join', room: id, seat: seat.seat, ref: 'join' });
@@ -1068,7 +1046,11 @@ function sendMove(move) {
 }
 
 function statusText(s) {
-  if (!app.ready) return 'Disconnected: the board is paused until the connection is back.';
+  if (!app.ready) {
+    return app.conn.wanted
+      ? 'Connection lost: reconnecting… Your seat is kept for you meanwhile.'
+      : 'Disconnected: the board is paused until the connection is back.';
+  }
   if (!s) return 'Loading the room…';
   const seats = Array.isArray(s.seats) ? s.seats : [];
   const seatAt = (n) => seats.find((x) => x.seat === n);
@@ -1193,7 +1175,7 @@ function renderResult(s) {
     actions.append(rematch.button);
   }
   if (s?.status === 'finished' && typeof s.game_id === 'string') {
-    actions.append(button('Replay', 'replay-open', () => openReplay(s.game_id), 'small'));
+    actions.append(button('Replay', 'replay-open', () => app.replay.open(s.game_id), 'small'));
   }
   if (actions.childElementCount) parts.push(actions);
   box.replaceChildren(...parts);
@@ -1280,30 +1262,17 @@ function renderMoves(s) {
   list.hidden = app.moves.length === 0;
 }
 
-function capitalise(text) {
-  return text ? text[0].toUpperCase() + text.slice(1) : text;
-}
-
-function formatDuration(ms) {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 1) return 'under a second';
-  if (seconds < 60) return `${seconds} s`;
-  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
-}
-
-const STATUS_ORDER = { waiting: 0, playing: 1, finished: 2 };
-
 function renderRooms() {
   // Rebuilt only when something shown changed, so buttons do not vanish under the pointer.
-  const key = JSON.stringify([app.ready, app.me?.player_id, app.room, app.rooms, app.roomClocksVersion, app.state?.time_control]);
+  const key = JSON.stringify([app.ready, app.me?.player_id, app.room, app.rooms.version, ui['rooms-filter'].value]);
   if (key === app.roomsKey) return;
   app.roomsKey = key;
   const list = ui['room-list'];
-  const rooms = app.ready ? [...app.rooms] : [];
-  rooms.sort((a, b) => (STATUS_ORDER[a.status] ?? 3) - (STATUS_ORDER[b.status] ?? 3));
+  const rooms = app.ready ? app.rooms.sorted() : [];
+  const filter = ui['rooms-filter'].value;
   ui['rooms-empty'].hidden = app.ready && rooms.length > 0;
-  ui['rooms-empty'].textContent = app.ready ? 'No rooms yet. Start a game above.' : 'Connect to see the rooms.';
-  ui['refresh-rooms'].disabled = !app.ready;
+  const none = filter ? `No ${gameTitle(filter)} rooms right now.` : 'No rooms right now.';
+  ui['rooms-empty'].textContent = app.ready ? `${none} Start a game and it shows here.` : 'Connect to see the rooms.';
   const items = rooms.map((room) => roomItem(room));
   list.replaceChildren(...items);
 }
@@ -1318,7 +1287,7 @@ function roomItem(room) {
   item.dataset.game = String(room.game ?? '');
   title.title = `Room ${room.room}`;
   const meta = [String(room.status ?? '')];
-  const clock = roomClock(room);
+  const clock = room.time_control ?? null;
   if (hasClock(clock)) meta.push(`clock ${timeControlLabel(clock)}`);
   item.dataset.timeControl = clock ? timeControlLabel(clock) || 'none' : '';
   if (typeof room.moves === 'number') meta.push(`${room.moves} ${room.moves === 1 ? 'move' : 'moves'}`);
@@ -1332,6 +1301,11 @@ function roomItem(room) {
     const who = el('span', 'room-seat');
     who.append(markEl(seat.seat, room.game, null));
     who.append(el('span', seat.kind === 'open' ? 'open' : null, seatName(seat)));
+    if (typeof seat.rating === 'number') {
+      const rating = el('span', 'rating', String(seat.rating));
+      rating.setAttribute('aria-label', `rating ${seat.rating}`);
+      who.append(rating);
+    }
     seatsBox.append(who);
   });
   if (current) {
@@ -1350,305 +1324,6 @@ function roomItem(room) {
   }
   if (!current) actions.append(button('Watch', 'watch', () => watchRoom(room.room), 'small'));
   return item;
-}
-
-// ---------------------------------------------------------------------------
-// Leaderboard
-
-/** Switches the leaderboard to a game's board (and loads it). */
-function showLeaderboardOf(game) {
-  const select = ui['leaderboard-game'];
-  if (![...select.options].some((o) => o.value === game)) return;
-  if (select.value === game && app.leaderboardLoaded === game) return;
-  select.value = game;
-  loadLeaderboard();
-}
-
-async function loadLeaderboard() {
-  const note = ui['leaderboard-note'];
-  const game = ui['leaderboard-game'].value || DEFAULT_GAME;
-  const by = ui['leaderboard-by'].value === 'rating' ? 'rating' : 'score';
-  const ticket = (app.leaderboardTicket ?? 0) + 1;
-  app.leaderboardTicket = ticket;
-  app.leaderboardLoaded = game;
-  let entries;
-  try {
-    const res = await fetch(`/api/leaderboard?game=${encodeURIComponent(game)}&by=${by}&limit=10`, { headers: { accept: 'application/json' } });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const data = await res.json();
-    entries = Array.isArray(data) ? data : (data.entries ?? data.leaderboard ?? data.rows ?? []);
-    if (!Array.isArray(entries)) entries = [];
-  } catch (err) {
-    if (ticket !== app.leaderboardTicket) return;
-    ui.leaderboard.replaceChildren();
-    note.textContent = `The ${gameTitle(game)} leaderboard could not be loaded (${err.message}).`;
-    return;
-  }
-  if (ticket !== app.leaderboardTicket) return; // a newer request (another game or view) won
-  const list = ui.leaderboard;
-  list.dataset.by = by;
-  list.replaceChildren(...entries.map((entry, i) => {
-    const item = el('li', 'lb-entry');
-    if (app.me && entry.player_id === app.me.player_id) item.classList.add('mine');
-    item.append(el('span', 'rank', String(entry.rank ?? i + 1)));
-    const name = el('span', 'lb-name', entry.name ?? '?');
-    item.append(name);
-    if (by === 'rating') {
-      const rating = Number(entry.rating);
-      const value = el('span', 'score', Number.isFinite(rating) ? String(Math.round(rating)) : '?');
-      const deviation = Number(entry.deviation);
-      if (Number.isFinite(deviation)) value.title = `Rating ${Math.round(rating)} ± ${Math.round(2 * deviation)}`;
-      item.append(value);
-      if (typeof entry.games === 'number') name.append(el('span', 'lb-games', ` · ${entry.games} ${entry.games === 1 ? 'game' : 'games'}`));
-    } else {
-      item.append(el('span', 'score', String(entry.score ?? '')));
-    }
-    return item;
-  }));
-  note.textContent = entries.length ? '' : by === 'rating'
-    ? 'No ratings yet. Finish a game from the usual start to get a rating.'
-    : 'No scores yet. Win or draw a game to get on the board.';
-}
-
-// ---------------------------------------------------------------------------
-// Replays
-//
-// A stored game (`GET /api/games/{id}`) has its moves, with the time each took and the
-// clocks after it, but no positions, and the page knows no rules to work them out. So
-// the board is drawn only for positions the page was shown while following the game
-// (kept by `keepBoard`); the move list is there for every game, and chess games link
-// to their PGN, which any chess program can step through.
-
-async function openReplay(gameId) {
-  if (typeof gameId !== 'string' || !gameId) return;
-  app.replay = { id: gameId, data: null, error: '', ply: 0, loading: true };
-  render();
-  renderReplay();
-  ui.replay.focus();
-  let data = null;
-  let problem = '';
-  try {
-    const res = await fetch(`/api/games/${encodeURIComponent(gameId)}`, { headers: { accept: 'application/json' } });
-    const body = await res.json().catch(() => null);
-    if (!res.ok) throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
-    if (!body || !Array.isArray(body.moves)) throw new Error('the answer has no moves');
-    data = body;
-  } catch (err) {
-    problem = err.message;
-  }
-  if (app.replay?.id !== gameId) return; // closed, or another replay opened meanwhile
-  app.replay.loading = false;
-  app.replay.data = data;
-  app.replay.error = data ? '' : `The game could not be loaded: ${problem}.`;
-  app.replay.ply = data ? data.moves.length : 0;
-  renderReplay();
-}
-
-function closeReplay({ focus = true } = {}) {
-  const id = app.replay?.id;
-  app.replay = null;
-  render();
-  if (!focus) return;
-  const back = ui.result.querySelector('[data-testid="replay-open"]') ??
-    [...ui['recent-games'].querySelectorAll('button')].find((b) => b.dataset.gameId === id);
-  back?.focus();
-}
-
-function stepReplay(to) {
-  const r = app.replay;
-  if (!r?.data) return;
-  const ply = Math.max(0, Math.min(r.data.moves.length, to));
-  if (ply === r.ply) return;
-  r.ply = ply;
-  renderReplay();
-}
-
-function onReplayKey(event) {
-  const r = app.replay;
-  if (!r?.data || ui.replay.hidden || event.altKey || event.ctrlKey || event.metaKey) return;
-  const target = event.target instanceof Element ? event.target : null;
-  if (target?.closest('input, select, textarea, [contenteditable="true"], [data-testid="board"]')) return;
-  const to = { ArrowLeft: r.ply - 1, ArrowRight: r.ply + 1, Home: 0, End: r.data.moves.length }[event.key];
-  if (to === undefined) return;
-  event.preventDefault();
-  stepReplay(to);
-}
-
-/**
- * Names a seat of a stored game: "Ann (White)", with the side when it is known, or
- * short: the side alone ("White"), else the name.
- */
-function storedSeatLabel(data, entry, { short = false } = {}) {
-  const sides = entry?.sides ?? (data.game === 'fox_geese' ? null : sidesOf(data.game, null).names);
-  return (seat) => {
-    const name = data.seats?.find((x) => x.seat === seat)?.name ?? `seat ${seat}`;
-    const side = sides?.[seat];
-    if (short) return side ?? name;
-    return side ? `${name} (${side})` : name;
-  };
-}
-
-function renderReplay() {
-  const r = app.replay;
-  if (!r) return;
-  const data = r.data;
-  const boardEl = ui['replay-board'];
-  const missing = ui['replay-missing'];
-  const table = ui['replay-moves'];
-  ui.replay.dataset.gameId = r.id;
-  ui.replay.dataset.ply = String(r.ply);
-  ui.replay.dataset.loaded = data ? 'true' : 'false';
-  if (!data) {
-    ui['replay-title'].textContent = '';
-    ui['replay-info'].textContent = r.loading ? 'Loading the game…' : r.error;
-    ui['replay-step'].textContent = '';
-    boardEl.hidden = true;
-    missing.hidden = true;
-    for (const id of ['replay-first', 'replay-back', 'replay-forward', 'replay-last']) ui[id].disabled = true;
-    table.tBodies[0].replaceChildren();
-    table.tHead.replaceChildren();
-    table.dataset.key = '';
-    ui['replay-pgn'].hidden = true;
-    ui['replay-pdn'].hidden = true;
-    return;
-  }
-  const game = String(data.game ?? '');
-  const moves = data.moves;
-  const total = moves.length;
-  const entry = app.seen.get(r.id);
-  const label = storedSeatLabel(data, entry);
-  const mySeat = app.me ? data.seats?.find((x) => x.player_id && x.player_id === app.me.player_id)?.seat ?? null : null;
-
-  ui['replay-title'].textContent = `· ${gameTitle(game)}`;
-  const info = [`${label(0)} vs ${label(1)}.`];
-  if (data.status === 'finished' && data.reason) {
-    const end = endText({
-      winner: data.winner, reason: data.reason, label, mySeat,
-      flagged: flaggedSeat(null, total ? moves[total - 1].seat : null),
-    });
-    info.push(`${end.headline} ${capitalise(end.reason)}.`);
-  } else {
-    info.push(data.status === 'interrupted' ? 'Interrupted: the server stopped before the game ended.' : 'Still being played.');
-  }
-  const facts = [`${total} ${total === 1 ? 'move' : 'moves'}`];
-  const clock = data.options?.time_control;
-  if (hasClock(clock)) facts.push(`clock ${timeControlLabel(clock)}`);
-  if (typeof data.duration_ms === 'number') facts.push(formatDuration(data.duration_ms));
-  if (data.options?.start) facts.push('from a set position');
-  info.push(capitalise(facts.join(', ')) + '.');
-  ui['replay-info'].textContent = info.join(' ');
-
-  // The board, when the page saw this position.
-  const grid = gridOf({ board: entry?.boards?.[r.ply] });
-  if (grid) {
-    boardEl.hidden = false;
-    missing.hidden = true;
-    const cells = buildGrid(boardEl, game, grid, Boolean(entry.flipped));
-    // The live board owns the `cell-<label>` test ids.
-    for (const cell of cells) {
-      if (cell && !cell.dataset.testid.startsWith('replay-')) cell.dataset.testid = `replay-${cell.dataset.testid}`;
-    }
-    const moveBefore = r.ply > 0 ? moves[r.ply - 1] : null;
-    paintGrid(cells, {
-      game,
-      board: grid,
-      last: new Set(moveBefore ? movePath(game, String(moveBefore.notation)).path : []),
-      selected: [],
-      targets: new Set(),
-      starts: new Set(),
-      interactive: false,
-      selecting: false,
-    });
-    boardEl.setAttribute('aria-label', r.ply ? `Position after move ${r.ply}` : 'Starting position');
-  } else {
-    boardEl.hidden = true;
-    missing.hidden = false;
-    const seenAny = Boolean(entry?.boards?.some(Boolean));
-    const where = r.ply ? `after move ${r.ply}` : 'at the start';
-    const text = [seenAny
-      ? `This page did not see the position ${where} (it was opened later), and it knows no rules to work it out.`
-      : 'Positions are drawn only for games this page followed; this page knows no rules to work them out from the moves.'];
-    const finished = data.status === 'finished';
-    if (finished && game === 'chess') text.push('The moves are listed below, and the PGN opens in any chess program.');
-    else if (finished && game === 'checkers') text.push('The moves are listed below, and the PDN opens in draughts programs.');
-    else text.push('The moves are listed below.');
-    missing.textContent = text.join(' ');
-  }
-
-  const current = r.ply ? moves[r.ply - 1] : null;
-  ui['replay-step'].textContent = current
-    ? `Move ${r.ply} of ${total}: ${label(current.seat)} ${current.notation}`
-    : `Start (${total} ${total === 1 ? 'move' : 'moves'} to go)`;
-  ui['replay-first'].disabled = r.ply === 0;
-  ui['replay-back'].disabled = r.ply === 0;
-  ui['replay-forward'].disabled = r.ply >= total;
-  ui['replay-last'].disabled = r.ply >= total;
-
-  renderReplayMoves(data, storedSeatLabel(data, entry, { short: true }));
-  // Finished chess and checkers games export to the formats their programs read.
-  for (const [kind, format] of [['chess', 'pgn'], ['checkers', 'pdn']]) {
-    const link = ui[`replay-${format}`];
-    link.hidden = !(game === kind && data.status === 'finished');
-    if (!link.hidden) {
-      link.href = `/api/games/${encodeURIComponent(r.id)}.${format}`;
-      link.setAttribute('download', `${r.id}.${format}`);
-    }
-  }
-}
-
-/** The table of moves: who, what, how long it took, and the clocks after it. */
-function renderReplayMoves(data, label) {
-  const r = app.replay;
-  const table = ui['replay-moves'];
-  const moves = data.moves;
-  const withClocks = moves.some((m) => Array.isArray(m.clocks_ms));
-  const key = JSON.stringify([r.id, moves.length, withClocks]);
-  if (table.dataset.key !== key) {
-    table.dataset.key = key;
-    const head = el('tr');
-    const headings = ['#', 'Player', 'Move', 'Took'];
-    if (withClocks) headings.push(`${label(0)}'s clock`, `${label(1)}'s clock`);
-    for (const text of headings) {
-      const th = el('th', null, text);
-      th.scope = 'col';
-      head.append(th);
-    }
-    table.tHead.replaceChildren(head);
-    table.tBodies[0].replaceChildren(...moves.map((move, i) => {
-      const ply = i + 1;
-      const row = el('tr');
-      row.dataset.ply = String(ply);
-      row.append(el('td', 'ply', String(move.ply ?? ply)));
-      row.append(el('td', 'who', label(move.seat)));
-      const cell = el('td', 'notation');
-      const jump = button(String(move.notation), `replay-move-${ply}`, () => stepReplay(ply), 'link');
-      jump.title = `Show the position after move ${ply}`;
-      cell.append(jump);
-      row.append(cell);
-      row.append(el('td', 'took', typeof move.think_ms === 'number' ? thinkText(move.think_ms) : ''));
-      if (withClocks) {
-        for (const seat of [0, 1]) {
-          const ms = Array.isArray(move.clocks_ms) ? move.clocks_ms[seat] : null;
-          row.append(el('td', 'clock-after', typeof ms === 'number' ? formatClock(ms) : ''));
-        }
-      }
-      return row;
-    }));
-  }
-  for (const row of table.tBodies[0].rows) {
-    const here = Number(row.dataset.ply) === r.ply;
-    row.classList.toggle('current', here);
-    const jump = row.querySelector('button');
-    if (here) jump.setAttribute('aria-current', 'step');
-    else jump.removeAttribute('aria-current');
-    if (here) {
-      // Keep the current move in view inside the table's own scroll box.
-      const wrap = table.parentElement;
-      if (row.offsetTop < wrap.scrollTop + row.offsetHeight || row.offsetTop + row.offsetHeight > wrap.scrollTop + wrap.clientHeight) {
-        wrap.scrollTop = Math.max(0, row.offsetTop - wrap.clientHeight / 2);
-      }
-    }
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -1679,7 +1354,7 @@ function renderRecent() {
   const list = ui['recent-games'];
   const mine = app.me && app.recent.player === app.me.player_id;
   const games = mine ? app.recent.games : [];
-  const key = JSON.stringify([games, app.replay?.id ?? null]);
+  const key = JSON.stringify([games, app.replay.current?.id ?? null]);
   const empty = ui['recent-empty'];
   empty.hidden = games.length > 0;
   empty.textContent = (mine && app.recent.note) ||
@@ -1704,9 +1379,9 @@ function renderRecent() {
     const date = Number.isNaN(when.getTime()) ? '' : ` · ${when.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })}`;
     main.append(el('span', 'recent-meta', `${result}${date}`));
     item.append(main);
-    const replay = button('Replay', 'recent-replay', () => openReplay(g.game_id), 'small');
+    const replay = button('Replay', 'recent-replay', () => app.replay.open(g.game_id), 'small');
     replay.dataset.gameId = g.game_id;
-    replay.disabled = app.replay?.id === g.game_id;
+    replay.disabled = app.replay.current?.id === g.game_id;
     item.append(replay);
     return item;
   }));
@@ -1733,11 +1408,7 @@ function onConnect(event) {
 
 function onChangeName() {
   if (app.room && !leaveCurrentRoom({ ask: true })) return;
-  app.wantOnline = false;
-  clearTimeout(app.retryTimer);
-  clearInterval(app.countdownTimer);
   closeSocket();
-  setConnection('offline');
   app.me = null;
   render();
   ui['name-input'].value = local.get(KEY_NAME) ?? '';
@@ -1747,12 +1418,47 @@ function onChangeName() {
 
 function onBoardClick(event) {
   const cell = event.target.closest('[data-label]');
-  if (!cell || cell.disabled || !app.room || !app.state) return;
-  if (!myTurn() || app.pendingMove) return;
+  if (!cell || cell.disabled) return;
+  pickCell(cell.dataset.label);
+}
+
+/** The moves that can be picked on the board now, or null when none can. */
+function pickableMoves() {
+  if (!app.room || !app.state || !myTurn() || app.pendingMove) return null;
   const s = app.state;
   const { entries, mappable } = indexMoves(currentGame(), s.legal_moves, gridOf(s));
-  if (!mappable) return;
-  const outcome = clickOutcome(entries, app.pick.sel, cell.dataset.label);
+  return mappable ? entries : null;
+}
+
+/** Whether a piece may be dragged from this cell: it starts a move, or continues the one being built. */
+function canDrag(label) {
+  const entries = pickableMoves();
+  if (!entries) return false;
+  return app.pick.sel.at(-1) === label || optionsAfter(entries, []).next.has(label);
+}
+
+/** A drag lifts the piece: selected as by a click, unless it ends the path being built already. */
+function onDragStart(label) {
+  if (app.pick.sel.at(-1) !== label) {
+    resetPick();
+    pickCell(label);
+  }
+}
+
+/** A drop is a click on the square it lands on; off the board it puts the piece back. */
+function onDrop(from, to) {
+  if (to === null) {
+    cancelPick();
+    return;
+  }
+  pickCell(to);
+}
+
+/** Adds a cell to the move being built (a click, a drop or Enter on it). */
+function pickCell(label) {
+  const entries = pickableMoves();
+  if (!entries) return;
+  const outcome = clickOutcome(entries, app.pick.sel, label);
   if (outcome.kind === 'send') {
     sendMove(outcome.move);
     return;
@@ -1883,49 +1589,84 @@ function setLobbyGame(game) {
   ui['start-position'].value = '';
 }
 
+/** What the replay card needs from the page. */
+const replayPage = {
+  seen: (id) => app.seen.get(id),
+  myId: () => app.me?.player_id ?? null,
+  gridOf,
+  changed: () => render(),
+  /** "Ann (White) won. Checkmate." for a stored, finished game. */
+  endSentence(data, label, mySeat) {
+    const total = data.moves.length;
+    const end = endText({
+      winner: data.winner, reason: data.reason, label, mySeat,
+      flagged: flaggedSeat(null, total ? data.moves[total - 1].seat : null),
+    });
+    return `${end.headline} ${capitalise(end.reason)}.`;
+  },
+  /** Puts the focus back on the button that opened the replay of `id`. */
+  focusBack(id) {
+    const back = ui.result.querySelector('[data-testid="replay-open"]') ??
+      [...ui['recent-games'].querySelectorAll('button')].find((b) => b.dataset.gameId === id);
+    back?.focus();
+  },
+};
+
 function init() {
   bindUi();
+  app.replay = new ReplayView(ui, replayPage);
+  app.conn = new Connection(connectionHooks);
   const savedName = local.get(KEY_NAME);
   if (savedName) ui['name-input'].value = savedName;
   ui['login-form'].addEventListener('submit', onConnect);
   ui['change-name'].addEventListener('click', onChangeName);
   ui.reconnect.addEventListener('click', () => {
-    app.retries = 0;
-    connect();
+    app.ready = false;
+    app.conn.retryNow();
   });
   ui.error.querySelector('.dismiss').addEventListener('click', hideError);
-  ui['play-person'].addEventListener('click', () => {
-    createRoom(ui['person-side'].value === '1' ? ['open', 'me'] : ['me', 'open']);
+  ui['quick-join'].addEventListener('click', quickJoin);
+  ui['open-room'].addEventListener('click', () => {
+    createRoom(ui['person-side'].value === '1' ? ['open', 'me'] : ['me', 'open'], { privateRoom: ui['private-room'].checked });
   });
+  ui['bot-vs-bot'].addEventListener('click', () => {
+    createRoom([`bot:${ui['bot-level'].value}`, `bot:${ui['bot2-level'].value}`], { ref: 'bots' });
+  });
+  ui['copy-link'].addEventListener('click', onCopyLink);
+  const savedFilter = local.get(KEY_FILTER);
+  if (savedFilter && [...ui['rooms-filter'].options].some((o) => o.value === savedFilter)) ui['rooms-filter'].value = savedFilter;
+  app.linkedRoom = roomFromAddress();
   const savedGame = local.get(KEY_GAME);
   setLobbyGame(GAMES[savedGame] ? savedGame : DEFAULT_GAME);
   ui['game-pick'].addEventListener('change', (event) => {
     if (event.target.name === 'game' && GAMES[event.target.value]) {
       local.set(KEY_GAME, event.target.value);
       setLobbyGame(event.target.value);
-      showLeaderboardOf(event.target.value);
+      app.leaderboard.show(event.target.value);
     }
   });
-  ui['leaderboard-game'].addEventListener('change', () => loadLeaderboard());
-  ui['leaderboard-by'].addEventListener('change', () => loadLeaderboard());
+  app.leaderboard = new Leaderboard(
+    { list: ui.leaderboard, note: ui['leaderboard-note'], game: ui['leaderboard-game'], by: ui['leaderboard-by'] },
+    () => app.me?.player_id ?? null,
+  );
   const savedClock = local.get(KEY_CLOCK);
   if (savedClock && [...ui['time-control'].options].some((o) => o.value === savedClock)) ui['time-control'].value = savedClock;
   ui['time-control'].addEventListener('change', onTimeControlChange);
   ui['time-control-custom'].hidden = ui['time-control'].value !== 'custom';
   ui['offer-draw'].addEventListener('click', () => roomRequest('offer_draw'));
-  ui['replay-close'].addEventListener('click', () => closeReplay());
-  ui['replay-first'].addEventListener('click', () => stepReplay(0));
-  ui['replay-back'].addEventListener('click', () => stepReplay((app.replay?.ply ?? 0) - 1));
-  ui['replay-forward'].addEventListener('click', () => stepReplay((app.replay?.ply ?? 0) + 1));
-  ui['replay-last'].addEventListener('click', () => stepReplay(app.replay?.data?.moves.length ?? 0));
-  document.addEventListener('keydown', onReplayKey);
   ui['play-bot'].addEventListener('click', () => {
     const level = ui['bot-level'].value;
     const bot = `bot:${level}`;
     createRoom(ui['bot-side'].value === '1' ? [bot, 'me'] : ['me', bot]);
   });
-  ui['refresh-rooms'].addEventListener('click', requestRooms);
+  ui['rooms-filter'].addEventListener('change', () => {
+    local.set(KEY_FILTER, ui['rooms-filter'].value);
+    app.rooms.clear();
+    renderRooms();
+    subscribeLobby();
+  });
   ui.board.addEventListener('click', onBoardClick);
+  enableDrag(ui.board, { canDrag, start: onDragStart, drop: onDrop });
   ui.board.addEventListener('keydown', onBoardKey);
   document.addEventListener('keydown', onEscape);
   ui.board.addEventListener('focusin', (event) => {
@@ -1938,7 +1679,7 @@ function init() {
   document.addEventListener('pointerdown', () => { app.keyboard = false; }, true);
   ui.resign.addEventListener('click', onResign);
   ui.leave.addEventListener('click', onLeave);
-  showLeaderboardOf(app.lobbyGame);
+  app.leaderboard.show(app.lobbyGame);
   render();
   // A stored name and token mean this browser has played before: resume that player.
   if (savedName && local.get(KEY_TOKEN)) connect();

@@ -100,3 +100,11 @@ export function thinkText(ms) {
   const total = Math.round(n / 1000);
   return `${Math.floor(total / 60)} min ${total % 60} s`;
 }
+
+/** A game's length for people: "under a second", "42 s", "3 min 5 s". */
+export function formatDuration(ms) {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 1) return 'under a second';
+  if (seconds < 60) return `${seconds} s`;
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}

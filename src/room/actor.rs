@@ -995,7 +995,9 @@ impl Room {
             }
         }
         let now = Instant::now();
+        // A private room waits for the person its link was sent to, not for a bot.
         let fillable = self.status() == Status::Waiting
+            && !self.options.private
             && self.seats.iter().any(SeatState::is_open)
             && self.seats.iter().any(|s| s.conn().is_some());
         self.fill_at = match (fillable, self.fill_at) {
@@ -1326,6 +1328,7 @@ impl Room {
                 seats: self.seat_views(),
                 spectators: self.spectators.len(),
                 moves: self.history.len(),
+                time_control: self.clock.control(),
                 created_at_ms: self.created_at_ms,
             },
             state: encode(&self.state_msg(false)),

@@ -51,6 +51,36 @@ pub struct RoomHandle {
     id: Arc<str>,
     commands: mpsc::Sender<Command>,
     published: watch::Receiver<Published>,
+    private: bool,
+    usual_start: bool,
+}
+
+/// Follows a room's summary as the room publishes it.
+#[derive(Debug)]
+pub struct SummaryWatch {
+    published: watch::Receiver<Published>,
+    last: Option<RoomSummary>,
+}
+
+impl SummaryWatch {
+    /// Waits until the room's summary differs from the one last returned, and returns
+    /// it; `None` once the room has closed. Summaries published in quick succession are
+    /// coalesced into the latest, so a watcher never holds a room up.
+    pub async fn next(&mut self) -> Option<RoomSummary> {
+        loop {
+            self.published.changed().await.ok()?;
+            let summary = self.published.borrow_and_update().summary.clone();
+            if self.last.as_ref() != Some(&summary) {
+                self.last = Some(summary.clone());
+                return Some(summary);
+            }
+        }
+    }
+
+    /// The summary last returned by [`SummaryWatch::next`], if any.
+    pub fn last(&self) -> Option<&RoomSummary> {
+        self.last.as_ref()
+    }
 }
 
 fn room_gone() -> ClientError {
@@ -75,6 +105,8 @@ impl RoomHandle {
         tracker: &TaskTracker,
     ) -> (RoomHandle, JoinHandle<()>) {
         let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
+        let private = options.private;
+        let usual_start = options.start.is_none();
         let room = Room::new(
             id.clone(),
             game,
@@ -92,6 +124,8 @@ impl RoomHandle {
             id: id.into(),
             commands,
             published,
+            private,
+            usual_start,
         };
         (handle, task)
     }
@@ -99,6 +133,25 @@ impl RoomHandle {
     /// The room's id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Whether the room was created with `options.private`: it is never listed.
+    pub fn is_private(&self) -> bool {
+        self.private
+    }
+
+    /// Whether the room's games begin from the game's usual start (no `options.start`).
+    pub fn usual_start(&self) -> bool {
+        self.usual_start
+    }
+
+    /// A watch over the room's summary; its first [`SummaryWatch::next`] returns the
+    /// summary the room publishes once it has seated its creator.
+    pub fn summaries(&self) -> SummaryWatch {
+        SummaryWatch {
+            published: self.published.clone(),
+            last: None,
+        }
     }
 
     /// The room as it appears in listings, as last published.

@@ -19,7 +19,7 @@ use crate::protocol::{ClientError, ErrorCode, TimeControl};
 use crate::store::Store;
 use crate::thinkers::Thinkers;
 
-pub use handle::{Creator, Request, RoomHandle};
+pub use handle::{Creator, Request, RoomHandle, SummaryWatch};
 pub use seats::SeatSpec;
 
 /// Identifies one WebSocket connection for as long as the process runs.
@@ -72,12 +72,15 @@ pub struct RoomOptions {
     pub takeover: Option<Takeover>,
     /// The time control (none by default).
     pub time_control: TimeControl,
+    /// Left out of every listing (`list_rooms`, the lobby, `GET /api/rooms`) and of
+    /// `quick_join`; reachable only by its id.
+    pub private: bool,
     raw: Map<String, Value>,
 }
 
 impl RoomOptions {
     /// Every option name this server knows.
-    pub const KNOWN: &[&str] = &["start", "takeover", "time_control"];
+    pub const KNOWN: &[&str] = &["private", "start", "takeover", "time_control"];
 
     /// Checks every option; an unknown or mistyped one is refused with `bad_option`.
     pub fn parse(raw: Option<Map<String, Value>>) -> Result<Self, ClientError> {
@@ -86,6 +89,13 @@ impl RoomOptions {
         for (key, value) in &raw {
             match (key.as_str(), value) {
                 ("start", Value::String(position)) => options.start = Some(position.clone()),
+                ("private", Value::Bool(private)) => options.private = *private,
+                ("private", _) => {
+                    return Err(ClientError::new(
+                        ErrorCode::BadOption,
+                        "Option \"private\" must be true or false.",
+                    ));
+                }
                 ("takeover", Value::String(text)) => {
                     let takeover = text.parse().map_err(|why: String| {
                         ClientError::new(

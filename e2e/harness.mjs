@@ -1,0 +1,165 @@
+// What the browser tests share: the real server on a free port with a throw-away
+// database, Debian's Chromium through playwright-core, failures and logging.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN = path.resolve(ROOT, process.env.E2E_SERVER_BIN || 'target/debug/parlor');
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export const SHOT_DIR = path.join(ROOT, 'target', 'e2e');
+const STATIC_DIR = path.join(ROOT, 'static');
+const START_BUDGET_MS = 30_000;
+
+/** A check that did not hold: reported with its message alone, without a stack. */
+export class Failure extends Error {}
+
+export function fail(message) {
+  throw new Failure(message);
+}
+
+/** A logger that prefixes each line with the tag and the seconds since it was made. */
+export function makeLog(tag) {
+  const started = Date.now();
+  return (...args) => console.log(`[${tag} +${((Date.now() - started) / 1000).toFixed(1)}s]`, ...args);
+}
+
+/** The server's environment: ours, with plain logs at info level unless RUST_LOG says otherwise. */
+function serverEnv() {
+  return { ...process.env, NO_COLOR: '1', RUST_LOG: process.env.RUST_LOG || 'info' };
+}
+
+/** The server under test, with its own database in a temporary folder. */
+export class Server {
+  constructor(child, dir) {
+    this.child = child;
+    this.dir = dir;
+    this.output = '';
+    this.port = null;
+  }
+
+  /** Starts it with `extraConfig` (TOML) added to the test configuration; resolves once it listens. */
+  static async start(log, extraConfig = '') {
+    if (!existsSync(BIN)) fail(`server binary not found at ${BIN}; build it first (cargo build) or set E2E_SERVER_BIN`);
+    const dir = mkdtempSync(path.join(tmpdir(), 'parlor-e2e-'));
+    const config = path.join(dir, 'config.toml');
+    const db = path.join(dir, 'parlor.db');
+    writeFileSync(config, `[store]\npath = ${JSON.stringify(db)}\n\n[bots]\nmin_delay_ms = 50\n${extraConfig}`);
+    log(`starting ${path.relative(ROOT, BIN) || BIN} --port 0 --config ${config}`);
+    const child = spawn(BIN, ['--port', '0', '--config', config], {
+      cwd: ROOT,
+      env: serverEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const server = new Server(child, dir);
+    server.port = await new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Failure(`server did not print "listening on http://127.0.0.1:<port>" within ${START_BUDGET_MS / 1000} s`)),
+        START_BUDGET_MS,
+      );
+      const onData = (chunk) => {
+        server.output += chunk.toString();
+        // eslint-disable-next-line no-control-regex
+        const plain = server.output.replace(/\x1b\[[0-9;]*m/g, '');
+        const match = plain.match(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
+        if (match) {
+          clearTimeout(timer);
+          resolve(Number(match[1]));
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', (chunk) => {
+        server.output += chunk.toString();
+      });
+      child.on('error', (err) => {
+        clearTimeout(timer);
+        reject(new Failure(`could not start the server: ${err.message}`));
+      });
+      child.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Failure(`server exited before listening (code ${code}, signal ${signal})`));
+      });
+    });
+    return server;
+  }
+
+  get base() {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get running() {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** The last lines it printed, for failure reports. */
+  tail(lines = 30) {
+    return this.output.trim().split('\n').slice(-lines).join('\n');
+  }
+
+  /** Stops it gracefully (SIGTERM, then SIGKILL after 5 s) and removes its folder. */
+  async stop() {
+    if (this.running) {
+      const exited = new Promise((resolve) => this.child.once('exit', resolve));
+      this.child.kill('SIGTERM');
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  kill() {
+    if (this.running) this.child.kill('SIGKILL');
+  }
+}
+
+/** Fails unless the server serves exactly this checkout's static/ files. */
+export async function checkServedStatic(base, log) {
+  const files = readdirSync(STATIC_DIR).filter((f) => !f.startsWith('.'));
+  const differing = [];
+  for (const file of files) {
+    const res = await fetch(`${base}/${file}`);
+    const served = res.ok ? Buffer.from(await res.arrayBuffer()) : null;
+    if (!served || !served.equals(readFileSync(path.join(STATIC_DIR, file)))) differing.push(file);
+  }
+  if (differing.length) {
+    fail(`the server serves other versions of ${differing.join(', ')} than this checkout's static/; ` +
+      'rebuild the binary from this checkout (cargo build) or point E2E_SERVER_BIN at one that was');
+  }
+  log('the server serves this checkout\'s static/ files');
+}
+
+/** Headless Chromium. */
+export async function launchBrowser() {
+  if (!existsSync(CHROMIUM)) fail(`Chromium not found at ${CHROMIUM}; install it with: apt-get install -y chromium`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Records a page's uncaught exceptions, console errors and dialogs (dismissed) in `problems`. */
+export function watchPage(page, problems, label = 'the page') {
+  page.setDefaultTimeout(10_000);
+  page.on('pageerror', (err) => problems.push(`uncaught exception in ${label}: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console error in ${label}: ${msg.text()}`);
+  });
+  page.on('dialog', async (dialog) => {
+    problems.push(`unexpected ${dialog.type()} dialog in ${label}: ${dialog.message()}`);
+    await dialog.dismiss();
+  });
+}

@@ -1,0 +1,433 @@
+// Browser tests of the web client between people: several browser contexts (each its own
+// player) against one real server.
+//
+// - the lobby shows a room another player opens, without a reload, and filters by game;
+// - two people find each other with "Play a person" (quick join) and play tic-tac-toe
+//   to a win by clicking, while a third person watches and sees every move; one of the
+//   players reloads mid-game and gets the seat back; the leaderboard shows the winner;
+// - a private room is not listed, and its link seats whoever opens it;
+// - checkers: a forced double jump that crowns, from `options.start`;
+// - chess: a promotion made by dragging the pawn, from `options.start`;
+// - two bots play while a person watches;
+// - screenshots of boards and of the page at 360 px and 1024 px wide under target/e2e/.
+// Run from the repository root: `node e2e/people.mjs` (or `bash e2e/run.sh`).
+
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import {
+  ROOT, SHOT_DIR, Failure, fail, makeLog, Server, checkServedStatic, launchBrowser, watchPage,
+} from './harness.mjs';
+
+const TOTAL_BUDGET_MS = 180_000;
+const NARROW = { width: 360, height: 780 };
+
+const log = makeLog('people');
+const problems = [];
+let server = null;
+let browser = null;
+
+/** A signed-in player in a browser context of their own. */
+class Person {
+  constructor(name, page) {
+    this.name = name;
+    this.page = page;
+  }
+
+  static async signIn(name, viewport = NARROW) {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    watchPage(page, problems, `${name}'s page`);
+    await page.goto(`${server.base}/`);
+    await page.locator('[data-testid="name-input"]').fill(name);
+    await page.locator('[data-testid="connect"]').click();
+    await page.locator('[data-testid="quick-join"]').waitFor({ state: 'visible' });
+    return new Person(name, page);
+  }
+
+  tid(id) {
+    return this.page.locator(`[data-testid="${id}"]`);
+  }
+
+  /** The room this page is in, from what it keeps for a reload. */
+  async roomId() {
+    return this.page.evaluate(() => JSON.parse(sessionStorage.getItem('parlor.room') ?? 'null')?.id ?? null);
+  }
+
+  /** The room-list entry of a room. */
+  roomItem(room) {
+    return this.page.locator(`[data-testid="room-item"][data-room="${room}"]`);
+  }
+
+  /** Opens a folded <details> (by CSS selector) unless it is open already. */
+  async unfold(selector) {
+    const details = this.page.locator(selector);
+    if (!(await details.evaluate((d) => d.open))) await details.locator('summary').click();
+  }
+
+  async pickGame(game) {
+    await this.tid(`game-${game}`).check();
+    await this.tid('time-control').selectOption('none');
+  }
+
+  /** Fails if the page shows an error. */
+  async noError(what) {
+    if (await this.tid('error').isVisible()) fail(`${this.name}: ${what}: the page shows an error: ${await this.tid('error').innerText()}`);
+  }
+
+  /** Waits until it is this player's turn on a board of `game`. */
+  async myTurn(game) {
+    await this.page.waitForFunction((g) => {
+      const board = document.querySelector('[data-testid="board"]');
+      return board && board.dataset.game === g && board.dataset.mine === 'true';
+    }, game, { timeout: 15_000 }).catch(() => fail(`${this.name}: it never became our turn in ${game}`));
+  }
+
+  async resultText() {
+    return (await this.tid('result').innerText()).replace(/\s+/g, ' ').trim();
+  }
+
+  async screenshot(name, { fullPage = false } = {}) {
+    mkdirSync(SHOT_DIR, { recursive: true });
+    const file = path.join(SHOT_DIR, `${name}.png`);
+    await this.page.evaluate(() => window.scrollTo(0, 0));
+    await this.page.screenshot({ path: file, fullPage });
+    log(`screenshot ${path.relative(ROOT, file)}`);
+  }
+
+  /** A screenshot of one part of the page (CSS selector). */
+  async screenshotOf(selector, name) {
+    mkdirSync(SHOT_DIR, { recursive: true });
+    const file = path.join(SHOT_DIR, `${name}.png`);
+    await this.page.locator(selector).screenshot({ path: file });
+    log(`screenshot ${path.relative(ROOT, file)}`);
+  }
+
+  async close() {
+    await this.page.context().close().catch(() => {});
+  }
+}
+
+let ann = null;
+let ben = null;
+let cara = null;
+
+async function setUp() {
+  server = await Server.start(log, '\n[rooms]\nidle_secs = 5\n');
+  log(`server listening at ${server.base}`);
+  await checkServedStatic(server.base, log);
+  browser = await launchBrowser();
+  [ann, ben, cara] = await Promise.all(['Ann', 'Ben <i>B</i>', 'Cara'].map((name) => Person.signIn(name)));
+}
+
+/** A room opened by Ben appears in Ann's list by itself, disappears under another game's filter, and goes when Ben leaves. */
+async function lobbyIsLive() {
+  await ben.pickGame('chess');
+  await ben.unfold('.own-room');
+  await ben.tid('open-room').click();
+  await ben.page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Waiting for an opponent'));
+  const room = await ben.roomId();
+  const item = ann.roomItem(room);
+  await item.waitFor({ state: 'visible', timeout: 5000 }).catch(() => fail('Ann\'s room list does not show the room Ben opened'));
+  const seats = (await item.locator('.room-seats').innerText()).replace(/\s+/g, ' ');
+  if (!seats.includes('Ben <i>B</i>') || !seats.includes('open seat')) fail(`the new room lists its seats as ${JSON.stringify(seats)}`);
+  log(`lobby: Ben's chess room ${room} appeared in Ann's list without a reload (${seats})`);
+  await ann.screenshotOf('#rooms', 'rooms-360');
+
+  await ann.tid('rooms-filter').selectOption('tictactoe');
+  await item.waitFor({ state: 'detached', timeout: 5000 }).catch(() => fail('the chess room is still listed under the tic-tac-toe filter'));
+  await ann.tid('rooms-filter').selectOption('chess');
+  await item.waitFor({ state: 'visible', timeout: 5000 }).catch(() => fail('the chess room is not listed under the chess filter'));
+  await ann.tid('rooms-filter').selectOption('');
+  await item.waitFor({ state: 'visible', timeout: 5000 });
+
+  await ben.tid('leave').click();
+  await item.waitFor({ state: 'detached', timeout: 10_000 }).catch(() => fail('the room Ben left empty was never removed from Ann\'s list'));
+  log('lobby: the filter hides other games, and the emptied room left the list');
+}
+
+/** Ann and Ben quick-join, play tic-tac-toe to Ann's win by clicking, Ben reloads mid-game, Cara watches every move. */
+async function ticTacToeWatched() {
+  await ann.pickGame('tictactoe');
+  await ann.tid('quick-join').click();
+  await ann.page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Waiting for an opponent'));
+  if (!(await ann.tid('invite').isVisible())) fail('while waiting, Ann is not shown a link to invite someone');
+  await ann.screenshot('waiting-with-link');
+  const room = await ann.roomId();
+  await ben.pickGame('tictactoe');
+  await ben.tid('quick-join').click();
+  await ben.page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.game === 'tictactoe');
+  if (await ben.roomId() !== room) fail('Ben\'s "Play a person" did not seat him opposite Ann, who was waiting');
+  log(`tic-tac-toe: Ben's quick join sat him opposite Ann in ${room}`);
+
+  await cara.roomItem(room).locator('[data-testid="watch"]').click();
+  await cara.page.waitForFunction((r) => document.querySelector('[data-testid="room-id"]')?.title === `Room ${r}`, room);
+  await ann.page.waitForFunction(() => document.querySelector('[data-testid="spectators"]')?.textContent === '1 watching')
+    .catch(() => fail('the players do not see that someone watches'));
+
+  // X (Ann) takes the top row; O (Ben) plays the middle row.
+  const moves = [[ann, '0'], [ben, '3'], [ann, '1'], [ben, '4'], [ann, '2']];
+  for (const [ply, [who, cell]] of moves.entries()) {
+    await who.myTurn('tictactoe');
+    await who.tid(`cell-${cell}`).click();
+    const mark = ply % 2 === 0 ? 'X' : 'O';
+    await cara.page.waitForFunction(([c, m]) => document.querySelector(`[data-testid="cell-${c}"]`)?.dataset.mark === m, [cell, mark], { timeout: 5000 })
+      .catch(() => fail(`Cara, watching, did not see ${mark} on ${cell}`));
+    if (ply === 0) {
+      // Ben reloads mid-game and gets his seat back, with the board as it was.
+      await ben.page.reload();
+      await ben.page.waitForFunction(() => document.querySelector('[data-testid="cell-0"]')?.dataset.mark === 'X', null, { timeout: 10_000 })
+        .catch(() => fail('after a reload mid-game Ben does not see the game again'));
+      if (!(await ben.tid('seat-1').locator('.tag.you').count())) fail('after a reload Ben is not back in his seat');
+      log('tic-tac-toe: Ben reloaded mid-game and got his seat back');
+    }
+  }
+  const shown = await cara.page.locator('[data-testid="moves"] li').count();
+  if (shown !== moves.length) fail(`Cara's move list shows ${shown} moves, expected ${moves.length}`);
+  for (const who of [ann, ben, cara]) await who.tid('result').waitFor({ state: 'visible' });
+  const texts = await Promise.all([ann, ben, cara].map((p) => p.resultText()));
+  if (!texts[0].startsWith('You won')) fail(`Ann's result reads ${JSON.stringify(texts[0])}`);
+  if (!texts[1].startsWith('You lost')) fail(`Ben's result reads ${JSON.stringify(texts[1])}`);
+  if (!texts[2].includes('Ann')) fail(`Cara's result does not name the winner: ${JSON.stringify(texts[2])}`);
+  log(`tic-tac-toe: Cara saw all ${moves.length} moves; she reads "${texts[2].slice(0, 60)}…"`);
+  const ratings = cara.roomItem(room).locator('.rating');
+  await cara.page.waitForFunction((r) => document.querySelectorAll(`[data-testid="room-item"][data-room="${r}"] .rating`).length === 2, room, { timeout: 3000 })
+    .catch(() => fail('the room list does not show both players\' ratings after the rated game'));
+  log(`tic-tac-toe: the room list shows the new ratings ${(await ratings.allTextContents()).join(' and ')}`);
+  await cara.screenshot('tictactoe-watched');
+  await noProblems();
+}
+
+/** The tic-tac-toe leaderboard by score lists Ann, the winner. */
+async function leaderboardShowsWinner() {
+  await cara.tid('leaderboard-game').selectOption('tictactoe');
+  await cara.tid('leaderboard-by').selectOption('score');
+  await cara.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="leaderboard"] .lb-name')]
+    .some((n) => n.firstChild?.textContent === 'Ann'), null, { timeout: 8000 })
+    .catch(async () => fail(`the leaderboard does not list Ann: ${await cara.tid('leaderboard').innerText()}`));
+  const first = (await cara.page.locator('[data-testid="leaderboard"] li').first().innerText()).replace(/\s+/g, ' ');
+  log(`leaderboard: ${first}`);
+  for (const who of [ann, ben, cara]) await who.tid('leave').click();
+}
+
+/** A private room is not listed, and opening its link seats the person who opens it. */
+async function privateRoomByLink() {
+  await ann.pickGame('checkers');
+  await ann.unfold('.own-room');
+  await ann.tid('private-room').check();
+  await ann.tid('open-room').click();
+  await ann.tid('invite').waitFor({ state: 'visible' });
+  const link = await ann.tid('room-link').inputValue();
+  const room = await ann.roomId();
+  if (!link.endsWith(`/?room=${room}`)) fail(`the invitation link is ${link}`);
+  await cara.page.waitForTimeout(500);
+  if (await cara.roomItem(room).count()) fail('a private room is listed in the lobby');
+  await ben.page.goto(link);
+  await ben.page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.game === 'checkers', null, { timeout: 10_000 })
+    .catch(() => fail('opening the link did not take Ben to the room'));
+  await ann.myTurn('checkers');
+  const seat = (await ann.tid('seat-1').innerText()).replace(/\s+/g, ' ');
+  if (!seat.includes('Ben <i>B</i>')) fail(`after Ben opened the link, seat 1 shows ${JSON.stringify(seat)}`);
+  if (new URL(ben.page.url()).search) fail(`the address still carries the link after it was followed: ${ben.page.url()}`);
+  log(`private room ${room}: unlisted; the link seated Ben`);
+  await ann.tid('resign').click();
+  await ann.tid('resign').click();
+  await ann.tid('result').waitFor({ state: 'visible' });
+  await ann.tid('leave').click();
+  await ben.tid('result').waitFor({ state: 'visible' });
+  await ben.tid('leave').click();
+  await noProblems();
+}
+
+/**
+ * Ben's connection drops mid-game (cut by the test between page and server): the page says
+ * it is reconnecting, reconnects by itself and takes the seat back, and the game goes on.
+ */
+async function reconnectAfterDrop() {
+  const sockets = [];
+  await ben.page.routeWebSocket(/\/ws$/, (ws) => {
+    sockets.push([ws, ws.connectToServer()]);
+  });
+  await ben.page.reload();
+  await ben.tid('quick-join').waitFor({ state: 'visible' });
+  for (const who of [ann, ben]) {
+    await who.pickGame('chess');
+    await who.tid('quick-join').click();
+  }
+  await ann.myTurn('chess');
+  await ann.tid('cell-e2').click();
+  await ann.tid('cell-e4').click();
+  await ben.myTurn('chess');
+  for (const [page, server] of sockets.splice(0)) {
+    await page.close();
+    await server.close();
+  }
+  await ben.page.waitForFunction(() => /reconnecting/.test(document.querySelector('[data-testid="connection"]').textContent), null, { timeout: 5000 })
+    .catch(() => fail('after the connection dropped the page does not say it is reconnecting'));
+  const shown = await ben.tid('connection').textContent();
+  const status = await ben.tid('status').textContent();
+  await ben.screenshot('reconnecting');
+  await ben.page.waitForFunction(() => document.querySelector('[data-testid="connection"]').dataset.state === 'online', null, { timeout: 10_000 })
+    .catch(() => fail('the page did not reconnect by itself'));
+  await ben.myTurn('chess');
+  await ben.tid('cell-e7').click();
+  await ben.tid('cell-e5').click();
+  await ann.myTurn('chess');
+  log(`reconnect: Ben's page showed "${shown}" ("${status}"), reconnected and played e7e5 from his seat`);
+  await ben.page.unrouteAll();
+  await resignAndLeave(ann);
+  await ben.tid('result').waitFor({ state: 'visible' });
+  await ben.tid('leave').click();
+}
+
+/** Starts a game of `game` against bot:random from `position`, as seat 0 (choosing another game later clears the position). */
+async function fromPosition(who, game, position) {
+  await who.pickGame(game);
+  const details = who.tid('start-options');
+  if (!(await details.evaluate((d) => d.open))) await details.locator('summary').click();
+  await who.tid('start-position').fill(position);
+  await who.tid('bot-level').selectOption('random');
+  await who.tid('bot-side').selectOption('0');
+  await who.tid('play-bot').click();
+  await who.myTurn(game);
+}
+
+/** A forced double jump that ends on the far row crowns the man. */
+async function checkersCrowning() {
+  await fromPosition(cara, 'checkers', 'B:W10,19,27:B12,15');
+  const legal = JSON.parse(await cara.tid('board').getAttribute('data-legal'));
+  if (legal.join() !== '15x24x31') fail(`the capture is not forced: legal moves are ${legal.join(', ')}`);
+  const starts = await cara.page.locator('[data-testid="board"] .cell.can-start').evaluateAll((els) => els.map((e) => e.dataset.label));
+  if (starts.join() !== '15') fail(`with a capture forced, the page offers to move ${starts.join(', ')}`);
+  await cara.tid('cell-15').click();
+  await cara.tid('cell-24').click();
+  await cara.tid('cell-31').click();
+  await cara.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(' 15x24x31')));
+  const crowned = await cara.tid('cell-31').getAttribute('data-piece');
+  if (crowned !== 'B') fail(`after 15x24x31 square 31 holds ${JSON.stringify(crowned)}, expected a black king`);
+  for (const taken of ['19', '27']) {
+    if (await cara.tid(`cell-${taken}`).getAttribute('data-piece')) fail(`after 15x24x31 the man on ${taken} is still there`);
+  }
+  log('checkers: forced 15x24x31, clicked square by square, crowned the man');
+  await cara.screenshot('checkers-crowned');
+  await resignAndLeave(cara);
+}
+
+/** A promotion made by dragging the pawn to the last rank, then choosing a queen. */
+async function chessPromotionByDrag() {
+  await fromPosition(cara, 'chess', '8/4P3/8/8/8/8/k7/4K3 w - - 0 1');
+  await cara.tid('board').scrollIntoViewIfNeeded();
+  const box = async (label) => {
+    const b = await cara.tid(`cell-${label}`).boundingBox();
+    return [b.x + b.width / 2, b.y + b.height / 2];
+  };
+  const [fx, fy] = await box('e7');
+  const [tx, ty] = await box('e8');
+  await cara.page.mouse.move(fx, fy);
+  await cara.page.mouse.down();
+  await cara.page.mouse.move(fx + 5, fy - 5, { steps: 2 });
+  await cara.page.mouse.move(tx, ty, { steps: 5 });
+  const ghost = await cara.page.locator('.drag-ghost').count();
+  await cara.page.mouse.up();
+  if (!ghost) fail('no piece follows the pointer while dragging');
+  await cara.tid('promote-q').waitFor({ state: 'visible', timeout: 5000 }).catch(() => fail('dropping the pawn on e8 does not offer the promotion chooser'));
+  await cara.screenshot('chess-promotion-chooser');
+  await cara.tid('promote-q').click();
+  await cara.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(' e7e8q')));
+  const piece = await cara.tid('cell-e8').getAttribute('data-piece');
+  if (piece !== 'Q') fail(`after e7e8q, e8 holds ${JSON.stringify(piece)}`);
+  log('chess: dragged e7 to e8 and chose a queen');
+  await cara.screenshot('chess-promoted');
+  await resignAndLeave(cara);
+}
+
+async function resignAndLeave(who) {
+  if (!(await who.tid('result').isVisible())) {
+    await who.tid('resign').click();
+    await who.tid('resign').click();
+    await who.tid('result').waitFor({ state: 'visible' });
+  }
+  await who.tid('leave').click();
+  await who.tid('quick-join').waitFor({ state: 'visible' });
+  await noProblems();
+}
+
+/** Two bots play Fox & Geese while Ann watches. */
+async function botVersusBot() {
+  await ann.pickGame('fox_geese');
+  await ann.tid('bot-level').selectOption('random');
+  await ann.unfold('[data-testid="bot-vs-bot-options"]');
+  await ann.tid('bot2-level').selectOption('random');
+  await ann.tid('bot-vs-bot').click();
+  await ann.page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.game === 'fox_geese', null, { timeout: 10_000 })
+    .catch(() => fail('Watch two bots did not show their board'));
+  await ann.page.waitForFunction(() => document.querySelectorAll('[data-testid="moves"] li').length >= 4, null, { timeout: 15_000 })
+    .catch(() => fail('the two bots did not play four moves'));
+  if (await ann.tid('leave').textContent() !== 'Stop watching') fail('Ann is not shown as a spectator of the bots\' game');
+  await ann.screenshot('fox_geese-bots');
+  log(`bot vs bot: Ann watches; ${await ann.page.locator('[data-testid="moves"] li').count()} moves so far`);
+  await ann.tid('leave').click();
+}
+
+/** The lobby on a wide screen, for a look at the layout. */
+async function wideLayout() {
+  const dana = await Person.signIn('Dana', { width: 1024, height: 900 });
+  await dana.screenshot('lobby-1024', { fullPage: true });
+  const overflow = await ann.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  if (overflow > 0) fail(`at 360 px the page is ${overflow} px wider than the screen`);
+  await ann.screenshot('lobby-360-full', { fullPage: true });
+  await dana.close();
+}
+
+async function noProblems() {
+  if (problems.length) fail(problems.splice(0).join('\n'));
+  for (const who of [ann, ben, cara]) await who.noError('after the check');
+}
+
+const CHECKS = [
+  ['the lobby shows a new room without a reload, and filters by game', lobbyIsLive],
+  ['quick join, tic-tac-toe to a win by clicking, a reload mid-game, a spectator sees every move', ticTacToeWatched],
+  ['the leaderboard shows the winner', leaderboardShowsWinner],
+  ['a private room reached by its link', privateRoomByLink],
+  ['a dropped connection shows reconnecting… and resumes the seat', reconnectAfterDrop],
+  ['checkers: a forced double jump that crowns', checkersCrowning],
+  ['chess: a promotion by drag and drop', chessPromotionByDrag],
+  ['bot against bot, watched', botVersusBot],
+  ['the page at 360 px and 1024 px wide', wideLayout],
+];
+
+const watchdog = setTimeout(() => {
+  console.error(`people: FAILED: took longer than ${TOTAL_BUDGET_MS / 1000} s`);
+  server?.kill();
+  browser?.close().catch(() => {});
+  process.exit(1);
+}, TOTAL_BUDGET_MS);
+
+let passed = 0;
+let failed = 0;
+try {
+  await setUp();
+  for (const [name, check] of CHECKS) {
+    try {
+      await check();
+      passed += 1;
+      log(`PASS ${name}`);
+    } catch (err) {
+      failed += 1;
+      console.error(`people: FAILED: ${name}: ${err instanceof Failure ? err.message : err.stack || err}`);
+      for (const who of [ann, ben, cara]) {
+        await who?.screenshot(`failure-${who.name.split(' ')[0].toLowerCase()}`, { fullPage: true }).catch(() => {});
+      }
+      problems.length = 0;
+    }
+  }
+} catch (err) {
+  failed = CHECKS.length - passed;
+  console.error(`people: FAILED: setup: ${err instanceof Failure ? err.message : err.stack || err}`);
+  if (server?.output) console.error(`--- last server output ---\n${server.tail()}\n---`);
+} finally {
+  await browser?.close().catch(() => {});
+  await server?.stop().catch(() => {});
+  clearTimeout(watchdog);
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

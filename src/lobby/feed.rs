@@ -1,0 +1,64 @@
+//! The lobby feed: every change to a listed room, encoded once and shared by all
+//! lobby subscribers.
+
+use bytestring::ByteString;
+use tokio::sync::broadcast;
+use tracing::error;
+
+use crate::protocol::{LobbyChange, RoomSummary, ServerMsg};
+
+/// How many updates a subscriber may fall behind before it is sent a fresh snapshot
+/// instead of the updates it missed.
+const FEED_CAPACITY: usize = 512;
+
+/// One `lobby_update` frame, with its game so subscribers can filter without decoding.
+#[derive(Clone, Debug)]
+pub struct LobbyUpdate {
+    /// The game of the room that changed.
+    pub game: &'static str,
+    /// The encoded `lobby_update` message.
+    pub frame: ByteString,
+}
+
+/// The sending side of the feed. Sending never waits: a subscriber that falls behind
+/// loses the oldest updates and learns so on its next receive.
+#[derive(Clone, Debug)]
+pub struct LobbyFeed {
+    sender: broadcast::Sender<LobbyUpdate>,
+}
+
+impl Default for LobbyFeed {
+    fn default() -> Self {
+        Self {
+            sender: broadcast::channel(FEED_CAPACITY).0,
+        }
+    }
+}
+
+impl LobbyFeed {
+    /// Encodes one change and hands it to every current subscriber.
+    pub fn announce(&self, change: LobbyChange, room: &RoomSummary) {
+        if self.sender.receiver_count() == 0 {
+            return;
+        }
+        let game = room.game;
+        let message = ServerMsg::LobbyUpdate {
+            change,
+            room: room.clone(),
+        };
+        let frame = match serde_json::to_string(&message) {
+            Ok(text) => ByteString::from(text),
+            Err(why) => {
+                error!(%why, "could not encode a lobby update");
+                return;
+            }
+        };
+        // Fails only when nobody is subscribed, which is fine.
+        let _ = self.sender.send(LobbyUpdate { game, frame });
+    }
+
+    /// A new subscription, receiving every update announced from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<LobbyUpdate> {
+        self.sender.subscribe()
+    }
+}

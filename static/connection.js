@@ -1,0 +1,130 @@
+// The WebSocket to the server: one JSON object per frame, and reconnection with
+// exponential backoff (and some jitter) for as long as the page wants to be online.
+// It knows nothing of the protocol beyond JSON; app.js says hello and handles messages.
+
+const BACKOFF_FIRST_MS = 1000;
+const BACKOFF_MAX_MS = 30000;
+
+function socketUrl() {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${location.host}/ws`;
+}
+
+/**
+ * hooks = {
+ *   open(): the socket is open (say hello),
+ *   message(msg): a JSON object arrived,
+ *   closed(): the socket closed (a reconnect follows if still wanted),
+ *   status(state, text): 'connecting', 'reconnecting' or 'offline', for the page to show,
+ *   failed(message): the socket could not even be created,
+ * }
+ */
+export class Connection {
+  constructor(hooks) {
+    this.hooks = hooks;
+    this.ws = null;
+    /** The page asked to be online: reconnect when the socket drops. */
+    this.wanted = false;
+    this.retries = 0;
+    this.retryTimer = null;
+    this.countdownTimer = null;
+  }
+
+  get isOpen() {
+    return this.ws !== null && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** Sends a message; false if the socket is not open. */
+  send(message) {
+    if (!this.isOpen) return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  /** Opens a socket now (closing any other), and keeps reconnecting until stop(). */
+  start() {
+    this.cancelRetry();
+    this.drop();
+    this.wanted = true;
+    this.hooks.status('connecting', 'connecting…');
+    let ws;
+    try {
+      ws = new WebSocket(socketUrl());
+    } catch (err) {
+      this.wanted = false;
+      this.hooks.status('offline');
+      this.hooks.failed(`Could not open a connection: ${err.message}`);
+      return;
+    }
+    this.ws = ws;
+    ws.addEventListener('open', () => {
+      if (this.ws !== ws) return;
+      this.hooks.status('connecting', 'signing in…');
+      this.hooks.open();
+    });
+    ws.addEventListener('message', (event) => {
+      if (this.ws !== ws || typeof event.data !== 'string') return;
+      let msg;
+      try {
+        msg = JSON.parse(event.data);
+      } catch {
+        console.warn('Parlor: ignoring a frame that is not JSON');
+        return;
+      }
+      if (msg && typeof msg === 'object') this.hooks.message(msg);
+    });
+    ws.addEventListener('close', () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.wanted) this.scheduleRetry();
+      else this.hooks.status('offline');
+      this.hooks.closed();
+    });
+  }
+
+  /** Closes the socket and stops reconnecting. */
+  stop() {
+    this.wanted = false;
+    this.cancelRetry();
+    this.drop();
+    this.hooks.status('offline');
+  }
+
+  /** Tries again at once, with the backoff reset. */
+  retryNow() {
+    this.retries = 0;
+    this.start();
+  }
+
+  /** The server accepted us: the next drop starts the backoff from the beginning. */
+  succeeded() {
+    this.retries = 0;
+  }
+
+  drop() {
+    const ws = this.ws;
+    this.ws = null;
+    if (ws && ws.readyState <= WebSocket.OPEN) ws.close(1000, 'bye');
+  }
+
+  cancelRetry() {
+    clearTimeout(this.retryTimer);
+    clearInterval(this.countdownTimer);
+    this.retryTimer = null;
+  }
+
+  scheduleRetry() {
+    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.retries);
+    const jitter = Math.round(delay * 0.2 * Math.random());
+    this.retries += 1;
+    const at = Date.now() + delay + jitter;
+    const tick = () => {
+      const left = Math.max(0, Math.ceil((at - Date.now()) / 1000));
+      this.hooks.status('reconnecting', left > 0 ? `reconnecting… next try in ${left} s` : 'reconnecting…');
+    };
+    this.cancelRetry();
+    tick();
+    this.countdownTimer = setInterval(tick, 1000);
+    this.retryTimer = setTimeout(() => this.start(), delay + jitter);
+  }
+}

@@ -1,0 +1,269 @@
+// The replay card: any stored game, step by step.
+//
+// A stored game (`GET /api/games/{id}`) has its moves, with the time each took and the
+// clocks after it, but no positions, and the page knows no rules to work them out. So
+// the board is drawn only for positions the page was shown while following the game
+// (app.js keeps them); the move list is there for every game, and finished chess and
+// checkers games link to their PGN and PDN, which other programs can step through.
+
+import { el, button, capitalise } from './dom.js';
+import { gameTitle, sidesOf, movePath, buildGrid, paintGrid } from './board.js';
+import { hasClock, timeControlLabel, formatClock, formatDuration, thinkText } from './time.js';
+
+/**
+ * Names a seat of a stored game: "Ann (White)", with the side when it is known, or
+ * short: the side alone ("White"), else the name.
+ */
+function storedSeatLabel(data, entry, { short = false } = {}) {
+  const sides = entry?.sides ?? (data.game === 'fox_geese' ? null : sidesOf(data.game, null).names);
+  return (seat) => {
+    const name = data.seats?.find((x) => x.seat === seat)?.name ?? `seat ${seat}`;
+    const side = sides?.[seat];
+    if (short) return side ?? name;
+    return side ? `${name} (${side})` : name;
+  };
+}
+
+export class ReplayView {
+  /**
+   * ui: the page's elements by test id (replay, replay-title, replay-board, ...).
+   * page = {
+   *   seen(id): the boards the page saw of that game ({ boards, flipped, sides }), if any,
+   *   myId(): this player's id,
+   *   gridOf(state): the state's board if it is a drawable grid,
+   *   endSentence(data, label, mySeat): the result of a finished stored game, in words,
+   *   changed(): the card opened or closed (the page shows or hides the live game),
+   *   focusBack(id): put the focus back where the replay of `id` was opened,
+   * }
+   */
+  constructor(ui, page) {
+    this.ui = ui;
+    this.page = page;
+    /** { id, data, error, ply, loading } while the card is open, else null. */
+    this.current = null;
+    ui['replay-close'].addEventListener('click', () => this.close());
+    ui['replay-first'].addEventListener('click', () => this.step(0));
+    ui['replay-back'].addEventListener('click', () => this.step((this.current?.ply ?? 0) - 1));
+    ui['replay-forward'].addEventListener('click', () => this.step((this.current?.ply ?? 0) + 1));
+    ui['replay-last'].addEventListener('click', () => this.step(this.current?.data?.moves.length ?? 0));
+    document.addEventListener('keydown', (event) => this.onKey(event));
+  }
+
+  /** Opens the card on a stored game, at its last move. */
+  async open(gameId) {
+    if (typeof gameId !== 'string' || !gameId) return;
+    this.current = { id: gameId, data: null, error: '', ply: 0, loading: true };
+    this.page.changed();
+    this.draw();
+    this.ui.replay.focus();
+    let data = null;
+    let problem = '';
+    try {
+      const res = await fetch(`/api/games/${encodeURIComponent(gameId)}`, { headers: { accept: 'application/json' } });
+      const body = await res.json().catch(() => null);
+      if (!res.ok) throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
+      if (!body || !Array.isArray(body.moves)) throw new Error('the answer has no moves');
+      data = body;
+    } catch (err) {
+      problem = err.message;
+    }
+    const r = this.current;
+    if (r?.id !== gameId) return; // closed, or another replay opened meanwhile
+    r.loading = false;
+    r.data = data;
+    r.error = data ? '' : `The game could not be loaded: ${problem}.`;
+    r.ply = data ? data.moves.length : 0;
+    this.draw();
+  }
+
+  /** Closes the card, if open. */
+  close({ focus = true } = {}) {
+    if (!this.current) return;
+    const { id } = this.current;
+    this.current = null;
+    this.page.changed();
+    if (focus) this.page.focusBack(id);
+  }
+
+  step(to) {
+    const r = this.current;
+    if (!r?.data) return;
+    const ply = Math.max(0, Math.min(r.data.moves.length, to));
+    if (ply === r.ply) return;
+    r.ply = ply;
+    this.draw();
+  }
+
+  /** Arrow keys, Home and End step through the game, unless typing or on the live board. */
+  onKey(event) {
+    const r = this.current;
+    if (!r?.data || this.ui.replay.hidden || event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target instanceof Element ? event.target : null;
+    if (target?.closest('input, select, textarea, [contenteditable="true"], [data-testid="board"]')) return;
+    const to = { ArrowLeft: r.ply - 1, ArrowRight: r.ply + 1, Home: 0, End: r.data.moves.length }[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    this.step(to);
+  }
+
+  draw() {
+    const { ui } = this;
+    const r = this.current;
+    if (!r) return;
+    const data = r.data;
+    const boardEl = ui['replay-board'];
+    const missing = ui['replay-missing'];
+    const table = ui['replay-moves'];
+    ui.replay.dataset.gameId = r.id;
+    ui.replay.dataset.ply = String(r.ply);
+    ui.replay.dataset.loaded = data ? 'true' : 'false';
+    if (!data) {
+      ui['replay-title'].textContent = '';
+      ui['replay-info'].textContent = r.loading ? 'Loading the game…' : r.error;
+      ui['replay-step'].textContent = '';
+      boardEl.hidden = true;
+      missing.hidden = true;
+      for (const id of ['replay-first', 'replay-back', 'replay-forward', 'replay-last']) ui[id].disabled = true;
+      table.tBodies[0].replaceChildren();
+      table.tHead.replaceChildren();
+      table.dataset.key = '';
+      ui['replay-pgn'].hidden = true;
+      ui['replay-pdn'].hidden = true;
+      return;
+    }
+    const game = String(data.game ?? '');
+    const moves = data.moves;
+    const total = moves.length;
+    const entry = this.page.seen(r.id);
+    const label = storedSeatLabel(data, entry);
+    const me = this.page.myId();
+    const mySeat = me ? data.seats?.find((x) => x.player_id && x.player_id === me)?.seat ?? null : null;
+
+    ui['replay-title'].textContent = `· ${gameTitle(game)}`;
+    const info = [`${label(0)} vs ${label(1)}.`];
+    if (data.status === 'finished' && data.reason) {
+      info.push(this.page.endSentence(data, label, mySeat));
+    } else {
+      info.push(data.status === 'interrupted' ? 'Interrupted: the server stopped before the game ended.' : 'Still being played.');
+    }
+    const facts = [`${total} ${total === 1 ? 'move' : 'moves'}`];
+    const clock = data.options?.time_control;
+    if (hasClock(clock)) facts.push(`clock ${timeControlLabel(clock)}`);
+    if (typeof data.duration_ms === 'number') facts.push(formatDuration(data.duration_ms));
+    if (data.options?.start) facts.push('from a set position');
+    info.push(capitalise(facts.join(', ')) + '.');
+    ui['replay-info'].textContent = info.join(' ');
+
+    // The board, when the page saw this position.
+    const grid = this.page.gridOf({ board: entry?.boards?.[r.ply] });
+    if (grid) {
+      boardEl.hidden = false;
+      missing.hidden = true;
+      const cells = buildGrid(boardEl, game, grid, Boolean(entry.flipped));
+      // The live board owns the `cell-<label>` test ids.
+      for (const cell of cells) {
+        if (cell && !cell.dataset.testid.startsWith('replay-')) cell.dataset.testid = `replay-${cell.dataset.testid}`;
+      }
+      const moveBefore = r.ply > 0 ? moves[r.ply - 1] : null;
+      paintGrid(cells, {
+        game,
+        board: grid,
+        last: new Set(moveBefore ? movePath(game, String(moveBefore.notation)).path : []),
+        selected: [],
+        targets: new Set(),
+        starts: new Set(),
+        interactive: false,
+        selecting: false,
+      });
+      boardEl.setAttribute('aria-label', r.ply ? `Position after move ${r.ply}` : 'Starting position');
+    } else {
+      boardEl.hidden = true;
+      missing.hidden = false;
+      const seenAny = Boolean(entry?.boards?.some(Boolean));
+      const where = r.ply ? `after move ${r.ply}` : 'at the start';
+      const text = [seenAny
+        ? `This page did not see the position ${where} (it was opened later), and it knows no rules to work it out.`
+        : 'Positions are drawn only for games this page followed; this page knows no rules to work them out from the moves.'];
+      const finished = data.status === 'finished';
+      if (finished && game === 'chess') text.push('The moves are listed below, and the PGN opens in any chess program.');
+      else if (finished && game === 'checkers') text.push('The moves are listed below, and the PDN opens in draughts programs.');
+      else text.push('The moves are listed below.');
+      missing.textContent = text.join(' ');
+    }
+
+    const current = r.ply ? moves[r.ply - 1] : null;
+    ui['replay-step'].textContent = current
+      ? `Move ${r.ply} of ${total}: ${label(current.seat)} ${current.notation}`
+      : `Start (${total} ${total === 1 ? 'move' : 'moves'} to go)`;
+    ui['replay-first'].disabled = r.ply === 0;
+    ui['replay-back'].disabled = r.ply === 0;
+    ui['replay-forward'].disabled = r.ply >= total;
+    ui['replay-last'].disabled = r.ply >= total;
+
+    this.drawMoves(data, storedSeatLabel(data, entry, { short: true }));
+    // Finished chess and checkers games export to the formats their programs read.
+    for (const [kind, format] of [['chess', 'pgn'], ['checkers', 'pdn']]) {
+      const link = ui[`replay-${format}`];
+      link.hidden = !(game === kind && data.status === 'finished');
+      if (!link.hidden) {
+        link.href = `/api/games/${encodeURIComponent(r.id)}.${format}`;
+        link.setAttribute('download', `${r.id}.${format}`);
+      }
+    }
+  }
+
+  /** The table of moves: who, what, how long it took, and the clocks after it. */
+  drawMoves(data, label) {
+    const r = this.current;
+    const table = this.ui['replay-moves'];
+    const moves = data.moves;
+    const withClocks = moves.some((m) => Array.isArray(m.clocks_ms));
+    const key = JSON.stringify([r.id, moves.length, withClocks]);
+    if (table.dataset.key !== key) {
+      table.dataset.key = key;
+      const head = el('tr');
+      const headings = ['#', 'Player', 'Move', 'Took'];
+      if (withClocks) headings.push(`${label(0)}'s clock`, `${label(1)}'s clock`);
+      for (const text of headings) {
+        const th = el('th', null, text);
+        th.scope = 'col';
+        head.append(th);
+      }
+      table.tHead.replaceChildren(head);
+      table.tBodies[0].replaceChildren(...moves.map((move, i) => {
+        const ply = i + 1;
+        const row = el('tr');
+        row.dataset.ply = String(ply);
+        row.append(el('td', 'ply', String(move.ply ?? ply)));
+        row.append(el('td', 'who', label(move.seat)));
+        const cell = el('td', 'notation');
+        const jump = button(String(move.notation), `replay-move-${ply}`, () => this.step(ply), 'link');
+        jump.title = `Show the position after move ${ply}`;
+        cell.append(jump);
+        row.append(cell);
+        row.append(el('td', 'took', typeof move.think_ms === 'number' ? thinkText(move.think_ms) : ''));
+        if (withClocks) {
+          for (const seat of [0, 1]) {
+            const ms = Array.isArray(move.clocks_ms) ? move.clocks_ms[seat] : null;
+            row.append(el('td', 'clock-after', typeof ms === 'number' ? formatClock(ms) : ''));
+          }
+        }
+        return row;
+      }));
+    }
+    for (const row of table.tBodies[0].rows) {
+      const here = Number(row.dataset.ply) === r.ply;
+      row.classList.toggle('current', here);
+      const jump = row.querySelector('button');
+      if (here) jump.setAttribute('aria-current', 'step');
+      else jump.removeAttribute('aria-current');
+      if (here) {
+        // Keep the current move in view inside the table's own scroll box.
+        const wrap = table.parentElement;
+        if (row.offsetTop < wrap.scrollTop + row.offsetHeight || row.offsetTop + row.offsetHeight > wrap.scrollTop + wrap.clientHeight) {
+          wrap.scrollTop = Math.max(0, row.offsetTop - wrap.clientHeight / 2);
+        }
+      }
+    }
+  }
+}
