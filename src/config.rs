@@ -184,6 +184,9 @@ pub struct BotsConfig {
     pub threads: usize,
     /// Bot requests that may wait for a thread; beyond that a bot answers with an easy move.
     pub queue: usize,
+    /// The bot threads' niceness (0 to 19, Linux): how far below the threads serving
+    /// connections and rooms the operating system schedules them.
+    pub nice: i32,
     /// `bot:medium`'s strength.
     pub medium: Strength,
     /// `bot:hard`'s strength.
@@ -217,6 +220,7 @@ impl Default for BotsConfig {
             min_delay_ms: 400,
             threads: 0,
             queue: 64,
+            nice: 10,
             medium: Strength::MEDIUM,
             hard: Strength::HARD,
         }
@@ -361,6 +365,9 @@ impl Config {
         }
         if self.bots.queue == 0 {
             return out_of_range("bots.queue", "must be at least 1");
+        }
+        if !(0..=19).contains(&self.bots.nice) {
+            return out_of_range("bots.nice", "must be from 0 to 19");
         }
         if self.rooms.idle_secs == 0 {
             return out_of_range("rooms.idle_secs", "must be at least 1");

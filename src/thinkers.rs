@@ -40,11 +40,13 @@ pub struct Thinkers {
 
 impl Thinkers {
     /// Starts `threads` worker threads (at least one) behind a queue of `capacity`
-    /// waiting requests, timing each move into `think_seconds` (labels: game, level).
-    /// The threads end when every handle has been dropped.
+    /// waiting requests, each at niceness `nice` (see [`lower_priority`]), timing each
+    /// move into `think_seconds` (labels: game, level). The threads end when every
+    /// handle has been dropped.
     pub fn start(
         threads: usize,
         capacity: usize,
+        nice: i32,
         think_seconds: HistogramVec,
     ) -> std::io::Result<Thinkers> {
         let (queue, requests) = sync_channel(capacity);
@@ -54,7 +56,10 @@ impl Thinkers {
             let think_seconds = think_seconds.clone();
             thread::Builder::new()
                 .name(format!("parlor-bot-{index}"))
-                .spawn(move || work(&requests, &think_seconds))?;
+                .spawn(move || {
+                    lower_priority(nice);
+                    work(&requests, &think_seconds);
+                })?;
         }
         Ok(Thinkers { queue })
     }
@@ -86,6 +91,26 @@ impl Thinkers {
             Err(TrySendError::Disconnected(_)) => None,
         }
     }
+}
+
+/// Lowers the calling thread's scheduling priority to niceness `nice`, so that bots
+/// thinking on every core never delay the threads that serve connections and rooms: the
+/// kernel gives a nice-10 thread about a tenth of a nice-0 thread's share of a busy core.
+/// Linux only (elsewhere niceness belongs to the whole process); a failure is logged and
+/// the thread runs on at normal priority.
+fn lower_priority(nice: i32) {
+    #[cfg(target_os = "linux")]
+    if nice > 0 {
+        // SAFETY: setpriority takes plain integers; on Linux, PRIO_PROCESS with who = 0
+        // applies to the calling thread only.
+        let failed = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) } != 0;
+        if failed {
+            let error = std::io::Error::last_os_error();
+            warn!(%error, nice, "could not lower a bot thread's priority");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
 }
 
 /// A worker: takes requests one at a time until every handle is gone.
@@ -152,7 +177,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn answers_every_request_with_a_legal_move_even_when_swamped() {
         // One thread, room for one waiting request: most of these overflow.
-        let thinkers = Thinkers::start(1, 1, think_seconds()).unwrap();
+        let thinkers = Thinkers::start(1, 1, 10, think_seconds()).unwrap();
         let limits = Strength::MEDIUM.limits(Instant::now() + Duration::from_secs(5));
         let asks = (0..8).map(|_| {
             let thinkers = thinkers.clone();
@@ -166,12 +191,41 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_request_past_its_deadline_still_gets_a_legal_move() {
-        let thinkers = Thinkers::start(2, 8, think_seconds()).unwrap();
+        let thinkers = Thinkers::start(2, 8, 0, think_seconds()).unwrap();
         let limits = Strength::HARD.limits(Instant::now() - Duration::from_secs(5));
         let mv = thinkers
             .think(chess(), BotLevel::Hard, limits)
             .await
             .unwrap();
         assert!(chess().legal_moves().contains(&mv));
+    }
+
+    /// The niceness of every thread of this process whose name starts with `prefix`.
+    #[cfg(target_os = "linux")]
+    fn niceness_of_threads(prefix: &str) -> Vec<i64> {
+        let mut found = Vec::new();
+        for task in std::fs::read_dir("/proc/self/task").unwrap() {
+            let dir = task.unwrap().path();
+            let name = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+            if !name.starts_with(prefix) {
+                continue;
+            }
+            let stat = std::fs::read_to_string(dir.join("stat")).unwrap_or_default();
+            // Fields after the parenthesised name: state is field 3, nice is field 19.
+            let fields: Vec<&str> = stat.rsplit(") ").next().unwrap().split(' ').collect();
+            found.push(fields[16].parse().unwrap());
+        }
+        found
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn bot_threads_run_below_normal_priority() {
+        let _thinkers = Thinkers::start(1, 1, 7, think_seconds()).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !niceness_of_threads("parlor-bot-").contains(&7) {
+            assert!(Instant::now() < deadline, "no bot thread at nice 7");
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 }
