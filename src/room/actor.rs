@@ -93,6 +93,8 @@ pub(super) enum Command {
 pub(super) struct Published {
     pub(super) summary: RoomSummary,
     pub(super) state: ByteString,
+    /// The `seq` of `state`.
+    pub(super) seq: u64,
 }
 
 /// The game being played in the room, once both seats are filled.
@@ -149,6 +151,8 @@ pub(super) struct Room {
     idle_since: Option<Instant>,
     /// Store-dependent work (starting, a bot's move, abandonment) waits until then.
     retry_at: Option<Instant>,
+    /// The last state broadcast and its `seq`, published again without re-encoding.
+    last_state: Option<(u64, ByteString)>,
 }
 
 /// Whether the room's task should keep running.
@@ -199,6 +203,7 @@ impl Room {
             fill_at: None,
             idle_since: Some(now),
             retry_at: None,
+            last_state: None,
         }
     }
 
@@ -220,6 +225,7 @@ impl Room {
             }
         }
         self.settle().await;
+        // Always announced: the lobby lists a room from this first publication on.
         publisher.send_replace(self.publication());
         let shutdown = self.context.shutdown.clone();
         let rooms = self.context.metrics.rooms.clone();
@@ -238,7 +244,7 @@ impl Room {
                 }
                 () = shutdown.cancelled() => Flow::Close,
             };
-            publisher.send_replace(self.publication());
+            self.publish(&publisher);
             let status = self.status();
             if status != counted {
                 rooms.with_label_values(&[game, counted.as_str()]).dec();
@@ -1319,7 +1325,26 @@ impl Room {
             .to_vec()
     }
 
+    /// Publishes the room's listing and state for readers outside its task, waking
+    /// them (the lobby's watchers) only when either has changed.
+    fn publish(&self, publisher: &watch::Sender<Published>) {
+        let next = self.publication();
+        publisher.send_if_modified(|current| {
+            let changed = current.seq != next.seq || current.summary != next.summary;
+            if changed {
+                *current = next;
+            }
+            changed
+        });
+    }
+
+    /// The room's listing and state. The state is the frame last broadcast when nothing
+    /// has happened since (every change raises `seq`), so a move is encoded once.
     pub(super) fn publication(&self) -> Published {
+        let state = match &self.last_state {
+            Some((seq, frame)) if *seq == self.seq => frame.clone(),
+            _ => encode(&self.state_msg(false)),
+        };
         Published {
             summary: RoomSummary {
                 room: self.id.clone(),
@@ -1331,13 +1356,15 @@ impl Room {
                 time_control: self.clock.control(),
                 created_at_ms: self.created_at_ms,
             },
-            state: encode(&self.state_msg(false)),
+            state,
+            seq: self.seq,
         }
     }
 
     fn broadcast_state(&mut self, except: Option<ConnId>) {
         let frame = encode(&self.state_msg(false));
         self.broadcast(&frame, except);
+        self.last_state = Some((self.seq, frame));
     }
 
     /// Queues one encoded frame to every subscriber. A subscriber whose queue is full is
