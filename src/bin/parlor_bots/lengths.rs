@@ -8,7 +8,6 @@
 //! a multiple of ten.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use parlor::bots::BotLevel;
 use parlor::config::Config;
@@ -16,7 +15,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;
 
-use crate::play::{self, Budget, BudgetArgs, Error, Progress};
+use crate::play::{self, Budget, Error, Progress, SelfPlayArgs};
 use crate::round_robin::selected_games;
 
 /// Options of `lengths`.
@@ -31,23 +30,8 @@ pub struct Args {
     /// Games per game id
     #[arg(long, default_value_t = 100)]
     pub games: usize,
-    /// The seed every opening and every bot's tie-breaking is derived from
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Random plies before the bots take over [default: 2 in tic-tac-toe, 4 elsewhere]
-    #[arg(long, value_name = "N")]
-    pub opening_plies: Option<usize>,
-    /// Draw a game still running after this many plies (reported as adjudicated_ply_cap)
-    #[arg(long, value_name = "N", default_value_t = 2000)]
-    pub max_plies: usize,
-    /// Threads, each playing whole games [default: all cores but one]
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Also write the results as JSON to this file
-    #[arg(long, value_name = "PATH")]
-    pub json: Option<PathBuf>,
     #[command(flatten)]
-    pub budget: BudgetArgs,
+    pub play: SelfPlayArgs,
 }
 
 /// One game played: its length and how it ended.
@@ -139,9 +123,9 @@ struct Report<'a> {
 /// Runs `lengths`.
 pub fn run(args: &Args) -> Result<(), Error> {
     let config = Config::default();
-    let budget = args.budget.budget(&config);
+    let budget = args.play.budget.budget(&config);
     let games = selected_games(&args.game)?;
-    let threads = args.threads.unwrap_or_else(play::default_threads).max(1);
+    let threads = args.play.thread_count();
     let commit = play::git_commit();
     let tasks: Vec<(&'static str, usize)> = games
         .iter()
@@ -151,7 +135,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
         "parlor-bots lengths at commit {}, seed {}: bot:{} against itself, {} games per game, \
          {threads} thread(s); budget: {}",
         commit.as_deref().unwrap_or("unknown"),
-        args.seed,
+        args.play.seed,
         args.level,
         args.games,
         budget.describe_level(args.level),
@@ -196,12 +180,12 @@ pub fn run(args: &Args) -> Result<(), Error> {
     }
     let elapsed = progress.elapsed();
     println!("total wall time: {elapsed:.0} s");
-    if let Some(path) = &args.json {
+    if let Some(path) = &args.play.json {
         let report = Report {
             command: "lengths",
             commit,
             level: args.level,
-            seed: args.seed,
+            seed: args.play.seed,
             games: args.games,
             budget,
             elapsed_seconds: elapsed,
@@ -222,12 +206,10 @@ fn play_one(
     config: &Config,
     budget: &Budget,
 ) -> Result<GameRecord, Error> {
-    let plies = args
-        .opening_plies
-        .unwrap_or_else(|| play::default_opening_plies(game));
+    let plies = args.play.opening_plies_for(game);
     let game_number = play::id_number(game);
     let mut rng = StdRng::seed_from_u64(play::derive_seed(
-        args.seed,
+        args.play.seed,
         &[game_number, 2, number as u64],
     ));
     let opening = play::random_opening(game, config, plies, &mut rng)?;
@@ -238,7 +220,7 @@ fn play_one(
         levels,
         budget,
         opening.len(),
-        args.max_plies,
+        args.play.max_plies,
         &mut rng,
     )?;
     Ok(GameRecord {

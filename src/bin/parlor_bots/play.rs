@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -28,6 +29,42 @@ pub struct Budget {
     pub medium: Strength,
     /// `bot:hard`'s limits per move.
     pub hard: Strength,
+}
+
+/// Options of the subcommands in which our bots play each other (`round-robin`,
+/// `lengths`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct SelfPlayArgs {
+    /// The seed every opening and every bot's tie-breaking is derived from
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Random plies before the bots take over [default: 2 in tic-tac-toe, 4 elsewhere]
+    #[arg(long, value_name = "N")]
+    pub opening_plies: Option<usize>,
+    /// Draw a game still running after this many plies (reported as adjudicated_ply_cap)
+    #[arg(long, value_name = "N", default_value_t = 2000)]
+    pub max_plies: usize,
+    /// Threads, each playing whole games [default: all cores but one]
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Also write the results as JSON to this file
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+impl SelfPlayArgs {
+    /// The worker threads to use.
+    pub fn thread_count(&self) -> usize {
+        self.threads.unwrap_or_else(default_threads).max(1)
+    }
+
+    /// The random plies that open a game of `game_id`.
+    pub fn opening_plies_for(&self, game_id: &str) -> usize {
+        self.opening_plies
+            .unwrap_or_else(|| default_opening_plies(game_id))
+    }
 }
 
 /// Overrides of the server's bot budgets, shared by the subcommands.

@@ -1,7 +1,6 @@
 //! `round-robin`: the levels against each other in every game.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use parlor::bots::BotLevel;
 use parlor::catalog::GAME_IDS;
@@ -11,7 +10,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;
 
-use crate::play::{self, Budget, BudgetArgs, Error, Progress};
+use crate::play::{self, Budget, Error, Progress, SelfPlayArgs};
 use crate::stats::{Breakdown, Interval, Score, Tally};
 
 /// Options of `round-robin`.
@@ -23,26 +22,11 @@ pub struct Args {
     /// Games per pairing, colours alternating (an even number keeps colours balanced)
     #[arg(long, default_value_t = 100)]
     pub games_per_pairing: usize,
-    /// The seed every opening and every bot's tie-breaking is derived from
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
     /// Play every pair of levels, not only neighbours (random–easy, easy–medium, medium–hard)
     #[arg(long)]
     pub all_pairs: bool,
-    /// Random plies before the bots take over [default: 2 in tic-tac-toe, 4 elsewhere]
-    #[arg(long, value_name = "N")]
-    pub opening_plies: Option<usize>,
-    /// Draw a game still running after this many plies (reported as adjudicated_ply_cap)
-    #[arg(long, value_name = "N", default_value_t = 2000)]
-    pub max_plies: usize,
-    /// Threads, each playing whole games [default: all cores but one]
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Also write the results as JSON to this file
-    #[arg(long, value_name = "PATH")]
-    pub json: Option<PathBuf>,
     #[command(flatten)]
-    pub budget: BudgetArgs,
+    pub play: SelfPlayArgs,
 }
 
 /// One game to play: the game, the pairing and the game's number within the pairing.
@@ -144,13 +128,10 @@ pub fn selected_games(game: &str) -> Result<Vec<&'static str>, Error> {
 /// Runs `round-robin`.
 pub fn run(args: &Args) -> Result<(), Error> {
     let config = Config::default();
-    let budget = args.budget.budget(&config);
+    let budget = args.play.budget.budget(&config);
     let games = selected_games(&args.game)?;
-    let threads = args.threads.unwrap_or_else(play::default_threads).max(1);
-    let opening_plies = |game: &str| {
-        args.opening_plies
-            .unwrap_or_else(|| play::default_opening_plies(game))
-    };
+    let threads = args.play.thread_count();
+    let opening_plies = |game: &str| args.play.opening_plies_for(game);
     let commit = play::git_commit();
     let mut tasks = Vec::new();
     for &game in &games {
@@ -168,7 +149,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
     println!(
         "parlor-bots round-robin at commit {}, seed {}, {} games per pairing, {threads} thread(s)",
         commit.as_deref().unwrap_or("unknown"),
-        args.seed,
+        args.play.seed,
         args.games_per_pairing
     );
     println!("budgets per move: {}", budget.describe());
@@ -183,7 +164,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
         *remaining.entry(task.game).or_default() += 1;
     }
     let mut finished: Vec<GameRecord> = Vec::new();
-    let seed = args.seed;
+    let seed = args.play.seed;
     let records = play::run_pool(
         &tasks,
         threads,
@@ -193,7 +174,7 @@ pub fn run(args: &Args) -> Result<(), Error> {
                 task,
                 seed,
                 opening_plies(task.game),
-                args.max_plies,
+                args.play.max_plies,
                 &config,
                 &budget,
             )
@@ -231,14 +212,14 @@ pub fn run(args: &Args) -> Result<(), Error> {
     let elapsed = progress.elapsed();
     println!("total wall time: {elapsed:.0} s");
 
-    if let Some(path) = &args.json {
+    if let Some(path) = &args.play.json {
         let summaries = summarize(&records, args.all_pairs);
         let report = Report {
             command: "round-robin",
             commit,
-            seed: args.seed,
+            seed: args.play.seed,
             games_per_pairing: args.games_per_pairing,
-            max_plies: args.max_plies,
+            max_plies: args.play.max_plies,
             threads,
             budget,
             deterministic: budget.deterministic(),
@@ -412,7 +393,7 @@ mod tests {
     #[test]
     fn paired_games_share_their_opening_and_swap_colours() {
         let config = Config::default();
-        let budget = BudgetArgs::default().budget(&config);
+        let budget = crate::play::BudgetArgs::default().budget(&config);
         let task = |number| Task {
             game: "tictactoe",
             weaker: BotLevel::Random,
