@@ -222,7 +222,8 @@ async fn measure(
             system::load_average(),
         )
     });
-    server.stop();
+    // Stopping waits (up to 15 s) for the process to exit: off the async workers.
+    let _ = tokio::task::spawn_blocking(move || server.stop()).await;
     report
 }
 
