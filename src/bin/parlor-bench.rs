@@ -75,6 +75,16 @@ struct Args {
     /// Rooms being set up at once (bounds how fast connections are opened).
     #[arg(long, default_value_t = 32)]
     connect_concurrency: usize,
+    /// Also keep this many rooms of two bots playing each other (Parlor only), to see
+    /// how bot thinking affects the human rooms' latency.
+    #[arg(long, default_value_t = 0)]
+    bot_rooms: usize,
+    /// The bot rooms' game.
+    #[arg(long, default_value = "chess")]
+    bot_game: String,
+    /// The bot rooms' level: random, easy, medium or hard.
+    #[arg(long, default_value = "hard")]
+    bot_level: String,
     /// Pin the server to core 0 and the generator to core 1 (with taskset).
     #[arg(long)]
     pin: bool,
@@ -130,6 +140,9 @@ fn run(args: &Args) -> Result<(), BenchError> {
         duration: secs(args.duration)?,
         idle: secs(args.idle)?,
         connect_concurrency: args.connect_concurrency,
+        bot_rooms: args.bot_rooms,
+        bot_game: args.bot_game.clone(),
+        bot_level: args.bot_level.clone(),
     };
     if let Some(rate) = args.rate
         && !(rate > 0.0 && rate.is_finite())
@@ -196,6 +209,11 @@ async fn measure(
     bin_dir: &Path,
     pin: bool,
 ) -> Result<Report, BenchError> {
+    if target != Target::Parlor && load.bot_rooms > 0 {
+        return Err(BenchError::Usage(format!(
+            "the {target} baseline has no bots; --bot-rooms needs Parlor"
+        )));
+    }
     if target != Target::Parlor && load.game != "tictactoe" {
         return Err(BenchError::Usage(format!(
             "the {target} baseline plays only tictactoe, not {}",

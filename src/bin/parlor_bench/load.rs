@@ -57,6 +57,12 @@ pub struct Load {
     pub idle: Duration,
     /// Rooms being set up at once.
     pub connect_concurrency: usize,
+    /// Rooms in which two bots play each other alongside the load (Parlor only).
+    pub bot_rooms: usize,
+    /// Those rooms' game.
+    pub bot_game: String,
+    /// Those bots' level, e.g. `hard`.
+    pub bot_level: String,
 }
 
 impl Load {
@@ -85,6 +91,10 @@ pub struct Measured {
     pub broadcasts: u64,
     /// Games finished within the window.
     pub games: u64,
+    /// States of the bot rooms received within the window.
+    pub bot_states: u64,
+    /// Bot games finished within the window.
+    pub bot_games: u64,
     /// Move-to-opponent latency within the window, microseconds.
     pub latency: Histogram<u64>,
     /// `error` messages the server sent, whole run.
@@ -112,14 +122,18 @@ struct Counters {
     error_messages: AtomicU64,
     connection_failures: AtomicU64,
     open: AtomicU64,
+    bot_states: AtomicU64,
+    bot_games: AtomicU64,
 }
 
 impl Counters {
-    fn get(&self) -> [u64; 3] {
+    fn get(&self) -> [u64; 5] {
         [
             self.moves.load(Ordering::Relaxed),
             self.broadcasts.load(Ordering::Relaxed),
             self.games.load(Ordering::Relaxed),
+            self.bot_states.load(Ordering::Relaxed),
+            self.bot_games.load(Ordering::Relaxed),
         ]
     }
 }
@@ -275,6 +289,16 @@ pub async fn run(load: &Load, pid: Option<u32>) -> Result<Measured, BenchError> 
     let connections_opened = ctx.counters.open.load(Ordering::Relaxed);
     let rss_idle = pid.map(system::rss_bytes).transpose()?;
 
+    if load.bot_rooms > 0 {
+        let bots = BotRooms {
+            url: load.url.clone(),
+            name: format!("b{tag}-bots"),
+            game: load.bot_game.clone(),
+            level: load.bot_level.clone(),
+            rooms: load.bot_rooms,
+        };
+        tasks.spawn(bots.keep(ctx.clone()));
+    }
     ctx.start_ns.store(ctx.now_ns(), Ordering::Relaxed);
     let _ = start_tx.send(true);
     tokio::time::sleep(load.warmup).await;
@@ -314,6 +338,8 @@ pub async fn run(load: &Load, pid: Option<u32>) -> Result<Measured, BenchError> 
         moves: after[0] - before[0],
         broadcasts: after[1] - before[1],
         games: after[2] - before[2],
+        bot_states: after[3] - before[3],
+        bot_games: after[4] - before[4],
         latency,
         error_messages: ctx.counters.error_messages.load(Ordering::Relaxed),
         connection_failures: ctx.counters.connection_failures.load(Ordering::Relaxed),
@@ -687,4 +713,77 @@ async fn watch_room(mut ws: Ws, ctx: Arc<Ctx>) {
 /// Closes politely, giving up after a second.
 async fn close(mut ws: Ws) {
     let _ = tokio::time::timeout(Duration::from_secs(1), ws.close(None)).await;
+}
+
+/// Rooms in which two bots play each other, kept busy for the whole run: the load whose
+/// effect on the human rooms' latency the issue asks about.
+struct BotRooms {
+    url: String,
+    name: String,
+    game: String,
+    level: String,
+    rooms: usize,
+}
+
+impl BotRooms {
+    /// Creates the rooms from one connection, watches each, and replaces every room
+    /// whose game ends with a new one, until the run ends.
+    async fn keep(self, ctx: Arc<Ctx>) {
+        let mut ws = match hello(&self.url, &self.name).await {
+            Ok((ws, _)) => ws,
+            Err(why) => {
+                ctx.failure(format!("the bot rooms' connection: {why}"));
+                return;
+            }
+        };
+        let bot = format!("bot:{}", self.level);
+        let create = serde_json::json!({
+            "type": "create_room", "game": self.game, "seats": [bot, bot],
+        })
+        .to_string();
+        for _ in 0..self.rooms {
+            if let Err(why) = send(&mut ws, create.clone()).await {
+                ctx.failure(format!("creating a bot room: {why}"));
+                return;
+            }
+        }
+        loop {
+            let frame = tokio::select! {
+                () = ctx.cancel.cancelled() => break,
+                frame = ws.next() => frame,
+            };
+            let text = match frame {
+                Some(Ok(Message::Text(text))) => text,
+                Some(Ok(Message::Close(_)) | Err(_)) | None => {
+                    ctx.failure("the bot rooms' connection closed".to_owned());
+                    break;
+                }
+                Some(Ok(_)) => continue,
+            };
+            let text = text.as_str();
+            let reply = if text.starts_with(r#"{"type":"state""#) {
+                ctx.counters.bot_states.fetch_add(1, Ordering::Relaxed);
+                None
+            } else if text.starts_with(r#"{"type":"room_created""#) {
+                serde_json::from_str::<RoomCreated>(text)
+                    .ok()
+                    .map(|created| format!(r#"{{"type":"watch","room":"{}"}}"#, created.room))
+            } else if text.starts_with(r#"{"type":"game_over""#) {
+                ctx.counters.bot_games.fetch_add(1, Ordering::Relaxed);
+                Some(create.clone())
+            } else if text.starts_with(r#"{"type":"error""#) {
+                ctx.error(format!("bot rooms: {text}"));
+                None
+            } else {
+                None
+            };
+            if let Some(reply) = reply
+                && let Err(why) = send(&mut ws, reply).await
+            {
+                ctx.failure(format!("the bot rooms' connection: {why}"));
+                break;
+            }
+        }
+        close(ws).await;
+    }
 }

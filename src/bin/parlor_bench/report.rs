@@ -43,6 +43,12 @@ pub struct Report {
     pub broadcasts_per_s: f64,
     /// Games finished in the window.
     pub games: u64,
+    /// Rooms of two bots playing alongside the load.
+    pub bot_rooms: usize,
+    /// Bot rooms' states received per second.
+    pub bot_states_per_s: f64,
+    /// Bot games finished in the window.
+    pub bot_games: u64,
     /// From a move's sending (open loop: its scheduled time) to the opponent's receipt
     /// of the new state.
     pub latency_us: Latency,
@@ -166,6 +172,9 @@ impl Report {
             moves_per_s: per_s(m.moves),
             broadcasts_per_s: per_s(m.broadcasts),
             games: m.games,
+            bot_rooms: load.bot_rooms,
+            bot_states_per_s: per_s(m.bot_states),
+            bot_games: m.bot_games,
             latency_us: Latency {
                 samples: h.len(),
                 p50: h.value_at_quantile(0.5),
@@ -191,6 +200,14 @@ impl Report {
     pub fn text(&self) -> String {
         let mut out = String::new();
         let l = &self.latency_us;
+        let bots = if self.bot_rooms > 0 {
+            format!(
+                "; {} bot rooms alongside: {:.0} of their states/s, {} bot games finished",
+                self.bot_rooms, self.bot_states_per_s, self.bot_games
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
             "{}: {} loop{}, {} {} rooms (2 players + {} spectators), {} connections held of {} opened",
@@ -206,7 +223,7 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "  {:.0} moves/s, {:.0} broadcast messages/s, {} games, over {:.1} s (setup took {:.1} s)",
+            "  {:.0} moves/s, {:.0} broadcast messages/s, {} games, over {:.1} s (setup took {:.1} s){bots}",
             self.moves_per_s, self.broadcasts_per_s, self.games, self.window_secs, self.setup_secs
         );
         let _ = writeln!(
