@@ -24,8 +24,8 @@ async fn main() -> ExitCode {
     let args = args::Args::parse();
     let (listener, _) = match args.listen("parlor-baseline-actix") {
         Ok(bound) => bound,
-        Err(message) => {
-            eprintln!("{message}");
+        Err(error) => {
+            eprintln!("parlor-baseline-actix: {error}");
             return ExitCode::FAILURE;
         }
     };

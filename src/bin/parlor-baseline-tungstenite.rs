@@ -28,8 +28,8 @@ async fn main() -> ExitCode {
     let args = args::Args::parse();
     let (listener, _) = match args.listen("parlor-baseline-tungstenite") {
         Ok(bound) => bound,
-        Err(message) => {
-            eprintln!("{message}");
+        Err(error) => {
+            eprintln!("parlor-baseline-tungstenite: {error}");
             return ExitCode::FAILURE;
         }
     };
