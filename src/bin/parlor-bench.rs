@@ -33,7 +33,7 @@ use server::{Server, Target};
 
 /// Load generator for Parlor and its baselines (see BENCHMARKS.md).
 #[derive(Debug, Parser)]
-#[command(name = "parlor-bench", version, about)]
+#[command(name = "parlor-bench", version)]
 struct Args {
     /// Which server to start (on a free port; Parlor on a scratch database).
     #[arg(long, value_enum, default_value_t = Target::Parlor, conflicts_with = "url")]

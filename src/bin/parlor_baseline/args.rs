@@ -5,7 +5,8 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 
 use clap::Parser;
 
-/// Where a baseline listens.
+/// A bare tic-tac-toe room server that parlor-bench measures Parlor against (see
+/// BENCHMARKS.md).
 #[derive(Debug, Parser)]
 #[command(version)]
 pub struct Args {
