@@ -8,17 +8,19 @@
 //! next, up to [`MAX_BATCH`]. No move ever waits for a batch to fill, so a quiet server
 //! commits each move at once.
 //!
-//! Each move runs inside a savepoint, so a move the database refuses (say, a constraint)
-//! fails alone and the rest of its batch still commits.
+//! A batch is one transaction of a few statements whatever its size: one `INSERT` for all
+//! its moves, plus the ending of each game a move finished. If the database refuses the
+//! batch (say, one move breaks a constraint), each of its moves is written again in a
+//! transaction of its own, so a bad move fails alone and the rest still commit.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use prometheus::{Histogram, HistogramOpts};
-use sqlx::{Acquire, AnyPool};
+use sqlx::AnyPool;
 use tokio::sync::{Mutex, mpsc, oneshot};
 
-use super::sql::write_move;
+use super::sql::{insert_moves, write_finish, write_move};
 use super::{GameFinish, MoveRecord, RatingChange, StoreError};
 
 /// The most moves one transaction writes.
@@ -141,59 +143,57 @@ async fn run(
     }
 }
 
-/// Writes `batch` in one transaction, each move in a savepoint of its own, and answers
-/// every move: with its own error if its statements failed, with the commit's error if
-/// the transaction as a whole failed, otherwise with its result.
+/// Writes `batch` and answers every move: all in one transaction when the database
+/// takes it, otherwise each move in a transaction of its own.
 async fn write_batch(pool: &AnyPool, batch: &mut Vec<Pending>, stats: &BatchStats) {
     let started = Instant::now();
     stats.moves.observe(batch.len() as f64);
-    let mut tx = match pool.begin().await {
-        Ok(tx) => tx,
-        Err(error) => {
-            answer_all(batch, &error.to_string());
-            return;
-        }
-    };
-    let mut results = Vec::with_capacity(batch.len());
-    for pending in batch.iter() {
-        results.push(write_one(&mut tx, pending).await);
-    }
-    match tx.commit().await {
-        Ok(()) => {
+    match write_together(pool, batch).await {
+        Ok(results) => {
             stats
                 .commit_seconds
                 .observe(started.elapsed().as_secs_f64());
             for (pending, result) in batch.drain(..).zip(results) {
+                let _ = pending.reply.send(Ok(result));
+            }
+        }
+        Err(error) => {
+            tracing::warn!(
+                moves = batch.len(),
+                %error,
+                "a batch of moves was refused; writing its moves one by one"
+            );
+            for pending in batch.drain(..) {
+                let result = write_alone(pool, &pending).await;
                 let _ = pending.reply.send(result);
             }
         }
-        Err(error) => answer_all(batch, &error.to_string()),
     }
 }
 
-/// One move's statements inside a savepoint of `tx`.
-async fn write_one(tx: &mut sqlx::Transaction<'static, sqlx::Any>, pending: &Pending) -> Written {
-    let mut savepoint = Acquire::begin(&mut *tx).await?;
-    match write_move(&mut savepoint, &pending.mv, pending.finish.as_ref()).await {
-        Ok(changes) => {
-            savepoint.commit().await?;
-            Ok(changes)
-        }
-        Err(error) => {
-            savepoint.rollback().await?;
-            Err(error)
-        }
+/// The whole batch in one transaction: every move, then every ending, then the commit.
+async fn write_together(
+    pool: &AnyPool,
+    batch: &[Pending],
+) -> Result<Vec<Option<[RatingChange; 2]>>, StoreError> {
+    let mut tx = pool.begin().await?;
+    let moves: Vec<&MoveRecord> = batch.iter().map(|pending| &pending.mv).collect();
+    insert_moves(&mut tx, &moves).await?;
+    let mut results = Vec::with_capacity(batch.len());
+    for pending in batch {
+        results.push(match &pending.finish {
+            Some(finish) => write_finish(&mut tx, finish).await?,
+            None => None,
+        });
     }
+    tx.commit().await?;
+    Ok(results)
 }
 
-/// Tells every move of a batch that failed as a whole why.
-fn answer_all(batch: &mut Vec<Pending>, why: &str) {
-    tracing::error!(
-        moves = batch.len(),
-        error = why,
-        "a batch of moves could not be written"
-    );
-    for pending in batch.drain(..) {
-        let _ = pending.reply.send(Err(StoreError::Batch(why.to_owned())));
-    }
+/// One move (and its ending) in a transaction of its own.
+async fn write_alone(pool: &AnyPool, pending: &Pending) -> Written {
+    let mut tx = pool.begin().await?;
+    let changes = write_move(&mut tx, &pending.mv, pending.finish.as_ref()).await?;
+    tx.commit().await?;
+    Ok(changes)
 }

@@ -29,9 +29,6 @@ pub enum StoreError {
     /// The store has been closed (the server is shutting down).
     #[error("the store is closed")]
     Closed,
-    /// The transaction that held this write, with other rooms' moves, failed as a whole.
-    #[error("a batch of moves could not be committed: {0}")]
-    Batch(String),
     /// The database file's folder could not be created.
     #[error("could not create the folder for the database file {path}: {source}")]
     CreateDir {

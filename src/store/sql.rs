@@ -316,6 +316,50 @@ async fn write_ratings(
     }))
 }
 
+/// The columns of one stored move, in the order [`insert_moves`] binds them.
+const MOVE_COLUMNS: usize = 8;
+
+/// Appends moves to their games' logs with one `INSERT` (one round trip to the database
+/// however many moves), inside the caller's transaction.
+pub(super) async fn insert_moves(
+    conn: &mut AnyConnection,
+    moves: &[&MoveRecord],
+) -> Result<(), StoreError> {
+    if moves.is_empty() {
+        return Ok(());
+    }
+    let mut sql = String::from(
+        "INSERT INTO moves (game_id, ply, seat, notation, played_at, think_ms, clock0_ms, \
+         clock1_ms) VALUES ",
+    );
+    for row in 0..moves.len() {
+        let first = row * MOVE_COLUMNS + 1;
+        let placeholders: Vec<String> = (first..first + MOVE_COLUMNS)
+            .map(|n| format!("${n}"))
+            .collect();
+        if row > 0 {
+            sql.push_str(", ");
+        }
+        sql.push('(');
+        sql.push_str(&placeholders.join(", "));
+        sql.push(')');
+    }
+    let mut query = sqlx::query(&sql);
+    for mv in moves {
+        query = query
+            .bind(mv.game_id.as_str())
+            .bind(i64::from(mv.ply))
+            .bind(i64::from(mv.seat))
+            .bind(mv.notation.as_str())
+            .bind(mv.played_at_ms)
+            .bind(mv.think_ms)
+            .bind(mv.clocks_ms.map(|clocks| clocks[0]))
+            .bind(mv.clocks_ms.map(|clocks| clocks[1]));
+    }
+    query.execute(&mut *conn).await?;
+    Ok(())
+}
+
 /// Appends one move to its game's log and, when it ends the game, writes the ending
 /// (and the ratings) too: the statements of one move, inside the caller's transaction.
 pub(super) async fn write_move(
@@ -323,31 +367,14 @@ pub(super) async fn write_move(
     mv: &MoveRecord,
     finish: Option<&GameFinish>,
 ) -> Result<Option<[RatingChange; 2]>, StoreError> {
-    sqlx::query(
-        "INSERT INTO moves (game_id, ply, seat, notation, played_at, think_ms, clock0_ms, \
-         clock1_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-    )
-    .bind(mv.game_id.as_str())
-    .bind(i64::from(mv.ply))
-    .bind(i64::from(mv.seat))
-    .bind(mv.notation.as_str())
-    .bind(mv.played_at_ms)
-    .bind(mv.think_ms)
-    .bind(mv.clocks_ms.map(|clocks| clocks[0]))
-    .bind(mv.clocks_ms.map(|clocks| clocks[1]))
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query("UPDATE games SET moves = moves + 1 WHERE game_id = $1")
-        .bind(mv.game_id.as_str())
-        .execute(&mut *conn)
-        .await?;
+    insert_moves(conn, &[mv]).await?;
     match finish {
         Some(finish) => write_finish(conn, finish).await,
         None => Ok(None),
     }
 }
 
-async fn write_finish(
+pub(super) async fn write_finish(
     conn: &mut AnyConnection,
     finish: &GameFinish,
 ) -> Result<Option<[RatingChange; 2]>, StoreError> {
@@ -639,10 +666,16 @@ impl Store for SqlStore {
     }
 
     async fn interrupt_unfinished(&self) -> Result<u64, StoreError> {
-        let done = sqlx::query("UPDATE games SET status = 'interrupted' WHERE status = $1")
-            .bind(STATUS_PLAYING)
-            .execute(&self.pool)
-            .await?;
+        // The move count is kept per move only in the moves table; an unfinished game
+        // gets its count here, as a finished one does from its ending.
+        let done = sqlx::query(
+            "UPDATE games SET status = 'interrupted', \
+             moves = (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.game_id) \
+             WHERE status = $1",
+        )
+        .bind(STATUS_PLAYING)
+        .execute(&self.pool)
+        .await?;
         Ok(done.rows_affected())
     }
 
@@ -863,8 +896,13 @@ mod tests {
             matches!(results[40], Err(StoreError::Database(_))),
             "{results:?}"
         );
-        assert_eq!(stats.moves.get_sample_count(), 1, "one transaction");
+        assert_eq!(stats.moves.get_sample_count(), 1, "one batch");
         assert_eq!(stats.moves.get_sample_sum(), 41.0);
+        assert_eq!(
+            stats.commit_seconds.get_sample_count(),
+            0,
+            "refused as a whole"
+        );
         assert_eq!(count(&store, "SELECT COUNT(*) FROM moves").await, 40);
         assert_eq!(
             count(
@@ -934,6 +972,48 @@ mod tests {
             .await
             .expect("select");
         assert_eq!(n, i64::from(u32::MAX) + 1);
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_batch_the_database_takes_is_one_commit_with_its_endings() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let stats = BatchStats::unreported();
+        let store = SqlStore::open_sqlite(&db_path(&dir), TEST_TUNING, stats.clone())
+            .await
+            .expect("open");
+        store
+            .create_player(&player("p1", "Alice"), "hash1", 0)
+            .await
+            .expect("player");
+        for game in ["g1", "g2"] {
+            store
+                .create_game(&new_game(game, "p1", "Alice", 0))
+                .await
+                .expect("game");
+        }
+        let (a, b) = (mv("g1", 1, "4", 10), mv("g2", 1, "0", 11));
+        let mut finish = win("g2", "p1", 700, 20);
+        finish.moves = 1;
+        let (first, second) = tokio::join!(
+            store.append_move(&a, None),
+            store.append_move(&b, Some(&finish))
+        );
+        assert_eq!(first.expect("g1's move"), None);
+        second.expect("g2's move and ending");
+        assert_eq!(stats.commit_seconds.get_sample_count(), 1, "one commit");
+        let g2 = store.game("g2").await.expect("read").expect("stored");
+        assert_eq!((g2.status.as_str(), g2.moves.len()), ("finished", 1));
+        assert_eq!(
+            store
+                .game("g1")
+                .await
+                .expect("read")
+                .expect("stored")
+                .moves
+                .len(),
+            1
+        );
         store.close().await;
     }
 
@@ -1490,8 +1570,17 @@ mod tests {
             .finish_game(&win("g2", "p1", 5, 2_500))
             .await
             .expect("finish");
+        store
+            .append_move(&mv("g1", 1, "4", 1_100), None)
+            .await
+            .expect("move");
 
         assert_eq!(store.interrupt_unfinished().await.expect("interrupt"), 2);
+        assert_eq!(
+            count(&store, "SELECT moves FROM games WHERE game_id = 'g1'").await,
+            1,
+            "an interrupted game keeps its move count"
+        );
         let status = |g: Option<StoredGame>| g.expect("exists").status;
         assert_eq!(status(store.game("g1").await.expect("load")), "interrupted");
         assert_eq!(status(store.game("g2").await.expect("load")), "finished");
