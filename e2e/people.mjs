@@ -9,6 +9,8 @@
 // - checkers: a forced double jump that crowns, from `options.start`;
 // - chess: a promotion made by dragging the pawn, from `options.start`;
 // - two bots play while a person watches;
+// - axe-core finds no serious or critical accessibility problem (contrast included) in
+//   the lobby or on a chess board with a piece selected;
 // - screenshots of boards and of the page at 360 px and 1024 px wide under target/e2e/.
 // Run from the repository root: `node e2e/people.mjs` (or `bash e2e/run.sh`).
 
@@ -17,6 +19,7 @@ import path from 'node:path';
 import {
   ROOT, SHOT_DIR, Failure, fail, makeLog, Server, checkServedStatic, launchBrowser, watchPage,
 } from './harness.mjs';
+import { axeReport } from './a11y.mjs';
 
 const TOTAL_BUDGET_MS = 180_000;
 const NARROW = { width: 360, height: 780 };
@@ -368,6 +371,30 @@ async function botVersusBot() {
   await ann.tid('leave').click();
 }
 
+/** axe-core on the lobby, then on Cara's chess board with a piece picked up. */
+async function accessibility() {
+  const found = [];
+  const audit = async (where) => {
+    const { violations, contrastChecked } = await axeReport(cara.page);
+    if (contrastChecked === 0) fail(`axe-core checked the contrast of nothing on the ${where}`);
+    found.push(...violations.map((v) => `${where}: ${v}`));
+    log(`axe-core on the ${where}: contrast of ${contrastChecked} elements checked, ${violations.length} violation(s) that count`);
+  };
+  await audit('lobby');
+  await cara.pickGame('chess');
+  await cara.tid('bot-level').selectOption('random');
+  await cara.tid('bot-side').selectOption('0');
+  await cara.tid('play-bot').click();
+  await cara.myTurn('chess');
+  // The start position of an earlier check may still be filled in: pick up whatever can move.
+  const [first] = JSON.parse(await cara.tid('board').getAttribute('data-legal'));
+  await cara.tid(`cell-${first.slice(0, 2)}`).click();
+  await cara.page.locator('[data-testid="board"] .cell.target').first().waitFor({ state: 'visible' });
+  await audit('chess board');
+  if (found.length) fail(`axe-core found:\n  ${found.join('\n  ')}`);
+  await resignAndLeave(cara);
+}
+
 /** The lobby on a wide screen, for a look at the layout. */
 async function wideLayout() {
   const dana = await Person.signIn('Dana', { width: 1024, height: 900 });
@@ -392,6 +419,7 @@ const CHECKS = [
   ['checkers: a forced double jump that crowns', checkersCrowning],
   ['chess: a promotion by drag and drop', chessPromotionByDrag],
   ['bot against bot, watched', botVersusBot],
+  ['no serious accessibility problem in the lobby or on a board (axe-core)', accessibility],
   ['the page at 360 px and 1024 px wide', wideLayout],
 ];
 
