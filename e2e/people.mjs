@@ -381,6 +381,9 @@ async function accessibility() {
     log(`axe-core on the ${where}: contrast of ${contrastChecked} elements checked, ${violations.length} violation(s) that count`);
   };
   await audit('lobby');
+  await cara.page.emulateMedia({ colorScheme: 'dark' });
+  await audit('lobby in dark mode');
+  await cara.page.emulateMedia({ colorScheme: 'light' });
   await cara.pickGame('chess');
   await cara.tid('bot-level').selectOption('random');
   await cara.tid('bot-side').selectOption('0');
@@ -391,6 +394,9 @@ async function accessibility() {
   await cara.tid(`cell-${first.slice(0, 2)}`).click();
   await cara.page.locator('[data-testid="board"] .cell.target').first().waitFor({ state: 'visible' });
   await audit('chess board');
+  await cara.page.emulateMedia({ colorScheme: 'dark' });
+  await audit('chess board in dark mode');
+  await cara.page.emulateMedia({ colorScheme: 'light' });
   if (found.length) fail(`axe-core found:\n  ${found.join('\n  ')}`);
   await resignAndLeave(cara);
 }

@@ -33,9 +33,9 @@ export const checkers = {
     if (!this.pieceName(code)) return [];
     const colour = code.toLowerCase() === 'b' ? 'black' : 'white';
     const parts = [
-      svg('circle', { class: 'ck-shadow', cx: 0.5, cy: 0.54, r: 0.37 }),
-      svg('circle', { class: `ck-man ${colour}`, cx: 0.5, cy: 0.5, r: 0.37 }),
-      svg('circle', { class: `ck-ring ${colour}`, cx: 0.5, cy: 0.5, r: 0.27 }),
+      svg('circle', { class: 'ck-shadow', cx: 0.5, cy: 0.54, r: 0.4 }),
+      svg('circle', { class: `ck-man ${colour}`, cx: 0.5, cy: 0.5, r: 0.4 }),
+      svg('circle', { class: `ck-ring ${colour}`, cx: 0.5, cy: 0.5, r: 0.29 }),
     ];
     if (code === code.toUpperCase()) {
       parts.push(svg('path', {

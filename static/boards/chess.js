@@ -46,7 +46,7 @@ export const chess = {
   drawPiece(code) {
     if (!this.pieceName(code)) return [];
     const kind = code.toLowerCase();
-    const at = { x: 0.5, y: 0.82, 'text-anchor': 'middle' };
+    const at = { x: 0.5, y: 0.53, 'text-anchor': 'middle', 'dominant-baseline': 'central' };
     if (code === kind) {
       return [svg('text', { ...at, class: 'chess-glyph black' }, [SOLID[kind] + TEXT_STYLE])];
     }
