@@ -10,7 +10,8 @@
 // - chess: a promotion made by dragging the pawn, from `options.start`;
 // - two bots play while a person watches;
 // - axe-core finds no serious or critical accessibility problem (contrast included) in
-//   the lobby or on a chess board with a piece selected;
+//   the lobby or on a chess board with a piece selected, in light and dark mode; a
+//   chess move made with Enter and the arrow keys;
 // - screenshots of boards and of the page at 360 px and 1024 px wide under target/e2e/.
 // Run from the repository root: `node e2e/people.mjs` (or `bash e2e/run.sh`).
 
@@ -371,7 +372,7 @@ async function botVersusBot() {
   await ann.tid('leave').click();
 }
 
-/** axe-core on the lobby, then on Cara's chess board with a piece picked up. */
+/** axe-core on the lobby and on Cara's chess board with a piece picked up by the keyboard, which then moves it. */
 async function accessibility() {
   const found = [];
   const audit = async (where) => {
@@ -384,20 +385,24 @@ async function accessibility() {
   await cara.page.emulateMedia({ colorScheme: 'dark' });
   await audit('lobby in dark mode');
   await cara.page.emulateMedia({ colorScheme: 'light' });
-  await cara.pickGame('chess');
-  await cara.tid('bot-level').selectOption('random');
-  await cara.tid('bot-side').selectOption('0');
-  await cara.tid('play-bot').click();
-  await cara.myTurn('chess');
-  // The start position of an earlier check may still be filled in: pick up whatever can move.
-  const [first] = JSON.parse(await cara.tid('board').getAttribute('data-legal'));
-  await cara.tid(`cell-${first.slice(0, 2)}`).click();
+  // The king is picked up and moved one square with the keyboard alone.
+  await fromPosition(cara, 'chess', '8/4P3/8/8/8/8/k7/4K3 w - - 0 1');
+  await cara.tid('cell-e1').focus();
+  await cara.page.keyboard.press('Enter');
   await cara.page.locator('[data-testid="board"] .cell.target').first().waitFor({ state: 'visible' });
   await audit('chess board');
   await cara.page.emulateMedia({ colorScheme: 'dark' });
   await audit('chess board in dark mode');
   await cara.page.emulateMedia({ colorScheme: 'light' });
   if (found.length) fail(`axe-core found:\n  ${found.join('\n  ')}`);
+  await cara.tid('cell-e1').focus();
+  await cara.page.keyboard.press('ArrowUp');
+  const focused = await cara.page.evaluate(() => document.activeElement?.dataset.label ?? null);
+  if (focused !== 'e2') fail(`the up arrow from e1 moved the focus to ${focused}, expected e2`);
+  await cara.page.keyboard.press('Enter');
+  await cara.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(' e1e2')), null, { timeout: 5000 })
+    .catch(() => fail('Enter on e2 with the king picked up did not play e1e2'));
+  log('keyboard: Enter on e1, up arrow, Enter played e1e2');
   await resignAndLeave(cara);
 }
 
@@ -425,7 +430,7 @@ const CHECKS = [
   ['checkers: a forced double jump that crowns', checkersCrowning],
   ['chess: a promotion by drag and drop', chessPromotionByDrag],
   ['bot against bot, watched', botVersusBot],
-  ['no serious accessibility problem in the lobby or on a board (axe-core)', accessibility],
+  ['no serious accessibility problem in the lobby or on a board (axe-core); a move by the keyboard', accessibility],
   ['the page at 360 px and 1024 px wide', wideLayout],
 ];
 
