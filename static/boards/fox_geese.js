@@ -2,13 +2,65 @@
 // through the odd-numbered points.
 
 import { svg } from './svg.js';
+import { labelIndex, movePath } from '../moves.js';
+
+function codeAt(board, label) {
+  const index = labelIndex(board).get(String(label));
+  if (index === undefined) return null;
+  return board.cells?.[index] ?? null;
+}
+
+/**
+ * Which seat plays the fox, read from the state when it shows it (the piece that made
+ * the last move, or the piece the side to move can move); null when it cannot tell.
+ */
+function foxSeatOf(state) {
+  const board = state?.board;
+  if (!board) return null;
+  const last = state.last_move;
+  if (last && typeof last.seat === 'number') {
+    const path = movePath('fox_geese', String(last.move)).path;
+    const code = codeAt(board, path[path.length - 1]);
+    if (code === 'F') return last.seat;
+    if (code === 'G') return 1 - last.seat;
+  }
+  if (typeof state.to_move === 'number' && Array.isArray(state.legal_moves) && state.legal_moves.length) {
+    const code = codeAt(board, movePath('fox_geese', String(state.legal_moves[0])).path[0]);
+    if (code === 'F') return state.to_move;
+    if (code === 'G') return 1 - state.to_move;
+  }
+  return null;
+}
 
 export const foxGeese = {
   title: 'Fox & Geese',
   sides: ['Geese', 'Fox'], // by default; the sides are read from the board when it shows them
   sideCodes: ['G', 'F'],
-  topSeat: 'geese-or-fox', // worked out from where the geese stand (see topSeatOf)
   order: ['first', 'second'],
+
+  /** The sides as the state shows them (which seat plays the fox is a server setting). */
+  sidesIn(state) {
+    const fox = foxSeatOf(state);
+    if (fox === 0) return { names: ['Fox', 'Geese'], codes: ['F', 'G'], known: true };
+    return { names: this.sides, codes: this.sideCodes, known: fox === 1 };
+  },
+
+  /** The seat at the top of the server's grid: the geese's while they stand in its upper half. */
+  topSeat(state, sides) {
+    const board = state?.board;
+    const geeseSeat = sides.codes[0] === 'G' ? 0 : 1;
+    if (!board || !Array.isArray(board.cells) || !board.rows || !board.cols) return 1 - geeseSeat;
+    let sum = 0;
+    let count = 0;
+    board.cells.forEach((code, i) => {
+      if (code === 'G') {
+        sum += Math.floor(i / board.cols);
+        count += 1;
+      }
+    });
+    if (count === 0) return 1 - geeseSeat;
+    return sum / count < (board.rows - 1) / 2 ? geeseSeat : 1 - geeseSeat;
+  },
 
   cellName(label) {
     return `point ${label}`;

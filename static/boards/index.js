@@ -12,7 +12,6 @@ import { tictactoe } from './tictactoe.js';
 import { checkers } from './checkers.js';
 import { chess } from './chess.js';
 import { foxGeese } from './fox_geese.js';
-import { labelIndex, movePath } from '../moves.js';
 
 export { PROMOTION_NAMES } from './chess.js';
 
@@ -54,34 +53,6 @@ export function pieceElement(game, code) {
 // ---------------------------------------------------------------------------
 // Sides of the seats
 
-function codeAt(board, label) {
-  const index = labelIndex(board).get(String(label));
-  if (index === undefined) return null;
-  return board.cells?.[index] ?? null;
-}
-
-/**
- * Which seat plays the fox, read from the state when it shows it (the piece that made
- * the last move, or the piece the side to move can move); null when it cannot tell.
- */
-function foxSeatOf(state) {
-  const board = state?.board;
-  if (!board) return null;
-  const last = state.last_move;
-  if (last && typeof last.seat === 'number') {
-    const path = movePath('fox_geese', String(last.move)).path;
-    const code = codeAt(board, path[path.length - 1]);
-    if (code === 'F') return last.seat;
-    if (code === 'G') return 1 - last.seat;
-  }
-  if (typeof state.to_move === 'number' && Array.isArray(state.legal_moves) && state.legal_moves.length) {
-    const code = codeAt(board, movePath('fox_geese', String(state.legal_moves[0])).path[0]);
-    if (code === 'F') return state.to_move;
-    if (code === 'G') return 1 - state.to_move;
-  }
-  return null;
-}
-
 /**
  * The sides of seat 0 and seat 1 for this game and state:
  * `{ names: [..], codes: [..], known: bool }`. `known` is false when the sides are the
@@ -90,10 +61,7 @@ function foxSeatOf(state) {
 export function sidesOf(game, state) {
   const meta = GAMES[game];
   if (!meta) return { names: ['first player', 'second player'], codes: [null, null], known: true };
-  if (game !== 'fox_geese') return { names: meta.sides, codes: meta.sideCodes, known: true };
-  const fox = foxSeatOf(state);
-  if (fox === 0) return { names: ['Fox', 'Geese'], codes: ['F', 'G'], known: true };
-  return { names: meta.sides, codes: meta.sideCodes, known: fox === 1 };
+  return meta.sidesIn?.(state) ?? { names: meta.sides, codes: meta.sideCodes, known: true };
 }
 
 /**
@@ -104,20 +72,7 @@ export function sidesOf(game, state) {
 export function topSeatOf(game, state, sides) {
   const meta = GAMES[game];
   if (!meta) return 1; // the grid is drawn as seat 0 sees it
-  if (meta.topSeat !== 'geese-or-fox') return meta.topSeat;
-  const board = state?.board;
-  const geeseSeat = sides.codes[0] === 'G' ? 0 : 1;
-  if (!board || !Array.isArray(board.cells) || !board.rows || !board.cols) return 1 - geeseSeat;
-  let sum = 0;
-  let count = 0;
-  board.cells.forEach((code, i) => {
-    if (code === 'G') {
-      sum += Math.floor(i / board.cols);
-      count += 1;
-    }
-  });
-  if (count === 0) return 1 - geeseSeat;
-  return sum / count < (board.rows - 1) / 2 ? geeseSeat : 1 - geeseSeat;
+  return typeof meta.topSeat === 'function' ? meta.topSeat(state, sides) : meta.topSeat;
 }
 
 // ---------------------------------------------------------------------------
