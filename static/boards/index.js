@@ -37,7 +37,7 @@ export function gameTitle(game) {
 }
 
 /** What a piece is called ("white queen", "goose"), or null for an empty cell. */
-export function pieceName(game, code) {
+function pieceName(game, code) {
   if (code === null || code === undefined || code === '') return null;
   return moduleOf(game).pieceName(String(code)) ?? String(code);
 }

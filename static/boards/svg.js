@@ -1,6 +1,6 @@
 // Building SVG elements for the board modules.
 
-export const SVG_NS = 'http://www.w3.org/2000/svg';
+const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /** An SVG element with attributes and children (text children are set as text, never as markup). */
 export function svg(tag, attrs = {}, children = []) {
