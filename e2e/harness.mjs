@@ -2,7 +2,7 @@
 // database, Debian's Chromium through playwright-core, failures and logging.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -119,7 +119,8 @@ export class Server {
 
 /** Fails unless the server serves exactly this checkout's static/ files. */
 export async function checkServedStatic(base, log) {
-  const files = readdirSync(STATIC_DIR).filter((f) => !f.startsWith('.'));
+  const files = readdirSync(STATIC_DIR, { recursive: true })
+    .filter((f) => !f.split(path.sep).some((part) => part.startsWith('.')) && statSync(path.join(STATIC_DIR, f)).isFile());
   const differing = [];
   for (const file of files) {
     const res = await fetch(`${base}/${file}`);

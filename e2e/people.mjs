@@ -9,6 +9,9 @@
 // - checkers: a forced double jump that crowns, from `options.start`;
 // - chess: a promotion made by dragging the pawn, from `options.start`;
 // - two bots play while a person watches;
+// - axe-core finds no serious or critical accessibility problem (contrast included) in
+//   the lobby or on a chess board with a piece selected, in light and dark mode; a
+//   chess move made with Enter and the arrow keys;
 // - screenshots of boards and of the page at 360 px and 1024 px wide under target/e2e/.
 // Run from the repository root: `node e2e/people.mjs` (or `bash e2e/run.sh`).
 
@@ -17,6 +20,7 @@ import path from 'node:path';
 import {
   ROOT, SHOT_DIR, Failure, fail, makeLog, Server, checkServedStatic, launchBrowser, watchPage,
 } from './harness.mjs';
+import { axeReport } from './a11y.mjs';
 
 const TOTAL_BUDGET_MS = 180_000;
 const NARROW = { width: 360, height: 780 };
@@ -368,6 +372,40 @@ async function botVersusBot() {
   await ann.tid('leave').click();
 }
 
+/** axe-core on the lobby and on Cara's chess board with a piece picked up by the keyboard, which then moves it. */
+async function accessibility() {
+  const found = [];
+  const audit = async (where) => {
+    const { violations, contrastChecked } = await axeReport(cara.page);
+    if (contrastChecked === 0) fail(`axe-core checked the contrast of nothing on the ${where}`);
+    found.push(...violations.map((v) => `${where}: ${v}`));
+    log(`axe-core on the ${where}: contrast of ${contrastChecked} elements checked, ${violations.length} violation(s) that count`);
+  };
+  await audit('lobby');
+  await cara.page.emulateMedia({ colorScheme: 'dark' });
+  await audit('lobby in dark mode');
+  await cara.page.emulateMedia({ colorScheme: 'light' });
+  // The king is picked up and moved one square with the keyboard alone.
+  await fromPosition(cara, 'chess', '8/4P3/8/8/8/8/k7/4K3 w - - 0 1');
+  await cara.tid('cell-e1').focus();
+  await cara.page.keyboard.press('Enter');
+  await cara.page.locator('[data-testid="board"] .cell.target').first().waitFor({ state: 'visible' });
+  await audit('chess board');
+  await cara.page.emulateMedia({ colorScheme: 'dark' });
+  await audit('chess board in dark mode');
+  await cara.page.emulateMedia({ colorScheme: 'light' });
+  if (found.length) fail(`axe-core found:\n  ${found.join('\n  ')}`);
+  await cara.tid('cell-e1').focus();
+  await cara.page.keyboard.press('ArrowUp');
+  const focused = await cara.page.evaluate(() => document.activeElement?.dataset.label ?? null);
+  if (focused !== 'e2') fail(`the up arrow from e1 moved the focus to ${focused}, expected e2`);
+  await cara.page.keyboard.press('Enter');
+  await cara.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(' e1e2')), null, { timeout: 5000 })
+    .catch(() => fail('Enter on e2 with the king picked up did not play e1e2'));
+  log('keyboard: Enter on e1, up arrow, Enter played e1e2');
+  await resignAndLeave(cara);
+}
+
 /** The lobby on a wide screen, for a look at the layout. */
 async function wideLayout() {
   const dana = await Person.signIn('Dana', { width: 1024, height: 900 });
@@ -392,6 +430,7 @@ const CHECKS = [
   ['checkers: a forced double jump that crowns', checkersCrowning],
   ['chess: a promotion by drag and drop', chessPromotionByDrag],
   ['bot against bot, watched', botVersusBot],
+  ['no serious accessibility problem in the lobby or on a board (axe-core); a move by the keyboard', accessibility],
   ['the page at 360 px and 1024 px wide', wideLayout],
 ];
 

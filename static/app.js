@@ -1,14 +1,14 @@
 // Parlor web client: plain ES modules, no dependencies, no build step. This module holds
 // the page: what is shown and what the buttons do. The other modules each do one thing:
-// connection.js the socket and its reconnection, board.js draws boards and turns clicks
-// into moves, drag.js turns drags into the same clicks, lobby.js keeps the live room
+// connection.js the socket and its reconnection, boards/ draws each game's board,
+// moves.js turns clicks into moves, drag.js turns drags into the same clicks, lobby.js keeps the live room
 // list, link.js makes and follows room links, leaderboard.js the leaderboard,
 // replay.js steps through stored games, time.js formats clocks, dom.js creates elements.
 //
 // The page renders only what the server sends: the board from `board.cells` and
 // `board.labels`, the clickable cells from the paths of `legal_moves`, whose turn from
-// `to_move`. It knows no rules. How each game looks and how clicks on cells become
-// moves lives in board.js.
+// `to_move`. It knows no rules. How each game looks lives in boards/, how clicks on
+// cells become moves in moves.js.
 // Every piece of data from the server or the user is written with textContent, never
 // as HTML, so names like `<img src=x onerror=...>` are shown literally.
 //
@@ -18,9 +18,9 @@
 // need the rules).
 
 import {
-  GAMES, PROMOTION_NAMES, gameTitle, sidesOf, topSeatOf, movePath, indexMoves,
-  optionsAfter, clickOutcome, buildGrid, paintGrid, pieceElement,
-} from './board.js';
+  GAMES, PROMOTION_NAMES, gameTitle, sidesOf, topSeatOf, buildGrid, paintGrid, pieceElement,
+} from './boards/index.js';
+import { movePath, indexMoves, optionsAfter, clickOutcome } from './moves.js';
 import {
   timeControlFromChoice, hasClock, timeControlLabel, timeControlDescription, formatClock, formatDuration,
 } from './time.js';

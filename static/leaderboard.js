@@ -1,7 +1,7 @@
 // The leaderboard card: one game's best scores or ratings, from GET /api/leaderboard.
 
 import { el } from './dom.js';
-import { gameTitle } from './board.js';
+import { gameTitle } from './boards/index.js';
 
 const LIMIT = 10;
 

@@ -7,7 +7,8 @@
 // checkers games link to their PGN and PDN, which other programs can step through.
 
 import { el, button, capitalise } from './dom.js';
-import { gameTitle, sidesOf, movePath, buildGrid, paintGrid } from './board.js';
+import { gameTitle, sidesOf, buildGrid, paintGrid } from './boards/index.js';
+import { movePath } from './moves.js';
 import { hasClock, timeControlLabel, formatClock, formatDuration, thinkText } from './time.js';
 
 /**

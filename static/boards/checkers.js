@@ -1,0 +1,48 @@
+// Checkers: the 32 dark squares numbered as in the notation; men are discs, kings carry a crown.
+
+import { svg } from './svg.js';
+
+export const checkers = {
+  title: 'Checkers',
+  sides: ['Black', 'White'],
+  sideCodes: ['b', 'w'],
+  topSeat: 0, // seat 0 is Black, whose men start on squares 1-12 at the top of the grid
+  startOption: { label: 'Start position (PDN FEN)', placeholder: 'W:W21,22,23:B1,2,K3' },
+  order: ['first', 'second'],
+
+  cellName(label) {
+    return `square ${label}`;
+  },
+
+  pieceName(code) {
+    if (!/^[bBwW]$/.test(code)) return null;
+    const colour = code.toLowerCase() === 'b' ? 'black' : 'white';
+    return `${colour} ${code === code.toUpperCase() ? 'king' : 'man'}`;
+  },
+
+  /** Light squares everywhere, the playing squares dark with their numbers. */
+  drawBoard(layer, { rows, cols, spots }) {
+    layer.append(svg('rect', { class: 'ck-light', x: 0, y: 0, width: cols, height: rows }));
+    for (const { label, x, y } of spots) {
+      layer.append(svg('rect', { class: 'ck-dark', x, y, width: 1, height: 1 }));
+      layer.append(svg('text', { class: 'coord ck-num', x: x + 0.06, y: y + 0.2 }, [label]));
+    }
+  },
+
+  drawPiece(code) {
+    if (!this.pieceName(code)) return [];
+    const colour = code.toLowerCase() === 'b' ? 'black' : 'white';
+    const parts = [
+      svg('circle', { class: 'ck-shadow', cx: 0.5, cy: 0.54, r: 0.4 }),
+      svg('circle', { class: `ck-man ${colour}`, cx: 0.5, cy: 0.5, r: 0.4 }),
+      svg('circle', { class: `ck-ring ${colour}`, cx: 0.5, cy: 0.5, r: 0.29 }),
+    ];
+    if (code === code.toUpperCase()) {
+      parts.push(svg('path', {
+        class: 'ck-crown',
+        d: 'M0.33 0.6 L0.3 0.4 L0.4 0.49 L0.5 0.36 L0.6 0.49 L0.7 0.4 L0.67 0.6 Z',
+      }));
+    }
+    return parts;
+  },
+};

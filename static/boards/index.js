@@ -1,0 +1,190 @@
+// Parlor web client: the boards. Each game's look lives in its own module (chess.js,
+// checkers.js, fox_geese.js, tictactoe.js); this one draws any of them from
+// `state.board` and knows no rules.
+//
+// A board is an SVG picture of the game's board (squares, lines, coordinates) under a
+// grid of transparent buttons, one per cell, which carry the pieces (small SVGs), the
+// highlights, the focus and the aria labels. Every text from the server is written as
+// text, never as markup.
+
+import { svg } from './svg.js';
+import { tictactoe } from './tictactoe.js';
+import { checkers } from './checkers.js';
+import { chess } from './chess.js';
+import { foxGeese } from './fox_geese.js';
+
+export { PROMOTION_NAMES } from './chess.js';
+
+/** Each game's module: its title, sides, orientation and drawing. */
+export const GAMES = { tictactoe, checkers, chess, fox_geese: foxGeese };
+
+/** How a game this page does not know is drawn: plain cells, pieces as their codes. */
+const OTHER = {
+  cellName: (label) => String(label),
+  pieceName: (code) => code,
+  drawBoard(layer, { rows, cols }) {
+    layer.append(svg('rect', { class: 'other-field', x: 0, y: 0, width: cols, height: rows }));
+  },
+  drawPiece: (code) => [svg('text', { class: 'other-piece', x: 0.5, y: 0.68, 'text-anchor': 'middle' }, [code])],
+};
+
+function moduleOf(game) {
+  return GAMES[game] ?? OTHER;
+}
+
+export function gameTitle(game) {
+  return GAMES[game]?.title ?? String(game ?? '?');
+}
+
+/** What a piece is called ("white queen", "goose"), or null for an empty cell. */
+function pieceName(game, code) {
+  if (code === null || code === undefined || code === '') return null;
+  return moduleOf(game).pieceName(String(code)) ?? String(code);
+}
+
+/** A small SVG of a piece (on the board, as a side's mark, in the promotion chooser). */
+export function pieceElement(game, code) {
+  if (code === null || code === undefined || code === '') return null;
+  const parts = moduleOf(game).drawPiece(String(code));
+  if (!parts.length) return null;
+  return svg('svg', { class: `piece-icon game-${GAMES[game] ? game : 'other'}`, viewBox: '0 0 1 1', 'aria-hidden': 'true', focusable: 'false' }, parts);
+}
+
+// ---------------------------------------------------------------------------
+// Sides of the seats
+
+/**
+ * The sides of seat 0 and seat 1 for this game and state:
+ * `{ names: [..], codes: [..], known: bool }`. `known` is false when the sides are the
+ * game's defaults rather than read from the state (only Fox & Geese can differ).
+ */
+export function sidesOf(game, state) {
+  const meta = GAMES[game];
+  if (!meta) return { names: ['first player', 'second player'], codes: [null, null], known: true };
+  return meta.sidesIn?.(state) ?? { names: meta.sides, codes: meta.sideCodes, known: true };
+}
+
+/**
+ * The seat whose pieces start at the top of the server's grid, or null if the board
+ * is never turned. The player in that seat sees the board turned by 180 degrees, so
+ * that everyone has their own pieces at the bottom.
+ */
+export function topSeatOf(game, state, sides) {
+  const meta = GAMES[game];
+  if (!meta) return 1; // the grid is drawn as seat 0 sees it
+  return typeof meta.topSeat === 'function' ? meta.topSeat(state, sides) : meta.topSeat;
+}
+
+// ---------------------------------------------------------------------------
+// Drawing
+
+/**
+ * Builds `boardEl` for this board shape and orientation: the game's picture and a
+ * button per cell. Does nothing when it is already built for it. Returns the buttons
+ * (null for a cell that is not part of the board), indexed by the server's cell index.
+ */
+export function buildGrid(boardEl, game, board, flipped) {
+  const rows = Number(board.rows) || 0;
+  const cols = Number(board.cols) || 0;
+  const labels = Array.isArray(board.labels) && board.labels.length === rows * cols
+    ? board.labels.map((l) => (l === null || l === undefined ? null : String(l)))
+    : Array.from({ length: rows * cols }, (_, i) => String(i));
+  const key = JSON.stringify([game, rows, cols, flipped, labels]);
+  if (boardEl.dataset.shape === key && boardEl._cells) return boardEl._cells;
+  const meta = moduleOf(game);
+  boardEl.dataset.shape = key;
+  boardEl.dataset.rows = String(rows);
+  boardEl.dataset.cols = String(cols);
+  boardEl.dataset.flipped = flipped ? 'true' : 'false';
+  boardEl.style.setProperty('--cols', String(cols));
+  boardEl.style.setProperty('--rows', String(rows));
+  for (const name of [...boardEl.classList]) if (name.startsWith('game-')) boardEl.classList.remove(name);
+  boardEl.classList.add(`game-${GAMES[game] ? game : 'other'}`);
+
+  // Where each cell is drawn: turned by 180 degrees when flipped.
+  const spots = [];
+  labels.forEach((label, index) => {
+    if (label === null) return;
+    const row = Math.floor(index / cols);
+    const col = index % cols;
+    const x = flipped ? cols - 1 - col : col;
+    const y = flipped ? rows - 1 - row : row;
+    spots.push({ label, index, row, col, x, y });
+  });
+
+  const art = svg('svg', { class: 'board-art', viewBox: `0 0 ${cols} ${rows}`, 'aria-hidden': 'true', focusable: 'false' });
+  meta.drawBoard(art, { rows, cols, spots });
+
+  const cells = new Array(rows * cols).fill(null);
+  const buttons = [];
+  // In reading order as drawn, so that Tab walks the board as it is seen.
+  spots.sort((a, b) => a.y - b.y || a.x - b.x);
+  for (const { label, index, x, y } of spots) {
+    const cell = document.createElement('button');
+    cell.type = 'button';
+    cell.className = 'cell';
+    cell.style.gridRow = String(y + 1);
+    cell.style.gridColumn = String(x + 1);
+    cell.dataset.testid = `cell-${label}`;
+    cell.dataset.label = label;
+    cell.dataset.index = String(index);
+    cell.dataset.row = String(y);
+    cell.dataset.col = String(x);
+    cell._name = meta.cellName(label, index, cols);
+    const slot = document.createElement('span');
+    slot.className = 'slot';
+    cell.append(slot);
+    cell._slot = slot;
+    buttons.push(cell);
+    cells[index] = cell;
+  }
+  boardEl.replaceChildren(art, ...buttons);
+  boardEl._cells = cells;
+  return cells;
+}
+
+/**
+ * Paints pieces and highlights onto cells built by buildGrid.
+ * view = { game, board, last: Set, selected: [labels], targets: Set, starts: Set,
+ *          interactive: bool, selecting: bool }
+ */
+export function paintGrid(cells, view) {
+  const cellsData = Array.isArray(view.board.cells) ? view.board.cells : [];
+  const selectedLast = view.selected.length ? view.selected[view.selected.length - 1] : null;
+  for (const cell of cells) {
+    if (!cell) continue;
+    const index = Number(cell.dataset.index);
+    const label = cell.dataset.label;
+    const code = cellsData[index] ?? null;
+    const codeText = code === null ? '' : String(code);
+    if (cell.dataset.piece !== codeText || !cell.dataset.painted) {
+      cell.dataset.painted = '1';
+      cell.dataset.piece = codeText;
+      cell.dataset.mark = codeText; // kept for tic-tac-toe styling and tests
+      const piece = pieceElement(view.game, code);
+      cell._slot.replaceChildren(...(piece ? [piece] : []));
+    }
+    const isLast = view.last.has(label);
+    const isSelected = view.selected.includes(label);
+    const isTarget = view.targets.has(label);
+    const isStart = view.starts.has(label);
+    cell.classList.toggle('last', isLast);
+    cell.classList.toggle('selected', isSelected);
+    cell.classList.toggle('selected-end', label === selectedLast);
+    cell.classList.toggle('target', isTarget);
+    cell.classList.toggle('occupied', code !== null);
+    cell.classList.toggle('can-start', isStart && !view.selecting);
+    // Clickable: anything that continues or starts a move; while a move is being built,
+    // every cell (a click elsewhere cancels), but only useful ones are in the Tab order.
+    const useful = view.selecting ? isTarget || isSelected || isStart : isStart;
+    cell.disabled = !view.interactive || (!view.selecting && !isStart);
+    if (view.interactive && view.selecting && !useful) cell.tabIndex = -1;
+    else cell.removeAttribute('tabindex');
+    const name = pieceName(view.game, code);
+    let text = `${cell._name}, ${name ?? 'empty'}`;
+    if (isLast) text += ', last move';
+    if (isSelected) text += label === selectedLast ? ', selected' : ', on the chosen path';
+    if (isTarget) text += name ? ', can capture here' : ', can move here';
+    cell.setAttribute('aria-label', text);
+  }
+}
