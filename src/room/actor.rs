@@ -22,6 +22,7 @@ use crate::bots::BotLevel;
 use crate::catalog::AnyGame;
 use crate::config::Takeover;
 use crate::games::{EndReason, MoveError, Outcome, Seat};
+use crate::metrics::Metrics;
 use crate::players::random_hex;
 use crate::protocol::{
     ClientError, ClockView, ErrorCode, GameOverMsg, LastMove, ResultView, Role, RoomSummary,
@@ -345,7 +346,7 @@ impl Room {
                 if let Some(old) = conn.take()
                     && old.conn != sub.conn
                 {
-                    send_to(&old, &encode(&replaced));
+                    send_to(&old, &encode(&replaced), &self.context.metrics);
                 }
                 holder.name = player.name;
                 *conn = Some(sub.clone());
@@ -360,7 +361,7 @@ impl Room {
                 if let Some(old) = conn.take()
                     && old.conn != sub.conn
                 {
-                    send_to(&old, &encode(&replaced));
+                    send_to(&old, &encode(&replaced), &self.context.metrics);
                 }
                 holder.name = player.name;
                 *conn = Some(sub.clone());
@@ -424,8 +425,9 @@ impl Room {
             },
             reference,
         };
-        send_to(sub, &encode(&joined));
-        send_to(sub, &encode(&self.state_msg(true)));
+        let metrics = &self.context.metrics;
+        send_to(sub, &encode(&joined), metrics);
+        send_to(sub, &encode(&self.state_msg(true)), metrics);
     }
 
     fn seat_of(&self, player_id: &str, conn: ConnId) -> Result<Seat, ClientError> {
@@ -1378,16 +1380,16 @@ impl Room {
             if Some(sub.conn) == except {
                 continue;
             }
-            if send_to(sub, frame) {
+            if send_to(sub, frame, &self.context.metrics) {
                 reached += 1;
             } else {
                 dropped.push(sub.conn);
             }
         }
-        let metrics = &self.context.metrics;
-        metrics.messages_out.inc_by(reached);
-        metrics.broadcast_fanout.observe(reached as f64);
-        metrics.slow_consumers_dropped.inc_by(dropped.len() as u64);
+        self.context
+            .metrics
+            .broadcast_fanout
+            .observe(reached as f64);
         for conn in dropped {
             warn!(room = %self.id, conn, "dropping a connection that could not keep up");
             self.disconnect(conn);
@@ -1395,12 +1397,17 @@ impl Room {
     }
 }
 
-/// Queues a frame to one subscriber; `false` (and the subscriber kicked) if it cannot take it.
-fn send_to(sub: &Subscriber, frame: &ByteString) -> bool {
+/// Queues a frame to one subscriber, counting it; `false` (and the subscriber kicked,
+/// and counted as dropped) if it cannot take it.
+fn send_to(sub: &Subscriber, frame: &ByteString, metrics: &Metrics) -> bool {
     match sub.outbox.try_send(frame.clone()) {
-        Ok(()) => true,
+        Ok(()) => {
+            metrics.messages_out.inc();
+            true
+        }
         Err(_) => {
             sub.kick.cancel();
+            metrics.slow_consumers_dropped.inc();
             false
         }
     }
