@@ -5,8 +5,8 @@
 
 use super::{BoardView, EndReason, Game, MoveError, Outcome, Seat};
 
-/// The eight lines of three cells that win.
-const LINES: [[usize; 3]; 8] = [
+/// The eight lines of three cells that win (cells numbered 0 to 8, row by row).
+pub const LINES: [[usize; 3]; 8] = [
     [0, 1, 2],
     [3, 4, 5],
     [6, 7, 8],

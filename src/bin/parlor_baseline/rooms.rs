@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use dashmap::DashMap;
+use parlor::games::tictactoe::LINES;
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
@@ -96,16 +97,6 @@ impl Game {
     fn play(&mut self, seat: u8, cell: usize) {
         self.cells[cell] = Some(seat);
         self.history.push(cell as u8);
-        const LINES: [[usize; 3]; 8] = [
-            [0, 1, 2],
-            [3, 4, 5],
-            [6, 7, 8],
-            [0, 3, 6],
-            [1, 4, 7],
-            [2, 5, 8],
-            [0, 4, 8],
-            [2, 4, 6],
-        ];
         let won = LINES
             .iter()
             .any(|line| line.iter().all(|&i| self.cells[i] == Some(seat)));
