@@ -2,6 +2,7 @@
 //! rooms, sessions and storage need no generics.
 
 use rand::RngCore;
+use serde::Serialize;
 
 use crate::bots::{self, BotLevel, Evaluate, Limits};
 use crate::config::Config;
@@ -30,8 +31,8 @@ pub trait AnyGame: Send + Sync {
     fn turn(&self) -> Option<Seat>;
     /// The legal moves of the side to move, in notation.
     fn legal_moves(&self) -> Vec<String>;
-    /// Parses and plays a move; returns it in canonical notation. Unchanged on error.
-    fn play(&mut self, text: &str) -> Result<String, MoveError>;
+    /// Parses and plays a move; returns it as recorded. Unchanged on error.
+    fn play(&mut self, text: &str) -> Result<PlayedMove, MoveError>;
     /// The result once the rules have ended the game.
     fn outcome(&self) -> Option<Outcome>;
     /// Whether `seat` could still win (see [`Game::can_win`]).
@@ -67,10 +68,14 @@ impl<G: Evaluate> AnyGame for G {
             .collect()
     }
 
-    fn play(&mut self, text: &str) -> Result<String, MoveError> {
+    fn play(&mut self, text: &str) -> Result<PlayedMove, MoveError> {
         let mv = self.parse_move(text)?;
+        let display = self.describe(&mv);
         Game::play(self, &mv)?;
-        Ok(mv.to_string())
+        Ok(PlayedMove {
+            notation: mv.to_string(),
+            display,
+        })
     }
 
     fn outcome(&self) -> Option<Outcome> {
@@ -104,6 +109,65 @@ impl<G: Evaluate> AnyGame for G {
     fn clone_box(&self) -> Box<dyn AnyGame> {
         Box::new(self.clone())
     }
+}
+
+/// A move that has been played, in the two forms a room records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayedMove {
+    /// The move in canonical notation, as clients send it and the store keeps it.
+    pub notation: String,
+    /// The move as players write it (SAN in chess; see [`Game::describe`]).
+    pub display: String,
+}
+
+/// One position of a replayed game.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReplayedPosition {
+    /// How many moves led to it (0 for the start).
+    pub ply: usize,
+    /// The position in the game's standard text form.
+    pub position: String,
+    /// The board for drawing, as in `state.board`.
+    pub board: BoardView,
+}
+
+/// A stored game's moves played again from its start, for replaying it without rules.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Replay {
+    /// The start and the position after each move that replayed.
+    pub positions: Vec<ReplayedPosition>,
+    /// Each move that replayed, as players write it.
+    pub displays: Vec<String>,
+}
+
+/// Plays `moves` (canonical notation) from `start` (the standard start if `None`) under
+/// the configured rules. Stops at the first move that no longer replays (a stored game
+/// from before a change of rule settings), so the result may be shorter than `moves`.
+pub fn replay<'a>(
+    game_id: &str,
+    config: &Config,
+    start: Option<&str>,
+    moves: impl IntoIterator<Item = &'a str>,
+) -> Result<Replay, NewGameError> {
+    let mut game = new_game(game_id, config, start)?;
+    let snapshot = |game: &dyn AnyGame, ply| ReplayedPosition {
+        ply,
+        position: game.position(),
+        board: game.board(),
+    };
+    let mut positions = vec![snapshot(game.as_ref(), 0)];
+    let mut displays = Vec::new();
+    for text in moves {
+        let Ok(played) = game.play(text) else {
+            break;
+        };
+        displays.push(played.display);
+        positions.push(snapshot(game.as_ref(), displays.len()));
+    }
+    Ok(Replay {
+        positions,
+        displays,
+    })
 }
 
 /// Why a game could not be created.
@@ -160,6 +224,25 @@ mod tests {
             new_game("go", &Config::default(), None),
             Err(NewGameError::UnknownGame(_))
         ));
+    }
+
+    #[test]
+    fn a_replay_gives_every_position_and_the_moves_as_players_write_them() {
+        let chess = replay("chess", &Config::default(), None, ["e2e4", "e7e5", "g1f3"]).unwrap();
+        assert_eq!(chess.displays, ["e4", "e5", "Nf3"]);
+        let plies: Vec<usize> = chess.positions.iter().map(|p| p.ply).collect();
+        assert_eq!(plies, [0, 1, 2, 3]);
+        assert_eq!(
+            chess.positions[3].position,
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+        );
+
+        // A move that no longer replays ends the replay there.
+        let cut = replay("tictactoe", &Config::default(), None, ["4", "4", "0"]).unwrap();
+        assert_eq!(cut.displays, ["4"]);
+        assert_eq!(cut.positions.len(), 2);
+
+        assert!(replay("go", &Config::default(), None, []).is_err());
     }
 
     #[test]

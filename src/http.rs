@@ -6,9 +6,10 @@ use actix_web::{HttpResponse, ResponseError, web};
 use rust_embed::RustEmbed;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
+use tracing::warn;
 
 use crate::AppState;
-use crate::catalog::GAME_IDS;
+use crate::catalog::{self, GAME_IDS, Replay, ReplayedPosition};
 use crate::games::Seat;
 use crate::games::checkers::{PdnTags, pdn};
 use crate::games::chess::{PgnTags, pgn};
@@ -148,13 +149,49 @@ async fn room(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpR
         .body(handle.state_json().into_bytes()))
 }
 
+/// `GET /api/games/{id}`'s body: the stored game, with what a client needs to replay it
+/// without knowing the rules.
+#[derive(Serialize)]
+struct GameRecord {
+    #[serde(flatten)]
+    game: StoredGame,
+    /// The start and the position after each move that replays (all of them, unless the
+    /// rules have changed since the game was played).
+    positions: Vec<ReplayedPosition>,
+}
+
 async fn game(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    match state.store.game(&id).await? {
-        Some(game) => Ok(HttpResponse::Ok().json(game)),
-        None => Err(ApiError::NotFound(format!(
+    let Some(mut game) = state.store.game(&id).await? else {
+        return Err(ApiError::NotFound(format!(
             "there is no stored game \"{id}\""
-        ))),
+        )));
+    };
+    let start = game.options.get("start").and_then(|start| start.as_str());
+    let replay = catalog::replay(
+        &game.game,
+        &state.config,
+        start,
+        game.moves.iter().map(|mv| mv.notation.as_str()),
+    )
+    .unwrap_or_else(|error| {
+        warn!(game_id = %game.game_id, %error, "a stored game cannot be replayed");
+        Replay::default()
+    });
+    if replay.displays.len() < game.moves.len() {
+        warn!(
+            game_id = %game.game_id,
+            replayed = replay.displays.len(),
+            moves = game.moves.len(),
+            "a stored game no longer replays to its end under the current rules"
+        );
     }
+    for (stored, display) in game.moves.iter_mut().zip(replay.displays) {
+        stored.display = display;
+    }
+    Ok(HttpResponse::Ok().json(GameRecord {
+        game,
+        positions: replay.positions,
+    }))
 }
 
 /// `GET /api/games/{id}.pgn`: a finished chess game in PGN, moves in SAN.

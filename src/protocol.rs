@@ -494,6 +494,9 @@ pub struct LastMove {
     /// The move in notation.
     #[serde(rename = "move")]
     pub text: String,
+    /// The move as players write it: SAN in chess (`Nf3`, `exd8=Q+`), the same as
+    /// `move` in the other games.
+    pub display: String,
 }
 
 /// A finished game's result.
@@ -571,6 +574,10 @@ pub struct StateMsg {
     /// Every move so far; only in the snapshot sent after `joined`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<String>>,
+    /// Every move so far as players write it (see [`LastMove::display`]); only beside
+    /// `history`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history_display: Option<Vec<String>>,
 }
 
 /// How much time each side has, chosen at `create_room` (`options.time_control`).

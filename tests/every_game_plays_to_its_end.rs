@@ -172,7 +172,10 @@ async fn a_checkers_multi_jump_crowns_and_ends_the_move() {
     // The short form names the start and the final landing square.
     black.play(&room, "15x29").await;
     let state = black.until_state(|s| s["moves"] == 1).await;
-    assert_eq!(state["last_move"], json!({"seat": 0, "move": "15x22x29"}));
+    assert_eq!(
+        state["last_move"],
+        json!({"seat": 0, "move": "15x22x29", "display": "15x22x29"})
+    );
     assert_eq!(state["position"], "W:W32:BK29");
     assert_eq!(piece_at(&state, "29"), "B", "crowned");
     assert_eq!(piece_at(&state, "18"), &Value::Null);
@@ -192,12 +195,14 @@ async fn chess_promotion_en_passant_and_castling_on_both_sides() {
     let state = white.until_state(|s| s["moves"] == 1).await;
     assert_eq!(piece_at(&state, "e8"), "N");
     assert_eq!(state["last_move"]["move"], "e7e8n");
+    assert_eq!(state["last_move"]["display"], "e8=N", "shown in SAN");
 
     let ([mut white, _black], room) =
         from_position(&server, "chess", "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1").await;
     white.play(&room, "exd6").await;
     let state = white.until_state(|s| s["moves"] == 1).await;
     assert_eq!(state["last_move"]["move"], "e5d6", "SAN in, UCI out");
+    assert_eq!(state["last_move"]["display"], "exd6");
     assert_eq!(piece_at(&state, "d6"), "P");
     assert_eq!(
         piece_at(&state, "d5"),
@@ -210,6 +215,13 @@ async fn chess_promotion_en_passant_and_castling_on_both_sides() {
     play_alternately(&mut players, &room, &["O-O", "e8c8"]).await;
     let state = players[0].until_state(|s| s["moves"] == 2).await;
     assert_eq!(state["position"], "2kr3r/8/8/8/8/8/8/R4RK1 w - - 2 2");
+    assert_eq!(state["last_move"]["display"], "O-O-O");
+    let mut carol = server.player("Carol").await;
+    carol.send(json!({"type": "watch", "room": room})).await;
+    carol.expect("joined").await;
+    let snapshot = carol.expect("state").await;
+    assert_eq!(snapshot["history"], json!(["e1g1", "e8c8"]));
+    assert_eq!(snapshot["history_display"], json!(["O-O", "O-O-O"]));
     server.stop().await;
 }
 
@@ -258,6 +270,30 @@ async fn a_repeated_chess_position_draws_and_a_mate_exports_as_pgn() {
         assert!(pgn.contains(tag), "{tag} missing from\n{pgn}");
     }
     assert!(pgn.contains("1. f3 e5 2. g4 Qh4# 0-1"), "{pgn}");
+
+    // The stored game carries what a replay needs: SAN and every position.
+    let (status, record) = server.get_json(&format!("/api/games/{game_id}")).await;
+    assert_eq!(status, 200);
+    let moves = record["moves"].as_array().unwrap();
+    let shown: Vec<&str> = moves
+        .iter()
+        .map(|m| m["display"].as_str().unwrap())
+        .collect();
+    assert_eq!(shown, ["f3", "e5", "g4", "Qh4#"]);
+    assert_eq!(moves[3]["notation"], "d8h4");
+    let positions = record["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), 5, "the start and one after each move");
+    assert_eq!(positions[0]["ply"], 0);
+    assert_eq!(
+        positions[0]["position"],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    );
+    assert_eq!(positions[4]["ply"], 4);
+    assert_eq!(
+        positions[4]["position"],
+        "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
+    );
+    assert_eq!(positions[4]["board"]["cells"].as_array().unwrap().len(), 64);
 
     // Not a chess game, or not finished: no PGN.
     let (status, _) = server.get_json("/api/games/g_missing.pgn").await;

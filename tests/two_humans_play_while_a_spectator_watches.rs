@@ -21,6 +21,7 @@ async fn watch_to_the_end(spectator: &mut Client, first_seq: u64) -> (Vec<Value>
                     "spectator skipped a state: {message}"
                 );
                 assert!(message.get("history").is_none());
+                assert!(message.get("history_display").is_none());
                 states.push(message);
             }
             Some("game_over") => {

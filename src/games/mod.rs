@@ -262,6 +262,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Plays a move if it is legal; on error the game is unchanged.
     fn play(&mut self, mv: &Self::Move) -> Result<(), MoveError>;
 
+    /// A legal move as players write it in this game's records, read in the position
+    /// before it: SAN in chess (`Nf3`, `exd8=Q+`). Where the notation already is what
+    /// players write, as in the other games here, the notation itself.
+    fn describe(&self, mv: &Self::Move) -> String {
+        mv.to_string()
+    }
+
     /// The result once the rules have ended the game.
     fn outcome(&self) -> Option<Outcome>;
 

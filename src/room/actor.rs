@@ -19,7 +19,7 @@ use super::handle::Request;
 use super::seats::SeatState;
 use super::{ConnId, Creator, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, unix_ms};
 use crate::bots::BotLevel;
-use crate::catalog::AnyGame;
+use crate::catalog::{AnyGame, PlayedMove};
 use crate::config::Takeover;
 use crate::games::{EndReason, MoveError, Outcome, Seat};
 use crate::metrics::Metrics;
@@ -127,7 +127,7 @@ pub(super) struct Room {
     created_at_ms: i64,
     seq: u64,
     started: Option<Started>,
-    history: Vec<(Seat, String)>,
+    history: Vec<(Seat, PlayedMove)>,
     result: Option<Outcome>,
     /// When the side to move began its turn.
     turn_began: Instant,
@@ -556,7 +556,7 @@ impl Room {
     /// only then applies and broadcasts it. On any error the room is unchanged.
     async fn play(&mut self, seat: Seat, text: &str, received: Instant) -> Result<(), ClientError> {
         let mut next = self.game.clone_box();
-        let notation = next.play(text).map_err(|error| match error {
+        let played = next.play(text).map_err(|error| match error {
             MoveError::Unparseable { .. } => {
                 ClientError::new(ErrorCode::BadMove, format!("{error}."))
             }
@@ -586,7 +586,7 @@ impl Room {
             game_id: started.game_id.clone(),
             ply: self.history.len() as u32 + 1,
             seat: seat.index() as u8,
-            notation: notation.clone(),
+            notation: played.notation.clone(),
             played_at_ms: unix_ms(SystemTime::now()),
             think_ms: think_ms as i64,
             clocks_ms: clock
@@ -608,9 +608,9 @@ impl Room {
                 return Err(ClientError::storage_unavailable());
             }
         };
-        debug!(room = %self.id, seat = seat.index(), mv = %notation, think_ms, "move");
+        debug!(room = %self.id, seat = seat.index(), mv = %played.notation, think_ms, "move");
         self.game = next;
-        self.history.push((seat, notation));
+        self.history.push((seat, played));
         self.thinking_ms = thinking_ms;
         let now = Instant::now();
         self.turn_began = now;
@@ -1289,9 +1289,10 @@ impl Room {
             } else {
                 Vec::new()
             },
-            last_move: self.history.last().map(|(seat, text)| LastMove {
+            last_move: self.history.last().map(|(seat, played)| LastMove {
                 seat: seat.index() as u8,
-                text: text.clone(),
+                text: played.notation.clone(),
+                display: played.display.clone(),
             }),
             moves: self.history.len(),
             result: self.result.map(|outcome| ResultView {
@@ -1312,8 +1313,18 @@ impl Room {
                     remaining_ms,
                     running: self.clock.running().map(|seat| seat.index() as u8),
                 }),
-            history: with_history
-                .then(|| self.history.iter().map(|(_, text)| text.clone()).collect()),
+            history: with_history.then(|| {
+                self.history
+                    .iter()
+                    .map(|(_, played)| played.notation.clone())
+                    .collect()
+            }),
+            history_display: with_history.then(|| {
+                self.history
+                    .iter()
+                    .map(|(_, played)| played.display.clone())
+                    .collect()
+            }),
         }
     }
 

@@ -221,6 +221,10 @@ pub struct StoredMove {
     pub seat: u8,
     /// The move in the game's notation.
     pub notation: String,
+    /// The move as players write it (SAN in chess). Only `notation` is stored: the store
+    /// fills this with the notation, and readers that know the rules replace it
+    /// (`GET /api/games/{id}` does, by replaying the game).
+    pub display: String,
     /// When the server received it, Unix milliseconds.
     pub played_at_ms: i64,
     /// The mover's thinking time for this move, ms.

@@ -450,10 +450,12 @@ fn rounded(rating: Option<f64>) -> Option<i64> {
 
 /// Decodes a `moves` row.
 fn move_from_row(row: &AnyRow) -> Result<StoredMove, StoreError> {
+    let notation: String = row.try_get("notation")?;
     Ok(StoredMove {
         ply: narrow(row.try_get("ply")?, "ply")?,
         seat: narrow(row.try_get("seat")?, "seat")?,
-        notation: row.try_get("notation")?,
+        display: notation.clone(),
+        notation,
         played_at_ms: row.try_get("played_at")?,
         think_ms: row.try_get("think_ms")?,
         clocks_ms: match (
@@ -1246,6 +1248,7 @@ mod tests {
                     ply: m.ply,
                     seat: m.seat,
                     notation: m.notation.clone(),
+                    display: m.notation.clone(),
                     played_at_ms: m.played_at_ms,
                     think_ms: m.think_ms,
                     clocks_ms: m.clocks_ms,

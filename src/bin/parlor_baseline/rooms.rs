@@ -215,7 +215,10 @@ impl<F: Frame> Room<F> {
         match history.last() {
             Some(&cell) => {
                 let seat = (history.len() - 1) % 2;
-                let _ = write!(out, r#"{{"seat":{seat},"move":"{cell}"}}"#);
+                let _ = write!(
+                    out,
+                    r#"{{"seat":{seat},"move":"{cell}","display":"{cell}"}}"#
+                );
             }
             None => out.push_str("null"),
         }
@@ -239,14 +242,17 @@ impl<F: Frame> Room<F> {
         }
         out.push(']');
         if with_history {
-            out.push_str(r#","history":["#);
-            for (i, cell) in history.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+            // Tic-tac-toe's moves are written as they are sent, so both lists are equal.
+            for key in ["history", "history_display"] {
+                let _ = write!(out, r#","{key}":["#);
+                for (i, cell) in history.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    let _ = write!(out, r#""{cell}""#);
                 }
-                let _ = write!(out, r#""{cell}""#);
+                out.push(']');
             }
-            out.push(']');
         }
         out.push('}');
         out

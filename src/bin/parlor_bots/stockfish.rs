@@ -408,7 +408,7 @@ fn play_one(
     let fen = game.position();
     let mut moves = Vec::new();
     for mv in &opening {
-        moves.push(game.play(mv)?);
+        moves.push(game.play(mv)?.notation);
     }
     engine.new_game()?;
     while let Some(seat) = game.turn() {
@@ -422,7 +422,7 @@ fn play_one(
         let played = game
             .play(&mv)
             .map_err(|error| format!("illegal move `{mv}` after {moves:?}: {error}"))?;
-        moves.push(played);
+        moves.push(played.notation);
     }
     let outcome = game
         .outcome()

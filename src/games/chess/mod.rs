@@ -374,6 +374,10 @@ impl Game for Chess {
         Ok(())
     }
 
+    fn describe(&self, mv: &ChessMove) -> String {
+        SanPlus::from_move(self.pos.clone(), mv.0).to_string()
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         self.outcome
     }
