@@ -336,10 +336,10 @@ async function chessPromotionByDrag() {
   await cara.tid('promote-q').waitFor({ state: 'visible', timeout: 5000 }).catch(() => fail('dropping the pawn on e8 does not offer the promotion chooser'));
   await cara.screenshot('chess-promotion-chooser');
   await cara.tid('promote-q').click();
-  await cara.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(' e7e8q')));
+  await cara.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(' e8=Q')));
   const piece = await cara.tid('cell-e8').getAttribute('data-piece');
   if (piece !== 'Q') fail(`after e7e8q, e8 holds ${JSON.stringify(piece)}`);
-  log('chess: dragged e7 to e8 and chose a queen');
+  log('chess: dragged e7 to e8 and chose a queen; the move list shows e8=Q');
   await cara.screenshot('chess-promoted');
   await resignAndLeave(cara);
 }
@@ -400,9 +400,9 @@ async function accessibility() {
   const focused = await cara.page.evaluate(() => document.activeElement?.dataset.label ?? null);
   if (focused !== 'e2') fail(`the up arrow from e1 moved the focus to ${focused}, expected e2`);
   await cara.page.keyboard.press('Enter');
-  await cara.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(' e1e2')), null, { timeout: 5000 })
+  await cara.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(' Ke2')), null, { timeout: 5000 })
     .catch(() => fail('Enter on e2 with the king picked up did not play e1e2'));
-  log('keyboard: Enter on e1, up arrow, Enter played e1e2');
+  log('keyboard: Enter on e1, up arrow, Enter played e1e2 (listed as Ke2)');
   await resignAndLeave(cara);
 }
 

@@ -263,14 +263,16 @@ async function boardGame({ game, seat, moves: wanted, keyboard }) {
     if (choice.path.length > 2) used.add(`path of ${choice.path.length} cells`);
     if (byKeys) used.add('keyboard (Tab/Enter)');
     mine += 1;
-    // The move is in the move list and the board changed.
+    // The move is in the move list and the board changed. Chess lists moves in SAN, which
+    // names the destination square of every move but castling.
     await page.waitForFunction(
-      ([n, move]) => {
+      ([n, move, chess]) => {
         const items = [...document.querySelectorAll('[data-testid="moves"] li')];
         const error = document.querySelector('[data-testid="error"]');
-        return (error && !error.hidden) || (items.length > n && items.slice(n).some((li) => li.textContent.endsWith(` ${move}`)));
+        const shown = (text) => (chess ? text.includes(move.slice(2, 4)) || text.includes('O-O') : text.endsWith(` ${move}`));
+        return (error && !error.hidden) || (items.length > n && items.slice(n).some((li) => shown(li.textContent)));
       },
-      [listed, choice.move],
+      [listed, choice.move, game === 'chess'],
       { timeout: 10_000 },
     ).catch(() => fail(`${game}: move ${choice.move} did not appear in the move list`));
     if (await tid('error').isVisible()) fail(`${game}: after ${choice.move} the page shows an error: ${await tid('error').textContent()}`);
@@ -333,10 +335,10 @@ async function resignGame() {
   return (await tid('result').innerText()).replace(/\s+/g, ' ').trim();
 }
 
-/** Waits until the move list shows this move (or an error). */
+/** Waits until the move list shows this move, as players write it (or an error). */
 async function expectListed(game, move) {
   await page.waitForFunction(
-    (m) => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(` ${m}`)) ||
+    (m) => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(m)) ||
       !document.querySelector('[data-testid="error"]').hidden,
     move,
     { timeout: 10_000 },
@@ -353,7 +355,7 @@ async function startPositions() {
   const choices = await page.locator('[data-testid^="promote-"]').evaluateAll((els) => els.map((e) => e.dataset.testid).sort());
   if (choices.join() !== 'promote-b,promote-n,promote-q,promote-r') fail(`chess: the promotion chooser offers ${choices.join(', ')}`);
   await tid('promote-n').click();
-  await expectListed('chess', 'e7e8n');
+  await expectListed('chess', 'e8=N');
   const piece = await tid('cell-e8').getAttribute('data-piece');
   if (piece !== 'N') fail(`chess: after e7e8n, e8 holds ${JSON.stringify(piece)}`);
   // King and knight against king: the game may well be over already.
@@ -456,7 +458,7 @@ async function clocks() {
   });
   await tid(`cell-${move.slice(0, 2)}`).click();
   await tid(`cell-${move.slice(2, 4)}`).click();
-  await expectListed('chess', move);
+  await expectListed('chess', move === 'e2e4' ? 'e4' : move.slice(2, 4));
   await page.waitForFunction(() => {
     const board = document.querySelector('[data-testid="board"]');
     const result = document.querySelector('[data-testid="result"]');
@@ -657,7 +659,7 @@ async function leaderboardByRating() {
   await page.waitForFunction(() => document.querySelector('[data-testid="leaderboard"]').dataset.by === 'score');
 }
 
-/** Replays the clocked game: every position the page saw, the moves with clocks, the PGN. */
+/** Replays the clocked game: its positions, the moves (SAN) with clocks, the PGN, and again after a reload. */
 async function replayGame() {
   const problemsBefore = problems.length;
   if (!clockedGame?.id) fail('there is no finished clocked game to replay (the clocks check failed)');
@@ -700,15 +702,23 @@ async function replayGame() {
   await tid('replay-close').click();
   if (await tid('replay').isVisible()) fail('Close replay does not close it');
 
-  // After a reload the page has not seen the positions: it says so and still lists the moves.
+  // After a reload the page has seen none of the positions: they come from the server.
   await page.reload();
   await tid('me').waitFor({ state: 'attached' });
   await tid('play-bot').waitFor({ state: 'visible' });
   await open();
-  if (await tid('replay-board').isVisible()) fail('after a reload the replay draws a board it never saw');
-  if (!(await tid('replay-missing').isVisible())) fail('after a reload the replay does not say why there is no board');
+  if (!(await tid('replay-board').isVisible())) fail('after a reload the replay draws no board');
+  if (await tid('replay-missing').isVisible()) fail('after a reload the replay says a position is missing');
   const again = await page.locator('[data-testid="replay-moves"] tbody tr').count();
   if (again !== rows) fail(`after a reload the replay lists ${again} moves, expected ${rows}`);
+  await tid('replay-first').click();
+  if (!(await tid(`replay-cell-${from}`).getAttribute('data-piece'))) fail(`after a reload the replay's start shows no piece on ${from}`);
+  await page.keyboard.press('ArrowRight');
+  const after = [await tid(`replay-cell-${from}`).getAttribute('data-piece'), await tid(`replay-cell-${to}`).getAttribute('data-piece')];
+  if (after[0] !== '' || after[1] === '') fail(`after a reload, ${clockedGame.move} replays as ${from}=${after[0]} ${to}=${after[1]}`);
+  const first = (await tid('replay-move-1').textContent()).trim();
+  if (first === clockedGame.move || !first.includes(to)) fail(`the replay lists the first move as ${JSON.stringify(first)}, not in SAN`);
+  log(`replay after a reload: boards from the server, first move listed as ${first}`);
   await tid('replay-close').click();
   if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
 }

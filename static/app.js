@@ -350,13 +350,14 @@ const handlers = {
     const sameGame = previous && previous.game_id === m.game_id;
     if (sameGame && typeof m.seq === 'number' && typeof previous.seq === 'number' && m.seq < previous.seq) return;
     if (!sameGame) app.over = null;
-    if (Array.isArray(m.history)) {
-      app.moves = m.history.map(String);
+    // The moves as players write them (SAN in chess), from the snapshot and each state.
+    if (Array.isArray(m.history_display) || Array.isArray(m.history)) {
+      app.moves = (m.history_display ?? m.history).map(String);
     } else if (!sameGame) {
       app.moves = [];
     }
     if (typeof m.moves === 'number') {
-      if (m.last_move && app.moves.length === m.moves - 1) app.moves.push(String(m.last_move.move));
+      if (m.last_move && app.moves.length === m.moves - 1) app.moves.push(String(m.last_move.display ?? m.last_move.move));
       if (app.moves.length > m.moves) app.moves.length = m.moves;
     }
     // A state that changes nothing in the game (a spectator came, say) does not answer

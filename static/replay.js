@@ -1,22 +1,46 @@
 // The replay card: any stored game, step by step.
 //
-// A stored game (`GET /api/games/{id}`) has its moves, with the time each took and the
-// clocks after it, but no positions, and the page knows no rules to work them out. So
-// the board is drawn only for positions the page was shown while following the game
-// (app.js keeps them); the move list is there for every game, and finished chess and
-// checkers games link to their PGN and PDN, which other programs can step through.
+// A stored game (`GET /api/games/{id}`) has its moves, as sent and as players write
+// them, with the time each took and the clocks after it, and every position with its
+// board, worked out by the server; the page knows no rules. Finished chess and checkers
+// games link to their PGN and PDN, which other programs can step through.
 
 import { el, button, capitalise } from './dom.js';
-import { gameTitle, sidesOf, buildGrid, paintGrid } from './boards/index.js';
+import { gameTitle, sidesOf, topSeatOf, buildGrid, paintGrid } from './boards/index.js';
 import { movePath } from './moves.js';
 import { hasClock, timeControlLabel, formatClock, formatDuration, thinkText } from './time.js';
+
+/**
+ * Ply `ply` of a stored game in the shape of a `state`, for the board helpers that read
+ * states (which side a seat plays, which way up the board goes).
+ */
+function storedState(data, ply) {
+  const move = ply > 0 ? data.moves?.[ply - 1] : null;
+  return {
+    game: data.game,
+    board: data.positions?.[ply]?.board ?? null,
+    last_move: move ? { seat: move.seat, move: move.notation } : null,
+  };
+}
+
+/** The sides of a stored game's seats, once the moves show them (Fox & Geese). */
+function storedSides(data, entry) {
+  if (entry?.sides) return entry.sides;
+  const sides = sidesOf(data.game, storedState(data, Math.min(1, data.moves?.length ?? 0)));
+  return sides.known ? sides.names : null;
+}
+
+/** The move as players write it (SAN in chess), from servers that send it. */
+function written(move) {
+  return String(move?.display ?? move?.notation ?? '');
+}
 
 /**
  * Names a seat of a stored game: "Ann (White)", with the side when it is known, or
  * short: the side alone ("White"), else the name.
  */
 function storedSeatLabel(data, entry, { short = false } = {}) {
-  const sides = entry?.sides ?? (data.game === 'fox_geese' ? null : sidesOf(data.game, null).names);
+  const sides = storedSides(data, entry);
   return (seat) => {
     const name = data.seats?.find((x) => x.seat === seat)?.name ?? `seat ${seat}`;
     const side = sides?.[seat];
@@ -155,12 +179,12 @@ export class ReplayView {
     info.push(capitalise(facts.join(', ')) + '.');
     ui['replay-info'].textContent = info.join(' ');
 
-    // The board, when the page saw this position.
-    const grid = this.page.gridOf({ board: entry?.boards?.[r.ply] });
+    // The board from the server's positions, else as the page saw it while following.
+    const grid = this.page.gridOf({ board: data.positions?.[r.ply]?.board ?? entry?.boards?.[r.ply] });
     if (grid) {
       boardEl.hidden = false;
       missing.hidden = true;
-      const cells = buildGrid(boardEl, game, grid, Boolean(entry.flipped));
+      const cells = buildGrid(boardEl, game, grid, this.flipped(data, entry, mySeat));
       // The live board owns the `cell-<label>` test ids.
       for (const cell of cells) {
         if (cell && !cell.dataset.testid.startsWith('replay-')) cell.dataset.testid = `replay-${cell.dataset.testid}`;
@@ -180,11 +204,8 @@ export class ReplayView {
     } else {
       boardEl.hidden = true;
       missing.hidden = false;
-      const seenAny = Boolean(entry?.boards?.some(Boolean));
       const where = r.ply ? `after move ${r.ply}` : 'at the start';
-      const text = [seenAny
-        ? `This page did not see the position ${where} (it was opened later), and it knows no rules to work it out.`
-        : 'Positions are drawn only for games this page followed; this page knows no rules to work them out from the moves.'];
+      const text = [`The server could not replay this game to the position ${where} (its rules have changed since).`];
       const finished = data.status === 'finished';
       if (finished && game === 'chess') text.push('The moves are listed below, and the PGN opens in any chess program.');
       else if (finished && game === 'checkers') text.push('The moves are listed below, and the PDN opens in draughts programs.');
@@ -194,7 +215,7 @@ export class ReplayView {
 
     const current = r.ply ? moves[r.ply - 1] : null;
     ui['replay-step'].textContent = current
-      ? `Move ${r.ply} of ${total}: ${label(current.seat)} ${current.notation}`
+      ? `Move ${r.ply} of ${total}: ${label(current.seat)} ${written(current)}`
       : `Start (${total} ${total === 1 ? 'move' : 'moves'} to go)`;
     ui['replay-first'].disabled = r.ply === 0;
     ui['replay-back'].disabled = r.ply === 0;
@@ -211,6 +232,15 @@ export class ReplayView {
         link.setAttribute('download', `${r.id}.${format}`);
       }
     }
+  }
+
+  /** Whether to turn the board: as the page showed the game, else for the viewer's seat. */
+  flipped(data, entry, mySeat) {
+    if (entry) return Boolean(entry.flipped);
+    if (mySeat === null) return false;
+    const state = storedState(data, 0);
+    const sides = sidesOf(data.game, storedState(data, Math.min(1, data.moves.length)));
+    return topSeatOf(data.game, state, sides) === mySeat;
   }
 
   /** The table of moves: who, what, how long it took, and the clocks after it. */
@@ -238,7 +268,7 @@ export class ReplayView {
         row.append(el('td', 'ply', String(move.ply ?? ply)));
         row.append(el('td', 'who', label(move.seat)));
         const cell = el('td', 'notation');
-        const jump = button(String(move.notation), `replay-move-${ply}`, () => this.step(ply), 'link');
+        const jump = button(written(move), `replay-move-${ply}`, () => this.step(ply), 'link');
         jump.title = `Show the position after move ${ply}`;
         cell.append(jump);
         row.append(cell);
