@@ -10,8 +10,9 @@
 // - chess: a promotion made by dragging the pawn, from `options.start`;
 // - two bots play while a person watches;
 // - axe-core finds no serious or critical accessibility problem (contrast included) in
-//   the lobby or on a chess board with a piece selected, in light and dark mode; a
-//   chess move made with Enter and the arrow keys;
+//   the lobby, on every game's board (chess with a piece selected), on the game-over
+//   panel and on the replay, in light and dark mode; a chess move made with Enter and
+//   the arrow keys;
 // - screenshots of boards and of the page at 360 px and 1024 px wide under target/e2e/.
 // Run from the repository root: `node e2e/people.mjs` (or `bash e2e/run.sh`).
 
@@ -372,7 +373,11 @@ async function botVersusBot() {
   await ann.tid('leave').click();
 }
 
-/** axe-core on the lobby and on Cara's chess board with a piece picked up by the keyboard, which then moves it. */
+/**
+ * axe-core on the lobby, on every game's board (the chess board with a piece picked up
+ * by the keyboard, which then moves it), on the game-over panel and on the replay, each
+ * in light and dark mode.
+ */
 async function accessibility() {
   const found = [];
   const audit = async (where) => {
@@ -394,7 +399,6 @@ async function accessibility() {
   await cara.page.emulateMedia({ colorScheme: 'dark' });
   await audit('chess board in dark mode');
   await cara.page.emulateMedia({ colorScheme: 'light' });
-  if (found.length) fail(`axe-core found:\n  ${found.join('\n  ')}`);
   await cara.tid('cell-e1').focus();
   await cara.page.keyboard.press('ArrowUp');
   const focused = await cara.page.evaluate(() => document.activeElement?.dataset.label ?? null);
@@ -403,7 +407,32 @@ async function accessibility() {
   await cara.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(' Ke2')), null, { timeout: 5000 })
     .catch(() => fail('Enter on e2 with the king picked up did not play e1e2'));
   log('keyboard: Enter on e1, up arrow, Enter played e1e2 (listed as Ke2)');
+  const bothModes = async (where) => {
+    await audit(where);
+    await cara.page.emulateMedia({ colorScheme: 'dark' });
+    await audit(`${where} in dark mode`);
+    await cara.page.emulateMedia({ colorScheme: 'light' });
+  };
+  await cara.tid('resign').click();
+  await cara.tid('resign').click();
+  await cara.tid('result').waitFor({ state: 'visible' });
+  await bothModes('game-over panel');
+  await cara.tid('replay-open').click();
+  await cara.page.waitForFunction(() => document.querySelector('[data-testid="replay"]')?.dataset.loaded === 'true', null, { timeout: 5000 })
+    .catch(() => fail('the replay of the finished game did not load'));
+  await bothModes('replay');
+  await cara.tid('replay-close').click();
   await resignAndLeave(cara);
+  for (const game of ['tictactoe', 'checkers', 'fox_geese']) {
+    await cara.pickGame(game);
+    await cara.tid('bot-level').selectOption('random');
+    await cara.tid('bot-side').selectOption('0');
+    await cara.tid('play-bot').click();
+    await cara.myTurn(game);
+    await bothModes(`${game} board`);
+    await resignAndLeave(cara);
+  }
+  if (found.length) fail(`axe-core found:\n  ${found.join('\n  ')}`);
 }
 
 /** The lobby on a wide screen, for a look at the layout. */
@@ -430,7 +459,7 @@ const CHECKS = [
   ['checkers: a forced double jump that crowns', checkersCrowning],
   ['chess: a promotion by drag and drop', chessPromotionByDrag],
   ['bot against bot, watched', botVersusBot],
-  ['no serious accessibility problem in the lobby or on a board (axe-core); a move by the keyboard', accessibility],
+  ['no serious accessibility problem in the lobby, on any board, the game-over panel or the replay (axe-core); a move by the keyboard', accessibility],
   ['the page at 360 px and 1024 px wide', wideLayout],
 ];
 
