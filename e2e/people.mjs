@@ -296,6 +296,15 @@ async function fromPosition(who, game, position) {
   await who.myTurn(game);
 }
 
+/** Waits until `who`'s move list shows `move` (as players write it), alone or in a pair. */
+function untilListed(who, move, timeout = 10_000) {
+  return who.page.waitForFunction(
+    (m) => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.split(' ').includes(m)),
+    move,
+    { timeout },
+  );
+}
+
 /** A forced double jump that ends on the far row crowns the man. */
 async function checkersCrowning() {
   await fromPosition(cara, 'checkers', 'B:W10,19,27:B12,15');
@@ -306,7 +315,7 @@ async function checkersCrowning() {
   await cara.tid('cell-15').click();
   await cara.tid('cell-24').click();
   await cara.tid('cell-31').click();
-  await cara.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(' 15x24x31')));
+  await untilListed(cara, '15x24x31');
   const crowned = await cara.tid('cell-31').getAttribute('data-piece');
   if (crowned !== 'B') fail(`after 15x24x31 square 31 holds ${JSON.stringify(crowned)}, expected a black king`);
   for (const taken of ['19', '27']) {
@@ -337,7 +346,7 @@ async function chessPromotionByDrag() {
   await cara.tid('promote-q').waitFor({ state: 'visible', timeout: 5000 }).catch(() => fail('dropping the pawn on e8 does not offer the promotion chooser'));
   await cara.screenshot('chess-promotion-chooser');
   await cara.tid('promote-q').click();
-  await cara.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(' e8=Q')));
+  await untilListed(cara, 'e8=Q');
   const piece = await cara.tid('cell-e8').getAttribute('data-piece');
   if (piece !== 'Q') fail(`after e7e8q, e8 holds ${JSON.stringify(piece)}`);
   log('chess: dragged e7 to e8 and chose a queen; the move list shows e8=Q');
@@ -404,7 +413,7 @@ async function accessibility() {
   const focused = await cara.page.evaluate(() => document.activeElement?.dataset.label ?? null);
   if (focused !== 'e2') fail(`the up arrow from e1 moved the focus to ${focused}, expected e2`);
   await cara.page.keyboard.press('Enter');
-  await cara.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(' Ke2')), null, { timeout: 5000 })
+  await untilListed(cara, 'Ke2', 5000)
     .catch(() => fail('Enter on e2 with the king picked up did not play e1e2'));
   log('keyboard: Enter on e1, up arrow, Enter played e1e2 (listed as Ke2)');
   const bothModes = async (where) => {

@@ -245,7 +245,7 @@ async function boardGame({ game, seat, moves: wanted, keyboard }) {
     if (!legal.length) fail(`${game}: it is our turn but data-legal is empty`);
     const choice = chooseMove(game, legal, mine);
     const before = await boardPieces();
-    const listed = await tid('moves').locator('li').count();
+    const listed = Number(await tid('moves').getAttribute('data-plies') ?? 0);
     const byKeys = keyboard && mine === 0;
     for (const label of choice.path) await activateCell(label, { keyboard: byKeys });
     if (choice.suffix) {
@@ -267,10 +267,13 @@ async function boardGame({ game, seat, moves: wanted, keyboard }) {
     // names the destination square of every move but castling.
     await page.waitForFunction(
       ([n, move, chess]) => {
-        const items = [...document.querySelectorAll('[data-testid="moves"] li')];
+        // Chess and checkers pair two moves per line ("1. e4 e5"); the others list each
+        // move on its own line. Ours is on one of the last two lines either way.
+        const list = document.querySelector('[data-testid="moves"]');
+        const items = [...list.querySelectorAll('li')];
         const error = document.querySelector('[data-testid="error"]');
-        const shown = (text) => (chess ? text.includes(move.slice(2, 4)) || text.includes('O-O') : text.endsWith(` ${move}`));
-        return (error && !error.hidden) || (items.length > n && items.slice(n).some((li) => shown(li.textContent)));
+        const shown = (text) => (chess ? text.includes(move.slice(2, 4)) || text.includes('O-O') : text.includes(move));
+        return (error && !error.hidden) || (Number(list.dataset.plies) > n && items.slice(-2).some((li) => shown(li.textContent)));
       },
       [listed, choice.move, game === 'chess'],
       { timeout: 10_000 },
@@ -338,7 +341,7 @@ async function resignGame() {
 /** Waits until the move list shows this move, as players write it (or an error). */
 async function expectListed(game, move) {
   await page.waitForFunction(
-    (m) => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.endsWith(m)) ||
+    (m) => [...document.querySelectorAll('[data-testid="moves"] li')].some((li) => li.textContent.split(' ').includes(m)) ||
       !document.querySelector('[data-testid="error"]').hidden,
     move,
     { timeout: 10_000 },
@@ -462,7 +465,7 @@ async function clocks() {
   await page.waitForFunction(() => {
     const board = document.querySelector('[data-testid="board"]');
     const result = document.querySelector('[data-testid="result"]');
-    return (result && !result.hidden) || (board.dataset.mine === 'true' && document.querySelectorAll('[data-testid="moves"] li').length >= 2);
+    return (result && !result.hidden) || (board.dataset.mine === 'true' && Number(document.querySelector('[data-testid="moves"]').dataset.plies) >= 2);
   }, null, { timeout: 10_000 });
   if (await tid('result').isVisible()) fail(`the clocked game ended early: ${await resultText()}`);
   const botClock = await tid('clock-1').textContent();

@@ -1242,6 +1242,9 @@ function renderDrawPanel(s) {
   box.hidden = parts.length === 0;
 }
 
+/** Games whose move list pairs the two sides' moves under one number, as their records do. */
+const NUMBERED_BY_PAIRS = new Set(['chess', 'checkers']);
+
 function renderMoves(s) {
   const list = ui.moves;
   list.replaceChildren();
@@ -1252,14 +1255,27 @@ function renderMoves(s) {
   // set position with the second seat to move is still right.
   const lastSeat = typeof s.last_move?.seat === 'number' ? s.last_move.seat : null;
   const total = app.moves.length;
-  app.moves.forEach((move, i) => {
-    const seat = lastSeat === null ? i % 2 : (lastSeat + (total - 1 - i)) % 2;
-    const n = Number(move);
-    const text = game === 'tictactoe' && Number.isInteger(n) && String(n) === move
-      ? `${markOf(seat)} row ${Math.floor(n / cols) + 1}, column ${(n % cols) + 1}`
-      : `${markOf(seat)} ${move}`;
-    list.append(el('li', null, text));
-  });
+  const seatOf = (i) => (lastSeat === null ? i % 2 : (lastSeat + (total - 1 - i)) % 2);
+  list.dataset.plies = String(total);
+  if (NUMBERED_BY_PAIRS.has(game)) {
+    // As chess and draughts records number them: "1. e4 e5", the first side's move
+    // first; "1. … e5" when a game from a set position starts with the second side.
+    const rows = [];
+    app.moves.forEach((move, i) => {
+      if (seatOf(i) === 0 || rows.length === 0) rows.push(seatOf(i) === 0 ? [move] : ['…', move]);
+      else rows[rows.length - 1].push(move);
+    });
+    for (const row of rows) list.append(el('li', null, row.join(' ')));
+  } else {
+    app.moves.forEach((move, i) => {
+      const seat = seatOf(i);
+      const n = Number(move);
+      const text = game === 'tictactoe' && Number.isInteger(n) && String(n) === move
+        ? `${markOf(seat)} row ${Math.floor(n / cols) + 1}, column ${(n % cols) + 1}`
+        : `${markOf(seat)} ${move}`;
+      list.append(el('li', null, text));
+    });
+  }
   list.hidden = app.moves.length === 0;
 }
 
