@@ -101,7 +101,10 @@ async fn a_win_seen_by_everyone() {
     assert_eq!(last["position"], "XXXOO....");
     assert_eq!(last["legal_moves"], json!([]));
     assert_eq!(last["to_move"], Value::Null);
-    assert_eq!(last["last_move"], json!({"seat": 0, "move": "2"}));
+    assert_eq!(
+        last["last_move"],
+        json!({"seat": 0, "move": "2", "display": "2"})
+    );
     assert_eq!(last["moves"], 5);
     assert_eq!(moves_seen(&states), ["0", "3", "1", "4", "2"]);
 
