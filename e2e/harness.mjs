@@ -164,3 +164,48 @@ export function watchPage(page, problems, label = 'the page') {
     await dialog.dismiss();
   });
 }
+
+/** A failure's message: a check's own words, or the whole stack of anything else. */
+export function describeError(err) {
+  return err instanceof Failure ? err.message : err.stack || String(err);
+}
+
+/**
+ * Runs a browser test script: `setUp`, then each `[name, check]` in order, reported as
+ * PASS or FAILED (`onFailure(name, err, { setUp })` after each failure, e.g. for
+ * screenshots), then `tearDown`, a summary line and the exit code. A watchdog calls
+ * `abort` and exits if the whole run takes longer than `budgetMs`.
+ */
+export async function runChecks({ tag, log, checks, budgetMs, setUp, onFailure, tearDown, abort }) {
+  let passed = 0;
+  let failed = 0;
+  const watchdog = setTimeout(() => {
+    console.error(`${tag}: FAILED: took longer than ${budgetMs / 1000} s`);
+    abort();
+    console.log(`${passed} passed, ${checks.length - passed} failed`);
+    process.exit(1);
+  }, budgetMs);
+  try {
+    await setUp();
+    for (const [name, check] of checks) {
+      try {
+        await check();
+        passed += 1;
+        log(`PASS ${name}`);
+      } catch (err) {
+        failed += 1;
+        console.error(`${tag}: FAILED: ${name}: ${describeError(err)}`);
+        await onFailure(name, err, { setUp: false });
+      }
+    }
+  } catch (err) {
+    failed = checks.length - passed;
+    console.error(`${tag}: FAILED: setup: ${describeError(err)}`);
+    await onFailure('setup', err, { setUp: true });
+  } finally {
+    await tearDown();
+    clearTimeout(watchdog);
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+}

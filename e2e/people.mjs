@@ -19,7 +19,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import {
-  ROOT, SHOT_DIR, Failure, fail, makeLog, Server, checkServedStatic, launchBrowser, watchPage,
+  ROOT, SHOT_DIR, fail, makeLog, Server, checkServedStatic, launchBrowser, watchPage, runChecks,
 } from './harness.mjs';
 import { axeReport } from './a11y.mjs';
 
@@ -472,39 +472,28 @@ const CHECKS = [
   ['the page at 360 px and 1024 px wide', wideLayout],
 ];
 
-const watchdog = setTimeout(() => {
-  console.error(`people: FAILED: took longer than ${TOTAL_BUDGET_MS / 1000} s`);
-  server?.kill();
-  browser?.close().catch(() => {});
-  process.exit(1);
-}, TOTAL_BUDGET_MS);
-
-let passed = 0;
-let failed = 0;
-try {
-  await setUp();
-  for (const [name, check] of CHECKS) {
-    try {
-      await check();
-      passed += 1;
-      log(`PASS ${name}`);
-    } catch (err) {
-      failed += 1;
-      console.error(`people: FAILED: ${name}: ${err instanceof Failure ? err.message : err.stack || err}`);
-      for (const who of [ann, ben, cara]) {
-        await who?.screenshot(`failure-${who.name.split(' ')[0].toLowerCase()}`, { fullPage: true }).catch(() => {});
-      }
-      problems.length = 0;
+await runChecks({
+  tag: 'people',
+  log,
+  checks: CHECKS,
+  budgetMs: TOTAL_BUDGET_MS,
+  setUp,
+  async onFailure(name, err, { setUp: duringSetUp }) {
+    if (duringSetUp) {
+      if (server?.output) console.error(`--- last server output ---\n${server.tail()}\n---`);
+      return;
     }
-  }
-} catch (err) {
-  failed = CHECKS.length - passed;
-  console.error(`people: FAILED: setup: ${err instanceof Failure ? err.message : err.stack || err}`);
-  if (server?.output) console.error(`--- last server output ---\n${server.tail()}\n---`);
-} finally {
-  await browser?.close().catch(() => {});
-  await server?.stop().catch(() => {});
-  clearTimeout(watchdog);
-}
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+    for (const who of [ann, ben, cara]) {
+      await who?.screenshot(`failure-${who.name.split(' ')[0].toLowerCase()}`, { fullPage: true }).catch(() => {});
+    }
+    problems.length = 0;
+  },
+  async tearDown() {
+    await browser?.close().catch(() => {});
+    await server?.stop().catch(() => {});
+  },
+  abort() {
+    server?.kill();
+    browser?.close().catch(() => {});
+  },
+});

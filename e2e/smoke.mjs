@@ -18,7 +18,7 @@
 import { mkdirSync, existsSync, rmSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import {
-  ROOT, SHOT_DIR, Failure, fail, makeLog, Server, checkServedStatic, launchBrowser, watchPage,
+  ROOT, SHOT_DIR, fail, makeLog, Server, checkServedStatic, launchBrowser, watchPage, runChecks,
 } from './harness.mjs';
 
 const TOTAL_BUDGET_MS = 240_000;
@@ -760,19 +760,8 @@ const CHECKS = [
   ['replay of the clocked game', replayGame],
 ];
 
-const watchdog = setTimeout(async () => {
-  console.error(`smoke: FAILED: took longer than ${TOTAL_BUDGET_MS / 1000} s`);
-  server?.kill();
-  if (browser) browser.close().catch(() => {});
-  console.log(`${passed} passed, ${CHECKS.length - passed} failed`);
-  process.exit(1);
-}, TOTAL_BUDGET_MS);
-
-let passed = 0;
-let failed = 0;
-
-async function report(name, err) {
-  console.error(`smoke: FAILED: ${name}: ${err instanceof Failure ? err.message : err.stack || err}`);
+/** After a failure: a screenshot of the page and the end of the server's log. */
+async function report(name) {
   if (page) {
     const shot = path.join(SHOT_DIR, `failure-${name.split(' ')[0]}.png`);
     try {
@@ -786,25 +775,19 @@ async function report(name, err) {
   if (server?.output) console.error(`--- last server output ---\n${server.tail()}\n---`);
 }
 
-try {
-  await setUp();
-  for (const [name, check] of CHECKS) {
-    try {
-      await check();
-      passed += 1;
-      log(`PASS ${name}`);
-    } catch (err) {
-      failed += 1;
-      await report(name, err);
-      await recover();
-    }
-  }
-} catch (err) {
-  failed = CHECKS.length - passed;
-  await report('setup', err);
-} finally {
-  await cleanup();
-  clearTimeout(watchdog);
-}
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+await runChecks({
+  tag: 'smoke',
+  log,
+  checks: CHECKS,
+  budgetMs: TOTAL_BUDGET_MS,
+  setUp,
+  async onFailure(name, err, { setUp: duringSetUp }) {
+    await report(name);
+    if (!duringSetUp) await recover();
+  },
+  tearDown: cleanup,
+  abort() {
+    server?.kill();
+    browser?.close().catch(() => {});
+  },
+});
