@@ -103,6 +103,17 @@ impl Synchronous {
     }
 }
 
+/// How the bot threads are scheduled below the threads serving connections and rooms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BotPriority {
+    /// Linux's `SCHED_IDLE` policy: a bot thread runs only when no normal thread wants
+    /// its core. Falls back to niceness `bots.nice` where the policy cannot be set.
+    Idle,
+    /// Niceness `bots.nice` only: a bot thread keeps a small share of a busy core.
+    Nice,
+}
+
 /// What happens to a seat whose player stays away past the reconnect grace: `none` (they
 /// lose by `abandoned`) or a bot level (a bot plays for them until they come back).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -184,7 +195,10 @@ pub struct BotsConfig {
     pub threads: usize,
     /// Bot requests that may wait for a thread; beyond that a bot answers with an easy move.
     pub queue: usize,
-    /// The bot threads' niceness (0 to 19, Linux): how far below the threads serving
+    /// How the bot threads are scheduled: `idle` (`SCHED_IDLE`, the default) or `nice`.
+    pub priority: BotPriority,
+    /// The bot threads' niceness (0 to 19, Linux) under `priority = "nice"`, and the
+    /// fallback should `SCHED_IDLE` be refused: how far below the threads serving
     /// connections and rooms the operating system schedules them.
     pub nice: i32,
     /// `bot:medium`'s strength.
@@ -220,6 +234,7 @@ impl Default for BotsConfig {
             min_delay_ms: 400,
             threads: 0,
             queue: 64,
+            priority: BotPriority::Idle,
             nice: 10,
             medium: Strength::MEDIUM,
             hard: Strength::HARD,

@@ -106,6 +106,7 @@ pub async fn run(
     let thinkers = Thinkers::start(
         config.bots.thread_count(),
         config.bots.queue,
+        config.bots.priority,
         config.bots.nice,
         metrics.bot_think_seconds.clone(),
     )?;

@@ -16,6 +16,7 @@ use tracing::{debug, warn};
 
 use crate::bots::{BotLevel, Limits};
 use crate::catalog::AnyGame;
+use crate::config::BotPriority;
 
 /// One bot's request to think.
 struct Request {
@@ -40,12 +41,14 @@ pub struct Thinkers {
 
 impl Thinkers {
     /// Starts `threads` worker threads (at least one) behind a queue of `capacity`
-    /// waiting requests, each at niceness `nice` (see [`lower_priority`]), timing each
-    /// move into `think_seconds` (labels: game, level). The threads end when every
-    /// handle has been dropped.
+    /// waiting requests, each scheduled at `priority` (niceness `nice` where that is
+    /// the policy or its fallback; see [`lower_priority`]), timing each move into
+    /// `think_seconds` (labels: game, level). The threads end when every handle has been
+    /// dropped.
     pub fn start(
         threads: usize,
         capacity: usize,
+        priority: BotPriority,
         nice: i32,
         think_seconds: HistogramVec,
     ) -> std::io::Result<Thinkers> {
@@ -57,7 +60,7 @@ impl Thinkers {
             thread::Builder::new()
                 .name(format!("parlor-bot-{index}"))
                 .spawn(move || {
-                    lower_priority(nice);
+                    lower_priority(priority, nice);
                     work(&requests, &think_seconds);
                 })?;
         }
@@ -93,24 +96,40 @@ impl Thinkers {
     }
 }
 
-/// Lowers the calling thread's scheduling priority to niceness `nice`, so that bots
-/// thinking on every core never delay the threads that serve connections and rooms: the
-/// kernel gives a nice-10 thread about a tenth of a nice-0 thread's share of a busy core.
-/// Linux only (elsewhere niceness belongs to the whole process); a failure is logged and
-/// the thread runs on at normal priority.
-fn lower_priority(nice: i32) {
+/// Lowers the calling thread's scheduling priority, so that bots thinking on every core
+/// never delay the threads that serve connections and rooms. Under
+/// [`BotPriority::Idle`] the thread gets Linux's `SCHED_IDLE` policy: it runs only when
+/// no normal thread wants the core (allowed without privileges). Under
+/// [`BotPriority::Nice`], or should `SCHED_IDLE` be refused, it gets niceness `nice`:
+/// the kernel gives a nice-10 thread about a tenth of a nice-0 thread's share of a busy
+/// core. Linux only (elsewhere niceness belongs to the whole process); a failure is
+/// logged and the thread runs on at normal priority.
+fn lower_priority(priority: BotPriority, nice: i32) {
     #[cfg(target_os = "linux")]
-    if nice > 0 {
-        // SAFETY: setpriority takes plain integers; on Linux, PRIO_PROCESS with who = 0
-        // applies to the calling thread only.
-        let failed = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) } != 0;
-        if failed {
+    {
+        if priority == BotPriority::Idle {
+            let param = libc::sched_param { sched_priority: 0 };
+            // SAFETY: `param` is a valid sched_param that outlives the call; on Linux,
+            // pid 0 applies the policy to the calling thread only.
+            let set = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } == 0;
+            if set {
+                return;
+            }
             let error = std::io::Error::last_os_error();
-            warn!(%error, nice, "could not lower a bot thread's priority");
+            warn!(%error, nice, "could not give a bot thread SCHED_IDLE; using niceness instead");
+        }
+        if nice > 0 {
+            // SAFETY: setpriority takes plain integers; on Linux, PRIO_PROCESS with who = 0
+            // applies to the calling thread only.
+            let failed = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) } != 0;
+            if failed {
+                let error = std::io::Error::last_os_error();
+                warn!(%error, nice, "could not lower a bot thread's priority");
+            }
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = nice;
+    let _ = (priority, nice);
 }
 
 /// A worker: takes requests one at a time until every handle is gone.
@@ -177,7 +196,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn answers_every_request_with_a_legal_move_even_when_swamped() {
         // One thread, room for one waiting request: most of these overflow.
-        let thinkers = Thinkers::start(1, 1, 10, think_seconds()).unwrap();
+        let thinkers = Thinkers::start(1, 1, BotPriority::Idle, 10, think_seconds()).unwrap();
         let limits = Strength::MEDIUM.limits(Instant::now() + Duration::from_secs(5));
         let asks = (0..8).map(|_| {
             let thinkers = thinkers.clone();
@@ -191,7 +210,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_request_past_its_deadline_still_gets_a_legal_move() {
-        let thinkers = Thinkers::start(2, 8, 0, think_seconds()).unwrap();
+        let thinkers = Thinkers::start(2, 8, BotPriority::Nice, 0, think_seconds()).unwrap();
         let limits = Strength::HARD.limits(Instant::now() - Duration::from_secs(5));
         let mv = thinkers
             .think(chess(), BotLevel::Hard, limits)
@@ -200,9 +219,10 @@ mod tests {
         assert!(chess().legal_moves().contains(&mv));
     }
 
-    /// The niceness of every thread of this process whose name starts with `prefix`.
+    /// The `(niceness, scheduling policy)` of every thread of this process whose name
+    /// starts with `prefix`.
     #[cfg(target_os = "linux")]
-    fn niceness_of_threads(prefix: &str) -> Vec<i64> {
+    fn priorities_of_threads(prefix: &str) -> Vec<(i64, i64)> {
         let mut found = Vec::new();
         for task in std::fs::read_dir("/proc/self/task").unwrap() {
             let dir = task.unwrap().path();
@@ -211,21 +231,40 @@ mod tests {
                 continue;
             }
             let stat = std::fs::read_to_string(dir.join("stat")).unwrap_or_default();
-            // Fields after the parenthesised name: state is field 3, nice is field 19.
+            // Fields after the parenthesised name, counted from state (field 3): nice is
+            // field 19, the scheduling policy field 41.
             let fields: Vec<&str> = stat.rsplit(") ").next().unwrap().split(' ').collect();
-            found.push(fields[16].parse().unwrap());
+            found.push((fields[16].parse().unwrap(), fields[38].parse().unwrap()));
         }
         found
     }
 
+    /// Waits up to 5 s for a thread named `prefix…` at `(niceness, policy)`.
     #[cfg(target_os = "linux")]
-    #[test]
-    fn bot_threads_run_below_normal_priority() {
-        let _thinkers = Thinkers::start(1, 1, 7, think_seconds()).unwrap();
+    fn wait_for_thread_at(prefix: &str, wanted: (i64, i64)) {
         let deadline = Instant::now() + Duration::from_secs(5);
-        while !niceness_of_threads("parlor-bot-").contains(&7) {
-            assert!(Instant::now() < deadline, "no bot thread at nice 7");
+        while !priorities_of_threads(prefix).contains(&wanted) {
+            assert!(
+                Instant::now() < deadline,
+                "no {prefix} thread at (nice, policy) {wanted:?}: {:?}",
+                priorities_of_threads(prefix)
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn bot_threads_run_at_nice_when_asked() {
+        let _thinkers = Thinkers::start(1, 1, BotPriority::Nice, 7, think_seconds()).unwrap();
+        wait_for_thread_at("parlor-bot-", (7, i64::from(libc::SCHED_OTHER)));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn bot_threads_run_at_sched_idle_by_default() {
+        let priority = crate::config::BotsConfig::default().priority;
+        let _thinkers = Thinkers::start(1, 1, priority, 7, think_seconds()).unwrap();
+        wait_for_thread_at("parlor-bot-", (0, i64::from(libc::SCHED_IDLE)));
     }
 }

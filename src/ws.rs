@@ -156,8 +156,11 @@ async fn run(
                     }
                     Some(Ok(AggregatedMessage::Text(text))) => {
                         let received = Instant::now();
+                        // Boxed: handling a request holds far more state than waiting
+                        // for one, and an idle connection should not carry it.
+                        let replies = Box::pin(connection.on_text(&text, received)).await;
                         let mut written = true;
-                        for reply in connection.on_text(&text, received).await {
+                        for reply in replies {
                             written = written && session.text(reply).await.is_ok();
                         }
                         if !written {

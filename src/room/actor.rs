@@ -123,7 +123,7 @@ pub(super) struct Room {
     seats: [SeatState; 2],
     spectators: HashMap<ConnId, Subscriber>,
     context: Arc<RoomContext>,
-    myself: mpsc::WeakSender<Command>,
+    myself: mpsc::WeakSender<Box<Command>>,
     created_at_ms: i64,
     seq: u64,
     started: Option<Started>,
@@ -170,7 +170,7 @@ impl Room {
         seats: [SeatSpec; 2],
         options: RoomOptions,
         context: Arc<RoomContext>,
-        myself: mpsc::WeakSender<Command>,
+        myself: mpsc::WeakSender<Box<Command>>,
     ) -> Room {
         let now = Instant::now();
         let seat_state = |spec| match spec {
@@ -211,21 +211,20 @@ impl Room {
     /// Runs the room until it is idle long enough, or the server shuts down.
     pub(super) async fn run(
         mut self,
-        mut inbox: mpsc::Receiver<Command>,
+        mut inbox: mpsc::Receiver<Box<Command>>,
         publisher: watch::Sender<Published>,
         creator: Option<(Seat, Creator)>,
     ) {
         info!(room = %self.id, game = self.game.game_id(), "room created");
         if let Some((seat, creator)) = creator {
             // The `me` seat is open until now; the creator is the first to take it.
-            let result = self
-                .join(creator.player, seat, creator.sub, creator.reference)
-                .await;
+            let result =
+                Box::pin(self.join(creator.player, seat, creator.sub, creator.reference)).await;
             if let Err(error) = result {
                 warn!(room = %self.id, %error, "the creator could not be seated");
             }
         }
-        self.settle().await;
+        Box::pin(self.settle()).await;
         // Always announced: the lobby lists a room from this first publication on.
         publisher.send_replace(self.publication());
         let shutdown = self.context.shutdown.clone();
@@ -237,11 +236,13 @@ impl Room {
             let deadline = self.next_deadline();
             let flow = tokio::select! {
                 command = inbox.recv() => match command {
-                    Some(command) => self.handle(command).await,
+                    // Boxed, here and for the timers: handling holds far more state
+                    // than waiting, and an idle room should not carry it.
+                    Some(command) => Box::pin(self.handle(*command)).await,
                     None => Flow::Close,
                 },
                 () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
-                    self.on_timer().await
+                    Box::pin(self.on_timer()).await
                 }
                 () = shutdown.cancelled() => Flow::Close,
             };
@@ -1065,7 +1066,7 @@ impl Room {
             sleep_until(not_before).await;
             match (thought, myself.upgrade()) {
                 (Some(text), Some(room)) => {
-                    let _closed = room.send(Command::BotMoved { ply, text }).await;
+                    let _closed = room.send(Box::new(Command::BotMoved { ply, text })).await;
                 }
                 (None, Some(_)) => warn!(room, "a bot found no move to play"),
                 (_, None) => {}

@@ -49,7 +49,8 @@ pub struct Creator {
 #[derive(Clone, Debug)]
 pub struct RoomHandle {
     id: Arc<str>,
-    commands: mpsc::Sender<Command>,
+    /// Boxed, so that a room's queue (allocated 32 slots at a time) stays small.
+    commands: mpsc::Sender<Box<Command>>,
     published: watch::Receiver<Published>,
     private: bool,
     usual_start: bool,
@@ -170,7 +171,7 @@ impl RoomHandle {
     ) -> Result<(), ClientError> {
         let (reply, answer) = oneshot::channel();
         self.commands
-            .send(make(reply))
+            .send(Box::new(make(reply)))
             .await
             .map_err(|_| room_gone())?;
         answer.await.map_err(|_| room_gone())?
@@ -257,6 +258,9 @@ impl RoomHandle {
     /// Tells the room that a connection has closed. Waits for queue space so the notice
     /// is never lost; does nothing if the room has already closed.
     pub async fn disconnect(&self, conn: ConnId) {
-        let _closed = self.commands.send(Command::Disconnect { conn }).await;
+        let _closed = self
+            .commands
+            .send(Box::new(Command::Disconnect { conn }))
+            .await;
     }
 }

@@ -15,6 +15,7 @@
 //! connection runs with `journal_mode=WAL` and `synchronous=FULL`, so a commit has
 //! reached the disk when the call returns.
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -328,20 +329,22 @@ pub(super) async fn insert_moves(
     if moves.is_empty() {
         return Ok(());
     }
-    let mut sql = String::from(
-        "INSERT INTO moves (game_id, ply, seat, notation, played_at, think_ms, clock0_ms, \
-         clock1_ms) VALUES ",
-    );
+    const HEAD: &str = "INSERT INTO moves (game_id, ply, seat, notation, played_at, \
+                        think_ms, clock0_ms, clock1_ms) VALUES ";
+    // One allocation for the whole statement: each row is at most 8 placeholders of up
+    // to 5 characters ("$2048") and their separators.
+    let mut sql = String::with_capacity(HEAD.len() + moves.len() * MOVE_COLUMNS * 7);
+    sql.push_str(HEAD);
     for row in 0..moves.len() {
         let first = row * MOVE_COLUMNS + 1;
-        let placeholders: Vec<String> = (first..first + MOVE_COLUMNS)
-            .map(|n| format!("${n}"))
-            .collect();
-        if row > 0 {
-            sql.push_str(", ");
+        sql.push_str(if row > 0 { ", (" } else { "(" });
+        for n in first..first + MOVE_COLUMNS {
+            if n > first {
+                sql.push_str(", ");
+            }
+            // Writing to a String cannot fail.
+            let _ = write!(sql, "${n}");
         }
-        sql.push('(');
-        sql.push_str(&placeholders.join(", "));
         sql.push(')');
     }
     let mut query = sqlx::query(&sql);
