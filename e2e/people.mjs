@@ -137,6 +137,7 @@ async function lobbyIsLive() {
   if (!seats.includes('Ben <i>B</i>') || !seats.includes('open seat')) fail(`the new room lists its seats as ${JSON.stringify(seats)}`);
   log(`lobby: Ben's chess room ${room} appeared in Ann's list without a reload (${seats})`);
   await ann.screenshotOf('#rooms', 'rooms-360');
+  await visitorSeesRoom(room);
 
   await ann.tid('rooms-filter').selectOption('tictactoe');
   await item.waitFor({ state: 'detached', timeout: 5000 }).catch(() => fail('the chess room is still listed under the tic-tac-toe filter'));
@@ -148,6 +149,25 @@ async function lobbyIsLive() {
   await ben.tid('leave').click();
   await item.waitFor({ state: 'detached', timeout: 10_000 }).catch(() => fail('the room Ben left empty was never removed from Ann\'s list'));
   log('lobby: the filter hides other games, and the emptied room left the list');
+}
+
+/** Someone who has not chosen a name yet sees a listed room, with a hint instead of buttons. */
+async function visitorSeesRoom(room) {
+  const context = await browser.newContext({ viewport: NARROW });
+  try {
+    const page = await context.newPage();
+    watchPage(page, problems, 'the visitor\'s page');
+    await page.goto(`${server.base}/`);
+    const item = page.locator(`[data-testid="room-item"][data-room="${room}"]`);
+    await item.waitFor({ state: 'visible', timeout: 8000 }).catch(() => fail('a visitor who has not signed in does not see the listed room'));
+    const buttons = await item.locator('button').count();
+    if (buttons !== 0) fail(`a visitor who has not signed in is offered ${buttons} button(s) on a room`);
+    const hint = await page.locator('[data-testid="rooms-empty"]').innerText();
+    if (!hint.includes('Enter your name')) fail(`a visitor is not told how to join: ${JSON.stringify(hint)}`);
+    log(`lobby: a visitor who has not signed in sees room ${room} and "${hint}"`);
+  } finally {
+    await context.close().catch(() => {});
+  }
 }
 
 /** Ann and Ben quick-join, play tic-tac-toe to Ann's win by clicking, Ben reloads mid-game, Cara watches every move. */
@@ -460,7 +480,7 @@ async function noProblems() {
 }
 
 const CHECKS = [
-  ['the lobby shows a new room without a reload, and filters by game', lobbyIsLive],
+  ['the lobby shows a new room without a reload, also to a visitor not signed in, and filters by game', lobbyIsLive],
   ['quick join, tic-tac-toe to a win by clicking, a reload mid-game, a spectator sees every move', ticTacToeWatched],
   ['the leaderboard shows the winner', leaderboardShowsWinner],
   ['a private room reached by its link', privateRoomByLink],

@@ -24,7 +24,7 @@ import { movePath, indexMoves, optionsAfter, clickOutcome } from './moves.js';
 import {
   timeControlFromChoice, hasClock, timeControlLabel, timeControlDescription, formatClock, formatDuration,
 } from './time.js';
-import { RoomList } from './lobby.js';
+import { RoomList, fetchListedRooms } from './lobby.js';
 import { roomLink, roomFromAddress, forgetRoomInAddress, copyText } from './link.js';
 import { enableDrag } from './drag.js';
 import { Connection } from './connection.js';
@@ -35,6 +35,7 @@ import { Leaderboard } from './leaderboard.js';
 const PROTOCOL = 1;
 const DEFAULT_GAME = 'tictactoe';
 const ERROR_VISIBLE_MS = 15000;
+const ROOMS_PREVIEW_MS = 5000; // how often the room list is read before signing in
 const NAME_MAX = 24;
 
 // End reasons as phrases. `loser` is "Name (Side)"; isYou says the loser is this player.
@@ -167,6 +168,8 @@ const app = {
   boardHadFocus: null, // label of the board cell that last had the keyboard focus
   roomsKey: '',
   rooms: new RoomList(),
+  roomsPreviewNote: '', // why the room list could not be read before signing in
+
   /** A room from a `/?room=` link, to open once signed in. */
   linkedRoom: null,
   errorTimer: null,
@@ -287,6 +290,26 @@ function closeSocket() {
   app.ready = false;
   app.rooms.clear();
   app.conn.stop();
+}
+
+/**
+ * Before the page has signed in (or while it reconnects), shows the listed rooms from
+ * `GET /api/rooms`, so a newcomer sees what is being played before choosing a name.
+ */
+async function previewRooms() {
+  if (app.ready || document.hidden) return;
+  let rooms = null;
+  let note = '';
+  try {
+    rooms = await fetchListedRooms();
+  } catch (err) {
+    note = `The rooms could not be loaded (${err.message}).`;
+  }
+  if (app.ready) return;
+  if (rooms) app.rooms.reset(rooms);
+  app.roomsPreviewNote = note;
+  app.roomsKey = null;
+  renderRooms();
 }
 
 /** Asks for the live room list of the game chosen in the filter (all games if none). */
@@ -1285,11 +1308,17 @@ function renderRooms() {
   if (key === app.roomsKey) return;
   app.roomsKey = key;
   const list = ui['room-list'];
-  const rooms = app.ready ? app.rooms.sorted() : [];
   const filter = ui['rooms-filter'].value;
+  // Signed in, the server filters the feed; the preview before that is filtered here.
+  const rooms = app.rooms.sorted().filter((room) => app.ready || !filter || room.game === filter);
   ui['rooms-empty'].hidden = app.ready && rooms.length > 0;
   const none = filter ? `No ${gameTitle(filter)} rooms right now.` : 'No rooms right now.';
-  ui['rooms-empty'].textContent = app.ready ? `${none} Start a game and it shows here.` : 'Connect to see the rooms.';
+  let text = `${none} Start a game and it shows here.`;
+  if (!app.ready) {
+    const act = app.me ? 'Once reconnected you can join or watch.' : 'Enter your name to join, watch or start a game.';
+    text = app.roomsPreviewNote || (rooms.length ? act : `${none} ${act}`);
+  }
+  ui['rooms-empty'].textContent = text;
   const items = rooms.map((room) => roomItem(room));
   list.replaceChildren(...items);
 }
@@ -1325,6 +1354,7 @@ function roomItem(room) {
     }
     seatsBox.append(who);
   });
+  if (!app.ready) return item;
   if (current) {
     const finished = room.status === 'finished';
     const text = app.room.role === 'player' ? (finished ? 'your game' : 'you are playing') : 'you are watching';
@@ -1681,6 +1711,7 @@ function init() {
     app.rooms.clear();
     renderRooms();
     subscribeLobby();
+    previewRooms();
   });
   ui.board.addEventListener('click', onBoardClick);
   enableDrag(ui.board, { canDrag, start: onDragStart, drop: onDrop });
@@ -1698,6 +1729,8 @@ function init() {
   ui.leave.addEventListener('click', onLeave);
   app.leaderboard.show(app.lobbyGame);
   render();
+  previewRooms();
+  setInterval(previewRooms, ROOMS_PREVIEW_MS);
   // A stored name and token mean this browser has played before: resume that player.
   if (savedName && local.get(KEY_TOKEN)) connect();
 }

@@ -1,5 +1,6 @@
 // The live list of rooms: a `lobby` snapshot, then `lobby_update`s applied by room id
-// (docs/PROTOCOL.md §6.13). It holds data only; app.js draws it.
+// (docs/PROTOCOL.md §6.13), or `GET /api/rooms` before the page has signed in. It holds
+// data only; app.js draws it.
 
 const STATUS_ORDER = { waiting: 0, playing: 1, finished: 2 };
 
@@ -52,4 +53,12 @@ export class RoomList {
       (Number(b.created_at_ms) || 0) - (Number(a.created_at_ms) || 0) ||
       a.room.localeCompare(b.room));
   }
+}
+
+/** The listed rooms from `GET /api/rooms`, for a page that has not signed in yet. */
+export async function fetchListedRooms() {
+  const res = await fetch('/api/rooms', { headers: { accept: 'application/json' } });
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  const data = await res.json();
+  return Array.isArray(data?.rooms) ? data.rooms : [];
 }
