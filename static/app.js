@@ -1,9 +1,10 @@
 // Parlor web client: plain ES modules, no dependencies, no build step. This module holds
 // the page: what is shown and what the buttons do. The other modules each do one thing:
 // connection.js the socket and its reconnection, boards/ draws each game's board,
-// moves.js turns clicks into moves, drag.js turns drags into the same clicks, lobby.js keeps the live room
-// list, link.js makes and follows room links, leaderboard.js the leaderboard,
-// replay.js steps through stored games, time.js formats clocks, dom.js creates elements.
+// moves.js turns clicks into moves, drag.js turns drags into the same clicks, lobby.js
+// keeps the live room list, link.js makes and follows room links, leaderboard.js the
+// leaderboard, recent.js the player's recent games, replay.js steps through stored
+// games, time.js formats clocks, dom.js creates elements.
 //
 // The page renders only what the server sends: the board from `board.cells` and
 // `board.labels`, the clickable cells from the paths of `legal_moves`, whose turn from
@@ -31,6 +32,7 @@ import { Connection } from './connection.js';
 import { el, button, capitalise } from './dom.js';
 import { ReplayView } from './replay.js';
 import { Leaderboard } from './leaderboard.js';
+import { RecentGames } from './recent.js';
 
 const PROTOCOL = 1;
 const DEFAULT_GAME = 'tictactoe';
@@ -69,7 +71,6 @@ const KEY_GAME = 'parlor.game'; // the game last chosen in the lobby
 const KEY_ROOM = 'parlor.room'; // per tab (sessionStorage): the room to return to after a reload
 const KEY_CLOCK = 'parlor.clock'; // the clock last chosen in the lobby
 const KEY_FILTER = 'parlor.rooms-filter'; // the game the room list is limited to ('' for all)
-const RECENT_MAX = 10;
 const CLOCK_TICK_MS = 100;
 const LOW_TIME_MS = 10000;
 const SEEN_GAMES_MAX = 8; // games whose boards are kept in memory for replays
@@ -179,7 +180,7 @@ const app = {
   drawNote: '', // what became of this player's draw offer, until the next move
   seen: new Map(), // game_id → { game, boards: [board after n moves], flipped, sides }
   replay: null, // the replay card (replay.js)
-  recent: { player: null, games: [], note: '' }, // this player's latest games, from the server
+  recent: null, // the recent games card (recent.js)
 };
 
 const ui = {};
@@ -339,7 +340,7 @@ const handlers = {
     resumeRoom();
     followLink();
     subscribeLobby();
-    loadRecent();
+    app.recent.load();
     render();
   },
 
@@ -408,7 +409,7 @@ const handlers = {
     app.leaderboard.load();
     if (!app.room || m.room !== app.room.id) return;
     app.over = m;
-    loadRecent();
+    app.recent.load();
     forgetRoom();
     render();
   },
@@ -758,7 +759,7 @@ function render() {
   syncClockTicker();
   document.title = titleText();
   renderRooms();
-  renderRecent();
+  app.recent.render();
 }
 
 function titleText() {
@@ -1374,67 +1375,6 @@ function roomItem(room) {
 }
 
 // ---------------------------------------------------------------------------
-// Recent games: this player's latest games (`GET /api/players/{id}/games`), to replay
-
-async function loadRecent() {
-  const me = app.me?.player_id;
-  if (!me) return;
-  const ticket = (app.recentTicket ?? 0) + 1;
-  app.recentTicket = ticket;
-  let games = [];
-  let note = '';
-  try {
-    const res = await fetch(`/api/players/${encodeURIComponent(me)}/games?limit=${RECENT_MAX}`, { headers: { accept: 'application/json' } });
-    // 404: no stored player yet, so no games.
-    if (!res.ok && res.status !== 404) throw new Error(`HTTP ${res.status}`);
-    const data = res.ok ? await res.json() : null;
-    games = Array.isArray(data?.games) ? data.games.filter((g) => g && typeof g.game_id === 'string') : [];
-  } catch (err) {
-    note = `Your games could not be loaded (${err.message}).`;
-  }
-  if (ticket !== app.recentTicket) return;
-  app.recent = { player: me, games, note };
-  renderRecent();
-}
-
-function renderRecent() {
-  const list = ui['recent-games'];
-  const mine = app.me && app.recent.player === app.me.player_id;
-  const games = mine ? app.recent.games : [];
-  const key = JSON.stringify([games, app.replay.current?.id ?? null]);
-  const empty = ui['recent-empty'];
-  empty.hidden = games.length > 0;
-  empty.textContent = (mine && app.recent.note) ||
-    (app.me ? 'No games yet. Games you play are listed here, to replay them.' : 'Connect to see your games.');
-  if (list.dataset.key === key) return;
-  list.dataset.key = key;
-  list.replaceChildren(...games.map((g) => {
-    const item = el('li', 'recent-item');
-    item.dataset.testid = 'recent-game';
-    item.dataset.gameId = g.game_id;
-    let result = 'in progress';
-    if (g.status === 'interrupted') result = 'interrupted';
-    else if (g.status === 'finished') {
-      result = g.reason === 'aborted' ? 'aborted'
-        : typeof g.winner !== 'number' ? 'draw' : g.winner === g.seat ? 'won' : 'lost';
-    }
-    const names = Array.isArray(g.names) ? g.names : [];
-    const opponent = names[1 - g.seat] ?? '?';
-    const main = el('div', 'recent-main');
-    main.append(el('span', 'recent-title', `${gameTitle(g.game)} vs ${opponent}`));
-    const when = new Date(g.started_at_ms);
-    const date = Number.isNaN(when.getTime()) ? '' : ` · ${when.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })}`;
-    main.append(el('span', 'recent-meta', `${result}${date}`));
-    item.append(main);
-    const replay = button('Replay', 'recent-replay', () => app.replay.open(g.game_id), 'small');
-    replay.dataset.gameId = g.game_id;
-    replay.disabled = app.replay.current?.id === g.game_id;
-    item.append(replay);
-    return item;
-  }));
-}
-
-// ---------------------------------------------------------------------------
 // User actions
 
 function onConnect(event) {
@@ -1662,6 +1602,11 @@ const replayPage = {
 function init() {
   bindUi();
   app.replay = new ReplayView(ui, replayPage);
+  app.recent = new RecentGames({ list: ui['recent-games'], empty: ui['recent-empty'] }, {
+    me: () => app.me,
+    replaying: () => app.replay.current?.id ?? null,
+    replay: (gameId) => app.replay.open(gameId),
+  });
   app.conn = new Connection(connectionHooks);
   const savedName = local.get(KEY_NAME);
   if (savedName) ui['name-input'].value = savedName;
