@@ -2,9 +2,10 @@
 // the page: what is shown and what the buttons do. The other modules each do one thing:
 // connection.js the socket and its reconnection, boards/ draws each game's board,
 // moves.js turns clicks into moves, drag.js turns drags into the same clicks, lobby.js
-// keeps the live room list, link.js makes and follows room links, leaderboard.js the
-// leaderboard, recent.js the player's recent games, replay.js steps through stored
-// games, time.js formats clocks, dom.js creates elements.
+// keeps the live room list and rooms.js draws it, sides.js names seats and sides,
+// link.js makes and follows room links, leaderboard.js the leaderboard, recent.js the
+// player's recent games, replay.js steps through stored games, time.js formats clocks,
+// dom.js creates elements.
 //
 // The page renders only what the server sends: the board from `board.cells` and
 // `board.labels`, the clickable cells from the paths of `legal_moves`, whose turn from
@@ -25,7 +26,9 @@ import { movePath, indexMoves, optionsAfter, clickOutcome } from './moves.js';
 import {
   timeControlFromChoice, hasClock, timeControlLabel, timeControlDescription, formatClock, formatDuration,
 } from './time.js';
-import { RoomList, fetchListedRooms } from './lobby.js';
+import { RoomList } from './lobby.js';
+import { RoomListView } from './rooms.js';
+import { sideName, sideBadge, botLevel, seatName, roomLabel } from './sides.js';
 import { roomLink, roomFromAddress, forgetRoomInAddress, copyText } from './link.js';
 import { enableDrag } from './drag.js';
 import { Connection } from './connection.js';
@@ -37,7 +40,6 @@ import { RecentGames } from './recent.js';
 const PROTOCOL = 1;
 const DEFAULT_GAME = 'tictactoe';
 const ERROR_VISIBLE_MS = 15000;
-const ROOMS_PREVIEW_MS = 5000; // how often the room list is read before signing in
 const NAME_MAX = 24;
 
 // End reasons as phrases. `loser` is "Name (Side)"; isYou says the loser is this player.
@@ -101,46 +103,14 @@ function currentGame() {
   return app.state?.game ?? app.room?.game ?? DEFAULT_GAME;
 }
 
-/** The name of a seat's side: "X", "White", "Geese", ... */
+/** The name of a seat's side ("X", "White", "Geese", ...), in the current game by default. */
 function markOf(seat, game = currentGame(), state = app.state) {
-  const sides = sidesOf(game, state && state.game === game ? state : null);
-  return sides.names[seat] ?? `seat ${seat}`;
+  return sideName(seat, game, state);
 }
 
-/** A small badge showing a seat's side (a piece of that side). */
+/** A badge of a seat's side, in the current game by default. */
 function markEl(seat, game = currentGame(), state = app.state) {
-  const sides = sidesOf(game, state && state.game === game ? state : null);
-  const name = sides.names[seat] ?? `seat ${seat}`;
-  const badge = el('span', `mark mark-${game} mark-${name.replace(/[^A-Za-z0-9]/g, '')}`);
-  const piece = pieceElement(game, sides.codes[seat]);
-  if (piece && game !== 'tictactoe') badge.append(piece);
-  else badge.textContent = name.slice(0, 1);
-  badge.title = name;
-  return badge;
-}
-
-function botLevel(kind) {
-  return typeof kind === 'string' && kind.startsWith('bot:') ? kind.slice(4) : null;
-}
-
-/** How a seat is named on screen. */
-function seatName(seat) {
-  if (!seat) return '?';
-  const standIn = seat.stand_in_for;
-  if (standIn && typeof standIn === 'object') {
-    const level = botLevel(seat.kind);
-    return `${level ? `Bot (${level})` : (seat.name || 'A bot')} playing for ${standIn.name ?? 'someone'}`;
-  }
-  if (seat.name) return seat.name;
-  const level = botLevel(seat.kind);
-  if (level) return `Bot (${level})`;
-  if (seat.kind === 'open') return 'open seat';
-  return 'someone';
-}
-
-function roomLabel(id) {
-  const text = String(id ?? '');
-  return text.length > 10 ? `#${text.slice(0, 8)}…` : `#${text}`;
+  return sideBadge(seat, game, state);
 }
 
 function codePoints(text) {
@@ -167,9 +137,8 @@ const app = {
   pick: { key: '', sel: [], choices: null },
   lobbyGame: DEFAULT_GAME,
   boardHadFocus: null, // label of the board cell that last had the keyboard focus
-  roomsKey: '',
   rooms: new RoomList(),
-  roomsPreviewNote: '', // why the room list could not be read before signing in
+  roomList: null, // the rooms card (rooms.js)
 
   /** A room from a `/?room=` link, to open once signed in. */
   linkedRoom: null,
@@ -293,26 +262,6 @@ function closeSocket() {
   app.conn.stop();
 }
 
-/**
- * Before the page has signed in (or while it reconnects), shows the listed rooms from
- * `GET /api/rooms`, so a newcomer sees what is being played before choosing a name.
- */
-async function previewRooms() {
-  if (app.ready || document.hidden) return;
-  let rooms = null;
-  let note = '';
-  try {
-    rooms = await fetchListedRooms();
-  } catch (err) {
-    note = `The rooms could not be loaded (${err.message}).`;
-  }
-  if (app.ready) return;
-  if (rooms) app.rooms.reset(rooms);
-  app.roomsPreviewNote = note;
-  app.roomsKey = null;
-  renderRooms();
-}
-
 /** Asks for the live room list of the game chosen in the filter (all games if none). */
 function subscribeLobby() {
   if (!isOpen() || !app.ready) return;
@@ -431,17 +380,17 @@ const handlers = {
 
   rooms(m) {
     app.rooms.reset(m.rooms);
-    renderRooms();
+    app.roomList.render();
   },
 
   lobby(m) {
     app.rooms.reset(m.rooms);
-    renderRooms();
+    app.roomList.render();
   },
 
   lobby_update(m) {
     app.rooms.apply(m);
-    renderRooms();
+    app.roomList.render();
   },
 
   error(m) {
@@ -758,7 +707,7 @@ function render() {
   if (inRoom) renderGame();
   syncClockTicker();
   document.title = titleText();
-  renderRooms();
+  app.roomList.render();
   app.recent.render();
 }
 
@@ -1303,77 +1252,6 @@ function renderMoves(s) {
   list.hidden = app.moves.length === 0;
 }
 
-function renderRooms() {
-  // Rebuilt only when something shown changed, so buttons do not vanish under the pointer.
-  const key = JSON.stringify([app.ready, app.me?.player_id, app.room, app.rooms.version, ui['rooms-filter'].value]);
-  if (key === app.roomsKey) return;
-  app.roomsKey = key;
-  const list = ui['room-list'];
-  const filter = ui['rooms-filter'].value;
-  // Signed in, the server filters the feed; the preview before that is filtered here.
-  const rooms = app.rooms.sorted().filter((room) => app.ready || !filter || room.game === filter);
-  ui['rooms-empty'].hidden = app.ready && rooms.length > 0;
-  const none = filter ? `No ${gameTitle(filter)} rooms right now.` : 'No rooms right now.';
-  let text = `${none} Start a game and it shows here.`;
-  if (!app.ready) {
-    const act = app.me ? 'Once reconnected you can join or watch.' : 'Enter your name to join, watch or start a game.';
-    text = app.roomsPreviewNote || (rooms.length ? act : `${none} ${act}`);
-  }
-  ui['rooms-empty'].textContent = text;
-  const items = rooms.map((room) => roomItem(room));
-  list.replaceChildren(...items);
-}
-
-function roomItem(room) {
-  const item = ui.roomTemplate.content.firstElementChild.cloneNode(true);
-  item.dataset.room = String(room.room);
-  const current = app.room && app.room.id === room.room;
-  item.classList.toggle('current', Boolean(current));
-  const title = item.querySelector('.room-title');
-  title.textContent = `${gameTitle(room.game)} ${roomLabel(room.room)}`;
-  item.dataset.game = String(room.game ?? '');
-  title.title = `Room ${room.room}`;
-  const meta = [String(room.status ?? '')];
-  const clock = room.time_control ?? null;
-  if (hasClock(clock)) meta.push(`clock ${timeControlLabel(clock)}`);
-  item.dataset.timeControl = clock ? timeControlLabel(clock) || 'none' : '';
-  if (typeof room.moves === 'number') meta.push(`${room.moves} ${room.moves === 1 ? 'move' : 'moves'}`);
-  if (typeof room.spectators === 'number' && room.spectators > 0) meta.push(`${room.spectators} watching`);
-  item.querySelector('.room-meta').textContent = meta.join(' · ');
-  const seatsBox = item.querySelector('.room-seats');
-  const actions = item.querySelector('.room-actions');
-  const seats = Array.isArray(room.seats) ? room.seats : [];
-  seats.forEach((seat, i) => {
-    if (i > 0) seatsBox.append(el('span', 'vs', 'vs'));
-    const who = el('span', 'room-seat');
-    who.append(markEl(seat.seat, room.game, null));
-    who.append(el('span', seat.kind === 'open' ? 'open' : null, seatName(seat)));
-    if (typeof seat.rating === 'number') {
-      const rating = el('span', 'rating', String(seat.rating));
-      rating.setAttribute('aria-label', `rating ${seat.rating}`);
-      who.append(rating);
-    }
-    seatsBox.append(who);
-  });
-  if (!app.ready) return item;
-  if (current) {
-    const finished = room.status === 'finished';
-    const text = app.room.role === 'player' ? (finished ? 'your game' : 'you are playing') : 'you are watching';
-    actions.append(el('span', 'tag you', text));
-  } else if (room.status !== 'finished') {
-    for (const seat of seats) {
-      const mine = app.me && seat.player_id && seat.player_id === app.me.player_id;
-      if (seat.kind === 'open') {
-        actions.append(button(`Join as ${markOf(seat.seat, room.game, null)}`, `join-${seat.seat}`, () => joinRoom(room.room, seat.seat), 'small primary-btn'));
-      } else if (mine) {
-        actions.append(button(`Return as ${markOf(seat.seat, room.game, null)}`, `join-${seat.seat}`, () => joinRoom(room.room, seat.seat), 'small primary-btn'));
-      }
-    }
-  }
-  if (!current) actions.append(button('Watch', 'watch', () => watchRoom(room.room), 'small'));
-  return item;
-}
-
 // ---------------------------------------------------------------------------
 // User actions
 
@@ -1607,6 +1485,14 @@ function init() {
     replaying: () => app.replay.current?.id ?? null,
     replay: (gameId) => app.replay.open(gameId),
   });
+  app.roomList = new RoomListView(app.rooms,
+    { list: ui['room-list'], empty: ui['rooms-empty'], filter: ui['rooms-filter'], template: ui.roomTemplate }, {
+      ready: () => app.ready,
+      me: () => app.me,
+      current: () => app.room,
+      join: joinRoom,
+      watch: watchRoom,
+    });
   app.conn = new Connection(connectionHooks);
   const savedName = local.get(KEY_NAME);
   if (savedName) ui['name-input'].value = savedName;
@@ -1654,9 +1540,9 @@ function init() {
   ui['rooms-filter'].addEventListener('change', () => {
     local.set(KEY_FILTER, ui['rooms-filter'].value);
     app.rooms.clear();
-    renderRooms();
+    app.roomList.render();
     subscribeLobby();
-    previewRooms();
+    app.roomList.preview();
   });
   ui.board.addEventListener('click', onBoardClick);
   enableDrag(ui.board, { canDrag, start: onDragStart, drop: onDrop });
@@ -1674,8 +1560,7 @@ function init() {
   ui.leave.addEventListener('click', onLeave);
   app.leaderboard.show(app.lobbyGame);
   render();
-  previewRooms();
-  setInterval(previewRooms, ROOMS_PREVIEW_MS);
+  app.roomList.startPreview();
   // A stored name and token mean this browser has played before: resume that player.
   if (savedName && local.get(KEY_TOKEN)) connect();
 }

@@ -1,0 +1,50 @@
+// How seats are named and shown: the side a seat plays ("X", "White", "Geese", ...),
+// a small badge of that side, and a seat's occupant as people read it. Shared by the
+// game card and the room list.
+
+import { el } from './dom.js';
+import { sidesOf, pieceElement } from './boards/index.js';
+
+/** The name of a seat's side in `game`; `state` (or null) is that game's latest state. */
+export function sideName(seat, game, state) {
+  const sides = sidesOf(game, state && state.game === game ? state : null);
+  return sides.names[seat] ?? `seat ${seat}`;
+}
+
+/** A small badge showing a seat's side (a piece of that side). */
+export function sideBadge(seat, game, state) {
+  const sides = sidesOf(game, state && state.game === game ? state : null);
+  const name = sides.names[seat] ?? `seat ${seat}`;
+  const badge = el('span', `mark mark-${game} mark-${name.replace(/[^A-Za-z0-9]/g, '')}`);
+  const piece = pieceElement(game, sides.codes[seat]);
+  if (piece && game !== 'tictactoe') badge.append(piece);
+  else badge.textContent = name.slice(0, 1);
+  badge.title = name;
+  return badge;
+}
+
+/** A bot's level from a seat kind such as `bot:hard`, or null for anyone else. */
+export function botLevel(kind) {
+  return typeof kind === 'string' && kind.startsWith('bot:') ? kind.slice(4) : null;
+}
+
+/** How a seat's occupant is named on screen. */
+export function seatName(seat) {
+  if (!seat) return '?';
+  const standIn = seat.stand_in_for;
+  if (standIn && typeof standIn === 'object') {
+    const level = botLevel(seat.kind);
+    return `${level ? `Bot (${level})` : (seat.name || 'A bot')} playing for ${standIn.name ?? 'someone'}`;
+  }
+  if (seat.name) return seat.name;
+  const level = botLevel(seat.kind);
+  if (level) return `Bot (${level})`;
+  if (seat.kind === 'open') return 'open seat';
+  return 'someone';
+}
+
+/** A room id as shown: `#` and at most its first eight characters. */
+export function roomLabel(id) {
+  const text = String(id ?? '');
+  return text.length > 10 ? `#${text.slice(0, 8)}…` : `#${text}`;
+}
