@@ -4,7 +4,9 @@
 //! and one set of migrations (`migrations/`) serves SQLite (the embedded default) and,
 //! later, PostgreSQL. The SQL therefore sticks to what both engines accept:
 //!
-//! * `$1, $2, …` placeholders (SQLite accepts `$N` and binds it to the N-th argument);
+//! * `$1, $2, …` placeholders (SQLite accepts `$N` and binds it to the N-th argument),
+//!   except in the statements generated per batch, which write SQLite's plain `?`
+//!   ([`Placeholders`]);
 //! * `BIGINT` and `TEXT` columns only, decoded as `i64` and `String` (through `Any`, SQLite
 //!   integers arrive as 64-bit values, and columns declared `BOOLEAN`, `DATE`, `TIMESTAMP`…
 //!   cannot be decoded at all);
@@ -320,6 +322,50 @@ async fn write_ratings(
 /// The columns of one stored move, in the order [`insert_moves`] binds them.
 const MOVE_COLUMNS: usize = 8;
 
+/// How a generated statement writes its parameters for the connected database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Placeholders {
+    /// `?`: SQLite's anonymous parameters, bound in order. sqlx asks SQLite for the name
+    /// of every parameter it binds, and SQLite finds a named one (`$N`) by scanning the
+    /// statement's list of names, so binding N named parameters takes time N²: for a
+    /// batch of 256 moves (2,048 parameters) that scan was most of the `INSERT`'s cost.
+    Anonymous,
+    /// `$1, $2, …`: what PostgreSQL needs.
+    Numbered,
+}
+
+impl Placeholders {
+    /// The style for `conn`'s database.
+    fn of(conn: &AnyConnection) -> Placeholders {
+        if conn.backend_name() == <sqlx::Sqlite as sqlx::Database>::NAME {
+            Placeholders::Anonymous
+        } else {
+            Placeholders::Numbered
+        }
+    }
+
+    /// Appends `rows` parenthesised rows of `columns` parameters each, comma-separated,
+    /// numbered from 1 where numbers are needed.
+    fn push_rows(self, sql: &mut String, rows: usize, columns: usize) {
+        for row in 0..rows {
+            sql.push_str(if row > 0 { ", (" } else { "(" });
+            for column in 0..columns {
+                if column > 0 {
+                    sql.push_str(", ");
+                }
+                match self {
+                    Placeholders::Anonymous => sql.push('?'),
+                    // Writing to a String cannot fail.
+                    Placeholders::Numbered => {
+                        let _ = write!(sql, "${}", row * columns + column + 1);
+                    }
+                }
+            }
+            sql.push(')');
+        }
+    }
+}
+
 /// Appends moves to their games' logs with one `INSERT` (one round trip to the database
 /// however many moves), inside the caller's transaction.
 pub(super) async fn insert_moves(
@@ -335,18 +381,7 @@ pub(super) async fn insert_moves(
     // to 5 characters ("$2048") and their separators.
     let mut sql = String::with_capacity(HEAD.len() + moves.len() * MOVE_COLUMNS * 7);
     sql.push_str(HEAD);
-    for row in 0..moves.len() {
-        let first = row * MOVE_COLUMNS + 1;
-        sql.push_str(if row > 0 { ", (" } else { "(" });
-        for n in first..first + MOVE_COLUMNS {
-            if n > first {
-                sql.push_str(", ");
-            }
-            // Writing to a String cannot fail.
-            let _ = write!(sql, "${n}");
-        }
-        sql.push(')');
-    }
+    Placeholders::of(conn).push_rows(&mut sql, moves.len(), MOVE_COLUMNS);
     let mut query = sqlx::query(&sql);
     for mv in moves {
         query = query
@@ -1656,5 +1691,15 @@ mod tests {
         assert_eq!(taken, 7);
         assert_eq!(count(&store, "SELECT COUNT(*) FROM players").await, 25);
         store.close().await;
+    }
+
+    #[test]
+    fn generated_rows_use_the_databases_placeholders() {
+        let mut sqlite = String::new();
+        Placeholders::Anonymous.push_rows(&mut sqlite, 2, 3);
+        assert_eq!(sqlite, "(?, ?, ?), (?, ?, ?)");
+        let mut postgres = String::new();
+        Placeholders::Numbered.push_rows(&mut postgres, 2, 3);
+        assert_eq!(postgres, "($1, $2, $3), ($4, $5, $6)");
     }
 }
