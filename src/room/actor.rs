@@ -759,18 +759,21 @@ impl Room {
 
     /// Reads both seats' ratings for display; unknown ratings show as none.
     async fn load_ratings(&mut self) {
-        for seat in Seat::BOTH {
+        let keys = Seat::BOTH.map(|seat| {
             let state = &self.seats[seat.index()];
-            let key = rated_key(&state.kind(), state.player_id());
-            self.ratings[seat.index()] =
-                match self.context.store.rating(self.game.game_id(), &key).await {
-                    Ok(rating) => rating.map(|r| r.rating),
-                    Err(error) => {
-                        warn!(room = %self.id, %error, "could not read a rating; it is not shown");
-                        None
-                    }
-                };
-        }
+            rated_key(&state.kind(), state.player_id())
+        });
+        let store = &self.context.store;
+        self.ratings = match store
+            .ratings(self.game.game_id(), [keys[0].as_str(), keys[1].as_str()])
+            .await
+        {
+            Ok(ratings) => ratings.map(|rating| rating.map(|r| r.rating)),
+            Err(error) => {
+                warn!(room = %self.id, %error, "could not read the ratings; they are not shown");
+                [None, None]
+            }
+        };
     }
 
     /// Sets the room up for a new game with the same options and the seats swapped.

@@ -318,8 +318,10 @@ pub trait Store: Send + Sync + 'static {
         finish: &GameFinish,
     ) -> Result<Option<[RatingChange; 2]>, StoreError>;
 
-    /// A rated player's current rating in a game, if they have one.
-    async fn rating(&self, game: &str, key: &str) -> Result<Option<Rating>, StoreError>;
+    /// Two rated players' current ratings in a game (say, a room's two seats), each
+    /// `None` if that player has none yet; one query for both.
+    async fn ratings(&self, game: &str, keys: [&str; 2])
+    -> Result<[Option<Rating>; 2], StoreError>;
 
     /// A player's games, newest first; `None` if no such player exists.
     async fn player_games(

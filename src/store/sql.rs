@@ -244,30 +244,36 @@ async fn claim_name(
     Ok(owner == player_id)
 }
 
-/// Writes a game's ending: the game row, each seat's totals and the leaderboard upserts.
-/// Runs inside the caller's transaction. Fails with [`sqlx::Error::RowNotFound`] if the
-/// game is unknown, so no leaderboard row can point at a missing game.
-/// A rated player's rating in a game, if any.
-async fn read_rating(
+/// Two players' current ratings in a game (either may have none), in one query.
+async fn read_ratings(
     conn: &mut AnyConnection,
     game: &str,
-    key: &str,
-) -> Result<Option<Rating>, StoreError> {
-    let row = sqlx::query(
-        "SELECT rating, deviation, volatility FROM ratings WHERE game = $1 AND player_key = $2",
+    keys: [&str; 2],
+) -> Result<[Option<Rating>; 2], StoreError> {
+    let rows = sqlx::query(
+        "SELECT player_key, rating, deviation, volatility FROM ratings \
+         WHERE game = $1 AND player_key IN ($2, $3)",
     )
     .bind(game)
-    .bind(key)
-    .fetch_optional(&mut *conn)
+    .bind(keys[0])
+    .bind(keys[1])
+    .fetch_all(&mut *conn)
     .await?;
-    row.map(|row| {
-        Ok(Rating {
+    let mut found = [None, None];
+    for row in rows {
+        let key: String = row.try_get("player_key")?;
+        let rating = Rating {
             rating: row.try_get("rating")?,
             deviation: row.try_get("deviation")?,
             volatility: row.try_get("volatility")?,
-        })
-    })
-    .transpose()
+        };
+        for (slot, wanted) in found.iter_mut().zip(keys) {
+            if key == wanted {
+                *slot = Some(rating);
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// Rates a finished game: reads both seats' ratings, applies Glicko-2, and writes the
@@ -277,12 +283,9 @@ async fn write_ratings(
     finish: &GameFinish,
     keys: &[String; 2],
 ) -> Result<[RatingChange; 2], StoreError> {
-    let mut before = [Rating::default(); 2];
-    for (slot, key) in before.iter_mut().zip(keys) {
-        if let Some(rating) = read_rating(conn, &finish.game, key).await? {
-            *slot = rating;
-        }
-    }
+    let before = read_ratings(conn, &finish.game, [keys[0].as_str(), keys[1].as_str()])
+        .await?
+        .map(Option::unwrap_or_default);
     let winner = finish
         .winner
         .and_then(|seat| Seat::from_index(u64::from(seat)));
@@ -670,9 +673,13 @@ impl Store for SqlStore {
             .map(Some)
     }
 
-    async fn rating(&self, game: &str, key: &str) -> Result<Option<Rating>, StoreError> {
+    async fn ratings(
+        &self,
+        game: &str,
+        keys: [&str; 2],
+    ) -> Result<[Option<Rating>; 2], StoreError> {
         let mut conn = self.pool.acquire().await?;
-        read_rating(&mut conn, game, key).await
+        read_ratings(&mut conn, game, keys).await
     }
 
     async fn rating_leaderboard(
@@ -1561,19 +1568,26 @@ mod tests {
                 "the loser drops"
             );
         }
-        let alice = store
-            .rating("tictactoe", "p1")
+        let [alice, bot] = store
+            .ratings("tictactoe", ["p1", "bot:easy"])
             .await
             .expect("read")
-            .expect("rated");
-        let bot = store
-            .rating("tictactoe", "bot:easy")
-            .await
-            .expect("read")
-            .expect("rated");
+            .map(|rating| rating.expect("rated"));
         assert!(alice.rating > 1500.0 && bot.rating < 1500.0);
-        assert!(
-            store.rating("chess", "p1").await.expect("read").is_none(),
+        assert_eq!(
+            store
+                .ratings("tictactoe", ["bot:easy", "bot:easy"])
+                .await
+                .expect("read"),
+            [Some(bot), Some(bot)],
+            "one player in both seats"
+        );
+        assert_eq!(
+            store
+                .ratings("chess", ["p1", "bot:easy"])
+                .await
+                .expect("read"),
+            [None, None],
             "per game"
         );
         let board = store
