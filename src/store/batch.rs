@@ -1,20 +1,22 @@
-//! Group commit of the move log: moves from every room are written together, one
-//! transaction per batch, by one writer task.
+//! Group commit of the game log: game starts and moves from every room are written
+//! together, one transaction per batch, by one writer task.
 //!
 //! A room awaits [`MoveWriter::append`] and broadcasts its move only once the batch
 //! holding it has committed, so moves stay durable before they are visible; what the
 //! batch saves is one commit (one fsync on SQLite) per move. Batches form by themselves:
 //! while one commits, the moves that arrive meanwhile queue up and go together in the
 //! next, up to [`MAX_BATCH`]. No move ever waits for a batch to fill, so a quiet server
-//! commits each move at once.
+//! commits each move at once. A game's start ([`MoveWriter::start`]) joins the same
+//! batches, so starting a game costs no transaction and no pool connection of its own.
 //!
-//! A batch is one transaction of a few statements whatever its size: one `INSERT` for all
-//! its moves, plus the ending of each game a move finished. A batch that ends no game is
-//! that `INSERT` alone, which the database commits by itself as one atomic statement (on
-//! SQLite, with the same `synchronous` durability as an explicit transaction), saving the
-//! `BEGIN` and `COMMIT` round trips. If the database refuses the batch (say, one move
-//! breaks a constraint), each of its moves is written again in a transaction of its own,
-//! so a bad move fails alone and the rest still commit.
+//! A batch is one transaction of a few statements whatever its size: one `INSERT` for the
+//! games it starts and one for their seats, one for all its moves, plus the ending of
+//! each game a move finished. A batch of moves alone, ending no game, is that `INSERT`
+//! alone, which the database commits by itself as one atomic statement (on SQLite, with
+//! the same `synchronous` durability as an explicit transaction), saving the `BEGIN` and
+//! `COMMIT` round trips. If the database refuses the batch (say, one move breaks a
+//! constraint), each of its entries is written again in a transaction of its own, so a
+//! bad one fails alone and the rest still commit.
 //!
 //! The writer keeps one connection of its own, taken from the pool once: with sqlx, every
 //! connection taken from and returned to the pool costs a round trip (a ping) to SQLite's
@@ -27,13 +29,14 @@ use prometheus::{Histogram, HistogramOpts};
 use sqlx::{AnyConnection, AnyPool, Connection};
 use tokio::sync::{Mutex, mpsc, oneshot};
 
-use super::sql::{insert_moves, write_finish, write_move};
-use super::{GameFinish, MoveRecord, RatingChange, StoreError};
+use super::sql::{insert_games, insert_moves, write_finish, write_move};
+use super::{GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
 
-/// The most moves one transaction writes.
+/// The most moves and game starts one transaction writes.
 pub const MAX_BATCH: usize = 256;
 
-/// How many moves may wait for the writer; rooms wait (never fail) when it is full.
+/// How many moves and starts may wait for the writer; rooms wait (never fail) when it is
+/// full.
 const QUEUE: usize = 4 * MAX_BATCH;
 
 /// What a move's write returns: the ratings, when the move ended a rated game.
@@ -70,12 +73,37 @@ struct Pending {
     reply: oneshot::Sender<Written>,
 }
 
+/// One game start waiting to be written.
+struct PendingStart {
+    game: NewGame,
+    reply: oneshot::Sender<Result<(), StoreError>>,
+}
+
 /// What the writer task is asked to do.
 enum Job {
     /// Boxed: a move is hundreds of bytes, and the queue holds jobs by value.
     Write(Box<Pending>),
+    /// Record a game's start (boxed for the same reason).
+    Start(Box<PendingStart>),
     /// Finish what is queued, then stop and say so.
     Close(oneshot::Sender<()>),
+}
+
+/// What one transaction writes: game starts first, then moves (and their endings).
+#[derive(Default)]
+struct Batch {
+    starts: Vec<PendingStart>,
+    moves: Vec<Pending>,
+}
+
+impl Batch {
+    fn len(&self) -> usize {
+        self.starts.len() + self.moves.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// The handle rooms' moves go through; cloning it shares the one writer.
@@ -106,6 +134,18 @@ impl MoveWriter {
         written.await.map_err(|_| StoreError::Closed)?
     }
 
+    /// Records a game's start with its seats; returns once the batch holding it has
+    /// committed.
+    pub async fn start(&self, game: &NewGame) -> Result<(), StoreError> {
+        let (reply, written) = oneshot::channel();
+        let job = Job::Start(Box::new(PendingStart {
+            game: game.clone(),
+            reply,
+        }));
+        self.queue.send(job).await.map_err(|_| StoreError::Closed)?;
+        written.await.map_err(|_| StoreError::Closed)?
+    }
+
     /// Writes every move already queued, then stops the writer.
     pub async fn close(&self) {
         let (done, closed) = oneshot::channel();
@@ -115,7 +155,7 @@ impl MoveWriter {
     }
 }
 
-/// The writer task: takes whatever is queued (at least one move, at most
+/// The writer task: takes whatever is queued (at least one entry, at most
 /// [`MAX_BATCH`]) and writes it as one transaction, until told to close.
 async fn run(
     pool: AnyPool,
@@ -123,7 +163,10 @@ async fn run(
     mut jobs: mpsc::Receiver<Job>,
     stats: BatchStats,
 ) {
-    let mut batch = Vec::with_capacity(MAX_BATCH);
+    let mut batch = Batch {
+        starts: Vec::new(),
+        moves: Vec::with_capacity(MAX_BATCH),
+    };
     let mut held = None;
     let mut closing = None;
     while closing.is_none() {
@@ -131,7 +174,8 @@ async fn run(
         let mut next = Some(job);
         while let Some(job) = next.take() {
             match job {
-                Job::Write(pending) => batch.push(*pending),
+                Job::Write(pending) => batch.moves.push(*pending),
+                Job::Start(start) => batch.starts.push(*start),
                 Job::Close(done) => {
                     closing = Some(done);
                     break;
@@ -168,18 +212,18 @@ async fn connection<'h>(
     })
 }
 
-/// Writes `batch` and answers every move: all in one transaction when the database
-/// takes it, otherwise each move in a transaction of its own. After a failure the
+/// Writes `batch` and answers every entry: all in one transaction when the database
+/// takes it, otherwise each entry in a transaction of its own. After a failure the
 /// writer's connection is dropped (it may be broken, or mid-transaction) and the next
 /// batch takes a fresh one.
 async fn write_batch(
     pool: &AnyPool,
     held: &mut Option<AnyConnection>,
-    batch: &mut Vec<Pending>,
+    batch: &mut Batch,
     stats: &BatchStats,
 ) {
     let started = Instant::now();
-    stats.moves.observe(batch.len() as f64);
+    stats.moves.observe(batch.moves.len() as f64);
     let written = match connection(pool, held).await {
         Ok(conn) => write_together(conn, batch).await,
         Err(error) => Err(error),
@@ -189,18 +233,26 @@ async fn write_batch(
             stats
                 .commit_seconds
                 .observe(started.elapsed().as_secs_f64());
-            for (pending, result) in batch.drain(..).zip(results) {
+            for start in batch.starts.drain(..) {
+                let _ = start.reply.send(Ok(()));
+            }
+            for (pending, result) in batch.moves.drain(..).zip(results) {
                 let _ = pending.reply.send(Ok(result));
             }
         }
         Err(error) => {
             *held = None;
             tracing::warn!(
-                moves = batch.len(),
+                starts = batch.starts.len(),
+                moves = batch.moves.len(),
                 %error,
-                "a batch of moves was refused; writing its moves one by one"
+                "a batch was refused; writing its game starts and moves one by one"
             );
-            for pending in batch.drain(..) {
+            for start in batch.starts.drain(..) {
+                let result = start_alone(pool, &start.game).await;
+                let _ = start.reply.send(result);
+            }
+            for pending in batch.moves.drain(..) {
                 let result = write_alone(pool, &pending).await;
                 let _ = pending.reply.send(result);
             }
@@ -208,21 +260,25 @@ async fn write_batch(
     }
 }
 
-/// The whole batch in one transaction: every move, then every ending, then the commit.
-/// Without endings the batch is the one `INSERT`, atomic and committed on its own.
+/// The whole batch in one transaction: the games it starts, every move, then every
+/// ending, then the commit. A batch of moves that ends no game is the one `INSERT`,
+/// atomic and committed on its own.
 async fn write_together(
     conn: &mut AnyConnection,
-    batch: &[Pending],
+    batch: &Batch,
 ) -> Result<Vec<Option<[RatingChange; 2]>>, StoreError> {
-    let moves: Vec<&MoveRecord> = batch.iter().map(|pending| &pending.mv).collect();
-    if batch.iter().all(|pending| pending.finish.is_none()) {
+    let moves: Vec<&MoveRecord> = batch.moves.iter().map(|pending| &pending.mv).collect();
+    let no_endings = batch.moves.iter().all(|pending| pending.finish.is_none());
+    if batch.starts.is_empty() && no_endings {
         insert_moves(conn, &moves).await?;
-        return Ok(vec![None; batch.len()]);
+        return Ok(vec![None; moves.len()]);
     }
     let mut tx = conn.begin().await?;
+    let games: Vec<&NewGame> = batch.starts.iter().map(|start| &start.game).collect();
+    insert_games(&mut tx, &games).await?;
     insert_moves(&mut tx, &moves).await?;
-    let mut results = Vec::with_capacity(batch.len());
-    for pending in batch {
+    let mut results = Vec::with_capacity(moves.len());
+    for pending in &batch.moves {
         results.push(match &pending.finish {
             Some(finish) => write_finish(&mut tx, finish).await?,
             None => None,
@@ -238,4 +294,12 @@ async fn write_alone(pool: &AnyPool, pending: &Pending) -> Written {
     let changes = write_move(&mut tx, &pending.mv, pending.finish.as_ref()).await?;
     tx.commit().await?;
     Ok(changes)
+}
+
+/// One game start in a transaction of its own.
+async fn start_alone(pool: &AnyPool, game: &NewGame) -> Result<(), StoreError> {
+    let mut tx = pool.begin().await?;
+    insert_games(&mut tx, &[game]).await?;
+    tx.commit().await?;
+    Ok(())
 }

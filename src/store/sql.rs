@@ -369,6 +369,60 @@ impl Placeholders {
     }
 }
 
+/// The columns of a stored game's row, as [`insert_games`] binds them.
+const GAME_COLUMNS: usize = 6;
+
+/// The columns of a game seat's row, as [`insert_games`] binds them.
+const SEAT_COLUMNS: usize = 5;
+
+/// Records games as started, with their seats: one `INSERT` for the games and one for
+/// all their seats, inside the caller's transaction.
+pub(super) async fn insert_games(
+    conn: &mut AnyConnection,
+    games: &[&NewGame],
+) -> Result<(), StoreError> {
+    if games.is_empty() {
+        return Ok(());
+    }
+    let placeholders = Placeholders::of(conn);
+    let mut sql = String::from(
+        "INSERT INTO games (game_id, game, room_id, status, options, started_at) VALUES ",
+    );
+    placeholders.push_rows(&mut sql, games.len(), GAME_COLUMNS);
+    let mut query = sqlx::query(&sql);
+    for game in games {
+        query = query
+            .bind(game.game_id.as_str())
+            .bind(game.game.as_str())
+            .bind(game.room_id.as_str())
+            .bind(STATUS_PLAYING)
+            .bind(game.options_json.as_str())
+            .bind(game.started_at_ms);
+    }
+    query.execute(&mut *conn).await?;
+
+    let seats = games.iter().map(|game| game.seats.len()).sum();
+    if seats == 0 {
+        return Ok(());
+    }
+    let mut sql =
+        String::from("INSERT INTO game_seats (game_id, seat, kind, player_id, name) VALUES ");
+    placeholders.push_rows(&mut sql, seats, SEAT_COLUMNS);
+    let mut query = sqlx::query(&sql);
+    for game in games {
+        for seat in &game.seats {
+            query = query
+                .bind(game.game_id.as_str())
+                .bind(i64::from(seat.seat))
+                .bind(seat.kind.as_str())
+                .bind(seat.player_id.as_deref())
+                .bind(seat.name.as_str());
+        }
+    }
+    query.execute(&mut *conn).await?;
+    Ok(())
+}
+
 /// Appends moves to their games' logs with one `INSERT` (one round trip to the database
 /// however many moves), inside the caller's transaction.
 pub(super) async fn insert_moves(
@@ -575,34 +629,7 @@ impl Store for SqlStore {
     }
 
     async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
-        let _writing = self.writes.lock().await;
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO games (game_id, game, room_id, status, options, started_at) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(game.game_id.as_str())
-        .bind(game.game.as_str())
-        .bind(game.room_id.as_str())
-        .bind(STATUS_PLAYING)
-        .bind(game.options_json.as_str())
-        .bind(game.started_at_ms)
-        .execute(&mut *tx)
-        .await?;
-        for seat in &game.seats {
-            sqlx::query(
-                "INSERT INTO game_seats (game_id, seat, kind, player_id, name) \
-                 VALUES ($1, $2, $3, $4, $5)",
-            )
-            .bind(game.game_id.as_str())
-            .bind(i64::from(seat.seat))
-            .bind(seat.kind.as_str())
-            .bind(seat.player_id.as_deref())
-            .bind(seat.name.as_str())
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
+        self.moves.start(game).await?;
         tracing::debug!(game_id = %game.game_id, game = %game.game, "game recorded");
         Ok(())
     }
@@ -932,6 +959,11 @@ mod tests {
                 .await
                 .expect("game");
         }
+        // The games' starts went through the writer too.
+        let (batches, commits) = (
+            stats.moves.get_sample_count(),
+            stats.commit_seconds.get_sample_count(),
+        );
         // The first move of 40 games, plus a second "first move" of g0 that the primary
         // key refuses, all queued before the writer runs (one-threaded runtime).
         let mut moves: Vec<MoveRecord> = games.iter().map(|g| mv(g, 1, "4", 10)).collect();
@@ -943,11 +975,11 @@ mod tests {
             matches!(results[40], Err(StoreError::Database(_))),
             "{results:?}"
         );
-        assert_eq!(stats.moves.get_sample_count(), 1, "one batch");
+        assert_eq!(stats.moves.get_sample_count(), batches + 1, "one batch");
         assert_eq!(stats.moves.get_sample_sum(), 41.0);
         assert_eq!(
             stats.commit_seconds.get_sample_count(),
-            0,
+            commits,
             "refused as a whole"
         );
         assert_eq!(count(&store, "SELECT COUNT(*) FROM moves").await, 40);
@@ -1023,6 +1055,52 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn games_started_together_share_a_batch_and_a_duplicate_fails_alone() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let stats = BatchStats::unreported();
+        let store = SqlStore::open_sqlite(&db_path(&dir), TEST_TUNING, stats.clone())
+            .await
+            .expect("open");
+        store
+            .create_player(&player("p1", "Alice"), "hash1", 0)
+            .await
+            .expect("player");
+        let commits = stats.commit_seconds.get_sample_count();
+        // Queued before the writer runs (one-threaded runtime): g1, g2, and g1 again.
+        let games = ["g1", "g2", "g1"].map(|id| new_game(id, "p1", "Alice", 0));
+        let results =
+            futures_util::future::join_all(games.iter().map(|g| store.create_game(g))).await;
+        assert!(results[0].is_ok() && results[1].is_ok(), "{results:?}");
+        assert!(
+            matches!(results[2], Err(StoreError::Database(_))),
+            "{results:?}"
+        );
+        assert_eq!(
+            stats.commit_seconds.get_sample_count(),
+            commits,
+            "refused as a whole, then written one by one"
+        );
+        assert_eq!(count(&store, "SELECT COUNT(*) FROM games").await, 2);
+        assert_eq!(count(&store, "SELECT COUNT(*) FROM game_seats").await, 4);
+        let g2 = store.game("g2").await.expect("read").expect("stored");
+        assert_eq!(g2.seats.len(), 2);
+
+        let (g3, g4) = (
+            new_game("g3", "p1", "Alice", 5),
+            new_game("g4", "p1", "Alice", 6),
+        );
+        let (three, four) = tokio::join!(store.create_game(&g3), store.create_game(&g4));
+        three.expect("g3");
+        four.expect("g4");
+        assert_eq!(
+            stats.commit_seconds.get_sample_count(),
+            commits + 1,
+            "two starts, one commit"
+        );
+        store.close().await;
+    }
+
+    #[tokio::test]
     async fn a_batch_the_database_takes_is_one_commit_with_its_endings() {
         let dir = tempfile::tempdir().expect("tempdir");
         let stats = BatchStats::unreported();
@@ -1039,6 +1117,7 @@ mod tests {
                 .await
                 .expect("game");
         }
+        let commits = stats.commit_seconds.get_sample_count();
         let (a, b) = (mv("g1", 1, "4", 10), mv("g2", 1, "0", 11));
         let mut finish = win("g2", "p1", 700, 20);
         finish.moves = 1;
@@ -1048,7 +1127,11 @@ mod tests {
         );
         assert_eq!(first.expect("g1's move"), None);
         second.expect("g2's move and ending");
-        assert_eq!(stats.commit_seconds.get_sample_count(), 1, "one commit");
+        assert_eq!(
+            stats.commit_seconds.get_sample_count(),
+            commits + 1,
+            "one commit"
+        );
         let g2 = store.game("g2").await.expect("read").expect("stored");
         assert_eq!((g2.status.as_str(), g2.moves.len()), ("finished", 1));
         assert_eq!(
