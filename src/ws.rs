@@ -25,7 +25,7 @@ use crate::protocol::{
     self, ClientError, ClientMsg, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, ServerMsg,
 };
 use crate::room::{
-    ConnId, Creator, PlayerInfo, Request, RoomHandle, RoomOptions, Subscriber, unix_ms,
+    ConnId, Creator, Frame, PlayerInfo, Request, RoomHandle, RoomOptions, Subscriber, unix_ms,
 };
 
 /// How many frames may wait for a slow client before it is disconnected.
@@ -105,7 +105,7 @@ async fn run(
     peer: String,
 ) {
     let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
-    let (outbox, mut queued) = mpsc::channel::<ByteString>(OUTBOX_FRAMES);
+    let (outbox, mut queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
     let kick = CancellationToken::new();
     let shutdown = app.shutdown.clone();
     let ping_every = Duration::from_secs(app.config.server.ping_interval_secs);
@@ -195,7 +195,7 @@ async fn run(
                 }
             }
             Some(frame) = queued.recv() => {
-                if session.text(frame).await.is_err() {
+                if session.text(Frame::unwrap_or_clone(frame)).await.is_err() {
                     break "write failed";
                 }
             }

@@ -17,7 +17,9 @@ use tracing::{debug, error, info, warn};
 use super::clock::Clock;
 use super::handle::Request;
 use super::seats::SeatState;
-use super::{ConnId, Creator, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, unix_ms};
+use super::{
+    ConnId, Creator, Frame, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, unix_ms,
+};
 use crate::bots::BotLevel;
 use crate::catalog::{AnyGame, PlayedMove};
 use crate::config::Takeover;
@@ -153,7 +155,7 @@ pub(super) struct Room {
     /// Store-dependent work (starting, a bot's move, abandonment) waits until then.
     retry_at: Option<Instant>,
     /// The last state broadcast and its `seq`, published again without re-encoding.
-    last_state: Option<(u64, ByteString)>,
+    last_state: Option<(u64, Frame)>,
 }
 
 /// Whether the room's task should keep running.
@@ -347,7 +349,7 @@ impl Room {
                 if let Some(old) = conn.take()
                     && old.conn != sub.conn
                 {
-                    send_to(&old, &encode(&replaced), &self.context.metrics);
+                    send_to(&old, &frame(&replaced), &self.context.metrics);
                 }
                 holder.name = player.name;
                 *conn = Some(sub.clone());
@@ -362,7 +364,7 @@ impl Room {
                 if let Some(old) = conn.take()
                     && old.conn != sub.conn
                 {
-                    send_to(&old, &encode(&replaced), &self.context.metrics);
+                    send_to(&old, &frame(&replaced), &self.context.metrics);
                 }
                 holder.name = player.name;
                 *conn = Some(sub.clone());
@@ -427,8 +429,8 @@ impl Room {
             reference,
         };
         let metrics = &self.context.metrics;
-        send_to(sub, &encode(&joined), metrics);
-        send_to(sub, &encode(&self.state_msg(true)), metrics);
+        send_to(sub, &frame(&joined), metrics);
+        send_to(sub, &frame(&self.state_msg(true)), metrics);
     }
 
     fn seat_of(&self, player_id: &str, conn: ConnId) -> Result<Seat, ClientError> {
@@ -944,7 +946,7 @@ impl Room {
                 .to_vec(),
             duration_ms,
         };
-        self.broadcast(&encode(&game_over), None);
+        self.broadcast(&frame(&game_over), None);
     }
 
     // ----- starting, bots and timers -----------------------------------------------
@@ -1359,7 +1361,7 @@ impl Room {
     /// has happened since (every change raises `seq`), so a move is encoded once.
     pub(super) fn publication(&self) -> Published {
         let state = match &self.last_state {
-            Some((seq, frame)) if *seq == self.seq => frame.clone(),
+            Some((seq, frame)) if *seq == self.seq => ByteString::clone(frame),
             _ => encode(&self.state_msg(false)),
         };
         Published {
@@ -1379,7 +1381,7 @@ impl Room {
     }
 
     fn broadcast_state(&mut self, except: Option<ConnId>) {
-        let frame = encode(&self.state_msg(false));
+        let frame = frame(&self.state_msg(false));
         self.broadcast(&frame, except);
         self.last_state = Some((self.seq, frame));
     }
@@ -1387,7 +1389,7 @@ impl Room {
     /// Queues one encoded frame to every subscriber. A subscriber whose queue is full is
     /// kicked (its connection closes; it may reconnect for a fresh snapshot) and dropped
     /// from the room, which is announced in turn.
-    fn broadcast(&mut self, frame: &ByteString, except: Option<ConnId>) {
+    fn broadcast(&mut self, frame: &Frame, except: Option<ConnId>) {
         let mut dropped = Vec::new();
         let mut reached = 0;
         let seated = self.seats.iter().filter_map(SeatState::conn);
@@ -1414,8 +1416,8 @@ impl Room {
 
 /// Queues a frame to one subscriber, counting it; `false` (and the subscriber kicked,
 /// and counted as dropped) if it cannot take it.
-fn send_to(sub: &Subscriber, frame: &ByteString, metrics: &Metrics) -> bool {
-    match sub.outbox.try_send(frame.clone()) {
+fn send_to(sub: &Subscriber, frame: &Frame, metrics: &Metrics) -> bool {
+    match sub.outbox.try_send(Frame::clone(frame)) {
         Ok(()) => {
             metrics.messages_out.inc();
             true
@@ -1428,7 +1430,12 @@ fn send_to(sub: &Subscriber, frame: &ByteString, metrics: &Metrics) -> bool {
     }
 }
 
-/// Encodes a message once; the result is shared by every recipient.
+/// Encodes a message once as a frame to queue; it is shared by every recipient.
+fn frame<T: Serialize>(msg: &T) -> Frame {
+    Frame::new(encode(msg))
+}
+
+/// Encodes a message as JSON text.
 fn encode<T: Serialize>(msg: &T) -> ByteString {
     // Our message types contain only strings, numbers, options and sequences, which
     // serde_json always encodes; an empty object stands in should that ever change.

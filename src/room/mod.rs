@@ -25,14 +25,20 @@ pub use seats::SeatSpec;
 /// Identifies one WebSocket connection for as long as the process runs.
 pub type ConnId = u64;
 
+/// An encoded frame as queued to subscribers: one allocation shared by every
+/// recipient, and a single pointer in each queue. A tokio channel allocates its first
+/// 32 slots when it is made, so with a 32-byte `ByteString` per slot every idle
+/// connection would carry 1 KiB of empty queue; with a pointer it is 256 bytes.
+pub type Frame = Arc<ByteString>;
+
 /// A connection's outbound side, as a room sees it: a bounded queue of encoded frames
 /// and a token the room cancels to drop a subscriber that cannot keep up.
 #[derive(Clone, Debug)]
 pub struct Subscriber {
     /// The connection.
     pub conn: ConnId,
-    /// Frames to write, shared between subscribers (cloning a `ByteString` copies no text).
-    pub outbox: mpsc::Sender<ByteString>,
+    /// Frames to write, shared between subscribers.
+    pub outbox: mpsc::Sender<Frame>,
     /// Cancelled when this connection must be closed because its queue overflowed.
     pub kick: CancellationToken,
 }
