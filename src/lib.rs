@@ -33,7 +33,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use crate::config::Config;
-use crate::lobby::Lobby;
+use crate::lobby::{Lobby, LobbyFeed};
 use crate::metrics::{Metrics, MetricsError};
 use crate::room::RoomContext;
 use crate::store::batch::BatchStats;
@@ -116,6 +116,7 @@ pub async fn run(
         thinkers,
         shutdown: shutdown.clone(),
         metrics: metrics.clone(),
+        lobby_feed: LobbyFeed::default(),
     });
     let state = web::Data::new(AppState {
         lobby: Lobby::new(context, tokio::runtime::Handle::current()),

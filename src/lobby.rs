@@ -28,7 +28,6 @@ pub struct Lobby {
     context: Arc<RoomContext>,
     runtime: Runtime,
     tracker: TaskTracker,
-    feed: LobbyFeed,
 }
 
 impl Lobby {
@@ -40,7 +39,6 @@ impl Lobby {
             context,
             runtime,
             tracker: TaskTracker::new(),
-            feed: LobbyFeed::default(),
         }
     }
 
@@ -92,7 +90,7 @@ impl Lobby {
         );
         self.rooms.insert(id.clone(), handle.clone());
         let rooms = self.rooms.clone();
-        let feed = self.feed.clone();
+        let feed = self.context.lobby_feed.clone();
         let mut summaries = (!handle.is_private()).then(|| handle.summaries());
         self.runtime.spawn(async move {
             // The watch ends when the room's task does, having announced its last state.
@@ -158,7 +156,7 @@ impl Lobby {
 
     /// A subscription to the lobby feed: every change to a listed room from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<LobbyUpdate> {
-        self.feed.subscribe()
+        self.context.lobby_feed.subscribe()
     }
 
     /// The rooms `quick_join` may seat `player_id` in, oldest first: listed, waiting

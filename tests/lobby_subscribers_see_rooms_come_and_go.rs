@@ -34,6 +34,16 @@ async fn the_lobby_follows_rooms_live() {
         )
         .await;
 
+    // A room that fills and is played while nobody listens to the lobby (rooms then
+    // do not wake their lobby watchers) still shows as it is now.
+    let mut dan = server.player("Dan").await;
+    let mut erin = server.player("Erin").await;
+    let (quiet, _) = dan.create(["me", "open"]).await;
+    erin.join(&quiet, 1).await;
+    dan.until_state(|s| s["to_move"] == 0).await;
+    dan.play(&quiet, "4").await;
+    erin.until_state(|s| s["moves"] == 1).await;
+
     let mut watcher = server.player("Watcher").await;
     watcher
         .send(json!({"type": "subscribe_lobby", "ref": "s"}))
@@ -42,10 +52,19 @@ async fn the_lobby_follows_rooms_live() {
     assert_eq!(snapshot["ref"], "s");
     assert_eq!(snapshot["game"], Value::Null);
     let rooms = snapshot["rooms"].as_array().unwrap();
-    assert_eq!(rooms.len(), 1);
-    assert_eq!(rooms[0]["room"], before.as_str());
-    assert_eq!(rooms[0]["time_control"], per_move);
-    assert_eq!(rooms[0]["seats"][0]["name"], "Alice");
+    assert_eq!(rooms.len(), 2);
+    let listed = |id: &str| rooms.iter().find(|r| r["room"] == id).unwrap();
+    assert_eq!(listed(&before)["time_control"], per_move);
+    assert_eq!(listed(&before)["seats"][0]["name"], "Alice");
+    assert_eq!(listed(&quiet)["status"], "playing");
+    assert_eq!(listed(&quiet)["seats"][1]["name"], "Erin");
+    assert_eq!(listed(&quiet)["moves"], 1);
+
+    // Its next change reaches the subscriber.
+    erin.play(&quiet, "0").await;
+    let moved = update_about(&mut watcher, &quiet).await;
+    assert_eq!(moved["change"], "changed");
+    assert_eq!(moved["room"]["moves"], 2);
 
     let mut chess_only = server.player("Chess fan").await;
     chess_only

@@ -38,7 +38,7 @@ impl Default for LobbyFeed {
 impl LobbyFeed {
     /// Encodes one change and hands it to every current subscriber.
     pub fn announce(&self, change: LobbyChange, room: &RoomSummary) {
-        if self.sender.receiver_count() == 0 {
+        if !self.has_listeners() {
             return;
         }
         let game = room.game;
@@ -55,6 +55,11 @@ impl LobbyFeed {
         };
         // Fails only when nobody is subscribed, which is fine.
         let _ = self.sender.send(LobbyUpdate { game, frame });
+    }
+
+    /// Whether anyone is subscribed; while nobody is, rooms need not announce changes.
+    pub fn has_listeners(&self) -> bool {
+        self.sender.receiver_count() > 0
     }
 
     /// A new subscription, receiving every update announced from now on.

@@ -1344,8 +1344,10 @@ impl Room {
             .to_vec()
     }
 
-    /// Publishes the room's listing and state for readers outside its task, waking
-    /// them (the lobby's watchers) only when either has changed.
+    /// Publishes the room's listing and state for readers outside its task. Its lobby
+    /// watcher is woken only when either has changed and someone is subscribed to the
+    /// lobby: otherwise the new value is stored silently, for `/api/rooms` and for the
+    /// snapshot a new lobby subscriber reads after subscribing.
     fn publish(&self, publisher: &watch::Sender<Published>) {
         let next = self.publication();
         publisher.send_if_modified(|current| {
@@ -1353,7 +1355,7 @@ impl Room {
             if changed {
                 *current = next;
             }
-            changed
+            changed && self.context.lobby_feed.has_listeners()
         });
     }
 

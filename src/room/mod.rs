@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, Takeover};
+use crate::lobby::LobbyFeed;
 use crate::protocol::{ClientError, ErrorCode, TimeControl};
 use crate::store::Store;
 use crate::thinkers::Thinkers;
@@ -64,6 +65,8 @@ pub struct RoomContext {
     pub shutdown: CancellationToken,
     /// Where rooms count moves, broadcasts and their own number.
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// The lobby's subscribers; a room wakes its lobby watcher only while there are any.
+    pub lobby_feed: LobbyFeed,
 }
 
 /// Room options given at `create_room`. Unknown keys are refused, so every option a
