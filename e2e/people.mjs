@@ -151,7 +151,7 @@ async function lobbyIsLive() {
   log('lobby: the filter hides other games, and the emptied room left the list');
 }
 
-/** Someone who has not chosen a name yet sees a listed room, with a hint instead of buttons. */
+/** Someone who has not chosen a name yet sees a listed room, with a hint instead of buttons, and is told they are not signed in (not "offline"). */
 async function visitorSeesRoom(room) {
   const context = await browser.newContext({ viewport: NARROW });
   try {
@@ -164,6 +164,8 @@ async function visitorSeesRoom(room) {
     if (buttons !== 0) fail(`a visitor who has not signed in is offered ${buttons} button(s) on a room`);
     const hint = await page.locator('[data-testid="rooms-empty"]').innerText();
     if (!hint.includes('Enter your name')) fail(`a visitor is not told how to join: ${JSON.stringify(hint)}`);
+    const pill = await page.locator('[data-testid="connection"]').innerText();
+    if (pill !== 'not signed in') fail(`before signing in, the connection pill says ${JSON.stringify(pill)}`);
     log(`lobby: a visitor who has not signed in sees room ${room} and "${hint}"`);
   } finally {
     await context.close().catch(() => {});

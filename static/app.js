@@ -201,9 +201,12 @@ function showNotice(message, kind = 'info') {
   ui.notice.hidden = !message;
 }
 
+/** What the connection pill says for a state when the connection gives no text. */
+const CONNECTION_LABELS = { offline: 'not signed in' };
+
 function setConnection(stateName, text) {
   ui.connection.dataset.state = stateName;
-  ui.connection.textContent = text ?? stateName;
+  ui.connection.textContent = text ?? CONNECTION_LABELS[stateName] ?? stateName;
   ui.reconnect.hidden = stateName !== 'reconnecting';
 }
 
