@@ -10,8 +10,8 @@
 //! batches, so starting a game costs no transaction and no pool connection of its own.
 //!
 //! A batch is one transaction of a few statements whatever its size: one `INSERT` for the
-//! games it starts and one for their seats, one for all its moves, plus the ending of
-//! each game a move finished. A batch of moves alone, ending no game, is that `INSERT`
+//! games it starts and one for their seats, one for all its moves, plus at most five for
+//! all the games its moves finished (`store::endings`). A batch of moves alone, ending no game, is that `INSERT`
 //! alone, which the database commits by itself as one atomic statement (on SQLite, with
 //! the same `synchronous` durability as an explicit transaction), saving the `BEGIN` and
 //! `COMMIT` round trips. If the database refuses the batch (say, one move breaks a
@@ -29,7 +29,8 @@ use prometheus::{Histogram, HistogramOpts};
 use sqlx::{AnyConnection, AnyPool, Connection};
 use tokio::sync::{Mutex, mpsc, oneshot};
 
-use super::sql::{insert_games, insert_moves, write_finish, write_move};
+use super::endings::write_finishes;
+use super::sql::{insert_games, insert_moves, write_move};
 use super::{GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
 
 /// The most moves and game starts one transaction writes.
@@ -260,8 +261,8 @@ async fn write_batch(
     }
 }
 
-/// The whole batch in one transaction: the games it starts, every move, then every
-/// ending, then the commit. A batch of moves that ends no game is the one `INSERT`,
+/// The whole batch in one transaction: the games it starts, every move, then all the
+/// endings together, then the commit. A batch of moves that ends no game is the one `INSERT`,
 /// atomic and committed on its own.
 async fn write_together(
     conn: &mut AnyConnection,
@@ -277,13 +278,22 @@ async fn write_together(
     let games: Vec<&NewGame> = batch.starts.iter().map(|start| &start.game).collect();
     insert_games(&mut tx, &games).await?;
     insert_moves(&mut tx, &moves).await?;
-    let mut results = Vec::with_capacity(moves.len());
-    for pending in &batch.moves {
-        results.push(match &pending.finish {
-            Some(finish) => write_finish(&mut tx, finish).await?,
-            None => None,
-        });
-    }
+    let finishes: Vec<&GameFinish> = batch
+        .moves
+        .iter()
+        .filter_map(|pending| pending.finish.as_ref())
+        .collect();
+    let mut changes = write_finishes(&mut tx, &finishes).await?.into_iter();
+    let results = batch
+        .moves
+        .iter()
+        .map(|pending| {
+            pending
+                .finish
+                .as_ref()
+                .and_then(|_| changes.next().flatten())
+        })
+        .collect();
     tx.commit().await?;
     Ok(results)
 }

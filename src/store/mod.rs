@@ -5,6 +5,7 @@
 //! code path and one set of migrations.
 
 pub mod batch;
+mod endings;
 pub mod sql;
 
 use async_trait::async_trait;

@@ -6,11 +6,13 @@
 //!
 //! * `$1, $2, …` placeholders (SQLite accepts `$N` and binds it to the N-th argument),
 //!   except in the statements generated per batch, which write SQLite's plain `?`
-//!   ([`Placeholders`]);
+//!   (`Placeholders`);
 //! * `BIGINT` and `TEXT` columns only, decoded as `i64` and `String` (through `Any`, SQLite
 //!   integers arrive as 64-bit values, and columns declared `BOOLEAN`, `DATE`, `TIMESTAMP`…
 //!   cannot be decoded at all);
-//! * `INSERT … ON CONFLICT … DO NOTHING / DO UPDATE … WHERE` for claims and upserts.
+//! * `INSERT … ON CONFLICT … DO NOTHING / DO UPDATE … WHERE` for claims and upserts;
+//! * `UPDATE … FROM (VALUES …)` for a batch's endings (SQLite 3.33 and later, which the
+//!   bundled SQLite is).
 //!
 //! Every write runs in a transaction and returns only after it has committed; moves share
 //! transactions with other rooms' moves (group commit, [`super::batch`]). On SQLite each
@@ -29,13 +31,13 @@ use sqlx::{AnyConnection, AnyPool, Executor, Row};
 use tokio::sync::Mutex;
 
 use super::batch::{BatchStats, MoveWriter};
+use super::endings::write_finishes;
 use super::{
     GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord, RatingChange,
     RatingEntry, Store, StoreError, StoredGame, StoredMove, StoredSeat,
 };
 use crate::config::{StoreConfig, Synchronous};
-use crate::games::Seat;
-use crate::ratings::{self, Rating};
+use crate::ratings::Rating;
 
 /// The schema migrations in `migrations/`, embedded at compile time.
 static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
@@ -276,58 +278,12 @@ async fn read_ratings(
     Ok(found)
 }
 
-/// Rates a finished game: reads both seats' ratings, applies Glicko-2, and writes the
-/// new ratings and each seat's before/after, all on the caller's transaction.
-async fn write_ratings(
-    conn: &mut AnyConnection,
-    finish: &GameFinish,
-    keys: &[String; 2],
-) -> Result<[RatingChange; 2], StoreError> {
-    let before = read_ratings(conn, &finish.game, [keys[0].as_str(), keys[1].as_str()])
-        .await?
-        .map(Option::unwrap_or_default);
-    let winner = finish
-        .winner
-        .and_then(|seat| Seat::from_index(u64::from(seat)));
-    let after = ratings::rate(before, winner);
-    for (seat, key) in keys.iter().enumerate() {
-        sqlx::query(
-            "INSERT INTO ratings (game, player_key, rating, deviation, volatility, games, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, 1, $6) \
-             ON CONFLICT (game, player_key) DO UPDATE SET rating = excluded.rating, \
-             deviation = excluded.deviation, volatility = excluded.volatility, \
-             games = ratings.games + 1, updated_at = excluded.updated_at",
-        )
-        .bind(finish.game.as_str())
-        .bind(key.as_str())
-        .bind(after[seat].rating)
-        .bind(after[seat].deviation)
-        .bind(after[seat].volatility)
-        .bind(finish.finished_at_ms)
-        .execute(&mut *conn)
-        .await?;
-        sqlx::query(
-            "UPDATE game_seats SET rating_before = $3, rating_after = $4 WHERE game_id = $1 AND seat = $2",
-        )
-        .bind(finish.game_id.as_str())
-        .bind(seat as i64)
-        .bind(before[seat].rating)
-        .bind(after[seat].rating)
-        .execute(&mut *conn)
-        .await?;
-    }
-    Ok([0, 1].map(|seat| RatingChange {
-        before: before[seat],
-        after: after[seat],
-    }))
-}
-
 /// The columns of one stored move, in the order [`insert_moves`] binds them.
 const MOVE_COLUMNS: usize = 8;
 
 /// How a generated statement writes its parameters for the connected database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Placeholders {
+pub(super) enum Placeholders {
     /// `?`: SQLite's anonymous parameters, bound in order. sqlx asks SQLite for the name
     /// of every parameter it binds, and SQLite finds a named one (`$N`) by scanning the
     /// statement's list of names, so binding N named parameters takes time N²: for a
@@ -339,7 +295,7 @@ enum Placeholders {
 
 impl Placeholders {
     /// The style for `conn`'s database.
-    fn of(conn: &AnyConnection) -> Placeholders {
+    pub(super) fn of(conn: &AnyConnection) -> Placeholders {
         if conn.backend_name() == <sqlx::Sqlite as sqlx::Database>::NAME {
             Placeholders::Anonymous
         } else {
@@ -349,12 +305,33 @@ impl Placeholders {
 
     /// Appends `rows` parenthesised rows of `columns` parameters each, comma-separated,
     /// numbered from 1 where numbers are needed.
-    fn push_rows(self, sql: &mut String, rows: usize, columns: usize) {
+    pub(super) fn push_rows(self, sql: &mut String, rows: usize, columns: usize) {
+        self.push_rows_cast(sql, rows, columns, |_| None);
+    }
+
+    /// Like [`Placeholders::push_rows`], with each parameter cast to its column's SQL
+    /// type, one per entry of `types`: for a `VALUES` list that is not an `INSERT`'s,
+    /// whose types PostgreSQL cannot infer.
+    pub(super) fn push_typed_rows(self, sql: &mut String, rows: usize, types: &[&str]) {
+        self.push_rows_cast(sql, rows, types.len(), |column| Some(types[column]));
+    }
+
+    fn push_rows_cast<'t>(
+        self,
+        sql: &mut String,
+        rows: usize,
+        columns: usize,
+        cast: impl Fn(usize) -> Option<&'t str>,
+    ) {
         for row in 0..rows {
             sql.push_str(if row > 0 { ", (" } else { "(" });
             for column in 0..columns {
                 if column > 0 {
                     sql.push_str(", ");
+                }
+                let cast = cast(column);
+                if cast.is_some() {
+                    sql.push_str("CAST(");
                 }
                 match self {
                     Placeholders::Anonymous => sql.push('?'),
@@ -362,6 +339,9 @@ impl Placeholders {
                     Placeholders::Numbered => {
                         let _ = write!(sql, "${}", row * columns + column + 1);
                     }
+                }
+                if let Some(sql_type) = cast {
+                    let _ = write!(sql, " AS {sql_type})");
                 }
             }
             sql.push(')');
@@ -464,62 +444,7 @@ pub(super) async fn write_move(
 ) -> Result<Option<[RatingChange; 2]>, StoreError> {
     insert_moves(conn, &[mv]).await?;
     match finish {
-        Some(finish) => write_finish(conn, finish).await,
-        None => Ok(None),
-    }
-}
-
-pub(super) async fn write_finish(
-    conn: &mut AnyConnection,
-    finish: &GameFinish,
-) -> Result<Option<[RatingChange; 2]>, StoreError> {
-    let updated = sqlx::query(
-        "UPDATE games SET status = 'finished', finished_at = $2, winner = $3, reason = $4, \
-         duration_ms = $5, moves = $6 WHERE game_id = $1",
-    )
-    .bind(finish.game_id.as_str())
-    .bind(finish.finished_at_ms)
-    .bind(finish.winner.map(i64::from))
-    .bind(finish.reason.as_str())
-    .bind(finish.duration_ms)
-    .bind(i64::from(finish.moves))
-    .execute(&mut *conn)
-    .await?;
-    if updated.rows_affected() == 0 {
-        return Err(StoreError::Database(sqlx::Error::RowNotFound));
-    }
-
-    for seat in &finish.seats {
-        sqlx::query(
-            "UPDATE game_seats SET thinking_ms = $3, score = $4 WHERE game_id = $1 AND seat = $2",
-        )
-        .bind(finish.game_id.as_str())
-        .bind(i64::from(seat.seat))
-        .bind(seat.thinking_ms)
-        .bind(seat.score)
-        .execute(&mut *conn)
-        .await?;
-    }
-
-    // A row is replaced only by a strictly higher score: on ties the earliest stays first.
-    for candidate in &finish.leaderboard {
-        sqlx::query(
-            "INSERT INTO leaderboard (game, player_id, score, game_id, achieved_at) \
-             VALUES ($1, $2, $3, $4, $5) \
-             ON CONFLICT (game, player_id) DO UPDATE SET score = excluded.score, \
-             game_id = excluded.game_id, achieved_at = excluded.achieved_at \
-             WHERE excluded.score > leaderboard.score",
-        )
-        .bind(finish.game.as_str())
-        .bind(candidate.player_id.as_str())
-        .bind(candidate.score)
-        .bind(finish.game_id.as_str())
-        .bind(finish.finished_at_ms)
-        .execute(&mut *conn)
-        .await?;
-    }
-    match &finish.rated {
-        Some(keys) => Ok(Some(write_ratings(conn, finish, keys).await?)),
+        Some(finish) => Ok(write_finishes(conn, &[finish]).await?.pop().flatten()),
         None => Ok(None),
     }
 }
@@ -648,7 +573,7 @@ impl Store for SqlStore {
     ) -> Result<Option<[RatingChange; 2]>, StoreError> {
         let _writing = self.writes.lock().await;
         let mut tx = self.pool.begin().await?;
-        let changes = write_finish(&mut tx, finish).await?;
+        let changes = write_finishes(&mut tx, &[finish]).await?.pop().flatten();
         tx.commit().await?;
         tracing::debug!(game_id = %finish.game_id, reason = %finish.reason, "game finished");
         Ok(changes)
@@ -1687,6 +1612,127 @@ mod tests {
             "the second game starts from the first's result"
         );
         assert_eq!(alice_seat.rating_after, Some(alice.rating.round() as i64));
+        store.close().await;
+    }
+
+    /// Every stored row an ending writes, as text, in a fixed order.
+    async fn endings_as_text(store: &SqlStore) -> String {
+        let mut text = String::new();
+        for sql in [
+            "SELECT game_id || ',' || status || ',' || finished_at || ',' || COALESCE(winner, '-') \
+             || ',' || reason || ',' || duration_ms || ',' || moves FROM games ORDER BY game_id",
+            "SELECT game_id || ',' || seat || ',' || thinking_ms || ',' || COALESCE(score, '-') \
+             || ',' || COALESCE(rating_before, '-') || ',' || COALESCE(rating_after, '-') \
+             FROM game_seats ORDER BY game_id, seat",
+            "SELECT game || ',' || player_id || ',' || score || ',' || game_id || ',' || achieved_at \
+             FROM leaderboard ORDER BY game, player_id",
+            "SELECT game || ',' || player_key || ',' || rating || ',' || deviation || ',' \
+             || volatility || ',' || games || ',' || updated_at FROM ratings ORDER BY game, player_key",
+        ] {
+            let rows: Vec<String> = sqlx::query_scalar(sql)
+                .fetch_all(&store.pool)
+                .await
+                .expect("read back");
+            text.push_str(&rows.join("\n"));
+            text.push_str("\n--\n");
+        }
+        text
+    }
+
+    #[tokio::test]
+    async fn endings_written_together_equal_endings_written_one_by_one() {
+        let bot = || "bot:easy".to_owned();
+        let rated = |finish: GameFinish, human: &str| GameFinish {
+            rated: Some([human.to_owned(), bot()]),
+            ..finish
+        };
+        // The bot is rated in four games (once in both seats), Alice in two; Alice's
+        // best score is reached twice (7 in g3, then again in g4), Bob's once.
+        let finishes = vec![
+            rated(win("g1", "p1", 5, 1_100), "p1"),
+            rated(win("g2", "p2", 7, 1_200), "p2"),
+            GameFinish {
+                winner: None,
+                reason: "draw".to_owned(),
+                ..rated(win("g3", "p1", 7, 1_300), "p1")
+            },
+            win("g4", "p1", 7, 1_400),
+            GameFinish {
+                winner: Some(1),
+                rated: Some([bot(), bot()]),
+                leaderboard: Vec::new(),
+                ..win("g5", "p1", 0, 1_500)
+            },
+        ];
+        let mut stores = Vec::new();
+        let mut returned = Vec::new();
+        for together in [false, true] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let store = open(&dir).await;
+            for (id, name) in [("p1", "Alice"), ("p2", "Bob")] {
+                store
+                    .create_player(&player(id, name), &format!("hash-{id}"), 10)
+                    .await
+                    .expect("create player");
+            }
+            for (n, finish) in finishes.iter().enumerate() {
+                let owner = finish.leaderboard.first().map_or("p1", |c| &c.player_id);
+                let game = new_game(&finish.game_id, owner, "Someone", n as i64);
+                store.create_game(&game).await.expect("create game");
+            }
+            let changes = if together {
+                let all: Vec<&GameFinish> = finishes.iter().collect();
+                let mut tx = store.pool.begin().await.expect("begin");
+                let changes = write_finishes(&mut tx, &all).await.expect("together");
+                tx.commit().await.expect("commit");
+                changes
+            } else {
+                let mut changes = Vec::new();
+                for finish in &finishes {
+                    changes.push(store.finish_game(finish).await.expect("alone"));
+                }
+                changes
+            };
+            returned.push(changes);
+            stores.push((endings_as_text(&store).await, dir));
+            store.close().await;
+        }
+        assert_eq!(returned[0], returned[1], "the same rating changes");
+        assert_eq!(stores[0].0, stores[1].0, "the same rows");
+        let text = &stores[1].0;
+        assert!(
+            text.contains("tictactoe,p1,7,g3,1300"),
+            "the first best score stays: {text}"
+        );
+        assert!(text.contains("tictactoe,bot:easy,"), "{text}");
+        let bot_games = returned[1].iter().flatten().count();
+        assert_eq!(bot_games, 4, "four rated games");
+    }
+
+    #[tokio::test]
+    async fn endings_of_an_unknown_game_fail_together() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        store
+            .create_game(&new_game("g1", "p1", "Alice", 1))
+            .await
+            .expect("create game");
+        let (known, unknown) = (win("g1", "p1", 5, 10), win("nope", "p1", 9, 20));
+        let mut tx = store.pool.begin().await.expect("begin");
+        let result = write_finishes(&mut tx, &[&known, &unknown]).await;
+        assert!(
+            matches!(result, Err(StoreError::Database(sqlx::Error::RowNotFound))),
+            "{result:?}"
+        );
+        drop(tx);
+        assert_eq!(
+            count(
+                &store,
+                "SELECT COUNT(*) FROM games WHERE status = 'finished'"
+            )
+            .await,
+            0
+        );
         store.close().await;
     }
 

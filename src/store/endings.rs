@@ -1,0 +1,303 @@
+//! Writing finished games: their rows, their seats' totals, the leaderboard and the
+//! ratings, for any number of games in a fixed handful of statements.
+//!
+//! A batch of moves from many rooms often ends several games (a tic-tac-toe game ends
+//! every seven or eight moves). Written one by one, each ending took eight to ten
+//! statements, each a round trip to the database's thread; here a batch's endings take
+//! five at most, whatever their number: one `UPDATE … FROM (VALUES …)` for the games, one
+//! read of the ratings involved, one upsert of the new ratings, one `UPDATE … FROM` for
+//! the seats and one upsert of the leaderboard. The result is the same as writing the
+//! endings one after another in the order given: a player rated in two of the games is
+//! rated by the first and then by the second, and a leaderboard row keeps the first of
+//! its best scores.
+//!
+//! `VALUES` columns are named `column1`, `column2`, … by both SQLite and PostgreSQL; the
+//! values are cast to their columns' types so PostgreSQL need not guess them.
+
+use std::collections::{HashMap, HashSet};
+
+use sqlx::{AnyConnection, Row};
+
+use super::sql::Placeholders;
+use super::{GameFinish, RatingChange, StoreError};
+use crate::games::Seat;
+use crate::ratings::{self, Rating};
+
+/// Writes `finishes` (each a different game) inside the caller's transaction, and
+/// returns each one's rating changes (`None` for an unrated game), in the same order.
+/// Fails with [`sqlx::Error::RowNotFound`] if any game is unknown, so no leaderboard row
+/// can point at a missing game.
+pub(super) async fn write_finishes(
+    conn: &mut AnyConnection,
+    finishes: &[&GameFinish],
+) -> Result<Vec<Option<[RatingChange; 2]>>, StoreError> {
+    if finishes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let placeholders = Placeholders::of(conn);
+    update_games(conn, placeholders, finishes).await?;
+    let changes = rate(conn, placeholders, finishes).await?;
+    update_seats(conn, placeholders, finishes, &changes).await?;
+    upsert_leaderboard(conn, placeholders, finishes).await?;
+    Ok(changes)
+}
+
+/// Marks the games finished, with their result, duration and move count.
+async fn update_games(
+    conn: &mut AnyConnection,
+    placeholders: Placeholders,
+    finishes: &[&GameFinish],
+) -> Result<(), StoreError> {
+    let mut sql = String::from(
+        "UPDATE games SET status = 'finished', finished_at = v.column2, winner = v.column3, \
+         reason = v.column4, duration_ms = v.column5, moves = v.column6 FROM (VALUES ",
+    );
+    placeholders.push_typed_rows(
+        &mut sql,
+        finishes.len(),
+        &["TEXT", "BIGINT", "BIGINT", "TEXT", "BIGINT", "BIGINT"],
+    );
+    sql.push_str(") AS v WHERE games.game_id = v.column1");
+    let mut query = sqlx::query(&sql);
+    for finish in finishes {
+        query = query
+            .bind(finish.game_id.as_str())
+            .bind(finish.finished_at_ms)
+            .bind(finish.winner.map(i64::from))
+            .bind(finish.reason.as_str())
+            .bind(finish.duration_ms)
+            .bind(i64::from(finish.moves));
+    }
+    let updated = query.execute(&mut *conn).await?;
+    if updated.rows_affected() != finishes.len() as u64 {
+        return Err(StoreError::Database(sqlx::Error::RowNotFound));
+    }
+    Ok(())
+}
+
+/// One player's rating in one game as the endings so far leave it.
+struct Rated {
+    rating: Rating,
+    /// Rated games added by these endings.
+    games: i64,
+    /// When the last of them finished.
+    updated_at_ms: i64,
+}
+
+/// Rates the rated games in order and writes the players' new ratings; returns each
+/// game's changes.
+async fn rate(
+    conn: &mut AnyConnection,
+    placeholders: Placeholders,
+    finishes: &[&GameFinish],
+) -> Result<Vec<Option<[RatingChange; 2]>>, StoreError> {
+    let wanted: HashSet<(&str, &str)> = finishes
+        .iter()
+        .flat_map(|finish| {
+            let keys = finish.rated.iter().flatten();
+            keys.map(|key| (finish.game.as_str(), key.as_str()))
+        })
+        .collect();
+    if wanted.is_empty() {
+        return Ok(vec![None; finishes.len()]);
+    }
+    let stored = read_ratings(conn, placeholders, &wanted).await?;
+
+    let mut current: HashMap<(&str, &str), Rated> = HashMap::new();
+    let mut changes = Vec::with_capacity(finishes.len());
+    for finish in finishes {
+        let Some(keys) = &finish.rated else {
+            changes.push(None);
+            continue;
+        };
+        let game = finish.game.as_str();
+        let before = [0, 1].map(|seat| {
+            let pair = (game, keys[seat].as_str());
+            current.get(&pair).map_or_else(
+                || {
+                    let stored = stored.get(pair.0).and_then(|keys| keys.get(pair.1));
+                    stored.copied().unwrap_or_default()
+                },
+                |rated| rated.rating,
+            )
+        });
+        let winner = finish
+            .winner
+            .and_then(|seat| Seat::from_index(u64::from(seat)));
+        let after = ratings::rate(before, winner);
+        for seat in [0, 1] {
+            let rated = current.entry((game, keys[seat].as_str())).or_insert(Rated {
+                rating: after[seat],
+                games: 0,
+                updated_at_ms: finish.finished_at_ms,
+            });
+            rated.rating = after[seat];
+            rated.games += 1;
+            rated.updated_at_ms = finish.finished_at_ms;
+        }
+        changes.push(Some([0, 1].map(|seat| RatingChange {
+            before: before[seat],
+            after: after[seat],
+        })));
+    }
+    write_ratings(conn, placeholders, &current).await?;
+    Ok(changes)
+}
+
+/// The stored ratings of `wanted` (game, player key) pairs, by game and then by key;
+/// players with none are absent.
+async fn read_ratings(
+    conn: &mut AnyConnection,
+    placeholders: Placeholders,
+    wanted: &HashSet<(&str, &str)>,
+) -> Result<HashMap<String, HashMap<String, Rating>>, StoreError> {
+    let mut sql = String::from(
+        "SELECT r.game, r.player_key, r.rating, r.deviation, r.volatility \
+         FROM ratings r JOIN (VALUES ",
+    );
+    placeholders.push_typed_rows(&mut sql, wanted.len(), &["TEXT", "TEXT"]);
+    sql.push_str(") AS v ON r.game = v.column1 AND r.player_key = v.column2");
+    let mut query = sqlx::query(&sql);
+    for (game, key) in wanted {
+        query = query.bind(*game).bind(*key);
+    }
+    let mut stored: HashMap<String, HashMap<String, Rating>> = HashMap::new();
+    for row in query.fetch_all(&mut *conn).await? {
+        let rating = Rating {
+            rating: row.try_get("rating")?,
+            deviation: row.try_get("deviation")?,
+            volatility: row.try_get("volatility")?,
+        };
+        stored
+            .entry(row.try_get("game")?)
+            .or_default()
+            .insert(row.try_get("player_key")?, rating);
+    }
+    Ok(stored)
+}
+
+/// Upserts every player's rating as the endings leave it, counting the games added.
+async fn write_ratings(
+    conn: &mut AnyConnection,
+    placeholders: Placeholders,
+    current: &HashMap<(&str, &str), Rated>,
+) -> Result<(), StoreError> {
+    let mut sql = String::from(
+        "INSERT INTO ratings (game, player_key, rating, deviation, volatility, games, \
+         updated_at) VALUES ",
+    );
+    placeholders.push_rows(&mut sql, current.len(), 7);
+    sql.push_str(
+        " ON CONFLICT (game, player_key) DO UPDATE SET rating = excluded.rating, \
+         deviation = excluded.deviation, volatility = excluded.volatility, \
+         games = ratings.games + excluded.games, updated_at = excluded.updated_at",
+    );
+    let mut query = sqlx::query(&sql);
+    for ((game, key), rated) in current {
+        query = query
+            .bind(*game)
+            .bind(*key)
+            .bind(rated.rating.rating)
+            .bind(rated.rating.deviation)
+            .bind(rated.rating.volatility)
+            .bind(rated.games)
+            .bind(rated.updated_at_ms);
+    }
+    query.execute(&mut *conn).await?;
+    Ok(())
+}
+
+/// Writes each seat's thinking time and score and, in rated games, its rating before
+/// and after.
+async fn update_seats(
+    conn: &mut AnyConnection,
+    placeholders: Placeholders,
+    finishes: &[&GameFinish],
+    changes: &[Option<[RatingChange; 2]>],
+) -> Result<(), StoreError> {
+    let seats: usize = finishes.iter().map(|finish| finish.seats.len()).sum();
+    if seats == 0 {
+        return Ok(());
+    }
+    let mut sql = String::from(
+        "UPDATE game_seats SET thinking_ms = v.column3, score = v.column4, \
+         rating_before = v.column5, rating_after = v.column6 FROM (VALUES ",
+    );
+    placeholders.push_typed_rows(
+        &mut sql,
+        seats,
+        &[
+            "TEXT",
+            "BIGINT",
+            "BIGINT",
+            "BIGINT",
+            "DOUBLE PRECISION",
+            "DOUBLE PRECISION",
+        ],
+    );
+    sql.push_str(") AS v WHERE game_seats.game_id = v.column1 AND game_seats.seat = v.column2");
+    let mut query = sqlx::query(&sql);
+    for (finish, change) in finishes.iter().zip(changes) {
+        for seat in &finish.seats {
+            let rating = change
+                .as_ref()
+                .and_then(|change| change.get(usize::from(seat.seat)));
+            query = query
+                .bind(finish.game_id.as_str())
+                .bind(i64::from(seat.seat))
+                .bind(seat.thinking_ms)
+                .bind(seat.score)
+                .bind(rating.map(|change| change.before.rating))
+                .bind(rating.map(|change| change.after.rating));
+        }
+    }
+    query.execute(&mut *conn).await?;
+    Ok(())
+}
+
+/// Enters the games' leaderboard candidates. A row is replaced only by a strictly higher
+/// score, so on ties the earliest achievement keeps its place; a player who is a
+/// candidate in several of these games enters with the first of their best scores.
+async fn upsert_leaderboard(
+    conn: &mut AnyConnection,
+    placeholders: Placeholders,
+    finishes: &[&GameFinish],
+) -> Result<(), StoreError> {
+    let mut best: Vec<(&GameFinish, &str, i64)> = Vec::new();
+    for finish in finishes {
+        for candidate in &finish.leaderboard {
+            let id = candidate.player_id.as_str();
+            match best
+                .iter_mut()
+                .find(|(kept, player, _)| kept.game == finish.game && *player == id)
+            {
+                Some(kept) if candidate.score > kept.2 => *kept = (finish, id, candidate.score),
+                Some(_) => {}
+                None => best.push((finish, id, candidate.score)),
+            }
+        }
+    }
+    if best.is_empty() {
+        return Ok(());
+    }
+    let mut sql = String::from(
+        "INSERT INTO leaderboard (game, player_id, score, game_id, achieved_at) VALUES ",
+    );
+    placeholders.push_rows(&mut sql, best.len(), 5);
+    sql.push_str(
+        " ON CONFLICT (game, player_id) DO UPDATE SET score = excluded.score, \
+         game_id = excluded.game_id, achieved_at = excluded.achieved_at \
+         WHERE excluded.score > leaderboard.score",
+    );
+    let mut query = sqlx::query(&sql);
+    for (finish, player_id, score) in &best {
+        query = query
+            .bind(finish.game.as_str())
+            .bind(*player_id)
+            .bind(*score)
+            .bind(finish.game_id.as_str())
+            .bind(finish.finished_at_ms);
+    }
+    query.execute(&mut *conn).await?;
+    Ok(())
+}
