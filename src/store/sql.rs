@@ -785,6 +785,19 @@ mod tests {
             .expect("open the database")
     }
 
+    /// A store whose batch statistics the test reads, with player `p1` (Alice) in it.
+    async fn open_with_alice(dir: &TempDir) -> (SqlStore, BatchStats) {
+        let stats = BatchStats::unreported();
+        let store = SqlStore::open_sqlite(&db_path(dir), TEST_TUNING, stats.clone())
+            .await
+            .expect("open");
+        store
+            .create_player(&player("p1", "Alice"), "hash1", 0)
+            .await
+            .expect("player");
+        (store, stats)
+    }
+
     fn player(id: &str, name: &str) -> PlayerRecord {
         PlayerRecord {
             player_id: id.to_owned(),
@@ -869,14 +882,7 @@ mod tests {
     #[tokio::test]
     async fn moves_queued_together_commit_in_one_batch_and_a_bad_one_fails_alone() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let stats = BatchStats::unreported();
-        let store = SqlStore::open_sqlite(&db_path(&dir), TEST_TUNING, stats.clone())
-            .await
-            .expect("open");
-        store
-            .create_player(&player("p1", "Alice"), "hash1", 0)
-            .await
-            .expect("player");
+        let (store, stats) = open_with_alice(&dir).await;
         let games: Vec<String> = (0..40).map(|n| format!("g{n}")).collect();
         for game in &games {
             store
@@ -982,14 +988,7 @@ mod tests {
     #[tokio::test]
     async fn games_started_together_share_a_batch_and_a_duplicate_fails_alone() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let stats = BatchStats::unreported();
-        let store = SqlStore::open_sqlite(&db_path(&dir), TEST_TUNING, stats.clone())
-            .await
-            .expect("open");
-        store
-            .create_player(&player("p1", "Alice"), "hash1", 0)
-            .await
-            .expect("player");
+        let (store, stats) = open_with_alice(&dir).await;
         let commits = stats.commit_seconds.get_sample_count();
         // Queued before the writer runs (one-threaded runtime): g1, g2, and g1 again.
         let games = ["g1", "g2", "g1"].map(|id| new_game(id, "p1", "Alice", 0));
@@ -1028,14 +1027,7 @@ mod tests {
     #[tokio::test]
     async fn a_batch_the_database_takes_is_one_commit_with_its_endings() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let stats = BatchStats::unreported();
-        let store = SqlStore::open_sqlite(&db_path(&dir), TEST_TUNING, stats.clone())
-            .await
-            .expect("open");
-        store
-            .create_player(&player("p1", "Alice"), "hash1", 0)
-            .await
-            .expect("player");
+        let (store, stats) = open_with_alice(&dir).await;
         for game in ["g1", "g2"] {
             store
                 .create_game(&new_game(game, "p1", "Alice", 0))
