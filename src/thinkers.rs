@@ -42,7 +42,7 @@ pub struct Thinkers {
 impl Thinkers {
     /// Starts `threads` worker threads (at least one) behind a queue of `capacity`
     /// waiting requests, each scheduled at `priority` (niceness `nice` where that is
-    /// the policy or its fallback; see [`lower_priority`]), timing each move into
+    /// the policy or its fallback; see `lower_priority`), timing each move into
     /// `think_seconds` (labels: game, level). The threads end when every handle has been
     /// dropped.
     pub fn start(

@@ -47,7 +47,7 @@ pub fn pin_self(core: usize) -> Result<(), BenchError> {
     }
 }
 
-/// Clock ticks per second, the unit of /proc/<pid>/stat's CPU times.
+/// Clock ticks per second, the unit of `/proc/<pid>/stat`'s CPU times.
 fn ticks_per_second() -> f64 {
     // SAFETY: sysconf has no preconditions.
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
@@ -58,7 +58,7 @@ fn read(path: PathBuf) -> Result<String, BenchError> {
     std::fs::read_to_string(&path).map_err(|_| BenchError::Proc(path))
 }
 
-/// A process's resident memory, bytes (VmRSS in /proc/<pid>/status).
+/// A process's resident memory, bytes (`VmRSS` in `/proc/<pid>/status`).
 pub fn rss_bytes(pid: u32) -> Result<u64, BenchError> {
     let path = PathBuf::from(format!("/proc/{pid}/status"));
     let status = read(path.clone())?;
@@ -76,7 +76,7 @@ pub fn rss_bytes(pid: u32) -> Result<u64, BenchError> {
         .ok_or(BenchError::Proc(path))
 }
 
-/// A process's user plus system CPU time so far, seconds (/proc/<pid>/stat).
+/// A process's user plus system CPU time so far, seconds (`/proc/<pid>/stat`).
 pub fn cpu_seconds(pid: u32) -> Result<f64, BenchError> {
     let path = PathBuf::from(format!("/proc/{pid}/stat"));
     let stat = read(path.clone())?;
