@@ -262,8 +262,8 @@ async fn write_batch(
 }
 
 /// The whole batch in one transaction: the games it starts, every move, then all the
-/// endings together, then the commit. A batch of moves that ends no game is the one `INSERT`,
-/// atomic and committed on its own.
+/// endings together, then the commit. A batch of moves that ends no game is the one
+/// `INSERT`, atomic and committed on its own.
 async fn write_together(
     conn: &mut AnyConnection,
     batch: &Batch,

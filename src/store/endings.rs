@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 use sqlx::{AnyConnection, Row};
 
-use super::sql::Placeholders;
+use super::sql::{Placeholders, rating_from_row};
 use super::{GameFinish, RatingChange, StoreError};
 use crate::games::Seat;
 use crate::ratings::{self, Rating};
@@ -163,11 +163,7 @@ async fn read_ratings(
     }
     let mut stored: HashMap<String, HashMap<String, Rating>> = HashMap::new();
     for row in query.fetch_all(&mut *conn).await? {
-        let rating = Rating {
-            rating: row.try_get("rating")?,
-            deviation: row.try_get("deviation")?,
-            volatility: row.try_get("volatility")?,
-        };
+        let rating = rating_from_row(&row)?;
         stored
             .entry(row.try_get("game")?)
             .or_default()

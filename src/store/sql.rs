@@ -264,11 +264,7 @@ async fn read_ratings(
     let mut found = [None, None];
     for row in rows {
         let key: String = row.try_get("player_key")?;
-        let rating = Rating {
-            rating: row.try_get("rating")?,
-            deviation: row.try_get("deviation")?,
-            volatility: row.try_get("volatility")?,
-        };
+        let rating = rating_from_row(&row)?;
         for (slot, wanted) in found.iter_mut().zip(keys) {
             if key == wanted {
                 *slot = Some(rating);
@@ -447,6 +443,15 @@ pub(super) async fn write_move(
         Some(finish) => Ok(write_finishes(conn, &[finish]).await?.pop().flatten()),
         None => Ok(None),
     }
+}
+
+/// Decodes a rating from a row of `ratings` (its `rating`, `deviation` and `volatility`).
+pub(super) fn rating_from_row(row: &AnyRow) -> Result<Rating, StoreError> {
+    Ok(Rating {
+        rating: row.try_get("rating")?,
+        deviation: row.try_get("deviation")?,
+        volatility: row.try_get("volatility")?,
+    })
 }
 
 /// Decodes a `game_seats` row.
