@@ -16,9 +16,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
-use super::sql::{Placeholders, rating_from_row};
+use super::sql::Placeholders;
 use super::{GameFinish, RatingChange, StoreError};
 use crate::games::Seat;
 use crate::ratings::{self, Rating};
@@ -145,8 +146,9 @@ async fn rate(
 }
 
 /// The stored ratings of `wanted` (game, player key) pairs, by game and then by key;
-/// players with none are absent.
-async fn read_ratings(
+/// players with none are absent. One query however many pairs; also what a room's
+/// display of its seats' ratings reads.
+pub(super) async fn read_ratings(
     conn: &mut AnyConnection,
     placeholders: Placeholders,
     wanted: &HashSet<(&str, &str)>,
@@ -170,6 +172,15 @@ async fn read_ratings(
             .insert(row.try_get("player_key")?, rating);
     }
     Ok(stored)
+}
+
+/// Decodes a rating from a row of `ratings` (its `rating`, `deviation` and `volatility`).
+fn rating_from_row(row: &AnyRow) -> Result<Rating, StoreError> {
+    Ok(Rating {
+        rating: row.try_get("rating")?,
+        deviation: row.try_get("deviation")?,
+        volatility: row.try_get("volatility")?,
+    })
 }
 
 /// Upserts every player's rating as the endings leave it, counting the games added.

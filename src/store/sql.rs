@@ -19,6 +19,7 @@
 //! connection runs with `journal_mode=WAL` and `synchronous=FULL`, so a commit has
 //! reached the disk when the call returns.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
@@ -31,7 +32,7 @@ use sqlx::{AnyConnection, AnyPool, Executor, Row};
 use tokio::sync::Mutex;
 
 use super::batch::{BatchStats, MoveWriter};
-use super::endings::write_finishes;
+use super::endings::{read_ratings, write_finishes};
 use super::{
     GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord, RatingChange,
     RatingEntry, Store, StoreError, StoredGame, StoredMove, StoredSeat,
@@ -246,34 +247,6 @@ async fn claim_name(
     Ok(owner == player_id)
 }
 
-/// Two players' current ratings in a game (either may have none), in one query.
-async fn read_ratings(
-    conn: &mut AnyConnection,
-    game: &str,
-    keys: [&str; 2],
-) -> Result<[Option<Rating>; 2], StoreError> {
-    let rows = sqlx::query(
-        "SELECT player_key, rating, deviation, volatility FROM ratings \
-         WHERE game = $1 AND player_key IN ($2, $3)",
-    )
-    .bind(game)
-    .bind(keys[0])
-    .bind(keys[1])
-    .fetch_all(&mut *conn)
-    .await?;
-    let mut found = [None, None];
-    for row in rows {
-        let key: String = row.try_get("player_key")?;
-        let rating = rating_from_row(&row)?;
-        for (slot, wanted) in found.iter_mut().zip(keys) {
-            if key == wanted {
-                *slot = Some(rating);
-            }
-        }
-    }
-    Ok(found)
-}
-
 /// The columns of one stored move, in the order [`insert_moves`] binds them.
 const MOVE_COLUMNS: usize = 8;
 
@@ -443,15 +416,6 @@ pub(super) async fn write_move(
         Some(finish) => Ok(write_finishes(conn, &[finish]).await?.pop().flatten()),
         None => Ok(None),
     }
-}
-
-/// Decodes a rating from a row of `ratings` (its `rating`, `deviation` and `volatility`).
-pub(super) fn rating_from_row(row: &AnyRow) -> Result<Rating, StoreError> {
-    Ok(Rating {
-        rating: row.try_get("rating")?,
-        deviation: row.try_get("deviation")?,
-        volatility: row.try_get("volatility")?,
-    })
 }
 
 /// Decodes a `game_seats` row.
@@ -636,7 +600,11 @@ impl Store for SqlStore {
         keys: [&str; 2],
     ) -> Result<[Option<Rating>; 2], StoreError> {
         let mut conn = self.pool.acquire().await?;
-        read_ratings(&mut conn, game, keys).await
+        let wanted = HashSet::from([(game, keys[0]), (game, keys[1])]);
+        let placeholders = Placeholders::of(&conn);
+        let stored = read_ratings(&mut conn, placeholders, &wanted).await?;
+        let in_game = stored.get(game);
+        Ok(keys.map(|key| in_game.and_then(|ratings| ratings.get(key)).copied()))
     }
 
     async fn rating_leaderboard(
