@@ -191,6 +191,13 @@ pub enum ErrorCode {
     AlreadyIdentified,
     /// The database could not record the action; nothing changed.
     StorageUnavailable,
+    /// The connection (or its address) has sent more than its budget allows; the message
+    /// was not acted on. Slow down and send it again.
+    RateLimited,
+    /// The server holds as many rooms as it may; no new room can be created now.
+    ServerFull,
+    /// The room has as many spectators as it may; nobody else can watch it now.
+    RoomFull,
 }
 
 impl ErrorCode {
@@ -220,6 +227,9 @@ impl ErrorCode {
             ErrorCode::GameNotFinished => "game_not_finished",
             ErrorCode::AlreadyIdentified => "already_identified",
             ErrorCode::StorageUnavailable => "storage_unavailable",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::ServerFull => "server_full",
+            ErrorCode::RoomFull => "room_full",
         }
     }
 }

@@ -14,6 +14,10 @@ use std::time::Instant;
 use crate::bots::{BotLevel, Limits, Strength};
 use crate::games::{checkers, fox_geese};
 
+mod limits;
+
+pub use limits::LimitsConfig;
+
 /// The whole server configuration. Every key is documented in the shipped `config.toml`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -26,6 +30,8 @@ pub struct Config {
     pub rooms: RoomsConfig,
     /// Bots that fill empty seats.
     pub bots: BotsConfig,
+    /// What one client, one address or the whole server may ask for.
+    pub limits: LimitsConfig,
     /// The score formula's parameters.
     pub scoring: ScoringConfig,
     /// English checkers rules.
@@ -46,6 +52,20 @@ pub struct ServerConfig {
     pub ping_interval_secs: u64,
     /// A connection silent for this many seconds is closed.
     pub client_timeout_secs: u64,
+    /// A connection that has not said `hello` this many seconds after opening is closed.
+    pub hello_timeout_secs: u64,
+    /// A connection whose socket accepts none of a frame for this many seconds (a client
+    /// that stopped reading) is closed.
+    pub write_timeout_secs: u64,
+    /// Origins (`scheme://host[:port]`) whose pages may open a WebSocket; the server's
+    /// own origin and loopback pages are always allowed. `["*"]` allows any.
+    pub allowed_origins: Vec<String>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client's address; from any
+    /// other peer the header is ignored and the peer's address counts.
+    pub trusted_proxies: Vec<IpAddr>,
+    /// On SIGTERM or Ctrl-C, how many seconds rooms get to finish their work before the
+    /// process exits anyway.
+    pub shutdown_grace_secs: u64,
 }
 
 impl Default for ServerConfig {
@@ -55,6 +75,11 @@ impl Default for ServerConfig {
             port: 8080,
             ping_interval_secs: 15,
             client_timeout_secs: 45,
+            hello_timeout_secs: 10,
+            write_timeout_secs: 10,
+            allowed_origins: Vec::new(),
+            trusted_proxies: Vec::new(),
+            shutdown_grace_secs: 10,
         }
     }
 }
@@ -375,6 +400,24 @@ impl Config {
                 "must be greater than server.ping_interval_secs",
             );
         }
+        if self.server.hello_timeout_secs == 0 {
+            return out_of_range("server.hello_timeout_secs", "must be at least 1");
+        }
+        if self.server.write_timeout_secs == 0 {
+            return out_of_range("server.write_timeout_secs", "must be at least 1");
+        }
+        if self.limits.messages_per_sec > 0 && self.limits.messages_burst == 0 {
+            return out_of_range(
+                "limits.messages_burst",
+                "must be at least 1 while limits.messages_per_sec is set",
+            );
+        }
+        if self.limits.lobby_flush_ms == 0 {
+            return out_of_range("limits.lobby_flush_ms", "must be at least 1");
+        }
+        if self.limits.rooms_page_size == 0 {
+            return out_of_range("limits.rooms_page_size", "must be at least 1");
+        }
         if self.store.path.as_os_str().is_empty() {
             return out_of_range("store.path", "must name a file");
         }
@@ -426,7 +469,7 @@ mod tests {
     #[test]
     fn the_shipped_file_parses_to_the_defaults() {
         Jail::expect_with(|jail| {
-            let shipped = include_str!("../config.toml");
+            let shipped = include_str!("../../config.toml");
             assert_eq!(load_in(jail, Some(shipped)).unwrap(), Config::default());
             Ok(())
         });
