@@ -129,6 +129,7 @@ pub async fn run(
     let app_state = state.clone();
     let server = HttpServer::new(move || {
         App::new()
+            .wrap(http::security_headers())
             .app_data(app_state.clone())
             .configure(http::routes)
     })
