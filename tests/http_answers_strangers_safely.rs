@@ -41,7 +41,10 @@ async fn head_answers_like_get() {
             get.headers().get("content-type"),
             "{path}"
         );
-        assert!(head.bytes().await.unwrap().is_empty(), "{path}: HEAD has a body");
+        assert!(
+            head.bytes().await.unwrap().is_empty(),
+            "{path}: HEAD has a body"
+        );
     }
     server.stop().await;
 }

@@ -7,6 +7,7 @@
 pub mod batch;
 mod endings;
 pub mod sql;
+mod sqlite_file;
 
 use async_trait::async_trait;
 use serde::Serialize;
@@ -30,6 +31,34 @@ pub enum StoreError {
     /// The store has been closed (the server is shutting down).
     #[error("the store is closed")]
     Closed,
+    /// Another process holds the database (a second Parlor on the same file would mark
+    /// the first one's live games interrupted).
+    #[error(
+        "the database {path} is in use by another Parlor process{}; stop that process first, or give this one another store.path",
+        holder.map(|pid| format!(" (pid {pid})")).unwrap_or_default()
+    )]
+    InUse {
+        /// The database file.
+        path: String,
+        /// The holding process's id, when its lock file names it.
+        holder: Option<u32>,
+    },
+    /// The lock file beside the database could not be created or locked.
+    #[error("could not lock the database with {path}: {source}")]
+    Lock {
+        /// The lock file.
+        path: String,
+        /// The underlying I/O error.
+        source: std::io::Error,
+    },
+    /// The file at `store.path` is not a SQLite database.
+    #[error(
+        "{path} is not a SQLite database; point store.path at a Parlor database, or at a new file to create one"
+    )]
+    NotSqlite {
+        /// The file.
+        path: String,
+    },
     /// The database file's folder could not be created.
     #[error("could not create the folder for the database file {path}: {source}")]
     CreateDir {

@@ -33,6 +33,7 @@ use tokio::sync::Mutex;
 
 use super::batch::{BatchStats, MoveWriter};
 use super::endings::{read_ratings, write_finishes};
+use super::sqlite_file::{self, FileLock};
 use super::{
     GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord, RatingChange,
     RatingEntry, Store, StoreError, StoredGame, StoredMove, StoredSeat,
@@ -85,6 +86,8 @@ pub struct SqlStore {
     writes: Arc<Mutex<()>>,
     /// The group-commit writer every move goes through.
     moves: MoveWriter,
+    /// The exclusive hold on a SQLite file, released when the store closes.
+    file_lock: Arc<std::sync::Mutex<Option<FileLock>>>,
 }
 
 impl SqlStore {
@@ -105,8 +108,13 @@ impl SqlStore {
                 source,
             })?;
         }
+        let file_lock = sqlite_file::lock(path)?;
+        sqlite_file::check_is_sqlite(path)?;
         let url = sqlite_url(path)?;
         let store = Self::connect(&url, tuning, stats).await?;
+        if let Ok(mut slot) = store.file_lock.lock() {
+            *slot = Some(file_lock);
+        }
         tracing::info!(path = %path.display(), "opened the SQLite database");
         Ok(store)
     }
@@ -158,6 +166,7 @@ impl SqlStore {
             moves: MoveWriter::spawn(pool.clone(), writes.clone(), stats),
             pool,
             writes,
+            file_lock: Arc::default(),
         })
     }
 }
@@ -731,6 +740,10 @@ impl Store for SqlStore {
     async fn close(&self) {
         self.moves.close().await;
         self.pool.close().await;
+        // Only now may another process open the file.
+        if let Ok(mut slot) = self.file_lock.lock() {
+            slot.take();
+        }
     }
 }
 
