@@ -6,6 +6,8 @@
 
 use rand::RngCore;
 use sha2::{Digest, Sha256};
+use unicode_security::GeneralSecurityProfile;
+use unicode_security::general_security_profile::IdentifierType;
 
 use crate::protocol::{ClientError, ErrorCode};
 use crate::store::{PlayerRecord, Store, StoreError};
@@ -57,7 +59,22 @@ pub fn clean_name(name: &str) -> Result<String, ClientError> {
             "A name cannot contain control characters such as newlines or tabs.",
         ));
     }
+    if name.chars().any(is_invisible) {
+        return Err(ClientError::new(
+            ErrorCode::BadName,
+            "A name cannot contain invisible characters (zero-width spaces or joiners, \
+             direction overrides such as U+202E, and the like): use only characters people can see.",
+        ));
+    }
     Ok(name.to_owned())
+}
+
+/// Whether `c` changes how a name looks or reads without showing itself: Unicode's
+/// default-ignorable characters, which include the zero-width space and joiners and every
+/// bidirectional override or isolate (a `U+202E` turns `Ann\u{202E}rekcah` into what reads
+/// as `Annhacker`).
+fn is_invisible(c: char) -> bool {
+    c.identifier_type() == Some(IdentifierType::Default_Ignorable)
 }
 
 fn store_error(error: StoreError, name: &str) -> ClientError {
@@ -127,7 +144,31 @@ mod tests {
     fn names_are_trimmed_and_checked() {
         assert_eq!(clean_name("  Ann ").unwrap(), "Ann");
         assert_eq!(clean_name(&"é".repeat(24)).unwrap().chars().count(), 24);
-        for bad in ["", "   ", &"x".repeat(25), "a\nb", "tab\there"] {
+        for good in [
+            "Zoë",
+            "Łukasz",
+            "Ōtani 大谷",
+            "Jean-Luc",
+            "O'Brien",
+            "Анна",
+            "علي",
+        ] {
+            assert_eq!(clean_name(good).unwrap(), good);
+        }
+        for bad in ["", "   ", &"x".repeat(25), "a\nb", "tab\there"]
+            .into_iter()
+            .map(str::to_owned)
+            .chain(
+                // Direction overrides and isolates, zero-width characters, soft hyphen.
+                [
+                    '\u{202E}', '\u{202D}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',
+                    '\u{200E}', '\u{200F}', '\u{061C}', '\u{200B}', '\u{200C}', '\u{200D}',
+                    '\u{2060}', '\u{FEFF}', '\u{00AD}',
+                ]
+                .map(|c| format!("Ann{c}rekcah")),
+            )
+        {
+            let bad = bad.as_str();
             assert_eq!(
                 clean_name(bad).unwrap_err().code,
                 ErrorCode::BadName,

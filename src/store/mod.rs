@@ -6,6 +6,7 @@
 
 pub mod batch;
 mod endings;
+mod names;
 pub mod sql;
 mod sqlite_file;
 
@@ -19,7 +20,7 @@ pub use sql::{SqlStore, SqliteTuning};
 /// Why a store operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The name is already owned by another player (compared case-insensitively).
+    /// The name, or one a person would read as the same, is owned by another player.
     #[error("the name is already taken by another player")]
     NameTaken,
     /// The database could not be opened, read or written.

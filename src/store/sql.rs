@@ -33,6 +33,7 @@ use tokio::sync::Mutex;
 
 use super::batch::{BatchStats, MoveWriter};
 use super::endings::{read_ratings, write_finishes};
+use super::names::{claim_name, name_key, upgrade_name_keys};
 use super::sqlite_file::{self, FileLock};
 use super::{
     GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord, RatingChange,
@@ -160,6 +161,10 @@ impl SqlStore {
             pool.close().await;
             return Err(err.into());
         }
+        if let Err(err) = upgrade_name_keys(&pool).await {
+            pool.close().await;
+            return Err(err);
+        }
         tracing::debug!(sqlite, "database connected and migrated");
         let writes = Arc::new(Mutex::new(()));
         Ok(SqlStore {
@@ -231,29 +236,6 @@ where
     T: TryFrom<i64, Error = std::num::TryFromIntError>,
 {
     value.map(|v| narrow(v, column)).transpose()
-}
-
-/// Claims `name_key` for `player_id` if nobody owns it yet; returns whether `player_id`
-/// owns it afterwards (true also when it already did).
-async fn claim_name(
-    conn: &mut AnyConnection,
-    name_key: &str,
-    player_id: &str,
-) -> Result<bool, StoreError> {
-    sqlx::query(
-        "INSERT INTO player_names (name_key, player_id) VALUES ($1, $2) \
-         ON CONFLICT (name_key) DO NOTHING",
-    )
-    .bind(name_key)
-    .bind(player_id)
-    .execute(&mut *conn)
-    .await?;
-    let owner: String =
-        sqlx::query_scalar("SELECT player_id FROM player_names WHERE name_key = $1")
-            .bind(name_key)
-            .fetch_one(&mut *conn)
-            .await?;
-    Ok(owner == player_id)
 }
 
 /// The columns of one stored move, in the order [`insert_moves`] binds them.
@@ -488,7 +470,7 @@ impl Store for SqlStore {
         token_hash: &str,
         created_at_ms: i64,
     ) -> Result<(), StoreError> {
-        let name_key = player.name.to_lowercase();
+        let name_key = name_key(&player.name);
         let _writing = self.writes.lock().await;
         let mut tx = self.pool.begin().await?;
         sqlx::query(
@@ -510,7 +492,7 @@ impl Store for SqlStore {
     }
 
     async fn rename_player(&self, player_id: &str, name: &str) -> Result<(), StoreError> {
-        let name_key = name.to_lowercase();
+        let name_key = name_key(name);
         let _writing = self.writes.lock().await;
         let mut tx = self.pool.begin().await?;
         if !claim_name(&mut tx, &name_key, player_id).await? {
@@ -1105,6 +1087,65 @@ mod tests {
             Some(player("p2", "Bob"))
         );
         assert_eq!(store.player_by_token("nope").await.expect("lookup"), None);
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_look_alike_of_a_name_is_taken() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        store
+            .create_player(&player("p1", "Alice"), "hash-1", 10)
+            .await
+            .expect("create alice");
+        for (id, look_alike) in [("p2", "\u{0410}lice"), ("p3", "A1ice"), ("p4", "ALICE")] {
+            let err = store
+                .create_player(&player(id, look_alike), id, 20)
+                .await
+                .expect_err(look_alike);
+            assert!(
+                matches!(err, StoreError::NameTaken),
+                "{look_alike}: {err:?}"
+            );
+        }
+        store
+            .create_player(&player("p5", "Alicia"), "hash-5", 30)
+            .await
+            .expect("a different name is free");
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn name_keys_written_under_the_old_rule_are_upgraded_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = open(&dir).await;
+        store
+            .create_player(&player("p1", "b0b"), "hash-1", 10)
+            .await
+            .expect("create b0b");
+        // As an older server left it: the key is the lowercase name, and no rule noted.
+        for statement in [
+            "UPDATE player_names SET name_key = 'b0b' WHERE player_id = 'p1'",
+            "DELETE FROM store_meta",
+        ] {
+            sqlx::query(statement)
+                .execute(&store.pool)
+                .await
+                .expect(statement);
+        }
+        store.close().await;
+
+        let store = open(&dir).await;
+        let err = store
+            .create_player(&player("p2", "bob"), "hash-2", 20)
+            .await
+            .expect_err("bob looks like b0b");
+        assert!(matches!(err, StoreError::NameTaken), "{err:?}");
+        assert_eq!(
+            store.player_by_token("hash-1").await.expect("lookup"),
+            Some(player("p1", "b0b")),
+            "the old player keeps their name"
+        );
         store.close().await;
     }
 
