@@ -10,6 +10,8 @@
 //!
 //! See BENCHMARKS.md for the commands and what was measured.
 
+#[path = "parlor_bench/abuse.rs"]
+mod abuse;
 #[path = "parlor_bench/error.rs"]
 mod error;
 #[path = "parlor_bench/load.rs"]
@@ -85,6 +87,18 @@ struct Args {
     /// The bot rooms' level: random, easy, medium or hard.
     #[arg(long, default_value = "hard")]
     bot_level: String,
+    /// Also run clients that abuse the server alongside the load: `flood` (refused
+    /// messages), `rooms` (room creation) or `draws` (draw offers to a bot). Parlor then
+    /// keeps its per-connection limits (its per-address ones stay off: the whole load
+    /// comes from one address).
+    #[arg(long, value_enum)]
+    abuse: Option<abuse::Abuse>,
+    /// How many abusing clients.
+    #[arg(long, default_value_t = 1)]
+    abusers: usize,
+    /// Messages per second each abusing client tries to send.
+    #[arg(long, default_value_t = 2000)]
+    abuse_rate: u32,
     /// Pin the server to core 0 and the generator to core 1 (with taskset).
     #[arg(long)]
     pin: bool,
@@ -143,6 +157,7 @@ fn run(args: &Args) -> Result<(), BenchError> {
         bot_rooms: args.bot_rooms,
         bot_game: args.bot_game.clone(),
         bot_level: args.bot_level.clone(),
+        abuse: args.abuse.map(|kind| (kind, args.abusers, args.abuse_rate)),
     };
     if let Some(rate) = args.rate
         && !(rate > 0.0 && rate.is_finite())
@@ -220,7 +235,7 @@ async fn measure(
             load.game
         )));
     }
-    let server = Server::start(target, bin_dir, pin)?;
+    let server = Server::start(target, bin_dir, pin, load.abuse.is_some())?;
     eprintln!(
         "parlor-bench: {target} (pid {}) at {}",
         server.pid, server.url

@@ -18,6 +18,7 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
 use tokio_util::sync::CancellationToken;
 
+use crate::abuse::{self, Abuse, AbuseCounters, AbuseFigures};
 use crate::error::BenchError;
 use crate::system;
 
@@ -34,7 +35,7 @@ const CLOSE_PATIENCE: Duration = Duration::from_secs(20);
 /// How many error texts a report keeps.
 const ERRORS_KEPT: usize = 5;
 
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// What load to generate, and for how long.
 #[derive(Clone, Debug)]
@@ -59,6 +60,9 @@ pub struct Load {
     pub connect_concurrency: usize,
     /// Rooms in which two bots play each other alongside the load (Parlor only).
     pub bot_rooms: usize,
+    /// Clients abusing the server alongside the load: what they do, how many, and how
+    /// many messages a second each tries to send.
+    pub abuse: Option<(Abuse, usize, u32)>,
     /// Those rooms' game.
     pub bot_game: String,
     /// Those bots' level, e.g. `hard`.
@@ -112,6 +116,8 @@ pub struct Measured {
     pub server_cpu_secs: Option<f64>,
     /// Generator CPU seconds within the window.
     pub generator_cpu_secs: Option<f64>,
+    /// What the abusing clients did, whole run.
+    pub abuse: Option<AbuseFigures>,
 }
 
 #[derive(Default)]
@@ -299,6 +305,18 @@ pub async fn run(load: &Load, pid: Option<u32>) -> Result<Measured, BenchError> 
         };
         tasks.spawn(bots.keep(ctx.clone()));
     }
+    let abuse_counters = Arc::new(AbuseCounters::default());
+    if let Some((kind, clients, rate)) = load.abuse {
+        abuse::start(
+            &mut tasks,
+            &load.url,
+            kind,
+            clients,
+            rate,
+            &abuse_counters,
+            &ctx.cancel,
+        );
+    }
     ctx.start_ns.store(ctx.now_ns(), Ordering::Relaxed);
     let _ = start_tx.send(true);
     tokio::time::sleep(load.warmup).await;
@@ -353,6 +371,9 @@ pub async fn run(load: &Load, pid: Option<u32>) -> Result<Measured, BenchError> 
         generator_cpu_secs: generator_cpu_after
             .zip(generator_cpu_before)
             .map(|(a, b)| a - b),
+        abuse: load
+            .abuse
+            .map(|(kind, clients, rate)| abuse_counters.figures(kind, clients, rate)),
     })
 }
 
@@ -420,7 +441,7 @@ struct Kind<'a> {
 }
 
 /// A new connection that has said hello; returns it and the player's id.
-async fn hello(url: &str, name: &str) -> Result<(Ws, String), String> {
+pub async fn hello(url: &str, name: &str) -> Result<(Ws, String), String> {
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER_BYTES);
     let connecting = connect_async_with_config(url, Some(config), true);
     let (mut ws, _) = tokio::time::timeout(SETUP_PATIENCE, connecting)
@@ -436,7 +457,7 @@ async fn hello(url: &str, name: &str) -> Result<(Ws, String), String> {
     Ok((ws, id))
 }
 
-async fn send(ws: &mut Ws, text: String) -> Result<(), String> {
+pub async fn send(ws: &mut Ws, text: String) -> Result<(), String> {
     tokio::time::timeout(SETUP_PATIENCE, ws.send(Message::text(text)))
         .await
         .map_err(|_| "sending took too long".to_owned())?

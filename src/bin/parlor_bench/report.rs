@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::abuse::AbuseFigures;
 use crate::load::{Load, Measured};
 
 /// One target's figures.
@@ -49,6 +50,8 @@ pub struct Report {
     pub bot_states_per_s: f64,
     /// Bot games finished in the window.
     pub bot_games: u64,
+    /// What abusing clients alongside the load did, and what the server made of it.
+    pub abuse: Option<AbuseFigures>,
     /// From a move's sending (open loop: its scheduled time) to the opponent's receipt
     /// of the new state.
     pub latency_us: Latency,
@@ -175,6 +178,7 @@ impl Report {
             bot_rooms: load.bot_rooms,
             bot_states_per_s: per_s(m.bot_states),
             bot_games: m.bot_games,
+            abuse: m.abuse.clone(),
             latency_us: Latency {
                 samples: h.len(),
                 p50: h.value_at_quantile(0.5),
@@ -256,6 +260,13 @@ impl Report {
         );
         for first in &e.first {
             let _ = writeln!(out, "    {first}");
+        }
+        if let Some(a) = &self.abuse {
+            let _ = writeln!(
+                out,
+                "  alongside, {} {:?} abusers at {}/s each: {} sent, {} refused for a limit, {} answered otherwise, closed {} times",
+                a.clients, a.kind, a.rate_per_client, a.sent, a.refused, a.answered, a.closed
+            );
         }
         if let Some([one, five, fifteen]) = self.load_average {
             let _ = writeln!(out, "  load average {one:.2} {five:.2} {fifteen:.2}");

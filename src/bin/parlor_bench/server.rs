@@ -64,8 +64,15 @@ pub struct Server {
 
 impl Server {
     /// Starts `target`'s binary from `bin_dir` on a free port, in a new scratch directory
-    /// (Parlor's database goes there), pinned to core 0 when `pin`.
-    pub fn start(target: Target, bin_dir: &Path, pin: bool) -> Result<Server, BenchError> {
+    /// (Parlor's database goes there), pinned to core 0 when `pin`. Parlor's limits per
+    /// address and its server-wide caps are off (the whole load comes from one address);
+    /// its per-connection limits stay on only with `connection_limits`.
+    pub fn start(
+        target: Target,
+        bin_dir: &Path,
+        pin: bool,
+        connection_limits: bool,
+    ) -> Result<Server, BenchError> {
         let binary = bin_dir.join(target.binary());
         if !binary.is_file() {
             return Err(BenchError::MissingBinary(binary));
@@ -105,6 +112,7 @@ impl Server {
             // Setting up 10k connections takes longer than the default 30 s in which a
             // game's first move must come; the measured traffic is the same either way.
             .env("PARLOR_ROOMS__FIRST_MOVE_SECS", "3600")
+            .envs(limits_off(connection_limits).map(|key| (key, "0")))
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(log_err);
@@ -178,6 +186,27 @@ impl Drop for Server {
 }
 
 /// The `ADDR` of the first `listening on http://ADDR` line.
+/// The environment variables that turn Parlor's limits off: those per address and the
+/// server-wide caps always, those per connection unless `connection_limits`.
+fn limits_off(connection_limits: bool) -> impl Iterator<Item = &'static str> {
+    let always = [
+        "PARLOR_LIMITS__CONNECTIONS_PER_IP",
+        "PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_IP",
+        "PARLOR_LIMITS__PLAYERS_PER_MINUTE_PER_IP",
+        "PARLOR_LIMITS__MAX_ROOMS",
+        "PARLOR_LIMITS__SPECTATORS_PER_ROOM",
+    ];
+    let per_connection = [
+        "PARLOR_LIMITS__MESSAGES_PER_SEC",
+        "PARLOR_LIMITS__CLOSE_AFTER_REFUSALS",
+        "PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_CONNECTION",
+    ];
+    let per_connection = per_connection
+        .into_iter()
+        .filter(move |_| !connection_limits);
+    always.into_iter().chain(per_connection)
+}
+
 fn listening_address(log: &str) -> Option<&str> {
     let rest = log.split_once("listening on http://")?.1;
     let end = rest.find(|c: char| c.is_whitespace())?;
