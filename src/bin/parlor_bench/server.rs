@@ -15,6 +15,21 @@ use crate::error::BenchError;
 /// How long a server may take to say where it listens.
 const START_PATIENCE: Duration = Duration::from_secs(30);
 
+/// Every `[limits]` key, each turned off (0) in the Parlor under test: the load comes
+/// from one address, opens up to tens of thousands of connections and rooms, and plays
+/// as fast as it can, which is what the limits exist to refuse from a stranger.
+const LIMITS_OFF: &[&str] = &[
+    "PARLOR_LIMITS__MESSAGES_PER_SEC",
+    "PARLOR_LIMITS__MESSAGES_BURST",
+    "PARLOR_LIMITS__CLOSE_AFTER_REFUSALS",
+    "PARLOR_LIMITS__CONNECTIONS_PER_IP",
+    "PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_CONNECTION",
+    "PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_IP",
+    "PARLOR_LIMITS__PLAYERS_PER_MINUTE_PER_IP",
+    "PARLOR_LIMITS__MAX_ROOMS",
+    "PARLOR_LIMITS__SPECTATORS_PER_ROOM",
+];
+
 /// How long a server may take to stop after SIGTERM before it is killed.
 const STOP_PATIENCE: Duration = Duration::from_secs(15);
 
@@ -105,6 +120,7 @@ impl Server {
             // Setting up 10k connections takes longer than the default 30 s in which a
             // game's first move must come; the measured traffic is the same either way.
             .env("PARLOR_ROOMS__FIRST_MOVE_SECS", "3600")
+            .envs(LIMITS_OFF.iter().map(|key| (*key, "0")))
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(log_err);
@@ -182,4 +198,22 @@ fn listening_address(log: &str) -> Option<&str> {
     let rest = log.split_once("listening on http://")?.1;
     let end = rest.find(|c: char| c.is_whitespace())?;
     Some(&rest[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_limit_that_can_be_turned_off_is() {
+        let unlimited = serde_json::to_value(parlor::config::LimitsConfig::unlimited()).unwrap();
+        for (key, value) in unlimited.as_object().unwrap() {
+            let variable = format!("PARLOR_LIMITS__{}", key.to_uppercase());
+            assert_eq!(
+                value == 0,
+                LIMITS_OFF.contains(&variable.as_str()),
+                "{variable}"
+            );
+        }
+    }
 }
