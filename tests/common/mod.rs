@@ -26,6 +26,10 @@ pub fn test_config(dir: &Path) -> Config {
     config.bots.min_delay_ms = 0;
     config.bots.fill_after_secs = 1;
     config.rooms.reconnect_grace_secs = 1;
+    // With bots replying at once, a test client plays far faster than a person can
+    // (a whole chess game in a second); the message budget gets its own tests.
+    config.limits.messages_per_sec = 500;
+    config.limits.messages_burst = 1_000;
     config
 }
 
