@@ -60,11 +60,6 @@ impl Limits {
         })
     }
 
-    /// How many connections `address` has open (0 when that limit is off).
-    pub fn connections_open(&self, address: IpAddr) -> u32 {
-        self.connections.count(address)
-    }
-
     /// Fresh budgets for a new connection.
     pub fn connection_budgets(&self) -> ConnectionBudgets {
         ConnectionBudgets {

@@ -212,15 +212,20 @@ pub async fn run(opened: Opened) {
                         };
                         break End::close(breach.close_code(), description, why);
                     }
-                    Some(Ok(AggregatedMessage::Text(text))) => {
-                        if !budgets.messages.allow() {
-                            refusals += 1;
-                            queue!(writer, Outbound::Text(connection.refuse(&text)));
-                            if close_after_refusals != 0 && refusals >= close_after_refusals {
-                                break End::close(CloseCode::Policy, Some("too many messages; slow down".into()), "over its message budget");
-                            }
-                            continue;
+                    // The guard takes the frame's token from the budget: every text or
+                    // binary frame is counted once, here; pings and pongs never are.
+                    Some(Ok(message @ (AggregatedMessage::Text(_) | AggregatedMessage::Binary(_)))) if !budgets.messages.allow() => {
+                        refusals += 1;
+                        let text = match &message {
+                            AggregatedMessage::Text(text) => text.as_ref(),
+                            _ => "",
+                        };
+                        queue!(writer, Outbound::Text(connection.refuse(text)));
+                        if close_after_refusals != 0 && refusals >= close_after_refusals {
+                            break End::close(CloseCode::Policy, Some("too many messages; slow down".into()), "over its message budget");
                         }
+                    }
+                    Some(Ok(AggregatedMessage::Text(text))) => {
                         refusals = 0;
                         let received = Instant::now();
                         // Boxed: handling a request holds far more state than waiting
@@ -231,14 +236,6 @@ pub async fn run(opened: Opened) {
                         }
                     }
                     Some(Ok(AggregatedMessage::Binary(_))) => {
-                        if !budgets.messages.allow() {
-                            refusals += 1;
-                            queue!(writer, Outbound::Text(connection.refuse("")));
-                            if close_after_refusals != 0 && refusals >= close_after_refusals {
-                                break End::close(CloseCode::Policy, Some("too many messages; slow down".into()), "over its message budget");
-                            }
-                            continue;
-                        }
                         refusals = 0;
                         let reply = ServerMsg::error(ClientError::new(ErrorCode::BadMessage, "Send messages as JSON text frames, not binary frames."), None);
                         queue!(writer, Outbound::Text(encode(&reply)));
