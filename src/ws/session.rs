@@ -156,7 +156,11 @@ pub async fn run(opened: Opened) {
     let ping_every = Duration::from_secs(server.ping_interval_secs);
     let timeout = Duration::from_secs(server.client_timeout_secs);
     let hello_within = Duration::from_secs(server.hello_timeout_secs);
-    let write_timeout = Duration::from_secs(server.write_timeout_secs);
+    // 0 turns the bound off (tokio treats a deadline past the end of time as never).
+    let write_timeout = match server.write_timeout_secs {
+        0 => Duration::MAX,
+        secs => Duration::from_secs(secs),
+    };
     let writer = Writer::start(session, socket.clone(), write_timeout);
     let budgets = app.limits.connection_budgets();
     let close_after_refusals = app.limits.close_after_refusals();

@@ -17,6 +17,9 @@ use super::socket::SocketHandle;
 /// Frames a session may queue ahead of its socket; a client this far behind is dropped.
 const QUEUE_FRAMES: usize = 256;
 
+/// Frames the writer takes from its queue at a time: a broadcast burst costs one wake-up.
+const BATCH: usize = 32;
+
 /// What the writer sends, in order.
 pub enum Outbound {
     /// A text frame.
@@ -101,29 +104,46 @@ async fn write(
     write_timeout: Duration,
     failed: CancellationToken,
 ) {
-    while let Some(frame) = queued.recv().await {
-        let written = match frame {
-            Outbound::Text(text) => timeout(write_timeout, session.text(text)).await,
-            Outbound::Ping => timeout(write_timeout, session.ping(b"")).await,
-            Outbound::Pong(bytes) => timeout(write_timeout, session.pong(&bytes)).await,
-            Outbound::Close(reason) => {
-                let closed = timeout(write_timeout, session.clone().close(reason)).await;
-                if closed.is_err() {
-                    stalled(socket.as_ref(), &failed);
-                }
+    let mut batch = Vec::with_capacity(BATCH);
+    while queued.recv_many(&mut batch, BATCH).await > 0 {
+        for frame in batch.drain(..) {
+            if !write_one(&mut session, frame, socket.as_ref(), write_timeout, &failed).await {
                 return;
             }
-        };
-        match written {
-            Ok(Ok(())) => {}
-            Ok(Err(_closed)) => {
-                failed.cancel();
-                return;
+        }
+    }
+}
+
+/// Writes one frame within the write timeout; `false` once nothing more may be written
+/// (after a close frame, or when the socket failed or stalled).
+async fn write_one(
+    session: &mut Session,
+    frame: Outbound,
+    socket: Option<&SocketHandle>,
+    write_timeout: Duration,
+    failed: &CancellationToken,
+) -> bool {
+    let written = match frame {
+        Outbound::Text(text) => timeout(write_timeout, session.text(text)).await,
+        Outbound::Ping => timeout(write_timeout, session.ping(b"")).await,
+        Outbound::Pong(bytes) => timeout(write_timeout, session.pong(&bytes)).await,
+        Outbound::Close(reason) => {
+            let closed = timeout(write_timeout, session.clone().close(reason)).await;
+            if closed.is_err() {
+                stalled(socket, failed);
             }
-            Err(_elapsed) => {
-                stalled(socket.as_ref(), &failed);
-                return;
-            }
+            return false;
+        }
+    };
+    match written {
+        Ok(Ok(())) => true,
+        Ok(Err(_closed)) => {
+            failed.cancel();
+            false
+        }
+        Err(_elapsed) => {
+            stalled(socket, failed);
+            false
         }
     }
 }
