@@ -39,6 +39,12 @@ pub enum ApiError {
     /// The resource exists but is not ready for this request (e.g. an unfinished game).
     #[error("{0}")]
     Conflict(String),
+    /// The page's origin may not open a WebSocket here.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The client has used up a quota (open connections from its address).
+    #[error("{0}")]
+    TooManyRequests(String),
     /// Stored data could not be turned into the requested form.
     #[error("the stored game could not be exported: {0}")]
     Export(String),
@@ -67,6 +73,8 @@ impl ResponseError for ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Export(_) | ApiError::Metrics(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
@@ -87,6 +95,8 @@ impl ResponseError for ApiError {
             ApiError::NotFound(_) => "not_found",
             ApiError::BadRequest(_) => "bad_request",
             ApiError::Conflict(_) => "not_finished",
+            ApiError::Forbidden(_) => "origin_not_allowed",
+            ApiError::TooManyRequests(_) => "rate_limited",
             ApiError::Export(_) => "export_failed",
             ApiError::Metrics(_) => "metrics_unavailable",
             ApiError::Unavailable(_) => "storage_unavailable",

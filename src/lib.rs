@@ -13,6 +13,7 @@ pub mod catalog;
 pub mod config;
 pub mod games;
 pub mod http;
+pub mod limits;
 pub mod lobby;
 pub mod metrics;
 pub mod players;
@@ -33,12 +34,14 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use crate::config::Config;
+use crate::limits::Limits;
 use crate::lobby::{Lobby, LobbyFeed};
 use crate::metrics::{Metrics, MetricsError};
 use crate::room::RoomContext;
 use crate::store::batch::BatchStats;
 use crate::store::{SqlStore, SqliteTuning, Store, StoreError};
 use crate::thinkers::Thinkers;
+use crate::ws::{ConnectionSocket, OriginPolicy};
 
 /// How long shutdown waits for rooms to finish their current work.
 const ROOMS_GRACE: Duration = Duration::from_secs(10);
@@ -55,6 +58,10 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     /// What `GET /metrics` reports.
     pub metrics: Arc<Metrics>,
+    /// What one connection, one address or the whole server may ask for.
+    pub limits: Arc<Limits>,
+    /// Which pages may open a WebSocket.
+    pub origins: OriginPolicy,
 }
 
 /// Why the server could not run.
@@ -69,6 +76,9 @@ pub enum RunError {
     /// The metrics could not be set up.
     #[error(transparent)]
     Metrics(#[from] MetricsError),
+    /// A setting cannot be used as it is.
+    #[error("{0}")]
+    Config(String),
 }
 
 /// Turns Nagle's algorithm off on every accepted connection: a WebSocket frame (a move,
@@ -82,6 +92,15 @@ fn no_delay(connection: &dyn std::any::Any, _: &mut actix_web::dev::Extensions) 
     }
 }
 
+/// Prepares every accepted connection: no Nagle delay, and its socket registered for the
+/// WebSocket session that may take it over.
+fn on_connect(connection: &dyn std::any::Any, extensions: &mut actix_web::dev::Extensions) {
+    no_delay(connection, extensions);
+    if let Some(stream) = connection.downcast_ref::<actix_web::rt::net::TcpStream>() {
+        ConnectionSocket::register(stream, extensions);
+    }
+}
+
 /// Runs the server on `listener` until `shutdown` is cancelled, then shuts down
 /// gracefully: stops accepting, tells every client (`shutdown`), lets rooms finish the
 /// work in hand (in-flight store writes complete), and closes the database.
@@ -92,6 +111,7 @@ pub async fn run(
     listener: TcpListener,
     shutdown: CancellationToken,
 ) -> Result<(), RunError> {
+    let origins = OriginPolicy::new(&config.server.allowed_origins).map_err(RunError::Config)?;
     let metrics = Arc::new(Metrics::new()?);
     let batches = BatchStats {
         moves: metrics.store_batch_moves.clone(),
@@ -118,13 +138,17 @@ pub async fn run(
         metrics: metrics.clone(),
         lobby_feed: LobbyFeed::default(),
     });
+    let limits = Arc::new(Limits::new(&config.limits));
     let state = web::Data::new(AppState {
         lobby: Lobby::new(context, tokio::runtime::Handle::current()),
         store: store.clone(),
         config,
         shutdown: shutdown.clone(),
         metrics,
+        limits: limits.clone(),
+        origins,
     });
+    tokio::spawn(limits.prune_until(shutdown.clone()));
     let address = listener.local_addr()?;
     let app_state = state.clone();
     let server = HttpServer::new(move || {
@@ -133,7 +157,7 @@ pub async fn run(
             .app_data(app_state.clone())
             .configure(http::routes)
     })
-    .on_connect(no_delay)
+    .on_connect(on_connect)
     .disable_signals()
     .shutdown_timeout(5)
     .listen(listener)?

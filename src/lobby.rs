@@ -43,7 +43,8 @@ impl Lobby {
     }
 
     /// Creates a room after checking, in order, the game, the seats and the options
-    /// (including whether the game can start from `options.start`).
+    /// (including whether the game can start from `options.start`), then that the server
+    /// holds fewer than `limits.max_rooms` (`server_full`).
     /// `creator` must be given when a seat is `me` and is then seated in it.
     pub fn create(
         &self,
@@ -74,6 +75,17 @@ impl Lobby {
                 format!(
                     "The position in \"start\" is already decided ({}); give one where a move can still be played.",
                     outcome.reason
+                ),
+            ));
+        }
+        let max_rooms = self.context.config.limits.max_rooms as usize;
+        // Two creations racing on different workers may both pass: the cap can be
+        // exceeded by at most the number of HTTP workers, which is harmless.
+        if max_rooms != 0 && self.rooms.len() >= max_rooms {
+            return Err(ClientError::new(
+                ErrorCode::ServerFull,
+                format!(
+                    "The server already has {max_rooms} rooms, the most it holds; join or watch one of them, or try again when some have finished."
                 ),
             ));
         }

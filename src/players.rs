@@ -93,12 +93,14 @@ fn store_error(error: StoreError, name: &str) -> ClientError {
 }
 
 /// Performs `hello`: resumes the player a known token belongs to (renaming them if they
-/// ask for a different, free name), or registers a new player with a fresh token.
+/// ask for a different, free name), or registers a new player with a fresh token once
+/// `admit_new` allows it (the per-address quota; a returning player never asks it).
 pub async fn hello(
     store: &dyn Store,
     name: &str,
     token: Option<&str>,
     now_ms: i64,
+    admit_new: impl FnOnce() -> Result<(), ClientError>,
 ) -> Result<Identity, ClientError> {
     let name = clean_name(name)?;
     if let Some(token) = token {
@@ -120,6 +122,7 @@ pub async fn hello(
             });
         }
     }
+    admit_new()?;
     let token = random_hex(32);
     let player = PlayerRecord {
         player_id: format!("p_{}", random_hex(8)),

@@ -26,6 +26,10 @@ pub fn test_config(dir: &Path) -> Config {
     config.bots.min_delay_ms = 0;
     config.bots.fill_after_secs = 1;
     config.rooms.reconnect_grace_secs = 1;
+    // With bots replying at once, a test client plays far faster than a person can
+    // (a whole chess game in a second); the message budget gets its own tests.
+    config.limits.messages_per_sec = 500;
+    config.limits.messages_burst = 1_000;
     config
 }
 
@@ -254,5 +258,151 @@ impl Client {
 
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;
+    }
+}
+
+impl TestServer {
+    /// A WebSocket connection with extra request headers, or the HTTP status and JSON
+    /// body the upgrade was refused with.
+    pub async fn connect_with(&self, headers: &[(&str, &str)]) -> Result<Client, (u16, Value)> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
+        let mut request = format!("ws://{}/ws", self.addr)
+            .into_client_request()
+            .unwrap();
+        for (name, value) in headers {
+            request.headers_mut().insert(
+                HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        match connect_async(request).await {
+            Ok((ws, _)) => Ok(Client { ws }),
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                let status = response.status().as_u16();
+                let body = response.body().clone().unwrap_or_default();
+                Err((status, serde_json::from_slice(&body).unwrap_or(Value::Null)))
+            }
+            Err(other) => panic!("the upgrade failed: {other}"),
+        }
+    }
+
+    /// A value from `/metrics` (a metric without labels).
+    pub async fn metric(&self, name: &str) -> f64 {
+        let text = reqwest::get(self.url("/metrics"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        text.lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+            .unwrap_or_else(|| panic!("no metric {name}"))
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    /// A raw TCP connection that has been upgraded to a WebSocket; the caller writes and
+    /// reads frames itself (see [`masked_frame`] and [`read_close`]). `recv_buffer`
+    /// shrinks the socket's receive buffer, for clients that stop reading.
+    pub async fn raw_websocket(&self, recv_buffer: Option<u32>) -> TcpStream {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        if let Some(size) = recv_buffer {
+            socket.set_recv_buffer_size(size).unwrap();
+        }
+        let mut stream = socket.connect(self.addr).await.unwrap();
+        let request = format!(
+            "GET /ws HTTP/1.1\r\nHost: {}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+            self.addr
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut head = Vec::new();
+        while !head.ends_with(b"\r\n\r\n") {
+            let mut byte = [0u8; 1];
+            let read = tokio::time::timeout(PATIENCE, stream.read(&mut byte))
+                .await
+                .expect("no upgrade response")
+                .unwrap();
+            assert_eq!(read, 1, "closed during the upgrade");
+            head.push(byte[0]);
+        }
+        let head = String::from_utf8_lossy(&head);
+        assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+        stream
+    }
+}
+
+/// A client frame (masked, final) with this opcode and payload.
+pub fn masked_frame(opcode: u8, payload: &[u8]) -> Vec<u8> {
+    let mask = [0x12, 0x34, 0x56, 0x78];
+    let mut frame = vec![0x80 | opcode];
+    let length = payload.len();
+    if length < 126 {
+        frame.push(0x80 | length as u8);
+    } else if length <= usize::from(u16::MAX) {
+        frame.push(0x80 | 126);
+        frame.extend_from_slice(&(length as u16).to_be_bytes());
+    } else {
+        frame.push(0x80 | 127);
+        frame.extend_from_slice(&(length as u64).to_be_bytes());
+    }
+    frame.extend_from_slice(&mask);
+    frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    frame
+}
+
+/// Reads server frames from a raw WebSocket until its close frame; returns the close
+/// code and reason. Panics after `patience`, or if the socket ends without one.
+pub async fn read_close(stream: &mut TcpStream, patience: Duration) -> (u16, String) {
+    use tokio::io::AsyncReadExt;
+    let read = async {
+        loop {
+            let mut head = [0u8; 2];
+            stream
+                .read_exact(&mut head)
+                .await
+                .expect("ended without a close frame");
+            let length = match head[1] & 0x7f {
+                126 => u64::from(stream.read_u16().await.unwrap()),
+                127 => stream.read_u64().await.unwrap(),
+                short => u64::from(short),
+            };
+            let mut payload = vec![0u8; usize::try_from(length).unwrap()];
+            stream.read_exact(&mut payload).await.unwrap();
+            if head[0] & 0x0f == 0x8 {
+                let code = u16::from_be_bytes([payload[0], payload[1]]);
+                return (code, String::from_utf8_lossy(&payload[2..]).into_owned());
+            }
+        }
+    };
+    tokio::time::timeout(patience, read)
+        .await
+        .expect("no close frame in time")
+}
+
+impl Client {
+    /// Waits for the server's close frame (skipping other frames); returns its code and
+    /// reason. Panics after `patience`, or if the socket ends without one.
+    pub async fn closed_with(&mut self, patience: Duration) -> (u16, String) {
+        let wait = async {
+            loop {
+                match self.ws.next().await {
+                    Some(Ok(Message::Close(Some(frame)))) => {
+                        return (u16::from(frame.code), frame.reason.to_string());
+                    }
+                    Some(Ok(Message::Close(None))) => panic!("closed without a code"),
+                    Some(Ok(_)) => {}
+                    Some(Err(error)) => {
+                        panic!("the connection failed before a close frame: {error}")
+                    }
+                    None => panic!("the connection ended without a close frame"),
+                }
+            }
+        };
+        tokio::time::timeout(patience, wait)
+            .await
+            .expect("no close frame in time")
     }
 }

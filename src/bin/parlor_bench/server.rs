@@ -212,3 +212,30 @@ fn listening_address(log: &str) -> Option<&str> {
     let end = rest.find(|c: char| c.is_whitespace())?;
     Some(&rest[..end])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_limit_that_can_be_turned_off_is() {
+        let unlimited = serde_json::to_value(parlor::config::LimitsConfig::unlimited()).unwrap();
+        let off: Vec<&str> = limits_off(false).collect();
+        for (key, value) in unlimited.as_object().unwrap() {
+            // The burst means nothing once the rate is off.
+            if key == "messages_burst" {
+                continue;
+            }
+            let variable = format!("PARLOR_LIMITS__{}", key.to_uppercase());
+            assert_eq!(value == 0, off.contains(&variable.as_str()), "{variable}");
+        }
+    }
+
+    #[test]
+    fn under_abuse_only_the_per_connection_limits_stay_on() {
+        let off: Vec<&str> = limits_off(true).collect();
+        assert!(off.contains(&"PARLOR_LIMITS__CONNECTIONS_PER_IP"));
+        assert!(!off.contains(&"PARLOR_LIMITS__MESSAGES_PER_SEC"));
+        assert!(!off.contains(&"PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_CONNECTION"));
+    }
+}

@@ -1,0 +1,142 @@
+//! What one connection, one client address or the whole server may ask for, so that no
+//! stranger can stall the rooms others play in: a message budget per connection, room
+//! and new-player quotas per minute, and open connections per address. Built from
+//! `[limits]`, where 0 turns a limit off; docs/RELIABILITY.md lists them all.
+
+mod address;
+mod connections;
+mod rate;
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::config::LimitsConfig;
+use crate::protocol::{ClientError, ErrorCode};
+
+pub use address::client_address;
+pub use connections::{ConnectionPermit, Connections};
+pub use rate::{Budget, KeyedBudget};
+
+/// How often the per-address tables forget addresses that have gone quiet.
+const PRUNE_EVERY: Duration = Duration::from_secs(60);
+
+/// The server-wide state of the limits: counts and buckets keyed by client address.
+pub struct Limits {
+    config: LimitsConfig,
+    connections: Connections,
+    rooms_per_address: KeyedBudget,
+    players_per_address: KeyedBudget,
+}
+
+/// A connection's own budgets.
+pub struct ConnectionBudgets {
+    /// Every message but pings and pongs takes one.
+    pub messages: Budget,
+    /// Every room created takes one.
+    pub rooms: Budget,
+}
+
+impl Limits {
+    /// The limits `config` sets, all counts at zero.
+    pub fn new(config: &LimitsConfig) -> Limits {
+        Limits {
+            config: config.clone(),
+            connections: Connections::new(config.connections_per_ip),
+            rooms_per_address: KeyedBudget::per_minute(config.rooms_per_minute_per_ip),
+            players_per_address: KeyedBudget::per_minute(config.players_per_minute_per_ip),
+        }
+    }
+
+    /// A place for a new connection from `address`; `Err` says why there is none.
+    pub fn open_connection(&self, address: IpAddr) -> Result<ConnectionPermit, String> {
+        self.connections.open(address).ok_or_else(|| {
+            format!(
+                "{address} already has {} connections open, the most allowed; close one first",
+                self.config.connections_per_ip
+            )
+        })
+    }
+
+    /// Fresh budgets for a new connection.
+    pub fn connection_budgets(&self) -> ConnectionBudgets {
+        ConnectionBudgets {
+            messages: Budget::per_second(self.config.messages_per_sec, self.config.messages_burst),
+            rooms: Budget::per_minute(self.config.rooms_per_minute_per_connection),
+        }
+    }
+
+    /// A connection is closed after this many `rate_limited` refusals in a row (0: never).
+    pub fn close_after_refusals(&self) -> u32 {
+        self.config.close_after_refusals
+    }
+
+    /// The `rate_limited` error for a message over the connection's budget.
+    pub fn message_refused(&self) -> ClientError {
+        ClientError::new(
+            ErrorCode::RateLimited,
+            format!(
+                "Too many messages: a connection may send {} a second (bursts of {}). This one was ignored; slow down.",
+                self.config.messages_per_sec,
+                self.config.messages_burst.max(self.config.messages_per_sec)
+            ),
+        )
+    }
+
+    /// Takes one room creation from the connection's and the address's quotas, or says
+    /// which is used up.
+    pub fn create_room(&self, connection: &Budget, address: IpAddr) -> Result<(), ClientError> {
+        if !connection.allow() {
+            return Err(ClientError::new(
+                ErrorCode::RateLimited,
+                format!(
+                    "This connection has created {} rooms in the last minute, the most allowed; wait a little before creating another.",
+                    self.config.rooms_per_minute_per_connection
+                ),
+            ));
+        }
+        if !self.rooms_per_address.allow(address) {
+            return Err(ClientError::new(
+                ErrorCode::RateLimited,
+                format!(
+                    "Your address has created {} rooms in the last minute, the most allowed; wait a little before creating another.",
+                    self.config.rooms_per_minute_per_ip
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Takes one new player from the address's quota, or says it is used up.
+    pub fn new_player(&self, address: IpAddr) -> Result<(), ClientError> {
+        if self.players_per_address.allow(address) {
+            return Ok(());
+        }
+        Err(ClientError::new(
+            ErrorCode::RateLimited,
+            format!(
+                "Your address has made {} new players in the last minute, the most allowed; wait a little, or say hello with the token of a player you already have.",
+                self.config.players_per_minute_per_ip
+            ),
+        ))
+    }
+
+    /// Forgets the addresses whose quotas have refilled.
+    pub fn prune(&self) {
+        self.rooms_per_address.prune();
+        self.players_per_address.prune();
+    }
+
+    /// Prunes every minute until `shutdown`.
+    pub async fn prune_until(self: Arc<Self>, shutdown: CancellationToken) {
+        let mut every = tokio::time::interval(PRUNE_EVERY);
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                _ = every.tick() => self.prune(),
+            }
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! What a session does with each message: checks who is asking, enforces the room and
+//! player quotas, and forwards the rest to the lobby and the rooms. Knows no game rules.
+
+use std::time::SystemTime;
+
+use bytestring::ByteString;
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+use tracing::{debug, info};
+
+use super::session::{Connection, LobbySubscription, encode};
+use crate::games::Seat;
+use crate::lobby::check_game;
+use crate::players::{self, Identity};
+use crate::protocol::{self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg};
+use crate::room::{Creator, PlayerInfo, Request, RoomOptions, unix_ms};
+
+impl Connection {
+    /// The `rate_limited` reply to a message over the connection's budget, which is not
+    /// acted on; it echoes the message's `ref` if it has one.
+    pub(super) fn refuse(&self, text: &str) -> ByteString {
+        let reference = match protocol::parse(text) {
+            Ok(envelope) => envelope.reference,
+            Err(rejected) => rejected.reference,
+        };
+        let metrics = &self.app.metrics;
+        metrics.messages_in.inc();
+        metrics
+            .errors
+            .with_label_values(&[ErrorCode::RateLimited.as_str()])
+            .inc();
+        metrics.messages_out.inc();
+        encode(&ServerMsg::error(
+            self.app.limits.message_refused(),
+            reference,
+        ))
+    }
+
+    /// Handles one text frame; returns the direct replies to write, in order.
+    pub(super) async fn on_text(&mut self, text: &str, received: Instant) -> Vec<ByteString> {
+        self.app.metrics.messages_in.inc();
+        let replies = match protocol::parse(text) {
+            Ok(envelope) => {
+                let reference = envelope.reference;
+                match self
+                    .dispatch(envelope.msg, reference.clone(), received)
+                    .await
+                {
+                    Ok(replies) => replies,
+                    Err(error) => {
+                        debug!(conn = self.conn, code = %error.code, "request refused");
+                        vec![ServerMsg::error(error, reference)]
+                    }
+                }
+            }
+            Err(rejected) => vec![ServerMsg::error(rejected.error, rejected.reference)],
+        };
+        let metrics = &self.app.metrics;
+        for reply in &replies {
+            if let ServerMsg::Error { code, .. } = reply {
+                metrics.errors.with_label_values(&[code.as_str()]).inc();
+            }
+        }
+        metrics.messages_out.inc_by(replies.len() as u64);
+        replies.iter().map(encode).collect()
+    }
+
+    fn player(&self) -> Result<&Identity, ClientError> {
+        self.identity.as_ref().ok_or_else(|| {
+            ClientError::new(
+                ErrorCode::HelloRequired,
+                "Say hello first: send {\"type\":\"hello\",\"name\":\"your name\"}.",
+            )
+        })
+    }
+
+    fn player_info(&self) -> Result<PlayerInfo, ClientError> {
+        let identity = self.player()?;
+        Ok(PlayerInfo {
+            player_id: identity.player_id.clone(),
+            name: identity.name.clone(),
+        })
+    }
+
+    async fn dispatch(
+        &mut self,
+        msg: ClientMsg,
+        reference: Option<Value>,
+        received: Instant,
+    ) -> Result<Vec<ServerMsg>, ClientError> {
+        // Every message but hello needs an identity, checked before anything else.
+        match msg {
+            ClientMsg::Hello { name, token } => {
+                self.hello(&name, token.as_deref(), reference).await
+            }
+            ClientMsg::CreateRoom {
+                game,
+                seats,
+                options,
+            } => {
+                let creator = Creator {
+                    player: self.player_info()?,
+                    sub: self.subscriber.clone(),
+                    reference: reference.clone(),
+                };
+                self.app
+                    .limits
+                    .create_room(&self.room_budget, self.address)?;
+                let room = self
+                    .app
+                    .lobby
+                    .create(&game, &seats, options, Some(creator))?;
+                if seats.iter().any(|s| s == "me") {
+                    self.rooms.insert(room.id().to_owned(), room.clone());
+                }
+                Ok(vec![ServerMsg::RoomCreated {
+                    room: room.id().to_owned(),
+                    reference,
+                }])
+            }
+            ClientMsg::Join { room, seat } => {
+                let player = self.player_info()?;
+                let handle = self.app.lobby.get(&room)?;
+                let seat = Seat::from_index(seat)
+                    .ok_or_else(|| ClientError::new(ErrorCode::BadSeat, "A seat is 0 or 1."))?;
+                handle
+                    .join(player, seat, self.subscriber.clone(), reference)
+                    .await?;
+                self.rooms.insert(room, handle);
+                Ok(Vec::new())
+            }
+            ClientMsg::Watch { room } => {
+                self.player()?;
+                let handle = self.app.lobby.get(&room)?;
+                handle.watch(self.subscriber.clone(), reference).await?;
+                self.rooms.insert(room, handle);
+                Ok(Vec::new())
+            }
+            ClientMsg::Move { room, text } => {
+                let player = self.player_info()?;
+                let handle = self.app.lobby.get(&room)?;
+                handle
+                    .play(player.player_id, self.conn, text, received)
+                    .await?;
+                Ok(Vec::new())
+            }
+            ClientMsg::Resign { room } => self.request(&room, Request::Resign).await,
+            ClientMsg::OfferDraw { room } => self.request(&room, Request::OfferDraw).await,
+            ClientMsg::AcceptDraw { room } => self.request(&room, Request::AcceptDraw).await,
+            ClientMsg::DeclineDraw { room } => self.request(&room, Request::DeclineDraw).await,
+            ClientMsg::Rematch { room } => self.request(&room, Request::Rematch).await,
+            ClientMsg::Leave { room } => {
+                let player = self.player_info()?;
+                let handle = self.app.lobby.get(&room)?;
+                handle.leave(player.player_id, self.conn).await?;
+                self.rooms.remove(&room);
+                Ok(vec![ServerMsg::Left { room, reference }])
+            }
+            ClientMsg::SubscribeLobby { game } => {
+                self.player()?;
+                if let Some(game) = &game {
+                    check_game(game)?;
+                }
+                // Subscribe before listing, so no change after the snapshot is missed.
+                self.lobby = Some(LobbySubscription {
+                    updates: self.app.lobby.subscribe(),
+                    game,
+                });
+                Ok(vec![self.lobby_snapshot(reference)])
+            }
+            ClientMsg::UnsubscribeLobby {} => {
+                self.player()?;
+                self.lobby = None;
+                Ok(vec![ServerMsg::LobbyUnsubscribed { reference }])
+            }
+            ClientMsg::QuickJoin { game, time_control } => {
+                self.quick_join(game, time_control, reference).await
+            }
+            ClientMsg::ListRooms {} => {
+                self.player()?;
+                Ok(vec![ServerMsg::Rooms {
+                    rooms: self.app.lobby.list(),
+                    reference,
+                }])
+            }
+        }
+    }
+
+    /// Seats the player opposite the person who has waited longest for this game and
+    /// time control, or creates a room for them to wait in. A room whose seat is
+    /// taken (or which closes) in the meantime is skipped for the next.
+    async fn quick_join(
+        &mut self,
+        game: String,
+        time_control: Option<Value>,
+        reference: Option<Value>,
+    ) -> Result<Vec<ServerMsg>, ClientError> {
+        let player = self.player_info()?;
+        check_game(&game)?;
+        let mut options = Map::new();
+        if let Some(time_control) = time_control {
+            options.insert("time_control".to_owned(), time_control);
+        }
+        let wanted = RoomOptions::parse(Some(options.clone()))?.time_control;
+        let candidates = self.app.lobby.waiting_for(&game, wanted, &player.player_id);
+        for (handle, seat) in candidates {
+            let joined = handle
+                .join(
+                    player.clone(),
+                    seat,
+                    self.subscriber.clone(),
+                    reference.clone(),
+                )
+                .await;
+            match joined {
+                Ok(()) => {
+                    self.rooms.insert(handle.id().to_owned(), handle);
+                    return Ok(Vec::new());
+                }
+                Err(error)
+                    if matches!(
+                        error.code,
+                        ErrorCode::SeatTaken | ErrorCode::AlreadySeated | ErrorCode::UnknownRoom
+                    ) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        self.app
+            .limits
+            .create_room(&self.room_budget, self.address)?;
+        let creator = Creator {
+            player,
+            sub: self.subscriber.clone(),
+            reference: reference.clone(),
+        };
+        let seats = ["me".to_owned(), "open".to_owned()];
+        let room = self
+            .app
+            .lobby
+            .create(&game, &seats, Some(options), Some(creator))?;
+        self.rooms.insert(room.id().to_owned(), room.clone());
+        Ok(vec![ServerMsg::RoomCreated {
+            room: room.id().to_owned(),
+            reference,
+        }])
+    }
+
+    /// Passes a seated player's request to a room; the room's broadcast is the answer.
+    async fn request(&self, room: &str, request: Request) -> Result<Vec<ServerMsg>, ClientError> {
+        let player = self.player_info()?;
+        let handle = self.app.lobby.get(room)?;
+        handle.request(request, player.player_id, self.conn).await?;
+        Ok(Vec::new())
+    }
+
+    async fn hello(
+        &mut self,
+        name: &str,
+        token: Option<&str>,
+        reference: Option<Value>,
+    ) -> Result<Vec<ServerMsg>, ClientError> {
+        if self.identity.is_some() {
+            return Err(ClientError::new(
+                ErrorCode::AlreadyIdentified,
+                "This connection has already said hello. Open a new connection to play as someone else.",
+            ));
+        }
+        let limits = &self.app.limits;
+        let address = self.address;
+        let identity = players::hello(
+            self.app.store.as_ref(),
+            name,
+            token,
+            unix_ms(SystemTime::now()),
+            || limits.new_player(address),
+        )
+        .await?;
+        info!(conn = self.conn, player_id = %identity.player_id, "player identified");
+        let welcome = ServerMsg::Welcome {
+            player_id: identity.player_id.clone(),
+            name: identity.name.clone(),
+            token: identity.token.clone(),
+            protocol: PROTOCOL_VERSION,
+            reference,
+        };
+        self.identity = Some(identity);
+        Ok(vec![welcome])
+    }
+}

@@ -1,0 +1,326 @@
+//! The session loop: one task per socket that reads frames, holds the connection to its
+//! message budget and `hello` deadline, hands each message to [`dispatch`](super::dispatch),
+//! and queues everything outbound (replies, room frames, lobby updates, pings) to its
+//! [`Writer`], so that it never waits on the client's socket itself.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
+use bytestring::ByteString;
+use serde_json::Value;
+use tokio::sync::broadcast::{self, error::RecvError};
+use tokio::sync::mpsc;
+use tokio::time::{Instant, interval, sleep_until};
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, info};
+
+use super::frames::Breach;
+use super::socket::SocketHandle;
+use super::writer::{Full, Outbound, Writer};
+use crate::AppState;
+use crate::limits::{Budget, ConnectionPermit};
+use crate::lobby::LobbyUpdate;
+use crate::players::Identity;
+use crate::protocol::{ClientError, ErrorCode, MAX_FRAME_BYTES, ServerMsg};
+use crate::room::{ConnId, Frame, RoomHandle, Subscriber};
+
+/// How many frames may wait for a slow client before it is disconnected.
+const OUTBOX_FRAMES: usize = 256;
+
+/// Hands out connection ids.
+static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+/// An upgraded connection, ready for its session.
+pub struct Opened {
+    /// What every session shares.
+    pub app: Arc<AppState>,
+    /// The outbound half.
+    pub session: Session,
+    /// The inbound half.
+    pub stream: AggregatedMessageStream,
+    /// The socket, to reset it if the client stops reading.
+    pub socket: Option<SocketHandle>,
+    /// The client's address (the peer's, or the one a trusted proxy named).
+    pub address: IpAddr,
+    /// This connection's place in its address's count.
+    pub permit: ConnectionPermit,
+}
+
+/// One connection's state.
+pub(super) struct Connection {
+    pub(super) conn: ConnId,
+    pub(super) app: Arc<AppState>,
+    pub(super) identity: Option<Identity>,
+    /// Rooms this connection plays or watches in, told when it closes.
+    pub(super) rooms: HashMap<String, RoomHandle>,
+    pub(super) subscriber: Subscriber,
+    /// The lobby feed, while subscribed.
+    pub(super) lobby: Option<LobbySubscription>,
+    /// The client's address, which quotas count against.
+    pub(super) address: IpAddr,
+    /// Rooms this connection may still create this minute.
+    pub(super) room_budget: Budget,
+}
+
+/// A connection's subscription to the lobby feed.
+pub(super) struct LobbySubscription {
+    pub(super) updates: broadcast::Receiver<LobbyUpdate>,
+    /// Only rooms of this game, if set.
+    pub(super) game: Option<String>,
+}
+
+/// What the lobby feed has for a subscriber.
+enum LobbyEvent {
+    /// An update to write as it is.
+    Update(ByteString),
+    /// Updates were missed: the subscriber needs a fresh snapshot.
+    Behind,
+}
+
+impl LobbySubscription {
+    /// The next update for this subscriber's game. Waits forever if the feed has
+    /// closed, which happens only as the server stops.
+    async fn next(&mut self) -> LobbyEvent {
+        loop {
+            match self.updates.recv().await {
+                Ok(update) => {
+                    if self.game.as_deref().is_none_or(|game| game == update.game) {
+                        return LobbyEvent::Update(update.frame);
+                    }
+                }
+                Err(RecvError::Lagged(_)) => return LobbyEvent::Behind,
+                Err(RecvError::Closed) => std::future::pending::<()>().await,
+            }
+        }
+    }
+}
+
+/// How a session ends.
+enum End {
+    /// With a close frame (the client's echoed, or the server's own).
+    Close {
+        reason: Option<CloseReason>,
+        why: &'static str,
+    },
+    /// With nothing more to write: the client or its socket is gone.
+    Gone(&'static str),
+    /// With the client so far behind that its socket is reset at once.
+    Stalled(&'static str),
+}
+
+impl End {
+    fn close(code: CloseCode, description: Option<String>, why: &'static str) -> End {
+        End::Close {
+            reason: Some(CloseReason { code, description }),
+            why,
+        }
+    }
+
+    /// The end for a frame the writer would not take.
+    fn full(full: Full) -> End {
+        match full {
+            Full::Behind => End::Stalled("too slow to keep up"),
+            Full::Ended => End::Gone("write failed"),
+        }
+    }
+}
+
+/// Queues `$frame` to `$writer`, or ends the session loop if it cannot.
+macro_rules! queue {
+    ($writer:expr, $frame:expr) => {
+        if let Err(full) = $writer.send($frame) {
+            break End::full(full);
+        }
+    };
+}
+
+/// Runs a connection until it closes, then tells its rooms and lets go of its socket.
+pub async fn run(opened: Opened) {
+    let Opened {
+        app,
+        session,
+        mut stream,
+        socket,
+        address,
+        permit,
+    } = opened;
+    let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
+    let (outbox, mut queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
+    let kick = CancellationToken::new();
+    let shutdown = app.shutdown.clone();
+    let server = &app.config.server;
+    let ping_every = Duration::from_secs(server.ping_interval_secs);
+    let timeout = Duration::from_secs(server.client_timeout_secs);
+    let hello_within = Duration::from_secs(server.hello_timeout_secs);
+    // 0 turns the bound off (tokio treats a deadline past the end of time as never).
+    let write_timeout = match server.write_timeout_secs {
+        0 => Duration::MAX,
+        secs => Duration::from_secs(secs),
+    };
+    let writer = Writer::start(session, socket.clone(), write_timeout);
+    let budgets = app.limits.connection_budgets();
+    let close_after_refusals = app.limits.close_after_refusals();
+    let mut connection = Connection {
+        conn,
+        app: app.clone(),
+        identity: None,
+        rooms: HashMap::new(),
+        subscriber: Subscriber {
+            conn,
+            outbox,
+            kick: kick.clone(),
+        },
+        lobby: None,
+        address,
+        room_budget: budgets.rooms,
+    };
+    let metrics = app.metrics.clone();
+    metrics.connections_open.inc();
+    info!(conn, %address, "connection opened");
+    let mut ping = interval(ping_every);
+    let mut last_heard = Instant::now();
+    let hello_by = last_heard + hello_within;
+    let mut refusals = 0u32;
+    let end = loop {
+        tokio::select! {
+            () = shutdown.cancelled() => {
+                let notice = ServerMsg::Shutdown {
+                    message: "The server is shutting down. Games in progress end here and are kept as interrupted; reconnect in a moment to play again.".to_owned(),
+                };
+                queue!(writer, Outbound::Text(encode(&notice)));
+                break End::close(CloseCode::Away, Some("server shutting down".into()), "server shutdown");
+            }
+            () = kick.cancelled() => {
+                break End::close(CloseCode::Again, Some("too slow to keep up; reconnect".into()), "too slow to keep up");
+            }
+            () = writer.failed() => break End::Gone("write failed or stalled"),
+            () = sleep_until(hello_by), if connection.identity.is_none() && !hello_within.is_zero() => {
+                let reason = format!("say hello within {} seconds of connecting", hello_within.as_secs());
+                break End::close(CloseCode::Policy, Some(reason), "no hello in time");
+            }
+            frame = stream.recv() => {
+                last_heard = Instant::now();
+                match frame {
+                    None => break End::Gone("closed by peer"),
+                    Some(Err(error)) => {
+                        let breach = Breach::of(&error);
+                        debug!(conn, %error, ?breach, "websocket protocol error");
+                        let (description, why) = match breach {
+                            Breach::TooLarge => (Some(format!("frames are limited to {MAX_FRAME_BYTES} bytes")), "frame too large"),
+                            Breach::NotUtf8 => (Some("text frames must be UTF-8".to_owned()), "text not UTF-8"),
+                            Breach::Protocol => (None, "protocol error"),
+                        };
+                        break End::close(breach.close_code(), description, why);
+                    }
+                    // The guard takes the frame's token from the budget: every text or
+                    // binary frame is counted once, here; pings and pongs never are.
+                    Some(Ok(message @ (AggregatedMessage::Text(_) | AggregatedMessage::Binary(_)))) if !budgets.messages.allow() => {
+                        refusals += 1;
+                        let text = match &message {
+                            AggregatedMessage::Text(text) => text.as_ref(),
+                            _ => "",
+                        };
+                        queue!(writer, Outbound::Text(connection.refuse(text)));
+                        if close_after_refusals != 0 && refusals >= close_after_refusals {
+                            break End::close(CloseCode::Policy, Some("too many messages; slow down".into()), "over its message budget");
+                        }
+                    }
+                    Some(Ok(AggregatedMessage::Text(text))) => {
+                        refusals = 0;
+                        let received = Instant::now();
+                        // Boxed: handling a request holds far more state than waiting
+                        // for one, and an idle connection should not carry it.
+                        let replies = Box::pin(connection.on_text(&text, received)).await;
+                        if let Err(full) = replies.into_iter().try_for_each(|reply| writer.send(Outbound::Text(reply))) {
+                            break End::full(full);
+                        }
+                    }
+                    Some(Ok(AggregatedMessage::Binary(_))) => {
+                        refusals = 0;
+                        let reply = ServerMsg::error(ClientError::new(ErrorCode::BadMessage, "Send messages as JSON text frames, not binary frames."), None);
+                        queue!(writer, Outbound::Text(encode(&reply)));
+                    }
+                    Some(Ok(AggregatedMessage::Ping(bytes))) => queue!(writer, Outbound::Pong(bytes)),
+                    Some(Ok(AggregatedMessage::Pong(_))) => {}
+                    Some(Ok(AggregatedMessage::Close(reason))) => {
+                        break End::Close { reason, why: "closed by peer" };
+                    }
+                }
+            }
+            event = next_lobby_event(connection.lobby.as_mut()), if connection.lobby.is_some() => {
+                let frame = match event {
+                    LobbyEvent::Update(frame) => frame,
+                    LobbyEvent::Behind => encode(&connection.lobby_snapshot(None)),
+                };
+                queue!(writer, Outbound::Text(frame));
+            }
+            Some(frame) = queued.recv() => {
+                queue!(writer, Outbound::Text(Frame::unwrap_or_clone(frame)));
+            }
+            () = sleep_until(last_heard + timeout) => {
+                break End::close(CloseCode::Normal, Some("no messages or pongs for too long".into()), "timed out");
+            }
+            _ = ping.tick() => queue!(writer, Outbound::Ping),
+        }
+    };
+    for room in connection.rooms.values() {
+        room.disconnect(conn).await;
+    }
+    let (why, flushed) = match end {
+        End::Close { reason, why } => {
+            let flushed =
+                writer.send(Outbound::Close(reason)).is_ok() && writer.finish(write_timeout).await;
+            (why, flushed)
+        }
+        End::Gone(why) => (why, writer.finish(write_timeout).await),
+        End::Stalled(why) => {
+            writer.finish(Duration::ZERO).await;
+            (why, false)
+        }
+    };
+    // Without the stream, actix closes the connection once it has sent what it holds;
+    // a client that does not take it within the write timeout is reset.
+    drop(stream);
+    if let Some(socket) = socket {
+        let closed = flushed
+            && tokio::time::timeout(write_timeout, socket.closed())
+                .await
+                .is_ok();
+        if !closed {
+            socket.reset();
+        }
+    }
+    drop(permit);
+    metrics.connections_open.dec();
+    info!(conn, reason = why, "connection closed");
+}
+
+/// The next lobby event of a subscription; never resolves without one.
+async fn next_lobby_event(subscription: Option<&mut LobbySubscription>) -> LobbyEvent {
+    match subscription {
+        Some(subscription) => subscription.next().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Encodes a server message as one text frame.
+pub(super) fn encode(msg: &ServerMsg) -> ByteString {
+    // ServerMsg holds only strings, numbers and JSON values, which always encode.
+    ByteString::from(serde_json::to_string(msg).unwrap_or_default())
+}
+
+impl Connection {
+    /// A `lobby` snapshot for this connection's subscription.
+    pub(super) fn lobby_snapshot(&self, reference: Option<Value>) -> ServerMsg {
+        let game = self.lobby.as_ref().and_then(|sub| sub.game.clone());
+        ServerMsg::Lobby {
+            rooms: self.app.lobby.list_game(game.as_deref()),
+            game,
+            reference,
+        }
+    }
+}
