@@ -54,7 +54,7 @@ pub struct AbuseFigures {
     pub sent: u64,
     /// Refused for a limit: `rate_limited`, `server_full` or `room_full`.
     pub refused: u64,
-    /// Every other reply (acted on, or refused for another reason).
+    /// Every other frame the server sent them (answers, states, other errors).
     pub answered: u64,
     /// Times the server closed an abuser's connection.
     pub closed: u64,
@@ -110,10 +110,14 @@ struct Abuser {
 }
 
 impl Abuser {
-    /// Connects, abuses until the server closes the connection, and does it again.
+    /// Connects, abuses until the server closes the connection, and does it again (as a
+    /// new player each time: the bench's Parlor does not limit new players per address).
     async fn run(self) {
+        let mut connection = 0u64;
         while !self.cancel.is_cancelled() {
-            self.one_connection().await;
+            connection += 1;
+            self.one_connection(&format!("{}-{connection}", self.name))
+                .await;
             self.counters.closed.fetch_add(1, Ordering::Relaxed);
             tokio::select! {
                 () = self.cancel.cancelled() => break,
@@ -122,9 +126,9 @@ impl Abuser {
         }
     }
 
-    async fn one_connection(&self) {
-        // A refused hello (a quota on new players) counts like a closed connection.
-        let Ok((mut ws, _)) = hello(&self.url, &self.name).await else {
+    async fn one_connection(&self, name: &str) {
+        // A refused hello counts like a closed connection.
+        let Ok((mut ws, _)) = hello(&self.url, name).await else {
             return;
         };
         let message = match self.kind {

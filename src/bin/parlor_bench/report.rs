@@ -264,7 +264,7 @@ impl Report {
         if let Some(a) = &self.abuse {
             let _ = writeln!(
                 out,
-                "  alongside, {} {:?} abusers at {}/s each: {} sent, {} refused for a limit, {} answered otherwise, closed {} times",
+                "  alongside, {} {:?} abusers at {}/s each: {} sent, {} refused for a limit, {} other frames received, closed {} times",
                 a.clients, a.kind, a.rate_per_client, a.sent, a.refused, a.answered, a.closed
             );
         }
