@@ -35,6 +35,7 @@ use crate::scoring::{self, ScoreInput};
 use crate::store::{
     GameFinish, LeaderboardCandidate, MoveRecord, NewGame, RatingChange, SeatRecord, SeatResult,
 };
+use crate::thinkers::DrawAnswer;
 
 /// A bot accepts a draw unless its evaluation of its own position is above this.
 const DRAW_ACCEPT_BELOW: i32 = 50;
@@ -88,6 +89,11 @@ pub(super) enum Command {
     BotMoved {
         ply: usize,
         text: String,
+    },
+    /// A bot judged the draw offer open in the position after `ply` moves.
+    BotJudgedDraw {
+        ply: usize,
+        answer: DrawAnswer,
     },
 }
 
@@ -146,6 +152,11 @@ pub(super) struct Room {
     initial: Box<dyn AnyGame>,
     /// The seat whose draw offer is open.
     draw_offer: Option<Seat>,
+    /// A bot is judging the draw offer open in the position after this many moves.
+    draw_judging: Option<usize>,
+    /// The bot's last judgement of a draw offer: the position (moves played) and its
+    /// value for the bot, so repeated offers in one position are answered at once.
+    draw_judged: Option<(usize, i32)>,
     /// Which seats have asked for a rematch of the finished game.
     rematch: [bool; 2],
     /// Each seat's current rating in this game, once known.
@@ -183,6 +194,8 @@ impl Room {
             clock: Clock::new(options.time_control),
             initial: game.clone_box(),
             draw_offer: None,
+            draw_judging: None,
+            draw_judged: None,
             rematch: [false, false],
             ratings: [None, None],
             id,
@@ -312,6 +325,7 @@ impl Room {
             }
             Command::Disconnect { conn } => self.disconnect(conn),
             Command::BotMoved { ply, text } => self.bot_moved(ply, &text).await,
+            Command::BotJudgedDraw { ply, answer } => self.bot_judged_draw(ply, answer).await,
         }
         self.settle().await;
         Flow::Continue
@@ -704,13 +718,59 @@ impl Room {
         }
     }
 
-    /// A bot in `seat` answers an open draw offer by its evaluation: it accepts unless it
-    /// judges its own position better.
+    /// A bot in `seat` answers an open draw offer by its evaluation: at once if it has
+    /// judged this position already, otherwise once the bot pool has judged it (the
+    /// answer comes back as [`Command::BotJudgedDraw`]; the room never waits for it).
     async fn bot_answers_draw(&mut self, seat: Seat) {
         if self.seats[seat.index()].bot_level().is_none() {
             return;
         }
-        if self.game.evaluation_for(seat) <= DRAW_ACCEPT_BELOW {
+        let ply = self.history.len();
+        match self.draw_judged {
+            Some((judged, value)) if judged == ply => {
+                self.bot_decides_draw(DrawAnswer::Judged(value)).await;
+            }
+            _ if self.draw_judging == Some(ply) => {}
+            _ => {
+                self.draw_judging = Some(ply);
+                let thinkers = self.context.thinkers.clone();
+                let game = self.game.clone_box();
+                let myself = self.myself.clone();
+                tokio::spawn(async move {
+                    let answer = thinkers.judge_draw(game, seat).await;
+                    if let Some(room) = myself.upgrade() {
+                        let _closed = room
+                            .send(Box::new(Command::BotJudgedDraw { ply, answer }))
+                            .await;
+                    }
+                });
+            }
+        }
+    }
+
+    /// A bot's judgement of a draw offer has come back; it is acted on only if the offer
+    /// it was made for is still open in the same position.
+    async fn bot_judged_draw(&mut self, ply: usize, answer: DrawAnswer) {
+        if self.draw_judging != Some(ply) {
+            return;
+        }
+        self.draw_judging = None;
+        if let DrawAnswer::Judged(value) = answer {
+            self.draw_judged = Some((ply, value));
+        }
+        let offered_to_bot = self
+            .draw_offer
+            .is_some_and(|offerer| self.seats[offerer.other().index()].bot_level().is_some());
+        if self.history.len() == ply && self.status() == Status::Playing && offered_to_bot {
+            self.bot_decides_draw(answer).await;
+        }
+    }
+
+    /// A bot accepts the open draw offer unless it judges its own position better (or
+    /// was too busy to judge it); a refusal closes the offer.
+    async fn bot_decides_draw(&mut self, answer: DrawAnswer) {
+        let accept = matches!(answer, DrawAnswer::Judged(value) if value <= DRAW_ACCEPT_BELOW);
+        if accept {
             if let Err(error) = self.finish(None, EndReason::DrawAgreed).await {
                 warn!(room = %self.id, %error, "a bot's draw could not be recorded");
             }
@@ -792,6 +852,8 @@ impl Room {
         self.stood_in = [false, false];
         self.clock = Clock::new(self.options.time_control);
         self.draw_offer = None;
+        self.draw_judging = None;
+        self.draw_judged = None;
         self.rematch = [false, false];
     }
 
