@@ -16,6 +16,7 @@ use crate::games::chess::{PgnTags, pgn};
 use crate::metrics::MetricsError;
 use crate::protocol::RoomSummary;
 use crate::protocol::TimeControl;
+use crate::room::probe::{PROBE_BOUND, probe};
 use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
 
 /// The web client, built into the binary (read from `static/` on disk in debug builds).
@@ -116,8 +117,26 @@ pub fn routes(config: &mut web::ServiceConfig) {
         .route("/{file:.*}", web::get().to(asset));
 }
 
-async fn health() -> HttpResponse {
-    HttpResponse::Ok().json(serde_json::json!({ "status": "ok" }))
+/// `GET /healthz`: 200 `{"status":"ok","rooms":"ok"}` while the rooms' runtime runs a
+/// probe task within [`PROBE_BOUND`]; 503 `{"status":"unavailable","rooms":"stalled",
+/// "problem":…}` when it does not (every room is frozen), so a load balancer or
+/// supervisor sees it.
+async fn health(state: web::Data<AppState>) -> HttpResponse {
+    match probe(state.lobby.runtime(), PROBE_BOUND).await {
+        Ok(took) => HttpResponse::Ok().json(serde_json::json!({
+            "status": "ok",
+            "rooms": "ok",
+            "probe_ms": took.as_secs_f64() * 1000.0,
+        })),
+        Err(stalled) => {
+            warn!(%stalled, "health check failed");
+            HttpResponse::ServiceUnavailable().json(serde_json::json!({
+                "status": "unavailable",
+                "rooms": "stalled",
+                "problem": stalled.to_string(),
+            }))
+        }
+    }
 }
 
 /// `GET /metrics`: every metric in Prometheus's text format.

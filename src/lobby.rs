@@ -203,6 +203,23 @@ impl Lobby {
             .collect()
     }
 
+    /// The runtime the rooms run on, for the health check's probe.
+    pub fn runtime(&self) -> &Runtime {
+        &self.runtime
+    }
+
+    /// The ids of every live room, private ones included, for logs at shutdown.
+    pub fn live_ids(&self) -> Vec<String> {
+        self.rooms.iter().map(|entry| entry.key().clone()).collect()
+    }
+
+    /// A handle that reads the ids of the live rooms from any thread, even one outside
+    /// every runtime (the shutdown watchdog), for as long as it is kept.
+    pub fn live_ids_reader(&self) -> impl Fn() -> Vec<String> + Send + 'static {
+        let rooms = self.rooms.clone();
+        move || rooms.iter().map(|entry| entry.key().clone()).collect()
+    }
+
     /// Waits until every room's task has ended (they end on the server's shutdown signal).
     pub async fn wait_closed(&self) {
         self.tracker.close();

@@ -4,6 +4,7 @@
 mod actor;
 mod clock;
 mod handle;
+pub mod probe;
 mod seats;
 
 use std::sync::Arc;
