@@ -10,7 +10,6 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::{Client, temp_dir};
-use serde_json::json;
 use sqlx::Connection;
 use tokio_tungstenite::connect_async;
 
