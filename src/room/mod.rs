@@ -3,6 +3,7 @@
 
 mod actor;
 mod clock;
+mod fanout;
 mod handle;
 pub mod probe;
 mod seats;
