@@ -13,8 +13,8 @@ use crate::catalog::{self, GAME_IDS, Replay, ReplayedPosition};
 use crate::games::Seat;
 use crate::games::checkers::{PdnTags, pdn};
 use crate::games::chess::{PgnTags, pgn};
+use crate::lobby::PageCursor;
 use crate::metrics::MetricsError;
-use crate::protocol::RoomSummary;
 use crate::protocol::TimeControl;
 use crate::room::probe::{PROBE_BOUND, probe};
 use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
@@ -147,15 +147,27 @@ async fn metrics(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
         .body(text))
 }
 
-#[derive(Serialize)]
-struct RoomList {
-    rooms: Vec<RoomSummary>,
+#[derive(Deserialize)]
+struct RoomsQuery {
+    limit: Option<String>,
+    after: Option<String>,
 }
 
-async fn rooms(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(RoomList {
-        rooms: state.lobby.list(),
-    })
+/// `GET /api/rooms?limit=N&after=CURSOR`: one page of the listed rooms, newest first,
+/// at most `limits.rooms_page_size` (also the default), with the cursor of the next.
+async fn rooms(
+    state: web::Data<AppState>,
+    query: web::Query<RoomsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let page_size = state.config.limits.rooms_page_size;
+    let limit = parse_limit_up_to(query.limit.as_deref(), page_size, page_size)?;
+    let after = query
+        .after
+        .as_deref()
+        .map(str::parse::<PageCursor>)
+        .transpose()
+        .map_err(|bad| ApiError::BadRequest(bad.to_string()))?;
+    Ok(HttpResponse::Ok().json(state.lobby.page(after.as_ref(), limit as usize)))
 }
 
 async fn room(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpResponse, ApiError> {
@@ -393,16 +405,19 @@ async fn player_games(
 
 /// A `limit` query parameter: `default` when absent, else 1 to [`MAX_LIMIT`].
 fn parse_limit(text: Option<&str>, default: u32) -> Result<u32, ApiError> {
+    parse_limit_up_to(text, default, MAX_LIMIT)
+}
+
+/// A `limit` parameter from 1 to `max`, `default` when absent.
+fn parse_limit_up_to(text: Option<&str>, default: u32, max: u32) -> Result<u32, ApiError> {
     match text {
         None => Ok(default),
         Some(text) => text
             .parse::<u32>()
             .ok()
-            .filter(|n| (1..=MAX_LIMIT).contains(n))
+            .filter(|n| (1..=max).contains(n))
             .ok_or_else(|| {
-                ApiError::BadRequest(format!(
-                    "limit must be a whole number from 1 to {MAX_LIMIT}"
-                ))
+                ApiError::BadRequest(format!("limit must be a whole number from 1 to {max}"))
             }),
     }
 }

@@ -11,7 +11,6 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use actix_ws::{AggregatedMessage, CloseCode, CloseReason, ProtocolError, Session};
 use bytestring::ByteString;
 use serde_json::{Map, Value};
-use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, interval, sleep_until};
 use tokio_util::sync::CancellationToken;
@@ -19,7 +18,7 @@ use tracing::{debug, info};
 
 use crate::AppState;
 use crate::games::Seat;
-use crate::lobby::{LobbyUpdate, check_game};
+use crate::lobby::{LobbyEvent, LobbySubscription, check_game, next_lobby_event};
 use crate::players::{self, Identity};
 use crate::protocol::{
     self, ClientError, ClientMsg, ErrorCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, ServerMsg,
@@ -63,39 +62,6 @@ struct Connection {
     subscriber: Subscriber,
     /// The lobby feed, while subscribed.
     lobby: Option<LobbySubscription>,
-}
-
-/// A connection's subscription to the lobby feed.
-struct LobbySubscription {
-    updates: broadcast::Receiver<LobbyUpdate>,
-    /// Only rooms of this game, if set.
-    game: Option<String>,
-}
-
-/// What the lobby feed has for a subscriber.
-enum LobbyEvent {
-    /// An update to write as it is.
-    Update(ByteString),
-    /// Updates were missed: the subscriber needs a fresh snapshot.
-    Behind,
-}
-
-impl LobbySubscription {
-    /// The next update for this subscriber's game. Waits forever if the feed has
-    /// closed, which happens only as the server stops.
-    async fn next(&mut self) -> LobbyEvent {
-        loop {
-            match self.updates.recv().await {
-                Ok(update) => {
-                    if self.game.as_deref().is_none_or(|game| game == update.game) {
-                        return LobbyEvent::Update(update.frame);
-                    }
-                }
-                Err(RecvError::Lagged(_)) => return LobbyEvent::Behind,
-                Err(RecvError::Closed) => std::future::pending::<()>().await,
-            }
-        }
-    }
 }
 
 async fn run(
@@ -186,11 +152,18 @@ async fn run(
                 }
             }
             event = next_lobby_event(connection.lobby.as_mut()), if connection.lobby.is_some() => {
-                let frame = match event {
-                    LobbyEvent::Update(frame) => frame,
-                    LobbyEvent::Behind => encode(&connection.lobby_snapshot(None)),
+                let frames = match event {
+                    LobbyEvent::Updates(frames) => frames,
+                    LobbyEvent::Behind => vec![encode(&connection.lobby_snapshot(None))],
                 };
-                if session.text(frame).await.is_err() {
+                let mut written = Ok(());
+                for frame in frames {
+                    written = session.text(frame).await;
+                    if written.is_err() {
+                        break;
+                    }
+                }
+                if written.is_err() {
                     break "write failed";
                 }
             }
@@ -224,14 +197,6 @@ fn is_oversized(error: &ProtocolError) -> bool {
         ProtocolError::Overflow => true,
         ProtocolError::Io(io) => io.to_string().contains("maximum continuation size"),
         _ => false,
-    }
-}
-
-/// The next lobby event of a subscription; never resolves without one.
-async fn next_lobby_event(subscription: Option<&mut LobbySubscription>) -> LobbyEvent {
-    match subscription {
-        Some(subscription) => subscription.next().await,
-        None => std::future::pending().await,
     }
 }
 
@@ -364,10 +329,7 @@ impl Connection {
                     check_game(game)?;
                 }
                 // Subscribe before listing, so no change after the snapshot is missed.
-                self.lobby = Some(LobbySubscription {
-                    updates: self.app.lobby.subscribe(),
-                    game,
-                });
+                self.lobby = Some(self.app.lobby.subscribe(game));
                 Ok(vec![self.lobby_snapshot(reference)])
             }
             ClientMsg::UnsubscribeLobby {} => {
@@ -390,7 +352,10 @@ impl Connection {
 
     /// A `lobby` snapshot for this connection's subscription.
     fn lobby_snapshot(&self, reference: Option<Value>) -> ServerMsg {
-        let game = self.lobby.as_ref().and_then(|sub| sub.game.clone());
+        let game = self
+            .lobby
+            .as_ref()
+            .and_then(|sub| sub.game().map(str::to_owned));
         ServerMsg::Lobby {
             rooms: self.app.lobby.list_game(game.as_deref()),
             game,
