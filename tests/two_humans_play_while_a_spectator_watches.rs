@@ -71,9 +71,8 @@ async fn room_with_spectator(server: &TestServer) -> ([Client; 2], Client, Strin
         joined,
         json!({"type": "joined", "room": room, "seat": null, "role": "spectator", "ref": 1})
     );
-    // The snapshot may be shared with earlier newcomers of the same `seq`, so its count
-    // of spectators may not include Carol yet; the next state does.
     let watched = carol.expect("state").await;
+    assert_eq!(watched["spectators"], 1);
     let first_seq = watched["seq"].as_u64().unwrap();
 
     let mut bob = server.player("Bob").await;
@@ -81,7 +80,6 @@ async fn room_with_spectator(server: &TestServer) -> ([Client; 2], Client, Strin
     assert_eq!(bob_view["status"], "playing");
     assert_eq!(bob_view["to_move"], 0);
     assert_eq!(bob_view["legal_moves"].as_array().unwrap().len(), 9);
-    assert_eq!(bob_view["spectators"], 1);
     ([alice, bob], carol, room, first_seq)
 }
 

@@ -415,7 +415,7 @@ impl Room {
     }
 
     /// Adds a spectator (unless the room is full) and greets them; the others learn of
-    /// them with the next paced announcement, not at once.
+    /// them at once after a quiet pace, otherwise in the next paced announcement.
     fn watch(&mut self, sub: Subscriber, reference: Option<Value>) -> Result<(), ClientError> {
         let seat = Seat::BOTH.into_iter().find(|s| {
             self.seats[s.index()]
@@ -434,7 +434,7 @@ impl Room {
                 ));
             }
             self.spectators.insert(sub.conn, sub.clone());
-            self.pacer.changed(Instant::now());
+            self.audience_changed(Some(sub.conn));
         }
         self.greet(&sub, seat, reference);
         Ok(())
@@ -487,7 +487,7 @@ impl Room {
 
     async fn leave(&mut self, player_id: &str, conn: ConnId) -> Result<(), ClientError> {
         if self.spectators.remove(&conn).is_some() {
-            self.pacer.changed(Instant::now());
+            self.audience_changed(None);
             return Ok(());
         }
         let seat = self.seat_of(player_id, conn)?;
@@ -514,8 +514,8 @@ impl Room {
         Ok(())
     }
 
-    /// A connection is gone: a seat it held is announced at once, a spectator with the
-    /// next paced announcement.
+    /// A connection is gone: a seat it held is announced at once, a spectator by the
+    /// room's timer as the pace allows.
     fn disconnect(&mut self, conn: ConnId) {
         if self.forget(conn) {
             debug!(room = %self.id, conn, "a player's connection left the room");
@@ -527,7 +527,7 @@ impl Room {
     /// Forgets a connection without announcing anything; `true` if it held a seat.
     fn forget(&mut self, conn: ConnId) -> bool {
         if self.spectators.remove(&conn).is_some() {
-            self.pacer.changed(Instant::now());
+            self.pacer.defer(Instant::now());
         }
         let mut changed = false;
         for state in &mut self.seats {
@@ -1171,6 +1171,7 @@ impl Room {
         }
         if self.pacer.due().is_some_and(|at| at <= now) {
             self.seq += 1;
+            self.pacer.announced(now);
             self.broadcast_state(None);
         }
         if self.fill_at.is_some_and(|at| at <= now)
@@ -1346,14 +1347,14 @@ impl Room {
 
     fn broadcast_state(&mut self, except: Option<ConnId>) {
         let frame = frame(&self.state_msg(false));
-        self.pacer.announced();
+        self.pacer.carried();
         self.broadcast(&frame, except);
         self.last_state = Some((self.seq, frame));
     }
 
     /// Queues one encoded frame to every subscriber. Those that cannot take it are
-    /// dropped quietly: the change in the audience rides on a later, paced `state`, so
-    /// one slow reader can never set off a broadcast that drops the next.
+    /// dropped quietly: the change in the audience rides on a later `state`, sent by the
+    /// room's timer as the pace allows, so drops can never set off a storm of broadcasts.
     fn broadcast(&mut self, frame: &Frame, except: Option<ConnId>) {
         let seated = self.seats.iter().filter_map(SeatState::conn);
         let subscribers = seated.chain(self.spectators.values());
@@ -1361,12 +1362,21 @@ impl Room {
         if dropped.is_empty() {
             return;
         }
-        let now = Instant::now();
         for conn in dropped {
             debug!(room = %self.id, conn, "dropping a connection that could not keep up");
             self.forget(conn);
         }
-        self.pacer.changed(now);
+    }
+
+    /// A spectator came or went: announced at once after a quiet pace (not to `except`,
+    /// who gets a snapshot), otherwise merged into the paced announcement.
+    fn audience_changed(&mut self, except: Option<ConnId>) {
+        let now = Instant::now();
+        if self.pacer.changed(now) {
+            self.seq += 1;
+            self.pacer.announced(now);
+            self.broadcast_state(except);
+        }
     }
 }
 
