@@ -259,7 +259,9 @@ fn newest_first(a: &RoomSummary, b: &RoomSummary) -> std::cmp::Ordering {
 pub struct RoomsPage {
     /// The rooms, newest first.
     pub rooms: Vec<RoomSummary>,
-    /// The cursor to pass as `after` for the next page; `None` on the last page.
+    /// The cursor to pass as `after` for the next page; left out on the last page, so
+    /// a server with one page of rooms answers exactly as before pagination.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,
 }
 
