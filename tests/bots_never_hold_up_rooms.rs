@@ -81,6 +81,7 @@ async fn draw_offers_to_bots_never_stall_other_rooms() {
     for offer in offers {
         assert_eq!(offer.await.unwrap(), OFFERS, "every offer gets its answer");
     }
+    eprintln!("slowest move of another room while bots judged: {slowest:?}");
     assert!(
         slowest < PROMPT,
         "another room's move took {slowest:?} while bots judged draw offers"

@@ -82,6 +82,10 @@ async fn joining_spectators_are_announced_at_a_pace_and_all_converge() {
     // One state per move, and audience announcements at most one a second: far fewer
     // than one per newcomer.
     let paced = played.len() + joins_took.as_secs() as usize + 3;
+    eprintln!(
+        "the watcher got {} states while {NEWCOMERS} spectators joined in {joins_took:?}",
+        during.len()
+    );
     assert!(
         during.len() <= paced,
         "the watcher got {} states while {NEWCOMERS} spectators joined in {joins_took:?} (at most {paced} expected)",
