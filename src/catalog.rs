@@ -12,13 +12,26 @@ use crate::games::fox_geese::FoxGeese;
 use crate::games::tictactoe::TicTacToe;
 use crate::games::{BoardView, Game, MoveError, Outcome, PositionError, Seat};
 
-/// The search a bot runs before answering a draw offer: a few thousand positions, so it
-/// takes a few milliseconds on the room's task, yet finds short forced wins.
+/// The search a bot runs before answering a draw offer: a few thousand positions, enough
+/// to find short forced wins. It runs on the bot pool, never on a room's task, and stops
+/// at [`DRAW_JUDGEMENT_TIME`] whatever the position costs per node.
 pub const DRAW_JUDGEMENT: Limits = Limits {
     max_depth: 6,
     max_nodes: 5_000,
     deadline: None,
 };
+
+/// The longest a draw judgement may think, however slow the position's move generation.
+pub const DRAW_JUDGEMENT_TIME: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// The draw judgement's limits for a search starting at `now`: [`DRAW_JUDGEMENT`] with
+/// its deadline.
+pub fn draw_judgement(now: std::time::Instant) -> Limits {
+    Limits {
+        deadline: Some(now + DRAW_JUDGEMENT_TIME),
+        ..DRAW_JUDGEMENT
+    }
+}
 
 /// The ids of every game a room can be created for.
 pub const GAME_IDS: &[&str] = &[TicTacToe::ID, Checkers::ID, Chess::ID, FoxGeese::ID];
@@ -38,9 +51,10 @@ pub trait AnyGame: Send + Sync {
     /// Whether `seat` could still win (see [`Game::can_win`]).
     fn can_win(&self, seat: Seat) -> bool;
     /// How good the position is for `seat` (positive is good for it), by a short search
-    /// ([`DRAW_JUDGEMENT`]) so that a forced win counts even where the static evaluation
-    /// sees nothing (tic-tac-toe); for a bot deciding on a draw offer. 0 once over.
-    fn evaluation_for(&self, seat: Seat) -> i32;
+    /// within `limits` (normally [`draw_judgement`]) so that a forced win counts even where
+    /// the static evaluation sees nothing (tic-tac-toe); for a bot deciding on a draw
+    /// offer, on the bot pool. 0 once over.
+    fn evaluation_for(&self, seat: Seat, limits: &Limits) -> i32;
     /// The position in the game's standard text form.
     fn position(&self) -> String;
     /// The structured board for clients.
@@ -86,11 +100,11 @@ impl<G: Evaluate> AnyGame for G {
         Game::can_win(self, seat)
     }
 
-    fn evaluation_for(&self, seat: Seat) -> i32 {
+    fn evaluation_for(&self, seat: Seat, limits: &Limits) -> i32 {
         let Some(to_move) = Game::turn(self) else {
             return 0;
         };
-        let value = bots::analyse(self, &DRAW_JUDGEMENT).value;
+        let value = bots::analyse(self, limits).value;
         if to_move == seat { value } else { -value }
     }
 
@@ -252,10 +266,11 @@ mod tests {
         for cell in ["1", "0", "5", "2", "7", "4"] {
             game.play(cell).unwrap();
         }
-        assert!(game.evaluation_for(Seat::Second) > 0);
-        assert!(game.evaluation_for(Seat::First) < 0);
+        let limits = draw_judgement(Instant::now());
+        assert!(game.evaluation_for(Seat::Second, &limits) > 0);
+        assert!(game.evaluation_for(Seat::First, &limits) < 0);
         let even = new_game("tictactoe", &Config::default(), None).unwrap();
-        assert_eq!(even.evaluation_for(Seat::Second), 0);
+        assert_eq!(even.evaluation_for(Seat::Second, &limits), 0);
     }
 
     #[test]

@@ -14,9 +14,10 @@ use crate::catalog::{self, GAME_IDS, Replay, ReplayedPosition};
 use crate::games::Seat;
 use crate::games::checkers::{PdnTags, pdn};
 use crate::games::chess::{PgnTags, pgn};
+use crate::lobby::PageCursor;
 use crate::metrics::MetricsError;
-use crate::protocol::RoomSummary;
 use crate::protocol::TimeControl;
+use crate::room::probe::{PROBE_BOUND, probe};
 use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
 
 /// The web client, built into the binary (read from `static/` on disk in debug builds).
@@ -155,8 +156,26 @@ fn get_or_head() -> Route {
     web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
 }
 
-async fn health() -> HttpResponse {
-    HttpResponse::Ok().json(serde_json::json!({ "status": "ok" }))
+/// `GET /healthz`: 200 `{"status":"ok","rooms":"ok"}` while the rooms' runtime runs a
+/// probe task within [`PROBE_BOUND`]; 503 `{"status":"unavailable","rooms":"stalled",
+/// "problem":…}` when it does not (every room is frozen), so a load balancer or
+/// supervisor sees it.
+async fn health(state: web::Data<AppState>) -> HttpResponse {
+    match probe(state.lobby.runtime(), PROBE_BOUND).await {
+        Ok(took) => HttpResponse::Ok().json(serde_json::json!({
+            "status": "ok",
+            "rooms": "ok",
+            "probe_ms": took.as_secs_f64() * 1000.0,
+        })),
+        Err(stalled) => {
+            warn!(%stalled, "health check failed");
+            HttpResponse::ServiceUnavailable().json(serde_json::json!({
+                "status": "unavailable",
+                "rooms": "stalled",
+                "problem": stalled.to_string(),
+            }))
+        }
+    }
 }
 
 /// `GET /metrics`: every metric in Prometheus's text format.
@@ -167,15 +186,27 @@ async fn metrics(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
         .body(text))
 }
 
-#[derive(Serialize)]
-struct RoomList {
-    rooms: Vec<RoomSummary>,
+#[derive(Deserialize)]
+struct RoomsQuery {
+    limit: Option<String>,
+    after: Option<String>,
 }
 
-async fn rooms(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(RoomList {
-        rooms: state.lobby.list(),
-    })
+/// `GET /api/rooms?limit=N&after=CURSOR`: one page of the listed rooms, newest first,
+/// at most `limits.rooms_page_size` (also the default), with the cursor of the next.
+async fn rooms(
+    state: web::Data<AppState>,
+    query: web::Query<RoomsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let page_size = state.config.limits.rooms_page_size;
+    let limit = parse_limit_up_to(query.limit.as_deref(), page_size, page_size)?;
+    let after = query
+        .after
+        .as_deref()
+        .map(str::parse::<PageCursor>)
+        .transpose()
+        .map_err(|bad| ApiError::BadRequest(bad.to_string()))?;
+    Ok(HttpResponse::Ok().json(state.lobby.page(after.as_ref(), limit as usize)))
 }
 
 async fn room(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpResponse, ApiError> {
@@ -413,16 +444,19 @@ async fn player_games(
 
 /// A `limit` query parameter: `default` when absent, else 1 to [`MAX_LIMIT`].
 fn parse_limit(text: Option<&str>, default: u32) -> Result<u32, ApiError> {
+    parse_limit_up_to(text, default, MAX_LIMIT)
+}
+
+/// A `limit` parameter from 1 to `max`, `default` when absent.
+fn parse_limit_up_to(text: Option<&str>, default: u32, max: u32) -> Result<u32, ApiError> {
     match text {
         None => Ok(default),
         Some(text) => text
             .parse::<u32>()
             .ok()
-            .filter(|n| (1..=MAX_LIMIT).contains(n))
+            .filter(|n| (1..=max).contains(n))
             .ok_or_else(|| {
-                ApiError::BadRequest(format!(
-                    "limit must be a whole number from 1 to {MAX_LIMIT}"
-                ))
+                ApiError::BadRequest(format!("limit must be a whole number from 1 to {max}"))
             }),
     }
 }

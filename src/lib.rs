@@ -43,8 +43,9 @@ use crate::store::{SqlStore, SqliteTuning, Store, StoreError};
 use crate::thinkers::Thinkers;
 use crate::ws::{ConnectionSocket, OriginPolicy};
 
-/// How long shutdown waits for rooms to finish their current work.
-const ROOMS_GRACE: Duration = Duration::from_secs(10);
+/// After the grace, how long closing the database may take before shutdown gives up on
+/// it (a write stuck behind another process's lock never finishes).
+const STORE_CLOSE: Duration = Duration::from_secs(2);
 
 /// What every HTTP handler and WebSocket session shares.
 pub struct AppState {
@@ -103,7 +104,10 @@ fn on_connect(connection: &dyn std::any::Any, extensions: &mut actix_web::dev::E
 
 /// Runs the server on `listener` until `shutdown` is cancelled, then shuts down
 /// gracefully: stops accepting, tells every client (`shutdown`), lets rooms finish the
-/// work in hand (in-flight store writes complete), and closes the database.
+/// work in hand (in-flight store writes complete), and closes the database. All of that
+/// gets `server.shutdown_grace_secs` (and the database two seconds more); whatever is
+/// still busy then is logged and left behind, so `run` always returns. (A runtime so
+/// frozen that `run` cannot even time out is `main`'s watchdog's business.)
 ///
 /// Must be called inside a multi-threaded tokio runtime, where the rooms run.
 pub async fn run(
@@ -164,20 +168,39 @@ pub async fn run(
     .run();
     let server_handle = server.handle();
     info!("listening on http://{address}");
-    let serving = tokio::spawn(server);
+    let mut serving = tokio::spawn(server);
     shutdown.cancelled().await;
-    info!("shutting down");
-    server_handle.stop(true).await;
-    if let Err(error) = serving.await {
-        warn!(%error, "the HTTP server task ended abnormally");
+    let grace = Duration::from_secs(state.config.server.shutdown_grace_secs);
+    info!(grace_secs = grace.as_secs(), "shutting down");
+    let deadline = tokio::time::Instant::now() + grace;
+    let stopped = async {
+        server_handle.stop(true).await;
+        (&mut serving).await
+    };
+    match tokio::time::timeout_at(deadline, stopped).await {
+        Ok(Ok(Ok(()))) => {}
+        Ok(Ok(Err(error))) => warn!(%error, "the HTTP server failed while stopping"),
+        Ok(Err(error)) => warn!(%error, "the HTTP server task ended abnormally"),
+        Err(_) => {
+            warn!("connections were still open when the shutdown grace ran out");
+            serving.abort();
+        }
     }
-    if tokio::time::timeout(ROOMS_GRACE, state.lobby.wait_closed())
+    if tokio::time::timeout_at(deadline, state.lobby.wait_closed())
         .await
         .is_err()
     {
-        warn!("some rooms were still busy when shutdown gave up waiting");
+        warn!(
+            rooms = ?state.lobby.live_ids(),
+            "these rooms were still busy when the shutdown grace ran out; stopping without them"
+        );
     }
-    store.close().await;
+    if tokio::time::timeout(STORE_CLOSE, store.close())
+        .await
+        .is_err()
+    {
+        warn!("the database did not close in time (a write is still waiting); stopping anyway");
+    }
     info!("stopped");
     Ok(())
 }

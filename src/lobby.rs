@@ -3,13 +3,15 @@
 //! forgets each room when its task ends.
 
 mod feed;
+mod subscription;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use dashmap::DashMap;
+use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::runtime::Handle as Runtime;
-use tokio::sync::broadcast;
 use tokio_util::task::TaskTracker;
 
 use crate::catalog::{self, GAME_IDS, NewGameError};
@@ -21,6 +23,7 @@ use crate::protocol::{
 use crate::room::{Creator, RoomContext, RoomHandle, RoomOptions, SeatSpec};
 
 pub use feed::{LobbyFeed, LobbyUpdate};
+pub use subscription::{LobbyEvent, LobbySubscription, next_lobby_event};
 
 /// All live rooms, by id.
 pub struct Lobby {
@@ -158,17 +161,34 @@ impl Lobby {
             .map(|entry| entry.summary())
             .filter(|summary| game.is_none_or(|game| summary.game == game))
             .collect();
-        rooms.sort_by(|a, b| {
-            b.created_at_ms
-                .cmp(&a.created_at_ms)
-                .then(a.room.cmp(&b.room))
-        });
+        rooms.sort_by(newest_first);
         rooms
     }
 
-    /// A subscription to the lobby feed: every change to a listed room from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<LobbyUpdate> {
-        self.context.lobby_feed.subscribe()
+    /// One page of [`Lobby::list`]: at most `limit` rooms after `after` (from the start
+    /// when `None`), and the cursor of the next page if there are more rooms.
+    pub fn page(&self, after: Option<&PageCursor>, limit: usize) -> RoomsPage {
+        let mut rooms: Vec<RoomSummary> = self
+            .rooms
+            .iter()
+            .filter(|entry| !entry.is_private())
+            .map(|entry| entry.summary())
+            .filter(|summary| after.is_none_or(|cursor| cursor.precedes(summary)))
+            .collect();
+        rooms.sort_by(newest_first);
+        let more = rooms.len() > limit;
+        rooms.truncate(limit);
+        let next = more
+            .then(|| rooms.last().map(|last| PageCursor::after(last).to_string()))
+            .flatten();
+        RoomsPage { rooms, next }
+    }
+
+    /// A subscription to the lobby feed for rooms of `game` (all when `None`): every
+    /// change to a listed room from now on, coalesced per `limits.lobby_flush_ms`.
+    pub fn subscribe(&self, game: Option<String>) -> LobbySubscription {
+        let flush_every = Duration::from_millis(self.context.config.limits.lobby_flush_ms);
+        LobbySubscription::new(self.context.lobby_feed.subscribe(), game, flush_every)
     }
 
     /// The rooms `quick_join` may seat `player_id` in, oldest first: listed, waiting
@@ -215,10 +235,98 @@ impl Lobby {
             .collect()
     }
 
+    /// The runtime the rooms run on, for the health check's probe.
+    pub fn runtime(&self) -> &Runtime {
+        &self.runtime
+    }
+
+    /// The ids of every live room, private ones included, for logs at shutdown.
+    pub fn live_ids(&self) -> Vec<String> {
+        self.rooms.iter().map(|entry| entry.key().clone()).collect()
+    }
+
+    /// A handle that reads the ids of the live rooms from any thread, even one outside
+    /// every runtime (the shutdown watchdog), for as long as it is kept.
+    pub fn live_ids_reader(&self) -> impl Fn() -> Vec<String> + Send + 'static {
+        let rooms = self.rooms.clone();
+        move || rooms.iter().map(|entry| entry.key().clone()).collect()
+    }
+
     /// Waits until every room's task has ended (they end on the server's shutdown signal).
     pub async fn wait_closed(&self) {
         self.tracker.close();
         self.tracker.wait().await;
+    }
+}
+
+/// The order of every room listing: newest first, then by id.
+fn newest_first(a: &RoomSummary, b: &RoomSummary) -> std::cmp::Ordering {
+    b.created_at_ms
+        .cmp(&a.created_at_ms)
+        .then(a.room.cmp(&b.room))
+}
+
+/// One page of the room list.
+#[derive(Debug, Serialize)]
+pub struct RoomsPage {
+    /// The rooms, newest first.
+    pub rooms: Vec<RoomSummary>,
+    /// The cursor to pass as `after` for the next page; left out on the last page, so
+    /// a server with one page of rooms answers exactly as before pagination.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+}
+
+/// Where a page of the room list continues: after the room created at this time with
+/// this id. Written `<created_at_ms>-<room id>`; a cursor stays valid when its room is
+/// removed, since it names a place in the order rather than a room.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageCursor {
+    created_at_ms: i64,
+    room: String,
+}
+
+/// A page cursor that is not `<created_at_ms>-<room id>`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a page cursor; pass the \"next\" of the previous page as \"after\"")]
+pub struct BadCursor(String);
+
+impl PageCursor {
+    /// The cursor of the page that continues after `room`.
+    pub fn after(room: &RoomSummary) -> Self {
+        Self {
+            created_at_ms: room.created_at_ms,
+            room: room.room.clone(),
+        }
+    }
+
+    /// Whether `room` comes after this cursor in the listing's order.
+    fn precedes(&self, room: &RoomSummary) -> bool {
+        room.created_at_ms < self.created_at_ms
+            || (room.created_at_ms == self.created_at_ms && room.room > self.room)
+    }
+}
+
+impl std::str::FromStr for PageCursor {
+    type Err = BadCursor;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let bad = || BadCursor(text.chars().take(64).collect());
+        let (at, room) = text.split_once('-').ok_or_else(bad)?;
+        let created_at_ms = at.parse().map_err(|_| bad())?;
+        if room.is_empty() || !room.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Err(bad());
+        }
+        Ok(Self {
+            created_at_ms,
+            room: room.to_owned(),
+        })
+    }
+}
+
+impl std::fmt::Display for PageCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.created_at_ms, self.room)
     }
 }
 

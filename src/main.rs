@@ -1,10 +1,12 @@
 //! The `parlor` command: reads the configuration, starts logging, and runs the server
-//! until Ctrl-C or SIGTERM.
+//! until Ctrl-C or SIGTERM; then exits within `server.shutdown_grace_secs` (plus a
+//! short margin) whatever is stuck.
 
 use std::io::IsTerminal;
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 use parlor::config::{Config, Overrides};
@@ -58,7 +60,8 @@ async fn main() -> ExitCode {
         }
     };
     let shutdown = CancellationToken::new();
-    tokio::spawn(stop_on_signal(shutdown.clone()));
+    let grace = Duration::from_secs(config.server.shutdown_grace_secs);
+    tokio::spawn(stop_on_signal(shutdown.clone(), grace));
     match parlor::run(config, listener, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -68,8 +71,12 @@ async fn main() -> ExitCode {
     }
 }
 
-/// Cancels `shutdown` on Ctrl-C or SIGTERM.
-async fn stop_on_signal(shutdown: CancellationToken) {
+/// How long past the shutdown grace the watchdog lets a graceful shutdown run (closing
+/// the database, flushing logs) before it ends the process.
+const WATCHDOG_MARGIN: Duration = Duration::from_secs(5);
+
+/// Cancels `shutdown` on Ctrl-C or SIGTERM, and arms the watchdog.
+async fn stop_on_signal(shutdown: CancellationToken, grace: Duration) {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
@@ -89,5 +96,25 @@ async fn stop_on_signal(shutdown: CancellationToken) {
     {
         let _ = ctrl_c.await;
     }
+    arm_watchdog(grace + WATCHDOG_MARGIN);
     shutdown.cancel();
+}
+
+/// Ends the process `after` from now, whatever is still running: a plain thread, so it
+/// fires even if every runtime thread is stuck (a room blocked in a computation or a
+/// write that never returns). A graceful shutdown normally returns from `main` first.
+fn arm_watchdog(after: Duration) {
+    let armed = std::thread::Builder::new()
+        .name("parlor-shutdown-watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(after);
+            tracing::error!(
+                after_secs = after.as_secs(),
+                "shutdown did not finish in time (see the rooms still busy above); exiting now"
+            );
+            std::process::exit(1);
+        });
+    if let Err(error) = armed {
+        tracing::error!(%error, "could not start the shutdown watchdog");
+    }
 }

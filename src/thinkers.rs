@@ -1,36 +1,60 @@
-//! The bounded pool of threads where bots think, away from the async executor.
+//! The bounded pool of threads where bots think, away from the async executor: their
+//! moves and their judgements of draw offers.
 //!
-//! Rooms hand a copy of their game to [`Thinkers::think`] and await the answer. A fixed
-//! number of worker threads take requests from a bounded queue. A request that cannot
-//! wait (the queue is full) or whose deadline has already passed when a worker reaches it
-//! is answered with an `easy` move computed at once, so no room ever stalls behind bots.
+//! Rooms hand a copy of their game to [`Thinkers::think`] or [`Thinkers::judge_draw`]
+//! from a task of their own and get the answer back as a command, so a room never waits
+//! on a bot. A fixed number of worker threads take requests from a bounded queue. Every
+//! request has a time budget as well as a node budget. A move request that cannot wait
+//! (the queue is full) or whose deadline has already passed when a worker reaches it is
+//! answered with an `easy` move under a short deadline, off the executor; a draw offer
+//! that finds the queue full is declined at once.
 
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use prometheus::HistogramVec;
 use tokio::sync::oneshot;
 use tracing::{debug, warn};
 
 use crate::bots::{BotLevel, Limits};
-use crate::catalog::AnyGame;
+use crate::catalog::{AnyGame, draw_judgement};
 use crate::config::BotPriority;
+use crate::games::Seat;
+
+/// The longest an `easy` move standing in for a late or queued-out request may take.
+const QUICK_MOVE_TIME: Duration = Duration::from_millis(50);
+
+/// The label a draw judgement is timed under in the think-time histogram.
+const JUDGE_LABEL: &str = "draw";
+
+/// One piece of bot work: it runs on a worker thread, or at once off the executor when
+/// it cannot be queued; `late` says its deadline had passed before it started.
+type Work = Box<dyn FnOnce(Option<Shortcut>) + Send>;
 
 /// One bot's request to think.
 struct Request {
-    game: Box<dyn AnyGame>,
-    level: BotLevel,
-    limits: Limits,
-    reply: oneshot::Sender<Option<String>>,
+    /// The game and the level (or [`JUDGE_LABEL`]), for the think-time histogram.
+    labels: [&'static str; 2],
+    deadline: Option<Instant>,
+    work: Work,
 }
 
-/// Why a request got a quick `easy` move instead of its level's.
+/// Why a request got a quick answer instead of its full one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Shortcut {
     QueueFull,
     Late,
+}
+
+/// A bot's answer to a draw offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawAnswer {
+    /// The bot judged the position this good for itself (positive is good for it).
+    Judged(i32),
+    /// Every bot thread was busy; the bot declines without judging.
+    Busy,
 }
 
 /// A handle to the pool; cloning it shares the same threads and queue.
@@ -42,9 +66,9 @@ pub struct Thinkers {
 impl Thinkers {
     /// Starts `threads` worker threads (at least one) behind a queue of `capacity`
     /// waiting requests, each scheduled at `priority` (niceness `nice` where that is
-    /// the policy or its fallback; see `lower_priority`), timing each move into
-    /// `think_seconds` (labels: game, level). The threads end when every handle has been
-    /// dropped.
+    /// the policy or its fallback; see `lower_priority`), timing each request into
+    /// `think_seconds` (labels: game, level or `draw`). The threads end when every
+    /// handle has been dropped.
     pub fn start(
         threads: usize,
         capacity: usize,
@@ -76,22 +100,58 @@ impl Thinkers {
         limits: Limits,
     ) -> Option<String> {
         let (reply, answer) = oneshot::channel();
+        let labels = [game.game_id(), level.as_str()];
+        let work: Work = Box::new(move |shortcut| {
+            let mv = match shortcut {
+                None => game.bot_move(level, &limits, &mut rand::rng()),
+                Some(why) => quick_move(game.as_ref(), level, &limits, why),
+            };
+            // The room may have moved on (its game ended); then nobody needs the answer.
+            let _ = reply.send(mv);
+        });
         let request = Request {
-            game,
-            level,
-            limits,
-            reply,
+            labels,
+            deadline: limits.deadline,
+            work,
         };
         match self.queue.try_send(request) {
             Ok(()) => answer.await.ok().flatten(),
             Err(TrySendError::Full(request)) => {
-                // Answer at once, off the executor: an easy move takes microseconds to
-                // milliseconds, and a full queue is exactly when waiting would stall rooms.
-                let answer =
-                    tokio::task::spawn_blocking(move || quick_move(&request, Shortcut::QueueFull));
+                // Answer at once, off the executor and under a short deadline: a full
+                // queue is exactly when waiting would stall rooms.
+                let quick = tokio::task::spawn_blocking(move || {
+                    (request.work)(Some(Shortcut::QueueFull));
+                });
+                let _ = quick.await;
                 answer.await.ok().flatten()
             }
             Err(TrySendError::Disconnected(_)) => None,
+        }
+    }
+
+    /// How good `game` is for a bot in `seat` that has been offered a draw, by the draw
+    /// judgement's search (node and time budget, see [`draw_judgement`]); [`DrawAnswer::Busy`]
+    /// at once if every thread is busy and the queue is full (or the pool has stopped).
+    pub async fn judge_draw(&self, game: Box<dyn AnyGame>, seat: Seat) -> DrawAnswer {
+        let (reply, answer) = oneshot::channel();
+        let labels = [game.game_id(), JUDGE_LABEL];
+        let work: Work = Box::new(move |_shortcut| {
+            // A judgement has its own short deadline from when it starts, so a late one
+            // is still made, and still bounded.
+            let value = game.evaluation_for(seat, &draw_judgement(Instant::now()));
+            let _ = reply.send(value);
+        });
+        let request = Request {
+            labels,
+            deadline: None,
+            work,
+        };
+        match self.queue.try_send(request) {
+            Ok(()) => answer.await.map_or(DrawAnswer::Busy, DrawAnswer::Judged),
+            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+                debug!("bot queue full; a draw offer is declined without judging");
+                DrawAnswer::Busy
+            }
         }
     }
 }
@@ -142,38 +202,36 @@ fn work(requests: &Mutex<Receiver<Request>>, think_seconds: &HistogramVec) {
         };
         let Ok(request) = next else { return };
         let started = Instant::now();
-        let late = request
-            .limits
-            .deadline
-            .is_some_and(|deadline| started >= deadline);
-        let mv = if late {
-            quick_move(&request, Shortcut::Late)
-        } else {
-            request
-                .game
-                .bot_move(request.level, &request.limits, &mut rand::rng())
-        };
+        let late = request.deadline.is_some_and(|deadline| started >= deadline);
+        (request.work)(late.then_some(Shortcut::Late));
         think_seconds
-            .with_label_values(&[request.game.game_id(), request.level.as_str()])
+            .with_label_values(&request.labels)
             .observe(started.elapsed().as_secs_f64());
-        // The room may have moved on (its game ended); then nobody needs the answer.
-        let _ = request.reply.send(mv);
     }
 }
 
-/// The `easy` move that stands in when a request cannot be served at its own level.
-fn quick_move(request: &Request, why: Shortcut) -> Option<String> {
+/// The `easy` move that stands in when a request cannot be served at its own level: it
+/// thinks for at most [`QUICK_MOVE_TIME`], so even a late request gets a considered
+/// move, and never for long.
+fn quick_move(
+    game: &dyn AnyGame,
+    level: BotLevel,
+    limits: &Limits,
+    why: Shortcut,
+) -> Option<String> {
     match why {
         Shortcut::QueueFull => {
-            warn!(level = %request.level, "bot queue full; answering with an easy move")
+            warn!(%level, "bot queue full; answering with an easy move")
         }
         Shortcut::Late => {
-            debug!(level = %request.level, "bot request reached too late; answering with an easy move")
+            debug!(%level, "bot request reached too late; answering with an easy move")
         }
     }
-    request
-        .game
-        .bot_move(BotLevel::Easy, &request.limits, &mut rand::rng())
+    let limits = Limits {
+        deadline: Some(Instant::now() + QUICK_MOVE_TIME),
+        ..*limits
+    };
+    game.bot_move(BotLevel::Easy, &limits, &mut rand::rng())
 }
 
 #[cfg(test)]
@@ -217,6 +275,41 @@ mod tests {
             .await
             .unwrap();
         assert!(chess().legal_moves().contains(&mv));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_draw_offer_is_judged_on_a_bot_thread_or_declined_when_all_are_busy() {
+        let queen_ahead = |config: &Config| {
+            let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1";
+            new_game("chess", config, Some(start)).unwrap()
+        };
+        let config = Config::default();
+        let thinkers = Thinkers::start(1, 1, BotPriority::Nice, 0, think_seconds()).unwrap();
+        let answer = thinkers
+            .judge_draw(queen_ahead(&config), Seat::Second)
+            .await;
+        assert!(
+            matches!(answer, DrawAnswer::Judged(value) if value > 500),
+            "{answer:?}"
+        );
+
+        // One long search on the only thread and one waiting: no room for a judgement.
+        // (A pause after each, so the thread has taken the first before the second.)
+        let limits = Strength::HARD.limits(Instant::now() + Duration::from_secs(5));
+        let mut busy = Vec::new();
+        for _ in 0..2 {
+            let thinkers = thinkers.clone();
+            let ask = async move { thinkers.think(chess(), BotLevel::Hard, limits).await };
+            busy.push(tokio::spawn(ask));
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let answer = thinkers
+            .judge_draw(queen_ahead(&config), Seat::Second)
+            .await;
+        assert_eq!(answer, DrawAnswer::Busy);
+        for ask in busy {
+            assert!(ask.await.unwrap().is_some());
+        }
     }
 
     /// The `(niceness, scheduling policy)` of every thread of this process whose name

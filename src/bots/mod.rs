@@ -149,7 +149,8 @@ impl Strength {
 }
 
 /// Picks a move for the side to move at the given level; `None` only if the game is over.
-/// `limits` bound the searching levels (`medium`, `hard`); the others answer at once.
+/// `limits` bound the searching levels (`medium`, `hard`) and, by their deadline, the rule
+/// bot (`easy`); `random` answers at once.
 /// Among equally good moves the choice is random, so games vary.
 pub fn choose_move<G: Evaluate, R: Rng + ?Sized>(
     game: &G,
@@ -159,7 +160,7 @@ pub fn choose_move<G: Evaluate, R: Rng + ?Sized>(
 ) -> Option<G::Move> {
     match level {
         BotLevel::Random => game.legal_moves().choose(rng).cloned(),
-        BotLevel::Easy => rules::choose(game, rng),
+        BotLevel::Easy => rules::choose(game, limits.deadline, rng),
         BotLevel::Medium | BotLevel::Hard => analyse(game, limits).best.choose(rng).cloned(),
     }
 }

@@ -1,6 +1,8 @@
 //! The rule bot: win now if possible; otherwise avoid any move after which the opponent
 //! can win at once or win material (see [`Evaluate::material`]); otherwise play at random.
 
+use std::time::Instant;
+
 use rand::Rng;
 use rand::seq::IndexedRandom;
 
@@ -47,18 +49,36 @@ fn worst_after<G: Evaluate>(game: &G, mv: &G::Move, me: Seat, before: i32) -> Op
 
 /// The rule bot's move; `None` only if the game is over. Among the moves that lose
 /// nothing on the opponent's reply it chooses at random; if every move loses something,
-/// among those that lose least.
-pub(super) fn choose<G: Evaluate, R: Rng + ?Sized>(game: &G, rng: &mut R) -> Option<G::Move> {
+/// among those that lose least. Past `deadline` it stops looking at further moves and
+/// chooses among those it has judged (any move if it judged none), so a position with a
+/// huge number of moves and replies cannot hold a thread for long.
+pub(super) fn choose<G: Evaluate, R: Rng + ?Sized>(
+    game: &G,
+    deadline: Option<Instant>,
+    rng: &mut R,
+) -> Option<G::Move> {
     let me = game.turn()?;
     let moves = game.legal_moves();
-    if let Some(winning) = moves.iter().find(|mv| wins(game, mv, me)) {
-        return Some(winning.clone());
+    let late = || deadline.is_some_and(|deadline| Instant::now() >= deadline);
+    for mv in &moves {
+        if wins(game, mv, me) {
+            return Some(mv.clone());
+        }
+        if late() {
+            return moves.choose(rng).cloned();
+        }
     }
     let before = game.material();
-    let worst: Vec<Option<i32>> = moves
-        .iter()
-        .map(|mv| worst_after(game, mv, me, before))
-        .collect();
+    let mut worst: Vec<Option<i32>> = Vec::with_capacity(moves.len());
+    for mv in &moves {
+        if late() {
+            break;
+        }
+        worst.push(worst_after(game, mv, me, before));
+    }
+    if worst.is_empty() {
+        return moves.choose(rng).cloned();
+    }
     // The most material some move keeps (`None` if every move lets the opponent win).
     let target = worst.iter().copied().max().flatten();
     let safe: Vec<&G::Move> = moves
@@ -96,7 +116,7 @@ mod tests {
         // X: 0 1, O: 3 4; X to move wins at 2 (O would also win at 5).
         let game = after(&["0", "3", "1", "4"]);
         for seed in 0..20 {
-            let mv = choose(&game, &mut StdRng::seed_from_u64(seed)).unwrap();
+            let mv = choose(&game, None, &mut StdRng::seed_from_u64(seed)).unwrap();
             assert_eq!(mv.to_string(), "2");
         }
     }
@@ -106,8 +126,18 @@ mod tests {
         // X: 0 1, O: 4; O must block at 2.
         let game = after(&["0", "4", "1"]);
         for seed in 0..20 {
-            let mv = choose(&game, &mut StdRng::seed_from_u64(seed)).unwrap();
+            let mv = choose(&game, None, &mut StdRng::seed_from_u64(seed)).unwrap();
             assert_eq!(mv.to_string(), "2");
+        }
+    }
+
+    #[test]
+    fn past_its_deadline_it_still_answers_a_legal_move() {
+        let game = after(&["0", "4"]);
+        let past = Some(Instant::now());
+        for seed in 0..20 {
+            let mv = choose(&game, past, &mut StdRng::seed_from_u64(seed)).unwrap();
+            assert!(game.legal_moves().contains(&mv));
         }
     }
 }

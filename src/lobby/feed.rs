@@ -1,6 +1,8 @@
 //! The lobby feed: every change to a listed room, encoded once and shared by all
 //! lobby subscribers.
 
+use std::sync::Arc;
+
 use bytestring::ByteString;
 use tokio::sync::broadcast;
 use tracing::error;
@@ -11,9 +13,12 @@ use crate::protocol::{LobbyChange, RoomSummary, ServerMsg};
 /// instead of the updates it missed.
 const FEED_CAPACITY: usize = 512;
 
-/// One `lobby_update` frame, with its game so subscribers can filter without decoding.
+/// One `lobby_update` frame, with its room and game so subscribers can merge and filter
+/// without decoding.
 #[derive(Clone, Debug)]
 pub struct LobbyUpdate {
+    /// The room that changed.
+    pub room: Arc<str>,
     /// The game of the room that changed.
     pub game: &'static str,
     /// The encoded `lobby_update` message.
@@ -54,7 +59,11 @@ impl LobbyFeed {
             }
         };
         // Fails only when nobody is subscribed, which is fine.
-        let _ = self.sender.send(LobbyUpdate { game, frame });
+        let _ = self.sender.send(LobbyUpdate {
+            room: Arc::from(room.room.as_str()),
+            game,
+            frame,
+        });
     }
 
     /// Whether anyone is subscribed; while nobody is, rooms need not announce changes.

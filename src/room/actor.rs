@@ -8,13 +8,13 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use bytestring::ByteString;
-use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
 
 use super::clock::Clock;
+use super::fanout::{self, Pacer, Snapshots, fan_out, frame, send_to};
 use super::handle::Request;
 use super::seats::SeatState;
 use super::{
@@ -24,17 +24,19 @@ use crate::bots::BotLevel;
 use crate::catalog::{AnyGame, PlayedMove};
 use crate::config::Takeover;
 use crate::games::{EndReason, MoveError, Outcome, Seat};
-use crate::metrics::Metrics;
 use crate::players::random_hex;
 use crate::protocol::{
     ClientError, ClockView, ErrorCode, GameOverMsg, LastMove, ResultView, Role, RoomSummary,
-    ScoreView, ServerMsg, StateMsg, Status, TimeControl,
+    ScoreView, ServerMsg, StateMsg, Status,
 };
 use crate::ratings::rated_key;
 use crate::scoring::{self, ScoreInput};
 use crate::store::{
     GameFinish, LeaderboardCandidate, MoveRecord, NewGame, RatingChange, SeatRecord, SeatResult,
 };
+use crate::thinkers::DrawAnswer;
+
+mod bots;
 
 /// A bot accepts a draw unless its evaluation of its own position is above this.
 const DRAW_ACCEPT_BELOW: i32 = 50;
@@ -88,6 +90,11 @@ pub(super) enum Command {
     BotMoved {
         ply: usize,
         text: String,
+    },
+    /// A bot judged the draw offer open in the position after `ply` moves.
+    BotJudgedDraw {
+        ply: usize,
+        answer: DrawAnswer,
     },
 }
 
@@ -146,6 +153,11 @@ pub(super) struct Room {
     initial: Box<dyn AnyGame>,
     /// The seat whose draw offer is open.
     draw_offer: Option<Seat>,
+    /// A bot is judging the draw offer open in the position after this many moves.
+    draw_judging: Option<usize>,
+    /// The bot's last judgement of a draw offer: the position (moves played) and its
+    /// value for the bot, so repeated offers in one position are answered at once.
+    draw_judged: Option<(usize, i32)>,
     /// Which seats have asked for a rematch of the finished game.
     rematch: [bool; 2],
     /// Each seat's current rating in this game, once known.
@@ -156,6 +168,10 @@ pub(super) struct Room {
     retry_at: Option<Instant>,
     /// The last state broadcast and its `seq`, published again without re-encoding.
     last_state: Option<(u64, Frame)>,
+    /// When the audience's comings and goings are next announced.
+    pacer: Pacer,
+    /// The snapshot newcomers get, shared by a burst of them.
+    snapshots: Snapshots,
 }
 
 /// Whether the room's task should keep running.
@@ -183,6 +199,8 @@ impl Room {
             clock: Clock::new(options.time_control),
             initial: game.clone_box(),
             draw_offer: None,
+            draw_judging: None,
+            draw_judged: None,
             rematch: [false, false],
             ratings: [None, None],
             id,
@@ -207,6 +225,8 @@ impl Room {
             idle_since: Some(now),
             retry_at: None,
             last_state: None,
+            pacer: Pacer::default(),
+            snapshots: Snapshots::default(),
         }
     }
 
@@ -280,8 +300,8 @@ impl Room {
                 reference,
                 reply,
             } => {
-                self.watch(sub, reference);
-                let _ = reply.send(Ok(()));
+                let result = self.watch(sub, reference);
+                let _ = reply.send(result);
             }
             Command::Move {
                 player_id,
@@ -312,6 +332,7 @@ impl Room {
             }
             Command::Disconnect { conn } => self.disconnect(conn),
             Command::BotMoved { ply, text } => self.bot_moved(ply, &text).await,
+            Command::BotJudgedDraw { ply, answer } => self.bot_judged_draw(ply, answer).await,
         }
         self.settle().await;
         Flow::Continue
@@ -393,18 +414,30 @@ impl Room {
         Ok(())
     }
 
-    fn watch(&mut self, sub: Subscriber, reference: Option<Value>) {
+    /// Adds a spectator (unless the room is full) and greets them; the others learn of
+    /// them at once after a quiet pace, otherwise in the next paced announcement.
+    fn watch(&mut self, sub: Subscriber, reference: Option<Value>) -> Result<(), ClientError> {
         let seat = Seat::BOTH.into_iter().find(|s| {
             self.seats[s.index()]
                 .conn()
                 .is_some_and(|c| c.conn == sub.conn)
         });
         // Watching again, or watching one's own room, changes nothing but gets a snapshot.
-        if seat.is_none() && self.spectators.insert(sub.conn, sub.clone()).is_none() {
-            self.seq += 1;
-            self.broadcast_state(Some(sub.conn));
+        if seat.is_none() && !self.spectators.contains_key(&sub.conn) {
+            let limit = self.context.config.limits.spectators_per_room;
+            if limit > 0 && self.spectators.len() >= limit as usize {
+                return Err(ClientError::new(
+                    ErrorCode::RoomFull,
+                    format!(
+                        "This room already has {limit} spectators, as many as it takes. Try again later or watch another room."
+                    ),
+                ));
+            }
+            self.spectators.insert(sub.conn, sub.clone());
+            self.audience_changed(Some(sub.conn));
         }
         self.greet(&sub, seat, reference);
+        Ok(())
     }
 
     /// After a seat change: start the game if it can, then tell everyone (the newcomer
@@ -416,8 +449,9 @@ impl Room {
         self.greet(sub, Some(seat), reference);
     }
 
-    /// Sends a newcomer `joined` and a snapshot of the current state with its history.
-    fn greet(&self, sub: &Subscriber, seat: Option<Seat>, reference: Option<Value>) {
+    /// Sends a newcomer `joined` and a snapshot of the current state with its history,
+    /// encoded once for a burst of newcomers.
+    fn greet(&mut self, sub: &Subscriber, seat: Option<Seat>, reference: Option<Value>) {
         let joined = ServerMsg::Joined {
             room: self.id.clone(),
             seat: seat.map(|s| s.index() as u8),
@@ -428,9 +462,12 @@ impl Room {
             },
             reference,
         };
+        let mut snapshots = std::mem::take(&mut self.snapshots);
+        let snapshot = snapshots.get(self.seq, Instant::now(), || frame(&self.state_msg(true)));
+        self.snapshots = snapshots;
         let metrics = &self.context.metrics;
         send_to(sub, &frame(&joined), metrics);
-        send_to(sub, &frame(&self.state_msg(true)), metrics);
+        send_to(sub, &snapshot, metrics);
     }
 
     fn seat_of(&self, player_id: &str, conn: ConnId) -> Result<Seat, ClientError> {
@@ -450,8 +487,7 @@ impl Room {
 
     async fn leave(&mut self, player_id: &str, conn: ConnId) -> Result<(), ClientError> {
         if self.spectators.remove(&conn).is_some() {
-            self.seq += 1;
-            self.broadcast_state(None);
+            self.audience_changed(None);
             return Ok(());
         }
         let seat = self.seat_of(player_id, conn)?;
@@ -478,8 +514,22 @@ impl Room {
         Ok(())
     }
 
+    /// A connection is gone: a seat it held is announced at once, a spectator by the
+    /// room's timer as the pace allows.
     fn disconnect(&mut self, conn: ConnId) {
-        let mut changed = self.spectators.remove(&conn).is_some();
+        if self.forget(conn) {
+            debug!(room = %self.id, conn, "a player's connection left the room");
+            self.seq += 1;
+            self.broadcast_state(None);
+        }
+    }
+
+    /// Forgets a connection without announcing anything; `true` if it held a seat.
+    fn forget(&mut self, conn: ConnId) -> bool {
+        if self.spectators.remove(&conn).is_some() {
+            self.pacer.defer(Instant::now());
+        }
+        let mut changed = false;
         for state in &mut self.seats {
             match state {
                 SeatState::Human {
@@ -500,11 +550,7 @@ impl Room {
                 _ => {}
             }
         }
-        if changed {
-            debug!(room = %self.id, conn, "connection left the room");
-            self.seq += 1;
-            self.broadcast_state(None);
-        }
+        changed
     }
 
     // ----- moves -------------------------------------------------------------------
@@ -704,23 +750,6 @@ impl Room {
         }
     }
 
-    /// A bot in `seat` answers an open draw offer by its evaluation: it accepts unless it
-    /// judges its own position better.
-    async fn bot_answers_draw(&mut self, seat: Seat) {
-        if self.seats[seat.index()].bot_level().is_none() {
-            return;
-        }
-        if self.game.evaluation_for(seat) <= DRAW_ACCEPT_BELOW {
-            if let Err(error) = self.finish(None, EndReason::DrawAgreed).await {
-                warn!(room = %self.id, %error, "a bot's draw could not be recorded");
-            }
-        } else {
-            self.draw_offer = None;
-            self.seq += 1;
-            self.broadcast_state(None);
-        }
-    }
-
     /// Records `seat`'s wish for a rematch; a bot always agrees. When both seats agree,
     /// a new game starts in the room with the seats swapped.
     async fn ask_rematch(&mut self, seat: Seat) -> Result<(), ClientError> {
@@ -792,6 +821,8 @@ impl Room {
         self.stood_in = [false, false];
         self.clock = Clock::new(self.options.time_control);
         self.draw_offer = None;
+        self.draw_judging = None;
+        self.draw_judged = None;
         self.rematch = [false, false];
     }
 
@@ -1036,80 +1067,6 @@ impl Room {
         self.ask_bot();
     }
 
-    fn ask_bot(&mut self) {
-        if self.status() != Status::Playing || self.retry_at.is_some_and(|at| at > Instant::now()) {
-            return;
-        }
-        let Some(seat) = self.game.turn() else { return };
-        let Some(level) = self.seats[seat.index()].bot_level() else {
-            return;
-        };
-        let ply = self.history.len();
-        if self.bot_thinking == Some(ply) {
-            return;
-        }
-        self.bot_thinking = Some(ply);
-        let game = self.game.clone_box();
-        let mut limits = self
-            .context
-            .config
-            .bots
-            .limits(level, std::time::Instant::now());
-        let mut min_delay = Duration::from_millis(self.context.config.bots.min_delay_ms);
-        if let Some(budget) = self.bot_time_budget(seat) {
-            let by_clock = std::time::Instant::now() + budget;
-            limits.deadline = Some(limits.deadline.map_or(by_clock, |own| own.min(by_clock)));
-            // The pause that makes replies feel natural must never cost a bot the game.
-            min_delay = min_delay.min(budget);
-        }
-        let not_before = self.last_move_at + min_delay;
-        let myself = self.myself.clone();
-        let room = self.id.clone();
-        let thinkers = self.context.thinkers.clone();
-        tokio::spawn(async move {
-            let thought = thinkers.think(game, level, limits).await;
-            sleep_until(not_before).await;
-            match (thought, myself.upgrade()) {
-                (Some(text), Some(room)) => {
-                    let _closed = room.send(Box::new(Command::BotMoved { ply, text })).await;
-                }
-                (None, Some(_)) => warn!(room, "a bot found no move to play"),
-                (_, None) => {}
-            }
-        });
-    }
-
-    /// How long a bot in `seat` may think under the room's clock: a share of its remaining
-    /// time (half of a per-move allowance; a thirtieth of a Fischer clock plus half the
-    /// increment), less a safety margin for network and queueing delays.
-    fn bot_time_budget(&self, seat: Seat) -> Option<Duration> {
-        let remaining = self.clock.remaining_at(Instant::now())?[seat.index()];
-        let share = match self.clock.control() {
-            TimeControl::None => return None,
-            TimeControl::PerMove { .. } => remaining / 2,
-            TimeControl::Fischer { increment_ms, .. } => remaining / 30 + increment_ms / 2,
-        };
-        let safe = share
-            .min(remaining.saturating_sub(BOT_SAFETY_MS))
-            .saturating_sub(BOT_SAFETY_MS);
-        Some(Duration::from_millis(safe.max(1)))
-    }
-
-    async fn bot_moved(&mut self, ply: usize, text: &str) {
-        if self.bot_thinking != Some(ply)
-            || self.history.len() != ply
-            || self.status() != Status::Playing
-        {
-            return;
-        }
-        self.bot_thinking = None;
-        let Some(seat) = self.game.turn() else { return };
-        if let Err(error) = self.play(seat, text, Instant::now()).await {
-            warn!(room = %self.id, %error, "a bot's move was not played; it will try again");
-            self.retry_at = Some(Instant::now() + STORE_RETRY);
-        }
-    }
-
     /// The grace of an absent player in `seat` has run out: a bot takes the seat over if
     /// the room says so, otherwise they lose by `abandoned`.
     async fn absent_too_long(&mut self, seat: Seat, now: Instant) {
@@ -1195,6 +1152,7 @@ impl Room {
             self.first_move_deadline(),
             self.idle_since.map(|since| since + idle),
             self.retry_at,
+            self.pacer.due(),
         ]
         .into_iter()
         .flatten()
@@ -1210,6 +1168,11 @@ impl Room {
         let idle = Duration::from_secs(self.context.config.rooms.idle_secs);
         if self.idle_since.is_some_and(|since| since + idle <= now) {
             return Flow::Close;
+        }
+        if self.pacer.due().is_some_and(|at| at <= now) {
+            self.seq += 1;
+            self.pacer.announced(now);
+            self.broadcast_state(None);
         }
         if self.fill_at.is_some_and(|at| at <= now)
             && let Some(open) = self.seats.iter_mut().find(|s| s.is_open())
@@ -1364,7 +1327,7 @@ impl Room {
     pub(super) fn publication(&self) -> Published {
         let state = match &self.last_state {
             Some((seq, frame)) if *seq == self.seq => ByteString::clone(frame),
-            _ => encode(&self.state_msg(false)),
+            _ => fanout::encode(&self.state_msg(false)),
         };
         Published {
             summary: RoomSummary {
@@ -1384,67 +1347,37 @@ impl Room {
 
     fn broadcast_state(&mut self, except: Option<ConnId>) {
         let frame = frame(&self.state_msg(false));
+        self.pacer.carried();
         self.broadcast(&frame, except);
         self.last_state = Some((self.seq, frame));
     }
 
-    /// Queues one encoded frame to every subscriber. A subscriber whose queue is full is
-    /// kicked (its connection closes; it may reconnect for a fresh snapshot) and dropped
-    /// from the room, which is announced in turn.
+    /// Queues one encoded frame to every subscriber. Those that cannot take it are
+    /// dropped quietly: the change in the audience rides on a later `state`, sent by the
+    /// room's timer as the pace allows, so drops can never set off a storm of broadcasts.
     fn broadcast(&mut self, frame: &Frame, except: Option<ConnId>) {
-        let mut dropped = Vec::new();
-        let mut reached = 0;
         let seated = self.seats.iter().filter_map(SeatState::conn);
-        for sub in seated.chain(self.spectators.values()) {
-            if Some(sub.conn) == except {
-                continue;
-            }
-            if send_to(sub, frame, &self.context.metrics) {
-                reached += 1;
-            } else {
-                dropped.push(sub.conn);
-            }
+        let subscribers = seated.chain(self.spectators.values());
+        let dropped = fan_out(subscribers, frame, except, &self.context.metrics);
+        if dropped.is_empty() {
+            return;
         }
-        self.context
-            .metrics
-            .broadcast_fanout
-            .observe(reached as f64);
         for conn in dropped {
-            warn!(room = %self.id, conn, "dropping a connection that could not keep up");
-            self.disconnect(conn);
+            debug!(room = %self.id, conn, "dropping a connection that could not keep up");
+            self.forget(conn);
         }
     }
-}
 
-/// Queues a frame to one subscriber, counting it; `false` (and the subscriber kicked,
-/// and counted as dropped) if it cannot take it.
-fn send_to(sub: &Subscriber, frame: &Frame, metrics: &Metrics) -> bool {
-    match sub.outbox.try_send(Frame::clone(frame)) {
-        Ok(()) => {
-            metrics.messages_out.inc();
-            true
-        }
-        Err(_) => {
-            sub.kick.cancel();
-            metrics.slow_consumers_dropped.inc();
-            false
+    /// A spectator came or went: announced at once after a quiet pace (not to `except`,
+    /// who gets a snapshot), otherwise merged into the paced announcement.
+    fn audience_changed(&mut self, except: Option<ConnId>) {
+        let now = Instant::now();
+        if self.pacer.changed(now) {
+            self.seq += 1;
+            self.pacer.announced(now);
+            self.broadcast_state(except);
         }
     }
-}
-
-/// Encodes a message once as a frame to queue; it is shared by every recipient.
-fn frame<T: Serialize>(msg: &T) -> Frame {
-    Frame::new(encode(msg))
-}
-
-/// Encodes a message as JSON text.
-fn encode<T: Serialize>(msg: &T) -> ByteString {
-    // Our message types contain only strings, numbers, options and sequences, which
-    // serde_json always encodes; an empty object stands in should that ever change.
-    ByteString::from(serde_json::to_string(msg).unwrap_or_else(|error| {
-        error!(%error, "could not encode a message");
-        String::from("{}")
-    }))
 }
 
 /// A rating as shown to people: the nearest whole number.

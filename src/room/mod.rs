@@ -3,7 +3,9 @@
 
 mod actor;
 mod clock;
+mod fanout;
 mod handle;
+pub mod probe;
 mod seats;
 
 use std::sync::Arc;

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 use tracing::{debug, info};
 
-use super::session::{Connection, LobbySubscription, encode};
+use super::session::{Connection, encode};
 use crate::games::Seat;
 use crate::lobby::check_game;
 use crate::players::{self, Identity};
@@ -162,10 +162,7 @@ impl Connection {
                     check_game(game)?;
                 }
                 // Subscribe before listing, so no change after the snapshot is missed.
-                self.lobby = Some(LobbySubscription {
-                    updates: self.app.lobby.subscribe(),
-                    game,
-                });
+                self.lobby = Some(self.app.lobby.subscribe(game));
                 Ok(vec![self.lobby_snapshot(reference)])
             }
             ClientMsg::UnsubscribeLobby {} => {

@@ -12,7 +12,6 @@ use std::time::Duration;
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
 use bytestring::ByteString;
 use serde_json::Value;
-use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, interval, sleep_until};
 use tokio_util::sync::CancellationToken;
@@ -23,7 +22,7 @@ use super::socket::SocketHandle;
 use super::writer::{Full, Outbound, Writer};
 use crate::AppState;
 use crate::limits::{Budget, ConnectionPermit};
-use crate::lobby::LobbyUpdate;
+use crate::lobby::{LobbyEvent, LobbySubscription, next_lobby_event};
 use crate::players::Identity;
 use crate::protocol::{ClientError, ErrorCode, MAX_FRAME_BYTES, ServerMsg};
 use crate::room::{ConnId, Frame, RoomHandle, Subscriber};
@@ -64,39 +63,6 @@ pub(super) struct Connection {
     pub(super) address: IpAddr,
     /// Rooms this connection may still create this minute.
     pub(super) room_budget: Budget,
-}
-
-/// A connection's subscription to the lobby feed.
-pub(super) struct LobbySubscription {
-    pub(super) updates: broadcast::Receiver<LobbyUpdate>,
-    /// Only rooms of this game, if set.
-    pub(super) game: Option<String>,
-}
-
-/// What the lobby feed has for a subscriber.
-enum LobbyEvent {
-    /// An update to write as it is.
-    Update(ByteString),
-    /// Updates were missed: the subscriber needs a fresh snapshot.
-    Behind,
-}
-
-impl LobbySubscription {
-    /// The next update for this subscriber's game. Waits forever if the feed has
-    /// closed, which happens only as the server stops.
-    async fn next(&mut self) -> LobbyEvent {
-        loop {
-            match self.updates.recv().await {
-                Ok(update) => {
-                    if self.game.as_deref().is_none_or(|game| game == update.game) {
-                        return LobbyEvent::Update(update.frame);
-                    }
-                }
-                Err(RecvError::Lagged(_)) => return LobbyEvent::Behind,
-                Err(RecvError::Closed) => std::future::pending::<()>().await,
-            }
-        }
-    }
 }
 
 /// How a session ends.
@@ -252,11 +218,14 @@ pub async fn run(opened: Opened) {
                 }
             }
             event = next_lobby_event(connection.lobby.as_mut()), if connection.lobby.is_some() => {
-                let frame = match event {
-                    LobbyEvent::Update(frame) => frame,
-                    LobbyEvent::Behind => encode(&connection.lobby_snapshot(None)),
+                let frames = match event {
+                    LobbyEvent::Updates(frames) => frames,
+                    LobbyEvent::Behind => vec![encode(&connection.lobby_snapshot(None))],
                 };
-                queue!(writer, Outbound::Text(frame));
+                let queued_all = frames.into_iter().try_for_each(|frame| writer.send(Outbound::Text(frame)));
+                if let Err(full) = queued_all {
+                    break End::full(full);
+                }
             }
             Some(frame) = queued.recv() => {
                 queue!(writer, Outbound::Text(Frame::unwrap_or_clone(frame)));
@@ -299,14 +268,6 @@ pub async fn run(opened: Opened) {
     info!(conn, reason = why, "connection closed");
 }
 
-/// The next lobby event of a subscription; never resolves without one.
-async fn next_lobby_event(subscription: Option<&mut LobbySubscription>) -> LobbyEvent {
-    match subscription {
-        Some(subscription) => subscription.next().await,
-        None => std::future::pending().await,
-    }
-}
-
 /// Encodes a server message as one text frame.
 pub(super) fn encode(msg: &ServerMsg) -> ByteString {
     // ServerMsg holds only strings, numbers and JSON values, which always encode.
@@ -316,7 +277,10 @@ pub(super) fn encode(msg: &ServerMsg) -> ByteString {
 impl Connection {
     /// A `lobby` snapshot for this connection's subscription.
     pub(super) fn lobby_snapshot(&self, reference: Option<Value>) -> ServerMsg {
-        let game = self.lobby.as_ref().and_then(|sub| sub.game.clone());
+        let game = self
+            .lobby
+            .as_ref()
+            .and_then(|sub| sub.game().map(str::to_owned));
         ServerMsg::Lobby {
             rooms: self.app.lobby.list_game(game.as_deref()),
             game,

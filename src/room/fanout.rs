@@ -1,0 +1,287 @@
+//! Sending a room's frames to its audience without letting the audience cost the
+//! players: frames encoded once and shared, a snapshot encoded once for a burst of
+//! newcomers, audience changes announced at a pace rather than on every join, and
+//! subscribers that cannot keep up dropped once, quietly, with the warnings summarised.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use bytestring::ByteString;
+use serde::Serialize;
+use tokio::time::Instant;
+use tracing::{error, warn};
+
+use super::{ConnId, Frame, Subscriber};
+use crate::metrics::Metrics;
+
+/// Spectators joining and leaving (and connections dropped for not keeping up) are
+/// announced to the room in one `state` at most this often: a thousand spectators
+/// arriving cost the players a state a second, not a thousand.
+pub(super) const AUDIENCE_PACE: Duration = Duration::from_secs(1);
+
+/// A snapshot (state with history) is encoded once and given to every newcomer of the
+/// same `seq` for at most this long, so the clocks it shows are never more stale.
+const SNAPSHOT_REUSE: Duration = Duration::from_millis(250);
+
+/// Dropped connections are logged at most once per this interval, as a count.
+const DROP_LOG_EVERY: Duration = Duration::from_secs(5);
+
+/// Queues one frame to each subscriber but `except`; returns the connections whose
+/// queue was full. Those are kicked (their connection closes; they may reconnect for a
+/// fresh snapshot) and counted, and the caller must forget them without announcing it
+/// at once: announcing is another broadcast, which could overflow more queues.
+pub(super) fn fan_out<'a>(
+    subscribers: impl Iterator<Item = &'a Subscriber>,
+    frame: &Frame,
+    except: Option<ConnId>,
+    metrics: &Metrics,
+) -> Vec<ConnId> {
+    let mut dropped = Vec::new();
+    let mut reached = 0;
+    for sub in subscribers {
+        if Some(sub.conn) == except {
+            continue;
+        }
+        if send_to(sub, frame, metrics) {
+            reached += 1;
+        } else {
+            dropped.push(sub.conn);
+        }
+    }
+    metrics.broadcast_fanout.observe(reached as f64);
+    dropped
+}
+
+/// Queues a frame to one subscriber, counting it; `false` (and the subscriber kicked,
+/// and counted as dropped) if it cannot take it.
+pub(super) fn send_to(sub: &Subscriber, frame: &Frame, metrics: &Metrics) -> bool {
+    match sub.outbox.try_send(Frame::clone(frame)) {
+        Ok(()) => {
+            metrics.messages_out.inc();
+            true
+        }
+        Err(_) => {
+            if !sub.kick.is_cancelled() {
+                sub.kick.cancel();
+                metrics.slow_consumers_dropped.inc();
+                DROPS.note();
+            }
+            false
+        }
+    }
+}
+
+/// Encodes a message once as a frame to queue; it is shared by every recipient.
+pub(super) fn frame<T: Serialize>(msg: &T) -> Frame {
+    Frame::new(encode(msg))
+}
+
+/// Encodes a message as JSON text.
+pub(super) fn encode<T: Serialize>(msg: &T) -> ByteString {
+    // Our message types contain only strings, numbers, options and sequences, which
+    // serde_json always encodes; an empty object stands in should that ever change.
+    ByteString::from(serde_json::to_string(msg).unwrap_or_else(|error| {
+        error!(%error, "could not encode a message");
+        String::from("{}")
+    }))
+}
+
+/// When the room announces changes in its audience (who is watching): a change after a
+/// quiet [`AUDIENCE_PACE`] is announced at once, as a single join always was; changes
+/// within the pace after an announcement are merged into one `state` at its end. So a
+/// lone spectator costs one `state`, and a thousand arriving together about one a
+/// second.
+#[derive(Debug, Default)]
+pub(super) struct Pacer {
+    /// When the merged announcement is due, if one is owed.
+    due: Option<Instant>,
+    /// When the audience was last announced.
+    last: Option<Instant>,
+}
+
+impl Pacer {
+    /// The audience changed at `now`; `true` if the caller should announce it at once
+    /// (then call [`Pacer::announced`]), `false` if it is merged into one due later.
+    pub(super) fn changed(&mut self, now: Instant) -> bool {
+        if self.due.is_some() {
+            return false;
+        }
+        match self.last {
+            Some(last) if now < last + AUDIENCE_PACE => {
+                self.due = Some(last + AUDIENCE_PACE);
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// The audience changed at `now` where announcing at once is not allowed (inside a
+    /// broadcast): it is announced by the room's timer, as soon as the pace allows.
+    pub(super) fn defer(&mut self, now: Instant) {
+        let earliest = self.last.map_or(now, |last| now.max(last + AUDIENCE_PACE));
+        self.due.get_or_insert(earliest);
+    }
+
+    /// A `state` announcing the audience went to everyone at `now`.
+    pub(super) fn announced(&mut self, now: Instant) {
+        self.last = Some(now);
+        self.due = None;
+    }
+
+    /// A `state` went to everyone for another reason, carrying the audience as it is.
+    pub(super) fn carried(&mut self) {
+        self.due = None;
+    }
+
+    /// When the merged announcement is due, if one is owed.
+    pub(super) fn due(&self) -> Option<Instant> {
+        self.due
+    }
+}
+
+/// The last snapshot (state with history) encoded for newcomers, by `seq`.
+#[derive(Debug, Default)]
+pub(super) struct Snapshots {
+    last: Option<(u64, Instant, Frame)>,
+}
+
+impl Snapshots {
+    /// The snapshot of `seq` encoded less than [`SNAPSHOT_REUSE`] ago, or a new one from
+    /// `encode`, kept for the next newcomers.
+    pub(super) fn get(&mut self, seq: u64, now: Instant, encode: impl FnOnce() -> Frame) -> Frame {
+        match &self.last {
+            Some((at_seq, made, frame)) if *at_seq == seq && now < *made + SNAPSHOT_REUSE => {
+                Frame::clone(frame)
+            }
+            _ => {
+                let frame = encode();
+                self.last = Some((seq, now, Frame::clone(&frame)));
+                frame
+            }
+        }
+    }
+}
+
+/// Every room's dropped connections, logged as a count at most once per
+/// [`DROP_LOG_EVERY`] (the metric `parlor_slow_consumers_dropped_total` counts each).
+static DROPS: DropLog = DropLog::new();
+
+/// Counts dropped connections and says how many in one warning per interval.
+#[derive(Debug)]
+struct DropLog {
+    unlogged: AtomicU64,
+    last_logged: Mutex<Option<std::time::Instant>>,
+}
+
+impl DropLog {
+    const fn new() -> Self {
+        Self {
+            unlogged: AtomicU64::new(0),
+            last_logged: Mutex::new(None),
+        }
+    }
+
+    /// Counts one drop; logs the count if the interval has passed since the last log.
+    fn note(&self) {
+        self.unlogged.fetch_add(1, Ordering::Relaxed);
+        if let Some(count) = self.due(std::time::Instant::now()) {
+            warn!(
+                count,
+                "dropped connections that could not keep up (their outbound queue was full); \
+                 at most one such summary every 5 s"
+            );
+        }
+    }
+
+    /// The count to log now, if it is time to log one (and resets it).
+    fn due(&self, now: std::time::Instant) -> Option<u64> {
+        let mut last = self.last_logged.lock().ok()?;
+        if last.is_some_and(|at| now < at + DROP_LOG_EVERY) {
+            return None;
+        }
+        *last = Some(now);
+        Some(self.unlogged.swap(0, Ordering::Relaxed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::sync::mpsc;
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+
+    fn subscriber(conn: ConnId, room_for: usize) -> (Subscriber, mpsc::Receiver<Frame>) {
+        let (outbox, inbox) = mpsc::channel(room_for);
+        let sub = Subscriber {
+            conn,
+            outbox,
+            kick: CancellationToken::new(),
+        };
+        (sub, inbox)
+    }
+
+    #[test]
+    fn a_full_queue_is_kicked_and_counted_once() {
+        let metrics = Metrics::new().unwrap();
+        let (full, _inbox) = subscriber(1, 1);
+        let (roomy, mut roomy_inbox) = subscriber(2, 8);
+        let frame = frame(&"x");
+        let subs = [full.clone(), roomy.clone()];
+        assert!(fan_out(subs.iter(), &frame, None, &metrics).is_empty());
+        assert_eq!(fan_out(subs.iter(), &frame, None, &metrics), vec![1]);
+        assert_eq!(fan_out(subs.iter(), &frame, None, &metrics), vec![1]);
+        assert!(full.kick.is_cancelled());
+        assert_eq!(metrics.slow_consumers_dropped.get(), 1);
+        assert_eq!(roomy_inbox.try_recv().unwrap(), frame);
+    }
+
+    #[test]
+    fn drops_are_logged_as_one_count_per_interval() {
+        let log = DropLog::new();
+        let start = std::time::Instant::now();
+        for _ in 0..3 {
+            log.unlogged.fetch_add(1, Ordering::Relaxed);
+        }
+        assert_eq!(log.due(start), Some(3));
+        log.unlogged.fetch_add(1, Ordering::Relaxed);
+        assert_eq!(log.due(start + Duration::from_secs(1)), None);
+        log.unlogged.fetch_add(1, Ordering::Relaxed);
+        assert_eq!(log.due(start + DROP_LOG_EVERY), Some(2));
+    }
+
+    #[test]
+    fn a_lone_change_is_announced_at_once_and_a_burst_merged() {
+        let now = Instant::now();
+        let mut pacer = Pacer::default();
+        assert!(pacer.changed(now));
+        pacer.announced(now);
+        let soon = now + Duration::from_millis(300);
+        assert!(!pacer.changed(soon));
+        assert!(!pacer.changed(soon + Duration::from_millis(100)));
+        assert_eq!(pacer.due(), Some(now + AUDIENCE_PACE));
+        pacer.announced(now + AUDIENCE_PACE);
+        assert_eq!(pacer.due(), None);
+        // A change inside a broadcast waits for the timer, even after a quiet spell.
+        let later = now + 5 * AUDIENCE_PACE;
+        pacer.defer(later);
+        assert_eq!(pacer.due(), Some(later));
+        pacer.carried();
+        assert_eq!(pacer.due(), None);
+        assert!(pacer.changed(later));
+    }
+
+    #[test]
+    fn newcomers_of_one_seq_share_a_snapshot_while_it_is_fresh() {
+        let now = Instant::now();
+        let mut snapshots = Snapshots::default();
+        let first = snapshots.get(3, now, || frame(&"a"));
+        let again = snapshots.get(3, now + Duration::from_millis(10), || frame(&"b"));
+        assert!(Frame::ptr_eq(&first, &again));
+        let stale = snapshots.get(3, now + SNAPSHOT_REUSE, || frame(&"c"));
+        assert_eq!(stale.as_ref(), "\"c\"");
+        let next = snapshots.get(4, now + SNAPSHOT_REUSE, || frame(&"d"));
+        assert_eq!(next.as_ref(), "\"d\"");
+    }
+}

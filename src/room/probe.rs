@@ -1,0 +1,90 @@
+//! The rooms' pulse: whether the runtime the rooms run on still runs new work promptly,
+//! for the health check. A bot search, a blocking call or a busy loop on a room's task
+//! holds a worker thread; when every worker is held, no room makes progress, and a
+//! probe task spawned there does not run either.
+
+use std::time::Duration;
+
+use tokio::runtime::Handle as Runtime;
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+/// How long a probe task may take to start on the rooms' runtime before the rooms are
+/// declared stalled: far above the microseconds it takes on a healthy server, and short
+/// enough that a load balancer's health check sees a frozen server at once.
+pub const PROBE_BOUND: Duration = Duration::from_secs(1);
+
+/// The rooms' runtime did not run a probe within the bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the rooms' runtime did not run a probe task within {} ms: its worker threads are all busy or blocked, so rooms are not being served",
+    bound.as_millis()
+)]
+pub struct Stalled {
+    /// The bound the probe missed.
+    pub bound: Duration,
+}
+
+/// Spawns a task on `rooms` and waits at most `bound` (on the caller's runtime, which
+/// must not be `rooms`: a blocked runtime cannot time itself out) for it to run;
+/// returns how long it took to start.
+pub async fn probe(rooms: &Runtime, bound: Duration) -> Result<Duration, Stalled> {
+    let sent = Instant::now();
+    let (ran, started) = oneshot::channel();
+    rooms.spawn(async move {
+        let _ = ran.send(Instant::now());
+    });
+    match tokio::time::timeout(bound, started).await {
+        Ok(Ok(at)) => Ok(at.saturating_duration_since(sent)),
+        // The task was dropped unrun (the runtime is shutting down) or did not run in time.
+        Ok(Err(_)) | Err(_) => Err(Stalled { bound }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use super::*;
+
+    fn rooms_runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_runtime_that_runs_tasks_answers_the_probe() {
+        let rooms = rooms_runtime();
+        let took = probe(rooms.handle(), PROBE_BOUND).await.unwrap();
+        assert!(took < PROBE_BOUND);
+        rooms.shutdown_background();
+    }
+
+    #[tokio::test]
+    async fn a_runtime_whose_workers_are_all_blocked_fails_the_probe() {
+        let rooms = rooms_runtime();
+        // Hold both workers the way a search on a room's task would, until told.
+        let (release, released) = mpsc::channel::<()>();
+        let released = std::sync::Arc::new(std::sync::Mutex::new(released));
+        let (holding, held) = mpsc::channel();
+        for _ in 0..2 {
+            let released = released.clone();
+            let holding = holding.clone();
+            rooms.spawn(async move {
+                holding.send(()).unwrap();
+                let _ = released.lock().unwrap().recv();
+            });
+        }
+        for _ in 0..2 {
+            held.recv().unwrap();
+        }
+        let bound = Duration::from_millis(300);
+        assert_eq!(probe(rooms.handle(), bound).await, Err(Stalled { bound }));
+        drop(release);
+        assert!(probe(rooms.handle(), PROBE_BOUND).await.is_ok());
+        rooms.shutdown_background();
+    }
+}
