@@ -98,7 +98,7 @@ impl Metrics {
             )?,
             slow_consumers_dropped: IntCounter::new(
                 "parlor_slow_consumers_dropped_total",
-                "Subscribers dropped because their outbound queue was full",
+                "Connections dropped for not reading: a room's queue for them, or their own, was full, or a write stalled",
             )?,
             store_batch_moves: Histogram::with_opts(
                 HistogramOpts::new(

@@ -122,6 +122,11 @@ async fn stop_reading_after(requests: usize) -> &'static str {
     })
     .await
     .expect("the socket was left open");
+    assert_eq!(
+        server.metric("parlor_slow_consumers_dropped_total").await,
+        1.0,
+        "the drop is counted once"
+    );
     // The rest of the server is unaffected.
     host.send(json!({"type": "list_rooms"})).await;
     host.until("rooms").await;

@@ -127,7 +127,12 @@ pub async fn run(opened: Opened) {
         0 => Duration::MAX,
         secs => Duration::from_secs(secs),
     };
-    let writer = Writer::start(session, socket.clone(), write_timeout);
+    let writer = Writer::start(
+        session,
+        socket.clone(),
+        write_timeout,
+        app.metrics.slow_consumers_dropped.clone(),
+    );
     let budgets = app.limits.connection_budgets();
     let close_after_refusals = app.limits.close_after_refusals();
     let mut connection = Connection {
@@ -247,6 +252,9 @@ pub async fn run(opened: Opened) {
         }
         End::Gone(why) => (why, writer.finish(write_timeout).await),
         End::Stalled(why) => {
+            // Dropped here rather than by a room whose queue for it filled: the same
+            // slow consumer, counted once either way.
+            metrics.slow_consumers_dropped.inc();
             writer.finish(Duration::ZERO).await;
             (why, false)
         }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use actix_web::web::Bytes;
 use actix_ws::{CloseReason, Session};
 use bytestring::ByteString;
+use prometheus::IntCounter;
 use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio::task::JoinHandle;
 use tokio::time::timeout;
@@ -49,19 +50,24 @@ pub enum Full {
 }
 
 impl Writer {
-    /// Starts the writer on this worker's runtime.
+    /// Starts the writer on this worker's runtime; a client dropped for a stalled write
+    /// counts in `slow_consumers`.
     pub fn start(
         session: Session,
         socket: Option<SocketHandle>,
         write_timeout: Duration,
+        slow_consumers: IntCounter,
     ) -> Writer {
         let (queue, queued) = mpsc::channel(QUEUE_FRAMES);
         let failed = CancellationToken::new();
         let task = actix_web::rt::spawn(write(
             session,
             queued,
-            socket,
-            write_timeout,
+            Stall {
+                socket,
+                write_timeout,
+                slow_consumers,
+            },
             failed.clone(),
         ));
         Writer {
@@ -97,17 +103,23 @@ impl Writer {
     }
 }
 
+/// What the writer does about a client that takes nothing for a whole write timeout.
+struct Stall {
+    socket: Option<SocketHandle>,
+    write_timeout: Duration,
+    slow_consumers: IntCounter,
+}
+
 async fn write(
     mut session: Session,
     mut queued: mpsc::Receiver<Outbound>,
-    socket: Option<SocketHandle>,
-    write_timeout: Duration,
+    stall: Stall,
     failed: CancellationToken,
 ) {
     let mut batch = Vec::with_capacity(BATCH);
     while queued.recv_many(&mut batch, BATCH).await > 0 {
         for frame in batch.drain(..) {
-            if !write_one(&mut session, frame, socket.as_ref(), write_timeout, &failed).await {
+            if !write_one(&mut session, frame, &stall, &failed).await {
                 return;
             }
         }
@@ -119,10 +131,10 @@ async fn write(
 async fn write_one(
     session: &mut Session,
     frame: Outbound,
-    socket: Option<&SocketHandle>,
-    write_timeout: Duration,
+    stall: &Stall,
     failed: &CancellationToken,
 ) -> bool {
+    let write_timeout = stall.write_timeout;
     let written = match frame {
         Outbound::Text(text) => timeout(write_timeout, session.text(text)).await,
         Outbound::Ping => timeout(write_timeout, session.ping(b"")).await,
@@ -130,7 +142,7 @@ async fn write_one(
         Outbound::Close(reason) => {
             let closed = timeout(write_timeout, session.clone().close(reason)).await;
             if closed.is_err() {
-                stalled(socket, failed);
+                stalled(stall, failed);
             }
             return false;
         }
@@ -142,16 +154,17 @@ async fn write_one(
             false
         }
         Err(_elapsed) => {
-            stalled(socket, failed);
+            stalled(stall, failed);
             false
         }
     }
 }
 
 /// The client has read nothing for a whole write timeout: reset its socket.
-fn stalled(socket: Option<&SocketHandle>, failed: &CancellationToken) {
-    if let Some(socket) = socket {
+fn stalled(stall: &Stall, failed: &CancellationToken) {
+    if let Some(socket) = &stall.socket {
         socket.reset();
     }
+    stall.slow_consumers.inc();
     failed.cancel();
 }
