@@ -127,12 +127,7 @@ pub async fn run(opened: Opened) {
         0 => Duration::MAX,
         secs => Duration::from_secs(secs),
     };
-    let writer = Writer::start(
-        session,
-        socket.clone(),
-        write_timeout,
-        app.metrics.slow_consumers_dropped.clone(),
-    );
+    let writer = Writer::start(session, socket.clone(), write_timeout);
     let budgets = app.limits.connection_budgets();
     let close_after_refusals = app.limits.close_after_refusals();
     let mut connection = Connection {
@@ -244,6 +239,11 @@ pub async fn run(opened: Opened) {
     for room in connection.rooms.values() {
         room.disconnect(conn).await;
     }
+    // A client that stopped reading is found by a room whose queue for it filled (the
+    // kick), by this session's own queue, or by a stalled write: counted once, here.
+    if kick.is_cancelled() || matches!(end, End::Stalled(_)) || writer.stalled() {
+        metrics.slow_consumers_dropped.inc();
+    }
     let (why, flushed) = match end {
         End::Close { reason, why } => {
             let flushed =
@@ -252,9 +252,6 @@ pub async fn run(opened: Opened) {
         }
         End::Gone(why) => (why, writer.finish(write_timeout).await),
         End::Stalled(why) => {
-            // Dropped here rather than by a room whose queue for it filled: the same
-            // slow consumer, counted once either way.
-            metrics.slow_consumers_dropped.inc();
             writer.finish(Duration::ZERO).await;
             (why, false)
         }

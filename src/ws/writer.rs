@@ -2,12 +2,13 @@
 //! write bounded in time, so a client that stops reading stalls only this task. A write
 //! that makes no progress for `server.write_timeout_secs` resets the socket and ends it.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use actix_web::web::Bytes;
 use actix_ws::{CloseReason, Session};
 use bytestring::ByteString;
-use prometheus::IntCounter;
 use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio::task::JoinHandle;
 use tokio::time::timeout;
@@ -37,6 +38,8 @@ pub enum Outbound {
 pub struct Writer {
     queue: mpsc::Sender<Outbound>,
     failed: CancellationToken,
+    /// Set when a write took nothing for a whole write timeout.
+    stalled: Arc<AtomicBool>,
     task: JoinHandle<()>,
 }
 
@@ -50,29 +53,29 @@ pub enum Full {
 }
 
 impl Writer {
-    /// Starts the writer on this worker's runtime; a client dropped for a stalled write
-    /// counts in `slow_consumers`.
+    /// Starts the writer on this worker's runtime.
     pub fn start(
         session: Session,
         socket: Option<SocketHandle>,
         write_timeout: Duration,
-        slow_consumers: IntCounter,
     ) -> Writer {
         let (queue, queued) = mpsc::channel(QUEUE_FRAMES);
         let failed = CancellationToken::new();
+        let stalled = Arc::new(AtomicBool::new(false));
         let task = actix_web::rt::spawn(write(
             session,
             queued,
             Stall {
                 socket,
                 write_timeout,
-                slow_consumers,
+                stalled: stalled.clone(),
             },
             failed.clone(),
         ));
         Writer {
             queue,
             failed,
+            stalled,
             task,
         }
     }
@@ -83,6 +86,12 @@ impl Writer {
             TrySendError::Full(_) => Full::Behind,
             TrySendError::Closed(_) => Full::Ended,
         })
+    }
+
+    /// Whether the writer ended because the client took nothing for a whole write
+    /// timeout (it stopped reading), rather than because the socket failed.
+    pub fn stalled(&self) -> bool {
+        self.stalled.load(Ordering::Relaxed)
     }
 
     /// Resolves when a write failed or stalled (the writer has ended).
@@ -107,7 +116,7 @@ impl Writer {
 struct Stall {
     socket: Option<SocketHandle>,
     write_timeout: Duration,
-    slow_consumers: IntCounter,
+    stalled: Arc<AtomicBool>,
 }
 
 async fn write(
@@ -165,6 +174,6 @@ fn stalled(stall: &Stall, failed: &CancellationToken) {
     if let Some(socket) = &stall.socket {
         socket.reset();
     }
-    stall.slow_consumers.inc();
+    stall.stalled.store(true, Ordering::Relaxed);
     failed.cancel();
 }
