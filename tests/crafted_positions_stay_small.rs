@@ -7,6 +7,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{TestServer, temp_dir, test_config};
+use parlor::bots::BotLevel;
 use serde_json::json;
 
 /// The most a `state` for any of these rooms may take on the wire.
@@ -93,7 +94,10 @@ async fn crafted_fox_and_geese_starts_are_refused_or_answered_small() {
 #[ignore = "a measurement, not a check"]
 fn measure_crafted_positions() {
     let config = parlor::config::Config::default();
-    for start in CRAFTED {
+    // The geese to move in the longest list's position: the rule bot looks at every
+    // fox reply to each goose move.
+    let geese_to_move = ["G:F25:G10,12,16,17,18,19,20,24,26,28,29,30,32"];
+    for start in CRAFTED.iter().chain(&geese_to_move) {
         let began = Instant::now();
         let game = parlor::catalog::new_game("fox_geese", &config, Some(start));
         let Ok(game) = game else {
@@ -105,5 +109,11 @@ fn measure_crafted_positions() {
         let bytes = serde_json::to_string(&game.board()).unwrap().len()
             + serde_json::to_string(&moves).unwrap().len();
         eprintln!("{start}: {} moves, {bytes} bytes, {elapsed:?}", moves.len());
+        for level in [BotLevel::Random, BotLevel::Easy, BotLevel::Medium] {
+            let began = Instant::now();
+            let limits = config.bots.limits(level, began);
+            let mv = game.bot_move(level, &limits, &mut rand::rng());
+            eprintln!("  bot:{level} answers {mv:?} in {:?}", began.elapsed());
+        }
     }
 }
