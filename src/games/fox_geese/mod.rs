@@ -2,7 +2,9 @@
 //! jumps geese to eat them.
 //!
 //! Points are numbered 1–33 in reading order. A step is written `a-b` (`22-15`); the fox's
-//! jumps list every landing point, `axb` or `axbxc…` (`17x15`). The position is
+//! jumps list every landing point, `axb` or `axbxc…` (`17x15`). The legal list holds one
+//! jump per result (landing point and geese taken) with its smallest path, and `play`
+//! accepts any legal path (see `moves`). The position is
 //! `side:Ffox:Ggeese`, e.g. `G:F17:G21,22,23,24,25,26,27,28,29,30,31,32,33` with `G` or `F`
 //! for the side to move. See `docs/games/fox_geese.md` for the board, the rules as
 //! implemented and where each choice comes from.
