@@ -290,6 +290,7 @@ fn the_longest_known_fox_lists_stay_under_the_bound() {
     for (position, count) in [
         ("F:F23:G2,4,5,6,8,10,14,15,16,17,18,22,24", 0),
         ("F:F25:G10,12,16,17,18,19,20,24,26,28,29,30,32", 1_576),
+        ("F:F23:G8,10,14,15,16,17,18,22,24,28,29,30,32", 1_576),
     ] {
         let moves = at(position).legal_moves();
         assert!(moves.len() <= MOST_FOX_MOVES, "{position}: {}", moves.len());
