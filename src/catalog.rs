@@ -225,7 +225,69 @@ fn build<G: Evaluate>(
 mod tests {
     use std::time::Instant;
 
+    use proptest::prelude::*;
+
     use super::*;
+    use crate::games::laws::TestRng;
+
+    /// The most a `state`'s board and legal moves may take as JSON, for any position play
+    /// can reach in any game (docs/RELIABILITY-rules.md): the longest Fox & Geese list
+    /// known, 1,576 jumps, takes about 40 KB.
+    const STATE_BYTES: usize = 64 * 1024;
+
+    /// The bytes of what a `state` carries for the game: its board and legal moves.
+    fn state_bytes(game: &dyn AnyGame) -> usize {
+        serde_json::to_vec(&game.board()).map_or(0, |v| v.len())
+            + serde_json::to_vec(&game.legal_moves()).map_or(0, |v| v.len())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Rooms created from random reachable positions: random play from the start,
+        /// the position written out and read back as `options.start` would be. Every
+        /// such position is accepted, replays the same moves, and its state stays small.
+        #[test]
+        fn rooms_from_reachable_positions_have_small_states(
+            game_index in 0..GAME_IDS.len(),
+            seed in any::<u64>(),
+            plies in 0usize..200,
+        ) {
+            let id = GAME_IDS[game_index];
+            let config = Config::default();
+            let mut game = new_game(id, &config, None).unwrap();
+            let mut rng = TestRng::new(seed);
+            for _ in 0..plies {
+                let moves = game.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                game.play(&moves[rng.below(moves.len())]).unwrap();
+            }
+            let position = game.position();
+            let room = new_game(id, &config, Some(&position));
+            if matches!(room, Err(NewGameError::Position(PositionError::Unsupported))) {
+                // Tic-tac-toe always starts from its standard position.
+                return Ok(());
+            }
+            prop_assert!(room.is_ok(), "{} refused its own position {}: {:?}", id, position, room.err());
+            let room = room.unwrap();
+            prop_assert_eq!(room.position(), position.clone());
+            if game.turn().is_some() {
+                prop_assert_eq!(room.legal_moves(), game.legal_moves());
+            }
+            let bytes = state_bytes(room.as_ref());
+            prop_assert!(bytes <= STATE_BYTES, "{} {}: {} bytes", id, position, bytes);
+        }
+    }
+
+    #[test]
+    fn the_longest_known_fox_list_fits_the_state_bound() {
+        let worst = "F:F25:G10,12,16,17,18,19,20,24,26,28,29,30,32";
+        let game = new_game("fox_geese", &Config::default(), Some(worst)).unwrap();
+        assert_eq!(game.legal_moves().len(), 1_576);
+        assert!(state_bytes(game.as_ref()) <= STATE_BYTES);
+    }
 
     #[test]
     fn every_listed_game_can_be_created() {

@@ -462,3 +462,69 @@ proptest! {
         prop_assert!(game.outcome().is_some());
     }
 }
+
+/// Searches for the position with the longest move list, as for Fox & Geese: random
+/// placements of at most 12 pieces a side, improved by hill climbing one square at a time
+/// (keeping any change `from_position` accepts that does not shorten the list). Prints the
+/// best found; the figure is in docs/RELIABILITY-rules.md. `CHECKERS_SEARCH_SECS` sets
+/// the budget (default 60); `CHECKERS_SEARCH_CAPTURES=1` counts only lists of captures,
+/// which steps cannot climb to since a capture takes away every step.
+#[test]
+#[ignore = "a search, run by hand"]
+fn search_the_longest_move_list() {
+    let budget: u64 = std::env::var("CHECKERS_SEARCH_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(budget);
+    let mut rng = laws::TestRng::new(0xc4ec);
+    // 0 empty, 1 black man, 2 black king, 3 white man, 4 white king.
+    let fen = |cells: &[usize; 32]| {
+        let side = |man: usize, king: usize| {
+            (0..32)
+                .filter_map(|i| match cells[i] {
+                    c if c == man => Some(format!("{}", i + 1)),
+                    c if c == king => Some(format!("K{}", i + 1)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        format!("B:W{}:B{}", side(3, 4), side(1, 2))
+    };
+    let captures_only = std::env::var("CHECKERS_SEARCH_CAPTURES").is_ok_and(|v| v == "1");
+    let score = |cells: &[usize; 32]| {
+        Checkers::from_position(&Settings::default(), &fen(cells))
+            .ok()
+            .map(|game| game.legal_moves())
+            .map(|moves| match moves.first() {
+                Some(mv) if captures_only && !mv.is_capture() => 0,
+                _ => moves.len(),
+            })
+    };
+    let mut best = 0;
+    while std::time::Instant::now() < deadline {
+        let mut cells = [0; 32];
+        for cell in cells.iter_mut() {
+            *cell = if rng.below(3) == 0 {
+                1 + rng.below(4)
+            } else {
+                0
+            };
+        }
+        let Some(mut current) = score(&cells) else {
+            continue;
+        };
+        for _ in 0..2_000 {
+            let mut next = cells;
+            next[rng.below(32)] = rng.below(5);
+            if let Some(s) = score(&next).filter(|&s| s >= current) {
+                (cells, current) = (next, s);
+            }
+        }
+        if current > best {
+            best = current;
+            eprintln!("{current} moves in {}", fen(&cells));
+        }
+    }
+}
