@@ -231,7 +231,7 @@ mod tests {
     use crate::games::laws::TestRng;
 
     /// The most a `state`'s board and legal moves may take as JSON, for any position play
-    /// can reach in any game (docs/RELIABILITY-rules.md): the longest Fox & Geese list
+    /// can reach in any game (docs/RELIABILITY.md): the longest Fox & Geese list
     /// known, 1,576 jumps, takes about 40 KB.
     const STATE_BYTES: usize = 64 * 1024;
 

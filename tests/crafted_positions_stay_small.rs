@@ -89,7 +89,7 @@ async fn crafted_fox_and_geese_starts_are_refused_or_answered_small() {
 
 /// Prints, for each crafted position, how long reading it and listing its moves takes,
 /// the number of moves and the bytes of the board and move list a `state` carries (run
-/// with `--ignored --nocapture`; the figures are in docs/RELIABILITY-rules.md).
+/// with `--ignored --nocapture`; the figures are in docs/RELIABILITY.md).
 #[test]
 #[ignore = "a measurement, not a check"]
 fn measure_crafted_positions() {

@@ -1,5 +1,5 @@
 //! Checkers: FEN parsing, move parsing and application (see `parlor_fuzz::exercise`),
-//! with the move list bound documented in docs/RELIABILITY-rules.md.
+//! with the move list bound documented in docs/RELIABILITY.md.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

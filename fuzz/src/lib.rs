@@ -107,5 +107,5 @@ where
 }
 
 /// A bound on a checkers move list, with margin over the longest found by search (see
-/// docs/RELIABILITY-rules.md).
+/// docs/RELIABILITY.md).
 pub const CHECKERS_MOST_MOVES: usize = 200;

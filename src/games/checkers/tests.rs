@@ -466,7 +466,7 @@ proptest! {
 /// Searches for the position with the longest move list, as for Fox & Geese: random
 /// placements of at most 12 pieces a side, improved by hill climbing one square at a time
 /// (keeping any change `from_position` accepts that does not shorten the list). Prints the
-/// best found; the figure is in docs/RELIABILITY-rules.md. `CHECKERS_SEARCH_SECS` sets
+/// best found; the figure is in docs/RELIABILITY.md. `CHECKERS_SEARCH_SECS` sets
 /// the budget (default 60); `CHECKERS_SEARCH_CAPTURES=1` counts only lists of captures,
 /// which steps cannot climb to since a capture takes away every step.
 #[test]
