@@ -136,14 +136,16 @@ async fn stop_reading_after(requests: usize) -> &'static str {
 
 #[tokio::test]
 async fn a_client_that_stops_reading_is_dropped_when_a_write_stalls() {
-    // Fewer replies than the session queues: the writer itself waits on the socket
-    // until the write timeout.
+    // Enough unread replies to fill the socket's buffers: the next write waits until
+    // the write timeout.
     let ended = stop_reading_after(200).await;
     eprintln!("the stalled socket ended with {ended}");
 }
 
 #[tokio::test]
-async fn a_client_that_stops_reading_is_dropped_when_its_queue_fills() {
+async fn a_client_that_floods_requests_and_never_reads_is_dropped() {
+    // Far more requests than their replies can wait for: the session stops reading them
+    // while a write waits, and gives up on the client when that write stalls.
     let ended = stop_reading_after(3000).await;
     eprintln!("the stalled socket ended with {ended}");
 }

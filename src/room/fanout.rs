@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use bytestring::ByteString;
 use serde::Serialize;
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::time::Instant;
 use tracing::{error, warn};
 
@@ -53,22 +54,23 @@ pub(super) fn fan_out<'a>(
     dropped
 }
 
-/// Queues a frame to one subscriber, counting it; `false` (and the subscriber kicked,
-/// once, and noted for the log) if it cannot take it. Its session counts the drop in
-/// `parlor_slow_consumers_dropped_total` as it ends, wherever the drop was found.
+/// Queues a frame to one subscriber, counting it; `false` if it cannot take it: a
+/// subscriber whose queue is full is kicked and counted as dropped (once), one whose
+/// connection has already closed is simply gone.
 pub(super) fn send_to(sub: &Subscriber, frame: &Frame, metrics: &Metrics) -> bool {
     match sub.outbox.try_send(Frame::clone(frame)) {
         Ok(()) => {
             metrics.messages_out.inc();
             true
         }
-        Err(_) => {
-            if !sub.kick.is_cancelled() {
-                sub.kick.cancel();
+        Err(TrySendError::Full(_)) => {
+            sub.kick.cancel();
+            if sub.count_drop(metrics) {
                 DROPS.note();
             }
             false
         }
+        Err(TrySendError::Closed(_)) => false,
     }
 }
 
@@ -164,7 +166,7 @@ impl Snapshots {
 }
 
 /// Every room's dropped connections, logged as a count at most once per
-/// [`DROP_LOG_EVERY`].
+/// [`DROP_LOG_EVERY`] (the metric `parlor_slow_consumers_dropped_total` counts each).
 static DROPS: DropLog = DropLog::new();
 
 /// Counts dropped connections and says how many in one warning per interval.
@@ -208,22 +210,16 @@ impl DropLog {
 #[cfg(test)]
 mod tests {
     use tokio::sync::mpsc;
-    use tokio_util::sync::CancellationToken;
 
     use super::*;
 
     fn subscriber(conn: ConnId, room_for: usize) -> (Subscriber, mpsc::Receiver<Frame>) {
         let (outbox, inbox) = mpsc::channel(room_for);
-        let sub = Subscriber {
-            conn,
-            outbox,
-            kick: CancellationToken::new(),
-        };
-        (sub, inbox)
+        (Subscriber::new(conn, outbox), inbox)
     }
 
     #[test]
-    fn a_full_queue_is_kicked_once_and_the_others_still_served() {
+    fn a_full_queue_is_kicked_and_counted_once_and_the_others_still_served() {
         let metrics = Metrics::new().unwrap();
         let (full, _inbox) = subscriber(1, 1);
         let (roomy, mut roomy_inbox) = subscriber(2, 8);
@@ -233,6 +229,7 @@ mod tests {
         assert_eq!(fan_out(subs.iter(), &frame, None, &metrics), vec![1]);
         assert_eq!(fan_out(subs.iter(), &frame, None, &metrics), vec![1]);
         assert!(full.kick.is_cancelled());
+        assert_eq!(metrics.slow_consumers_dropped.get(), 1);
         assert_eq!(roomy_inbox.try_recv().unwrap(), frame);
     }
 

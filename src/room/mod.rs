@@ -9,6 +9,7 @@ pub mod probe;
 mod seats;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use bytestring::ByteString;
@@ -18,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, Takeover};
 use crate::lobby::LobbyFeed;
+use crate::metrics::Metrics;
 use crate::protocol::{ClientError, ErrorCode, TimeControl};
 use crate::store::Store;
 use crate::thinkers::Thinkers;
@@ -44,6 +46,31 @@ pub struct Subscriber {
     pub outbox: mpsc::Sender<Frame>,
     /// Cancelled when this connection must be closed because its queue overflowed.
     pub kick: CancellationToken,
+    /// Set once the connection has been counted as dropped for not reading.
+    pub dropped: Arc<AtomicBool>,
+}
+
+impl Subscriber {
+    /// A subscriber for connection `conn`, whose frames go to `outbox`.
+    pub fn new(conn: ConnId, outbox: mpsc::Sender<Frame>) -> Subscriber {
+        Subscriber {
+            conn,
+            outbox,
+            kick: CancellationToken::new(),
+            dropped: Arc::default(),
+        }
+    }
+
+    /// Counts the connection in `parlor_slow_consumers_dropped_total` as dropped for
+    /// not reading, once, whoever finds it first: a room whose queue for it is full, or
+    /// its session when a write stalls. Whether this call counted it.
+    pub fn count_drop(&self, metrics: &Metrics) -> bool {
+        let first = !self.dropped.swap(true, Ordering::Relaxed);
+        if first {
+            metrics.slow_consumers_dropped.inc();
+        }
+        first
+    }
 }
 
 /// A human player as a room knows them.

@@ -3,7 +3,7 @@
 //! that owns the socket from then on.
 //!
 //! ```text
-//! upgrade ──▶ session (reads, budgets, dispatch) ──queue──▶ writer (bounded writes) ──▶ socket
+//! upgrade ──▶ session (reads, budgets, dispatch; writes, each bounded in time) ──▶ socket
 //!                 ▲ room frames, lobby updates
 //! ```
 

@@ -1,7 +1,7 @@
 //! The session loop: one task per socket that reads frames, holds the connection to its
 //! message budget and `hello` deadline, hands each message to [`dispatch`](super::dispatch),
-//! and queues everything outbound (replies, room frames, lobby updates, pings) to its
-//! [`Writer`], so that it never waits on the client's socket itself.
+//! and writes everything outbound (replies, room frames, lobby updates, pings) through
+//! its [`Writer`], whose every write is bounded in time.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -14,12 +14,11 @@ use bytestring::ByteString;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, interval, sleep_until};
-use tokio_util::sync::CancellationToken;
 use tracing::{debug, info};
 
 use super::frames::Breach;
 use super::socket::SocketHandle;
-use super::writer::{Full, Outbound, Writer};
+use super::writer::{Outbound, WriteError, Writer};
 use crate::AppState;
 use crate::limits::{Budget, ConnectionPermit};
 use crate::lobby::{LobbyEvent, LobbySubscription, next_lobby_event};
@@ -74,7 +73,7 @@ enum End {
     },
     /// With nothing more to write: the client or its socket is gone.
     Gone(&'static str),
-    /// With the client so far behind that its socket is reset at once.
+    /// With the client no longer reading: a write stalled and its socket was reset.
     Stalled(&'static str),
 }
 
@@ -86,20 +85,26 @@ impl End {
         }
     }
 
-    /// The end for a frame the writer would not take.
-    fn full(full: Full) -> End {
-        match full {
-            Full::Behind => End::Stalled("too slow to keep up"),
-            Full::Ended => End::Gone("write failed"),
+    /// The end for a frame that could not be written.
+    fn unwritten(error: WriteError) -> End {
+        match error {
+            WriteError::Stalled => End::Stalled("stopped reading: a write stalled"),
+            WriteError::Closed => End::Gone("write failed"),
         }
     }
 }
 
-/// Queues `$frame` to `$writer`, or ends the session loop if it cannot.
-macro_rules! queue {
+/// Writes `$frame` (or, with `all`, several text frames), or ends the session loop if
+/// it cannot.
+macro_rules! write_or_end {
     ($writer:expr, $frame:expr) => {
-        if let Err(full) = $writer.send($frame) {
-            break End::full(full);
+        if let Err(error) = $writer.send($frame).await {
+            break End::unwritten(error);
+        }
+    };
+    (all $writer:expr, $frames:expr) => {
+        if let Err(error) = $writer.send_all($frames).await {
+            break End::unwritten(error);
         }
     };
 }
@@ -116,18 +121,13 @@ pub async fn run(opened: Opened) {
     } = opened;
     let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
     let (outbox, mut queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
-    let kick = CancellationToken::new();
     let shutdown = app.shutdown.clone();
     let server = &app.config.server;
     let ping_every = Duration::from_secs(server.ping_interval_secs);
     let timeout = Duration::from_secs(server.client_timeout_secs);
     let hello_within = Duration::from_secs(server.hello_timeout_secs);
-    // 0 turns the bound off (tokio treats a deadline past the end of time as never).
-    let write_timeout = match server.write_timeout_secs {
-        0 => Duration::MAX,
-        secs => Duration::from_secs(secs),
-    };
-    let writer = Writer::start(session, socket.clone(), write_timeout);
+    let write_timeout = Duration::from_secs(server.write_timeout_secs);
+    let mut writer = Writer::new(session, socket.clone(), write_timeout);
     let budgets = app.limits.connection_budgets();
     let close_after_refusals = app.limits.close_after_refusals();
     let mut connection = Connection {
@@ -135,15 +135,12 @@ pub async fn run(opened: Opened) {
         app: app.clone(),
         identity: None,
         rooms: HashMap::new(),
-        subscriber: Subscriber {
-            conn,
-            outbox,
-            kick: kick.clone(),
-        },
+        subscriber: Subscriber::new(conn, outbox),
         lobby: None,
         address,
         room_budget: budgets.rooms,
     };
+    let kick = connection.subscriber.kick.clone();
     let metrics = app.metrics.clone();
     metrics.connections_open.inc();
     info!(conn, %address, "connection opened");
@@ -157,13 +154,12 @@ pub async fn run(opened: Opened) {
                 let notice = ServerMsg::Shutdown {
                     message: "The server is shutting down. Games in progress end here and are kept as interrupted; reconnect in a moment to play again.".to_owned(),
                 };
-                queue!(writer, Outbound::Text(encode(&notice)));
+                write_or_end!(writer, Outbound::Text(encode(&notice)));
                 break End::close(CloseCode::Away, Some("server shutting down".into()), "server shutdown");
             }
             () = kick.cancelled() => {
                 break End::close(CloseCode::Again, Some("too slow to keep up; reconnect".into()), "too slow to keep up");
             }
-            () = writer.failed() => break End::Gone("write failed or stalled"),
             () = sleep_until(hello_by), if connection.identity.is_none() && !hello_within.is_zero() => {
                 let reason = format!("say hello within {} seconds of connecting", hello_within.as_secs());
                 break End::close(CloseCode::Policy, Some(reason), "no hello in time");
@@ -190,7 +186,7 @@ pub async fn run(opened: Opened) {
                             AggregatedMessage::Text(text) => text.as_ref(),
                             _ => "",
                         };
-                        queue!(writer, Outbound::Text(connection.refuse(text)));
+                        write_or_end!(writer, Outbound::Text(connection.refuse(text)));
                         if close_after_refusals != 0 && refusals >= close_after_refusals {
                             break End::close(CloseCode::Policy, Some("too many messages; slow down".into()), "over its message budget");
                         }
@@ -201,16 +197,14 @@ pub async fn run(opened: Opened) {
                         // Boxed: handling a request holds far more state than waiting
                         // for one, and an idle connection should not carry it.
                         let replies = Box::pin(connection.on_text(&text, received)).await;
-                        if let Err(full) = replies.into_iter().try_for_each(|reply| writer.send(Outbound::Text(reply))) {
-                            break End::full(full);
-                        }
+                        write_or_end!(all writer, replies);
                     }
                     Some(Ok(AggregatedMessage::Binary(_))) => {
                         refusals = 0;
                         let reply = ServerMsg::error(ClientError::new(ErrorCode::BadMessage, "Send messages as JSON text frames, not binary frames."), None);
-                        queue!(writer, Outbound::Text(encode(&reply)));
+                        write_or_end!(writer, Outbound::Text(encode(&reply)));
                     }
-                    Some(Ok(AggregatedMessage::Ping(bytes))) => queue!(writer, Outbound::Pong(bytes)),
+                    Some(Ok(AggregatedMessage::Ping(bytes))) => write_or_end!(writer, Outbound::Pong(bytes)),
                     Some(Ok(AggregatedMessage::Pong(_))) => {}
                     Some(Ok(AggregatedMessage::Close(reason))) => {
                         break End::Close { reason, why: "closed by peer" };
@@ -222,39 +216,29 @@ pub async fn run(opened: Opened) {
                     LobbyEvent::Updates(frames) => frames,
                     LobbyEvent::Behind => vec![encode(&connection.lobby_snapshot(None))],
                 };
-                let queued_all = frames.into_iter().try_for_each(|frame| writer.send(Outbound::Text(frame)));
-                if let Err(full) = queued_all {
-                    break End::full(full);
-                }
+                write_or_end!(all writer, frames);
             }
             Some(frame) = queued.recv() => {
-                queue!(writer, Outbound::Text(Frame::unwrap_or_clone(frame)));
+                write_or_end!(writer, Outbound::Text(Frame::unwrap_or_clone(frame)));
             }
             () = sleep_until(last_heard + timeout) => {
                 break End::close(CloseCode::Normal, Some("no messages or pongs for too long".into()), "timed out");
             }
-            _ = ping.tick() => queue!(writer, Outbound::Ping),
+            _ = ping.tick() => write_or_end!(writer, Outbound::Ping),
         }
     };
     for room in connection.rooms.values() {
         room.disconnect(conn).await;
     }
     // A client that stopped reading is found by a room whose queue for it filled (the
-    // kick), by this session's own queue, or by a stalled write: counted once, here.
-    if kick.is_cancelled() || matches!(end, End::Stalled(_)) || writer.stalled() {
-        metrics.slow_consumers_dropped.inc();
+    // room counts it as it kicks) or by a stalled write (counted here): once either way.
+    if writer.stalled() {
+        connection.subscriber.count_drop(&metrics);
     }
     let (why, flushed) = match end {
-        End::Close { reason, why } => {
-            let flushed =
-                writer.send(Outbound::Close(reason)).is_ok() && writer.finish(write_timeout).await;
-            (why, flushed)
-        }
-        End::Gone(why) => (why, writer.finish(write_timeout).await),
-        End::Stalled(why) => {
-            writer.finish(Duration::ZERO).await;
-            (why, false)
-        }
+        End::Close { reason, why } => (why, writer.close(reason).await),
+        End::Gone(why) => (why, !writer.stalled()),
+        End::Stalled(why) => (why, false),
     };
     // Without the stream, actix closes the connection once it has sent what it holds;
     // a client that does not take it within the write timeout is reset.

@@ -1,28 +1,23 @@
-//! The outbound half of a session: its own task writes what the session queues, each
-//! write bounded in time, so a client that stops reading stalls only this task. A write
-//! that makes no progress for `server.write_timeout_secs` resets the socket and ends it.
+//! The outbound half of a session: every frame written, one at a time, within
+//! `server.write_timeout_secs`. A write that makes no progress for that long means the
+//! client has stopped reading: its socket is reset and the session ends, so a stuck
+//! client holds neither the session's task nor the memory queued for it.
+//!
+//! Writing in the session's own task, rather than handing frames to a task of their
+//! own, keeps a frame's path to the socket one hop shorter and an idle connection a few
+//! kilobytes smaller; the price is that the session notices a kick or the server's
+//! shutdown only once a stalled write gives up, at most one write timeout later.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use actix_web::web::Bytes;
 use actix_ws::{CloseReason, Session};
 use bytestring::ByteString;
-use tokio::sync::mpsc::{self, error::TrySendError};
-use tokio::task::JoinHandle;
 use tokio::time::timeout;
-use tokio_util::sync::CancellationToken;
 
 use super::socket::SocketHandle;
 
-/// Frames a session may queue ahead of its socket; a client this far behind is dropped.
-const QUEUE_FRAMES: usize = 256;
-
-/// Frames the writer takes from its queue at a time: a broadcast burst costs one wake-up.
-const BATCH: usize = 32;
-
-/// What the writer sends, in order.
+/// What the writer sends.
 pub enum Outbound {
     /// A text frame.
     Text(ByteString),
@@ -30,150 +25,91 @@ pub enum Outbound {
     Ping,
     /// The answer to a client's ping.
     Pong(Bytes),
-    /// A close frame; nothing is written after it.
-    Close(Option<CloseReason>),
 }
 
-/// The session's side of its writer.
+/// Why a frame was not written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteError {
+    /// The connection is gone (the client closed it, or actix did).
+    Closed,
+    /// The client took nothing for a whole write timeout; its socket has been reset.
+    Stalled,
+}
+
+/// A session's writer.
 pub struct Writer {
-    queue: mpsc::Sender<Outbound>,
-    failed: CancellationToken,
-    /// Set when a write took nothing for a whole write timeout.
-    stalled: Arc<AtomicBool>,
-    task: JoinHandle<()>,
-}
-
-/// Why a frame was not queued.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Full {
-    /// The client is [`QUEUE_FRAMES`] frames behind.
-    Behind,
-    /// The writer has ended (the socket failed or stalled).
-    Ended,
+    session: Session,
+    socket: Option<SocketHandle>,
+    write_timeout: Duration,
+    stalled: bool,
 }
 
 impl Writer {
-    /// Starts the writer on this worker's runtime.
-    pub fn start(
-        session: Session,
-        socket: Option<SocketHandle>,
-        write_timeout: Duration,
-    ) -> Writer {
-        let (queue, queued) = mpsc::channel(QUEUE_FRAMES);
-        let failed = CancellationToken::new();
-        let stalled = Arc::new(AtomicBool::new(false));
-        let task = actix_web::rt::spawn(write(
-            session,
-            queued,
-            Stall {
-                socket,
-                write_timeout,
-                stalled: stalled.clone(),
-            },
-            failed.clone(),
-        ));
+    /// A writer on `session`, resetting `socket` when a write stalls.
+    pub fn new(session: Session, socket: Option<SocketHandle>, write_timeout: Duration) -> Writer {
         Writer {
-            queue,
-            failed,
-            stalled,
-            task,
+            session,
+            socket,
+            write_timeout,
+            stalled: false,
         }
     }
 
-    /// Queues a frame without waiting.
-    pub fn send(&self, frame: Outbound) -> Result<(), Full> {
-        self.queue.try_send(frame).map_err(|error| match error {
-            TrySendError::Full(_) => Full::Behind,
-            TrySendError::Closed(_) => Full::Ended,
-        })
-    }
-
-    /// Whether the writer ended because the client took nothing for a whole write
-    /// timeout (it stopped reading), rather than because the socket failed.
-    pub fn stalled(&self) -> bool {
-        self.stalled.load(Ordering::Relaxed)
-    }
-
-    /// Resolves when a write failed or stalled (the writer has ended).
-    pub async fn failed(&self) {
-        self.failed.cancelled().await;
-    }
-
-    /// Lets the writer finish what is queued, then waits for it, at most `patience`;
-    /// `false` if it had not finished by then (it is stopped).
-    pub async fn finish(self, patience: Duration) -> bool {
-        drop(self.queue);
-        let abort = self.task.abort_handle();
-        let finished = timeout(patience, self.task).await.is_ok();
-        if !finished {
-            abort.abort();
-        }
-        finished && !self.failed.is_cancelled()
-    }
-}
-
-/// What the writer does about a client that takes nothing for a whole write timeout.
-struct Stall {
-    socket: Option<SocketHandle>,
-    write_timeout: Duration,
-    stalled: Arc<AtomicBool>,
-}
-
-async fn write(
-    mut session: Session,
-    mut queued: mpsc::Receiver<Outbound>,
-    stall: Stall,
-    failed: CancellationToken,
-) {
-    let mut batch = Vec::with_capacity(BATCH);
-    while queued.recv_many(&mut batch, BATCH).await > 0 {
-        for frame in batch.drain(..) {
-            if !write_one(&mut session, frame, &stall, &failed).await {
-                return;
+    /// Writes one frame within the write timeout.
+    pub async fn send(&mut self, frame: Outbound) -> Result<(), WriteError> {
+        let write_timeout = self.write_timeout;
+        let written = match frame {
+            Outbound::Text(text) => timeout(write_timeout, self.session.text(text)).await,
+            Outbound::Ping => timeout(write_timeout, self.session.ping(b"")).await,
+            Outbound::Pong(bytes) => timeout(write_timeout, self.session.pong(&bytes)).await,
+        };
+        match written {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_closed)) => Err(WriteError::Closed),
+            Err(_elapsed) => {
+                self.stall();
+                Err(WriteError::Stalled)
             }
         }
     }
-}
 
-/// Writes one frame within the write timeout; `false` once nothing more may be written
-/// (after a close frame, or when the socket failed or stalled).
-async fn write_one(
-    session: &mut Session,
-    frame: Outbound,
-    stall: &Stall,
-    failed: &CancellationToken,
-) -> bool {
-    let write_timeout = stall.write_timeout;
-    let written = match frame {
-        Outbound::Text(text) => timeout(write_timeout, session.text(text)).await,
-        Outbound::Ping => timeout(write_timeout, session.ping(b"")).await,
-        Outbound::Pong(bytes) => timeout(write_timeout, session.pong(&bytes)).await,
-        Outbound::Close(reason) => {
-            let closed = timeout(write_timeout, session.clone().close(reason)).await;
-            if closed.is_err() {
-                stalled(stall, failed);
-            }
+    /// Writes several text frames in order, stopping at the first that fails.
+    pub async fn send_all(
+        &mut self,
+        frames: impl IntoIterator<Item = ByteString>,
+    ) -> Result<(), WriteError> {
+        for frame in frames {
+            self.send(Outbound::Text(frame)).await?;
+        }
+        Ok(())
+    }
+
+    /// Sends a close frame within the write timeout; whether the client can still be
+    /// reached (the frame was taken, and no earlier write stalled).
+    pub async fn close(mut self, reason: Option<CloseReason>) -> bool {
+        if self.stalled {
             return false;
         }
-    };
-    match written {
-        Ok(Ok(())) => true,
-        Ok(Err(_closed)) => {
-            failed.cancel();
-            false
-        }
-        Err(_elapsed) => {
-            stalled(stall, failed);
-            false
+        match timeout(self.write_timeout, self.session.clone().close(reason)).await {
+            Ok(Ok(())) => true,
+            Ok(Err(_closed)) => false,
+            Err(_elapsed) => {
+                self.stall();
+                false
+            }
         }
     }
-}
 
-/// The client has read nothing for a whole write timeout: reset its socket.
-fn stalled(stall: &Stall, failed: &CancellationToken) {
-    if let Some(socket) = &stall.socket {
-        socket.reset();
+    /// Whether a write stalled: the client stopped reading.
+    pub fn stalled(&self) -> bool {
+        self.stalled
     }
-    stall.stalled.store(true, Ordering::Relaxed);
-    failed.cancel();
+
+    /// The client has read nothing for a whole write timeout: reset its socket.
+    fn stall(&mut self) {
+        if let Some(socket) = &self.socket {
+            socket.reset();
+        }
+        self.stalled = true;
+    }
 }
