@@ -34,16 +34,7 @@ async fn stuck_spectator(addr: SocketAddr, name: String, room: &str) -> Client {
 }
 
 async fn dropped_so_far(server: &TestServer) -> u64 {
-    let text = reqwest::get(server.url("/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    text.lines()
-        .find_map(|line| line.strip_prefix("parlor_slow_consumers_dropped_total "))
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or(0)
+    server.metric("parlor_slow_consumers_dropped_total").await as u64
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
