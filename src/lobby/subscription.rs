@@ -15,6 +15,10 @@ use tokio::time::{Instant, sleep_until};
 use super::LobbyUpdate;
 
 /// A connection's subscription to the lobby feed.
+///
+/// What has been received but not yet handed out is kept here, not in the future
+/// [`next`](Self::next) returns, because the session polls that future in a `select!`
+/// and drops it whenever another event comes first: nothing may be lost then.
 #[derive(Debug)]
 pub struct LobbySubscription {
     updates: Receiver<LobbyUpdate>,
@@ -23,6 +27,10 @@ pub struct LobbySubscription {
     flush_every: Duration,
     /// The next batch may not leave before this.
     next_flush: Instant,
+    /// Changes received for the next batch.
+    pending: Batch,
+    /// The feed dropped updates this subscriber had not read: it needs a snapshot.
+    behind: bool,
 }
 
 /// What the lobby feed has for a subscriber.
@@ -49,6 +57,8 @@ impl LobbySubscription {
             game,
             flush_every,
             next_flush: Instant::now(),
+            pending: Batch::default(),
+            behind: false,
         }
     }
 
@@ -60,48 +70,42 @@ impl LobbySubscription {
     /// The next batch for this subscriber: waits for a change to one of its rooms, then
     /// until the flush interval since the last batch has passed, and merges everything
     /// that arrived meanwhile. Waits forever if the feed has closed, which happens only
-    /// as the server stops.
+    /// as the server stops. Cancel-safe: a dropped call loses nothing it received.
     pub async fn next(&mut self) -> LobbyEvent {
-        let mut batch = Batch::default();
-        loop {
+        while !self.behind && self.pending.is_empty() {
             match self.updates.recv().await {
-                Ok(update) => {
-                    if self.wants(&update) {
-                        batch.add(update);
-                        break;
-                    }
-                }
-                Err(RecvError::Lagged(_)) => return self.behind().await,
+                Ok(update) => self.keep(update),
+                Err(RecvError::Lagged(_)) => self.fall_behind(),
                 Err(RecvError::Closed) => std::future::pending::<()>().await,
             }
         }
         sleep_until(self.next_flush).await;
-        loop {
+        while !self.behind {
             match self.updates.try_recv() {
-                Ok(update) => {
-                    if self.wants(&update) {
-                        batch.add(update);
-                    }
-                }
-                Err(TryRecvError::Lagged(_)) => return self.behind().await,
+                Ok(update) => self.keep(update),
+                Err(TryRecvError::Lagged(_)) => self.fall_behind(),
                 Err(TryRecvError::Empty | TryRecvError::Closed) => break,
             }
         }
         self.next_flush = Instant::now() + self.flush_every;
-        LobbyEvent::Updates(batch.frames())
+        if std::mem::take(&mut self.behind) {
+            // Skip whatever is still queued: the snapshot the caller sends next covers it.
+            self.updates = self.updates.resubscribe();
+            return LobbyEvent::Behind;
+        }
+        LobbyEvent::Updates(std::mem::take(&mut self.pending).frames())
     }
 
-    fn wants(&self, update: &LobbyUpdate) -> bool {
-        self.game.as_deref().is_none_or(|game| game == update.game)
+    fn keep(&mut self, update: LobbyUpdate) {
+        if self.game.as_deref().is_none_or(|game| game == update.game) {
+            self.pending.add(update);
+        }
     }
 
-    /// Skips every queued update (the snapshot the caller sends next covers them), at
-    /// most once per flush interval.
-    async fn behind(&mut self) -> LobbyEvent {
-        sleep_until(self.next_flush).await;
-        self.updates = self.updates.resubscribe();
-        self.next_flush = Instant::now() + self.flush_every;
-        LobbyEvent::Behind
+    /// Updates were dropped: the batch so far is moot, a snapshot replaces it.
+    fn fall_behind(&mut self) {
+        self.behind = true;
+        self.pending = Batch::default();
     }
 }
 
@@ -120,6 +124,10 @@ struct Batch {
 }
 
 impl Batch {
+    fn is_empty(&self) -> bool {
+        self.updates.is_empty()
+    }
+
     fn add(&mut self, update: LobbyUpdate) {
         match self
             .updates
@@ -174,6 +182,47 @@ mod tests {
         let batch = subscription.next().await;
         assert!(Instant::now() >= asked + flush, "waited for the interval");
         assert_eq!(batch, LobbyEvent::Updates(vec!["a3".into(), "b2".into()]));
+    }
+
+    #[tokio::test]
+    async fn a_batch_survives_its_call_being_dropped() {
+        let (feed, updates) = broadcast::channel(16);
+        let flush = Duration::from_millis(200);
+        let mut subscription = LobbySubscription::new(updates, None, flush);
+        feed.send(update("a", "chess", "a1")).unwrap();
+        assert_eq!(
+            subscription.next().await,
+            LobbyEvent::Updates(vec!["a1".into()])
+        );
+        // The next change waits for the interval; the session's select! drops the call
+        // meanwhile, as it does whenever another event comes first.
+        feed.send(update("b", "chess", "b1")).unwrap();
+        let dropped = tokio::time::timeout(Duration::from_millis(20), subscription.next()).await;
+        assert!(dropped.is_err(), "still waiting for the interval");
+        feed.send(update("c", "chess", "c1")).unwrap();
+        assert_eq!(
+            subscription.next().await,
+            LobbyEvent::Updates(vec!["b1".into(), "c1".into()])
+        );
+    }
+
+    #[tokio::test]
+    async fn falling_behind_survives_the_call_being_dropped() {
+        let (feed, updates) = broadcast::channel(4);
+        let flush = Duration::from_millis(200);
+        let mut subscription = LobbySubscription::new(updates, None, flush);
+        feed.send(update("a", "chess", "a1")).unwrap();
+        assert_eq!(
+            subscription.next().await,
+            LobbyEvent::Updates(vec!["a1".into()])
+        );
+        for index in 0..10 {
+            feed.send(update(&format!("r{index}"), "chess", "x"))
+                .unwrap();
+        }
+        let dropped = tokio::time::timeout(Duration::from_millis(20), subscription.next()).await;
+        assert!(dropped.is_err(), "still waiting for the interval");
+        assert_eq!(subscription.next().await, LobbyEvent::Behind);
     }
 
     #[tokio::test]
