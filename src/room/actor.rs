@@ -1364,7 +1364,12 @@ impl Room {
         }
         for conn in dropped {
             debug!(room = %self.id, conn, "dropping a connection that could not keep up");
-            self.forget(conn);
+            // A seated player's connection is shown as gone in the paced announcement
+            // too: when their session later reports the disconnect, nothing is left to
+            // change, so nothing else would announce it.
+            if self.forget(conn) {
+                self.pacer.defer(Instant::now());
+            }
         }
     }
 
