@@ -184,16 +184,22 @@ mod tests {
         assert_eq!(batch, LobbyEvent::Updates(vec!["a3".into(), "b2".into()]));
     }
 
-    #[tokio::test]
-    async fn a_batch_survives_its_call_being_dropped() {
-        let (feed, updates) = broadcast::channel(16);
-        let flush = Duration::from_millis(200);
-        let mut subscription = LobbySubscription::new(updates, None, flush);
+    /// A subscription to a feed holding `capacity` updates, with a 200 ms interval, that
+    /// has just sent its first batch: the next one waits for the interval.
+    async fn just_flushed(capacity: usize) -> (broadcast::Sender<LobbyUpdate>, LobbySubscription) {
+        let (feed, updates) = broadcast::channel(capacity);
+        let mut subscription = LobbySubscription::new(updates, None, Duration::from_millis(200));
         feed.send(update("a", "chess", "a1")).unwrap();
         assert_eq!(
             subscription.next().await,
             LobbyEvent::Updates(vec!["a1".into()])
         );
+        (feed, subscription)
+    }
+
+    #[tokio::test]
+    async fn a_batch_survives_its_call_being_dropped() {
+        let (feed, mut subscription) = just_flushed(16).await;
         // The next change waits for the interval; the session's select! drops the call
         // meanwhile, as it does whenever another event comes first.
         feed.send(update("b", "chess", "b1")).unwrap();
@@ -208,14 +214,7 @@ mod tests {
 
     #[tokio::test]
     async fn falling_behind_survives_the_call_being_dropped() {
-        let (feed, updates) = broadcast::channel(4);
-        let flush = Duration::from_millis(200);
-        let mut subscription = LobbySubscription::new(updates, None, flush);
-        feed.send(update("a", "chess", "a1")).unwrap();
-        assert_eq!(
-            subscription.next().await,
-            LobbyEvent::Updates(vec!["a1".into()])
-        );
+        let (feed, mut subscription) = just_flushed(4).await;
         for index in 0..10 {
             feed.send(update(&format!("r{index}"), "chess", "x"))
                 .unwrap();
