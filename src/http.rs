@@ -10,15 +10,15 @@ use time::OffsetDateTime;
 use tracing::warn;
 
 use crate::AppState;
-use crate::catalog::{self, GAME_IDS, Replay, ReplayedPosition};
-use crate::games::Seat;
-use crate::games::checkers::{PdnTags, pdn};
-use crate::games::chess::{PgnTags, pgn};
 use crate::lobby::PageCursor;
 use crate::metrics::MetricsError;
 use crate::protocol::TimeControl;
 use crate::room::probe::{PROBE_BOUND, probe};
 use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
+use parlor_rules::catalog::{self, GAME_IDS, Replay, ReplayedPosition};
+use parlor_rules::games::Seat;
+use parlor_rules::games::checkers::{PdnTags, pdn};
+use parlor_rules::games::chess::{PgnTags, pgn};
 
 /// The web client, built into the binary (read from `static/` on disk in debug builds).
 #[derive(RustEmbed)]
@@ -239,7 +239,7 @@ async fn game(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpR
     let start = game.options.get("start").and_then(|start| start.as_str());
     let replay = catalog::replay(
         &game.game,
-        &state.config,
+        &state.config.game_settings(),
         start,
         game.moves.iter().map(|mv| mv.notation.as_str()),
     )

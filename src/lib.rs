@@ -5,13 +5,11 @@
 //!                      ◀──same bytes────── (one per socket) ◀─frames── (one per room) ──▶ bots (blocking pool)
 //! ```
 //!
-//! Dependencies point one way: [`games`] (pure rules) ← [`bots`] ← [`catalog`] ←
-//! [`room`] ← [`ws`]/[`http`]. [`run`] wires it together for `main` and for tests.
+//! Dependencies point one way: the `parlor-rules` crate (games, bots and their
+//! object-safe face, `catalog`) ← [`room`] ← [`ws`]/[`http`]. [`run`] wires it together
+//! for `main` and for tests. ARCHITECTURE.md has the map.
 
-pub mod bots;
-pub mod catalog;
 pub mod config;
-pub mod games;
 pub mod http;
 pub mod limits;
 pub mod lobby;
@@ -20,6 +18,8 @@ pub mod players;
 pub mod protocol;
 pub mod ratings;
 pub mod room;
+#[cfg(test)]
+mod rules_as_json;
 pub mod scoring;
 pub mod store;
 pub mod thinkers;

@@ -14,13 +14,13 @@ use serde_json::{Map, Value};
 use tokio::runtime::Handle as Runtime;
 use tokio_util::task::TaskTracker;
 
-use crate::catalog::{self, GAME_IDS, NewGameError};
-use crate::games::{PositionError, Seat};
 use crate::players::random_hex;
 use crate::protocol::{
     ClientError, ErrorCode, LobbyChange, RoomSummary, SeatView, Status, TimeControl,
 };
 use crate::room::{Creator, RoomContext, RoomHandle, RoomOptions, SeatSpec};
+use parlor_rules::catalog::{self, GAME_IDS, NewGameError};
+use parlor_rules::games::{PositionError, Seat};
 
 pub use feed::{LobbyFeed, LobbyUpdate};
 pub use subscription::{LobbyEvent, LobbySubscription, next_lobby_event};
@@ -59,19 +59,21 @@ impl Lobby {
         check_game(game)?;
         let seats = SeatSpec::parse_pair(seats)?;
         let options = RoomOptions::parse(options)?;
-        let instance = catalog::new_game(game, &self.context.config, options.start.as_deref())
-            .map_err(|error| match error {
-                NewGameError::Position(PositionError::Unsupported) => ClientError::new(
-                    ErrorCode::BadOption,
-                    format!(
-                        "A {game} game always starts from its usual position; remove \"start\"."
-                    ),
-                ),
-                other => ClientError::new(
-                    ErrorCode::BadOption,
-                    format!("Option \"start\" was refused: {other}."),
-                ),
-            })?;
+        let instance = catalog::new_game(
+            game,
+            &self.context.config.game_settings(),
+            options.start.as_deref(),
+        )
+        .map_err(|error| match error {
+            NewGameError::Position(PositionError::Unsupported) => ClientError::new(
+                ErrorCode::BadOption,
+                format!("A {game} game always starts from its usual position; remove \"start\"."),
+            ),
+            other => ClientError::new(
+                ErrorCode::BadOption,
+                format!("Option \"start\" was refused: {other}."),
+            ),
+        })?;
         if let Some(outcome) = instance.outcome() {
             return Err(ClientError::new(
                 ErrorCode::BadOption,

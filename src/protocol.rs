@@ -9,7 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::games::{BoardView, EndReason};
+use parlor_rules::games::{BoardView, EndReason};
 
 /// The protocol version sent in `welcome`. Bumped only for incompatible changes; new
 /// messages and fields are added without a bump, and clients ignore what they don't know.

@@ -6,7 +6,7 @@ use serde::Serialize;
 use skillratings::Outcomes;
 use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2};
 
-use crate::games::Seat;
+use parlor_rules::games::Seat;
 
 /// A player's Glicko-2 rating in one game.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

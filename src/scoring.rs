@@ -9,7 +9,7 @@
 //! otherwise two accounts could top a leaderboard for ever with a resignation after a
 //! few moves, which no real win could beat.
 
-use crate::games::{EndReason, Outcome, Seat};
+use parlor_rules::games::{EndReason, Outcome, Seat};
 
 /// What the score of one seat depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -18,10 +18,10 @@ use prometheus::HistogramVec;
 use tokio::sync::oneshot;
 use tracing::{debug, warn};
 
-use crate::bots::{BotLevel, Limits};
-use crate::catalog::{AnyGame, draw_judgement};
 use crate::config::BotPriority;
-use crate::games::Seat;
+use parlor_rules::bots::{BotLevel, Limits};
+use parlor_rules::catalog::{AnyGame, draw_judgement};
+use parlor_rules::games::Seat;
 
 /// The longest an `easy` move standing in for a late or queued-out request may take.
 const QUICK_MOVE_TIME: Duration = Duration::from_millis(50);
@@ -164,6 +164,7 @@ impl Thinkers {
 /// the kernel gives a nice-10 thread about a tenth of a nice-0 thread's share of a busy
 /// core. Linux only (elsewhere niceness belongs to the whole process); a failure is
 /// logged and the thread runs on at normal priority.
+#[allow(unsafe_code)] // Two libc calls, each with its SAFETY comment.
 fn lower_priority(priority: BotPriority, nice: i32) {
     #[cfg(target_os = "linux")]
     {
@@ -239,16 +240,16 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::bots::Strength;
-    use crate::catalog::new_game;
-    use crate::config::Config;
+    use parlor_rules::GameSettings;
+    use parlor_rules::bots::Strength;
+    use parlor_rules::catalog::new_game;
 
     fn think_seconds() -> HistogramVec {
         crate::metrics::Metrics::new().unwrap().bot_think_seconds
     }
 
     fn chess() -> Box<dyn AnyGame> {
-        new_game("chess", &Config::default(), None).unwrap()
+        new_game("chess", &GameSettings::default(), None).unwrap()
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -279,11 +280,11 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_draw_offer_is_judged_on_a_bot_thread_or_declined_when_all_are_busy() {
-        let queen_ahead = |config: &Config| {
+        let queen_ahead = |settings: &GameSettings| {
             let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1";
-            new_game("chess", config, Some(start)).unwrap()
+            new_game("chess", settings, Some(start)).unwrap()
         };
-        let config = Config::default();
+        let config = GameSettings::default();
         let thinkers = Thinkers::start(1, 1, BotPriority::Nice, 0, think_seconds()).unwrap();
         let answer = thinkers
             .judge_draw(queen_ahead(&config), Seat::Second)

@@ -7,6 +7,7 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use common::{PATIENCE, TestServer, temp_dir, test_config};
@@ -28,7 +29,19 @@ impl Drop for Baseline {
     }
 }
 
-fn start_baseline(binary: &str) -> (Baseline, SocketAddr) {
+/// A baseline's binary. The baselines are another workspace member's (parlor-bench):
+/// `cargo test` from the workspace root builds them beside the server's.
+fn baseline_binary(name: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_BIN_EXE_parlor")).with_file_name(name);
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo test` from the workspace root, which builds it",
+        path.display()
+    );
+    path
+}
+
+fn start_baseline(binary: &Path) -> (Baseline, SocketAddr) {
     let mut child = Command::new(binary)
         .args(["--port", "0"])
         .stdout(Stdio::piped())
@@ -174,13 +187,18 @@ async fn baselines_send_the_same_state_frames_as_parlor() {
     );
 
     for binary in [
-        env!("CARGO_BIN_EXE_parlor-baseline-actix"),
-        env!("CARGO_BIN_EXE_parlor-baseline-tungstenite"),
+        baseline_binary("parlor-baseline-actix"),
+        baseline_binary("parlor-baseline-tungstenite"),
     ] {
-        let (_baseline, addr) = start_baseline(binary);
+        let (_baseline, addr) = start_baseline(&binary);
         let got = script(addr).await;
         for (i, (got, expected)) in got.iter().zip(&expected).enumerate() {
-            assert_eq!(got, expected, "{binary}: state frame {i} differs");
+            assert_eq!(
+                got,
+                expected,
+                "{}: state frame {i} differs",
+                binary.display()
+            );
         }
         assert_eq!(got.len(), expected.len());
     }

@@ -7,7 +7,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{TestServer, temp_dir, test_config};
-use parlor::bots::BotLevel;
+use parlor_rules::bots::BotLevel;
 use serde_json::json;
 
 /// The most a `state` for any of these rooms may take on the wire.
@@ -99,7 +99,8 @@ fn measure_crafted_positions() {
     let geese_to_move = ["G:F25:G10,12,16,17,18,19,20,24,26,28,29,30,32"];
     for start in CRAFTED.iter().chain(&geese_to_move) {
         let began = Instant::now();
-        let game = parlor::catalog::new_game("fox_geese", &config, Some(start));
+        let game =
+            parlor_rules::catalog::new_game("fox_geese", &config.game_settings(), Some(start));
         let Ok(game) = game else {
             eprintln!("{start}: refused in {:?}", began.elapsed());
             continue;

@@ -118,7 +118,7 @@ async fn two_people_play_every_game_to_its_end() {
 async fn a_bot_fills_the_open_seat_in_every_game() {
     let dir = temp_dir();
     let mut config = test_config(dir.path());
-    config.bots.fill_level = parlor::bots::BotLevel::Random;
+    config.bots.fill_level = parlor_rules::bots::BotLevel::Random;
     let server = TestServer::start(config).await;
     let mut alice = server.player("Alice").await;
     for game in ["checkers", "chess", "fox_geese"] {

@@ -60,7 +60,10 @@ fn a_second_server_on_the_same_database_is_refused() {
     assert!(said.contains(&format!("pid {}", first.id())), "{said}");
 
     // SAFETY: kill(2) with a child's pid and SIGTERM has no memory effects.
-    unsafe { libc::kill(first.id() as i32, libc::SIGTERM) };
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::kill(first.id() as i32, libc::SIGTERM)
+    };
     let first = exits_within(first, PROMPTLY);
     assert!(
         first.status.success(),

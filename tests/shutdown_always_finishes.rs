@@ -82,7 +82,9 @@ async fn sigterm_ends_a_server_whose_room_is_stuck_writing_a_move() {
     let pid = i32::try_from(child.id()).unwrap();
     let signalled = Instant::now();
     // SAFETY: kill takes plain integers; `pid` is our own child, still running.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    #[allow(unsafe_code)]
+    let sent = unsafe { libc::kill(pid, libc::SIGTERM) };
+    assert_eq!(sent, 0);
     let limit = Duration::from_secs(GRACE_SECS) + MARGIN;
     let exited = loop {
         if let Some(status) = child.try_wait().unwrap() {

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use parlor::games::checkers::{Checkers, Settings};
+use parlor_rules::games::checkers::{Checkers, Settings};
 
 fuzz_target!(|data: &[u8]| {
     parlor_fuzz::exercise::<Checkers>(&Settings::default(), data, parlor_fuzz::CHECKERS_MOST_MOVES)

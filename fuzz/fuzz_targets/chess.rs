@@ -3,6 +3,6 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use parlor::games::chess::Chess;
+use parlor_rules::games::chess::Chess;
 
 fuzz_target!(|data: &[u8]| parlor_fuzz::exercise::<Chess>(&(), data, 218));

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use parlor::games::fox_geese::{FoxGeese, MOST_FOX_MOVES, Settings};
+use parlor_rules::games::fox_geese::{FoxGeese, MOST_FOX_MOVES, Settings};
 
 fuzz_target!(|data: &[u8]| {
     parlor_fuzz::exercise::<FoxGeese>(&Settings::default(), data, MOST_FOX_MOVES)

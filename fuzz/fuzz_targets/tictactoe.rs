@@ -2,6 +2,6 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use parlor::games::tictactoe::TicTacToe;
+use parlor_rules::games::tictactoe::TicTacToe;
 
 fuzz_target!(|data: &[u8]| parlor_fuzz::exercise::<TicTacToe>(&(), data, 9));

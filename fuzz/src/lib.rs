@@ -3,7 +3,7 @@
 
 use std::fmt::Debug;
 
-use parlor::games::{Game, PositionError};
+use parlor_rules::games::{Game, PositionError};
 
 /// Plays `data` against `G` and panics if a rule's invariant breaks.
 ///

@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use std::time::Instant;
 
-use crate::bots::{BotLevel, Limits, Strength};
-use crate::games::{checkers, fox_geese};
+use parlor_rules::GameSettings;
+use parlor_rules::bots::{self, BotLevel, Limits, Strength};
+use parlor_rules::games::{checkers, fox_geese};
 
 mod limits;
 
@@ -244,10 +245,7 @@ impl BotsConfig {
     /// The limits of one move by a bot of `level` thinking from `now` (the levels that do
     /// not search ignore them).
     pub fn limits(&self, level: BotLevel, now: Instant) -> Limits {
-        match level {
-            BotLevel::Hard => self.hard.limits(now),
-            BotLevel::Random | BotLevel::Easy | BotLevel::Medium => self.medium.limits(now),
-        }
+        bots::limits_for(level, self.medium, self.hard, now)
     }
 }
 
@@ -358,6 +356,14 @@ pub enum ConfigError {
 pub const ENV_PREFIX: &str = "PARLOR_";
 
 impl Config {
+    /// The rule settings games are created with (`[checkers]`, `[fox_geese]`).
+    pub fn game_settings(&self) -> GameSettings {
+        GameSettings {
+            checkers: self.checkers.clone(),
+            fox_geese: self.fox_geese.clone(),
+        }
+    }
+
     /// Loads the configuration: defaults, then the file at `path` (which must exist when
     /// given; `config.toml` in the working directory is used if present and `path` is
     /// `None`), then `PARLOR_*` environment variables, then `overrides`.

@@ -20,10 +20,7 @@ use super::seats::SeatState;
 use super::{
     ConnId, Creator, Frame, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, unix_ms,
 };
-use crate::bots::BotLevel;
-use crate::catalog::{AnyGame, PlayedMove};
 use crate::config::Takeover;
-use crate::games::{EndReason, MoveError, Outcome, Seat};
 use crate::players::random_hex;
 use crate::protocol::{
     ClientError, ClockView, ErrorCode, GameOverMsg, LastMove, ResultView, Role, RoomSummary,
@@ -35,6 +32,9 @@ use crate::store::{
     GameFinish, LeaderboardCandidate, MoveRecord, NewGame, RatingChange, SeatRecord, SeatResult,
 };
 use crate::thinkers::DrawAnswer;
+use parlor_rules::bots::BotLevel;
+use parlor_rules::catalog::{AnyGame, PlayedMove};
+use parlor_rules::games::{EndReason, MoveError, Outcome, Seat};
 
 mod bots;
 

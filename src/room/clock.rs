@@ -8,16 +8,16 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::games::Seat;
 use crate::protocol::TimeControl;
+use parlor_rules::games::Seat;
 
 /// The running side's time ran out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Flagged(pub Seat);
+pub(crate) struct Flagged(pub Seat);
 
 /// Both sides' clocks under one time control.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Clock {
+pub(crate) struct Clock {
     control: TimeControl,
     /// Each seat's remaining time, ms, as of the start of the running turn.
     remaining_ms: [u64; 2],
@@ -27,7 +27,7 @@ pub struct Clock {
 
 impl Clock {
     /// Stopped clocks with each side's initial time.
-    pub fn new(control: TimeControl) -> Clock {
+    pub(crate) fn new(control: TimeControl) -> Clock {
         let initial = control.initial_ms().unwrap_or(0);
         Clock {
             control,
@@ -37,12 +37,12 @@ impl Clock {
     }
 
     /// The time control.
-    pub fn control(&self) -> TimeControl {
+    pub(crate) fn control(&self) -> TimeControl {
         self.control
     }
 
     /// Starts `seat`'s clock at `now` (a per-move clock is reset to the full time).
-    pub fn start(&mut self, seat: Seat, now: Instant) {
+    pub(crate) fn start(&mut self, seat: Seat, now: Instant) {
         if self.control == TimeControl::None {
             return;
         }
@@ -54,7 +54,7 @@ impl Clock {
 
     /// Stops the running clock for a move received at `now`: charges the time used and
     /// adds the increment; a move that came too late flags instead (the time is then 0).
-    pub fn stop(&mut self, now: Instant) -> Result<(), Flagged> {
+    pub(crate) fn stop(&mut self, now: Instant) -> Result<(), Flagged> {
         let Some((seat, since)) = self.running.take() else {
             return Ok(());
         };
@@ -72,7 +72,7 @@ impl Clock {
     }
 
     /// Freezes the clocks at `now` (the game ended otherwise), charging the running side.
-    pub fn halt(&mut self, now: Instant) {
+    pub(crate) fn halt(&mut self, now: Instant) {
         if let Some((seat, since)) = self.running.take() {
             let used = millis(now.saturating_duration_since(since));
             let left = &mut self.remaining_ms[seat.index()];
@@ -81,7 +81,7 @@ impl Clock {
     }
 
     /// When the running side flags, if a clock is running.
-    pub fn deadline(&self) -> Option<(Seat, Instant)> {
+    pub(crate) fn deadline(&self) -> Option<(Seat, Instant)> {
         let (seat, since) = self.running?;
         Some((
             seat,
@@ -90,12 +90,12 @@ impl Clock {
     }
 
     /// The seat whose clock runs.
-    pub fn running(&self) -> Option<Seat> {
+    pub(crate) fn running(&self) -> Option<Seat> {
         self.running.map(|(seat, _)| seat)
     }
 
     /// Each seat's remaining time at `now`, ms; `None` without a time control.
-    pub fn remaining_at(&self, now: Instant) -> Option<[u64; 2]> {
+    pub(crate) fn remaining_at(&self, now: Instant) -> Option<[u64; 2]> {
         self.control.initial_ms()?;
         let mut remaining = self.remaining_ms;
         if let Some((seat, since)) = self.running {

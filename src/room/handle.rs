@@ -12,9 +12,9 @@ use tokio_util::task::TaskTracker;
 
 use super::actor::{Command, Published, Room};
 use super::{ConnId, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber};
-use crate::catalog::AnyGame;
-use crate::games::Seat;
 use crate::protocol::{ClientError, ErrorCode, RoomSummary};
+use parlor_rules::catalog::AnyGame;
+use parlor_rules::games::Seat;
 
 /// How many commands may wait for a room before senders wait their turn.
 const COMMAND_QUEUE: usize = 64;

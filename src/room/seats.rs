@@ -5,8 +5,8 @@ use std::str::FromStr;
 use tokio::time::Instant;
 
 use super::{PlayerInfo, Subscriber};
-use crate::bots::BotLevel;
 use crate::protocol::{ClientError, ErrorCode, PlayerRef, SeatView};
+use parlor_rules::bots::BotLevel;
 
 /// A seat as asked for in `create_room`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

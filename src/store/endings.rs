@@ -21,8 +21,8 @@ use sqlx::{AnyConnection, Row};
 
 use super::sql::Placeholders;
 use super::{GameFinish, RatingChange, StoreError};
-use crate::games::Seat;
 use crate::ratings::{self, Rating};
+use parlor_rules::games::Seat;
 
 /// Writes `finishes` (each a different game) inside the caller's transaction, and
 /// returns each one's rating changes (`None` for an unrated game), in the same order.

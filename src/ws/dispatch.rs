@@ -9,11 +9,11 @@ use tokio::time::Instant;
 use tracing::{debug, info};
 
 use super::session::{Connection, encode};
-use crate::games::Seat;
 use crate::lobby::check_game;
 use crate::players::{self, Identity};
 use crate::protocol::{self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg};
 use crate::room::{Creator, PlayerInfo, Request, RoomOptions, unix_ms};
+use parlor_rules::games::Seat;
 
 impl Connection {
     /// The `rate_limited` reply to a message over the connection's budget, which is not

@@ -15,7 +15,7 @@ use actix_web::error::PayloadError;
 use actix_web::web::Bytes;
 use actix_ws::{CloseCode, ProtocolError};
 use futures_util::Stream;
-use tokio_tungstenite::tungstenite::protocol::frame::FrameHeader;
+use tungstenite::protocol::frame::FrameHeader;
 
 /// The longest frame header: 2 bytes, an 8-byte length and a 4-byte mask.
 const MAX_HEADER: usize = 14;
@@ -23,7 +23,7 @@ const MAX_HEADER: usize = 14;
 /// Passes a WebSocket's incoming bytes through, failing with
 /// [`PayloadError::Overflow`] as soon as a frame header announces more than `max`
 /// bytes.
-pub struct FrameGuard<S> {
+pub(crate) struct FrameGuard<S> {
     inner: S,
     max: u64,
     /// The part of a header that has arrived so far.
@@ -38,7 +38,7 @@ pub struct FrameGuard<S> {
 
 impl<S> FrameGuard<S> {
     /// Guards `inner`, a client's bytes from the first frame on.
-    pub fn new(inner: S, max: usize) -> FrameGuard<S> {
+    pub(crate) fn new(inner: S, max: usize) -> FrameGuard<S> {
         FrameGuard {
             inner,
             max: u64::try_from(max).unwrap_or(u64::MAX),
@@ -106,7 +106,7 @@ where
 
 /// How a client broke the protocol, and so how its socket is closed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Breach {
+pub(crate) enum Breach {
     /// A message over the size limit, in one frame or in fragments: 1009.
     TooLarge,
     /// A text message that is not UTF-8: 1007 (RFC 6455 §8.1).
@@ -117,7 +117,7 @@ pub enum Breach {
 
 impl Breach {
     /// What a read error means.
-    pub fn of(error: &ProtocolError) -> Breach {
+    pub(crate) fn of(error: &ProtocolError) -> Breach {
         let ProtocolError::Io(io) = error else {
             return match error {
                 ProtocolError::Overflow => Breach::TooLarge,
@@ -147,7 +147,7 @@ impl Breach {
     }
 
     /// The close code it earns.
-    pub fn close_code(self) -> CloseCode {
+    pub(crate) fn close_code(self) -> CloseCode {
         match self {
             Breach::TooLarge => CloseCode::Size,
             Breach::NotUtf8 => CloseCode::Invalid,

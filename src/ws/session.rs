@@ -33,7 +33,7 @@ const OUTBOX_FRAMES: usize = 256;
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
 /// An upgraded connection, ready for its session.
-pub struct Opened {
+pub(crate) struct Opened {
     /// What every session shares.
     pub app: Arc<AppState>,
     /// The outbound half.
@@ -110,7 +110,7 @@ macro_rules! write_or_end {
 }
 
 /// Runs a connection until it closes, then tells its rooms and lets go of its socket.
-pub async fn run(opened: Opened) {
+pub(crate) async fn run(opened: Opened) {
     let Opened {
         app,
         session,

@@ -42,7 +42,7 @@ impl ConnectionSocket {
 
 /// A session's hold on its connection's socket.
 #[derive(Clone)]
-pub struct SocketHandle {
+pub(crate) struct SocketHandle {
     fd: RawFd,
     closed: CancellationToken,
     /// Not `Send`: see the module documentation.
@@ -51,7 +51,7 @@ pub struct SocketHandle {
 
 impl SocketHandle {
     /// The socket the request came on, if `on_connect` registered it (it does for TCP).
-    pub fn of(req: &HttpRequest) -> Option<SocketHandle> {
+    pub(crate) fn of(req: &HttpRequest) -> Option<SocketHandle> {
         req.conn_data::<ConnectionSocket>()
             .map(|socket| SocketHandle {
                 fd: socket.fd,
@@ -61,13 +61,14 @@ impl SocketHandle {
     }
 
     /// Resolves once actix has closed the connection.
-    pub async fn closed(&self) {
+    pub(crate) async fn closed(&self) {
         self.closed.cancelled().await;
     }
 
     /// Shuts the connection down with a reset, if actix has not closed it yet: what is
     /// queued for the client is discarded, and actix sees the socket fail and lets go.
-    pub fn reset(&self) {
+    #[allow(unsafe_code)] // Borrowing the raw fd; see the SAFETY comment.
+    pub(crate) fn reset(&self) {
         if self.closed.is_cancelled() {
             return;
         }

@@ -18,7 +18,7 @@ use tokio::time::timeout;
 use super::socket::SocketHandle;
 
 /// What the writer sends.
-pub enum Outbound {
+pub(crate) enum Outbound {
     /// A text frame.
     Text(ByteString),
     /// A ping.
@@ -29,7 +29,7 @@ pub enum Outbound {
 
 /// Why a frame was not written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WriteError {
+pub(crate) enum WriteError {
     /// The connection is gone (the client closed it, or actix did).
     Closed,
     /// The client took nothing for a whole write timeout; its socket has been reset.
@@ -37,7 +37,7 @@ pub enum WriteError {
 }
 
 /// A session's writer.
-pub struct Writer {
+pub(crate) struct Writer {
     session: Session,
     socket: Option<SocketHandle>,
     write_timeout: Duration,
@@ -46,7 +46,11 @@ pub struct Writer {
 
 impl Writer {
     /// A writer on `session`, resetting `socket` when a write stalls.
-    pub fn new(session: Session, socket: Option<SocketHandle>, write_timeout: Duration) -> Writer {
+    pub(crate) fn new(
+        session: Session,
+        socket: Option<SocketHandle>,
+        write_timeout: Duration,
+    ) -> Writer {
         Writer {
             session,
             socket,
@@ -56,7 +60,7 @@ impl Writer {
     }
 
     /// Writes one frame within the write timeout.
-    pub async fn send(&mut self, frame: Outbound) -> Result<(), WriteError> {
+    pub(crate) async fn send(&mut self, frame: Outbound) -> Result<(), WriteError> {
         let write_timeout = self.write_timeout;
         let written = match frame {
             Outbound::Text(text) => timeout(write_timeout, self.session.text(text)).await,
@@ -74,7 +78,7 @@ impl Writer {
     }
 
     /// Writes several text frames in order, stopping at the first that fails.
-    pub async fn send_all(
+    pub(crate) async fn send_all(
         &mut self,
         frames: impl IntoIterator<Item = ByteString>,
     ) -> Result<(), WriteError> {
@@ -86,7 +90,7 @@ impl Writer {
 
     /// Sends a close frame within the write timeout; whether the client can still be
     /// reached (the frame was taken, and no earlier write stalled).
-    pub async fn close(mut self, reason: Option<CloseReason>) -> bool {
+    pub(crate) async fn close(mut self, reason: Option<CloseReason>) -> bool {
         if self.stalled {
             return false;
         }
@@ -101,7 +105,7 @@ impl Writer {
     }
 
     /// Whether a write stalled: the client stopped reading.
-    pub fn stalled(&self) -> bool {
+    pub(crate) fn stalled(&self) -> bool {
         self.stalled
     }
 

@@ -16,10 +16,10 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 use tokio_util::sync::CancellationToken;
 
 /// How long a test waits for any single expected message.
-pub const PATIENCE: Duration = Duration::from_secs(10);
+pub(crate) const PATIENCE: Duration = Duration::from_secs(10);
 
 /// A configuration for tests: a database in `dir`, fast bots, short timers.
-pub fn test_config(dir: &Path) -> Config {
+pub(crate) fn test_config(dir: &Path) -> Config {
     let mut config = Config::default();
     config.store.path = dir.join("parlor.db");
     config.server.port = 0;
@@ -34,15 +34,15 @@ pub fn test_config(dir: &Path) -> Config {
 }
 
 /// A running server.
-pub struct TestServer {
-    pub addr: SocketAddr,
+pub(crate) struct TestServer {
+    pub(crate) addr: SocketAddr,
     shutdown: CancellationToken,
     task: JoinHandle<Result<(), parlor::RunError>>,
 }
 
 impl TestServer {
     /// Starts a server with `config` on 127.0.0.1 and an ephemeral port.
-    pub async fn start(config: Config) -> TestServer {
+    pub(crate) async fn start(config: Config) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let shutdown = CancellationToken::new();
@@ -63,28 +63,28 @@ impl TestServer {
     }
 
     /// Starts a server with the test configuration and its database in `dir`.
-    pub async fn in_dir(dir: &Path) -> TestServer {
+    pub(crate) async fn in_dir(dir: &Path) -> TestServer {
         Self::start(test_config(dir)).await
     }
 
     /// Stops the server gracefully and waits until it has closed its database.
-    pub async fn stop(self) {
+    pub(crate) async fn stop(self) {
         self.shutdown.cancel();
         self.task.await.unwrap().unwrap();
     }
 
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
-    pub async fn get_json(&self, path: &str) -> (u16, Value) {
+    pub(crate) async fn get_json(&self, path: &str) -> (u16, Value) {
         let response = reqwest::get(self.url(path)).await.unwrap();
         let status = response.status().as_u16();
         (status, response.json().await.unwrap())
     }
 
     /// A new WebSocket connection (not yet identified).
-    pub async fn connect(&self) -> Client {
+    pub(crate) async fn connect(&self) -> Client {
         let (ws, _) = connect_async(format!("ws://{}/ws", self.addr))
             .await
             .unwrap();
@@ -94,7 +94,7 @@ impl TestServer {
     /// Alice in seat 0 and Bob in seat 1 of a new room whose game has started (Bob's
     /// join started it; Alice has not yet read the state saying so); returns both and
     /// the room's id.
-    pub async fn pair_in_room(&self) -> ([Client; 2], String) {
+    pub(crate) async fn pair_in_room(&self) -> ([Client; 2], String) {
         let mut alice = self.player("Alice").await;
         let mut bob = self.player("Bob").await;
         let (room, _) = alice.create(["me", "open"]).await;
@@ -104,7 +104,7 @@ impl TestServer {
     }
 
     /// A new connection that has said hello as `name`.
-    pub async fn player(&self, name: &str) -> Client {
+    pub(crate) async fn player(&self, name: &str) -> Client {
         let mut client = self.connect().await;
         client.hello(name, None).await;
         client
@@ -113,7 +113,7 @@ impl TestServer {
 
 /// Plays `moves` from the start of a game, alternately (seat 0 first), each player
 /// waiting for its turn.
-pub async fn play_alternately(players: &mut [Client; 2], room: &str, moves: &[&str]) {
+pub(crate) async fn play_alternately(players: &mut [Client; 2], room: &str, moves: &[&str]) {
     for (ply, cell) in moves.iter().enumerate() {
         let seat = ply % 2;
         let player = &mut players[seat];
@@ -124,33 +124,33 @@ pub async fn play_alternately(players: &mut [Client; 2], room: &str, moves: &[&s
     }
 }
 
-pub fn temp_dir() -> tempfile::TempDir {
+pub(crate) fn temp_dir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
 
-pub fn db_path(dir: &Path) -> PathBuf {
+pub(crate) fn db_path(dir: &Path) -> PathBuf {
     dir.join("parlor.db")
 }
 
 /// A WebSocket client speaking JSON.
-pub struct Client {
-    pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+pub(crate) struct Client {
+    pub(crate) ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
 }
 
 impl Client {
-    pub async fn send(&mut self, message: Value) {
+    pub(crate) async fn send(&mut self, message: Value) {
         self.ws
             .send(Message::text(message.to_string()))
             .await
             .unwrap();
     }
 
-    pub async fn send_raw(&mut self, text: &str) {
+    pub(crate) async fn send_raw(&mut self, text: &str) {
         self.ws.send(Message::text(text.to_owned())).await.unwrap();
     }
 
     /// The next JSON message, skipping pings; panics after [`PATIENCE`] or on close.
-    pub async fn recv(&mut self) -> Value {
+    pub(crate) async fn recv(&mut self) -> Value {
         loop {
             let frame = tokio::time::timeout(PATIENCE, self.ws.next())
                 .await
@@ -166,7 +166,7 @@ impl Client {
     }
 
     /// The next message, which must have this `type`.
-    pub async fn expect(&mut self, kind: &str) -> Value {
+    pub(crate) async fn expect(&mut self, kind: &str) -> Value {
         let message = self.recv().await;
         assert_eq!(message["type"], kind, "expected {kind}, got {message}");
         message
@@ -174,7 +174,7 @@ impl Client {
 
     /// Skips messages until one of this `type` arrives; an unexpected `error` fails the
     /// test at once, with the server's explanation.
-    pub async fn until(&mut self, kind: &str) -> Value {
+    pub(crate) async fn until(&mut self, kind: &str) -> Value {
         loop {
             let message = self.recv().await;
             if message["type"] == kind {
@@ -185,7 +185,7 @@ impl Client {
     }
 
     /// Skips states until one satisfies `done`.
-    pub async fn until_state(&mut self, done: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) async fn until_state(&mut self, done: impl Fn(&Value) -> bool) -> Value {
         loop {
             let message = self.until("state").await;
             if done(&message) {
@@ -194,7 +194,7 @@ impl Client {
         }
     }
 
-    pub async fn hello(&mut self, name: &str, token: Option<&str>) -> Value {
+    pub(crate) async fn hello(&mut self, name: &str, token: Option<&str>) -> Value {
         let mut message = json!({"type": "hello", "name": name});
         if let Some(token) = token {
             message["token"] = json!(token);
@@ -204,13 +204,13 @@ impl Client {
     }
 
     /// Creates a tic-tac-toe room; see [`Client::create_game`].
-    pub async fn create(&mut self, seats: [&str; 2]) -> (String, Option<Value>) {
+    pub(crate) async fn create(&mut self, seats: [&str; 2]) -> (String, Option<Value>) {
         self.create_game("tictactoe", seats, json!({})).await
     }
 
     /// Creates a room and returns its id, skipping earlier messages up to `room_created`
     /// (then consuming `joined` and the snapshot when a seat is `me`).
-    pub async fn create_game(
+    pub(crate) async fn create_game(
         &mut self,
         game: &str,
         seats: [&str; 2],
@@ -230,7 +230,7 @@ impl Client {
     }
 
     /// Joins a seat (skipping earlier messages); returns the snapshot after `joined`.
-    pub async fn join(&mut self, room: &str, seat: u8) -> Value {
+    pub(crate) async fn join(&mut self, room: &str, seat: u8) -> Value {
         self.send(json!({"type": "join", "room": room, "seat": seat}))
             .await;
         let joined = self.until("joined").await;
@@ -238,13 +238,13 @@ impl Client {
         self.expect("state").await
     }
 
-    pub async fn play(&mut self, room: &str, cell: &str) {
+    pub(crate) async fn play(&mut self, room: &str, cell: &str) {
         self.send(json!({"type": "move", "room": room, "move": cell}))
             .await;
     }
 
     /// Sends a message and expects an `error` with `code` echoing `ref`.
-    pub async fn expect_error(&mut self, mut message: Value, code: &str) {
+    pub(crate) async fn expect_error(&mut self, mut message: Value, code: &str) {
         message["ref"] = json!(code);
         self.send(message).await;
         let reply = self.until("error").await;
@@ -256,7 +256,7 @@ impl Client {
         );
     }
 
-    pub async fn close(mut self) {
+    pub(crate) async fn close(mut self) {
         let _ = self.ws.close(None).await;
     }
 }
@@ -264,7 +264,10 @@ impl Client {
 impl TestServer {
     /// A WebSocket connection with extra request headers, or the HTTP status and JSON
     /// body the upgrade was refused with.
-    pub async fn connect_with(&self, headers: &[(&str, &str)]) -> Result<Client, (u16, Value)> {
+    pub(crate) async fn connect_with(
+        &self,
+        headers: &[(&str, &str)],
+    ) -> Result<Client, (u16, Value)> {
         use tokio_tungstenite::tungstenite::client::IntoClientRequest;
         use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
         let mut request = format!("ws://{}/ws", self.addr)
@@ -288,7 +291,7 @@ impl TestServer {
     }
 
     /// A value from `/metrics` (a metric without labels).
-    pub async fn metric(&self, name: &str) -> f64 {
+    pub(crate) async fn metric(&self, name: &str) -> f64 {
         let text = reqwest::get(self.url("/metrics"))
             .await
             .unwrap()
@@ -306,7 +309,7 @@ impl TestServer {
     /// A raw TCP connection that has been upgraded to a WebSocket; the caller writes and
     /// reads frames itself (see [`masked_frame`] and [`read_close`]). `recv_buffer`
     /// shrinks the socket's receive buffer, for clients that stop reading.
-    pub async fn raw_websocket(&self, recv_buffer: Option<u32>) -> TcpStream {
+    pub(crate) async fn raw_websocket(&self, recv_buffer: Option<u32>) -> TcpStream {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let socket = tokio::net::TcpSocket::new_v4().unwrap();
         if let Some(size) = recv_buffer {
@@ -335,7 +338,7 @@ impl TestServer {
 }
 
 /// A client frame (masked, final) with this opcode and payload.
-pub fn masked_frame(opcode: u8, payload: &[u8]) -> Vec<u8> {
+pub(crate) fn masked_frame(opcode: u8, payload: &[u8]) -> Vec<u8> {
     let mask = [0x12, 0x34, 0x56, 0x78];
     let mut frame = vec![0x80 | opcode];
     let length = payload.len();
@@ -355,7 +358,7 @@ pub fn masked_frame(opcode: u8, payload: &[u8]) -> Vec<u8> {
 
 /// Reads server frames from a raw WebSocket until its close frame; returns the close
 /// code and reason. Panics after `patience`, or if the socket ends without one.
-pub async fn read_close(stream: &mut TcpStream, patience: Duration) -> (u16, String) {
+pub(crate) async fn read_close(stream: &mut TcpStream, patience: Duration) -> (u16, String) {
     use tokio::io::AsyncReadExt;
     let read = async {
         loop {
@@ -385,7 +388,7 @@ pub async fn read_close(stream: &mut TcpStream, patience: Duration) -> (u16, Str
 impl Client {
     /// Waits for the server's close frame (skipping other frames); returns its code and
     /// reason. Panics after `patience`, or if the socket ends without one.
-    pub async fn closed_with(&mut self, patience: Duration) -> (u16, String) {
+    pub(crate) async fn closed_with(&mut self, patience: Duration) -> (u16, String) {
         let wait = async {
             loop {
                 match self.ws.next().await {

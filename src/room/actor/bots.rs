@@ -8,9 +8,9 @@ use tokio::time::{Instant, sleep_until};
 use tracing::warn;
 
 use super::{BOT_SAFETY_MS, Command, DRAW_ACCEPT_BELOW, Room, STORE_RETRY};
-use crate::games::{EndReason, Seat};
 use crate::protocol::{Status, TimeControl};
 use crate::thinkers::DrawAnswer;
+use parlor_rules::games::{EndReason, Seat};
 
 impl Room {
     pub(super) fn ask_bot(&mut self) {

@@ -1,0 +1,255 @@
+//! One player's and one spectator's connection during the load: reading states,
+//! moving when it is their turn, and timing each move from send to broadcast.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use rand::seq::IndexedRandom;
+use serde::Deserialize;
+use tokio_tungstenite::tungstenite::Message;
+
+use super::wire::{Ws, close};
+use super::{Ctx, RoomClock};
+
+/// The parts of a `state` (or other message) a player needs.
+#[derive(Deserialize)]
+struct Seen<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default, borrow)]
+    status: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    game_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    to_move: Option<u8>,
+    #[serde(default, borrow)]
+    legal_moves: Vec<Cow<'a, str>>,
+    #[serde(default)]
+    moves: u64,
+    #[serde(default, borrow)]
+    seats: Vec<SeenSeat<'a>>,
+    #[serde(default)]
+    last_move: Option<SeenMove>,
+}
+
+#[derive(Deserialize)]
+struct SeenSeat<'a> {
+    #[serde(borrow)]
+    player_id: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct SeenMove {
+    seat: u8,
+}
+
+/// What a player does after reading a frame.
+enum Next {
+    Nothing,
+    Move(String),
+    Rematch,
+}
+
+/// One player's connection.
+pub(super) struct PlayerConn {
+    pub(super) ws: Ws,
+    pub(super) room: String,
+    pub(super) me: String,
+    pub(super) clock: Arc<RoomClock>,
+    /// Whether this player counts the room's finished games (one of the two does).
+    pub(super) counts_games: bool,
+    /// The game and move number of the last state this player moved on.
+    pub(super) acted: Option<(String, u64)>,
+}
+
+impl PlayerConn {
+    pub(super) async fn run(mut self, ctx: Arc<Ctx>) {
+        ctx.counters.open.fetch_add(1, Ordering::Relaxed);
+        let mut start = ctx.start.clone();
+        let mut started = *start.borrow();
+        let mut due: Option<String> = None;
+        loop {
+            if started
+                && let Some(choice) = due.take()
+                && let Err(why) = self.play(choice, &ctx).await
+            {
+                if !ctx.cancel.is_cancelled() {
+                    ctx.failure(why);
+                }
+                break;
+            }
+            tokio::select! {
+                () = ctx.cancel.cancelled() => break,
+                _ = start.changed(), if !started => started = true,
+                frame = self.ws.next() => match frame {
+                    Some(Ok(Message::Text(text))) => match self.read(text.as_str(), &ctx) {
+                        Next::Nothing => {}
+                        Next::Move(choice) => due = Some(choice),
+                        Next::Rematch => {
+                            let ask = format!(r#"{{"type":"rematch","room":"{}"}}"#, self.room);
+                            if let Err(e) = self.ws.send(Message::text(ask)).await {
+                                ctx.failure(format!("asking for a rematch: {e}"));
+                                break;
+                            }
+                        }
+                    },
+                    Some(Ok(Message::Close(why))) => {
+                        ctx.failure(format!("the server closed a player's connection: {why:?}"));
+                        break;
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(e)) => {
+                        ctx.failure(format!("a player's connection failed: {e}"));
+                        break;
+                    }
+                    None => {
+                        ctx.failure("a player's connection ended".to_owned());
+                        break;
+                    }
+                },
+            }
+        }
+        close(self.ws).await;
+        ctx.counters.open.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Sends `choice`, in open loop once the room's next move is due.
+    async fn play(&mut self, choice: String, ctx: &Ctx) -> Result<(), String> {
+        let sent_ns = match ctx.interval_ns {
+            None => ctx.now_ns(),
+            Some(interval) => {
+                let due = ctx.start_ns.load(Ordering::Relaxed)
+                    + self.clock.next_due.fetch_add(interval, Ordering::Relaxed);
+                let now = ctx.now_ns();
+                if due > now {
+                    tokio::select! {
+                        () = ctx.cancel.cancelled() => return Ok(()),
+                        () = tokio::time::sleep(Duration::from_nanos(due - now)) => {}
+                    }
+                }
+                due
+            }
+        };
+        // Stored before sending, so the opponent's receipt always finds it.
+        self.clock.in_flight.store(sent_ns + 1, Ordering::Relaxed);
+        let text = format!(
+            r#"{{"type":"move","room":"{}","move":{}}}"#,
+            self.room,
+            serde_json::Value::from(choice)
+        );
+        self.ws
+            .send(Message::text(text))
+            .await
+            .map_err(|e| format!("sending a move: {e}"))
+    }
+
+    fn read(&mut self, text: &str, ctx: &Ctx) -> Next {
+        let seen = match serde_json::from_str::<Seen<'_>>(text) {
+            Ok(seen) => seen,
+            Err(e) => {
+                ctx.error(format!("a frame that is not a message ({e}): {text}"));
+                return Next::Nothing;
+            }
+        };
+        match seen.kind.as_ref() {
+            "state" => {
+                ctx.counters.broadcasts.fetch_add(1, Ordering::Relaxed);
+                self.on_state(&seen, ctx)
+            }
+            "game_over" => {
+                ctx.counters.broadcasts.fetch_add(1, Ordering::Relaxed);
+                if self.counts_games {
+                    ctx.counters.games.fetch_add(1, Ordering::Relaxed);
+                }
+                if ctx.interval_ns.is_some() {
+                    // The rematch handshake is not a move: the schedule resumes from now.
+                    let since_start = ctx
+                        .now_ns()
+                        .saturating_sub(ctx.start_ns.load(Ordering::Relaxed));
+                    self.clock
+                        .next_due
+                        .fetch_max(since_start, Ordering::Relaxed);
+                }
+                Next::Rematch
+            }
+            "error" => {
+                ctx.error(text.to_owned());
+                Next::Nothing
+            }
+            _ => Next::Nothing,
+        }
+    }
+
+    fn on_state(&mut self, seen: &Seen<'_>, ctx: &Ctx) -> Next {
+        let seat = seen
+            .seats
+            .iter()
+            .position(|s| s.player_id.as_deref() == Some(self.me.as_str()));
+        let Some(seat) = seat.and_then(|s| u8::try_from(s).ok()) else {
+            return Next::Nothing;
+        };
+        if let Some(last) = &seen.last_move
+            && last.seat != seat
+        {
+            let sent = self.clock.in_flight.swap(0, Ordering::Relaxed);
+            if sent != 0 {
+                let micros = ctx.now_ns().saturating_sub(sent - 1) / 1000;
+                ctx.record(micros);
+            }
+        }
+        if seen.status.as_deref() != Some("playing") || seen.to_move != Some(seat) {
+            return Next::Nothing;
+        }
+        let game = seen.game_id.as_deref().unwrap_or("");
+        if self
+            .acted
+            .as_ref()
+            .is_some_and(|(g, moves)| g == game && *moves == seen.moves)
+        {
+            return Next::Nothing;
+        }
+        let Some(choice) = seen.legal_moves.choose(&mut rand::rng()) else {
+            return Next::Nothing;
+        };
+        self.acted = Some((game.to_owned(), seen.moves));
+        Next::Move(choice.to_string())
+    }
+}
+
+/// A spectator: counts what it is sent.
+pub(super) async fn watch_room(mut ws: Ws, ctx: Arc<Ctx>) {
+    ctx.counters.open.fetch_add(1, Ordering::Relaxed);
+    loop {
+        tokio::select! {
+            () = ctx.cancel.cancelled() => break,
+            frame = ws.next() => match frame {
+                Some(Ok(Message::Text(text))) => {
+                    let text = text.as_str();
+                    if text.starts_with(r#"{"type":"state""#) || text.starts_with(r#"{"type":"game_over""#) {
+                        ctx.counters.broadcasts.fetch_add(1, Ordering::Relaxed);
+                    } else if text.starts_with(r#"{"type":"error""#) {
+                        ctx.error(text.to_owned());
+                    }
+                }
+                Some(Ok(Message::Close(why))) => {
+                    ctx.failure(format!("the server closed a spectator's connection: {why:?}"));
+                    break;
+                }
+                Some(Ok(_)) => {}
+                Some(Err(e)) => {
+                    ctx.failure(format!("a spectator's connection failed: {e}"));
+                    break;
+                }
+                None => {
+                    ctx.failure("a spectator's connection ended".to_owned());
+                    break;
+                }
+            },
+        }
+    }
+    close(ws).await;
+    ctx.counters.open.fetch_sub(1, Ordering::Relaxed);
+}

@@ -1,0 +1,93 @@
+//! The generator's side of the protocol: connecting and saying hello, sending, and
+//! reading until a given message.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
+
+/// Each client's read buffer. tungstenite's default (128 KiB) would cost more per
+/// connection than the servers do, making the generator the bottleneck.
+pub(super) const READ_BUFFER_BYTES: usize = 4 * 1024;
+
+/// How long one step of setting up a room (connect, hello, create, join, watch) may take.
+const SETUP_PATIENCE: Duration = Duration::from_secs(30);
+
+pub(crate) type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+#[derive(Deserialize)]
+pub(super) struct RoomCreated {
+    pub(super) room: String,
+}
+
+#[derive(Deserialize)]
+pub(super) struct Welcome {
+    player_id: String,
+}
+
+#[derive(Deserialize)]
+pub(super) struct Kind<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+}
+
+/// A new connection that has said hello; returns it and the player's id.
+pub(crate) async fn hello(url: &str, name: &str) -> Result<(Ws, String), String> {
+    let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER_BYTES);
+    let connecting = connect_async_with_config(url, Some(config), true);
+    let (mut ws, _) = tokio::time::timeout(SETUP_PATIENCE, connecting)
+        .await
+        .map_err(|_| format!("connecting to {url} took over {SETUP_PATIENCE:?}"))?
+        .map_err(|e| format!("connecting to {url}: {e}"))?;
+    let hello = serde_json::json!({"type": "hello", "name": name});
+    send(&mut ws, hello.to_string()).await?;
+    let welcome = until(&mut ws, "welcome").await?;
+    let id = serde_json::from_str::<Welcome>(&welcome)
+        .map_err(|e| format!("welcome without a player_id: {e}"))?
+        .player_id;
+    Ok((ws, id))
+}
+
+pub(crate) async fn send(ws: &mut Ws, text: String) -> Result<(), String> {
+    tokio::time::timeout(SETUP_PATIENCE, ws.send(Message::text(text)))
+        .await
+        .map_err(|_| "sending took too long".to_owned())?
+        .map_err(|e| format!("sending: {e}"))
+}
+
+/// Reads until a message of type `kind`; an `error` on the way fails.
+pub(super) async fn until(ws: &mut Ws, kind: &str) -> Result<String, String> {
+    let deadline = tokio::time::Instant::now() + SETUP_PATIENCE;
+    loop {
+        let frame = tokio::time::timeout_at(deadline, ws.next())
+            .await
+            .map_err(|_| format!("no {kind} within {SETUP_PATIENCE:?}"))?;
+        let text = match frame {
+            Some(Ok(Message::Text(text))) => text,
+            Some(Ok(Message::Close(why))) => {
+                return Err(format!("closed waiting for {kind}: {why:?}"));
+            }
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => return Err(format!("waiting for {kind}: {e}")),
+            None => return Err(format!("closed waiting for {kind}")),
+        };
+        let seen = serde_json::from_str::<Kind<'_>>(&text)
+            .map_err(|e| format!("not a message ({e}): {}", text.as_str()))?;
+        if seen.kind == kind {
+            return Ok(text.as_str().to_owned());
+        }
+        if seen.kind == "error" {
+            return Err(format!("waiting for {kind}: {}", text.as_str()));
+        }
+    }
+}
+
+/// Closes politely, giving up after a second.
+pub(super) async fn close(mut ws: Ws) {
+    let _ = tokio::time::timeout(Duration::from_secs(1), ws.close(None)).await;
+}

@@ -1,0 +1,270 @@
+//! `parlor-bench`: a load generator for Parlor and for the two bare baselines it is
+//! measured against.
+//!
+//! It opens real WebSocket connections in rooms of two players and K spectators; the
+//! players play legal moves (closed loop: as soon as it is their turn; open loop: at a
+//! fixed total rate) and ask for a rematch when a game ends. It reports connections
+//! held, moves/s, broadcast messages/s, move-to-opponent latency, errors, and the
+//! server's memory and CPU per move, as text and as JSON. `--compare` runs Parlor and
+//! both baselines with the same load and states Parlor's figures as ratios.
+//!
+//! See BENCHMARKS.md for the commands and what was measured.
+
+mod abuse;
+mod error;
+mod load;
+mod report;
+mod server;
+mod system;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use error::BenchError;
+use load::Load;
+use report::{Comparison, Ratios, Report};
+use server::{Server, Target};
+
+/// Load generator for Parlor and its baselines (see BENCHMARKS.md).
+#[derive(Debug, Parser)]
+#[command(name = "parlor-bench", version)]
+struct Args {
+    /// Which server to start (on a free port; Parlor on a scratch database).
+    #[arg(long, value_enum, default_value_t = Target::Parlor, conflicts_with = "url")]
+    target: Target,
+    /// Load a server that is already running instead (127.0.0.1 only), e.g.
+    /// ws://127.0.0.1:8080/ws. Give --server-pid for its memory and CPU.
+    #[arg(long)]
+    url: Option<String>,
+    /// The running server's pid, for its memory and CPU time (with --url).
+    #[arg(long, requires = "url")]
+    server_pid: Option<u32>,
+    /// Run Parlor, the actix-ws baseline and the tokio-tungstenite baseline, one after
+    /// the other with the same load, and print Parlor's ratios to both.
+    #[arg(long, conflicts_with_all = ["url", "target"])]
+    compare: bool,
+    /// Connections to open (rounded down to whole rooms).
+    #[arg(long, short = 'n', default_value_t = 1000)]
+    connections: usize,
+    /// Spectators per room (each room also has 2 players).
+    #[arg(long, default_value_t = 2)]
+    spectators: usize,
+    /// The game to play (the baselines play only tictactoe).
+    #[arg(long, default_value = "tictactoe")]
+    game: String,
+    /// Open loop: this many moves per second in total, latency timed from each move's
+    /// scheduled time. Without it, closed loop: each player moves as soon as it may.
+    #[arg(long, value_name = "MOVES_PER_S")]
+    rate: Option<f64>,
+    /// Seconds of load that are measured.
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    /// Seconds of load before the measured window.
+    #[arg(long, default_value_t = 2.0)]
+    warmup: f64,
+    /// Seconds to wait, all connections open and no moves made, before reading the
+    /// server's idle memory.
+    #[arg(long, default_value_t = 2.0)]
+    idle: f64,
+    /// Rooms being set up at once (bounds how fast connections are opened).
+    #[arg(long, default_value_t = 32)]
+    connect_concurrency: usize,
+    /// Also keep this many rooms of two bots playing each other (Parlor only), to see
+    /// how bot thinking affects the human rooms' latency.
+    #[arg(long, default_value_t = 0)]
+    bot_rooms: usize,
+    /// The bot rooms' game.
+    #[arg(long, default_value = "chess")]
+    bot_game: String,
+    /// The bot rooms' level: random, easy, medium or hard.
+    #[arg(long, default_value = "hard")]
+    bot_level: String,
+    /// Also run clients that abuse the server alongside the load: `flood` (refused
+    /// messages), `rooms` (room creation) or `draws` (draw offers to a bot). Parlor then
+    /// keeps its per-connection limits (its per-address ones stay off: the whole load
+    /// comes from one address).
+    #[arg(long, value_enum)]
+    abuse: Option<abuse::Abuse>,
+    /// How many abusing clients.
+    #[arg(long, default_value_t = 1)]
+    abusers: usize,
+    /// Messages per second each abusing client tries to send.
+    #[arg(long, default_value_t = 2000)]
+    abuse_rate: u32,
+    /// Pin the server to core 0 and the generator to core 1 (with taskset).
+    #[arg(long)]
+    pin: bool,
+    /// The generator's worker threads (default: 1 when pinned, else one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Where the server binaries are (default: beside this one, e.g. target/release).
+    #[arg(long)]
+    bin_dir: Option<PathBuf>,
+    /// Also write the report as JSON here.
+    #[arg(long, value_name = "PATH")]
+    json: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("parlor-bench: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<(), BenchError> {
+    let (before, after) = system::raise_open_file_limit();
+    eprintln!("parlor-bench: open-file limit raised from {before} to {after}");
+    if args.pin {
+        system::pin_self(1)?;
+        eprintln!("parlor-bench: generator pinned to core 1, servers will run on core 0");
+    }
+    let threads = args.threads.unwrap_or(if args.pin {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.max(1))
+        .enable_all()
+        .build()
+        .map_err(|source| BenchError::Spawn {
+            what: "the generator's runtime".to_owned(),
+            source,
+        })?;
+    let load = Load {
+        url: String::new(),
+        connections: args.connections,
+        spectators: args.spectators,
+        game: args.game.clone(),
+        open_rate: args.rate,
+        warmup: secs(args.warmup)?,
+        duration: secs(args.duration)?,
+        idle: secs(args.idle)?,
+        connect_concurrency: args.connect_concurrency,
+        bot_rooms: args.bot_rooms,
+        bot_game: args.bot_game.clone(),
+        bot_level: args.bot_level.clone(),
+        abuse: args.abuse.map(|kind| (kind, args.abusers, args.abuse_rate)),
+    };
+    if let Some(rate) = args.rate
+        && !(rate > 0.0 && rate.is_finite())
+    {
+        return Err(BenchError::Usage(format!(
+            "--rate must be a positive number of moves per second, not {rate}"
+        )));
+    }
+    let bin_dir = match &args.bin_dir {
+        Some(dir) => dir.clone(),
+        None => std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.parent().map(Path::to_path_buf))
+            .unwrap_or_default(),
+    };
+    let json = if args.compare {
+        let mut runs = Vec::new();
+        for target in [Target::Parlor, Target::Actix, Target::Tungstenite] {
+            let report = runtime.block_on(measure(target, &load, &bin_dir, args.pin))?;
+            print!("{}", report.text());
+            runs.push(report);
+        }
+        let ratios: Vec<Ratios> = runs[1..].iter().map(|b| Ratios::of(&runs[0], b)).collect();
+        for ratio in &ratios {
+            println!("{}", ratio.text());
+        }
+        serde_json::to_string_pretty(&Comparison { runs, ratios })?
+    } else {
+        let report = match &args.url {
+            Some(url) => {
+                check_local(url)?;
+                let load = Load {
+                    url: url.clone(),
+                    ..load
+                };
+                let measured = runtime.block_on(load::run(&load, args.server_pid))?;
+                Report::new(
+                    "url".to_owned(),
+                    &load,
+                    args.pin,
+                    args.server_pid,
+                    &measured,
+                    system::load_average(),
+                )
+            }
+            None => runtime.block_on(measure(args.target, &load, &bin_dir, args.pin))?,
+        };
+        print!("{}", report.text());
+        serde_json::to_string_pretty(&report)?
+    };
+    if let Some(path) = &args.json {
+        std::fs::write(path, json + "\n").map_err(|source| BenchError::File {
+            path: path.clone(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
+/// Starts `target`, loads it, stops it.
+async fn measure(
+    target: Target,
+    load: &Load,
+    bin_dir: &Path,
+    pin: bool,
+) -> Result<Report, BenchError> {
+    if target != Target::Parlor && load.bot_rooms > 0 {
+        return Err(BenchError::Usage(format!(
+            "the {target} baseline has no bots; --bot-rooms needs Parlor"
+        )));
+    }
+    if target != Target::Parlor && load.game != "tictactoe" {
+        return Err(BenchError::Usage(format!(
+            "the {target} baseline plays only tictactoe, not {}",
+            load.game
+        )));
+    }
+    let server = Server::start(target, bin_dir, pin, load.abuse.is_some())?;
+    eprintln!(
+        "parlor-bench: {target} (pid {}) at {}",
+        server.pid, server.url
+    );
+    let load = Load {
+        url: server.url.clone(),
+        ..load.clone()
+    };
+    let measured = load::run(&load, Some(server.pid)).await;
+    let report = measured.map(|m| {
+        Report::new(
+            target.to_string(),
+            &load,
+            pin,
+            Some(server.pid),
+            &m,
+            system::load_average(),
+        )
+    });
+    // Stopping waits (up to 15 s) for the process to exit: off the async workers.
+    let _ = tokio::task::spawn_blocking(move || server.stop()).await;
+    report
+}
+
+fn secs(value: f64) -> Result<Duration, BenchError> {
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| BenchError::Usage(format!("{value} is not a number of seconds")))
+}
+
+/// Load goes only to this machine.
+fn check_local(url: &str) -> Result<(), BenchError> {
+    let local = ["ws://127.0.0.1:", "ws://localhost:", "ws://[::1]:"];
+    if local.iter().any(|prefix| url.starts_with(prefix)) {
+        Ok(())
+    } else {
+        Err(BenchError::NotLocal(url.to_owned()))
+    }
+}

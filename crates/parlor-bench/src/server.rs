@@ -1,0 +1,242 @@
+//! Starting and stopping the server under test: Parlor on a scratch database, or one of
+//! the two baselines, each as its own process.
+
+use std::fmt;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use clap::ValueEnum;
+use serde::Serialize;
+
+use crate::error::BenchError;
+
+/// How long a server may take to say where it listens.
+const START_PATIENCE: Duration = Duration::from_secs(30);
+
+/// How long a server may take to stop after SIGTERM before it is killed.
+const STOP_PATIENCE: Duration = Duration::from_secs(15);
+
+/// Which server to measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Target {
+    /// Parlor itself (the `parlor` binary), on a scratch SQLite database.
+    Parlor,
+    /// `parlor-baseline-actix`: bare rooms on actix-web + actix-ws.
+    Actix,
+    /// `parlor-baseline-tungstenite`: bare rooms on tokio + tokio-tungstenite.
+    Tungstenite,
+}
+
+impl Target {
+    /// The binary that serves this target.
+    pub(crate) fn binary(self) -> &'static str {
+        match self {
+            Target::Parlor => "parlor",
+            Target::Actix => "parlor-baseline-actix",
+            Target::Tungstenite => "parlor-baseline-tungstenite",
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Target::Parlor => "parlor",
+            Target::Actix => "actix",
+            Target::Tungstenite => "tungstenite",
+        })
+    }
+}
+
+/// A server this run started; stopped (and its scratch directory removed) on drop at
+/// the latest.
+pub(crate) struct Server {
+    child: Child,
+    /// Its process id, for /proc.
+    pub(crate) pid: u32,
+    /// `ws://127.0.0.1:PORT/ws`.
+    pub(crate) url: String,
+    dir: PathBuf,
+}
+
+impl Server {
+    /// Starts `target`'s binary from `bin_dir` on a free port, in a new scratch directory
+    /// (Parlor's database goes there), pinned to core 0 when `pin`. Parlor's limits per
+    /// address and its server-wide caps are off (the whole load comes from one address);
+    /// its per-connection limits stay on only with `connection_limits`.
+    pub(crate) fn start(
+        target: Target,
+        bin_dir: &Path,
+        pin: bool,
+        connection_limits: bool,
+    ) -> Result<Server, BenchError> {
+        let binary = bin_dir.join(target.binary());
+        if !binary.is_file() {
+            return Err(BenchError::MissingBinary(binary));
+        }
+        let stamp = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "parlor-bench-{}-{target}-{stamp}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).map_err(|source| BenchError::File {
+            path: dir.clone(),
+            source,
+        })?;
+        let log_path = dir.join("server.log");
+        let log = File::create(&log_path).map_err(|source| BenchError::File {
+            path: log_path.clone(),
+            source,
+        })?;
+        let log_err = log.try_clone().map_err(|source| BenchError::File {
+            path: log_path.clone(),
+            source,
+        })?;
+        let mut command = if pin {
+            let mut command = Command::new("taskset");
+            command.args(["-c", "0"]).arg(&binary);
+            command
+        } else {
+            Command::new(&binary)
+        };
+        command
+            .args(["--port", "0"])
+            // No config.toml here: Parlor runs on its defaults plus what follows.
+            .current_dir(&dir)
+            .env("PARLOR_STORE__PATH", dir.join("parlor.db"))
+            // Setting up 10k connections takes longer than the default 30 s in which a
+            // game's first move must come; the measured traffic is the same either way.
+            .env("PARLOR_ROOMS__FIRST_MOVE_SECS", "3600")
+            .envs(limits_off(connection_limits).map(|key| (key, "0")))
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log_err);
+        let child = command.spawn().map_err(|source| BenchError::Spawn {
+            what: binary.display().to_string(),
+            source,
+        })?;
+        let pid = child.id();
+        let mut server = Server {
+            child,
+            pid,
+            url: String::new(),
+            dir,
+        };
+        let started = Instant::now();
+        while started.elapsed() < START_PATIENCE {
+            let text = std::fs::read_to_string(&log_path).unwrap_or_default();
+            if let Some(address) = listening_address(&text) {
+                server.url = format!("ws://{address}/ws");
+                return Ok(server);
+            }
+            if let Ok(Some(_)) = server.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let text = std::fs::read_to_string(&log_path).unwrap_or_default();
+        let tail: Vec<&str> = text.lines().rev().take(10).collect();
+        Err(BenchError::ServerStart {
+            what: target.binary().to_owned(),
+            secs: START_PATIENCE.as_secs(),
+            log: log_path,
+            tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+        })
+    }
+
+    /// Asks the server to stop (SIGTERM: Parlor shuts down gracefully), kills it if it
+    /// has not within 15 s, and removes the scratch directory.
+    pub(crate) fn stop(mut self) {
+        self.terminate();
+    }
+
+    #[allow(unsafe_code)] // kill(2) on our own child; see the SAFETY comment.
+    fn terminate(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            if let Ok(pid) = libc::pid_t::try_from(self.pid) {
+                // SAFETY: kill only sends a signal to the child we started.
+                unsafe {
+                    libc::kill(pid, libc::SIGTERM);
+                }
+            }
+            let asked = Instant::now();
+            while asked.elapsed() < STOP_PATIENCE {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            if let Ok(None) = self.child.try_wait() {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.terminate();
+    }
+}
+
+/// The `ADDR` of the first `listening on http://ADDR` line.
+/// The environment variables that turn Parlor's limits off: those per address and the
+/// server-wide caps always, those per connection unless `connection_limits`.
+fn limits_off(connection_limits: bool) -> impl Iterator<Item = &'static str> {
+    let always = [
+        "PARLOR_LIMITS__CONNECTIONS_PER_IP",
+        "PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_IP",
+        "PARLOR_LIMITS__PLAYERS_PER_MINUTE_PER_IP",
+        "PARLOR_LIMITS__MAX_ROOMS",
+        "PARLOR_LIMITS__SPECTATORS_PER_ROOM",
+    ];
+    let per_connection = [
+        "PARLOR_LIMITS__MESSAGES_PER_SEC",
+        "PARLOR_LIMITS__CLOSE_AFTER_REFUSALS",
+        "PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_CONNECTION",
+    ];
+    let per_connection = per_connection
+        .into_iter()
+        .filter(move |_| !connection_limits);
+    always.into_iter().chain(per_connection)
+}
+
+fn listening_address(log: &str) -> Option<&str> {
+    let rest = log.split_once("listening on http://")?.1;
+    let end = rest.find(|c: char| c.is_whitespace())?;
+    Some(&rest[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_limit_that_can_be_turned_off_is() {
+        let unlimited = serde_json::to_value(parlor::config::LimitsConfig::unlimited()).unwrap();
+        let off: Vec<&str> = limits_off(false).collect();
+        for (key, value) in unlimited.as_object().unwrap() {
+            // The burst means nothing once the rate is off.
+            if key == "messages_burst" {
+                continue;
+            }
+            let variable = format!("PARLOR_LIMITS__{}", key.to_uppercase());
+            assert_eq!(value == 0, off.contains(&variable.as_str()), "{variable}");
+        }
+    }
+
+    #[test]
+    fn under_abuse_only_the_per_connection_limits_stay_on() {
+        let off: Vec<&str> = limits_off(true).collect();
+        assert!(off.contains(&"PARLOR_LIMITS__CONNECTIONS_PER_IP"));
+        assert!(!off.contains(&"PARLOR_LIMITS__MESSAGES_PER_SEC"));
+        assert!(!off.contains(&"PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_CONNECTION"));
+    }
+}

@@ -1,0 +1,52 @@
+//! CI's smoke run of parlor-bench: about 50 connections for 2 seconds against a real
+//! Parlor (debug build) that the generator starts and stops itself. Keeps the generator
+//! working; the real measurements are made by hand (BENCHMARKS.md).
+//!
+//! The server binary is another workspace member's: `cargo test` from the workspace root
+//! builds it beside this crate's binaries.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+#[test]
+fn the_load_generator_plays_moves_without_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_parlor-bench"))
+        .parent()
+        .unwrap();
+    assert!(
+        bin_dir.join("parlor").exists(),
+        "no server binary in {}: run `cargo test` from the workspace root, which builds it",
+        bin_dir.display()
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_parlor-bench"))
+        .args(["--connections", "48", "--duration", "2", "--warmup", "0.5"])
+        .args(["--idle", "0.5", "--bin-dir"])
+        .arg(bin_dir)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("open-file limit"), "{stderr}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["target"], "parlor");
+    assert_eq!(report["connections_held"], 48, "{report}");
+    assert!(report["moves"].as_u64().unwrap() > 0, "{report}");
+    assert!(
+        report["latency_us"]["samples"].as_u64().unwrap() > 0,
+        "{report}"
+    );
+    assert_eq!(report["errors"]["total"], 0, "{report}");
+    let server = &report["server"];
+    assert!(server["rss_idle_bytes"].as_u64().unwrap() > 0, "{report}");
+    assert!(
+        server["cpu_per_move_us"].as_f64().unwrap() > 0.0,
+        "{report}"
+    );
+}

@@ -1,0 +1,58 @@
+//! `parlor-bots`: measures how strong Parlor's bots are.
+//!
+//! * `round-robin`: the levels against each other in every game, with confidence
+//!   intervals on the stronger level's score;
+//! * `stockfish`: `bot:hard` at chess against Stockfish over UCI;
+//! * `speed`: the search's nodes per second on fixed positions;
+//! * `lengths`: how long games last when a level plays itself (the measure behind each
+//!   game's `scoring.par`).
+//!
+//! See `docs/BOTS.md` for what was measured and how.
+
+mod lengths;
+mod play;
+mod round_robin;
+mod speed;
+mod stats;
+mod stockfish;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Measures the strength and speed of Parlor's bots.
+#[derive(Parser, Debug)]
+#[command(name = "parlor-bots", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Every pair of neighbouring levels plays N games in each game, colours alternating
+    RoundRobin(round_robin::Args),
+    /// A bot level against Stockfish at chess, over UCI
+    Stockfish(stockfish::Args),
+    /// Nodes per second of the search on a few fixed positions per game, one thread
+    Speed(speed::Args),
+    /// How long games last when one level plays itself, and the par each game suggests
+    Lengths(lengths::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::RoundRobin(args) => round_robin::run(args),
+        Command::Stockfish(args) => stockfish::run(args),
+        Command::Speed(args) => speed::run(args),
+        Command::Lengths(args) => lengths::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("parlor-bots: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,461 @@
+//! `stockfish`: `bot:hard` at chess against Stockfish over UCI.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use parlor_rules::GameSettings;
+use parlor_rules::bots::BotLevel;
+use parlor_rules::games::Seat;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use serde::Serialize;
+
+use crate::play::{self, Budget, BudgetArgs, Error, Progress};
+use crate::stats::{Breakdown, Interval, Score, Tally};
+
+/// Options of `stockfish`.
+#[derive(clap::Args, Clone, Debug)]
+pub(crate) struct Args {
+    /// Games to play, colours alternating (an even number keeps colours balanced)
+    #[arg(long, default_value_t = 20)]
+    pub(crate) games: usize,
+    /// Our bot's think time per move in ms (overrides --hard-ms / --medium-ms)
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub(crate) ms_per_move: u64,
+    /// Stockfish's budget per move: `go nodes K`
+    #[arg(long, value_name = "K", default_value_t = 1000)]
+    pub(crate) sf_nodes: u64,
+    /// Stockfish's `Skill Level` (0 to 20)
+    #[arg(long, default_value_t = 0)]
+    pub(crate) skill: u8,
+    /// The level playing Stockfish
+    #[arg(long, default_value = "hard")]
+    pub(crate) level: BotLevel,
+    /// The engine's executable: a path, or a name looked up on PATH and then in
+    /// /usr/games (where Debian installs stockfish)
+    #[arg(long, default_value = "stockfish")]
+    pub(crate) engine: PathBuf,
+    /// The seed the openings and our bot's tie-breaking are derived from
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Random plies before the players take over
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub(crate) opening_plies: usize,
+    /// Threads, each with its own engine process [default: all cores but one]
+    #[arg(long)]
+    pub(crate) threads: Option<usize>,
+    /// Seconds to wait for any one answer from the engine before giving up
+    #[arg(long, value_name = "S", default_value_t = 60)]
+    pub(crate) engine_timeout: u64,
+    /// Also write the results as JSON to this file
+    #[arg(long, value_name = "PATH")]
+    pub(crate) json: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) budget: BudgetArgs,
+}
+
+/// A UCI engine in a child process. Its output is read on a thread of its own, so that
+/// every wait can time out.
+pub(crate) struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    timeout: Duration,
+    /// The name the engine gave in `id name`.
+    pub(crate) name: String,
+}
+
+impl Engine {
+    /// Starts `path`, completes the UCI handshake and sets one thread, a small hash and
+    /// `skill`.
+    pub(crate) fn start(path: &Path, skill: u8, timeout: Duration) -> Result<Engine, Error> {
+        let path = resolve(path);
+        let mut child = Command::new(&path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|error| {
+                format!(
+                    "could not start `{}` ({error}); on Debian: apt-get install stockfish",
+                    path.display()
+                )
+            })?;
+        let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
+            (Some(stdin), Some(stdout)) => (stdin, stdout),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("the engine's pipes could not be opened".into());
+            }
+        };
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut engine = Engine {
+            child,
+            stdin,
+            lines,
+            timeout,
+            name: String::new(),
+        };
+        engine.send("uci")?;
+        let mut name = String::from("unknown engine");
+        engine.wait_for(|line| {
+            if let Some(id) = line.strip_prefix("id name ") {
+                name = id.trim().to_owned();
+            }
+            line == "uciok"
+        })?;
+        engine.name = name;
+        engine.send("setoption name Threads value 1")?;
+        engine.send("setoption name Hash value 16")?;
+        engine.send(&format!("setoption name Skill Level value {skill}"))?;
+        engine.ready()?;
+        Ok(engine)
+    }
+
+    fn send(&mut self, command: &str) -> Result<(), Error> {
+        writeln!(self.stdin, "{command}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|error| format!("could not write to the engine: {error}").into())
+    }
+
+    /// Reads lines until `last` accepts one, which is returned.
+    fn wait_for(&mut self, mut last: impl FnMut(&str) -> bool) -> Result<String, Error> {
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let line = line.trim().to_owned();
+                    if last(&line) {
+                        return Ok(line);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!(
+                        "the engine did not answer within {} s",
+                        self.timeout.as_secs()
+                    )
+                    .into());
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err("the engine exited unexpectedly".into());
+                }
+            }
+        }
+    }
+
+    fn ready(&mut self) -> Result<(), Error> {
+        self.send("isready")?;
+        self.wait_for(|line| line == "readyok").map(drop)
+    }
+
+    /// Prepares for a new game.
+    pub(crate) fn new_game(&mut self) -> Result<(), Error> {
+        self.send("ucinewgame")?;
+        self.ready()
+    }
+
+    /// The engine's move, in UCI, after `moves` from the position `fen`, searching `nodes`
+    /// nodes.
+    pub(crate) fn best_move(
+        &mut self,
+        fen: &str,
+        moves: &[String],
+        nodes: u64,
+    ) -> Result<String, Error> {
+        let mut position = format!("position fen {fen}");
+        if !moves.is_empty() {
+            position.push_str(" moves ");
+            position.push_str(&moves.join(" "));
+        }
+        self.send(&position)?;
+        self.send(&format!("go nodes {nodes}"))?;
+        let line = self.wait_for(|line| line.starts_with("bestmove"))?;
+        parse_bestmove(&line)
+            .map(str::to_owned)
+            .ok_or_else(|| format!("the engine gave no move: `{line}`").into())
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.send("quit");
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `name` itself, unless it is a bare name found on no directory of PATH but in
+/// /usr/games, which Debian leaves off PATH for non-login shells.
+fn resolve(name: &Path) -> PathBuf {
+    let bare = name.components().count() == 1;
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()));
+    let games = Path::new("/usr/games").join(name);
+    if bare && !on_path && games.is_file() {
+        games
+    } else {
+        name.to_path_buf()
+    }
+}
+
+/// The move in a `bestmove` line (`bestmove e2e4 ponder e7e5`), if it names one
+/// (`bestmove (none)` and `bestmove 0000` do not).
+fn parse_bestmove(line: &str) -> Option<&str> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some("bestmove") {
+        return None;
+    }
+    words
+        .next()
+        .filter(|mv| *mv != "(none)" && *mv != "0000" && !mv.is_empty())
+}
+
+/// One game against the engine.
+#[derive(Clone, Debug, Serialize)]
+struct GameRecord {
+    number: usize,
+    /// The seat our bot played (0 is White).
+    our_seat: Seat,
+    opening: Vec<String>,
+    /// The result for our bot.
+    result: Score,
+    reason: String,
+    plies: usize,
+    seconds: f64,
+    /// The final position (FEN).
+    final_position: String,
+    moves: Vec<String>,
+}
+
+/// The run, as written to `--json`.
+#[derive(Serialize)]
+struct Report<'a> {
+    command: &'static str,
+    commit: Option<String>,
+    engine: String,
+    skill: u8,
+    sf_nodes: u64,
+    level: BotLevel,
+    ms_per_move: u64,
+    budget: Budget,
+    seed: u64,
+    opening_plies: usize,
+    threads: usize,
+    tally: Tally,
+    score: f64,
+    wilson95: Interval,
+    normal95: Interval,
+    as_white: Tally,
+    as_black: Tally,
+    reasons: BTreeMap<String, usize>,
+    elapsed_seconds: f64,
+    games: &'a [GameRecord],
+}
+
+/// Runs `stockfish`.
+pub(crate) fn run(args: &Args) -> Result<(), Error> {
+    let settings = GameSettings::default();
+    let mut budget = args.budget.budget();
+    match args.level {
+        BotLevel::Hard => budget.hard.think_ms = args.ms_per_move,
+        BotLevel::Medium => budget.medium.think_ms = args.ms_per_move,
+        BotLevel::Random | BotLevel::Easy => {}
+    }
+    let threads = args.threads.unwrap_or_else(play::default_threads).max(1);
+    let timeout = Duration::from_secs(args.engine_timeout.max(1));
+    let commit = play::git_commit();
+    // Start one engine up front to fail early and to learn its name.
+    let name = Engine::start(&args.engine, args.skill, timeout)?
+        .name
+        .clone();
+    println!(
+        "parlor-bots stockfish at commit {}: bot:{} ({}) vs {name} \
+         (Skill Level {}, go nodes {}), {} games, seed {}, {threads} thread(s)",
+        commit.as_deref().unwrap_or("unknown"),
+        args.level,
+        budget.describe_level(args.level),
+        args.skill,
+        args.sf_nodes,
+        args.games,
+        args.seed
+    );
+    let numbers: Vec<usize> = (0..args.games).collect();
+    let mut progress = Progress::new(numbers.len());
+    let records = play::run_pool(
+        &numbers,
+        threads,
+        || Engine::start(&args.engine, args.skill, timeout),
+        |engine, &number| play_one(engine, number, args, &settings, &budget),
+        |_, record: &GameRecord| {
+            progress.game_done(&format!(
+                "#{} as {}: {:?} by {} ({} plies, {:.0} s)",
+                record.number,
+                if record.our_seat == Seat::First {
+                    "White"
+                } else {
+                    "Black"
+                },
+                record.result,
+                record.reason,
+                record.plies,
+                record.seconds
+            ));
+        },
+    )?;
+    let elapsed = progress.elapsed();
+
+    let mut counted = Breakdown::default();
+    for record in &records {
+        counted.add(record.result, record.our_seat, &record.reason);
+    }
+    let Breakdown {
+        all: tally,
+        by_seat: [as_white, as_black],
+        reasons,
+    } = counted;
+    let wilson95 = tally.wilson95();
+    println!(
+        "\nbot:{} vs {name} (skill {}, {} nodes): W {} D {} L {}, score {:.3}, \
+         95% CI (Wilson) [{:.3}, {:.3}]; as White {}, as Black {}",
+        args.level,
+        args.skill,
+        args.sf_nodes,
+        tally.wins,
+        tally.draws,
+        tally.losses,
+        tally.score(),
+        wilson95.low,
+        wilson95.high,
+        as_white.wdl(),
+        as_black.wdl()
+    );
+    let endings: Vec<String> = reasons
+        .iter()
+        .map(|(reason, count)| format!("{reason} {count}"))
+        .collect();
+    println!("endings: {}", endings.join(", "));
+    println!("total wall time: {elapsed:.0} s");
+
+    if let Some(path) = &args.json {
+        let report = Report {
+            command: "stockfish",
+            commit,
+            engine: name,
+            skill: args.skill,
+            sf_nodes: args.sf_nodes,
+            level: args.level,
+            ms_per_move: args.ms_per_move,
+            budget,
+            seed: args.seed,
+            opening_plies: args.opening_plies,
+            threads,
+            tally,
+            score: tally.score(),
+            wilson95,
+            normal95: tally.normal95(),
+            as_white,
+            as_black,
+            reasons,
+            elapsed_seconds: elapsed,
+            games: &records,
+        };
+        play::write_json(path, &report)?;
+    }
+    Ok(())
+}
+
+/// Plays game `number`: games `2k` and `2k + 1` share an opening and swap colours.
+fn play_one(
+    engine: &mut Engine,
+    number: usize,
+    args: &Args,
+    settings: &GameSettings,
+    budget: &Budget,
+) -> Result<GameRecord, Error> {
+    let game_number = play::id_number("chess");
+    let mut opening_rng = StdRng::seed_from_u64(play::derive_seed(
+        args.seed,
+        &[game_number, 2, number as u64 / 2],
+    ));
+    let opening = play::random_opening("chess", settings, args.opening_plies, &mut opening_rng)?;
+    let mut rng = StdRng::seed_from_u64(play::derive_seed(
+        args.seed,
+        &[game_number, 3, number as u64],
+    ));
+    let our_seat = if number.is_multiple_of(2) {
+        Seat::First
+    } else {
+        Seat::Second
+    };
+    let start = Instant::now();
+    let mut game = play::new_game("chess", settings)?;
+    let fen = game.position();
+    let mut moves = Vec::new();
+    for mv in &opening {
+        moves.push(game.play(mv)?.notation);
+    }
+    engine.new_game()?;
+    while let Some(seat) = game.turn() {
+        let mv = if seat == our_seat {
+            let limits = budget.limits(args.level, Instant::now());
+            game.bot_move(args.level, &limits, &mut rng)
+                .ok_or("our bot found no move in an unfinished game")?
+        } else {
+            engine.best_move(&fen, &moves, args.sf_nodes)?
+        };
+        let played = game
+            .play(&mv)
+            .map_err(|error| format!("illegal move `{mv}` after {moves:?}: {error}"))?;
+        moves.push(played.notation);
+    }
+    let outcome = game
+        .outcome()
+        .ok_or("the game has no turn but no outcome")?;
+    Ok(GameRecord {
+        number,
+        our_seat,
+        opening,
+        result: play::score_for(outcome.winner, our_seat),
+        reason: outcome.reason.to_string(),
+        plies: moves.len(),
+        seconds: start.elapsed().as_secs_f64(),
+        final_position: game.position(),
+        moves,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bestmove_lines_are_read_and_non_moves_refused() {
+        assert_eq!(parse_bestmove("bestmove e2e4 ponder e7e5"), Some("e2e4"));
+        assert_eq!(parse_bestmove("bestmove e7e8q"), Some("e7e8q"));
+        assert_eq!(parse_bestmove("bestmove (none)"), None);
+        assert_eq!(parse_bestmove("bestmove 0000"), None);
+        assert_eq!(parse_bestmove("bestmove"), None);
+        assert_eq!(parse_bestmove("info depth 1"), None);
+    }
+}

@@ -1,0 +1,177 @@
+//! Bot strategies, generic over [`Game`], so every game gets every level.
+//!
+//! Bots are pure: they take a position and a random source and return a move. Rooms run
+//! them off the async executor.
+
+mod eval;
+mod rules;
+mod search;
+mod table;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use rand::Rng;
+use rand::seq::IndexedRandom;
+
+use crate::games::Game;
+
+pub use search::{Analysis, Limits, analyse};
+
+/// A game the bots can play: a static estimate of any unfinished position, plus what the
+/// rule bot and the search need to know about material and moves.
+pub trait Evaluate: Game {
+    /// How good the position is for the side to move, in hundredths of a pawn-like unit
+    /// (positive is good); only asked of positions where the game is not over.
+    fn evaluate(&self) -> i32;
+
+    /// The material balance for the side to move, in the units of [`Evaluate::evaluate`]:
+    /// what the rule bot (`bot:easy`) refuses to lose on the opponent's next move. By
+    /// default the whole evaluation; games with pieces count only the pieces.
+    fn material(&self) -> i32 {
+        self.evaluate()
+    }
+
+    /// Whether `mv` changes the balance sharply (a capture or a promotion): the search
+    /// plays such moves out past its depth limit (quiescence) and tries them early.
+    fn is_noisy(&self, mv: &Self::Move) -> bool {
+        let _ = mv;
+        false
+    }
+
+    /// A cheap guess at how good `mv` is, higher first, to order moves among the noisy
+    /// or among the quiet ones (e.g. the value captured); 0 by default.
+    fn order_hint(&self, mv: &Self::Move) -> i32 {
+        let _ = mv;
+        0
+    }
+}
+
+/// How strong a bot plays. The wire form is the lowercase name (`bot:easy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum BotLevel {
+    /// A uniformly random legal move.
+    Random,
+    /// Wins at once if it can; never hands the opponent an immediate win or, where there
+    /// is material, a capture that wins material; otherwise random.
+    Easy,
+    /// A shallow search (four plies by default, plus captures played out).
+    Medium,
+    /// A deeper search under a time and node budget: perfect play in games small enough
+    /// to search to the end (tic-tac-toe).
+    Hard,
+}
+
+impl BotLevel {
+    /// Every level, weakest first.
+    pub const ALL: [BotLevel; 4] = [
+        BotLevel::Random,
+        BotLevel::Easy,
+        BotLevel::Medium,
+        BotLevel::Hard,
+    ];
+
+    /// The level's wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BotLevel::Random => "random",
+            BotLevel::Easy => "easy",
+            BotLevel::Medium => "medium",
+            BotLevel::Hard => "hard",
+        }
+    }
+}
+
+impl fmt::Display for BotLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A bot level name that is not one of `random`, `easy`, `medium`, `hard`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a bot level; use random, easy, medium or hard")]
+pub struct UnknownLevel(pub String);
+
+impl FromStr for BotLevel {
+    type Err = UnknownLevel;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        BotLevel::ALL
+            .into_iter()
+            .find(|level| level.as_str() == text)
+            .ok_or_else(|| UnknownLevel(text.to_owned()))
+    }
+}
+
+/// How strong a searching level plays: how deep, how many positions and how long it may
+/// think per move (config `[bots.medium]`, `[bots.hard]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct Strength {
+    /// The deepest search, in plies.
+    pub max_depth: u32,
+    /// The most positions one move's search may visit.
+    pub max_nodes: u64,
+    /// The most time one move may take, in milliseconds.
+    pub think_ms: u64,
+}
+
+impl Strength {
+    /// `bot:medium` by default: a shallow, quick search (four plies: it sees the double
+    /// threats it can make and the ones it would walk into).
+    pub const MEDIUM: Strength = Strength {
+        max_depth: 4,
+        max_nodes: 20_000,
+        think_ms: 300,
+    };
+
+    /// `bot:hard` by default: a deeper search (and perfect tic-tac-toe).
+    pub const HARD: Strength = Strength {
+        max_depth: 64,
+        max_nodes: 200_000,
+        think_ms: 1_000,
+    };
+
+    /// The limits of one search starting at `now`.
+    pub fn limits(&self, now: Instant) -> Limits {
+        Limits {
+            max_depth: self.max_depth,
+            max_nodes: self.max_nodes,
+            deadline: Some(now + Duration::from_millis(self.think_ms)),
+        }
+    }
+}
+
+/// The limits of one move by a bot of `level` thinking from `now`, where the searching
+/// levels play at `medium` and `hard` (the levels that do not search use `medium`'s
+/// deadline as their bound).
+pub fn limits_for(level: BotLevel, medium: Strength, hard: Strength, now: Instant) -> Limits {
+    match level {
+        BotLevel::Hard => hard.limits(now),
+        BotLevel::Random | BotLevel::Easy | BotLevel::Medium => medium.limits(now),
+    }
+}
+
+/// Picks a move for the side to move at the given level; `None` only if the game is over.
+/// `limits` bound the searching levels (`medium`, `hard`) and, by their deadline, the rule
+/// bot (`easy`); `random` answers at once.
+/// Among equally good moves the choice is random, so games vary.
+pub fn choose_move<G: Evaluate, R: Rng + ?Sized>(
+    game: &G,
+    level: BotLevel,
+    limits: &Limits,
+    rng: &mut R,
+) -> Option<G::Move> {
+    match level {
+        BotLevel::Random => game.legal_moves().choose(rng).cloned(),
+        BotLevel::Easy => rules::choose(game, limits.deadline, rng),
+        BotLevel::Medium | BotLevel::Hard => analyse(game, limits).best.choose(rng).cloned(),
+    }
+}

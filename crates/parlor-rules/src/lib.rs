@@ -1,0 +1,13 @@
+//! Parlor's rules: every game, every bot, and the object-safe text face rooms use.
+//!
+//! Nothing here does I/O, reads a clock or spawns a task; the compiler enforces it, as
+//! this crate depends on no runtime, database or JSON library. Dependencies point one way:
+//! [`games`] (pure rules) ← [`bots`] (strategies generic over a game) ← [`catalog`] (the
+//! games behind one object-safe, text-in/text-out interface).
+#![forbid(unsafe_code)]
+
+pub mod bots;
+pub mod catalog;
+pub mod games;
+
+pub use catalog::GameSettings;
