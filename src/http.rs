@@ -15,7 +15,8 @@ use crate::metrics::MetricsError;
 use crate::protocol::TimeControl;
 use crate::room::probe::{PROBE_BOUND, probe};
 use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
-use parlor_rules::catalog::{self, GAME_IDS, Replay, ReplayedPosition};
+use parlor_rules::GameKind;
+use parlor_rules::catalog::{self, Replay, ReplayedPosition};
 use parlor_rules::games::Seat;
 use parlor_rules::games::checkers::{PdnTags, pdn};
 use parlor_rules::games::chess::{PgnTags, pgn};
@@ -237,16 +238,23 @@ async fn game(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpR
         )));
     };
     let start = game.options.get("start").and_then(|start| start.as_str());
-    let replay = catalog::replay(
-        &game.game,
-        &state.config.game_settings(),
-        start,
-        game.moves.iter().map(|mv| mv.notation.as_str()),
-    )
-    .unwrap_or_else(|error| {
-        warn!(game_id = %game.game_id, %error, "a stored game cannot be replayed");
-        Replay::default()
-    });
+    let replay = game
+        .game
+        .parse::<GameKind>()
+        .map_err(|error| error.to_string())
+        .and_then(|kind| {
+            catalog::replay(
+                kind,
+                &state.config.game_settings(),
+                start,
+                game.moves.iter().map(|mv| mv.notation.as_str()),
+            )
+            .map_err(|error| error.to_string())
+        })
+        .unwrap_or_else(|error| {
+            warn!(game_id = %game.game_id, %error, "a stored game cannot be replayed");
+            Replay::default()
+        });
     if replay.displays.len() < game.moves.len() {
         warn!(
             game_id = %game.game_id,
@@ -488,10 +496,10 @@ async fn leaderboard(
     query: web::Query<LeaderboardQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let game = query.game.clone().unwrap_or_else(|| "tictactoe".to_owned());
-    if !GAME_IDS.contains(&game.as_str()) {
+    if game.parse::<GameKind>().is_err() {
         return Err(ApiError::BadRequest(format!(
             "unknown game \"{game}\"; use one of {}",
-            GAME_IDS.join(", ")
+            GameKind::names()
         )));
     }
     let limit = parse_limit(query.limit.as_deref(), 10)?;

@@ -19,7 +19,8 @@ use crate::protocol::{
     ClientError, ErrorCode, LobbyChange, RoomSummary, SeatView, Status, TimeControl,
 };
 use crate::room::{Creator, RoomContext, RoomHandle, RoomOptions, SeatSpec};
-use parlor_rules::catalog::{self, GAME_IDS, NewGameError};
+use parlor_rules::GameKind;
+use parlor_rules::catalog;
 use parlor_rules::games::{PositionError, Seat};
 
 pub use feed::{LobbyFeed, LobbyUpdate};
@@ -56,16 +57,16 @@ impl Lobby {
         options: Option<Map<String, Value>>,
         creator: Option<Creator>,
     ) -> Result<RoomHandle, ClientError> {
-        check_game(game)?;
+        let kind = parse_game(game)?;
         let seats = SeatSpec::parse_pair(seats)?;
         let options = RoomOptions::parse(options)?;
         let instance = catalog::new_game(
-            game,
+            kind,
             &self.context.config.game_settings(),
             options.start.as_deref(),
         )
         .map_err(|error| match error {
-            NewGameError::Position(PositionError::Unsupported) => ClientError::new(
+            PositionError::Unsupported => ClientError::new(
                 ErrorCode::BadOption,
                 format!("A {game} game always starts from its usual position; remove \"start\"."),
             ),
@@ -332,16 +333,15 @@ impl std::fmt::Display for PageCursor {
     }
 }
 
-/// `Ok` if `game` is a game this server plays, else `unknown_game` listing those it does.
-pub fn check_game(game: &str) -> Result<(), ClientError> {
-    if GAME_IDS.contains(&game) {
-        return Ok(());
-    }
-    Err(ClientError::new(
-        ErrorCode::UnknownGame,
-        format!(
-            "There is no game \"{game}\". Available: {}.",
-            GAME_IDS.join(", ")
-        ),
-    ))
+/// The game `game` names, or `unknown_game` listing those this server plays.
+pub fn parse_game(game: &str) -> Result<GameKind, ClientError> {
+    game.parse().map_err(|_| {
+        ClientError::new(
+            ErrorCode::UnknownGame,
+            format!(
+                "There is no game \"{game}\". Available: {}.",
+                GameKind::names()
+            ),
+        )
+    })
 }

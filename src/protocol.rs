@@ -19,8 +19,9 @@ pub const PROTOCOL_VERSION: u32 = 1;
 pub const MAX_FRAME_BYTES: usize = 8 * 1024;
 
 /// A message from a client, after its `type` was recognised and its fields checked.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, strum::VariantNames)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ClientMsg {
     /// Identify: must be the first message.
     Hello {
@@ -112,24 +113,9 @@ pub enum ClientMsg {
     },
 }
 
-/// Every `type` a client may send, for telling `unknown_type` from `bad_message`.
-const CLIENT_TYPES: &[&str] = &[
-    "hello",
-    "create_room",
-    "join",
-    "watch",
-    "move",
-    "resign",
-    "leave",
-    "list_rooms",
-    "offer_draw",
-    "accept_draw",
-    "decline_draw",
-    "rematch",
-    "subscribe_lobby",
-    "unsubscribe_lobby",
-    "quick_join",
-];
+/// Every `type` a client may send, for telling `unknown_type` from `bad_message`: the
+/// variants of [`ClientMsg`] by their wire names (a test checks serde reads each one).
+const CLIENT_TYPES: &[&str] = <ClientMsg as strum::VariantNames>::VARIANTS;
 
 /// A parsed client message with the `ref` it carried, if any.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,8 +128,8 @@ pub struct Envelope {
 
 /// Every error code, in the order they are checked (after `bad_json` … `hello_required`
 /// come the room checks, then the codes that only some messages can produce).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
 pub enum ErrorCode {
     /// The frame is not JSON.
     BadJson,
@@ -201,36 +187,15 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    /// The code's wire name.
+    /// The code's wire name, derived from the variant's name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::BadJson => "bad_json",
-            ErrorCode::UnknownType => "unknown_type",
-            ErrorCode::BadMessage => "bad_message",
-            ErrorCode::HelloRequired => "hello_required",
-            ErrorCode::UnknownRoom => "unknown_room",
-            ErrorCode::NotAPlayer => "not_a_player",
-            ErrorCode::GameFinished => "game_finished",
-            ErrorCode::NotYourTurn => "not_your_turn",
-            ErrorCode::BadMove => "bad_move",
-            ErrorCode::IllegalMove => "illegal_move",
-            ErrorCode::UnknownGame => "unknown_game",
-            ErrorCode::BadSeat => "bad_seat",
-            ErrorCode::BadOption => "bad_option",
-            ErrorCode::BadName => "bad_name",
-            ErrorCode::NameTaken => "name_taken",
-            ErrorCode::SeatTaken => "seat_taken",
-            ErrorCode::AlreadySeated => "already_seated",
-            ErrorCode::GameNotStarted => "game_not_started",
-            ErrorCode::OutOfTime => "out_of_time",
-            ErrorCode::NoDrawOffer => "no_draw_offer",
-            ErrorCode::GameNotFinished => "game_not_finished",
-            ErrorCode::AlreadyIdentified => "already_identified",
-            ErrorCode::StorageUnavailable => "storage_unavailable",
-            ErrorCode::RateLimited => "rate_limited",
-            ErrorCode::ServerFull => "server_full",
-            ErrorCode::RoomFull => "room_full",
-        }
+        self.into()
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 
@@ -713,6 +678,33 @@ mod tests {
 
     fn code(text: &str) -> ErrorCode {
         parse(text).unwrap_err().error.code
+    }
+
+    #[test]
+    fn every_client_type_is_read_by_serde() {
+        assert_eq!(CLIENT_TYPES.len(), 15);
+        for kind in CLIENT_TYPES {
+            let error = serde_json::from_value::<ClientMsg>(serde_json::json!({ "type": kind }))
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(!error.contains("unknown variant"), "{kind}: {error}");
+        }
+    }
+
+    #[test]
+    fn every_error_code_is_sent_by_its_wire_name_and_documented() {
+        use strum::IntoEnumIterator;
+        let protocol = include_str!("../docs/PROTOCOL.md");
+        for code in ErrorCode::iter() {
+            let name = code.as_str();
+            assert_eq!(serde_json::to_value(code).unwrap(), serde_json::json!(name));
+            assert!(
+                protocol.contains(&format!("`{name}`")),
+                "{name} is not in PROTOCOL.md"
+            );
+        }
+        assert_eq!(ErrorCode::NotAPlayer.as_str(), "not_a_player");
     }
 
     #[test]

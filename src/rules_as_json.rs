@@ -2,7 +2,8 @@
 //! boards as clients draw them, and the bound on what a `state` carries. They live in the
 //! server because JSON is the server's business; the rules crate has no JSON library.
 
-use parlor_rules::catalog::{AnyGame, GAME_IDS, GameSettings, new_game};
+use parlor_rules::GameKind;
+use parlor_rules::catalog::{AnyGame, GameSettings, new_game};
 use parlor_rules::games::{checkers, fox_geese};
 use proptest::prelude::*;
 
@@ -24,10 +25,10 @@ proptest! {
     /// written out and read back as `options.start` would be) keep their state small.
     #[test]
     fn reachable_positions_have_small_states(
-        game_index in 0..GAME_IDS.len(),
+        game_index in 0..GameKind::ALL.len(),
         picks in proptest::collection::vec(any::<usize>(), 0..200),
     ) {
-        let id = GAME_IDS[game_index];
+        let id = GameKind::ALL[game_index];
         let settings = GameSettings::default();
         let mut game = new_game(id, &settings, None).unwrap();
         for pick in picks {
@@ -46,16 +47,41 @@ proptest! {
 #[test]
 fn the_longest_known_fox_list_fits_the_state_bound() {
     let worst = "F:F25:G10,12,16,17,18,19,20,24,26,28,29,30,32";
-    let game = new_game("fox_geese", &GameSettings::default(), Some(worst)).unwrap();
+    let game = new_game(GameKind::FoxGeese, &GameSettings::default(), Some(worst)).unwrap();
     assert_eq!(game.legal_moves().len(), 1_576);
     assert!(state_bytes(game.as_ref()) <= STATE_BYTES);
 }
 
 #[test]
 fn a_fox_geese_board_is_sent_as_a_7x7_grid() {
-    let game = new_game("fox_geese", &GameSettings::default(), None).unwrap();
+    let game = new_game(GameKind::FoxGeese, &GameSettings::default(), None).unwrap();
     let json = serde_json::to_string(&game.board()).unwrap();
     assert!(json.starts_with(r#"{"layout":"grid","rows":7,"cols":7,"cells":[null,null,null"#));
+}
+
+#[test]
+fn kinds_levels_and_end_reasons_travel_by_their_names() {
+    use parlor_rules::bots::BotLevel;
+    use parlor_rules::games::EndReason;
+    for kind in GameKind::ALL {
+        let json = serde_json::to_value(kind).unwrap();
+        assert_eq!(json, serde_json::json!(kind.as_str()));
+        assert_eq!(serde_json::from_value::<GameKind>(json).unwrap(), kind);
+    }
+    for level in BotLevel::ALL {
+        let json = serde_json::to_value(level).unwrap();
+        assert_eq!(json, serde_json::json!(level.as_str()));
+        assert_eq!(serde_json::from_value::<BotLevel>(json).unwrap(), level);
+    }
+    for reason in EndReason::ALL {
+        assert_eq!(
+            serde_json::to_value(reason).unwrap(),
+            serde_json::json!(reason.as_str())
+        );
+        assert_eq!(reason.as_str().parse::<EndReason>(), Ok(reason));
+    }
+    assert!(serde_json::from_value::<GameKind>(serde_json::json!("go")).is_err());
+    assert!(serde_json::from_value::<BotLevel>(serde_json::json!("Hard")).is_err());
 }
 
 #[test]

@@ -100,7 +100,7 @@ impl Thinkers {
         limits: Limits,
     ) -> Option<String> {
         let (reply, answer) = oneshot::channel();
-        let labels = [game.game_id(), level.as_str()];
+        let labels = [game.kind().as_str(), level.as_str()];
         let work: Work = Box::new(move |shortcut| {
             let mv = match shortcut {
                 None => game.bot_move(level, &limits, &mut rand::rng()),
@@ -134,7 +134,7 @@ impl Thinkers {
     /// at once if every thread is busy and the queue is full (or the pool has stopped).
     pub async fn judge_draw(&self, game: Box<dyn AnyGame>, seat: Seat) -> DrawAnswer {
         let (reply, answer) = oneshot::channel();
-        let labels = [game.game_id(), JUDGE_LABEL];
+        let labels = [game.kind().as_str(), JUDGE_LABEL];
         let work: Work = Box::new(move |_shortcut| {
             // A judgement has its own short deadline from when it starts, so a late one
             // is still made, and still bounded.
@@ -240,16 +240,16 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use parlor_rules::GameSettings;
     use parlor_rules::bots::Strength;
     use parlor_rules::catalog::new_game;
+    use parlor_rules::{GameKind, GameSettings};
 
     fn think_seconds() -> HistogramVec {
         crate::metrics::Metrics::new().unwrap().bot_think_seconds
     }
 
     fn chess() -> Box<dyn AnyGame> {
-        new_game("chess", &GameSettings::default(), None).unwrap()
+        new_game(GameKind::Chess, &GameSettings::default(), None).unwrap()
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -282,7 +282,7 @@ mod tests {
     async fn a_draw_offer_is_judged_on_a_bot_thread_or_declined_when_all_are_busy() {
         let queen_ahead = |settings: &GameSettings| {
             let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1";
-            new_game("chess", settings, Some(start)).unwrap()
+            new_game(GameKind::Chess, settings, Some(start)).unwrap()
         };
         let config = GameSettings::default();
         let thinkers = Thinkers::start(1, 1, BotPriority::Nice, 0, think_seconds()).unwrap();

@@ -99,8 +99,11 @@ fn measure_crafted_positions() {
     let geese_to_move = ["G:F25:G10,12,16,17,18,19,20,24,26,28,29,30,32"];
     for start in CRAFTED.iter().chain(&geese_to_move) {
         let began = Instant::now();
-        let game =
-            parlor_rules::catalog::new_game("fox_geese", &config.game_settings(), Some(start));
+        let game = parlor_rules::catalog::new_game(
+            parlor_rules::GameKind::FoxGeese,
+            &config.game_settings(),
+            Some(start),
+        );
         let Ok(game) = game else {
             eprintln!("{start}: refused in {:?}", began.elapsed());
             continue;

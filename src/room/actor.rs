@@ -237,7 +237,7 @@ impl Room {
         publisher: watch::Sender<Published>,
         creator: Option<(Seat, Creator)>,
     ) {
-        info!(room = %self.id, game = self.game.game_id(), "room created");
+        info!(room = %self.id, game = self.game.kind().as_str(), "room created");
         if let Some((seat, creator)) = creator {
             // The `me` seat is open until now; the creator is the first to take it.
             let result =
@@ -251,7 +251,7 @@ impl Room {
         publisher.send_replace(self.publication());
         let shutdown = self.context.shutdown.clone();
         let rooms = self.context.metrics.rooms.clone();
-        let game = self.game.game_id();
+        let game = self.game.kind().as_str();
         let mut counted = self.status();
         rooms.with_label_values(&[game, counted.as_str()]).inc();
         loop {
@@ -688,7 +688,7 @@ impl Room {
         let metrics = &self.context.metrics;
         metrics
             .moves_accepted
-            .with_label_values(&[self.game.game_id()])
+            .with_label_values(&[self.game.kind().as_str()])
             .inc();
         metrics
             .move_to_broadcast_seconds
@@ -796,7 +796,10 @@ impl Room {
         });
         let store = &self.context.store;
         self.ratings = match store
-            .ratings(self.game.game_id(), [keys[0].as_str(), keys[1].as_str()])
+            .ratings(
+                self.game.kind().as_str(),
+                [keys[0].as_str(), keys[1].as_str()],
+            )
             .await
         {
             Ok(ratings) => ratings.map(|rating| rating.map(|r| r.rating)),
@@ -871,7 +874,7 @@ impl Room {
         {
             moves_by_seat[mover.index()] += 1;
         }
-        let par = config.par.for_game(self.game.game_id()).unwrap_or(1);
+        let par = config.par.for_game(self.game.kind().as_str()).unwrap_or(1);
         let scores = Seat::BOTH.map(|seat| match &self.seats[seat.index()] {
             SeatState::Human { .. } if self.options.scored() && !self.stood_in[seat.index()] => {
                 scoring::score(&ScoreInput {
@@ -903,7 +906,7 @@ impl Room {
             .collect();
         let finish = GameFinish {
             game_id,
-            game: self.game.game_id().to_owned(),
+            game: self.game.kind().as_str().to_owned(),
             finished_at_ms: unix_ms(SystemTime::now()),
             winner: outcome.winner.map(|s| s.index() as u8),
             reason: outcome.reason.as_str().to_owned(),
@@ -995,7 +998,7 @@ impl Room {
         let game_id = format!("g_{}", random_hex(8));
         let record = NewGame {
             game_id: game_id.clone(),
-            game: self.game.game_id().to_owned(),
+            game: self.game.kind().as_str().to_owned(),
             room_id: self.id.clone(),
             started_at_ms: unix_ms(SystemTime::now()),
             seats: Seat::BOTH
@@ -1240,7 +1243,7 @@ impl Room {
         let playing = self.status() == Status::Playing;
         StateMsg {
             room: self.id.clone(),
-            game: self.game.game_id(),
+            game: self.game.kind().as_str(),
             game_id: self.started.as_ref().map(|s| s.game_id.clone()),
             seq: self.seq,
             status: self.status(),
@@ -1332,7 +1335,7 @@ impl Room {
         Published {
             summary: RoomSummary {
                 room: self.id.clone(),
-                game: self.game.game_id(),
+                game: self.game.kind().as_str(),
                 status: self.status(),
                 seats: self.seat_views(),
                 spectators: self.spectators.len(),

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 use tracing::{debug, info};
 
 use super::session::{Connection, encode};
-use crate::lobby::check_game;
+use crate::lobby::parse_game;
 use crate::players::{self, Identity};
 use crate::protocol::{self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg};
 use crate::room::{Creator, PlayerInfo, Request, RoomOptions, unix_ms};
@@ -159,7 +159,7 @@ impl Connection {
             ClientMsg::SubscribeLobby { game } => {
                 self.player()?;
                 if let Some(game) = &game {
-                    check_game(game)?;
+                    parse_game(game)?;
                 }
                 // Subscribe before listing, so no change after the snapshot is missed.
                 self.lobby = Some(self.app.lobby.subscribe(game));
@@ -193,7 +193,7 @@ impl Connection {
         reference: Option<Value>,
     ) -> Result<Vec<ServerMsg>, ClientError> {
         let player = self.player_info()?;
-        check_game(&game)?;
+        parse_game(&game)?;
         let mut options = Map::new();
         if let Some(time_control) = time_control {
             options.insert("time_control".to_owned(), time_control);

@@ -199,7 +199,7 @@ pub(crate) fn default_opening_plies(game_id: &str) -> usize {
 
 /// A new game at its standard start under the server's default rules.
 pub(crate) fn new_game(game_id: &str, settings: &GameSettings) -> Result<Box<dyn AnyGame>, Error> {
-    Ok(catalog::new_game(game_id, settings, None)?)
+    Ok(catalog::new_game(game_id.parse()?, settings, None)?)
 }
 
 /// `plies` uniformly random legal moves from the start, drawn from `rng`; a sequence

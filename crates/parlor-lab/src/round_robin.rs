@@ -2,9 +2,9 @@
 
 use std::collections::BTreeMap;
 
+use parlor_rules::GameKind;
 use parlor_rules::GameSettings;
 use parlor_rules::bots::BotLevel;
-use parlor_rules::catalog::GAME_IDS;
 use parlor_rules::games::Seat;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -113,16 +113,15 @@ fn pairings(all_pairs: bool) -> Vec<(BotLevel, BotLevel)> {
     pairs
 }
 
-/// The game ids `--game` names.
+/// The games `--game` names (`all`, or one game's name).
 pub(crate) fn selected_games(game: &str) -> Result<Vec<&'static str>, Error> {
     if game == "all" {
-        return Ok(GAME_IDS.to_vec());
+        return Ok(GameKind::ALL.map(GameKind::as_str).to_vec());
     }
-    GAME_IDS
-        .iter()
-        .find(|id| **id == game)
-        .map(|id| vec![*id])
-        .ok_or_else(|| format!("no game `{game}`; use one of {GAME_IDS:?} or all").into())
+    let kind: GameKind = game
+        .parse()
+        .map_err(|_| format!("no game `{game}`; use one of {} or all", GameKind::names()))?;
+    Ok(vec![kind.as_str()])
 }
 
 /// Runs `round-robin`.
@@ -283,11 +282,12 @@ fn play_one(
 /// One summary per game and pairing, in the order played.
 fn summarize(records: &[GameRecord], all_pairs: bool) -> Vec<PairingSummary> {
     let mut summaries = Vec::new();
-    for id in GAME_IDS {
+    for kind in GameKind::ALL {
+        let id = kind.as_str();
         for (weaker, stronger) in pairings(all_pairs) {
             let games: Vec<&GameRecord> = records
                 .iter()
-                .filter(|r| r.game == *id && r.weaker == weaker && r.stronger == stronger)
+                .filter(|r| r.game == id && r.weaker == weaker && r.stronger == stronger)
                 .collect();
             if games.is_empty() {
                 continue;

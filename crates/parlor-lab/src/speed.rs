@@ -7,13 +7,13 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use parlor_rules::GameSettings;
 use parlor_rules::bots::{self, BotLevel, Evaluate, Limits};
 use parlor_rules::games::Game;
 use parlor_rules::games::checkers::Checkers;
 use parlor_rules::games::chess::Chess;
 use parlor_rules::games::fox_geese::FoxGeese;
 use parlor_rules::games::tictactoe::TicTacToe;
+use parlor_rules::{GameKind, GameSettings};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -100,12 +100,15 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
     );
     let mut rows = Vec::new();
     for game in selected_games(&args.game)? {
-        let game_rows = match game {
-            TicTacToe::ID => measure::<TicTacToe>(&(), &[2, 4], seconds, &budget)?,
-            Checkers::ID => measure::<Checkers>(&settings.checkers, &[10, 30], seconds, &budget)?,
-            Chess::ID => measure::<Chess>(&(), &[10, 30], seconds, &budget)?,
-            FoxGeese::ID => measure::<FoxGeese>(&settings.fox_geese, &[10, 30], seconds, &budget)?,
-            other => return Err(format!("no speed test for `{other}`").into()),
+        let game_rows = match game.parse()? {
+            GameKind::TicTacToe => measure::<TicTacToe>(&(), &[2, 4], seconds, &budget)?,
+            GameKind::Checkers => {
+                measure::<Checkers>(&settings.checkers, &[10, 30], seconds, &budget)?
+            }
+            GameKind::Chess => measure::<Chess>(&(), &[10, 30], seconds, &budget)?,
+            GameKind::FoxGeese => {
+                measure::<FoxGeese>(&settings.fox_geese, &[10, 30], seconds, &budget)?
+            }
         };
         for row in &game_rows {
             println!(
@@ -199,7 +202,7 @@ fn measure<G: Evaluate>(
             milliseconds: hard_start.elapsed().as_secs_f64() * 1000.0,
         };
         rows.push(Row {
-            game: G::ID,
+            game: G::KIND.as_str(),
             position_from: from,
             position: game.position(),
             searches,

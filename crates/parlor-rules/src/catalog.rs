@@ -8,7 +8,7 @@ use crate::games::checkers::Checkers;
 use crate::games::chess::Chess;
 use crate::games::fox_geese::FoxGeese;
 use crate::games::tictactoe::TicTacToe;
-use crate::games::{BoardView, Game, MoveError, Outcome, PositionError, Seat};
+use crate::games::{BoardView, Game, GameKind, MoveError, Outcome, PositionError, Seat};
 
 /// The search a bot runs before answering a draw offer: a few thousand positions, enough
 /// to find short forced wins. It runs on the bot pool, never on a room's task, and stops
@@ -41,13 +41,10 @@ pub struct GameSettings {
     pub fox_geese: crate::games::fox_geese::Settings,
 }
 
-/// The ids of every game a room can be created for.
-pub const GAME_IDS: &[&str] = &[TicTacToe::ID, Checkers::ID, Chess::ID, FoxGeese::ID];
-
 /// A game in progress, seen through text: moves go in and come out in the game's notation.
 pub trait AnyGame: Send + Sync {
-    /// The game's id (`tictactoe`).
-    fn game_id(&self) -> &'static str;
+    /// Which game this is.
+    fn kind(&self) -> GameKind;
     /// The seat to move, or `None` once the game is over.
     fn turn(&self) -> Option<Seat>;
     /// The legal moves of the side to move, in notation.
@@ -75,8 +72,8 @@ pub trait AnyGame: Send + Sync {
 }
 
 impl<G: Evaluate> AnyGame for G {
-    fn game_id(&self) -> &'static str {
-        G::ID
+    fn kind(&self) -> GameKind {
+        G::KIND
     }
 
     fn turn(&self) -> Option<Seat> {
@@ -167,12 +164,12 @@ pub struct Replay {
 /// the configured rules. Stops at the first move that no longer replays (a stored game
 /// from before a change of rule settings), so the result may be shorter than `moves`.
 pub fn replay<'a>(
-    game_id: &str,
+    kind: GameKind,
     settings: &GameSettings,
     start: Option<&str>,
     moves: impl IntoIterator<Item = &'a str>,
-) -> Result<Replay, NewGameError> {
-    let mut game = new_game(game_id, settings, start)?;
+) -> Result<Replay, PositionError> {
+    let mut game = new_game(kind, settings, start)?;
     let snapshot = |game: &dyn AnyGame, ply| ReplayedPosition {
         ply,
         position: game.position(),
@@ -193,37 +190,25 @@ pub fn replay<'a>(
     })
 }
 
-/// Why a game could not be created.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum NewGameError {
-    /// No game has this id.
-    #[error("there is no game \"{0}\"")]
-    UnknownGame(String),
-    /// The start position was refused.
-    #[error(transparent)]
-    Position(#[from] PositionError),
-}
-
 /// A new game under the configured rules, at its standard start or at `start` (the
 /// game's standard position text).
 pub fn new_game(
-    game_id: &str,
+    kind: GameKind,
     settings: &GameSettings,
     start: Option<&str>,
-) -> Result<Box<dyn AnyGame>, NewGameError> {
-    match game_id {
-        TicTacToe::ID => build::<TicTacToe>(&(), start),
-        Checkers::ID => build::<Checkers>(&settings.checkers, start),
-        Chess::ID => build::<Chess>(&(), start),
-        FoxGeese::ID => build::<FoxGeese>(&settings.fox_geese, start),
-        _ => Err(NewGameError::UnknownGame(game_id.to_owned())),
+) -> Result<Box<dyn AnyGame>, PositionError> {
+    match kind {
+        GameKind::TicTacToe => build::<TicTacToe>(&(), start),
+        GameKind::Checkers => build::<Checkers>(&settings.checkers, start),
+        GameKind::Chess => build::<Chess>(&(), start),
+        GameKind::FoxGeese => build::<FoxGeese>(&settings.fox_geese, start),
     }
 }
 
 fn build<G: Evaluate>(
     settings: &G::Settings,
     start: Option<&str>,
-) -> Result<Box<dyn AnyGame>, NewGameError> {
+) -> Result<Box<dyn AnyGame>, PositionError> {
     Ok(Box::new(match start {
         Some(position) => G::from_position(settings, position)?,
         None => G::new(settings),
@@ -249,11 +234,11 @@ mod tests {
         /// `state_size` tests bound what such a position costs on the wire).
         #[test]
         fn rooms_from_reachable_positions_replay_the_same_moves(
-            game_index in 0..GAME_IDS.len(),
+            game_index in 0..GameKind::ALL.len(),
             seed in any::<u64>(),
             plies in 0usize..200,
         ) {
-            let id = GAME_IDS[game_index];
+            let id = GameKind::ALL[game_index];
             let settings = GameSettings::default();
             let mut game = new_game(id, &settings, None).unwrap();
             let mut rng = TestRng::new(seed);
@@ -266,7 +251,7 @@ mod tests {
             }
             let position = game.position();
             let room = new_game(id, &settings, Some(&position));
-            if matches!(room, Err(NewGameError::Position(PositionError::Unsupported))) {
+            if matches!(room, Err(PositionError::Unsupported)) {
                 // Tic-tac-toe always starts from its standard position.
                 return Ok(());
             }
@@ -281,21 +266,17 @@ mod tests {
 
     #[test]
     fn every_listed_game_can_be_created() {
-        for id in GAME_IDS {
-            let game = new_game(id, &GameSettings::default(), None).unwrap();
-            assert_eq!(game.game_id(), *id);
+        for kind in GameKind::ALL {
+            let game = new_game(kind, &GameSettings::default(), None).unwrap();
+            assert_eq!(game.kind(), kind);
             assert_eq!(game.turn(), Some(Seat::First));
         }
-        assert!(matches!(
-            new_game("go", &GameSettings::default(), None),
-            Err(NewGameError::UnknownGame(_))
-        ));
     }
 
     #[test]
     fn a_replay_gives_every_position_and_the_moves_as_players_write_them() {
         let chess = replay(
-            "chess",
+            GameKind::Chess,
             &GameSettings::default(),
             None,
             ["e2e4", "e7e5", "g1f3"],
@@ -310,35 +291,39 @@ mod tests {
         );
 
         // A move that no longer replays ends the replay there.
-        let cut = replay("tictactoe", &GameSettings::default(), None, ["4", "4", "0"]).unwrap();
+        let cut = replay(
+            GameKind::TicTacToe,
+            &GameSettings::default(),
+            None,
+            ["4", "4", "0"],
+        )
+        .unwrap();
         assert_eq!(cut.displays, ["4"]);
         assert_eq!(cut.positions.len(), 2);
-
-        assert!(replay("go", &GameSettings::default(), None, []).is_err());
     }
 
     #[test]
     fn a_forced_win_counts_though_the_static_evaluation_sees_none() {
         // O holds 0, 2 and 4 and threatens both 6 and 8; X, to move, cannot stop both.
-        let mut game = new_game("tictactoe", &GameSettings::default(), None).unwrap();
+        let mut game = new_game(GameKind::TicTacToe, &GameSettings::default(), None).unwrap();
         for cell in ["1", "0", "5", "2", "7", "4"] {
             game.play(cell).unwrap();
         }
         let limits = draw_judgement(Instant::now());
         assert!(game.evaluation_for(Seat::Second, &limits) > 0);
         assert!(game.evaluation_for(Seat::First, &limits) < 0);
-        let even = new_game("tictactoe", &GameSettings::default(), None).unwrap();
+        let even = new_game(GameKind::TicTacToe, &GameSettings::default(), None).unwrap();
         assert_eq!(even.evaluation_for(Seat::Second, &limits), 0);
     }
 
     #[test]
     fn every_bot_level_plays_legal_moves_in_every_game() {
         let settings = GameSettings::default();
-        for id in GAME_IDS {
+        for id in GameKind::ALL {
             for level in BotLevel::ALL {
                 // Hard's full budget is slow in a debug build on the big games; its search
                 // is the same code as medium's, which runs here on every game.
-                if level == BotLevel::Hard && *id != "tictactoe" {
+                if level == BotLevel::Hard && id != GameKind::TicTacToe {
                     continue;
                 }
                 let mut game = new_game(id, &settings, None).unwrap();
@@ -370,7 +355,7 @@ mod tests {
     fn tictactoe_bots_play_to_the_end() {
         let settings = GameSettings::default();
         for level in BotLevel::ALL {
-            let mut game = new_game("tictactoe", &settings, None).unwrap();
+            let mut game = new_game(GameKind::TicTacToe, &settings, None).unwrap();
             let mut rng = rand::rng();
             while game.turn().is_some() {
                 let mv = game

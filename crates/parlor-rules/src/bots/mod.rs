@@ -10,7 +10,6 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
@@ -52,8 +51,6 @@ pub trait Evaluate: Game {
 
 /// How strong a bot plays. The wire form is the lowercase name (`bot:easy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum BotLevel {
     /// A uniformly random legal move.
     Random,
@@ -87,11 +84,7 @@ impl BotLevel {
     }
 }
 
-impl fmt::Display for BotLevel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+crate::wire_name::wire_name!(BotLevel);
 
 /// A bot level name that is not one of `random`, `easy`, `medium`, `hard`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

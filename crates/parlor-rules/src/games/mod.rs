@@ -8,11 +8,13 @@ pub mod checkers;
 pub mod chess;
 mod export;
 pub mod fox_geese;
+mod kind;
 #[cfg(test)]
 pub mod laws;
 mod perft;
 pub mod tictactoe;
 
+pub use kind::{GameKind, UnknownGame};
 pub use perft::perft;
 
 use std::fmt;
@@ -65,10 +67,8 @@ impl From<Seat> for u8 {
     }
 }
 
-/// Why a game ended. The wire name is the snake_case variant name.
+/// Why a game ended, on the wire and in storage by [`EndReason::as_str`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum EndReason {
     /// Tic-tac-toe: three marks in a row, column or diagonal.
     ThreeInARow,
@@ -114,6 +114,29 @@ pub enum EndReason {
 }
 
 impl EndReason {
+    /// Every reason.
+    pub const ALL: [EndReason; 19] = [
+        EndReason::ThreeInARow,
+        EndReason::BoardFull,
+        EndReason::Checkmate,
+        EndReason::Stalemate,
+        EndReason::InsufficientMaterial,
+        EndReason::ThreefoldRepetition,
+        EndReason::FiftyMoves,
+        EndReason::FortyMoves,
+        EndReason::NoMoves,
+        EndReason::FoxTrapped,
+        EndReason::GeeseStuck,
+        EndReason::GeeseBelowThreshold,
+        EndReason::QuietMoves,
+        EndReason::Resigned,
+        EndReason::Abandoned,
+        EndReason::Timeout,
+        EndReason::TimeoutVsInsufficientMaterial,
+        EndReason::Aborted,
+        EndReason::DrawAgreed,
+    ];
+
     /// The reason's name on the wire and in storage.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -154,9 +177,21 @@ impl EndReason {
     }
 }
 
-impl fmt::Display for EndReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+crate::wire_name::wire_name!(EndReason);
+
+/// A name that is no end reason (a stored game from a newer version, or a damaged row).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not an end reason")]
+pub struct UnknownEndReason(pub String);
+
+impl std::str::FromStr for EndReason {
+    type Err = UnknownEndReason;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        EndReason::ALL
+            .into_iter()
+            .find(|reason| reason.as_str() == text)
+            .ok_or_else(|| UnknownEndReason(text.to_owned()))
     }
 }
 
@@ -238,8 +273,8 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// games without any.
     type Settings: Clone + Default + fmt::Debug + Send + Sync + 'static;
 
-    /// The game's id on the wire and in storage (`"tictactoe"`).
-    const ID: &'static str;
+    /// Which game this is.
+    const KIND: GameKind;
 
     /// The starting position under `settings`.
     fn new(settings: &Self::Settings) -> Self;

@@ -3,7 +3,7 @@
 //! A move is the cell index `"0"`..`"8"`, row-major from the top-left. The position is
 //! nine characters of `X`, `O` or `.` in cell order.
 
-use super::{BoardView, EndReason, Game, MoveError, Outcome, Seat};
+use super::{BoardView, EndReason, Game, GameKind, MoveError, Outcome, Seat};
 
 /// The eight lines of three cells that win (cells numbered 0 to 8, row by row).
 pub const LINES: [[usize; 3]; 8] = [
@@ -68,7 +68,7 @@ impl Game for TicTacToe {
     type Move = Cell;
     type Settings = ();
 
-    const ID: &'static str = "tictactoe";
+    const KIND: GameKind = GameKind::TicTacToe;
 
     fn new(_settings: &()) -> Self {
         Self::default()

@@ -23,7 +23,7 @@ use board::{Board, square_at};
 pub use notation::Move;
 pub use pdn::{PdnTags, pdn};
 
-use super::{BoardView, EndReason, Game, MoveError, Outcome, PositionError, Seat};
+use super::{BoardView, EndReason, Game, GameKind, MoveError, Outcome, PositionError, Seat};
 
 /// Checkers rules an operator may tune (the `[checkers]` table of the config file).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -155,7 +155,7 @@ impl Game for Checkers {
     type Move = Move;
     type Settings = Settings;
 
-    const ID: &'static str = "checkers";
+    const KIND: GameKind = GameKind::Checkers;
 
     fn new(settings: &Settings) -> Self {
         Checkers::at(settings, Board::START, Seat::First)

@@ -25,7 +25,7 @@ use shakmaty::{
     Bitboard, CastlingMode, Color, EnPassantMode, File, Move, Position, Rank, Role, Square,
 };
 
-use super::{BoardView, EndReason, Game, MoveError, Outcome, PositionError, Seat};
+use super::{BoardView, EndReason, Game, GameKind, MoveError, Outcome, PositionError, Seat};
 
 /// What [`Game::parse_move`] accepts, for [`MoveError::Unparseable`].
 const NOTATION: &str = "UCI such as e2e4, e7e8q or e1g1 (castling), \
@@ -272,7 +272,7 @@ impl Game for Chess {
     type Move = ChessMove;
     type Settings = ();
 
-    const ID: &'static str = "chess";
+    const KIND: GameKind = GameKind::Chess;
 
     fn new(_settings: &()) -> Self {
         Self::from_shakmaty(shakmaty::Chess::new())

@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use super::{BoardView, EndReason, Game, MoveError, Outcome, PositionError, Seat};
+use super::{BoardView, EndReason, Game, GameKind, MoveError, Outcome, PositionError, Seat};
 
 mod board;
 mod moves;
@@ -281,7 +281,7 @@ impl Game for FoxGeese {
     type Move = Move;
     type Settings = Settings;
 
-    const ID: &'static str = "fox_geese";
+    const KIND: GameKind = GameKind::FoxGeese;
 
     fn new(settings: &Settings) -> Self {
         Self::from_parts(settings, Point(FOX_START), GEESE_START, settings.first)
