@@ -4,18 +4,14 @@
 //! with sqlx's `Any` driver, so SQLite (the embedded default) and PostgreSQL share one
 //! code path and one set of migrations.
 
-pub mod batch;
-mod endings;
-mod names;
 pub mod sql;
-mod sqlite_file;
 
 use async_trait::async_trait;
 use serde::Serialize;
 
 use crate::ratings::Rating;
 
-pub use sql::{SqlStore, SqliteTuning};
+pub use sql::{SqlStore, SqliteTuning, batch};
 
 /// Why a store operation failed.
 #[derive(Debug, thiserror::Error)]

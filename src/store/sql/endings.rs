@@ -16,13 +16,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
-use super::sql::Placeholders;
-use super::{GameFinish, RatingChange, StoreError};
+use super::placeholders::Placeholders;
+use super::rows::rating_from_row;
 use crate::games::Seat;
 use crate::ratings::{self, Rating};
+use crate::store::{GameFinish, RatingChange, StoreError};
 
 /// Writes `finishes` (each a different game) inside the caller's transaction, and
 /// returns each one's rating changes (`None` for an unrated game), in the same order.
@@ -172,15 +172,6 @@ pub(super) async fn read_ratings(
             .insert(row.try_get("player_key")?, rating);
     }
     Ok(stored)
-}
-
-/// Decodes a rating from a row of `ratings` (its `rating`, `deviation` and `volatility`).
-fn rating_from_row(row: &AnyRow) -> Result<Rating, StoreError> {
-    Ok(Rating {
-        rating: row.try_get("rating")?,
-        deviation: row.try_get("deviation")?,
-        volatility: row.try_get("volatility")?,
-    })
 }
 
 /// Upserts every player's rating as the endings leave it, counting the games added.

@@ -11,7 +11,7 @@
 //!
 //! A batch is one transaction of a few statements whatever its size: one `INSERT` for the
 //! games it starts and one for their seats, one for all its moves, plus at most five for
-//! all the games its moves finished (`store::endings`). A batch of moves alone, ending no game, is that `INSERT`
+//! all the games its moves finished ([`super::endings`]). A batch of moves alone, ending no game, is that `INSERT`
 //! alone, which the database commits by itself as one atomic statement (on SQLite, with
 //! the same `synchronous` durability as an explicit transaction), saving the `BEGIN` and
 //! `COMMIT` round trips. If the database refuses the batch (say, one move breaks a
@@ -30,8 +30,8 @@ use sqlx::{AnyConnection, AnyPool, Connection};
 use tokio::sync::{Mutex, mpsc, oneshot};
 
 use super::endings::write_finishes;
-use super::sql::{insert_games, insert_moves, write_move};
-use super::{GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
+use super::writes::{insert_games, insert_moves, write_move};
+use crate::store::{GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
 
 /// The most moves and game starts one transaction writes.
 pub const MAX_BATCH: usize = 256;
