@@ -18,7 +18,7 @@ use crate::lobby::PageCursor;
 use crate::metrics::MetricsError;
 use crate::protocol::TimeControl;
 use crate::room::probe::{PROBE_BOUND, probe};
-use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
+use crate::store::{GameStatus, LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
 
 /// The web client, built into the binary (read from `static/` on disk in debug builds).
 #[derive(RustEmbed)]
@@ -350,7 +350,7 @@ async fn finished_game(
         .await?
         .filter(|game| game.game == kind)
         .ok_or_else(|| ApiError::NotFound(format!("there is no stored {kind} game \"{id}\"")))?;
-    if game.status != "finished" {
+    if game.status != GameStatus::Finished {
         return Err(ApiError::Conflict(format!(
             "game \"{id}\" is {}; {format} is available once it has finished",
             game.status

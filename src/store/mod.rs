@@ -5,6 +5,7 @@
 //! code path and one set of migrations.
 
 pub mod sql;
+mod status;
 
 use async_trait::async_trait;
 use serde::Serialize;
@@ -12,6 +13,7 @@ use serde::Serialize;
 use crate::ratings::Rating;
 
 pub use sql::{SqlStore, SqliteTuning, batch};
+pub use status::{GameStatus, UnknownGameStatus};
 
 /// Why a store operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -168,8 +170,8 @@ pub struct PlayerGame {
     pub game_id: String,
     /// The game's id, e.g. `chess`.
     pub game: String,
-    /// `playing`, `finished` or `interrupted`.
-    pub status: String,
+    /// Playing, finished or interrupted.
+    pub status: GameStatus,
     /// The seat the player had.
     pub seat: u8,
     /// Both seats' names, by seat.
@@ -269,8 +271,8 @@ pub struct StoredGame {
     pub game: String,
     /// The room it was played in.
     pub room_id: String,
-    /// `playing`, `finished` or `interrupted`.
-    pub status: String,
+    /// Playing, finished or interrupted.
+    pub status: GameStatus,
     /// The room's options when the game started (e.g. `{"start": "<FEN>"}`).
     pub options: serde_json::Value,
     /// Wall-clock start, Unix ms.

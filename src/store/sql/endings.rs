@@ -22,7 +22,7 @@ use super::placeholders::Placeholders;
 use super::rows::rating_from_row;
 use crate::games::Seat;
 use crate::ratings::{self, Rating};
-use crate::store::{GameFinish, RatingChange, StoreError};
+use crate::store::{GameFinish, GameStatus, RatingChange, StoreError};
 
 /// Writes `finishes` (each a different game) inside the caller's transaction, and
 /// returns each one's rating changes (`None` for an unrated game), in the same order.
@@ -49,9 +49,10 @@ async fn update_games(
     placeholders: Placeholders,
     finishes: &[&GameFinish],
 ) -> Result<(), StoreError> {
-    let mut sql = String::from(
-        "UPDATE games SET status = 'finished', finished_at = v.column2, winner = v.column3, \
+    let mut sql = format!(
+        "UPDATE games SET status = '{}', finished_at = v.column2, winner = v.column3, \
          reason = v.column4, duration_ms = v.column5, moves = v.column6 FROM (VALUES ",
+        GameStatus::Finished.as_str()
     );
     placeholders.push_typed_rows(
         &mut sql,

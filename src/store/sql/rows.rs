@@ -6,8 +6,8 @@ use sqlx::any::AnyRow;
 
 use crate::ratings::Rating;
 use crate::store::{
-    LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame, StoredMove,
-    StoredSeat,
+    GameStatus, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame,
+    StoredMove, StoredSeat,
 };
 
 /// Decodes a `players` row (its `player_id` and `name`).
@@ -24,7 +24,7 @@ pub(super) fn player_game_from_row(row: &AnyRow) -> Result<PlayerGame, StoreErro
     Ok(PlayerGame {
         game_id: row.try_get("game_id")?,
         game: row.try_get("game")?,
-        status: row.try_get("status")?,
+        status: status(row)?,
         seat: narrow(row.try_get("seat")?, "seat")?,
         names: vec![row.try_get("name0")?, row.try_get("name1")?],
         started_at_ms: row.try_get("started_at")?,
@@ -43,7 +43,7 @@ pub(super) fn game_from_row(
         game_id: row.try_get("game_id")?,
         game: row.try_get("game")?,
         room_id: row.try_get("room_id")?,
-        status: row.try_get("status")?,
+        status: status(row)?,
         options: parse_options(&row.try_get::<String, _>("options")?),
         started_at_ms: row.try_get("started_at")?,
         finished_at_ms: row.try_get("finished_at")?,
@@ -126,6 +126,14 @@ pub(super) fn leaderboard_entry_from_row(
     })
 }
 
+/// Decodes a row's `status` column; a name that is no [`GameStatus`] is a decoding
+/// error naming the column.
+fn status(row: &AnyRow) -> Result<GameStatus, StoreError> {
+    let name: String = row.try_get("status")?;
+    name.parse()
+        .map_err(|unknown| column_error("status", unknown))
+}
+
 /// Stored options as JSON; text that is not JSON (never written by Parlor) is kept as a
 /// string rather than lost.
 fn parse_options(text: &str) -> serde_json::Value {
@@ -143,12 +151,7 @@ fn narrow<T>(value: i64, column: &str) -> Result<T, StoreError>
 where
     T: TryFrom<i64, Error = std::num::TryFromIntError>,
 {
-    T::try_from(value).map_err(|e| {
-        StoreError::Database(sqlx::Error::ColumnDecode {
-            index: column.to_owned(),
-            source: Box::new(e),
-        })
-    })
+    T::try_from(value).map_err(|e| column_error(column, e))
 }
 
 /// Like [`narrow`] for a nullable column.
@@ -157,4 +160,15 @@ where
     T: TryFrom<i64, Error = std::num::TryFromIntError>,
 {
     value.map(|v| narrow(v, column)).transpose()
+}
+
+/// The error for a value of `column` that does not decode.
+fn column_error(
+    column: &str,
+    problem: impl std::error::Error + Send + Sync + 'static,
+) -> StoreError {
+    StoreError::Database(sqlx::Error::ColumnDecode {
+        index: column.to_owned(),
+        source: Box::new(problem),
+    })
 }

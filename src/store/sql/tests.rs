@@ -12,8 +12,8 @@ use super::endings::write_finishes;
 use super::placeholders::Placeholders;
 use crate::config::Synchronous;
 use crate::store::{
-    GameFinish, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord, SeatRecord, SeatResult,
-    Store, StoreError, StoredGame, StoredMove, StoredSeat,
+    GameFinish, GameStatus, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord, SeatRecord,
+    SeatResult, Store, StoreError, StoredGame, StoredMove, StoredSeat,
 };
 
 const TEST_TUNING: SqliteTuning = SqliteTuning {
@@ -297,7 +297,7 @@ async fn a_batch_the_database_takes_is_one_commit_with_its_endings() {
         "one commit"
     );
     let g2 = store.game("g2").await.expect("read").expect("stored");
-    assert_eq!((g2.status.as_str(), g2.moves.len()), ("finished", 1));
+    assert_eq!((g2.status, g2.moves.len()), (GameStatus::Finished, 1));
     assert_eq!(
         store
             .game("g1")
@@ -533,7 +533,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
         .expect("create game");
 
     let playing = store.game("g1").await.expect("load").expect("exists");
-    assert_eq!(playing.status, "playing");
+    assert_eq!(playing.status, GameStatus::Playing);
     assert_eq!(playing.finished_at_ms, None);
     assert_eq!(playing.winner, None);
     assert!(playing.moves.is_empty());
@@ -563,7 +563,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
         game_id: "g1".to_owned(),
         game: "tictactoe".to_owned(),
         room_id: "room-g1".to_owned(),
-        status: "finished".to_owned(),
+        status: GameStatus::Finished,
         options: serde_json::json!({"bot": "easy"}),
         started_at_ms: 1_000,
         finished_at_ms: Some(1_600),
@@ -653,7 +653,7 @@ async fn finish_without_a_move_and_failures_roll_back() {
     };
     store.finish_game(&resign).await.expect("finish");
     let game = store.game("g1").await.expect("load").expect("exists");
-    assert_eq!(game.status, "finished");
+    assert_eq!(game.status, GameStatus::Finished);
     assert_eq!(game.winner, None);
     assert_eq!(game.reason.as_deref(), Some("resigned"));
     assert_eq!(game.moves.len(), 1);
@@ -1035,6 +1035,33 @@ async fn endings_of_an_unknown_game_fail_together() {
 }
 
 #[tokio::test]
+async fn an_unknown_status_in_the_database_is_a_decoding_error_not_a_panic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (store, _) = open_with_alice(&dir).await;
+    store
+        .create_game(&new_game("g1", "p1", "Alice", 1_000))
+        .await
+        .expect("create game");
+    sqlx::query("UPDATE games SET status = 'paused' WHERE game_id = 'g1'")
+        .execute(&store.pool)
+        .await
+        .expect("corrupt the status");
+
+    let is_status_error = |error: &StoreError| {
+        matches!(
+            error,
+            StoreError::Database(sqlx::Error::ColumnDecode { index, source })
+                if index == "status" && source.to_string().contains("paused")
+        )
+    };
+    let game = store.game("g1").await;
+    assert!(game.as_ref().is_err_and(is_status_error), "{game:?}");
+    let games = store.player_games("p1", 10).await;
+    assert!(games.as_ref().is_err_and(is_status_error), "{games:?}");
+    store.close().await;
+}
+
+#[tokio::test]
 async fn interrupt_unfinished_marks_only_playing_games() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = open(&dir).await;
@@ -1064,9 +1091,18 @@ async fn interrupt_unfinished_marks_only_playing_games() {
         "an interrupted game keeps its move count"
     );
     let status = |g: Option<StoredGame>| g.expect("exists").status;
-    assert_eq!(status(store.game("g1").await.expect("load")), "interrupted");
-    assert_eq!(status(store.game("g2").await.expect("load")), "finished");
-    assert_eq!(status(store.game("g3").await.expect("load")), "interrupted");
+    assert_eq!(
+        status(store.game("g1").await.expect("load")),
+        GameStatus::Interrupted
+    );
+    assert_eq!(
+        status(store.game("g2").await.expect("load")),
+        GameStatus::Finished
+    );
+    assert_eq!(
+        status(store.game("g3").await.expect("load")),
+        GameStatus::Interrupted
+    );
     assert_eq!(store.interrupt_unfinished().await.expect("again"), 0);
     store.close().await;
 }

@@ -10,10 +10,9 @@ use sqlx::{AnyConnection, AnyPool};
 use super::endings::write_finishes;
 use super::names::{claim_name, name_key};
 use super::placeholders::Placeholders;
-use crate::store::{GameFinish, MoveRecord, NewGame, PlayerRecord, RatingChange, StoreError};
-
-/// The game status of a game in progress.
-const STATUS_PLAYING: &str = "playing";
+use crate::store::{
+    GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord, RatingChange, StoreError,
+};
 
 /// The columns of one stored move, in the order [`insert_moves`] binds them.
 const MOVE_COLUMNS: usize = 8;
@@ -44,7 +43,7 @@ pub(super) async fn insert_games(
             .bind(game.game_id.as_str())
             .bind(game.game.as_str())
             .bind(game.room_id.as_str())
-            .bind(STATUS_PLAYING)
+            .bind(GameStatus::Playing.as_str())
             .bind(game.options_json.as_str())
             .bind(game.started_at_ms);
     }
@@ -189,11 +188,12 @@ pub(super) async fn interrupt_unfinished(pool: &AnyPool) -> Result<u64, StoreErr
     // The move count is kept per move only in the moves table; an unfinished game
     // gets its count here, as a finished one does from its ending.
     let done = sqlx::query(
-        "UPDATE games SET status = 'interrupted', \
+        "UPDATE games SET status = $1, \
          moves = (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.game_id) \
-         WHERE status = $1",
+         WHERE status = $2",
     )
-    .bind(STATUS_PLAYING)
+    .bind(GameStatus::Interrupted.as_str())
+    .bind(GameStatus::Playing.as_str())
     .execute(pool)
     .await?;
     Ok(done.rows_affected())
