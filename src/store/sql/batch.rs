@@ -1,17 +1,17 @@
 //! Group commit of the game log: game starts and moves from every room are written
 //! together, one transaction per batch, by one writer task.
 //!
-//! A room awaits [`MoveWriter::append`] and broadcasts its move only once the batch
+//! A room awaits `MoveWriter::append` and broadcasts its move only once the batch
 //! holding it has committed, so moves stay durable before they are visible; what the
 //! batch saves is one commit (one fsync on SQLite) per move. Batches form by themselves:
 //! while one commits, the moves that arrive meanwhile queue up and go together in the
 //! next, up to [`MAX_BATCH`]. No move ever waits for a batch to fill, so a quiet server
-//! commits each move at once. A game's start ([`MoveWriter::start`]) joins the same
+//! commits each move at once. A game's start (`MoveWriter::start`) joins the same
 //! batches, so starting a game costs no transaction and no pool connection of its own.
 //!
 //! A batch is one transaction of a few statements whatever its size: one `INSERT` for the
 //! games it starts and one for their seats, one for all its moves, plus at most five for
-//! all the games its moves finished ([`super::endings`]). A batch of moves alone, ending no game, is that `INSERT`
+//! all the games its moves finished (`endings`). A batch of moves alone, ending no game, is that `INSERT`
 //! alone, which the database commits by itself as one atomic statement (on SQLite, with
 //! the same `synchronous` durability as an explicit transaction), saving the `BEGIN` and
 //! `COMMIT` round trips. If the database refuses the batch (say, one move breaks a
@@ -109,7 +109,7 @@ impl Batch {
 
 /// The handle rooms' moves go through; cloning it shares the one writer.
 #[derive(Clone, Debug)]
-pub struct MoveWriter {
+pub(super) struct MoveWriter {
     queue: mpsc::Sender<Job>,
 }
 
