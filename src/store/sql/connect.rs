@@ -53,7 +53,6 @@ impl SqliteTuning {
     }
 }
 
-/// The game status of a game in progress.
 impl SqlStore {
     /// Opens (creating it if missing) the SQLite database file at `path`, creating its
     /// folder too, and brings its schema up to date.

@@ -135,7 +135,8 @@ fn status(row: &AnyRow) -> Result<GameStatus, StoreError> {
 }
 
 /// Stored options as JSON; text that is not JSON (never written by Parlor) is kept as a
-/// string rather than lost.
+/// string rather than lost. Unlike an unknown status, this is not an error: the store
+/// never interprets the options, and failing here would hide the game's moves too.
 fn parse_options(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|_| serde_json::Value::String(text.to_owned()))
 }

@@ -1062,6 +1062,26 @@ async fn an_unknown_status_in_the_database_is_a_decoding_error_not_a_panic() {
 }
 
 #[tokio::test]
+async fn options_that_are_not_json_are_read_back_as_their_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (store, _) = open_with_alice(&dir).await;
+    store
+        .create_game(&new_game("g1", "p1", "Alice", 1_000))
+        .await
+        .expect("create game");
+    let read = store.game("g1").await.expect("read").expect("stored");
+    assert_eq!(read.options, serde_json::json!({"bot": "easy"}));
+
+    sqlx::query("UPDATE games SET options = '{bot: easy' WHERE game_id = 'g1'")
+        .execute(&store.pool)
+        .await
+        .expect("write text that is not JSON");
+    let read = store.game("g1").await.expect("read").expect("stored");
+    assert_eq!(read.options, serde_json::json!("{bot: easy"));
+    store.close().await;
+}
+
+#[tokio::test]
 async fn interrupt_unfinished_marks_only_playing_games() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = open(&dir).await;
