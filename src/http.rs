@@ -14,7 +14,7 @@ use crate::lobby::PageCursor;
 use crate::metrics::MetricsError;
 use crate::protocol::TimeControl;
 use crate::room::probe::{PROBE_BOUND, probe};
-use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
+use crate::store::{GameStatus, LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
 use parlor_rules::GameKind;
 use parlor_rules::catalog::{self, Replay, ReplayedPosition};
 use parlor_rules::games::Seat;
@@ -358,7 +358,7 @@ async fn finished_game(
         .await?
         .filter(|game| game.game == kind)
         .ok_or_else(|| ApiError::NotFound(format!("there is no stored {kind} game \"{id}\"")))?;
-    if game.status != "finished" {
+    if game.status != GameStatus::Finished {
         return Err(ApiError::Conflict(format!(
             "game \"{id}\" is {}; {format} is available once it has finished",
             game.status

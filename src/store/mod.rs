@@ -1,21 +1,29 @@
 //! Durable storage of players, games, moves and the leaderboard.
 //!
-//! Rooms and sessions talk to a [`Store`] trait object. [`sql::SqlStore`] implements it
+//! Rooms and sessions talk to a [`Store`] trait object. [`SqlStore`] implements it
 //! with sqlx's `Any` driver, so SQLite (the embedded default) and PostgreSQL share one
 //! code path and one set of migrations.
+//!
+//! This file holds the trait and its error; `records` the values written, `stored` the
+//! values the read API returns, `status` a stored game's [`GameStatus`], and `sql` the
+//! SQL engine.
 
-pub mod batch;
-mod endings;
-mod names;
-pub mod sql;
-mod sqlite_file;
+mod records;
+mod sql;
+mod status;
+mod stored;
 
 use async_trait::async_trait;
-use serde::Serialize;
 
 use crate::ratings::Rating;
 
-pub use sql::{SqlStore, SqliteTuning};
+pub use records::{
+    GameFinish, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord, RatingChange, SeatRecord,
+    SeatResult,
+};
+pub use sql::{SqlStore, SqliteTuning, batch};
+pub use status::{GameStatus, UnknownGameStatus};
+pub use stored::{LeaderboardEntry, PlayerGame, RatingEntry, StoredGame, StoredMove, StoredSeat};
 
 /// Why a store operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -68,246 +76,6 @@ pub enum StoreError {
         /// The underlying I/O error.
         source: std::io::Error,
     },
-}
-
-/// A registered player as the store knows them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PlayerRecord {
-    /// The player's public, stable id.
-    pub player_id: String,
-    /// The player's current display name.
-    pub name: String,
-}
-
-/// One seat of a game as stored when the game starts.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SeatRecord {
-    /// 0 or 1.
-    pub seat: u8,
-    /// `human` or `bot:<level>`.
-    pub kind: String,
-    /// The human's player id; `None` for a bot.
-    pub player_id: Option<String>,
-    /// The name shown for the seat.
-    pub name: String,
-}
-
-/// A game as recorded when it starts.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NewGame {
-    /// Unique id of this game.
-    pub game_id: String,
-    /// The game's id, e.g. `tictactoe`.
-    pub game: String,
-    /// The room the game is played in.
-    pub room_id: String,
-    /// Wall-clock start, Unix milliseconds.
-    pub started_at_ms: i64,
-    /// Both seats.
-    pub seats: Vec<SeatRecord>,
-    /// The room's options as a JSON object, kept verbatim.
-    pub options_json: String,
-}
-
-/// One move as appended to a game's log.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MoveRecord {
-    /// The game the move belongs to.
-    pub game_id: String,
-    /// 1 for the first move of the game, then up by one.
-    pub ply: u32,
-    /// The seat that moved.
-    pub seat: u8,
-    /// The move in the game's notation.
-    pub notation: String,
-    /// When the server received the move, Unix milliseconds.
-    pub played_at_ms: i64,
-    /// How long the mover thought: receipt time minus the time the turn began, in ms.
-    pub think_ms: i64,
-    /// Both seats' remaining time just after the move, ms; `None` without a clock.
-    pub clocks_ms: Option<[i64; 2]>,
-}
-
-/// A seat's totals when its game ends.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SeatResult {
-    /// 0 or 1.
-    pub seat: u8,
-    /// Sum of the seat's thinking times, ms.
-    pub thinking_ms: i64,
-    /// The seat's score; `None` for bots and unscored games.
-    pub score: Option<i64>,
-}
-
-/// A game's ending, written once.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameFinish {
-    /// The finished game.
-    pub game_id: String,
-    /// The game's id, e.g. `tictactoe` (the leaderboard is per game).
-    pub game: String,
-    /// Wall-clock end, Unix milliseconds.
-    pub finished_at_ms: i64,
-    /// Winning seat, `None` for a draw.
-    pub winner: Option<u8>,
-    /// Why it ended (`three_in_a_row`, `resigned`, ...).
-    pub reason: String,
-    /// Wall-clock duration from start to end, ms.
-    pub duration_ms: i64,
-    /// How many moves were played.
-    pub moves: u32,
-    /// Per-seat totals and scores.
-    pub seats: Vec<SeatResult>,
-    /// Players whose score may enter the leaderboard (wins and draws of humans).
-    pub leaderboard: Vec<LeaderboardCandidate>,
-    /// When the game is rated: the keys both seats are rated under (see
-    /// [`crate::ratings::rated_key`]). Their ratings are updated in the same transaction.
-    pub rated: Option<[String; 2]>,
-}
-
-/// A game in a player's list of games.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PlayerGame {
-    /// The game's unique id.
-    pub game_id: String,
-    /// The game's id, e.g. `chess`.
-    pub game: String,
-    /// `playing`, `finished` or `interrupted`.
-    pub status: String,
-    /// The seat the player had.
-    pub seat: u8,
-    /// Both seats' names, by seat.
-    pub names: Vec<String>,
-    /// Wall-clock start, Unix ms.
-    pub started_at_ms: i64,
-    /// Winning seat; `None` for a draw or an unfinished game.
-    pub winner: Option<u8>,
-    /// Why it ended, once finished.
-    pub reason: Option<String>,
-}
-
-/// A seat's rating before and after a rated game.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct RatingChange {
-    /// Before the game.
-    pub before: Rating,
-    /// After it.
-    pub after: Rating,
-}
-
-/// One row of a game's rating list.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RatingEntry {
-    /// 1-based rank.
-    pub rank: u32,
-    /// The player.
-    pub player_id: String,
-    /// The player's current name.
-    pub name: String,
-    /// Their Glicko-2 rating.
-    pub rating: f64,
-    /// Its deviation.
-    pub deviation: f64,
-    /// Rated games played.
-    pub games: i64,
-}
-
-/// A human's score offered to the leaderboard; it replaces their entry only if higher.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LeaderboardCandidate {
-    /// The player.
-    pub player_id: String,
-    /// The score achieved.
-    pub score: i64,
-}
-
-/// A stored game's seat, as returned by [`Store::game`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct StoredSeat {
-    /// 0 or 1.
-    pub seat: u8,
-    /// `human` or `bot:<level>`.
-    pub kind: String,
-    /// The human's player id; `None` for a bot.
-    pub player_id: Option<String>,
-    /// The name shown for the seat.
-    pub name: String,
-    /// Total thinking time, ms, once the game has finished.
-    pub thinking_ms: Option<i64>,
-    /// The seat's score, if the game was scored and the seat is human.
-    pub score: Option<i64>,
-    /// The seat's Glicko-2 rating in this game before it, rounded, if it was rated (as
-    /// in `game_over`).
-    pub rating_before: Option<i64>,
-    /// The seat's rating after the game, rounded, if it was rated.
-    pub rating_after: Option<i64>,
-}
-
-/// A stored move, as returned by [`Store::game`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct StoredMove {
-    /// 1-based move number.
-    pub ply: u32,
-    /// The seat that moved.
-    pub seat: u8,
-    /// The move in the game's notation.
-    pub notation: String,
-    /// The move as players write it (SAN in chess). Only `notation` is stored: the store
-    /// fills this with the notation, and readers that know the rules replace it
-    /// (`GET /api/games/{id}` does, by replaying the game).
-    pub display: String,
-    /// When the server received it, Unix milliseconds.
-    pub played_at_ms: i64,
-    /// The mover's thinking time for this move, ms.
-    pub think_ms: i64,
-    /// Both seats' remaining time just after the move, ms; `null` without a clock.
-    pub clocks_ms: Option<[i64; 2]>,
-}
-
-/// A whole stored game with every move.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct StoredGame {
-    /// The game's unique id.
-    pub game_id: String,
-    /// The game's id, e.g. `tictactoe`.
-    pub game: String,
-    /// The room it was played in.
-    pub room_id: String,
-    /// `playing`, `finished` or `interrupted`.
-    pub status: String,
-    /// The room's options when the game started (e.g. `{"start": "<FEN>"}`).
-    pub options: serde_json::Value,
-    /// Wall-clock start, Unix ms.
-    pub started_at_ms: i64,
-    /// Wall-clock end, Unix ms, once finished.
-    pub finished_at_ms: Option<i64>,
-    /// Winning seat; `None` for a draw or an unfinished game.
-    pub winner: Option<u8>,
-    /// Why it ended, once finished.
-    pub reason: Option<String>,
-    /// Duration, ms, once finished.
-    pub duration_ms: Option<i64>,
-    /// Both seats.
-    pub seats: Vec<StoredSeat>,
-    /// Every move, in order.
-    pub moves: Vec<StoredMove>,
-}
-
-/// One row of a game's leaderboard.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct LeaderboardEntry {
-    /// 1-based rank.
-    pub rank: u32,
-    /// The player.
-    pub player_id: String,
-    /// The player's current name.
-    pub name: String,
-    /// Their best score in this game.
-    pub score: i64,
-    /// The game in which they first reached it.
-    pub game_id: String,
-    /// When, Unix ms.
-    pub achieved_at_ms: i64,
 }
 
 /// Durable storage. Every write returns only once it is durable (committed; see

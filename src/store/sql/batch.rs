@@ -1,17 +1,17 @@
 //! Group commit of the game log: game starts and moves from every room are written
 //! together, one transaction per batch, by one writer task.
 //!
-//! A room awaits [`MoveWriter::append`] and broadcasts its move only once the batch
+//! A room awaits `MoveWriter::append` and broadcasts its move only once the batch
 //! holding it has committed, so moves stay durable before they are visible; what the
 //! batch saves is one commit (one fsync on SQLite) per move. Batches form by themselves:
 //! while one commits, the moves that arrive meanwhile queue up and go together in the
 //! next, up to [`MAX_BATCH`]. No move ever waits for a batch to fill, so a quiet server
-//! commits each move at once. A game's start ([`MoveWriter::start`]) joins the same
+//! commits each move at once. A game's start (`MoveWriter::start`) joins the same
 //! batches, so starting a game costs no transaction and no pool connection of its own.
 //!
 //! A batch is one transaction of a few statements whatever its size: one `INSERT` for the
 //! games it starts and one for their seats, one for all its moves, plus at most five for
-//! all the games its moves finished (`store::endings`). A batch of moves alone, ending no game, is that `INSERT`
+//! all the games its moves finished (`endings`). A batch of moves alone, ending no game, is that `INSERT`
 //! alone, which the database commits by itself as one atomic statement (on SQLite, with
 //! the same `synchronous` durability as an explicit transaction), saving the `BEGIN` and
 //! `COMMIT` round trips. If the database refuses the batch (say, one move breaks a
@@ -30,8 +30,8 @@ use sqlx::{AnyConnection, AnyPool, Connection};
 use tokio::sync::{Mutex, mpsc, oneshot};
 
 use super::endings::write_finishes;
-use super::sql::{insert_games, insert_moves, write_move};
-use super::{GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
+use super::writes::{insert_games, insert_moves, write_move};
+use crate::store::{GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
 
 /// The most moves and game starts one transaction writes.
 pub const MAX_BATCH: usize = 256;
@@ -109,14 +109,14 @@ impl Batch {
 
 /// The handle rooms' moves go through; cloning it shares the one writer.
 #[derive(Clone, Debug)]
-pub struct MoveWriter {
+pub(super) struct MoveWriter {
     queue: mpsc::Sender<Job>,
 }
 
 impl MoveWriter {
     /// Starts the writer task on the current tokio runtime. `writes` is the store's
     /// lock that keeps write transactions one at a time.
-    pub fn spawn(pool: AnyPool, writes: Arc<Mutex<()>>, stats: BatchStats) -> MoveWriter {
+    pub(crate) fn spawn(pool: AnyPool, writes: Arc<Mutex<()>>, stats: BatchStats) -> MoveWriter {
         let (queue, jobs) = mpsc::channel(QUEUE);
         tokio::spawn(run(pool, writes, jobs, stats));
         MoveWriter { queue }
@@ -124,7 +124,7 @@ impl MoveWriter {
 
     /// Writes one move (and the game's ending, if it ends the game); returns once the
     /// batch holding it has committed.
-    pub async fn append(&self, mv: &MoveRecord, finish: Option<&GameFinish>) -> Written {
+    pub(crate) async fn append(&self, mv: &MoveRecord, finish: Option<&GameFinish>) -> Written {
         let (reply, written) = oneshot::channel();
         let job = Job::Write(Box::new(Pending {
             mv: mv.clone(),
@@ -137,7 +137,7 @@ impl MoveWriter {
 
     /// Records a game's start with its seats; returns once the batch holding it has
     /// committed.
-    pub async fn start(&self, game: &NewGame) -> Result<(), StoreError> {
+    pub(crate) async fn start(&self, game: &NewGame) -> Result<(), StoreError> {
         let (reply, written) = oneshot::channel();
         let job = Job::Start(Box::new(PendingStart {
             game: game.clone(),
@@ -148,7 +148,7 @@ impl MoveWriter {
     }
 
     /// Writes every move already queued, then stops the writer.
-    pub async fn close(&self) {
+    pub(crate) async fn close(&self) {
         let (done, closed) = oneshot::channel();
         if self.queue.send(Job::Close(done)).await.is_ok() {
             let _ = closed.await;

@@ -10,7 +10,7 @@
 use sqlx::{AnyConnection, AnyPool};
 use unicode_security::skeleton;
 
-use super::StoreError;
+use crate::store::StoreError;
 
 /// The rule the keys in `player_names` follow, as recorded in `store_meta`.
 const KEY_RULE: &str = "skeleton-v1";

@@ -16,12 +16,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
-use super::sql::Placeholders;
-use super::{GameFinish, RatingChange, StoreError};
+use super::placeholders::Placeholders;
+use super::rows::rating_from_row;
 use crate::ratings::{self, Rating};
+use crate::store::{GameFinish, GameStatus, RatingChange, StoreError};
 use parlor_rules::games::Seat;
 
 /// Writes `finishes` (each a different game) inside the caller's transaction, and
@@ -49,9 +49,10 @@ async fn update_games(
     placeholders: Placeholders,
     finishes: &[&GameFinish],
 ) -> Result<(), StoreError> {
-    let mut sql = String::from(
-        "UPDATE games SET status = 'finished', finished_at = v.column2, winner = v.column3, \
+    let mut sql = format!(
+        "UPDATE games SET status = '{}', finished_at = v.column2, winner = v.column3, \
          reason = v.column4, duration_ms = v.column5, moves = v.column6 FROM (VALUES ",
+        GameStatus::Finished.as_str()
     );
     placeholders.push_typed_rows(
         &mut sql,
@@ -172,15 +173,6 @@ pub(super) async fn read_ratings(
             .insert(row.try_get("player_key")?, rating);
     }
     Ok(stored)
-}
-
-/// Decodes a rating from a row of `ratings` (its `rating`, `deviation` and `volatility`).
-fn rating_from_row(row: &AnyRow) -> Result<Rating, StoreError> {
-    Ok(Rating {
-        rating: row.try_get("rating")?,
-        deviation: row.try_get("deviation")?,
-        volatility: row.try_get("volatility")?,
-    })
 }
 
 /// Upserts every player's rating as the endings leave it, counting the games added.

@@ -1,0 +1,159 @@
+//! The SQL reads behind the store's read API: players by token, a player's games,
+//! ratings and rating lists, stored games and the leaderboard.
+//!
+//! Each read that touches several tables runs in one transaction, so its parts come
+//! from one snapshot. Rows are decoded by [`super::rows`].
+
+use std::collections::HashSet;
+
+use sqlx::AnyPool;
+
+use super::endings::read_ratings;
+use super::placeholders::Placeholders;
+use super::rows::{
+    game_from_row, leaderboard_entry_from_row, move_from_row, player_from_row,
+    player_game_from_row, rating_entry_from_row, seat_from_row,
+};
+use crate::ratings::Rating;
+use crate::store::{
+    LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame,
+};
+
+/// The player whose token hashes to `token_hash`, if any.
+pub(super) async fn player_by_token(
+    pool: &AnyPool,
+    token_hash: &str,
+) -> Result<Option<PlayerRecord>, StoreError> {
+    let row = sqlx::query("SELECT player_id, name FROM players WHERE token_hash = $1")
+        .bind(token_hash)
+        .fetch_optional(pool)
+        .await?;
+    row.as_ref().map(player_from_row).transpose()
+}
+
+/// A player's games, newest first; `None` if no such player exists.
+pub(super) async fn player_games(
+    pool: &AnyPool,
+    player_id: &str,
+    limit: u32,
+) -> Result<Option<Vec<PlayerGame>>, StoreError> {
+    let mut tx = pool.begin().await?;
+    let known = sqlx::query("SELECT player_id FROM players WHERE player_id = $1")
+        .bind(player_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+    if known.is_none() {
+        tx.rollback().await?;
+        return Ok(None);
+    }
+    let rows = sqlx::query(
+        "SELECT g.game_id, g.game, g.status, g.started_at, g.winner, g.reason, s.seat, \
+         (SELECT name FROM game_seats WHERE game_id = g.game_id AND seat = 0) AS name0, \
+         (SELECT name FROM game_seats WHERE game_id = g.game_id AND seat = 1) AS name1 \
+         FROM games g JOIN game_seats s ON s.game_id = g.game_id \
+         WHERE s.player_id = $1 ORDER BY g.started_at DESC, g.game_id LIMIT $2",
+    )
+    .bind(player_id)
+    .bind(i64::from(limit))
+    .fetch_all(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    rows.iter()
+        .map(player_game_from_row)
+        .collect::<Result<Vec<_>, StoreError>>()
+        .map(Some)
+}
+
+/// Two players' current ratings in `game`, each `None` if that player has none yet.
+pub(super) async fn ratings(
+    pool: &AnyPool,
+    game: &str,
+    keys: [&str; 2],
+) -> Result<[Option<Rating>; 2], StoreError> {
+    let mut conn = pool.acquire().await?;
+    let wanted = HashSet::from([(game, keys[0]), (game, keys[1])]);
+    let placeholders = Placeholders::of(&conn);
+    let stored = read_ratings(&mut conn, placeholders, &wanted).await?;
+    let in_game = stored.get(game);
+    Ok(keys.map(|key| in_game.and_then(|ratings| ratings.get(key)).copied()))
+}
+
+/// The highest-rated humans in `game`, at most `limit`.
+pub(super) async fn rating_leaderboard(
+    pool: &AnyPool,
+    game: &str,
+    limit: u32,
+) -> Result<Vec<RatingEntry>, StoreError> {
+    // Bots are rated too, but only humans (who have a players row) are listed.
+    let rows = sqlx::query(
+        "SELECT r.player_key, p.name, r.rating, r.deviation, r.games FROM ratings r \
+         JOIN players p ON p.player_id = r.player_key \
+         WHERE r.game = $1 ORDER BY r.rating DESC, r.player_key LIMIT $2",
+    )
+    .bind(game)
+    .bind(i64::from(limit))
+    .fetch_all(pool)
+    .await?;
+    (1u32..)
+        .zip(rows.iter())
+        .map(|(rank, row)| rating_entry_from_row(rank, row))
+        .collect()
+}
+
+/// A stored game with its seats and moves, read from one snapshot.
+pub(super) async fn game(pool: &AnyPool, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
+    let mut tx = pool.begin().await?;
+    let Some(row) = sqlx::query(
+        "SELECT game_id, game, room_id, status, options, started_at, finished_at, winner, \
+         reason, duration_ms FROM games WHERE game_id = $1",
+    )
+    .bind(game_id)
+    .fetch_optional(&mut *tx)
+    .await?
+    else {
+        tx.rollback().await?;
+        return Ok(None);
+    };
+    let seats = sqlx::query(
+        "SELECT seat, kind, player_id, name, thinking_ms, score, rating_before, \
+         rating_after FROM game_seats WHERE game_id = $1 ORDER BY seat",
+    )
+    .bind(game_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    let moves = sqlx::query(
+        "SELECT ply, seat, notation, played_at, think_ms, clock0_ms, clock1_ms FROM moves \
+         WHERE game_id = $1 ORDER BY ply",
+    )
+    .bind(game_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    tx.commit().await?;
+
+    let seats = seats.iter().map(seat_from_row).collect::<Result<_, _>>()?;
+    let moves = moves.iter().map(move_from_row).collect::<Result<_, _>>()?;
+    game_from_row(&row, seats, moves).map(Some)
+}
+
+/// The best scores in `game`, highest first, earliest first on ties, at most `limit`.
+pub(super) async fn leaderboard(
+    pool: &AnyPool,
+    game: &str,
+    limit: u32,
+) -> Result<Vec<LeaderboardEntry>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT l.player_id, p.name, l.score, l.game_id, l.achieved_at \
+         FROM leaderboard l JOIN players p ON p.player_id = l.player_id \
+         WHERE l.game = $1 \
+         ORDER BY l.score DESC, l.achieved_at ASC, l.player_id ASC \
+         LIMIT $2",
+    )
+    .bind(game)
+    .bind(i64::from(limit))
+    .fetch_all(pool)
+    .await?;
+    (1u32..)
+        .zip(rows.iter())
+        .map(|(rank, row)| leaderboard_entry_from_row(rank, row))
+        .collect()
+}

@@ -1,0 +1,200 @@
+//! The SQL writes: players and their names, game starts, moves, endings that no move
+//! caused, and the interruption of unfinished games at start-up.
+//!
+//! The statements here run inside a transaction their caller holds (the batch writer's,
+//! [`super::batch`]) or open and commit one of their own; either way they return only
+//! once the write is committed. The store's write lock is taken by the caller.
+
+use sqlx::{AnyConnection, AnyPool};
+
+use super::endings::write_finishes;
+use super::names::{claim_name, name_key};
+use super::placeholders::Placeholders;
+use crate::store::{
+    GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord, RatingChange, StoreError,
+};
+
+/// The columns of one stored move, in the order [`insert_moves`] binds them.
+const MOVE_COLUMNS: usize = 8;
+
+/// The columns of a stored game's row, as [`insert_games`] binds them.
+const GAME_COLUMNS: usize = 6;
+
+/// The columns of a game seat's row, as [`insert_games`] binds them.
+const SEAT_COLUMNS: usize = 5;
+
+/// Records games as started, with their seats: one `INSERT` for the games and one for
+/// all their seats, inside the caller's transaction.
+pub(super) async fn insert_games(
+    conn: &mut AnyConnection,
+    games: &[&NewGame],
+) -> Result<(), StoreError> {
+    if games.is_empty() {
+        return Ok(());
+    }
+    let placeholders = Placeholders::of(conn);
+    let mut sql = String::from(
+        "INSERT INTO games (game_id, game, room_id, status, options, started_at) VALUES ",
+    );
+    placeholders.push_rows(&mut sql, games.len(), GAME_COLUMNS);
+    let mut query = sqlx::query(&sql);
+    for game in games {
+        query = query
+            .bind(game.game_id.as_str())
+            .bind(game.game.as_str())
+            .bind(game.room_id.as_str())
+            .bind(GameStatus::Playing.as_str())
+            .bind(game.options_json.as_str())
+            .bind(game.started_at_ms);
+    }
+    query.execute(&mut *conn).await?;
+
+    let seats = games.iter().map(|game| game.seats.len()).sum();
+    if seats == 0 {
+        return Ok(());
+    }
+    let mut sql =
+        String::from("INSERT INTO game_seats (game_id, seat, kind, player_id, name) VALUES ");
+    placeholders.push_rows(&mut sql, seats, SEAT_COLUMNS);
+    let mut query = sqlx::query(&sql);
+    for game in games {
+        for seat in &game.seats {
+            query = query
+                .bind(game.game_id.as_str())
+                .bind(i64::from(seat.seat))
+                .bind(seat.kind.as_str())
+                .bind(seat.player_id.as_deref())
+                .bind(seat.name.as_str());
+        }
+    }
+    query.execute(&mut *conn).await?;
+    Ok(())
+}
+
+/// Appends moves to their games' logs with one `INSERT` (one round trip to the database
+/// however many moves), inside the caller's transaction.
+pub(super) async fn insert_moves(
+    conn: &mut AnyConnection,
+    moves: &[&MoveRecord],
+) -> Result<(), StoreError> {
+    if moves.is_empty() {
+        return Ok(());
+    }
+    const HEAD: &str = "INSERT INTO moves (game_id, ply, seat, notation, played_at, \
+                        think_ms, clock0_ms, clock1_ms) VALUES ";
+    // One allocation for the whole statement: each row is at most 8 placeholders of up
+    // to 5 characters ("$2048") and their separators.
+    let mut sql = String::with_capacity(HEAD.len() + moves.len() * MOVE_COLUMNS * 7);
+    sql.push_str(HEAD);
+    Placeholders::of(conn).push_rows(&mut sql, moves.len(), MOVE_COLUMNS);
+    let mut query = sqlx::query(&sql);
+    for mv in moves {
+        query = query
+            .bind(mv.game_id.as_str())
+            .bind(i64::from(mv.ply))
+            .bind(i64::from(mv.seat))
+            .bind(mv.notation.as_str())
+            .bind(mv.played_at_ms)
+            .bind(mv.think_ms)
+            .bind(mv.clocks_ms.map(|clocks| clocks[0]))
+            .bind(mv.clocks_ms.map(|clocks| clocks[1]));
+    }
+    query.execute(&mut *conn).await?;
+    Ok(())
+}
+
+/// Appends one move to its game's log and, when it ends the game, writes the ending
+/// (and the ratings) too: the statements of one move, inside the caller's transaction.
+pub(super) async fn write_move(
+    conn: &mut AnyConnection,
+    mv: &MoveRecord,
+    finish: Option<&GameFinish>,
+) -> Result<Option<[RatingChange; 2]>, StoreError> {
+    insert_moves(conn, &[mv]).await?;
+    match finish {
+        Some(finish) => Ok(write_finishes(conn, &[finish]).await?.pop().flatten()),
+        None => Ok(None),
+    }
+}
+
+/// Registers a new player and claims their name, in one transaction; nothing is
+/// written if the name is taken.
+pub(super) async fn create_player(
+    pool: &AnyPool,
+    player: &PlayerRecord,
+    token_hash: &str,
+    created_at_ms: i64,
+) -> Result<(), StoreError> {
+    let name_key = name_key(&player.name);
+    let mut tx = pool.begin().await?;
+    sqlx::query(
+        "INSERT INTO players (player_id, token_hash, name, created_at) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(player.player_id.as_str())
+    .bind(token_hash)
+    .bind(player.name.as_str())
+    .bind(created_at_ms)
+    .execute(&mut *tx)
+    .await?;
+    if !claim_name(&mut tx, &name_key, &player.player_id).await? {
+        tx.rollback().await?;
+        return Err(StoreError::NameTaken);
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Claims `name` for an existing player and makes it their display name, in one
+/// transaction; nothing is written if the name is taken or the player unknown.
+pub(super) async fn rename_player(
+    pool: &AnyPool,
+    player_id: &str,
+    name: &str,
+) -> Result<(), StoreError> {
+    let name_key = name_key(name);
+    let mut tx = pool.begin().await?;
+    if !claim_name(&mut tx, &name_key, player_id).await? {
+        tx.rollback().await?;
+        return Err(StoreError::NameTaken);
+    }
+    let updated = sqlx::query("UPDATE players SET name = $2 WHERE player_id = $1")
+        .bind(player_id)
+        .bind(name)
+        .execute(&mut *tx)
+        .await?;
+    if updated.rows_affected() == 0 {
+        tx.rollback().await?;
+        return Err(StoreError::Database(sqlx::Error::RowNotFound));
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Writes an ending that no move caused, with the rating changes it causes, in a
+/// transaction of its own.
+pub(super) async fn finish_game(
+    pool: &AnyPool,
+    finish: &GameFinish,
+) -> Result<Option<[RatingChange; 2]>, StoreError> {
+    let mut tx = pool.begin().await?;
+    let changes = write_finishes(&mut tx, &[finish]).await?.pop().flatten();
+    tx.commit().await?;
+    Ok(changes)
+}
+
+/// Marks every game still playing as interrupted, giving each its move count; returns
+/// how many.
+pub(super) async fn interrupt_unfinished(pool: &AnyPool) -> Result<u64, StoreError> {
+    // The move count is kept per move only in the moves table; an unfinished game
+    // gets its count here, as a finished one does from its ending.
+    let done = sqlx::query(
+        "UPDATE games SET status = $1, \
+         moves = (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.game_id) \
+         WHERE status = $2",
+    )
+    .bind(GameStatus::Interrupted.as_str())
+    .bind(GameStatus::Playing.as_str())
+    .execute(pool)
+    .await?;
+    Ok(done.rows_affected())
+}
