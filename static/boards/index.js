@@ -18,6 +18,9 @@ export { PROMOTION_NAMES } from './chess.js';
 /** Each game's module: its title, sides, orientation and drawing. */
 export const GAMES = { tictactoe, checkers, chess, fox_geese: foxGeese };
 
+/** The game the lobby offers until the player picks another. */
+export const DEFAULT_GAME = 'tictactoe';
+
 /** How a game this page does not know is drawn: plain cells, pieces as their codes. */
 const OTHER = {
   cellName: (label) => String(label),
@@ -77,6 +80,16 @@ export function topSeatOf(game, state, sides) {
 
 // ---------------------------------------------------------------------------
 // Drawing
+
+/** The state's board if it can be drawn as a grid, else null. */
+export function gridOf(s) {
+  const b = s?.board;
+  if (!b || b.layout !== 'grid') return null;
+  const rows = Number(b.rows);
+  const cols = Number(b.cols);
+  if (!Number.isInteger(rows) || !Number.isInteger(cols) || rows < 1 || cols < 1 || rows * cols > 400) return null;
+  return b;
+}
 
 /**
  * Builds `boardEl` for this board shape and orientation: the game's picture and a
