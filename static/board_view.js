@@ -6,9 +6,11 @@
 
 import { app, ui, currentGame, myTurn, resetPick, isFlipped } from './state.js';
 import { sendMove, cancelPick } from './actions.js';
-import { PROMOTION_NAMES, gameTitle, gridOf, buildGrid, paintGrid, pieceElement } from './boards/index.js';
-import { movePath, indexMoves, optionsAfter } from './moves.js';
-import { el, button, capitalise } from './dom.js';
+import {
+  gameTitle, gridOf, buildGrid, paintGrid, movePath, promotionLabel, promotionPieceElement,
+} from './boards/index.js';
+import { indexMoves, optionsAfter } from './moves.js';
+import { el, button } from './dom.js';
 
 /** Which position a move being built belongs to: it is dropped when this changes. */
 function pickKey(s) {
@@ -74,12 +76,6 @@ function listLabels(labels) {
   return `${all.slice(0, 5).join(', ')} and ${all.length - 5} more`;
 }
 
-function promotionLabel(suffix) {
-  const name = PROMOTION_NAMES[suffix];
-  if (!name) return suffix || 'as it is';
-  return capitalise(name);
-}
-
 /**
  * The line under the board while a move is being built: what is selected, where it can
  * go, "Stop here" when a chain of jumps may end at this point, the promotion chooser,
@@ -109,10 +105,9 @@ function renderHelper(game, entries, mappable, canPlay) {
     for (const move of app.pick.choices) {
       const { suffix } = movePath(game, move);
       const b = button('', `promote-${suffix || 'none'}`, () => sendMove(move), 'small choice');
-      const code = game === 'chess' && suffix ? (seat === 0 ? suffix.toUpperCase() : suffix) : null;
-      const piece = code ? pieceElement(game, code) : null;
+      const piece = promotionPieceElement(game, suffix, seat);
       if (piece) b.append(piece);
-      b.append(document.createTextNode(promotionLabel(suffix)));
+      b.append(document.createTextNode(promotionLabel(game, suffix)));
       b.dataset.move = move;
       list.append(b);
     }

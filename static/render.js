@@ -8,14 +8,11 @@ import { renderBoard } from './board_view.js';
 import { renderResult, resultHeadline } from './result.js';
 import { updateClocks, syncClockTicker } from './clocks.js';
 import { disarmResign, roomRequest, takeSeat } from './actions.js';
-import { gameTitle } from './boards/index.js';
+import { gameTitle, movesInPairs, moveInWords, sideIsMark } from './boards/index.js';
 import { hasClock, timeControlLabel, timeControlDescription } from './time.js';
 import { seatName, botLevel, roomLabel } from './sides.js';
 import { roomLink } from './link.js';
 import { el, button } from './dom.js';
-
-/** Games whose move list pairs the two sides' moves under one number, as their records do. */
-const NUMBERED_BY_PAIRS = new Set(['chess', 'checkers']);
 
 /** Draws the whole page again from what it knows. */
 export function render() {
@@ -92,7 +89,7 @@ function renderSeats(s) {
     item.dataset.testid = `seat-${seat.seat}`;
     if (s.status === 'playing' && s.to_move === seat.seat) item.classList.add('to-move');
     item.append(markEl(seat.seat));
-    if (currentGame() !== 'tictactoe') item.append(el('span', 'side-name', markOf(seat.seat)));
+    if (!sideIsMark(currentGame())) item.append(el('span', 'side-name', markOf(seat.seat)));
     const name = el('span', 'seat-name', seatName(seat));
     if (seat.kind === 'open') name.classList.add('open');
     item.append(name);
@@ -209,7 +206,7 @@ function renderMoves(s) {
   const total = app.moves.length;
   const seatOf = (i) => (lastSeat === null ? i % 2 : (lastSeat + (total - 1 - i)) % 2);
   list.dataset.plies = String(total);
-  if (NUMBERED_BY_PAIRS.has(game)) {
+  if (movesInPairs(game)) {
     // As chess and draughts records number them: "1. e4 e5", the first side's move
     // first; "1. … e5" when a game from a set position starts with the second side.
     const rows = [];
@@ -220,12 +217,7 @@ function renderMoves(s) {
     for (const row of rows) list.append(el('li', null, row.join(' ')));
   } else {
     app.moves.forEach((move, i) => {
-      const seat = seatOf(i);
-      const n = Number(move);
-      const text = game === 'tictactoe' && Number.isInteger(n) && String(n) === move
-        ? `${markOf(seat)} row ${Math.floor(n / cols) + 1}, column ${(n % cols) + 1}`
-        : `${markOf(seat)} ${move}`;
-      list.append(el('li', null, text));
+      list.append(el('li', null, `${markOf(seatOf(i))} ${moveInWords(game, move, cols)}`));
     });
   }
   list.hidden = app.moves.length === 0;

@@ -2,33 +2,21 @@
 // the reason as a phrase, the result panel under the board with its scores, rating
 // changes, Rematch and Replay, and the same sentence for a stored game's replay.
 
-import { app, ui, markOf, markEl } from './state.js';
+import { app, ui, currentGame, markOf, markEl } from './state.js';
 import { onRematch } from './actions.js';
+import { gameReasons } from './boards/index.js';
 import { seatName } from './sides.js';
 import { formatDuration } from './time.js';
 import { el, button, capitalise } from './dom.js';
 
-// End reasons as phrases. `loser` is "Name (Side)"; isYou says the loser is this player.
+// End reasons any game can have, as phrases; each game's own are in its module in
+// boards/. `who` is "Name (Side)": the loser, or in a draw the side whose clock ran out
+// (which only a draw on time mentions); isYou says `who` is this player.
 const REASONS = {
-  three_in_a_row: () => 'three in a row',
-  board_full: () => 'the board is full',
-  resigned: (loser, isYou) => (isYou ? 'you resigned' : `${loser} resigned`),
-  abandoned: (loser, isYou) => (isYou ? 'you left the game' : `${loser} left the game`),
-  checkmate: (loser, isYou) => (isYou ? 'you were checkmated' : `${loser} was checkmated`),
-  stalemate: () => 'stalemate: the side to move has no legal move and is not in check',
-  insufficient_material: () => 'neither side has enough material left to checkmate',
+  resigned: (who, isYou) => (isYou ? 'you resigned' : `${who} resigned`),
+  abandoned: (who, isYou) => (isYou ? 'you left the game' : `${who} left the game`),
   threefold_repetition: () => 'the same position occurred three times',
-  fifty_moves: () => 'the fifty-move rule: no capture or pawn move for fifty moves',
-  forty_moves: () => 'the forty-move rule: no capture or man move for forty moves',
-  no_moves: (loser, isYou) => (isYou ? 'you have no legal move left' : `${loser} has no legal move left`),
-  fox_trapped: () => 'the fox is trapped and cannot move',
-  geese_stuck: () => 'the geese cannot move',
-  geese_below_threshold: () => 'too few geese are left to trap the fox',
-  quiet_moves: () => 'too many moves in a row without a capture',
-  timeout: (loser, isYou) => (isYou ? 'you ran out of time' : `${loser} ran out of time`),
-  timeout_vs_insufficient_material: (loser, isYou) => (isYou
-    ? 'you ran out of time, but your opponent has too little material left to checkmate, so it is a draw'
-    : `${loser} ran out of time, but the other side has too little material left to checkmate, so it is a draw`),
+  timeout: (who, isYou) => (isYou ? 'you ran out of time' : `${who} ran out of time`),
   aborted: () => 'a first move was not made in time, so the game was called off and does not count',
   draw_agreed: () => 'the players agreed to a draw',
 };
@@ -41,21 +29,21 @@ function outcome(s) {
 }
 
 /**
- * The headline and reason of a finished game, in words. `label(seat)` names a seat
- * ("Ann (White)"); `mySeat` is this player's seat, or null when watching; `flagged` is
- * the seat whose time ran out, when known.
+ * The headline and reason of a finished game of `game`, in words. `label(seat)` names a
+ * seat ("Ann (White)"); `mySeat` is this player's seat, or null when watching; `flagged`
+ * is the seat whose time ran out, when known.
  */
-function endText({ winner, reason, label, mySeat, flagged }) {
+function endText({ game, winner, reason, label, mySeat, flagged }) {
   const decided = typeof winner === 'number';
   let headline;
   if (reason === 'aborted') headline = 'Game aborted.';
   else if (!decided) headline = 'Draw.';
   else if (typeof mySeat === 'number') headline = winner === mySeat ? 'You won!' : 'You lost.';
   else headline = `${label(winner)} won.`;
-  const phrase = REASONS[reason];
+  const phrase = gameReasons(game)[reason] ?? REASONS[reason];
   if (!phrase) return { headline, reason: String(reason ?? '').replaceAll('_', ' ') };
-  // The reason is told about the loser, or for a draw on time about who ran out.
-  const subject = decided ? 1 - winner : (reason === 'timeout_vs_insufficient_material' ? flagged : null);
+  // The reason is told about the loser, or for a draw about who ran out of time.
+  const subject = decided ? 1 - winner : flagged;
   const known = typeof subject === 'number';
   return { headline, reason: phrase(known ? label(subject) : 'a player', known && subject === mySeat) };
 }
@@ -72,6 +60,7 @@ function liveEndText(s) {
   if (!o) return null;
   const mySeat = app.room?.role === 'player' && typeof app.room.seat === 'number' ? app.room.seat : null;
   return endText({
+    game: currentGame(),
     winner: o.winner,
     reason: o.reason,
     label: (seat) => `${seatName(s?.seats?.find((x) => x.seat === seat))} (${markOf(seat)})`,
@@ -89,6 +78,7 @@ export function resultHeadline(s) {
 export function storedEndSentence(data, label, mySeat) {
   const total = data.moves.length;
   const end = endText({
+    game: data.game,
     winner: data.winner, reason: data.reason, label, mySeat,
     flagged: flaggedSeat(null, total ? data.moves[total - 1].seat : null),
   });
