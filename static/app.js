@@ -31,7 +31,7 @@ import {
   hello, connect, subscribeLobby, createRoom, quickJoin, joinRoom, watchRoom, onCopyLink,
   onConnect, onChangeName, onTimeControlChange, roomRequest, onResign, onLeave, setLobbyGame,
 } from './actions.js';
-import { render } from './render.js';
+import { render, listGames } from './render.js';
 import { storedEndSentence } from './result.js';
 import {
   onBoardClick, canDrag, onDragStart, onDrop, onBoardKey, onEscape, onDocumentClick,
@@ -76,6 +76,7 @@ const replayPage = {
 
 function init() {
   bindUi();
+  listGames();
   app.replay = new ReplayView(ui, replayPage);
   app.recent = new RecentGames({ list: ui['recent-games'], empty: ui['recent-empty'] }, {
     me: () => app.me,

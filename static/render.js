@@ -1,18 +1,36 @@
 // What the page shows: which cards are visible, and the game card drawn from what the
 // page knows (state.js): the seats with their clocks, the status line, the draw panel,
-// the list of moves and the buttons under the board. The board and its helper line are
-// drawn by board_view.js, the end of a game by result.js.
+// the list of moves and the buttons under the board; also the menus of games, once.
+// The board and its helper line are drawn by board_view.js, the end of a game by
+// result.js.
 
 import { app, ui, currentGame, markOf, markEl, myTurn } from './state.js';
 import { renderBoard } from './board_view.js';
 import { renderResult, resultHeadline } from './result.js';
 import { updateClocks, syncClockTicker } from './clocks.js';
 import { disarmResign, roomRequest, takeSeat } from './actions.js';
-import { gameTitle, movesInPairs, moveInWords, sideIsMark } from './boards/index.js';
+import { GAMES, gameTitle, movesInPairs, moveInWords, sideIsMark } from './boards/index.js';
 import { hasClock, timeControlLabel, timeControlDescription } from './time.js';
 import { seatName, botLevel, roomLabel } from './sides.js';
 import { roomLink } from './link.js';
 import { el, button } from './dom.js';
+
+/** Lists the games of boards/index.js in the lobby's game choice, the room filter and the leaderboard's menu. */
+export function listGames() {
+  for (const game of Object.keys(GAMES)) {
+    const title = gameTitle(game);
+    const input = document.createElement('input');
+    input.type = 'radio';
+    input.name = 'game';
+    input.value = game;
+    input.dataset.testid = `game-${game}`;
+    const label = document.createElement('label');
+    label.append(input, ` ${title}`);
+    ui['game-pick'].append(label);
+    ui['rooms-filter'].append(new Option(title, game));
+    ui['leaderboard-game'].append(new Option(title, game));
+  }
+}
 
 /** Draws the whole page again from what it knows. */
 export function render() {
