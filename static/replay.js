@@ -49,6 +49,7 @@ function storedSeatLabel(data, entry, { short = false } = {}) {
   };
 }
 
+/** The replay card: opens a stored game and steps through it. */
 export class ReplayView {
   /**
    * ui: the page's elements by test id (replay, replay-title, replay-board, ...).
@@ -152,8 +153,7 @@ export class ReplayView {
       table.tBodies[0].replaceChildren();
       table.tHead.replaceChildren();
       table.dataset.key = '';
-      ui['replay-pgn'].hidden = true;
-      ui['replay-pdn'].hidden = true;
+      for (const link of this.recordLinks()) link.hidden = true;
       return;
     }
     const game = String(data.game ?? '');
@@ -223,14 +223,19 @@ export class ReplayView {
 
     this.drawMoves(data, storedSeatLabel(data, entry, { short: true }));
     // Finished games export to the format their programs read, where the game has one.
-    for (const format of ['pgn', 'pdn']) {
-      const link = ui[`replay-${format}`];
+    for (const link of this.recordLinks()) {
+      const format = link.dataset.record;
       link.hidden = !(finished && record?.format === format);
       if (!link.hidden) {
         link.href = `/api/games/${encodeURIComponent(r.id)}.${format}`;
         link.setAttribute('download', `${r.id}.${format}`);
       }
     }
+  }
+
+  /** The card's download links, one per record format (`data-record="pgn"`). */
+  recordLinks() {
+    return this.ui.replay.querySelectorAll('a[data-record]');
   }
 
   /** Whether to turn the board: as the page showed the game, else for the viewer's seat. */

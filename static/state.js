@@ -93,7 +93,7 @@ export function bindUi() {
     'room-time-control', 'draw-panel', 'offer-draw',
     'time-control', 'time-control-custom', 'time-control-base', 'time-control-increment',
     'replay', 'replay-title', 'replay-close', 'replay-info', 'replay-board', 'replay-missing',
-    'replay-first', 'replay-back', 'replay-step', 'replay-forward', 'replay-last', 'replay-moves', 'replay-pgn', 'replay-pdn',
+    'replay-first', 'replay-back', 'replay-step', 'replay-forward', 'replay-last', 'replay-moves',
     'recent-games', 'recent-empty',
   ]) {
     ui[id] = byTestId(id);

@@ -4,6 +4,7 @@
 
 import { svg } from './svg.js';
 
+/** Checkers, for the list of games in boards/index.js (which says what each field means). */
 export const checkers = {
   title: 'Checkers',
   sides: ['Black', 'White'],

@@ -15,6 +15,7 @@ const TEXT_STYLE = '\uFE0E';
 
 const PROMOTION_NAMES = { q: 'queen', r: 'rook', b: 'bishop', n: 'knight' };
 
+/** Chess, for the list of games in boards/index.js (which says what each field means). */
 export const chess = {
   title: 'Chess',
   sides: ['White', 'Black'],

@@ -38,6 +38,7 @@ function foxSeatOf(state) {
   return null;
 }
 
+/** Fox & Geese, for the list of games in boards/index.js (which says what each field means). */
 export const foxGeese = {
   title: 'Fox & Geese',
   sides: ['Geese', 'Fox'], // by default; the sides are read from the board when it shows them

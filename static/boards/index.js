@@ -25,7 +25,8 @@
 //                           letter and seats do not repeat the side's name
 //   promotionName(suffix), promotionPiece(suffix, seat)   optional: the promotion chooser
 //   record                  optional: { format, note }: finished games download as
-//                           /api/games/<id>.<format> (a link for it is in index.html)
+//                           /api/games/<id>.<format>, from the replay card's link with
+//                           data-record="<format>" in index.html
 //
 // A board is an SVG picture of the game's board (squares, lines, coordinates) under a
 // grid of transparent buttons, one per cell, which carry the pieces (small SVGs), the

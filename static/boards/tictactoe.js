@@ -3,6 +3,7 @@
 
 import { svg } from './svg.js';
 
+/** Tic-tac-toe, for the list of games in boards/index.js (which says what each field means). */
 export const tictactoe = {
   title: 'Tic-tac-toe',
   sides: ['X', 'O'],
