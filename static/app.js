@@ -12,11 +12,15 @@
 //   clocks.js       the seats' clocks, counted down between states
 //   notices.js      the error line, the notice line and the connection pill
 //   connection.js   the socket and its reconnection
-//   boards/         each game's board, pieces and notation (boards/index.js lists the games)
+//   boards/         all the page knows of each game: board, pieces, notation, endings
+//                   (boards/index.js lists the games and says how to add one)
 //   moves.js        how clicks on cells become moves; drag.js turns drags into clicks
 //   lobby.js keeps the live room list and rooms.js draws it; sides.js names seats and
 //   sides; link.js makes and follows room links; leaderboard.js, recent.js and
 //   replay.js are their cards; time.js formats clocks; dom.js creates elements.
+// The modules of the page call one another both ways (an action draws the page again,
+// a drawn button calls an action); each calls the others only from inside functions,
+// so the order they load in does not matter.
 //
 // The page renders only what the server sends: the board from `board.cells` and
 // `board.labels`, the clickable cells from the paths of `legal_moves`, whose turn from
