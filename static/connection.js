@@ -1,6 +1,7 @@
 // The WebSocket to the server: one JSON object per frame, and reconnection with
 // exponential backoff (and some jitter) for as long as the page wants to be online.
-// It knows nothing of the protocol beyond JSON; app.js says hello and handles messages.
+// It knows nothing of the protocol beyond JSON; actions.js says hello and messages.js
+// handles the messages.
 
 const BACKOFF_FIRST_MS = 1000;
 const BACKOFF_MAX_MS = 30000;

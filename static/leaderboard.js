@@ -5,6 +5,7 @@ import { gameTitle } from './boards/index.js';
 
 const LIMIT = 10;
 
+/** The leaderboard card: loads and draws one game's board at a time. */
 export class Leaderboard {
   /**
    * nodes = { list, note, game, by }: the list, the note under it, and the two selects

@@ -1,6 +1,6 @@
 // The live list of rooms: a `lobby` snapshot, then `lobby_update`s applied by room id
 // (docs/PROTOCOL.md §6.13), or `GET /api/rooms` before the page has signed in. It holds
-// data only; app.js draws it.
+// data only; rooms.js draws it.
 
 const STATUS_ORDER = { waiting: 0, playing: 1, finished: 2 };
 

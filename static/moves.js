@@ -2,39 +2,11 @@
 //
 // A move is built by matching the cells a person clicks against the *paths* of the
 // moves in `legal_moves`: a path is the list of cell labels a move visits, read off the
-// move's notation (tic-tac-toe `4` → [4]; checkers `22x15x6` → [22, 15, 6]; chess
-// `e7e8q` → [e7, e8] plus the suffix `q`).
+// move's notation by the game's module in boards/ (checkers `22x15x6` → [22, 15, 6];
+// chess `e7e8q` → [e7, e8] plus the suffix `q`).
 
-/** Each label of the board, with its cell index. */
-export function labelIndex(board) {
-  const map = new Map();
-  const labels = Array.isArray(board?.labels) ? board.labels : [];
-  labels.forEach((label, i) => {
-    if (label !== null && label !== undefined) map.set(String(label), i);
-  });
-  return map;
-}
-
-/**
- * The cells a move visits, as labels, plus any suffix that is not a cell (the
- * promotion piece in chess). Unknown games are read as well as possible.
- */
-export function movePath(game, move) {
-  const text = String(move);
-  if (game === 'tictactoe') return { path: [text], suffix: '' };
-  if (game === 'checkers' || game === 'fox_geese') {
-    return { path: text.split(/[-x]/).filter((p) => p !== ''), suffix: '' };
-  }
-  if (game === 'chess') {
-    const m = text.match(/^([a-h][1-8])([a-h][1-8])([a-z]?)$/);
-    if (m) return { path: [m[1], m[2]], suffix: m[3] };
-    return { path: [text], suffix: '' };
-  }
-  if (/^\d+([-x]\d+)+$/.test(text)) return { path: text.split(/[-x]/), suffix: '' };
-  const square = text.match(/^([a-z]\d+)([a-z]\d+)(.*)$/);
-  if (square) return { path: [square[1], square[2]], suffix: square[3] };
-  return { path: [text], suffix: '' };
-}
+import { movePath } from './boards/index.js';
+import { labelIndex } from './boards/labels.js';
 
 /** The legal moves with their paths; `mappable` is false if a path leaves the board. */
 export function indexMoves(game, legal, board) {

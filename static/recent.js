@@ -15,6 +15,7 @@ function outcome(game) {
   return game.winner === game.seat ? 'won' : 'lost';
 }
 
+/** The recent games card of the signed-in player. */
 export class RecentGames {
   /**
    * nodes = { list, empty }: the list and the note shown when it is empty.

@@ -2,12 +2,12 @@
 //
 // A stored game (`GET /api/games/{id}`) has its moves, as sent and as players write
 // them, with the time each took and the clocks after it, and every position with its
-// board, worked out by the server; the page knows no rules. Finished chess and checkers
-// games link to their PGN and PDN, which other programs can step through.
+// board, worked out by the server; the page knows no rules. Finished games of a game
+// with a record format (PGN for chess, PDN for checkers: see boards/) link to their
+// record, which other programs can step through.
 
 import { el, button, capitalise } from './dom.js';
-import { gameTitle, sidesOf, topSeatOf, buildGrid, paintGrid } from './boards/index.js';
-import { movePath } from './moves.js';
+import { gameTitle, sidesOf, topSeatOf, buildGrid, paintGrid, movePath, recordOf } from './boards/index.js';
 import { hasClock, timeControlLabel, formatClock, formatDuration, thinkText } from './time.js';
 
 /**
@@ -49,6 +49,7 @@ function storedSeatLabel(data, entry, { short = false } = {}) {
   };
 }
 
+/** The replay card: opens a stored game and steps through it. */
 export class ReplayView {
   /**
    * ui: the page's elements by test id (replay, replay-title, replay-board, ...).
@@ -152,11 +153,12 @@ export class ReplayView {
       table.tBodies[0].replaceChildren();
       table.tHead.replaceChildren();
       table.dataset.key = '';
-      ui['replay-pgn'].hidden = true;
-      ui['replay-pdn'].hidden = true;
+      for (const link of this.recordLinks()) link.hidden = true;
       return;
     }
     const game = String(data.game ?? '');
+    const record = recordOf(game);
+    const finished = data.status === 'finished';
     const moves = data.moves;
     const total = moves.length;
     const entry = this.page.seen(r.id);
@@ -206,10 +208,7 @@ export class ReplayView {
       missing.hidden = false;
       const where = r.ply ? `after move ${r.ply}` : 'at the start';
       const text = [`The server could not replay this game to the position ${where} (its rules have changed since).`];
-      const finished = data.status === 'finished';
-      if (finished && game === 'chess') text.push('The moves are listed below, and the PGN opens in any chess program.');
-      else if (finished && game === 'checkers') text.push('The moves are listed below, and the PDN opens in draughts programs.');
-      else text.push('The moves are listed below.');
+      text.push(finished && record ? record.note : 'The moves are listed below.');
       missing.textContent = text.join(' ');
     }
 
@@ -223,15 +222,20 @@ export class ReplayView {
     ui['replay-last'].disabled = r.ply >= total;
 
     this.drawMoves(data, storedSeatLabel(data, entry, { short: true }));
-    // Finished chess and checkers games export to the formats their programs read.
-    for (const [kind, format] of [['chess', 'pgn'], ['checkers', 'pdn']]) {
-      const link = ui[`replay-${format}`];
-      link.hidden = !(game === kind && data.status === 'finished');
+    // Finished games export to the format their programs read, where the game has one.
+    for (const link of this.recordLinks()) {
+      const format = link.dataset.record;
+      link.hidden = !(finished && record?.format === format);
       if (!link.hidden) {
         link.href = `/api/games/${encodeURIComponent(r.id)}.${format}`;
         link.setAttribute('download', `${r.id}.${format}`);
       }
     }
+  }
+
+  /** The card's download links, one per record format (`data-record="pgn"`). */
+  recordLinks() {
+    return this.ui.replay.querySelectorAll('a[data-record]');
   }
 
   /** Whether to turn the board: as the page showed the game, else for the viewer's seat. */

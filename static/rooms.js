@@ -11,6 +11,7 @@ import { fetchListedRooms } from './lobby.js';
 
 const PREVIEW_EVERY_MS = 5000;
 
+/** The rooms card, drawn from a RoomList. */
 export class RoomListView {
   /**
    * rooms: the RoomList to show. nodes = { list, empty, filter, template }: the list,

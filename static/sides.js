@@ -3,7 +3,7 @@
 // game card and the room list.
 
 import { el } from './dom.js';
-import { sidesOf, pieceElement } from './boards/index.js';
+import { sidesOf, pieceElement, sideIsMark } from './boards/index.js';
 
 /** The name of a seat's side in `game`; `state` (or null) is that game's latest state. */
 export function sideName(seat, game, state) {
@@ -17,7 +17,7 @@ export function sideBadge(seat, game, state) {
   const name = sides.names[seat] ?? `seat ${seat}`;
   const badge = el('span', `mark mark-${game} mark-${name.replace(/[^A-Za-z0-9]/g, '')}`);
   const piece = pieceElement(game, sides.codes[seat]);
-  if (piece && game !== 'tictactoe') badge.append(piece);
+  if (piece && !sideIsMark(game)) badge.append(piece);
   else badge.textContent = name.slice(0, 1);
   badge.title = name;
   return badge;

@@ -1,7 +1,10 @@
-// Checkers: the 32 dark squares numbered as in the notation; men are discs, kings carry a crown.
+// Checkers: the 32 dark squares numbered as in the notation; men are discs, kings carry a
+// crown. A move is the squares it visits (`11-15`, a chain of jumps `22x15x6`); finished
+// games are exported as PDN.
 
 import { svg } from './svg.js';
 
+/** Checkers, for the list of games in boards/index.js (which says what each field means). */
 export const checkers = {
   title: 'Checkers',
   sides: ['Black', 'White'],
@@ -9,6 +12,19 @@ export const checkers = {
   topSeat: 0, // seat 0 is Black, whose men start on squares 1-12 at the top of the grid
   startOption: { label: 'Start position (PDN FEN)', placeholder: 'W:W21,22,23:B1,2,K3' },
   order: ['first', 'second'],
+  movesInPairs: true, // numbered "1. 11-15 23-19", as draughts records are
+  record: { format: 'pdn', note: 'The moves are listed below, and the PDN opens in draughts programs.' },
+
+  /** How this game's own endings are told. `loser` is "Name (Side)"; isYou says it is this player. */
+  reasons: {
+    forty_moves: () => 'the forty-move rule: no capture or man move for forty moves',
+    no_moves: (loser, isYou) => (isYou ? 'you have no legal move left' : `${loser} has no legal move left`),
+  },
+
+  /** The squares a move visits, in order. */
+  movePath(move) {
+    return { path: move.split(/[-x]/).filter((p) => p !== ''), suffix: '' };
+  },
 
   cellName(label) {
     return `square ${label}`;

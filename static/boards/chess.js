@@ -2,6 +2,8 @@
 // pieces are the Unicode chess glyphs drawn as SVG text. A white piece is the solid glyph
 // filled white under the outline glyph (which gives it its inner lines); a black piece
 // is the solid glyph filled dark with a light edge, so it shows on the dark squares.
+// A move is sent as from- and to-square plus the promotion piece (`e7e8q`), listed as
+// players write it (SAN); finished games are exported as PGN.
 
 import { svg } from './svg.js';
 
@@ -11,8 +13,9 @@ const OUTLINE = { k: '\u2654', q: '\u2655', r: '\u2656', b: '\u2657', n: '\u2658
 // Asks for the text form of a glyph, never an emoji.
 const TEXT_STYLE = '\uFE0E';
 
-export const PROMOTION_NAMES = { q: 'queen', r: 'rook', b: 'bishop', n: 'knight' };
+const PROMOTION_NAMES = { q: 'queen', r: 'rook', b: 'bishop', n: 'knight' };
 
+/** Chess, for the list of games in boards/index.js (which says what each field means). */
 export const chess = {
   title: 'Chess',
   sides: ['White', 'Black'],
@@ -20,6 +23,37 @@ export const chess = {
   topSeat: 1, // row 0 is rank 8: Black at the top
   startOption: { label: 'Start position (FEN)', placeholder: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1' },
   order: ['first', 'second'],
+  movesInPairs: true, // numbered "1. e4 e5", as chess records are
+  record: { format: 'pgn', note: 'The moves are listed below, and the PGN opens in any chess program.' },
+
+  /** How this game's own endings are told. `loser` is "Name (Side)"; isYou says it is this player. */
+  reasons: {
+    checkmate: (loser, isYou) => (isYou ? 'you were checkmated' : `${loser} was checkmated`),
+    stalemate: () => 'stalemate: the side to move has no legal move and is not in check',
+    insufficient_material: () => 'neither side has enough material left to checkmate',
+    fifty_moves: () => 'the fifty-move rule: no capture or pawn move for fifty moves',
+    // A draw on time: told about the side whose clock ran out.
+    timeout_vs_insufficient_material: (flagged, isYou) => (isYou
+      ? 'you ran out of time, but your opponent has too little material left to checkmate, so it is a draw'
+      : `${flagged} ran out of time, but the other side has too little material left to checkmate, so it is a draw`),
+  },
+
+  /** From- and to-square, and the promotion piece as the suffix. */
+  movePath(move) {
+    const m = move.match(/^([a-h][1-8])([a-h][1-8])([a-z]?)$/);
+    if (m) return { path: [m[1], m[2]], suffix: m[3] };
+    return { path: [move], suffix: '' };
+  },
+
+  /** What a promotion suffix makes the pawn ("queen" for `q`), if it names a piece. */
+  promotionName(suffix) {
+    return PROMOTION_NAMES[suffix];
+  },
+
+  /** The piece code a promotion suffix gives the side of `seat` (seat 0 is White). */
+  promotionPiece(suffix, seat) {
+    return seat === 0 ? suffix.toUpperCase() : suffix;
+  },
 
   cellName(label) {
     return label;

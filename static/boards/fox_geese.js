@@ -1,8 +1,14 @@
 // Fox & Geese: the cross of 33 points, joined along the ranks, files and the diagonals
-// through the odd-numbered points.
+// through the odd-numbered points. A move is the points it visits (`3-10`, the fox's
+// jumps `17x19x5`). Which seat plays the fox is read off the board.
 
 import { svg } from './svg.js';
-import { labelIndex, movePath } from '../moves.js';
+import { labelIndex } from './labels.js';
+
+/** The points a move visits, in order. */
+function pointsOf(move) {
+  return String(move).split(/[-x]/).filter((p) => p !== '');
+}
 
 function codeAt(board, label) {
   const index = labelIndex(board).get(String(label));
@@ -19,24 +25,38 @@ function foxSeatOf(state) {
   if (!board) return null;
   const last = state.last_move;
   if (last && typeof last.seat === 'number') {
-    const path = movePath('fox_geese', String(last.move)).path;
+    const path = pointsOf(last.move);
     const code = codeAt(board, path[path.length - 1]);
     if (code === 'F') return last.seat;
     if (code === 'G') return 1 - last.seat;
   }
   if (typeof state.to_move === 'number' && Array.isArray(state.legal_moves) && state.legal_moves.length) {
-    const code = codeAt(board, movePath('fox_geese', String(state.legal_moves[0])).path[0]);
+    const code = codeAt(board, pointsOf(state.legal_moves[0])[0]);
     if (code === 'F') return state.to_move;
     if (code === 'G') return 1 - state.to_move;
   }
   return null;
 }
 
+/** Fox & Geese, for the list of games in boards/index.js (which says what each field means). */
 export const foxGeese = {
   title: 'Fox & Geese',
   sides: ['Geese', 'Fox'], // by default; the sides are read from the board when it shows them
   sideCodes: ['G', 'F'],
   order: ['first', 'second'],
+
+  /** How this game's own endings are told. */
+  reasons: {
+    fox_trapped: () => 'the fox is trapped and cannot move',
+    geese_stuck: () => 'the geese cannot move',
+    geese_below_threshold: () => 'too few geese are left to trap the fox',
+    quiet_moves: () => 'too many moves in a row without a capture',
+  },
+
+  /** The points a move visits, in order. */
+  movePath(move) {
+    return { path: pointsOf(move), suffix: '' };
+  },
 
   /** The sides as the state shows them (which seat plays the fox is a server setting). */
   sidesIn(state) {

@@ -1,6 +1,32 @@
-// Parlor web client: the boards. Each game's look lives in its own module (chess.js,
-// checkers.js, fox_geese.js, tictactoe.js); this one draws any of them from
-// `state.board` and knows no rules.
+// Parlor web client: the games this page knows, and their boards. Everything the page
+// knows about one game lives in that game's module (chess.js, checkers.js, fox_geese.js,
+// tictactoe.js); this one lists them in GAMES, answers the rest of the page's questions
+// about any game from there, and draws any board from `state.board`. It knows no rules.
+//
+// Adding a game: write boards/<game>.js and add it to GAMES below; the lobby's game
+// choices, the room filter and the leaderboard's menu are filled from GAMES. A game's
+// module is an object with
+//   title                   the game's name ("Fox & Geese")
+//   sides, sideCodes        the sides of seat 0 and 1 ("White", "Black") and a piece of each
+//   order                   how the lobby names the seats' turns ('first', 'second')
+//   topSeat                 the seat whose pieces start at the top of the server's grid
+//                           (null: the board is never turned), or topSeat(state, sides)
+//   sidesIn(state)          optional: the sides as the state shows them, when they vary
+//   startOption             optional: { label, placeholder } of the lobby's start-position field
+//   cellName(label, index, cols), pieceName(code)   what screen readers are told
+//   drawBoard(layer, { rows, cols, spots }), drawPiece(code)   the picture (SVG)
+//   movePath(move)          the cells a move visits, as labels, and any suffix that is
+//                           not a cell: { path, suffix }
+//   reasons                 optional: the phrases of end reasons only this game has,
+//                           (who, isYou) => text; the shared ones are in result.js
+//   movesInPairs            optional: the list of moves numbers each pair ("1. e4 e5")
+//   moveInWords(move, cols) optional: a move as the list of moves reads it
+//   sideIsMark              optional: the side's name is its mark (X, O): badges show the
+//                           letter and seats do not repeat the side's name
+//   promotionName(suffix), promotionPiece(suffix, seat)   optional: the promotion chooser
+//   record                  optional: { format, note }: finished games download as
+//                           /api/games/<id>.<format>, from the replay card's link with
+//                           data-record="<format>" in index.html
 //
 // A board is an SVG picture of the game's board (squares, lines, coordinates) under a
 // grid of transparent buttons, one per cell, which carry the pieces (small SVGs), the
@@ -8,15 +34,17 @@
 // text, never as markup.
 
 import { svg } from './svg.js';
+import { capitalise } from '../dom.js';
 import { tictactoe } from './tictactoe.js';
 import { checkers } from './checkers.js';
 import { chess } from './chess.js';
 import { foxGeese } from './fox_geese.js';
 
-export { PROMOTION_NAMES } from './chess.js';
-
-/** Each game's module: its title, sides, orientation and drawing. */
+/** Each game's module, by the game's name on the wire, in the order the page lists them. */
 export const GAMES = { tictactoe, checkers, chess, fox_geese: foxGeese };
+
+/** The game the lobby offers until the player picks another: the first in the list. */
+export const DEFAULT_GAME = Object.keys(GAMES)[0];
 
 /** How a game this page does not know is drawn: plain cells, pieces as their codes. */
 const OTHER = {
@@ -26,14 +54,68 @@ const OTHER = {
     layer.append(svg('rect', { class: 'other-field', x: 0, y: 0, width: cols, height: rows }));
   },
   drawPiece: (code) => [svg('text', { class: 'other-piece', x: 0.5, y: 0.68, 'text-anchor': 'middle' }, [code])],
+  /** Read as well as possible: numbered cells joined by `-` or `x`, or from- and to-square. */
+  movePath(move) {
+    if (/^\d+([-x]\d+)+$/.test(move)) return { path: move.split(/[-x]/), suffix: '' };
+    const square = move.match(/^([a-z]\d+)([a-z]\d+)(.*)$/);
+    if (square) return { path: [square[1], square[2]], suffix: square[3] };
+    return { path: [move], suffix: '' };
+  },
 };
 
 function moduleOf(game) {
   return GAMES[game] ?? OTHER;
 }
 
+/** A game's name as people read it ("Fox & Geese"). */
 export function gameTitle(game) {
   return GAMES[game]?.title ?? String(game ?? '?');
+}
+
+// ---------------------------------------------------------------------------
+// Moves and how a game is told
+
+/** The cells a move visits, as labels, plus any suffix that is not a cell (the promotion piece in chess). */
+export function movePath(game, move) {
+  return moduleOf(game).movePath(String(move));
+}
+
+/** The phrases of the end reasons only this game has (see `reasons` above). */
+export function gameReasons(game) {
+  return GAMES[game]?.reasons ?? {};
+}
+
+/** Whether the game's list of moves numbers each pair of moves, as its records do. */
+export function movesInPairs(game) {
+  return Boolean(GAMES[game]?.movesInPairs);
+}
+
+/** A move as the list of moves reads it (the move itself unless the game says otherwise). */
+export function moveInWords(game, move, cols) {
+  return GAMES[game]?.moveInWords?.(move, cols) ?? move;
+}
+
+/** Whether a side's name is its mark (X, O), so that it is not repeated beside its badge. */
+export function sideIsMark(game) {
+  return Boolean(GAMES[game]?.sideIsMark);
+}
+
+/** A promotion choice's label: "Queen", or the suffix itself, or "as it is" without one. */
+export function promotionLabel(game, suffix) {
+  const name = suffix ? GAMES[game]?.promotionName?.(suffix) : undefined;
+  if (!name) return suffix || 'as it is';
+  return capitalise(name);
+}
+
+/** The piece a promotion choice gives the side of `seat`, drawn; null when there is none. */
+export function promotionPieceElement(game, suffix, seat) {
+  const code = suffix ? GAMES[game]?.promotionPiece?.(suffix, seat) ?? null : null;
+  return code ? pieceElement(game, code) : null;
+}
+
+/** How finished games of this game are exported ({ format, note }), or null. */
+export function recordOf(game) {
+  return GAMES[game]?.record ?? null;
 }
 
 /** What a piece is called ("white queen", "goose"), or null for an empty cell. */
@@ -77,6 +159,16 @@ export function topSeatOf(game, state, sides) {
 
 // ---------------------------------------------------------------------------
 // Drawing
+
+/** The state's board if it can be drawn as a grid, else null. */
+export function gridOf(s) {
+  const b = s?.board;
+  if (!b || b.layout !== 'grid') return null;
+  const rows = Number(b.rows);
+  const cols = Number(b.cols);
+  if (!Number.isInteger(rows) || !Number.isInteger(cols) || rows < 1 || cols < 1 || rows * cols > 400) return null;
+  return b;
+}
 
 /**
  * Builds `boardEl` for this board shape and orientation: the game's picture and a

@@ -1,13 +1,34 @@
-// Tic-tac-toe: a 3×3 grid of lines; X is two strokes, O a ring.
+// Tic-tac-toe: a 3×3 grid of lines; X is two strokes, O a ring. A move is the number
+// of its cell (`4`), read out as "row 2, column 2" in the list of moves.
 
 import { svg } from './svg.js';
 
+/** Tic-tac-toe, for the list of games in boards/index.js (which says what each field means). */
 export const tictactoe = {
   title: 'Tic-tac-toe',
   sides: ['X', 'O'],
   sideCodes: ['X', 'O'],
   topSeat: null,
   order: ['first', 'second'],
+  sideIsMark: true, // the sides are the marks themselves, X and O
+
+  /** How this game's own endings are told. */
+  reasons: {
+    three_in_a_row: () => 'three in a row',
+    board_full: () => 'the board is full',
+  },
+
+  /** A move is one cell. */
+  movePath(move) {
+    return { path: [move], suffix: '' };
+  },
+
+  /** A move as the list of moves reads it: "row 1, column 3" for `2`. */
+  moveInWords(move, cols) {
+    const n = Number(move);
+    if (!Number.isInteger(n) || String(n) !== move) return move;
+    return `row ${Math.floor(n / cols) + 1}, column ${(n % cols) + 1}`;
+  },
 
   cellName(label, index, cols) {
     return `row ${Math.floor(index / cols) + 1} column ${(index % cols) + 1}`;

@@ -1,0 +1,381 @@
+// What the page sends and what its buttons do: signing in, starting, joining, watching
+// and leaving rooms, moves, resigning, draws and rematches. Each action sends its
+// message, updates what the page knows (state.js) and draws the page again.
+
+import {
+  app, ui, local, session, KEY_TOKEN, KEY_NAME, KEY_ROOM, KEY_CLOCK, myTurn, resetPick,
+} from './state.js';
+import { showError, hideError, showNotice, OFFLINE_MESSAGE } from './notices.js';
+import { render } from './render.js';
+import { GAMES, gameTitle, sidesOf } from './boards/index.js';
+import { timeControlFromChoice, hasClock } from './time.js';
+import { forgetRoomInAddress, copyText } from './link.js';
+
+const NAME_MAX = 24;
+
+// ---------------------------------------------------------------------------
+// The socket
+
+/** Sends a message; says so on the error line and returns false when it cannot. */
+export function send(message) {
+  if (!app.conn.send(message)) {
+    showError(OFFLINE_MESSAGE, 'client_offline');
+    return false;
+  }
+  return true;
+}
+
+/** True when signed in on an open socket; otherwise says so on the error line. */
+function requireOnline() {
+  if (app.conn.isOpen && app.ready) return true;
+  showError(OFFLINE_MESSAGE, 'client_offline');
+  return false;
+}
+
+/** Signs in on a socket that has just opened, as the stored player if there is one. */
+export function hello() {
+  const name = local.get(KEY_NAME) ?? ui['name-input'].value.trim();
+  const msg = { type: 'hello', name, ref: 'hello' };
+  const token = local.get(KEY_TOKEN);
+  if (token) msg.token = token;
+  send(msg);
+}
+
+/** Connects (or reconnects at once), signing in when the socket opens. */
+export function connect() {
+  app.ready = false;
+  app.conn.start();
+}
+
+/** Closes the socket for good (until the user connects again). */
+export function closeSocket() {
+  app.ready = false;
+  app.rooms.clear();
+  app.conn.stop();
+}
+
+/** Asks for the live room list of the game chosen in the filter (all games if none). */
+export function subscribeLobby() {
+  if (!app.conn.isOpen || !app.ready) return;
+  const game = ui['rooms-filter'].value;
+  const msg = { type: 'subscribe_lobby', ref: 'lobby' };
+  if (game) msg.game = game;
+  app.conn.send(msg);
+}
+
+// ---------------------------------------------------------------------------
+// Rooms: remembering, resuming, leaving
+
+/** Keeps the current room for this tab, to return to it after a reload. */
+export function rememberRoom() {
+  if (app.room) session.set(KEY_ROOM, JSON.stringify(app.room));
+}
+
+/** Forgets the room kept for this tab. */
+export function forgetRoom() {
+  session.remove(KEY_ROOM);
+}
+
+/** After signing in: goes back to the room this tab was in, if any. */
+export function resumeRoom() {
+  let held = app.room;
+  if (!held) {
+    try {
+      held = JSON.parse(session.get(KEY_ROOM) ?? 'null');
+    } catch {
+      held = null;
+    }
+  }
+  if (!held || typeof held.id !== 'string') return;
+  if (app.state?.status === 'finished' && app.room) {
+    // Nothing left to play: keep showing the final board without rejoining.
+    app.room.detached = true;
+    return;
+  }
+  app.room = held;
+  if (held.role === 'player' && typeof held.seat === 'number') {
+    send({ type: 'join', room: held.id, seat: held.seat, ref: 'resume' });
+  } else {
+    send({ type: 'watch', room: held.id, ref: 'resume' });
+  }
+}
+
+/** Forgets the current room and everything about its game, and shows the lobby. */
+export function exitRoom() {
+  resetPick('');
+  app.orientation = null;
+  app.room = null;
+  app.state = null;
+  app.over = null;
+  app.moves = [];
+  app.pendingMove = false;
+  disarmResign();
+  forgetRoom();
+  render();
+}
+
+/** Leaves the current room (if any) before going elsewhere. Returns false if the user said no. */
+function leaveCurrentRoom({ ask }) {
+  if (!app.room) return true;
+  const playing = app.room.role === 'player' && app.state?.status === 'playing';
+  if (playing && ask && !window.confirm('Leave the game you are playing? Leaving a game in progress loses it.')) {
+    return false;
+  }
+  if (!app.room.detached) app.conn.send({ type: 'leave', room: app.room.id });
+  exitRoom();
+  return true;
+}
+
+/**
+ * Checks the lobby's clock and leaves the current room, before starting something new;
+ * returns the clock's time control, or null when the user has to fix something first.
+ */
+function readyForNewGame() {
+  if (!requireOnline()) return null;
+  const clock = chosenTimeControl();
+  if (clock.error) {
+    showError(clock.error, 'client_time_control');
+    ui['time-control-base'].focus();
+    return null;
+  }
+  if (!leaveCurrentRoom({ ask: true })) return null;
+  hideError();
+  showNotice('');
+  app.pendingGame = app.lobbyGame;
+  return clock.control;
+}
+
+/** Creates a room with these seats (`me`, `open`, `bot:<level>`); `ref` says what follows. */
+export function createRoom(seats, { privateRoom = false, ref = 'create' } = {}) {
+  const control = readyForNewGame();
+  if (control === null) return;
+  const game = app.lobbyGame;
+  const options = {};
+  const start = ui['start-position'].value.trim();
+  if (GAMES[game]?.startOption && start) options.start = start;
+  if (hasClock(control)) options.time_control = control;
+  if (privateRoom) options.private = true;
+  send({ type: 'create_room', game, seats, options, ref });
+}
+
+/** Plays a person: sits opposite whoever waits for this game and clock, or waits for one. */
+export function quickJoin() {
+  const control = readyForNewGame();
+  if (control === null) return;
+  const msg = { type: 'quick_join', game: app.lobbyGame, ref: 'quick' };
+  if (hasClock(control)) msg.time_control = control;
+  send(msg);
+}
+
+/** Opens the room of a `/?room=` link: its open seat if there is one, else to watch. */
+export async function followLink() {
+  const id = app.linkedRoom;
+  if (!id) return;
+  app.linkedRoom = null;
+  forgetRoomInAddress();
+  if (app.room?.id === id) return;
+  if (app.room) {
+    showNotice('Leave the room you are in, then open the link again to go to the other room.');
+    return;
+  }
+  let state = null;
+  try {
+    const res = await fetch(`/api/rooms/${encodeURIComponent(id)}`, { headers: { accept: 'application/json' } });
+    if (res.status === 404) {
+      showError('The room in that link no longer exists. Start a new game, or ask for a new link.', 'unknown_room');
+      return;
+    }
+    if (res.ok) state = await res.json();
+  } catch {
+    // Watching still works without knowing the seats.
+  }
+  if (app.room || !requireOnline()) return;
+  const seats = Array.isArray(state?.seats) ? state.seats : [];
+  const mine = seats.find((x) => app.me && x.player_id === app.me.player_id);
+  const open = state?.status === 'waiting' ? seats.find((x) => x.kind === 'open') : null;
+  app.pendingGame = typeof state?.game === 'string' ? state.game : null;
+  if (mine || open) {
+    send({ type: 'join', room: id, seat: (mine ?? open).seat, ref: 'join' });
+  } else {
+    send({ type: 'watch', room: id, ref: 'watch' });
+  }
+}
+
+/** The lobby's clock choice as `options.time_control` (or an error to show). */
+function chosenTimeControl() {
+  return timeControlFromChoice(ui['time-control'].value, {
+    baseSeconds: ui['time-control-base'].value,
+    incrementSeconds: ui['time-control-increment'].value,
+  });
+}
+
+/** The lobby's clock menu changed: show the custom fields for `custom`, and keep the choice. */
+export function onTimeControlChange() {
+  const value = ui['time-control'].value;
+  ui['time-control-custom'].hidden = value !== 'custom';
+  local.set(KEY_CLOCK, value);
+}
+
+/** Takes a seat of a listed room (or returns to one's own). */
+export function joinRoom(roomId, seat) {
+  if (app.room && app.room.id === roomId && app.room.seat === seat) return;
+  if (!requireOnline()) return;
+  if (!leaveCurrentRoom({ ask: true })) return;
+  hideError();
+  showNotice('');
+  app.pendingGame = app.rooms.get(roomId)?.game ?? null;
+  send({ type: 'join', room: roomId, seat, ref: 'join' });
+}
+
+/** Watches a listed room. */
+export function watchRoom(roomId) {
+  if (app.room && app.room.id === roomId) return;
+  if (!requireOnline()) return;
+  if (!leaveCurrentRoom({ ask: true })) return;
+  hideError();
+  showNotice('');
+  app.pendingGame = app.rooms.get(roomId)?.game ?? null;
+  send({ type: 'watch', room: roomId, ref: 'watch' });
+}
+
+/** A spectator takes an open seat of the room being watched. */
+export function takeSeat(seat) {
+  app.conn.send({ type: 'leave', room: app.room.id });
+  const id = app.room.id;
+  exitRoom();
+  send({ type: 'join', room: id, seat, ref: 'join' });
+}
+
+/** Copies the invitation link, or selects it where the clipboard is out of reach. */
+export async function onCopyLink() {
+  const copied = await copyText(ui['room-link'].value, ui['room-link']);
+  showNotice(copied ? 'Link copied. Send it to the person you want to play.' : 'Select the link and copy it to send it.');
+}
+
+// ---------------------------------------------------------------------------
+// Playing
+
+/** Drops the move being built on the board, if any. */
+export function cancelPick() {
+  if (!app.pick.sel.length && !app.pick.choices) return;
+  resetPick();
+  render();
+}
+
+/** Sends a move, when it is this player's turn and no move is on its way already. */
+export function sendMove(move) {
+  if (!app.room || !myTurn() || app.pendingMove) return;
+  if (send({ type: 'move', room: app.room.id, move, ref: 'move' })) {
+    app.pendingMove = true;
+    resetPick();
+    hideError();
+    render();
+  }
+}
+
+/** Puts the Resign button back to its first, harmless click. */
+export function disarmResign() {
+  clearTimeout(app.resignArmed);
+  app.resignArmed = null;
+  if (ui.resign) {
+    ui.resign.textContent = 'Resign';
+    ui.resign.classList.remove('danger');
+  }
+}
+
+/** Resign takes two clicks: the first arms it for a few seconds, the second resigns. */
+export function onResign() {
+  if (!app.room) return;
+  if (!app.resignArmed) {
+    ui.resign.textContent = 'Click again to resign';
+    ui.resign.classList.add('danger');
+    app.resignArmed = setTimeout(disarmResign, 4000);
+    return;
+  }
+  disarmResign();
+  send({ type: 'resign', room: app.room.id, ref: 'resign' });
+}
+
+/** A request about the current game that needs nothing but the room: draw offers and answers. */
+export function roomRequest(type) {
+  if (!app.room || !requireOnline()) return;
+  hideError();
+  send({ type, room: app.room.id, ref: type });
+}
+
+/** Asks for (or accepts) a rematch of the finished game. */
+export function onRematch() {
+  if (!app.room || !requireOnline()) return;
+  hideError();
+  // After a reconnect the finished game is shown without its seat: take the seat back
+  // first, or the server would not know this connection as a player of the room.
+  if (app.room.detached && app.room.role === 'player' && typeof app.room.seat === 'number') {
+    app.room.detached = false;
+    send({ type: 'join', room: app.room.id, seat: app.room.seat, ref: 'rejoin' });
+  }
+  send({ type: 'rematch', room: app.room.id, ref: 'rematch' });
+}
+
+/** Leave room / Stop watching. */
+export function onLeave() {
+  if (!app.room) return;
+  if (!app.conn.isOpen || app.room.detached) {
+    exitRoom();
+    return;
+  }
+  leaveCurrentRoom({ ask: true });
+}
+
+// ---------------------------------------------------------------------------
+// Signing in and the lobby's choices
+
+/** The name form: checks the name, keeps it and connects. */
+export function onConnect(event) {
+  event.preventDefault();
+  const name = ui['name-input'].value.trim();
+  const length = [...name].length; // in code points, as the server counts
+  if (length < 1 || length > NAME_MAX) {
+    showError(`Enter a name of 1 to ${NAME_MAX} characters.`, 'client_name');
+    ui['name-input'].focus();
+    return;
+  }
+  hideError();
+  showNotice('');
+  app.me = null;
+  local.set(KEY_NAME, name);
+  connect();
+}
+
+/** Change name: signs out and goes back to the name form. */
+export function onChangeName() {
+  if (app.room && !leaveCurrentRoom({ ask: true })) return;
+  closeSocket();
+  app.me = null;
+  render();
+  ui['name-input'].value = local.get(KEY_NAME) ?? '';
+  ui['name-input'].focus();
+  ui['name-input'].select();
+}
+
+/** Shows the lobby's choices for one game: side names, start position. */
+export function setLobbyGame(game) {
+  app.lobbyGame = game;
+  for (const input of ui['game-pick'].querySelectorAll('input[name="game"]')) {
+    input.checked = input.value === game;
+  }
+  ui['new-title'].textContent = `New ${gameTitle(game)} game`;
+  const sides = sidesOf(game, null).names;
+  for (const select of [ui['bot-side'], ui['person-side']]) {
+    for (const option of select.options) {
+      const seat = Number(option.value);
+      option.textContent = `${sides[seat]} (${GAMES[game].order[seat]})`;
+    }
+  }
+  const start = GAMES[game].startOption;
+  ui['start-options'].hidden = !start;
+  if (start) {
+    ui['start-label'].textContent = start.label;
+    ui['start-position'].placeholder = start.placeholder;
+  }
+  ui['start-position'].value = '';
+}

@@ -1,0 +1,113 @@
+// What the hands do on the live board: clicks, drops and Enter add a cell to the move
+// being built (moves.js says what each one means), the arrow keys walk the board,
+// Escape or a click elsewhere drops a half-built move.
+
+import { app, ui, currentGame, myTurn, resetPick } from './state.js';
+import { sendMove, cancelPick } from './actions.js';
+import { render } from './render.js';
+import { gridOf } from './boards/index.js';
+import { indexMoves, optionsAfter, clickOutcome } from './moves.js';
+
+const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+
+/** A click on a board cell. */
+export function onBoardClick(event) {
+  const cell = event.target.closest('[data-label]');
+  if (!cell || cell.disabled) return;
+  pickCell(cell.dataset.label);
+}
+
+/** The moves that can be picked on the board now, or null when none can. */
+function pickableMoves() {
+  if (!app.room || !app.state || !myTurn() || app.pendingMove) return null;
+  const s = app.state;
+  const { entries, mappable } = indexMoves(currentGame(), s.legal_moves, gridOf(s));
+  return mappable ? entries : null;
+}
+
+/** Whether a piece may be dragged from this cell: it starts a move, or continues the one being built. */
+export function canDrag(label) {
+  const entries = pickableMoves();
+  if (!entries) return false;
+  return app.pick.sel.at(-1) === label || optionsAfter(entries, []).next.has(label);
+}
+
+/** A drag lifts the piece: selected as by a click, unless it ends the path being built already. */
+export function onDragStart(label) {
+  if (app.pick.sel.at(-1) !== label) {
+    resetPick();
+    pickCell(label);
+  }
+}
+
+/** A drop is a click on the square it lands on; off the board it puts the piece back. */
+export function onDrop(from, to) {
+  if (to === null) {
+    cancelPick();
+    return;
+  }
+  pickCell(to);
+}
+
+/** Adds a cell to the move being built (a click, a drop or Enter on it). */
+function pickCell(label) {
+  const entries = pickableMoves();
+  if (!entries) return;
+  const outcome = clickOutcome(entries, app.pick.sel, label);
+  if (outcome.kind === 'send') {
+    sendMove(outcome.move);
+    return;
+  }
+  if (outcome.kind === 'choose') {
+    app.pick.sel = outcome.sel;
+    app.pick.choices = outcome.choices.map((e) => e.move);
+  } else if (outcome.kind === 'select') {
+    app.pick.sel = outcome.sel;
+    app.pick.choices = null;
+  } else {
+    resetPick();
+  }
+  render();
+}
+
+/** Escape drops a half-built move. */
+export function onEscape(event) {
+  if (event.key !== 'Escape' || (!app.pick.sel.length && !app.pick.choices)) return;
+  event.preventDefault();
+  const hadFocus = ui['move-helper'].contains(document.activeElement);
+  cancelPick();
+  // The helper's buttons are gone: put the focus back on the board.
+  if (hadFocus) (ui.board._cells ?? []).find((c) => c && c.dataset.label === app.boardHadFocus && !c.disabled)?.focus();
+}
+
+/** The arrow keys on the board. */
+export function onBoardKey(event) {
+  const step = ARROWS[event.key];
+  const from = event.target.closest?.('[data-label]');
+  if (!step || !from) return;
+  // Arrow keys walk the grid as drawn, skipping cells that cannot be used now.
+  event.preventDefault();
+  const cells = (ui.board._cells ?? []).filter((c) => c && !c.disabled);
+  const at = new Map(cells.map((c) => [`${c.dataset.row},${c.dataset.col}`, c]));
+  const rows = Number(ui.board.dataset.rows);
+  const cols = Number(ui.board.dataset.cols);
+  let row = Number(from.dataset.row);
+  let col = Number(from.dataset.col);
+  for (;;) {
+    row += step[0];
+    col += step[1];
+    if (row < 0 || col < 0 || row >= rows || col >= cols) return;
+    const next = at.get(`${row},${col}`);
+    if (next) {
+      next.focus();
+      return;
+    }
+  }
+}
+
+/** A click anywhere but the board and its helper line drops a half-built move. */
+export function onDocumentClick(event) {
+  if (!app.pick.sel.length && !app.pick.choices) return;
+  if (ui.board.contains(event.target) || ui['move-helper'].contains(event.target)) return;
+  cancelPick();
+}

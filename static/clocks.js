@@ -1,0 +1,55 @@
+// The clocks beside the seats: counted down between states from the `remaining_ms`
+// each state carries, and ticking only while one runs. The server alone decides when
+// time runs out.
+
+import { app, ui } from './state.js';
+import { formatClock } from './time.js';
+
+const CLOCK_TICK_MS = 100;
+const LOW_TIME_MS = 10000;
+
+/** A seat's time left now: counted down from the state's reading if its clock runs. */
+function clockLeft(s, seat, now = performance.now()) {
+  const c = s?.clocks;
+  if (!c || !Array.isArray(c.remaining_ms)) return null;
+  const base = Number(c.remaining_ms[seat]);
+  if (!Number.isFinite(base)) return null;
+  if (c.running === seat && s.status === 'playing') return Math.max(0, base - (now - app.clockAt));
+  return base;
+}
+
+/** Writes both clocks' readings; called on every render and every tick while one runs. */
+export function updateClocks() {
+  const s = app.state;
+  const now = performance.now();
+  for (const node of ui.seats.querySelectorAll('.clock')) {
+    const seat = Number(node.dataset.seat);
+    const left = clockLeft(s, seat, now);
+    if (left === null) continue;
+    const running = s.status === 'playing' && s.clocks?.running === seat;
+    // Under ten seconds a clock turns red; a per-move clock only while it runs (it
+    // starts each turn afresh) or once it has run out.
+    const low = left < LOW_TIME_MS && (running || left === 0 || s.time_control?.kind !== 'per_move');
+    const text = formatClock(left);
+    if (node.textContent !== text) {
+      node.textContent = text;
+      node.setAttribute('aria-label', `${node.dataset.side}'s clock: ${text}`);
+    }
+    node.dataset.running = running ? 'true' : 'false';
+    node.dataset.low = low ? 'true' : 'false';
+    node.classList.toggle('running', running);
+    node.classList.toggle('low', low);
+  }
+}
+
+/** Runs the clock display while a clock runs (and only then). */
+export function syncClockTicker() {
+  const s = app.state;
+  const live = Boolean(app.room && !ui.game.hidden && s?.status === 'playing' && s.clocks &&
+    typeof s.clocks.running === 'number');
+  if (live && !app.clockTimer) app.clockTimer = setInterval(updateClocks, CLOCK_TICK_MS);
+  if (!live && app.clockTimer) {
+    clearInterval(app.clockTimer);
+    app.clockTimer = null;
+  }
+}

@@ -1,0 +1,242 @@
+// What the page shows: which cards are visible, and the game card drawn from what the
+// page knows (state.js): the seats with their clocks, the status line, the draw panel,
+// the list of moves and the buttons under the board; also the menus of games, once.
+// The board and its helper line are drawn by board_view.js, the end of a game by
+// result.js.
+
+import { app, ui, currentGame, markOf, markEl, myTurn } from './state.js';
+import { renderBoard } from './board_view.js';
+import { renderResult, resultHeadline } from './result.js';
+import { updateClocks, syncClockTicker } from './clocks.js';
+import { disarmResign, roomRequest, takeSeat } from './actions.js';
+import { GAMES, gameTitle, movesInPairs, moveInWords, sideIsMark } from './boards/index.js';
+import { hasClock, timeControlLabel, timeControlDescription } from './time.js';
+import { seatName, botLevel, roomLabel } from './sides.js';
+import { roomLink } from './link.js';
+import { el, button } from './dom.js';
+
+/** Lists the games of boards/index.js in the lobby's game choice, the room filter and the leaderboard's menu. */
+export function listGames() {
+  for (const game of Object.keys(GAMES)) {
+    const title = gameTitle(game);
+    const input = document.createElement('input');
+    input.type = 'radio';
+    input.name = 'game';
+    input.value = game;
+    input.dataset.testid = `game-${game}`;
+    const label = document.createElement('label');
+    label.append(input, ` ${title}`);
+    ui['game-pick'].append(label);
+    ui['rooms-filter'].append(new Option(title, game));
+    ui['leaderboard-game'].append(new Option(title, game));
+  }
+}
+
+/** Draws the whole page again from what it knows. */
+export function render() {
+  const signedIn = app.me !== null;
+  ui.login.hidden = signedIn;
+  ui.me.textContent = app.me?.name ?? '';
+  const inRoom = app.room !== null;
+  const finished = app.state?.status === 'finished';
+  ui.lobby.hidden = !signedIn || (inRoom && !finished && app.room.role === 'player');
+  // A replay takes the game's place until it is closed.
+  ui.game.hidden = !inRoom || app.replay.current !== null;
+  ui.replay.hidden = app.replay.current === null;
+  if (inRoom) renderGame();
+  syncClockTicker();
+  document.title = titleText();
+  app.roomList.render();
+  app.recent.render();
+}
+
+function titleText() {
+  if (myTurn()) return 'Your turn · Parlor';
+  return 'Parlor';
+}
+
+function renderGame() {
+  const s = app.state;
+  ui['game-name'].textContent = gameTitle(currentGame());
+  ui['room-id'].textContent = roomLabel(app.room.id);
+  ui['room-id'].title = `Room ${app.room.id}`;
+  ui.spectators.textContent = s ? `${s.spectators ?? 0} watching` : '';
+  const clock = s?.time_control;
+  const tcPill = ui['room-time-control'];
+  tcPill.hidden = !hasClock(clock);
+  tcPill.textContent = hasClock(clock) ? `Clock ${timeControlLabel(clock)}` : '';
+  tcPill.title = timeControlDescription(clock);
+  renderSeats(s);
+  renderInvite(s);
+  renderBoard(s);
+  ui.board.dataset.gameId = s?.game_id ?? '';
+  ui.status.textContent = statusText(s);
+  ui.status.dataset.turn = myTurn() ? 'mine' : 'theirs';
+  renderDrawPanel(s);
+  renderResult(s);
+  renderMoves(s);
+  const playing = app.room.role === 'player' && s?.status === 'playing';
+  ui.resign.hidden = !playing;
+  if (!playing) disarmResign();
+  // Offer draw: while playing; "Draw offered" once offered; hidden while the opponent's
+  // offer waits for an answer (the panel above the board answers it).
+  const offer = playing && typeof s.draw_offer === 'number' ? s.draw_offer : null;
+  const offerButton = ui['offer-draw'];
+  offerButton.hidden = !playing || (offer !== null && offer !== app.room.seat);
+  offerButton.disabled = offer === app.room.seat;
+  offerButton.textContent = offer === app.room.seat ? 'Draw offered' : 'Offer draw';
+  ui.leave.textContent = app.room.role === 'spectator' ? 'Stop watching' : 'Leave room';
+}
+
+/** The link to share while this player waits for an opponent. */
+function renderInvite(s) {
+  const show = app.room.role === 'player' && s?.status === 'waiting' && Boolean(s.seats?.some((x) => x.kind === 'open'));
+  ui.invite.hidden = !show;
+  if (show) {
+    const link = roomLink(app.room.id);
+    if (ui['room-link'].value !== link) ui['room-link'].value = link;
+  }
+}
+
+function renderSeats(s) {
+  const list = ui.seats;
+  list.replaceChildren();
+  if (!s || !Array.isArray(s.seats)) return;
+  for (const seat of s.seats) {
+    const item = el('li', 'seat');
+    item.dataset.testid = `seat-${seat.seat}`;
+    if (s.status === 'playing' && s.to_move === seat.seat) item.classList.add('to-move');
+    item.append(markEl(seat.seat));
+    if (!sideIsMark(currentGame())) item.append(el('span', 'side-name', markOf(seat.seat)));
+    const name = el('span', 'seat-name', seatName(seat));
+    if (seat.kind === 'open') name.classList.add('open');
+    item.append(name);
+    if (typeof seat.rating === 'number') {
+      const rating = el('span', 'rating', String(seat.rating));
+      rating.dataset.testid = `rating-${seat.seat}`;
+      rating.title = `Rating in ${gameTitle(currentGame())}`;
+      rating.setAttribute('aria-label', `rating ${seat.rating}`);
+      item.append(rating);
+    }
+    const mine = app.me && seat.player_id && seat.player_id === app.me.player_id;
+    if (mine) item.append(el('span', 'tag you', 'you'));
+    if (app.me && seat.stand_in_for?.player_id === app.me.player_id) {
+      item.append(el('span', 'tag away', 'away: join your seat again to play on'));
+    }
+    const level = botLevel(seat.kind);
+    if (level) {
+      item.append(el('span', 'tag bot', `bot · ${level}`));
+    } else if (seat.kind !== 'open') {
+      // Our own seat is only as connected as this page is.
+      const online = seat.connected !== false && (!mine || app.ready);
+      const tag = el('span', `tag ${online ? 'online' : 'away'}`, online ? 'connected' : 'not connected');
+      item.append(tag);
+    }
+    if (seat.kind === 'open' && app.room.role === 'spectator' && s.status !== 'finished') {
+      item.append(button('Take this seat', `seat-join-${seat.seat}`, () => takeSeat(seat.seat), 'small'));
+    }
+    if (s.clocks && Array.isArray(s.clocks.remaining_ms)) {
+      const clock = el('span', 'clock');
+      clock.dataset.testid = `clock-${seat.seat}`;
+      clock.dataset.seat = String(seat.seat);
+      clock.dataset.side = markOf(seat.seat);
+      clock.setAttribute('role', 'timer');
+      item.append(clock);
+    }
+    list.append(item);
+  }
+  updateClocks();
+}
+
+function statusText(s) {
+  if (!app.ready) {
+    return app.conn.wanted
+      ? 'Connection lost: reconnecting… Your seat is kept for you meanwhile.'
+      : 'Disconnected: the board is paused until the connection is back.';
+  }
+  if (!s) return 'Loading the room…';
+  const seats = Array.isArray(s.seats) ? s.seats : [];
+  const seatAt = (n) => seats.find((x) => x.seat === n);
+  const player = app.room.role === 'player';
+  if (s.status === 'waiting') {
+    return player ? 'Waiting for an opponent to take the other seat.' : 'Waiting for players.';
+  }
+  if (s.status === 'playing') {
+    if (typeof s.to_move !== 'number') return 'Playing.';
+    const mover = `${seatName(seatAt(s.to_move))} (${markOf(s.to_move)})`;
+    if (player && s.to_move === app.room.seat) {
+      return app.pendingMove ? 'Sending your move…' : `Your turn: you play ${markOf(app.room.seat)}.`;
+    }
+    return player ? `Waiting for ${mover} to move…` : `${mover} to move.`;
+  }
+  if (s.status === 'finished') return `Game over. ${resultHeadline(s)}`;
+  return String(s.status ?? '');
+}
+
+/** The line above the board about draw offers, with Accept / Decline when one is made to you. */
+function renderDrawPanel(s) {
+  const box = ui['draw-panel'];
+  const playing = s?.status === 'playing';
+  const player = app.room.role === 'player' && typeof app.room.seat === 'number';
+  const offer = playing && typeof s.draw_offer === 'number' ? s.draw_offer : null;
+  const key = JSON.stringify([app.room.id, s?.game_id, offer, player ? app.room.seat : null, playing ? app.drawNote : '']);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  const parts = [];
+  let state = '';
+  if (offer !== null) {
+    const who = `${seatName(s.seats?.find((x) => x.seat === offer))} (${markOf(offer)})`;
+    if (player && offer === app.room.seat) {
+      state = 'offered';
+      const other = seatName(s.seats?.find((x) => x.seat === 1 - offer));
+      parts.push(el('p', 'draw-text', `You offered a draw. Waiting for ${other} to answer.`));
+    } else if (player) {
+      state = 'offered-to-you';
+      parts.push(el('p', 'draw-text', `${who} offers a draw.`));
+      const row = el('div', 'helper-buttons');
+      row.append(
+        button('Accept draw', 'accept-draw', () => roomRequest('accept_draw'), 'small primary-btn'),
+        button('Decline', 'decline-draw', () => roomRequest('decline_draw'), 'small'),
+      );
+      parts.push(row);
+    } else {
+      state = 'offered';
+      parts.push(el('p', 'draw-text', `${who} offers a draw.`));
+    }
+  } else if (player && playing && app.drawNote) {
+    state = 'answered';
+    parts.push(el('p', 'draw-text', app.drawNote));
+  }
+  box.dataset.state = state;
+  box.replaceChildren(...parts);
+  box.hidden = parts.length === 0;
+}
+
+function renderMoves(s) {
+  const list = ui.moves;
+  list.replaceChildren();
+  if (!s) return;
+  const game = currentGame();
+  const cols = Number(s.board?.cols) || 3;
+  // Who played move i: counted back from the last move, so a game that starts from a
+  // set position with the second seat to move is still right.
+  const lastSeat = typeof s.last_move?.seat === 'number' ? s.last_move.seat : null;
+  const total = app.moves.length;
+  const seatOf = (i) => (lastSeat === null ? i % 2 : (lastSeat + (total - 1 - i)) % 2);
+  list.dataset.plies = String(total);
+  if (movesInPairs(game)) {
+    // As chess and draughts records number them: "1. e4 e5", the first side's move
+    // first; "1. … e5" when a game from a set position starts with the second side.
+    const rows = [];
+    app.moves.forEach((move, i) => {
+      if (seatOf(i) === 0 || rows.length === 0) rows.push(seatOf(i) === 0 ? [move] : ['…', move]);
+      else rows[rows.length - 1].push(move);
+    });
+    for (const row of rows) list.append(el('li', null, row.join(' ')));
+  } else {
+    app.moves.forEach((move, i) => {
+      list.append(el('li', null, `${markOf(seatOf(i))} ${moveInWords(game, move, cols)}`));
+    });
+  }
+  list.hidden = app.moves.length === 0;
+}

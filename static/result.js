@@ -1,0 +1,168 @@
+// How a game ended, in words: the headline ("You won!", "Ann (White) won.", "Draw."),
+// the reason as a phrase, the result panel under the board with its scores, rating
+// changes, Rematch and Replay, and the same sentence for a stored game's replay.
+
+import { app, ui, currentGame, markOf, markEl } from './state.js';
+import { onRematch } from './actions.js';
+import { gameReasons } from './boards/index.js';
+import { seatName } from './sides.js';
+import { formatDuration } from './time.js';
+import { el, button, capitalise } from './dom.js';
+
+// End reasons any game can have, as phrases; each game's own are in its module in
+// boards/. `who` is "Name (Side)": the loser, or in a draw the side whose clock ran out
+// (which only a draw on time mentions); isYou says `who` is this player.
+const REASONS = {
+  resigned: (who, isYou) => (isYou ? 'you resigned' : `${who} resigned`),
+  abandoned: (who, isYou) => (isYou ? 'you left the game' : `${who} left the game`),
+  threefold_repetition: () => 'the same position occurred three times',
+  timeout: (who, isYou) => (isYou ? 'you ran out of time' : `${who} ran out of time`),
+  aborted: () => 'a first move was not made in time, so the game was called off and does not count',
+  draw_agreed: () => 'the players agreed to a draw',
+};
+
+/** The winner and reason of the current game, from game_over if seen, else from state.result. */
+function outcome(s) {
+  if (app.over) return { winner: app.over.winner ?? null, reason: app.over.reason };
+  if (s?.result) return { winner: s.result.winner ?? null, reason: s.result.reason };
+  return null;
+}
+
+/**
+ * The headline and reason of a finished game of `game`, in words. `label(seat)` names a
+ * seat ("Ann (White)"); `mySeat` is this player's seat, or null when watching; `flagged`
+ * is the seat whose time ran out, when known.
+ */
+function endText({ game, winner, reason, label, mySeat, flagged }) {
+  const decided = typeof winner === 'number';
+  let headline;
+  if (reason === 'aborted') headline = 'Game aborted.';
+  else if (!decided) headline = 'Draw.';
+  else if (typeof mySeat === 'number') headline = winner === mySeat ? 'You won!' : 'You lost.';
+  else headline = `${label(winner)} won.`;
+  const phrase = gameReasons(game)[reason] ?? REASONS[reason];
+  if (!phrase) return { headline, reason: String(reason ?? '').replaceAll('_', ' ') };
+  // The reason is told about the loser, or for a draw about who ran out of time.
+  const subject = decided ? 1 - winner : flagged;
+  const known = typeof subject === 'number';
+  return { headline, reason: phrase(known ? label(subject) : 'a player', known && subject === mySeat) };
+}
+
+/** The seat whose clock ran out: the one at zero, else the side to move after the last move. */
+function flaggedSeat(clocks, lastSeat) {
+  const left = Array.isArray(clocks) ? clocks.map(Number) : null;
+  if (left && left.filter((ms) => ms === 0).length === 1) return left.indexOf(0);
+  return typeof lastSeat === 'number' ? 1 - lastSeat : null;
+}
+
+function liveEndText(s) {
+  const o = outcome(s);
+  if (!o) return null;
+  const mySeat = app.room?.role === 'player' && typeof app.room.seat === 'number' ? app.room.seat : null;
+  return endText({
+    game: currentGame(),
+    winner: o.winner,
+    reason: o.reason,
+    label: (seat) => `${seatName(s?.seats?.find((x) => x.seat === seat))} (${markOf(seat)})`,
+    mySeat,
+    flagged: flaggedSeat(s?.clocks?.remaining_ms, s?.last_move?.seat),
+  });
+}
+
+/** "You won!", "Draw.", ... for the current game; '' while it is not over. */
+export function resultHeadline(s) {
+  return liveEndText(s)?.headline ?? '';
+}
+
+/** "Ann (White) won. Checkmate." for a stored, finished game. */
+export function storedEndSentence(data, label, mySeat) {
+  const total = data.moves.length;
+  const end = endText({
+    game: data.game,
+    winner: data.winner, reason: data.reason, label, mySeat,
+    flagged: flaggedSeat(null, total ? data.moves[total - 1].seat : null),
+  });
+  return `${end.headline} ${capitalise(end.reason)}.`;
+}
+
+/** "1500 → 1516 (+16)" */
+function ratingChangeText(before, after) {
+  const delta = after - before;
+  return `${before} → ${after} (${delta > 0 ? '+' : delta < 0 ? '−' : '±'}${Math.abs(delta)})`;
+}
+
+/** The panel under the board once the game is over; hidden before. */
+export function renderResult(s) {
+  const box = ui.result;
+  const o = s?.status === 'finished' || app.over ? outcome(s) : null;
+  if (!o) {
+    box.hidden = true;
+    box.replaceChildren();
+    delete box.dataset.winner;
+    delete box.dataset.reason;
+    return;
+  }
+  box.hidden = false;
+  const decided = o.winner !== null && o.winner !== undefined;
+  box.dataset.winner = decided ? String(o.winner) : (o.reason === 'aborted' ? 'none' : 'draw');
+  box.dataset.reason = String(o.reason ?? '');
+  const text = liveEndText(s);
+  const headline = text.headline;
+  box.className = `result ${headline.startsWith('You won') ? 'won' : headline.startsWith('You lost') ? 'lost' : 'neutral'}`;
+  const parts = [el('p', 'headline', headline), el('p', 'reason', capitalise(text.reason) + '.')];
+  const scores = Array.isArray(app.over?.scores) ? app.over.scores : [];
+  if (scores.length) {
+    const list = el('ul', 'scores');
+    for (const entry of scores) {
+      const item = el('li');
+      item.append(markEl(entry.seat));
+      item.append(el('span', 'score-name', entry.name ?? seatName(s?.seats?.find((x) => x.seat === entry.seat))));
+      if (typeof entry.rating_before === 'number' && typeof entry.rating_after === 'number') {
+        const change = el('span', 'rating-change', ratingChangeText(entry.rating_before, entry.rating_after));
+        change.dataset.testid = `rating-change-${entry.seat}`;
+        const delta = entry.rating_after - entry.rating_before;
+        change.dataset.trend = delta > 0 ? 'up' : delta < 0 ? 'down' : 'same';
+        change.title = 'Rating before → after this game';
+        item.append(change);
+      }
+      item.append(el('span', 'score', typeof entry.score === 'number' ? `${entry.score} points` : 'no score'));
+      list.append(item);
+    }
+    parts.push(list);
+  }
+  if (typeof app.over?.duration_ms === 'number') {
+    parts.push(el('p', 'duration', `Played in ${formatDuration(app.over.duration_ms)}.`));
+  }
+  const actions = el('div', 'result-actions');
+  const rematch = rematchControls(s);
+  if (rematch) {
+    parts.push(rematch.status);
+    actions.append(rematch.button);
+  }
+  if (s?.status === 'finished' && typeof s.game_id === 'string') {
+    actions.append(button('Replay', 'replay-open', () => app.replay.open(s.game_id), 'small'));
+  }
+  if (actions.childElementCount) parts.push(actions);
+  box.replaceChildren(...parts);
+}
+
+/** The Rematch button and a line on who has asked, for a player of a finished game. */
+function rematchControls(s) {
+  if (s?.status !== 'finished' || app.room?.role !== 'player' || typeof app.room.seat !== 'number') return null;
+  const asked = Array.isArray(s.rematch) ? s.rematch : [];
+  const me = app.room.seat;
+  const other = seatName(s.seats?.find((x) => x.seat === 1 - me));
+  const mine = asked.includes(me);
+  const theirs = asked.includes(1 - me);
+  const label = mine ? 'Rematch asked' : theirs ? 'Accept rematch' : 'Rematch';
+  const b = button(label, 'rematch', onRematch, `small${theirs && !mine ? ' primary-btn' : ''}`);
+  b.disabled = mine;
+  let line = 'A rematch is played in this room with the seats swapped.';
+  if (theirs && !mine) line = `${other} wants a rematch, with the seats swapped.`;
+  else if (mine) line = `Waiting for ${other} to accept the rematch.`;
+  const status = el('p', 'rematch-status', line);
+  status.dataset.testid = 'rematch-status';
+  status.dataset.state = theirs && !mine ? 'asked-by-them' : mine ? 'asked' : '';
+  status.dataset.asked = asked.map(String).join(',');
+  return { button: b, status };
+}

@@ -1,0 +1,153 @@
+// What the page knows: the one `app` object (who is signed in, the room and its latest
+// state, the move being built, the boards kept for replays), the page's elements by
+// test id (`ui`), what the browser keeps between visits (`local`, `session`), and the
+// facts read off them (the current game, whose turn, which way up the board is).
+// Nothing here sends or draws.
+
+import { DEFAULT_GAME, sidesOf, topSeatOf } from './boards/index.js';
+import { sideName, sideBadge } from './sides.js';
+import { RoomList } from './lobby.js';
+
+// Keys of what the browser keeps: localStorage, except KEY_ROOM.
+/** The player's token, to come back as the same player. */
+export const KEY_TOKEN = 'parlor.token';
+/** The name last signed in with. */
+export const KEY_NAME = 'parlor.name';
+/** The game last chosen in the lobby. */
+export const KEY_GAME = 'parlor.game';
+/** Per tab (sessionStorage): the room to return to after a reload. */
+export const KEY_ROOM = 'parlor.room';
+/** The clock last chosen in the lobby. */
+export const KEY_CLOCK = 'parlor.clock';
+/** The game the room list is limited to ('' for all). */
+export const KEY_FILTER = 'parlor.rooms-filter';
+
+/** localStorage / sessionStorage that never throws (private modes may refuse). */
+function storage(kind) {
+  const area = () => {
+    try { return window[kind]; } catch { return null; }
+  };
+  return {
+    get(key) { try { return area()?.getItem(key) ?? null; } catch { return null; } },
+    set(key, value) { try { area()?.setItem(key, value); } catch { /* not kept; fine */ } },
+    remove(key) { try { area()?.removeItem(key); } catch { /* fine */ } },
+  };
+}
+/** What this browser keeps across visits. */
+export const local = storage('localStorage');
+/** What this tab keeps across reloads. */
+export const session = storage('sessionStorage');
+
+/** The client's state: everything the page knows, in one place. */
+export const app = {
+  /** The socket to the server; it reconnects by itself while the user wants to be online. */
+  conn: null,
+  /** Set once `welcome` arrives on the current socket. */
+  ready: false,
+  me: null, // { player_id, name, token }
+  room: null, // { id, seat: number|null, role: 'player'|'spectator', game? }
+  state: null, // the last `state` of the current room
+  over: null, // the `game_over` of the current game, if seen
+  moves: [], // move strings of the current game
+  pendingMove: false,
+  pendingGame: null, // the game of the room being created, until its state arrives
+  // The move being built on the board: the labels clicked so far, and the moves to
+  // choose between when several share that path (chess promotion).
+  pick: { key: '', sel: [], choices: null },
+  lobbyGame: DEFAULT_GAME,
+  boardHadFocus: null, // label of the board cell that last had the keyboard focus
+  keyboard: false, // the player uses the keyboard, so moving the focus helps
+  orientation: null, // the sides and orientation of the current game, once known (see orientation())
+  rooms: new RoomList(),
+  roomList: null, // the rooms card (rooms.js)
+  leaderboard: null, // the leaderboard card (leaderboard.js)
+
+  /** A room from a `/?room=` link, to open once signed in. */
+  linkedRoom: null,
+  errorTimer: null,
+  resignArmed: null,
+  clockAt: 0, // performance.now() when the current state arrived: its clocks are as of then
+  clockTimer: null,
+  drawNote: '', // what became of this player's draw offer, until the next move
+  seen: new Map(), // game_id → { game, boards: [board after n moves], flipped, sides }
+  replay: null, // the replay card (replay.js)
+  recent: null, // the recent games card (recent.js)
+};
+
+/** The page's elements, by test id (and the four cards by id). Filled by bindUi(). */
+export const ui = {};
+
+/** The element with this data-testid. */
+const byTestId = (id, root = document) => root.querySelector(`[data-testid="${id}"]`);
+
+/** Finds the page's elements once, into `ui`. */
+export function bindUi() {
+  for (const id of [
+    'connection', 'reconnect', 'error', 'notice', 'login-form', 'name-input', 'connect',
+    'me', 'change-name', 'quick-join', 'open-room', 'private-room', 'play-bot', 'bot-level', 'bot-side', 'person-side',
+    'bot2-level', 'bot-vs-bot', 'rooms-filter', 'invite', 'room-link', 'copy-link',
+    'game-pick', 'new-title', 'start-options', 'start-label', 'start-position',
+    'game-name', 'room-id', 'spectators', 'seats', 'status', 'board', 'move-helper', 'result',
+    'moves', 'resign', 'leave', 'rooms-empty', 'room-list',
+    'leaderboard', 'leaderboard-note', 'leaderboard-game', 'leaderboard-by',
+    'room-time-control', 'draw-panel', 'offer-draw',
+    'time-control', 'time-control-custom', 'time-control-base', 'time-control-increment',
+    'replay', 'replay-title', 'replay-close', 'replay-info', 'replay-board', 'replay-missing',
+    'replay-first', 'replay-back', 'replay-step', 'replay-forward', 'replay-last', 'replay-moves',
+    'recent-games', 'recent-empty',
+  ]) {
+    ui[id] = byTestId(id);
+  }
+  ui.login = document.getElementById('login');
+  ui.lobby = document.getElementById('lobby');
+  ui.game = document.getElementById('game');
+  ui.roomTemplate = document.getElementById('room-item');
+}
+
+/** The game of the current room (known once its first state arrives). */
+export function currentGame() {
+  return app.state?.game ?? app.room?.game ?? DEFAULT_GAME;
+}
+
+/** The name of a seat's side ("X", "White", "Geese", ...), in the current game by default. */
+export function markOf(seat, game = currentGame(), state = app.state) {
+  return sideName(seat, game, state);
+}
+
+/** A badge of a seat's side, in the current game by default. */
+export function markEl(seat, game = currentGame(), state = app.state) {
+  return sideBadge(seat, game, state);
+}
+
+/** Whether this page is the player to move, signed in, in a game being played. */
+export function myTurn() {
+  const s = app.state;
+  return Boolean(
+    app.room && s && app.ready && app.room.role === 'player' && s.status === 'playing' &&
+      s.to_move === app.room.seat,
+  );
+}
+
+/** Drops the move being built; `key` says which position the (empty) pick belongs to. */
+export function resetPick(key = app.pick.key) {
+  app.pick = { key, sel: [], choices: null };
+}
+
+/** The sides of the seats and the board's orientation, kept for the whole game once known. */
+export function orientation(game, s) {
+  const cacheKey = `${app.room?.id}|${s?.game_id ?? ''}|${game}`;
+  const cached = app.orientation;
+  if (cached && cached.key === cacheKey) return cached;
+  const sides = sidesOf(game, s);
+  const top = topSeatOf(game, s, sides);
+  const result = { key: cacheKey, sides, top };
+  // Only keep what the state showed for certain; defaults are worked out again next time.
+  if (sides.known && s?.game_id) app.orientation = result;
+  return result;
+}
+
+/** Whether this player sees the board turned, so that their own pieces are at the bottom. */
+export function isFlipped(game, s) {
+  const { top } = orientation(game, s);
+  return top !== null && app.room?.role === 'player' && app.room.seat === top;
+}
