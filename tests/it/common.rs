@@ -1,9 +1,8 @@
 //! A real Parlor server on an ephemeral port, and a real WebSocket client, for the
-//! integration tests. Each test file uses what it needs.
-#![allow(dead_code)]
+//! integration tests. Each behaviour's module uses what it needs.
 
 use std::net::{SocketAddr, TcpListener};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -126,10 +125,6 @@ pub async fn play_alternately(players: &mut [Client; 2], room: &str, moves: &[&s
 
 pub fn temp_dir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
-}
-
-pub fn db_path(dir: &Path) -> PathBuf {
-    dir.join("parlor.db")
 }
 
 /// A WebSocket client speaking JSON.

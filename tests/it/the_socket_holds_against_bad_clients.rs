@@ -2,11 +2,9 @@
 //! socket that never says `hello`, text that is not UTF-8, a frame header announcing
 //! 2^62 bytes, a client that stops reading, and pages from a foreign origin.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{PATIENCE, TestServer, masked_frame, read_close, temp_dir, test_config};
+use crate::common::{PATIENCE, TestServer, masked_frame, read_close, temp_dir, test_config};
 use futures_util::SinkExt;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
