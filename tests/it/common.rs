@@ -34,6 +34,7 @@ pub fn test_config(dir: &Path) -> Config {
 
 /// A running server.
 pub struct TestServer {
+    /// Where it listens (127.0.0.1 and an ephemeral port).
     pub addr: SocketAddr,
     shutdown: CancellationToken,
     task: JoinHandle<Result<(), parlor::RunError>>,
@@ -72,10 +73,12 @@ impl TestServer {
         self.task.await.unwrap().unwrap();
     }
 
+    /// The server's HTTP address for `path`.
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
+    /// `GET path`: the status and the JSON body.
     pub async fn get_json(&self, path: &str) -> (u16, Value) {
         let response = reqwest::get(self.url(path)).await.unwrap();
         let status = response.status().as_u16();
@@ -123,16 +126,19 @@ pub async fn play_alternately(players: &mut [Client; 2], room: &str, moves: &[&s
     }
 }
 
+/// A new temporary directory for a server's database, removed when dropped.
 pub fn temp_dir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
 
 /// A WebSocket client speaking JSON.
 pub struct Client {
+    /// The connection itself, for tests that read or write frames beyond JSON.
     pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
 }
 
 impl Client {
+    /// Sends `message` as a text frame.
     pub async fn send(&mut self, message: Value) {
         self.ws
             .send(Message::text(message.to_string()))
@@ -140,6 +146,7 @@ impl Client {
             .unwrap();
     }
 
+    /// Sends `text` as a text frame as it is, JSON or not.
     pub async fn send_raw(&mut self, text: &str) {
         self.ws.send(Message::text(text.to_owned())).await.unwrap();
     }
@@ -189,6 +196,7 @@ impl Client {
         }
     }
 
+    /// Says hello as `name` (resuming with `token`, if any); returns the `welcome`.
     pub async fn hello(&mut self, name: &str, token: Option<&str>) -> Value {
         let mut message = json!({"type": "hello", "name": name});
         if let Some(token) = token {
@@ -233,6 +241,7 @@ impl Client {
         self.expect("state").await
     }
 
+    /// Sends the move `cell` in `room` (without waiting for an answer).
     pub async fn play(&mut self, room: &str, cell: &str) {
         self.send(json!({"type": "move", "room": room, "move": cell}))
             .await;
@@ -251,6 +260,7 @@ impl Client {
         );
     }
 
+    /// Closes the connection politely, ignoring a connection already gone.
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;
     }
