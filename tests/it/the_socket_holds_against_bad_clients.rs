@@ -85,6 +85,16 @@ async fn stop_reading_after(requests: usize) -> &'static str {
         .write_all(&masked_frame(0x1, br#"{"type":"hello","name":"Sloth"}"#))
         .await
         .unwrap();
+    // The session counts itself once it runs, which may be just after the upgrade's
+    // answer reached us: wait for the count rather than race it.
+    let counted = Instant::now() + PATIENCE;
+    while server.metric("parlor_connections_open").await < 2.0 {
+        assert!(
+            Instant::now() < counted,
+            "the raw connection was never counted"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(server.metric("parlor_connections_open").await, 2.0);
     let request = masked_frame(0x1, br#"{"type":"list_rooms"}"#);
     let flood: Vec<u8> = request
