@@ -2,12 +2,10 @@
 //! off a broadcast of its own (which could overflow the next queue), so the rest of the
 //! room hears of them in paced states.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use common::{Client, TestServer, temp_dir, test_config};
+use crate::common::{Client, TestServer, temp_dir, test_config};
 use parlor::config::LimitsConfig;
 use serde_json::{Value, json};
 use tokio::net::TcpSocket;

@@ -1,9 +1,7 @@
 //! A player who drops keeps the seat for `rooms.reconnect_grace_secs`: coming back with
 //! the token resumes the game; not coming back loses it by `abandoned`.
 
-mod common;
-
-use common::{TestServer, play_alternately, temp_dir, test_config};
+use crate::common::{TestServer, play_alternately, temp_dir, test_config};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

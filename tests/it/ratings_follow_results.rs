@@ -1,9 +1,7 @@
 //! Glicko-2 ratings move with results, show on seats, survive in the store, and make a
 //! leaderboard of their own.
 
-mod common;
-
-use common::{TestServer, play_alternately, temp_dir};
+use crate::common::{TestServer, play_alternately, temp_dir};
 use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,11 +2,9 @@
 //! `bad_option` or answers promptly with a small `state`: the positions of issue 14 used
 //! to be accepted with millions of fox moves and a state of tens of megabytes.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{TestServer, temp_dir, test_config};
+use crate::common::{TestServer, temp_dir, test_config};
 use parlor_rules::bots::BotLevel;
 use serde_json::json;
 

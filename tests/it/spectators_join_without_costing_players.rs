@@ -3,12 +3,10 @@
 //! (not one per join), and a room at `limits.spectators_per_room` refuses more with
 //! `room_full`.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use common::{Client, TestServer, temp_dir, test_config};
+use crate::common::{Client, TestServer, temp_dir, test_config};
 use parlor::config::LimitsConfig;
 use serde_json::{Value, json};
 use tokio_tungstenite::connect_async;

@@ -1,11 +1,9 @@
 //! Every error code is produced by a real bad message; each leaves the room unchanged
 //! and the socket working. Only an oversized frame closes the socket (code 1009).
 
-mod common;
-
 use std::time::Duration;
 
-use common::{TestServer, temp_dir, test_config};
+use crate::common::{TestServer, temp_dir, test_config};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use sqlx::Connection;
@@ -260,7 +258,7 @@ async fn a_silent_connection_is_closed_after_the_timeout() {
 }
 
 /// Reads until the server's close frame and returns its code.
-async fn close_code(client: &mut common::Client) -> Option<CloseCode> {
+async fn close_code(client: &mut crate::common::Client) -> Option<CloseCode> {
     tokio::time::timeout(Duration::from_secs(5), async {
         while let Some(frame) = client.ws.next().await {
             if let Ok(Message::Close(frame)) = frame {

@@ -1,9 +1,7 @@
 //! Ending a game by agreement, and playing again: draw offers (accepted, declined,
 //! lapsed, answered by a bot) and rematches with the seats swapped.
 
-mod common;
-
-use common::{TestServer, play_alternately, temp_dir};
+use crate::common::{TestServer, play_alternately, temp_dir};
 use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

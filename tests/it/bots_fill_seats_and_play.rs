@@ -1,11 +1,9 @@
 //! Bots: an open seat opposite a waiting human is filled after `bots.fill_after_secs`;
 //! a room with both seats open never fills itself; bots chosen at creation play.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Client, TestServer, temp_dir};
+use crate::common::{Client, TestServer, temp_dir};
 use serde_json::{Value, json};
 
 /// Plays seat 0's first legal move whenever it is its turn, starting from `state`,

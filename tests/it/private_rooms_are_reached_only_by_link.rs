@@ -1,11 +1,9 @@
 //! A room created with `options.private` is in no listing and no lobby feed and gets no
 //! bot, but anyone with its id can join, watch and read it.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{TestServer, temp_dir};
+use crate::common::{TestServer, temp_dir};
 use serde_json::json;
 
 #[tokio::test]

@@ -2,12 +2,10 @@
 //! time, and a lobby subscriber gets each room's changes merged, at most one batch per
 //! `limits.lobby_flush_ms`.
 
-mod common;
-
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use common::{TestServer, temp_dir, test_config};
+use crate::common::{TestServer, temp_dir, test_config};
 use parlor::config::LimitsConfig;
 use serde_json::{Value, json};
 
@@ -70,7 +68,7 @@ async fn rooms_are_listed_a_page_at_a_time() {
 
 /// Every frame the connection receives until `quiet` passes without one, with the time
 /// each arrived.
-async fn drain(client: &mut common::Client, quiet: Duration) -> Vec<(Instant, Value)> {
+async fn drain(client: &mut crate::common::Client, quiet: Duration) -> Vec<(Instant, Value)> {
     let mut frames = Vec::new();
     while let Ok(frame) = tokio::time::timeout(quiet, client.recv()).await {
         frames.push((Instant::now(), frame));

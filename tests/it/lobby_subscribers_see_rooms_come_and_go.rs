@@ -2,13 +2,11 @@
 //! room added, changed or removed, filtered by game when it asked for one, and nothing
 //! more once it unsubscribes.
 
-mod common;
-
-use common::{TestServer, temp_dir, test_config};
+use crate::common::{TestServer, temp_dir, test_config};
 use serde_json::{Value, json};
 
 /// The next `lobby_update` about `room`, skipping updates about other rooms.
-async fn update_about(client: &mut common::Client, room: &str) -> Value {
+async fn update_about(client: &mut crate::common::Client, room: &str) -> Value {
     loop {
         let update = client.until("lobby_update").await;
         if update["room"]["room"] == room {

@@ -2,14 +2,12 @@
 //! margin, even when a room is stuck: here its move is waiting on a database that
 //! another process holds write-locked, with a very long `store.busy_timeout_ms`.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{Client, temp_dir};
+use crate::common::{Client, temp_dir};
 use sqlx::Connection;
 use tokio_tungstenite::connect_async;
 

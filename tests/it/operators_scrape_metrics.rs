@@ -1,8 +1,6 @@
 //! `GET /metrics` reports what the server did, in Prometheus's text format.
 
-mod common;
-
-use common::{TestServer, play_alternately, temp_dir};
+use crate::common::{TestServer, play_alternately, temp_dir};
 use serde_json::json;
 
 /// The value of the sample whose line starts with `series` (name and labels).

@@ -1,9 +1,8 @@
 //! A real Parlor server on an ephemeral port, and a real WebSocket client, for the
-//! integration tests. Each test file uses what it needs.
-#![allow(dead_code)]
+//! integration tests. Each behaviour's module uses what it needs.
 
 use std::net::{SocketAddr, TcpListener};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -35,6 +34,7 @@ pub(crate) fn test_config(dir: &Path) -> Config {
 
 /// A running server.
 pub(crate) struct TestServer {
+    /// Where it listens (127.0.0.1 and an ephemeral port).
     pub(crate) addr: SocketAddr,
     shutdown: CancellationToken,
     task: JoinHandle<Result<(), parlor::RunError>>,
@@ -73,10 +73,12 @@ impl TestServer {
         self.task.await.unwrap().unwrap();
     }
 
+    /// The server's HTTP address for `path`.
     pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
+    /// `GET path`: the status and the JSON body.
     pub(crate) async fn get_json(&self, path: &str) -> (u16, Value) {
         let response = reqwest::get(self.url(path)).await.unwrap();
         let status = response.status().as_u16();
@@ -124,20 +126,19 @@ pub(crate) async fn play_alternately(players: &mut [Client; 2], room: &str, move
     }
 }
 
+/// A new temporary directory for a server's database, removed when dropped.
 pub(crate) fn temp_dir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
 
-pub(crate) fn db_path(dir: &Path) -> PathBuf {
-    dir.join("parlor.db")
-}
-
 /// A WebSocket client speaking JSON.
 pub(crate) struct Client {
+    /// The connection itself, for tests that read or write frames beyond JSON.
     pub(crate) ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
 }
 
 impl Client {
+    /// Sends `message` as a text frame.
     pub(crate) async fn send(&mut self, message: Value) {
         self.ws
             .send(Message::text(message.to_string()))
@@ -145,6 +146,7 @@ impl Client {
             .unwrap();
     }
 
+    /// Sends `text` as a text frame as it is, JSON or not.
     pub(crate) async fn send_raw(&mut self, text: &str) {
         self.ws.send(Message::text(text.to_owned())).await.unwrap();
     }
@@ -194,6 +196,7 @@ impl Client {
         }
     }
 
+    /// Says hello as `name` (resuming with `token`, if any); returns the `welcome`.
     pub(crate) async fn hello(&mut self, name: &str, token: Option<&str>) -> Value {
         let mut message = json!({"type": "hello", "name": name});
         if let Some(token) = token {
@@ -238,6 +241,7 @@ impl Client {
         self.expect("state").await
     }
 
+    /// Sends the move `cell` in `room` (without waiting for an answer).
     pub(crate) async fn play(&mut self, room: &str, cell: &str) {
         self.send(json!({"type": "move", "room": room, "move": cell}))
             .await;
@@ -256,6 +260,7 @@ impl Client {
         );
     }
 
+    /// Closes the connection politely, ignoring a connection already gone.
     pub(crate) async fn close(mut self) {
         let _ = self.ws.close(None).await;
     }

@@ -3,18 +3,20 @@
 //! 429, counted by the address a trusted proxy names), and the server's room cap
 //! (`server_full`).
 
-mod common;
-
 use std::time::Duration;
 
-use common::{PATIENCE, TestServer, temp_dir, test_config};
+use crate::common::{PATIENCE, TestServer, temp_dir, test_config};
 use futures_util::SinkExt;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
 /// Sends `list_rooms` with refs `0..count` and returns the `ref` of each reply and
 /// whether it was refused as `rate_limited`.
-async fn list_rooms_burst(client: &mut common::Client, first: u64, count: u64) -> Vec<(u64, bool)> {
+async fn list_rooms_burst(
+    client: &mut crate::common::Client,
+    first: u64,
+    count: u64,
+) -> Vec<(u64, bool)> {
     for reference in first..first + count {
         client
             .send(json!({"type": "list_rooms", "ref": reference}))
@@ -159,7 +161,7 @@ async fn the_server_refuses_rooms_past_its_cap_with_server_full() {
 }
 
 /// Expects the upgrade to be refused with 429 and the JSON error body.
-fn assert_refused(result: Result<common::Client, (u16, Value)>) {
+fn assert_refused(result: Result<crate::common::Client, (u16, Value)>) {
     match result {
         Ok(_) => panic!("the upgrade was accepted"),
         Err((status, body)) => {

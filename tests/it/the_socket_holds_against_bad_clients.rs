@@ -2,11 +2,9 @@
 //! socket that never says `hello`, text that is not UTF-8, a frame header announcing
 //! 2^62 bytes, a client that stops reading, and pages from a foreign origin.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{PATIENCE, TestServer, masked_frame, read_close, temp_dir, test_config};
+use crate::common::{PATIENCE, TestServer, masked_frame, read_close, temp_dir, test_config};
 use futures_util::SinkExt;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -87,6 +85,16 @@ async fn stop_reading_after(requests: usize) -> &'static str {
         .write_all(&masked_frame(0x1, br#"{"type":"hello","name":"Sloth"}"#))
         .await
         .unwrap();
+    // The session counts itself once it runs, which may be just after the upgrade's
+    // answer reached us: wait for the count rather than race it.
+    let counted = Instant::now() + PATIENCE;
+    while server.metric("parlor_connections_open").await < 2.0 {
+        assert!(
+            Instant::now() < counted,
+            "the raw connection was never counted"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(server.metric("parlor_connections_open").await, 2.0);
     let request = masked_frame(0x1, br#"{"type":"list_rooms"}"#);
     let flood: Vec<u8> = request

@@ -1,9 +1,7 @@
 //! The HTTP side facing a stranger: the page carries its security headers, `HEAD`
 //! answers like `GET`, and a malformed query string gets the JSON error body.
 
-mod common;
-
-use common::{TestServer, temp_dir};
+use crate::common::{TestServer, temp_dir};
 
 #[tokio::test]
 async fn the_page_carries_security_headers() {

@@ -1,9 +1,7 @@
 //! Names a stranger might use to pass for someone else: invisible characters and
 //! direction overrides are refused, and a look-alike of a taken name is taken.
 
-mod common;
-
-use common::{TestServer, temp_dir};
+use crate::common::{TestServer, temp_dir};
 use serde_json::json;
 
 #[tokio::test]

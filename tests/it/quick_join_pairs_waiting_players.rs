@@ -1,9 +1,7 @@
 //! `quick_join` seats a player opposite the person who has waited longest for the same
 //! game and time control, or creates a room for them to wait in.
 
-mod common;
-
-use common::{Client, TestServer, temp_dir};
+use crate::common::{Client, TestServer, temp_dir};
 use serde_json::{Value, json};
 
 /// Sends `quick_join` and returns (whether a room was created, the `joined`, the snapshot).

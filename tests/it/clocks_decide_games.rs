@@ -1,9 +1,7 @@
 //! Time controls through the real server: the room's clock ends games by itself. Short
 //! controls (milliseconds) keep the tests quick.
 
-mod common;
-
-use common::{TestServer, temp_dir, test_config};
+use crate::common::{TestServer, temp_dir, test_config};
 use serde_json::{Value, json};
 
 fn fischer(base_ms: u64, increment_ms: u64) -> Value {

@@ -3,11 +3,9 @@
 //! reach the rules people check first (multi-jump with crowning, promotion, en passant,
 //! castling, repetition).
 
-mod common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{Client, TestServer, play_alternately, temp_dir, test_config};
+use crate::common::{Client, TestServer, play_alternately, temp_dir, test_config};
 use serde_json::{Value, json};
 
 /// Reasons each game may end with when both sides just play on.

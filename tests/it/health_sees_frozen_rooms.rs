@@ -2,14 +2,12 @@
 //! problem while every worker thread of the rooms' runtime is held (as a search on a
 //! room's task once held them), and 200 again once they are free.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
-use common::{TestServer, temp_dir};
+use crate::common::{TestServer, temp_dir};
 use serde_json::Value;
 
 /// `GET path` over a plain blocking socket, so it works while the test's runtime is

@@ -1,9 +1,7 @@
 //! Two humans play tic-tac-toe to the end, once to a win and once to a draw, while a
 //! spectator sees every state with `seq` rising by exactly one.
 
-mod common;
-
-use common::{Client, TestServer, play_alternately, temp_dir};
+use crate::common::{Client, TestServer, play_alternately, temp_dir};
 use serde_json::{Value, json};
 
 /// Collects the spectator's states up to `game_over`, checking that `seq` rises by one.

@@ -3,14 +3,12 @@
 //! game played to a win, a rematch and its first move. Only the values of ids and of
 //! Parlor's ratings (which the baselines do not compute) are masked before comparing.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use common::{PATIENCE, TestServer, temp_dir, test_config};
+use crate::common::{PATIENCE, TestServer, temp_dir, test_config};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;

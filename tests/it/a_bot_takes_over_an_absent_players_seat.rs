@@ -1,9 +1,7 @@
 //! With `options.takeover`, a player who stays away past the reconnect grace has a bot
 //! play for them instead of losing; coming back with the token gives the seat back.
 
-mod common;
-
-use common::{TestServer, temp_dir};
+use crate::common::{TestServer, temp_dir};
 use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,11 +1,9 @@
 //! A bot's thinking never runs on a room's task: many draw offers to bots, each needing
 //! a search, are all answered, while another room's moves are answered promptly.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{Client, TestServer, temp_dir, test_config};
+use crate::common::{Client, TestServer, temp_dir, test_config};
 use parlor::config::LimitsConfig;
 use serde_json::json;
 

@@ -2,9 +2,7 @@
 //! stopped and started again on the same database file; a game cut off by a restart is
 //! marked `interrupted`.
 
-mod common;
-
-use common::{TestServer, play_alternately, temp_dir};
+use crate::common::{TestServer, play_alternately, temp_dir};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

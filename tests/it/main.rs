@@ -1,0 +1,39 @@
+//! Parlor's integration tests, in one binary: one module per behaviour, each against a
+//! real server (in-process on an ephemeral port, or a `parlor` child process), and the
+//! helpers they share in [`common`].
+//!
+//! One binary links the server crate once instead of once per behaviour. Its tests run
+//! as threads of one process, so none may change process-wide state (environment
+//! variables, the current directory, signal handlers, resource limits): child processes
+//! get their settings through `Command::env` and `Command::current_dir`, and every
+//! server has its own directory, database, port and metrics registry.
+
+mod common;
+
+mod a_bot_takes_over_an_absent_players_seat;
+mod baselines_send_parlors_bytes;
+mod bots_fill_seats_and_play;
+mod bots_never_hold_up_rooms;
+mod clients_are_held_to_their_limits;
+mod clocks_decide_games;
+mod crafted_positions_stay_small;
+mod draws_and_rematches;
+mod every_error_keeps_the_socket_open;
+mod every_game_plays_to_its_end;
+mod health_sees_frozen_rooms;
+mod http_answers_strangers_safely;
+mod lobby_subscribers_see_rooms_come_and_go;
+mod names_cannot_impersonate;
+mod one_server_per_database;
+mod operators_scrape_metrics;
+mod players_reconnect_or_lose_by_abandonment;
+mod private_rooms_are_reached_only_by_link;
+mod quick_join_pairs_waiting_players;
+mod ratings_follow_results;
+mod results_survive_a_restart;
+mod room_lists_stay_small_under_many_rooms;
+mod shutdown_always_finishes;
+mod slow_spectators_are_dropped_quietly;
+mod spectators_join_without_costing_players;
+mod the_socket_holds_against_bad_clients;
+mod two_humans_play_while_a_spectator_watches;
