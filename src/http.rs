@@ -129,16 +129,16 @@ pub fn security_headers() -> DefaultHeaders {
         .add(("X-Frame-Options", "DENY"))
 }
 
-/// Registers every route on an actix `App`. Every route but `/ws` answers `HEAD` as it
-/// answers `GET` (actix sends the headers without the body), and a malformed query
-/// string gets the same JSON error body as every other bad request.
+/// Registers every HTTP route on an actix `App` (`/ws`, the WebSocket, is registered
+/// before them by [`crate::run`]). Every route answers `HEAD` as it answers `GET` (actix
+/// sends the headers without the body), and a malformed query string gets the same JSON
+/// error body as every other bad request.
 pub fn routes(config: &mut web::ServiceConfig) {
     let query_errors = web::QueryConfig::default().error_handler(|error, _| {
         ApiError::BadRequest(format!("the query string is not valid: {error}")).into()
     });
     config
         .app_data(query_errors)
-        .route("/ws", web::get().to(crate::ws::upgrade))
         .route("/healthz", get_or_head().to(health))
         .route("/metrics", get_or_head().to(metrics))
         .route("/api/rooms", get_or_head().to(rooms))

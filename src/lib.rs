@@ -11,6 +11,8 @@
 
 pub mod config;
 pub mod http;
+#[cfg(test)]
+mod layering;
 pub mod limits;
 pub mod lobby;
 pub mod metrics;
@@ -159,6 +161,7 @@ pub async fn run(
         App::new()
             .wrap(http::security_headers())
             .app_data(app_state.clone())
+            .route("/ws", web::get().to(ws::upgrade))
             .configure(http::routes)
     })
     .on_connect(on_connect)

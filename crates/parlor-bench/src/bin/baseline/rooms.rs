@@ -3,7 +3,7 @@
 //! A room is plain data behind a mutex, changed in place by the connection that sent the
 //! request: no room task, no store, no clock, no ratings. Each change is rendered to JSON
 //! once and the same frame is queued to every subscriber, as Parlor does. The `state`
-//! frames are written byte for byte like Parlor's (tests/baselines_send_parlors_bytes.rs
+//! frames are written byte for byte like Parlor's (tests/it/baselines_send_parlors_bytes.rs
 //! checks it); only ids and, after a first game, Parlor's ratings differ in value.
 
 use std::fmt::Write as _;
