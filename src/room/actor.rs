@@ -779,7 +779,7 @@ impl Room {
     fn rated(&self, outcome: Outcome) -> bool {
         let [first, second] = Seat::BOTH.map(|seat| {
             let state = &self.seats[seat.index()];
-            rated_key(&state.kind(), state.player_id())
+            rated_key(&state.kind().to_string(), state.player_id())
         });
         // Two bots of one level share a rating: a game against itself teaches it nothing.
         self.options.scored()
@@ -792,7 +792,7 @@ impl Room {
     async fn load_ratings(&mut self) {
         let keys = Seat::BOTH.map(|seat| {
             let state = &self.seats[seat.index()];
-            rated_key(&state.kind(), state.player_id())
+            rated_key(&state.kind().to_string(), state.player_id())
         });
         let store = &self.context.store;
         self.ratings = match store
@@ -920,7 +920,7 @@ impl Room {
             rated: self.rated(outcome).then(|| {
                 Seat::BOTH.map(|seat| {
                     let state = &self.seats[seat.index()];
-                    rated_key(&state.kind(), state.player_id())
+                    rated_key(&state.kind().to_string(), state.player_id())
                 })
             }),
         };
@@ -1003,7 +1003,7 @@ impl Room {
                     let state = &self.seats[seat.index()];
                     SeatRecord {
                         seat: seat.index() as u8,
-                        kind: state.kind(),
+                        kind: state.kind().to_string(),
                         player_id: state.player_id().map(str::to_owned),
                         name: state.name().unwrap_or_default(),
                     }
@@ -1318,7 +1318,7 @@ impl Room {
             if changed {
                 *current = next;
             }
-            changed && self.context.lobby_feed.has_listeners()
+            changed && self.context.listing_followers.any()
         });
     }
 

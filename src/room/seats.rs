@@ -6,6 +6,7 @@ use tokio::time::Instant;
 
 use super::{PlayerInfo, Subscriber};
 use crate::bots::BotLevel;
+use crate::domain::SeatKind;
 use crate::protocol::{ClientError, ErrorCode, PlayerRef, SeatView};
 
 /// A seat as asked for in `create_room`.
@@ -125,12 +126,12 @@ impl SeatState {
         }
     }
 
-    /// `open`, `human` or `bot:<level>` (also for a bot standing in for a person).
-    pub(super) fn kind(&self) -> String {
+    /// Open, human or a bot (also for a bot standing in for a person).
+    pub(super) fn kind(&self) -> SeatKind {
         match self {
-            SeatState::Open => "open".to_owned(),
-            SeatState::Human { .. } => "human".to_owned(),
-            SeatState::Bot(level) | SeatState::StandIn { level, .. } => format!("bot:{level}"),
+            SeatState::Open => SeatKind::Open,
+            SeatState::Human { .. } => SeatKind::Human,
+            SeatState::Bot(level) | SeatState::StandIn { level, .. } => SeatKind::Bot(*level),
         }
     }
 
