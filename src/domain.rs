@@ -1,6 +1,7 @@
 //! The server's domain values shared by room, store and wire: what holds a seat.
 
 use std::fmt;
+use std::str::FromStr;
 
 use serde::{Serialize, Serializer};
 
@@ -29,6 +30,27 @@ impl fmt::Display for SeatKind {
     }
 }
 
+/// A seat kind that is not `open`, `human` or `bot:<level>`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a seat kind; kinds are open, human and bot:<level>")]
+pub struct UnknownSeatKind(pub String);
+
+impl FromStr for SeatKind {
+    type Err = UnknownSeatKind;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "open" => Ok(SeatKind::Open),
+            "human" => Ok(SeatKind::Human),
+            _ => text
+                .strip_prefix("bot:")
+                .and_then(|level| level.parse().ok())
+                .map(SeatKind::Bot)
+                .ok_or_else(|| UnknownSeatKind(text.to_owned())),
+        }
+    }
+}
+
 impl Serialize for SeatKind {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)
@@ -51,6 +73,8 @@ mod tests {
         ];
         for (kind, wire) in cases {
             assert_eq!(serde_json::to_string(&kind).unwrap(), wire);
+            assert_eq!(wire.trim_matches('"').parse::<SeatKind>(), Ok(kind));
         }
+        assert!("bot:genius".parse::<SeatKind>().is_err());
     }
 }

@@ -1,5 +1,6 @@
-//! Rooms as actors: each room is one task that owns its game, seats, spectators and
-//! timers, and is reached only through a cheap cloneable [`RoomHandle`].
+//! Rooms: each room's rules are a pure state machine (`state`) run by one task
+//! (`actor`) that owns its connections and timers and is reached only through a cheap
+//! cloneable [`RoomHandle`]; also what every room shares and the room options.
 
 mod actor;
 mod clock;
@@ -7,6 +8,7 @@ mod fanout;
 mod handle;
 pub mod probe;
 mod seats;
+mod state;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
