@@ -19,6 +19,9 @@ mod seating;
 mod timers;
 mod views;
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
