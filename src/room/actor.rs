@@ -36,6 +36,7 @@ type Reply = oneshot::Sender<Result<(), ClientError>>;
 /// What the room's task is asked to do.
 #[derive(Debug)]
 pub(super) enum Command {
+    /// Take (or take back) a seat.
     Join {
         player: PlayerInfo,
         seat: Seat,
@@ -43,11 +44,13 @@ pub(super) enum Command {
         reference: Option<Value>,
         reply: Reply,
     },
+    /// Spectate.
     Watch {
         sub: Subscriber,
         reference: Option<Value>,
         reply: Reply,
     },
+    /// Play a move received at `received`.
     Move {
         player_id: String,
         conn: ConnId,
@@ -55,36 +58,33 @@ pub(super) enum Command {
         received: Instant,
         reply: Reply,
     },
+    /// Resign, answer or offer a draw, or ask for a rematch.
     Request {
         request: Request,
         player_id: String,
         conn: ConnId,
         reply: Reply,
     },
+    /// Stop watching, or give up a seat.
     Leave {
         player_id: String,
         conn: ConnId,
         reply: Reply,
     },
-    Disconnect {
-        conn: ConnId,
-    },
+    /// A connection has closed.
+    Disconnect { conn: ConnId },
     /// A bot finished thinking about the position after `ply` moves.
-    BotMoved {
-        ply: usize,
-        text: String,
-    },
+    BotMoved { ply: usize, text: String },
     /// A bot judged the draw offer open in the position after `ply` moves.
-    BotJudgedDraw {
-        ply: usize,
-        answer: DrawAnswer,
-    },
+    BotJudgedDraw { ply: usize, answer: DrawAnswer },
 }
 
 /// What a room makes readable without asking its task: its listing and current state.
 #[derive(Debug)]
 pub(super) struct Published {
+    /// The room as listings show it.
     pub(super) summary: RoomSummary,
+    /// The room's current `state` message, encoded.
     pub(super) state: ByteString,
     /// The `seq` of `state`.
     pub(super) seq: u64,
@@ -119,6 +119,7 @@ fn now() -> Now {
 }
 
 impl Room {
+    /// A new room, not yet running: its machine, and no one in it.
     pub(super) fn new(
         id: String,
         game: Box<dyn AnyGame>,

@@ -146,3 +146,20 @@ fn a_playing_room_is_never_idle() {
     let effects = fx.tick(next).unwrap();
     assert_eq!(game_over(&effects).unwrap().reason, EndReason::Aborted);
 }
+
+#[test]
+fn a_room_writes_nothing_to_the_store_until_its_game_starts() {
+    let mut fx = Fixture::open();
+    assert!(fx.room.start_record(fx.now(fx.t0), || "g".into()).is_none());
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    assert!(fx.room.start_record(fx.now(fx.t0), || "g".into()).is_none());
+    let step = fx.room.join(bob(), Seat::Second, BOB, None).unwrap();
+    assert!(matches!(step.then, Then::Start(_)));
+    let record = fx
+        .room
+        .start_record(fx.now(fx.t0), || "g_new".into())
+        .unwrap();
+    assert_eq!(record.game_id, "g_new");
+    assert_eq!(record.seats[0].kind, "human");
+    assert_eq!(record.seats[1].player_id.as_deref(), Some("p_bob"));
+}
