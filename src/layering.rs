@@ -7,11 +7,22 @@ use std::path::{Path, PathBuf};
 /// Each module and the modules of this crate it must never import.
 const FORBIDDEN: &[(&str, &[&str])] = &[
     // The wire's vocabulary stands alone.
-    ("protocol", &["room", "lobby", "store", "ws", "http", "limits", "players"]),
+    (
+        "protocol",
+        &["room", "lobby", "store", "ws", "http", "limits", "players"],
+    ),
     // Configuration is read before anything else exists.
-    ("config", &["room", "lobby", "store", "ws", "http", "limits", "players"]),
+    (
+        "config",
+        &["room", "lobby", "store", "ws", "http", "limits", "players"],
+    ),
     // The store keeps records; it knows nothing of who writes or reads them.
-    ("store", &["room", "lobby", "ws", "http", "protocol", "players", "limits"]),
+    (
+        "store",
+        &[
+            "room", "lobby", "ws", "http", "protocol", "players", "limits",
+        ],
+    ),
     // A room reports to the lobby through its own narrow interface, never by importing it.
     ("room", &["lobby", "ws", "http", "limits"]),
     // The lobby finds and lists rooms; sessions and routes call it, not the other way.
@@ -50,7 +61,10 @@ fn imports(text: &str) -> Vec<String> {
     text.lines()
         .map(str::trim_start)
         .filter(|line| !line.starts_with("//"))
-        .flat_map(|line| line.match_indices("crate::").map(move |(at, _)| &line[at + 7..]))
+        .flat_map(|line| {
+            line.match_indices("crate::")
+                .map(move |(at, _)| &line[at + 7..])
+        })
         .map(|rest| {
             rest.chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -91,17 +105,23 @@ fn only_the_store_knows_its_sql() {
                 }
             } else if path.extension().is_some_and(|e| e == "rs")
                 && path != src.join("layering.rs")
-                && std::fs::read_to_string(&path).unwrap().contains("store::sql::")
+                && std::fs::read_to_string(&path)
+                    .unwrap()
+                    .contains("store::sql::")
             {
                 broken.push(path.display().to_string());
             }
         }
     }
-    assert!(broken.is_empty(), "outside the store, these name its SQL: {broken:?}");
+    assert!(
+        broken.is_empty(),
+        "outside the store, these name its SQL: {broken:?}"
+    );
 }
 
 #[test]
 fn the_import_reader_sees_code_and_skips_comments() {
-    let text = "use crate::room::{Handle};\n// crate::ws is only mentioned\nlet x = crate::store::f();";
+    let text =
+        "use crate::room::{Handle};\n// crate::ws is only mentioned\nlet x = crate::store::f();";
     assert_eq!(imports(text), ["room", "store"]);
 }

@@ -10,6 +10,7 @@
 //! for `main` and for tests. ARCHITECTURE.md has the map.
 
 pub mod config;
+pub mod domain;
 pub mod http;
 #[cfg(test)]
 mod layering;
@@ -136,17 +137,18 @@ pub async fn run(
         config.bots.nice,
         metrics.bot_think_seconds.clone(),
     )?;
+    let lobby_feed = LobbyFeed::default();
     let context = Arc::new(RoomContext {
         store: store.clone(),
         config: config.clone(),
         thinkers,
         shutdown: shutdown.clone(),
         metrics: metrics.clone(),
-        lobby_feed: LobbyFeed::default(),
+        listing_followers: Arc::new(lobby_feed.clone()),
     });
     let limits = Arc::new(Limits::new(&config.limits));
     let state = web::Data::new(AppState {
-        lobby: Lobby::new(context, tokio::runtime::Handle::current()),
+        lobby: Lobby::new(context, lobby_feed, tokio::runtime::Handle::current()),
         store: store.clone(),
         config,
         shutdown: shutdown.clone(),

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use tokio::runtime::Handle as Runtime;
 use tokio_util::task::TaskTracker;
 
+use crate::domain::SeatKind;
 use crate::players::random_hex;
 use crate::protocol::{
     ClientError, ErrorCode, LobbyChange, RoomSummary, SeatView, Status, TimeControl,
@@ -30,17 +31,20 @@ pub use subscription::{LobbyEvent, LobbySubscription, next_lobby_event};
 pub struct Lobby {
     rooms: Arc<DashMap<String, RoomHandle>>,
     context: Arc<RoomContext>,
+    feed: LobbyFeed,
     runtime: Runtime,
     tracker: TaskTracker,
 }
 
 impl Lobby {
     /// A lobby whose rooms run on `runtime` (a multi-threaded runtime, so rooms spread
-    /// over every core rather than over the HTTP workers' single-threaded ones).
-    pub fn new(context: Arc<RoomContext>, runtime: Runtime) -> Self {
+    /// over every core rather than over the HTTP workers' single-threaded ones) and
+    /// announce their changes on `feed` (the feed `context` reports followers of).
+    pub fn new(context: Arc<RoomContext>, feed: LobbyFeed, runtime: Runtime) -> Self {
         Self {
             rooms: Arc::new(DashMap::new()),
             context,
+            feed,
             runtime,
             tracker: TaskTracker::new(),
         }
@@ -108,7 +112,7 @@ impl Lobby {
         );
         self.rooms.insert(id.clone(), handle.clone());
         let rooms = self.rooms.clone();
-        let feed = self.context.lobby_feed.clone();
+        let feed = self.feed.clone();
         let mut summaries = (!handle.is_private()).then(|| handle.summaries());
         self.runtime.spawn(async move {
             // The watch ends when the room's task does, having announced its last state.
@@ -191,7 +195,7 @@ impl Lobby {
     /// change to a listed room from now on, coalesced per `limits.lobby_flush_ms`.
     pub fn subscribe(&self, game: Option<String>) -> LobbySubscription {
         let flush_every = Duration::from_millis(self.context.config.limits.lobby_flush_ms);
-        LobbySubscription::new(self.context.lobby_feed.subscribe(), game, flush_every)
+        LobbySubscription::new(self.feed.subscribe(), game, flush_every)
     }
 
     /// The rooms `quick_join` may seat `player_id` in, oldest first: listed, waiting
@@ -219,13 +223,13 @@ impl Lobby {
                     return None;
                 };
                 let opponent_waits = |seat: &SeatView| {
-                    seat.kind == "human"
+                    seat.kind == SeatKind::Human
                         && seat.connected
                         && seat.player_id.as_deref() != Some(player_id)
                 };
-                let open = match (first.kind.as_str(), second.kind.as_str()) {
-                    ("open", _) if opponent_waits(second) => Seat::from_index(0),
-                    (_, "open") if opponent_waits(first) => Seat::from_index(1),
+                let open = match (first.kind, second.kind) {
+                    (SeatKind::Open, _) if opponent_waits(second) => Seat::from_index(0),
+                    (_, SeatKind::Open) if opponent_waits(first) => Seat::from_index(1),
                     _ => None,
                 }?;
                 Some((summary.created_at_ms, entry.value().clone(), open))

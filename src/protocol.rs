@@ -9,6 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::domain::SeatKind;
 use parlor_rules::games::{BoardView, EndReason};
 
 /// The protocol version sent in `welcome`. Bumped only for incompatible changes; new
@@ -436,7 +437,7 @@ pub struct SeatView {
     /// 0 or 1.
     pub seat: u8,
     /// `open`, `human` or `bot:<level>`.
-    pub kind: String,
+    pub kind: SeatKind,
     /// The human's or bot's name; `null` when open.
     pub name: Option<String>,
     /// The human's player id; `null` otherwise.
@@ -732,6 +733,14 @@ mod tests {
         let ok = parse(r#"{"type":"list_rooms","ref":7,"extra":true}"#).unwrap();
         assert_eq!(ok.msg, ClientMsg::ListRooms {});
         assert_eq!(ok.reference, Some(Value::from(7)));
+    }
+
+    #[test]
+    fn status_names_agree_with_their_wire_names() {
+        for status in [Status::Waiting, Status::Playing, Status::Finished] {
+            let wire = serde_json::to_string(&status).unwrap();
+            assert_eq!(wire, format!("\"{}\"", status.as_str()));
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@ use tokio::sync::broadcast;
 use tracing::error;
 
 use crate::protocol::{LobbyChange, RoomSummary, ServerMsg};
+use crate::room::ListingFollowers;
 
 /// How many updates a subscriber may fall behind before it is sent a fresh snapshot
 /// instead of the updates it missed.
@@ -74,5 +75,11 @@ impl LobbyFeed {
     /// A new subscription, receiving every update announced from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<LobbyUpdate> {
         self.sender.subscribe()
+    }
+}
+
+impl ListingFollowers for LobbyFeed {
+    fn any(&self) -> bool {
+        self.has_listeners()
     }
 }

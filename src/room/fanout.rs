@@ -1,7 +1,7 @@
 //! Sending a room's frames to its audience without letting the audience cost the
 //! players: frames encoded once and shared, a snapshot encoded once for a burst of
-//! newcomers, audience changes announced at a pace rather than on every join, and
-//! subscribers that cannot keep up dropped once, quietly, with the warnings summarised.
+//! newcomers, and subscribers that cannot keep up dropped once, quietly, with the
+//! warnings summarised.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,11 +15,6 @@ use tracing::{error, warn};
 
 use super::{ConnId, Frame, Subscriber};
 use crate::metrics::Metrics;
-
-/// Spectators joining and leaving (and connections dropped for not keeping up) are
-/// announced to the room in one `state` at most this often: a thousand spectators
-/// arriving cost the players a state a second, not a thousand.
-pub(super) const AUDIENCE_PACE: Duration = Duration::from_secs(1);
 
 /// A snapshot (state with history) is encoded once and given to every newcomer of the
 /// same `seq` for at most this long, so the clocks it shows are never more stale.
@@ -87,59 +82,6 @@ pub(super) fn encode<T: Serialize>(msg: &T) -> ByteString {
         error!(%error, "could not encode a message");
         String::from("{}")
     }))
-}
-
-/// When the room announces changes in its audience (who is watching): a change after a
-/// quiet [`AUDIENCE_PACE`] is announced at once, as a single join always was; changes
-/// within the pace after an announcement are merged into one `state` at its end. So a
-/// lone spectator costs one `state`, and a thousand arriving together about one a
-/// second.
-#[derive(Debug, Default)]
-pub(super) struct Pacer {
-    /// When the merged announcement is due, if one is owed.
-    due: Option<Instant>,
-    /// When the audience was last announced.
-    last: Option<Instant>,
-}
-
-impl Pacer {
-    /// The audience changed at `now`; `true` if the caller should announce it at once
-    /// (then call [`Pacer::announced`]), `false` if it is merged into one due later.
-    pub(super) fn changed(&mut self, now: Instant) -> bool {
-        if self.due.is_some() {
-            return false;
-        }
-        match self.last {
-            Some(last) if now < last + AUDIENCE_PACE => {
-                self.due = Some(last + AUDIENCE_PACE);
-                false
-            }
-            _ => true,
-        }
-    }
-
-    /// The audience changed at `now` where announcing at once is not allowed (inside a
-    /// broadcast): it is announced by the room's timer, as soon as the pace allows.
-    pub(super) fn defer(&mut self, now: Instant) {
-        let earliest = self.last.map_or(now, |last| now.max(last + AUDIENCE_PACE));
-        self.due.get_or_insert(earliest);
-    }
-
-    /// A `state` announcing the audience went to everyone at `now`.
-    pub(super) fn announced(&mut self, now: Instant) {
-        self.last = Some(now);
-        self.due = None;
-    }
-
-    /// A `state` went to everyone for another reason, carrying the audience as it is.
-    pub(super) fn carried(&mut self) {
-        self.due = None;
-    }
-
-    /// When the merged announcement is due, if one is owed.
-    pub(super) fn due(&self) -> Option<Instant> {
-        self.due
-    }
 }
 
 /// The last snapshot (state with history) encoded for newcomers, by `seq`.
@@ -245,27 +187,6 @@ mod tests {
         assert_eq!(log.due(start + Duration::from_secs(1)), None);
         log.unlogged.fetch_add(1, Ordering::Relaxed);
         assert_eq!(log.due(start + DROP_LOG_EVERY), Some(2));
-    }
-
-    #[test]
-    fn a_lone_change_is_announced_at_once_and_a_burst_merged() {
-        let now = Instant::now();
-        let mut pacer = Pacer::default();
-        assert!(pacer.changed(now));
-        pacer.announced(now);
-        let soon = now + Duration::from_millis(300);
-        assert!(!pacer.changed(soon));
-        assert!(!pacer.changed(soon + Duration::from_millis(100)));
-        assert_eq!(pacer.due(), Some(now + AUDIENCE_PACE));
-        pacer.announced(now + AUDIENCE_PACE);
-        assert_eq!(pacer.due(), None);
-        // A change inside a broadcast waits for the timer, even after a quiet spell.
-        let later = now + 5 * AUDIENCE_PACE;
-        pacer.defer(later);
-        assert_eq!(pacer.due(), Some(later));
-        pacer.carried();
-        assert_eq!(pacer.due(), None);
-        assert!(pacer.changed(later));
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Rooms as actors: each room is one task that owns its game, seats, spectators and
-//! timers, and is reached only through a cheap cloneable [`RoomHandle`].
+//! Rooms: each room's rules are a pure state machine (`state`) run by one task
+//! (`actor`) that owns its connections and timers and is reached only through a cheap
+//! cloneable [`RoomHandle`]; also what every room shares and the room options.
 
 mod actor;
 mod clock;
@@ -7,6 +8,7 @@ mod fanout;
 mod handle;
 pub mod probe;
 mod seats;
+mod state;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,7 +20,6 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Config, Takeover};
-use crate::lobby::LobbyFeed;
 use crate::metrics::Metrics;
 use crate::protocol::{ClientError, ErrorCode, TimeControl};
 use crate::store::Store;
@@ -94,8 +95,15 @@ pub struct RoomContext {
     pub shutdown: CancellationToken,
     /// Where rooms count moves, broadcasts and their own number.
     pub metrics: Arc<crate::metrics::Metrics>,
-    /// The lobby's subscribers; a room wakes its lobby watcher only while there are any.
-    pub lobby_feed: LobbyFeed,
+    /// Who follows room listings; a room wakes its listing watcher only while anyone does.
+    pub listing_followers: Arc<dyn ListingFollowers>,
+}
+
+/// How a room learns, without knowing the lobby, whether anyone follows room listings:
+/// the lobby implements it, so rooms never depend on the lobby.
+pub trait ListingFollowers: Send + Sync {
+    /// Whether anyone follows room listings right now.
+    fn any(&self) -> bool;
 }
 
 /// Room options given at `create_room`. Unknown keys are refused, so every option a

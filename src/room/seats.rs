@@ -1,10 +1,11 @@
-//! Seat specs from `create_room` and the seats a room holds.
+//! Seat specs from `create_room` and who holds each of a room's seats.
 
 use std::str::FromStr;
 
 use tokio::time::Instant;
 
-use super::{PlayerInfo, Subscriber};
+use super::{ConnId, PlayerInfo};
+use crate::domain::SeatKind;
 use crate::protocol::{ClientError, ErrorCode, PlayerRef, SeatView};
 use parlor_rules::bots::BotLevel;
 
@@ -70,7 +71,7 @@ pub(super) enum SeatState {
     /// A person, connected through `conn` or away since `away_since`.
     Human {
         player: PlayerInfo,
-        conn: Option<Subscriber>,
+        conn: Option<ConnId>,
         away_since: Option<Instant>,
     },
     /// A bot.
@@ -80,11 +81,12 @@ pub(super) enum SeatState {
     StandIn {
         player: PlayerInfo,
         level: BotLevel,
-        conn: Option<Subscriber>,
+        conn: Option<ConnId>,
     },
 }
 
 impl SeatState {
+    /// Whether nobody holds the seat.
     pub(super) fn is_open(&self) -> bool {
         matches!(self, SeatState::Open)
     }
@@ -100,9 +102,9 @@ impl SeatState {
     }
 
     /// The connection of the seat's person, if connected.
-    pub(super) fn conn(&self) -> Option<&Subscriber> {
+    pub(super) fn conn(&self) -> Option<ConnId> {
         match self {
-            SeatState::Human { conn, .. } | SeatState::StandIn { conn, .. } => conn.as_ref(),
+            SeatState::Human { conn, .. } | SeatState::StandIn { conn, .. } => *conn,
             SeatState::Open | SeatState::Bot(_) => None,
         }
     }
@@ -115,6 +117,7 @@ impl SeatState {
         }
     }
 
+    /// The name shown for the seat: the person's, or the bot's; `None` while open.
     pub(super) fn name(&self) -> Option<String> {
         match self {
             SeatState::Open => None,
@@ -125,15 +128,16 @@ impl SeatState {
         }
     }
 
-    /// `open`, `human` or `bot:<level>` (also for a bot standing in for a person).
-    pub(super) fn kind(&self) -> String {
+    /// Open, human or a bot (also for a bot standing in for a person).
+    pub(super) fn kind(&self) -> SeatKind {
         match self {
-            SeatState::Open => "open".to_owned(),
-            SeatState::Human { .. } => "human".to_owned(),
-            SeatState::Bot(level) | SeatState::StandIn { level, .. } => format!("bot:{level}"),
+            SeatState::Open => SeatKind::Open,
+            SeatState::Human { .. } => SeatKind::Human,
+            SeatState::Bot(level) | SeatState::StandIn { level, .. } => SeatKind::Bot(*level),
         }
     }
 
+    /// The seat as shown in `state` and listings, as seat number `seat`, without rating.
     pub(super) fn view(&self, seat: u8) -> SeatView {
         let (player_id, stand_in_for) = match self {
             SeatState::StandIn { player, .. } => (

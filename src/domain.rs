@@ -1,0 +1,80 @@
+//! The server's domain values shared by room, store and wire: what holds a seat.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Serialize, Serializer};
+
+use parlor_rules::bots::BotLevel;
+
+/// What holds a seat, as shown on the wire: `open`, `human` or `bot:<level>` (a bot
+/// standing in for an absent person shows as the bot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeatKind {
+    /// Nobody yet.
+    Open,
+    /// A person.
+    Human,
+    /// A bot of this level.
+    Bot(BotLevel),
+}
+
+impl fmt::Display for SeatKind {
+    /// The wire name, written in this one place.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SeatKind::Open => f.write_str("open"),
+            SeatKind::Human => f.write_str("human"),
+            SeatKind::Bot(level) => write!(f, "bot:{level}"),
+        }
+    }
+}
+
+/// A seat kind that is not `open`, `human` or `bot:<level>`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a seat kind; kinds are open, human and bot:<level>")]
+pub struct UnknownSeatKind(pub String);
+
+impl FromStr for SeatKind {
+    type Err = UnknownSeatKind;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "open" => Ok(SeatKind::Open),
+            "human" => Ok(SeatKind::Human),
+            _ => text
+                .strip_prefix("bot:")
+                .and_then(|level| level.parse().ok())
+                .map(SeatKind::Bot)
+                .ok_or_else(|| UnknownSeatKind(text.to_owned())),
+        }
+    }
+}
+
+impl Serialize for SeatKind {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seat_kinds_keep_their_wire_names() {
+        let cases = [
+            (SeatKind::Open, "\"open\""),
+            (SeatKind::Human, "\"human\""),
+            (SeatKind::Bot(BotLevel::Random), "\"bot:random\""),
+            (SeatKind::Bot(BotLevel::Easy), "\"bot:easy\""),
+            (SeatKind::Bot(BotLevel::Medium), "\"bot:medium\""),
+            (SeatKind::Bot(BotLevel::Hard), "\"bot:hard\""),
+        ];
+        for (kind, wire) in cases {
+            assert_eq!(serde_json::to_string(&kind).unwrap(), wire);
+            assert_eq!(wire.trim_matches('"').parse::<SeatKind>(), Ok(kind));
+        }
+        assert!("bot:genius".parse::<SeatKind>().is_err());
+    }
+}

@@ -1,0 +1,179 @@
+//! Moves: who may move, checking a move against the game and the clock, the record
+//! written before anyone sees it, and applying it once written.
+
+use tokio::time::Instant;
+use tracing::debug;
+
+use super::endings::{OnFailure, duration_ms};
+use super::{Effect, Now, PendingEnding, RoomState};
+use crate::protocol::{ClientError, ErrorCode, Status};
+use crate::room::ConnId;
+use crate::room::clock::Clock;
+use crate::room::seats::SeatState;
+use crate::store::{MoveRecord, RatingChange};
+use parlor_rules::catalog::{AnyGame, PlayedMove};
+use parlor_rules::games::{MoveError, Seat};
+
+/// A checked move, to write to the store before [`RoomState::apply_move`] plays it.
+pub(crate) struct PendingMove {
+    /// The record to write.
+    pub(crate) record: MoveRecord,
+    /// The game's ending, when the move ends it; written with the move.
+    pub(crate) ending: Option<PendingEnding>,
+    seat: Seat,
+    next: Box<dyn AnyGame>,
+    played: PlayedMove,
+    clock: Clock,
+    thinking_ms: [u64; 2],
+}
+
+impl std::fmt::Debug for PendingMove {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingMove")
+            .field("record", &self.record)
+            .field("ending", &self.ending)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RoomState {
+    /// The seat that `player_id` may move for on `conn`, checked in the documented
+    /// order: the seat, the game's status, a bot finishing their move, the turn.
+    pub(crate) fn mover(&self, player_id: &str, conn: ConnId) -> Result<Seat, ClientError> {
+        let seat = self.seat_of(player_id, conn)?;
+        match self.status() {
+            Status::Finished => {
+                return Err(ClientError::new(
+                    ErrorCode::GameFinished,
+                    "This game is over; no more moves can be played.",
+                ));
+            }
+            Status::Playing if matches!(self.seats[seat.index()], SeatState::StandIn { .. }) => {
+                return Err(ClientError::new(
+                    ErrorCode::NotYourTurn,
+                    "A bot is finishing this move for you; you play again from your next turn.",
+                ));
+            }
+            Status::Waiting => {
+                return Err(ClientError::new(
+                    ErrorCode::NotYourTurn,
+                    "The game has not started yet: wait until both seats are filled.",
+                ));
+            }
+            Status::Playing => {}
+        }
+        if self.game.turn() != Some(seat) {
+            return Err(ClientError::new(
+                ErrorCode::NotYourTurn,
+                "It is not your turn; wait for your opponent's move.",
+            ));
+        }
+        Ok(seat)
+    }
+
+    /// Checks `seat`'s move `text`, received at `received`, and prepares its record
+    /// (with the game's ending, if it ends the game). The room is unchanged.
+    pub(crate) fn prepare_move(
+        &self,
+        seat: Seat,
+        text: &str,
+        received: Instant,
+        now: Now,
+    ) -> Result<PendingMove, ClientError> {
+        let mut next = self.game.clone_box();
+        let played = next.play(text).map_err(|error| match error {
+            MoveError::Unparseable { .. } => {
+                ClientError::new(ErrorCode::BadMove, format!("{error}."))
+            }
+            MoveError::Illegal { .. } => ClientError::new(
+                ErrorCode::IllegalMove,
+                format!("{error}. The legal moves are listed in the latest state."),
+            ),
+            MoveError::GameOver => ClientError::new(ErrorCode::GameFinished, "This game is over."),
+        })?;
+        let Some(started) = &self.started else {
+            return Err(ClientError::new(
+                ErrorCode::NotYourTurn,
+                "The game has not started yet.",
+            ));
+        };
+        let mut clock = self.clock.clone();
+        if clock.stop(received).is_err() {
+            return Err(ClientError::new(
+                ErrorCode::OutOfTime,
+                "Your time ran out before this move arrived, so it was not played; the game ends on time.",
+            ));
+        }
+        let think_ms = duration_ms(received.saturating_duration_since(self.turn_began));
+        let mut thinking_ms = self.thinking_ms;
+        thinking_ms[seat.index()] += think_ms;
+        let record = MoveRecord {
+            game_id: started.game_id.clone(),
+            ply: self.history.len() as u32 + 1,
+            seat: seat.index() as u8,
+            notation: played.notation.clone(),
+            played_at_ms: now.unix_ms,
+            think_ms: think_ms as i64,
+            clocks_ms: clock
+                .remaining_at(received)
+                .map(|clocks| clocks.map(|ms| i64::try_from(ms).unwrap_or(i64::MAX))),
+        };
+        let ending = next.outcome().map(|outcome| {
+            let moves = self.history.len() + 1;
+            self.ending(outcome, moves, thinking_ms, OnFailure::Refuse, now)
+        });
+        Ok(PendingMove {
+            record,
+            ending,
+            seat,
+            next,
+            played,
+            clock,
+            thinking_ms,
+        })
+    }
+
+    /// Plays a move the store has recorded (with the rating changes it made if the move
+    /// ended a rated game), and announces it.
+    pub(crate) fn apply_move(
+        &mut self,
+        pending: PendingMove,
+        ratings: Option<[RatingChange; 2]>,
+        now: Instant,
+    ) -> Vec<Effect> {
+        let PendingMove {
+            record,
+            ending,
+            seat,
+            next,
+            played,
+            clock,
+            thinking_ms,
+        } = pending;
+        debug!(room = %self.id, seat = seat.index(), mv = %played.notation, think_ms = record.think_ms, "move");
+        self.game = next;
+        self.history.push((seat, played));
+        self.thinking_ms = thinking_ms;
+        self.turn_began = now;
+        self.last_move_at = now;
+        self.clock = clock;
+        if let Some(next_seat) = self.game.turn() {
+            self.clock.start(next_seat, now);
+        }
+        // A draw offer lapses when the offerer's opponent moves instead of answering it.
+        if self.draw_offer == Some(seat.other()) {
+            self.draw_offer = None;
+        }
+        for seat in Seat::BOTH {
+            self.hand_back(seat);
+        }
+        match ending {
+            Some(ending) => self.conclude(ending, ratings, now),
+            None => {
+                let mut effects = Vec::new();
+                self.announce_state(now, None, &mut effects);
+                effects
+            }
+        }
+    }
+}

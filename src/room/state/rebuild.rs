@@ -1,0 +1,136 @@
+//! Rebuilding a room from its stored records: the seats and moves the store keeps of a
+//! game, replayed through the same checks and the same apply path a live move takes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::{Now, RoomState};
+use crate::config::Config;
+use crate::domain::{SeatKind, UnknownSeatKind};
+use crate::protocol::ClientError;
+use crate::room::seats::SeatState;
+use crate::room::{PlayerInfo, RoomOptions, SeatSpec};
+use crate::store::{StoredMove, StoredSeat};
+use parlor_rules::catalog::AnyGame;
+use parlor_rules::games::Seat;
+
+/// Why stored records do not make a room.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RebuildError {
+    /// A game has exactly two seats.
+    #[error("a game has two seats, not {0}")]
+    Seats(usize),
+    /// A seat's kind is unknown, or a human seat has no player.
+    #[error("seat {seat} cannot be seated again: {why}")]
+    Seat {
+        /// The seat's index.
+        seat: usize,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A stored move is refused by the game as replayed.
+    #[error("stored move {ply} ({notation}) cannot be replayed: {error}")]
+    Move {
+        /// Its number.
+        ply: u32,
+        /// Its notation.
+        notation: String,
+        /// Why it is refused.
+        error: ClientError,
+    },
+}
+
+/// The records of one game, as the store keeps them.
+pub(crate) struct Records<'a> {
+    /// The game's unique id.
+    pub(crate) game_id: String,
+    /// Both seats, in seat order.
+    pub(crate) seats: &'a [StoredSeat],
+    /// Every move, in order, with the thinking times and clocks recorded with it.
+    pub(crate) moves: &'a [StoredMove],
+}
+
+impl RoomState {
+    /// The room `id` playing `records`' game of `game` (as it starts) under `options`,
+    /// its game started at `started`; every stored move is checked and applied as a
+    /// live one is, each received its recorded thinking time after its turn began.
+    /// The store does not keep `seq`: the rebuilt room goes on from the given one.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn rebuild(
+        id: String,
+        game: Box<dyn AnyGame>,
+        options: RoomOptions,
+        config: Arc<Config>,
+        records: &Records<'_>,
+        started: Now,
+        seq: u64,
+    ) -> Result<RoomState, RebuildError> {
+        let [first, second] = records.seats else {
+            return Err(RebuildError::Seats(records.seats.len()));
+        };
+        let seats = [
+            seated(0, first, started.at)?,
+            seated(1, second, started.at)?,
+        ];
+        let mut room = RoomState::new(id, game, [SeatSpec::Open; 2], options, config, started);
+        room.seats = seats;
+        room.idle_since = None;
+        room.started(records.game_id.clone(), [None, None], started.at);
+        for stored in records.moves {
+            let refused = |error| RebuildError::Move {
+                ply: stored.ply,
+                notation: stored.notation.clone(),
+                error,
+            };
+            let seat = Seat::from_index(u64::from(stored.seat))
+                .filter(|seat| room.game.turn() == Some(*seat))
+                .ok_or_else(|| {
+                    refused(ClientError::new(
+                        crate::protocol::ErrorCode::NotYourTurn,
+                        "the stored seat is not the side to move",
+                    ))
+                })?;
+            let think = Duration::from_millis(u64::try_from(stored.think_ms).unwrap_or(0));
+            let received = room.turn_began + think;
+            let at = Now {
+                at: received,
+                unix_ms: stored.played_at_ms,
+            };
+            let pending = room
+                .prepare_move(seat, &stored.notation, received, at)
+                .map_err(refused)?;
+            room.apply_move(pending, None, received);
+        }
+        room.seq = seq;
+        Ok(room)
+    }
+}
+
+/// A stored seat as the room holds it again: its person away until they come back.
+fn seated(seat: usize, stored: &StoredSeat, now: Instant) -> Result<SeatState, RebuildError> {
+    let why = |why: String| RebuildError::Seat { seat, why };
+    let kind: SeatKind = stored
+        .kind
+        .parse()
+        .map_err(|UnknownSeatKind(kind)| why(format!("\"{kind}\" is not a seat kind")))?;
+    match kind {
+        SeatKind::Open => Ok(SeatState::Open),
+        SeatKind::Bot(level) => Ok(SeatState::Bot(level)),
+        SeatKind::Human => {
+            let player_id = stored
+                .player_id
+                .clone()
+                .ok_or_else(|| why("a human seat without a player".to_owned()))?;
+            Ok(SeatState::Human {
+                player: PlayerInfo {
+                    player_id,
+                    name: stored.name.clone(),
+                },
+                conn: None,
+                away_since: Some(now),
+            })
+        }
+    }
+}

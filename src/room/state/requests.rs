@@ -1,0 +1,123 @@
+//! A seated player's requests other than a move: resigning, draw offers and their
+//! answers, and rematches (PROTOCOL.md §6.6, §6.9–6.12).
+
+use tracing::info;
+
+use super::endings::OnFailure;
+use super::{AfterStart, Now, RoomState, Step, Then};
+use crate::protocol::{ClientError, ErrorCode, Status};
+use crate::room::ConnId;
+use crate::room::clock::Clock;
+use crate::room::handle::Request;
+use crate::room::seats::SeatState;
+use parlor_rules::games::{EndReason, Seat};
+
+impl RoomState {
+    /// A seated player's request, checked in the documented order: the seat, then the
+    /// game's status, then the request itself.
+    pub(crate) fn request(
+        &mut self,
+        request: Request,
+        player_id: &str,
+        conn: ConnId,
+        now: Now,
+    ) -> Result<Step, ClientError> {
+        let seat = self.seat_of(player_id, conn)?;
+        if request == Request::Rematch {
+            return self.ask_rematch(seat, now);
+        }
+        match self.status() {
+            Status::Finished => {
+                return Err(ClientError::new(
+                    ErrorCode::GameFinished,
+                    "This game is already over.",
+                ));
+            }
+            Status::Waiting => {
+                return Err(ClientError::new(
+                    ErrorCode::GameNotStarted,
+                    "The game has not started yet. Use leave to give up your seat.",
+                ));
+            }
+            Status::Playing => {}
+        }
+        let offered_to_me = self.draw_offer == Some(seat.other());
+        let end = |state: &Self, winner, reason| {
+            let ending = state.prepare_ending(winner, reason, OnFailure::Refuse, now);
+            Ok(Step {
+                effects: Vec::new(),
+                then: Then::End(Box::new(ending)),
+            })
+        };
+        match request {
+            Request::Resign => end(self, Some(seat.other()), EndReason::Resigned),
+            Request::AcceptDraw | Request::OfferDraw if offered_to_me => {
+                end(self, None, EndReason::DrawAgreed)
+            }
+            Request::OfferDraw => {
+                self.draw_offer = Some(seat);
+                let mut effects = Vec::new();
+                self.announce_state(now.at, None, &mut effects);
+                let then = self.bot_answers_draw(seat.other(), now, &mut effects);
+                Ok(Step { effects, then })
+            }
+            Request::DeclineDraw if offered_to_me => {
+                self.draw_offer = None;
+                let mut effects = Vec::new();
+                self.announce_state(now.at, None, &mut effects);
+                Ok(Step::done(effects))
+            }
+            Request::AcceptDraw | Request::DeclineDraw => Err(ClientError::new(
+                ErrorCode::NoDrawOffer,
+                "Your opponent has not offered a draw (or the offer lapsed when you moved).",
+            )),
+            Request::Rematch => Ok(Step::done(Vec::new())),
+        }
+    }
+
+    /// Records `seat`'s wish for a rematch; a bot always agrees. When both seats agree,
+    /// a new game starts in the room with the seats swapped.
+    fn ask_rematch(&mut self, seat: Seat, now: Now) -> Result<Step, ClientError> {
+        if self.status() != Status::Finished {
+            return Err(ClientError::new(
+                ErrorCode::GameNotFinished,
+                "A rematch can be asked for once this game is over.",
+            ));
+        }
+        self.rematch[seat.index()] = true;
+        for other in Seat::BOTH {
+            if matches!(self.seats[other.index()], SeatState::Bot(_)) {
+                self.rematch[other.index()] = true;
+            }
+        }
+        if self.rematch == [true, true] {
+            self.restart();
+            return Ok(Step {
+                effects: Vec::new(),
+                then: Then::Start(AfterStart::Announce),
+            });
+        }
+        let mut effects = Vec::new();
+        self.announce_state(now.at, None, &mut effects);
+        Ok(Step::done(effects))
+    }
+
+    /// Sets the room up for a new game with the same options and the seats swapped.
+    fn restart(&mut self) {
+        info!(room = %self.id, "a rematch begins with the seats swapped");
+        self.seats.swap(0, 1);
+        self.ratings.swap(0, 1);
+        self.game = self.initial.clone_box();
+        self.history.clear();
+        self.result = None;
+        self.started = None;
+        self.thinking_ms = [0, 0];
+        self.bot_thinking = None;
+        self.stood_in = [false, false];
+        self.clock = Clock::new(self.options.time_control);
+        self.draw_offer = None;
+        self.draw_judging = None;
+        self.draw_judged = None;
+        self.rematch = [false, false];
+    }
+}

@@ -1,0 +1,237 @@
+//! Draw offers and rematches (PROTOCOL.md §6.9–6.12).
+
+use super::*;
+use crate::protocol::Status;
+use crate::room::Request;
+use crate::thinkers::DrawAnswer;
+use parlor_rules::bots::BotLevel;
+use parlor_rules::games::EndReason;
+
+#[test]
+fn a_draw_offer_is_shown_to_everyone() {
+    let mut fx = Fixture::playing();
+    let effects = fx.request(Request::OfferDraw, &bob(), BOB, fx.t0).unwrap();
+    assert_eq!(states(&effects)[0].draw_offer, Some(1));
+}
+
+#[test]
+fn offering_again_changes_nothing_but_is_broadcast_again() {
+    let mut fx = Fixture::playing();
+    fx.request(Request::OfferDraw, &bob(), BOB, fx.t0).unwrap();
+    let seq = fx.room.seq();
+    let effects = fx.request(Request::OfferDraw, &bob(), BOB, fx.t0).unwrap();
+    let state = states(&effects)[0];
+    assert_eq!((state.seq, state.draw_offer), (seq + 1, Some(1)));
+}
+
+#[test]
+fn accepting_an_offer_draws_the_game() {
+    let mut fx = Fixture::playing();
+    fx.request(Request::OfferDraw, &bob(), BOB, fx.t0).unwrap();
+    let effects = fx
+        .request(Request::AcceptDraw, &alice(), ALICE, fx.t0)
+        .unwrap();
+    let over = game_over(&effects).unwrap();
+    assert_eq!((over.winner, over.reason), (None, EndReason::DrawAgreed));
+    assert_eq!(states(&effects)[0].draw_offer, None);
+}
+
+#[test]
+fn offering_a_draw_to_an_open_offer_accepts_it() {
+    let mut fx = Fixture::playing();
+    fx.request(Request::OfferDraw, &bob(), BOB, fx.t0).unwrap();
+    let effects = fx
+        .request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+        .unwrap();
+    assert_eq!(game_over(&effects).unwrap().reason, EndReason::DrawAgreed);
+}
+
+#[test]
+fn declining_an_offer_closes_it() {
+    let mut fx = Fixture::playing();
+    fx.request(Request::OfferDraw, &bob(), BOB, fx.t0).unwrap();
+    let effects = fx
+        .request(Request::DeclineDraw, &alice(), ALICE, fx.t0)
+        .unwrap();
+    assert_eq!(states(&effects)[0].draw_offer, None);
+    assert_eq!(fx.room.status(), Status::Playing);
+}
+
+#[test]
+fn accepting_or_declining_without_an_offer_is_refused() {
+    let mut fx = Fixture::playing();
+    let accept = fx.request(Request::AcceptDraw, &alice(), ALICE, fx.t0);
+    assert_eq!(code(accept), ErrorCode::NoDrawOffer);
+    fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+        .unwrap();
+    let own = fx.request(Request::DeclineDraw, &alice(), ALICE, fx.t0);
+    assert_eq!(
+        code(own),
+        ErrorCode::NoDrawOffer,
+        "an offer cannot be withdrawn"
+    );
+}
+
+#[test]
+fn moving_instead_of_answering_lets_the_offer_lapse() {
+    let mut fx = Fixture::playing();
+    fx.request(Request::OfferDraw, &bob(), BOB, fx.t0).unwrap();
+    let effects = fx.play(Seat::First, "0", fx.t0).unwrap();
+    assert_eq!(states(&effects)[0].draw_offer, None);
+}
+
+#[test]
+fn the_offerers_own_move_leaves_the_offer_open() {
+    let mut fx = Fixture::playing();
+    fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+        .unwrap();
+    let effects = fx.play(Seat::First, "0", fx.t0).unwrap();
+    assert_eq!(states(&effects)[0].draw_offer, Some(0));
+}
+
+#[test]
+fn draw_requests_need_a_game_in_progress() {
+    let mut fx = Fixture::open();
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    let waiting = fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0);
+    assert_eq!(code(waiting), ErrorCode::GameNotStarted);
+    let mut fx = Fixture::playing();
+    fx.request(Request::Resign, &alice(), ALICE, fx.t0).unwrap();
+    let finished = fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0);
+    assert_eq!(code(finished), ErrorCode::GameFinished);
+}
+
+fn against_a_bot() -> Fixture {
+    let mut fx = Fixture::new(
+        [SeatSpec::Me, SeatSpec::Bot(BotLevel::Easy)],
+        RoomOptions::default(),
+    );
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    fx
+}
+
+#[test]
+fn a_bot_judges_an_offer_without_holding_up_the_room() {
+    let mut fx = against_a_bot();
+    let effects = fx
+        .request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+        .unwrap();
+    assert!(effects.contains(&Effect::JudgeDraw {
+        ply: 0,
+        seat: Seat::Second
+    }));
+    let again = fx
+        .request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+        .unwrap();
+    assert!(
+        !again.iter().any(|e| matches!(e, Effect::JudgeDraw { .. })),
+        "offering again while the bot judges gets the one answer"
+    );
+}
+
+#[test]
+fn a_bot_accepts_unless_it_judges_its_position_better() {
+    let mut fx = against_a_bot();
+    fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+        .unwrap();
+    let step = fx
+        .room
+        .bot_judged_draw(0, DrawAnswer::Judged(50), fx.now(fx.t0));
+    let effects = fx.follow(step, fx.t0);
+    assert_eq!(game_over(&effects).unwrap().reason, EndReason::DrawAgreed);
+
+    let mut fx = against_a_bot();
+    fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+        .unwrap();
+    let step = fx
+        .room
+        .bot_judged_draw(0, DrawAnswer::Judged(51), fx.now(fx.t0));
+    let effects = fx.follow(step, fx.t0);
+    assert_eq!(states(&effects)[0].draw_offer, None);
+    assert_eq!(fx.room.status(), Status::Playing);
+}
+
+#[test]
+fn a_busy_bot_declines_without_judging() {
+    let mut fx = against_a_bot();
+    fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+        .unwrap();
+    let step = fx.room.bot_judged_draw(0, DrawAnswer::Busy, fx.now(fx.t0));
+    assert!(matches!(step.then, Then::Nothing));
+    assert_eq!(states(&step.effects)[0].draw_offer, None);
+}
+
+#[test]
+fn an_offer_repeated_in_a_judged_position_is_answered_at_once() {
+    let mut fx = against_a_bot();
+    fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+        .unwrap();
+    let step = fx
+        .room
+        .bot_judged_draw(0, DrawAnswer::Judged(500), fx.now(fx.t0));
+    fx.follow(step, fx.t0);
+    let effects = fx
+        .request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+        .unwrap();
+    let shown: Vec<_> = states(&effects).iter().map(|s| s.draw_offer).collect();
+    assert_eq!(shown, vec![Some(0), None]);
+}
+
+#[test]
+fn a_judgement_of_a_position_the_room_has_left_is_dropped() {
+    let mut fx = against_a_bot();
+    fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+        .unwrap();
+    fx.play(Seat::First, "0", fx.t0).unwrap();
+    let step = fx
+        .room
+        .bot_judged_draw(0, DrawAnswer::Judged(0), fx.now(fx.t0));
+    assert!(step.effects.is_empty());
+    assert!(matches!(step.then, Then::Nothing));
+}
+
+#[test]
+fn a_rematch_is_asked_for_once_the_game_is_over() {
+    let mut fx = Fixture::playing();
+    let early = fx.request(Request::Rematch, &alice(), ALICE, fx.t0);
+    assert_eq!(code(early), ErrorCode::GameNotFinished);
+}
+
+#[test]
+fn a_rematch_both_seats_agree_to_starts_a_new_game_with_seats_swapped() {
+    let mut fx = Fixture::playing();
+    fx.request(Request::Resign, &bob(), BOB, fx.t0).unwrap();
+    let asked = fx
+        .request(Request::Rematch, &alice(), ALICE, fx.t0)
+        .unwrap();
+    let state = states(&asked)[0];
+    assert_eq!(
+        (state.status, state.rematch.clone()),
+        (Status::Finished, vec![0])
+    );
+    let seq = fx.room.seq();
+    let agreed = fx.request(Request::Rematch, &bob(), BOB, fx.t0).unwrap();
+    let broadcast = states(&agreed);
+    assert_eq!(broadcast.len(), 1, "one state announces the new game");
+    let state = broadcast[0];
+    assert_eq!((state.seq, state.status), (seq + 1, Status::Playing));
+    assert_eq!(state.seats[0].player_id.as_deref(), Some("p_bob"));
+    assert_eq!(state.seats[1].player_id.as_deref(), Some("p_alice"));
+    assert!(state.rematch.is_empty() && state.result.is_none() && state.moves == 0);
+}
+
+#[test]
+fn a_bot_always_agrees_to_a_rematch() {
+    let mut fx = against_a_bot();
+    fx.request(Request::Resign, &alice(), ALICE, fx.t0).unwrap();
+    let effects = fx
+        .request(Request::Rematch, &alice(), ALICE, fx.t0)
+        .unwrap();
+    assert_eq!(fx.room.status(), Status::Playing);
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Think { ply: 0, .. })),
+        "the bot, now in seat 0, moves first"
+    );
+}

@@ -1,0 +1,222 @@
+//! Unit tests of the room's rules, driven with plain values: a tic-tac-toe room, times
+//! built from one instant, and the store's part played by the test (a record is
+//! "written" by applying it).
+
+mod draws_and_rematches;
+mod lifecycle;
+mod moves_and_seq;
+mod rebuild;
+mod seats;
+mod timers;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::{AfterStart, Effect, Now, RoomState, Step, Then, Tick};
+use crate::config::Config;
+use crate::protocol::{ClientError, ErrorCode, GameOverMsg, StateMsg};
+use crate::room::{ConnId, PlayerInfo, RoomOptions, SeatSpec};
+use parlor_rules::GameKind;
+use parlor_rules::catalog;
+use parlor_rules::games::Seat;
+
+/// Alice's connection.
+const ALICE: ConnId = 1;
+/// Bob's connection.
+const BOB: ConnId = 2;
+/// A spectator's connection.
+const CAROL: ConnId = 3;
+
+fn alice() -> PlayerInfo {
+    PlayerInfo {
+        player_id: "p_alice".into(),
+        name: "Alice".into(),
+    }
+}
+
+fn bob() -> PlayerInfo {
+    PlayerInfo {
+        player_id: "p_bob".into(),
+        name: "Bob".into(),
+    }
+}
+
+fn secs(n: u64) -> Duration {
+    Duration::from_secs(n)
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// The time `at`, with a wall clock that follows it.
+fn when(t0: Instant, at: Instant) -> Now {
+    Now {
+        at,
+        unix_ms: 1_700_000_000_000 + at.saturating_duration_since(t0).as_millis() as i64,
+    }
+}
+
+/// A test room and the instant it was created at.
+struct Fixture {
+    room: RoomState,
+    t0: Instant,
+}
+
+impl Fixture {
+    fn new(seats: [SeatSpec; 2], options: RoomOptions) -> Fixture {
+        Fixture::with_config(seats, options, Config::default())
+    }
+
+    fn with_config(seats: [SeatSpec; 2], options: RoomOptions, config: Config) -> Fixture {
+        let game = catalog::new_game(
+            GameKind::TicTacToe,
+            &config.game_settings(),
+            options.start.as_deref(),
+        )
+        .unwrap();
+        let t0 = Instant::now();
+        let now = when(t0, t0);
+        let room = RoomState::new("r1".into(), game, seats, options, Arc::new(config), now);
+        Fixture { room, t0 }
+    }
+
+    /// Two open seats.
+    fn open() -> Fixture {
+        Fixture::new([SeatSpec::Open, SeatSpec::Open], RoomOptions::default())
+    }
+
+    /// Alice in seat 0 and Bob in seat 1, their game started at `t0`.
+    fn playing() -> Fixture {
+        let mut fx = Fixture::open();
+        fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+        fx.join(bob(), Seat::Second, BOB, fx.t0).unwrap();
+        fx
+    }
+
+    fn at(&self, after: Duration) -> Instant {
+        self.t0 + after
+    }
+
+    fn now(&self, at: Instant) -> Now {
+        when(self.t0, at)
+    }
+
+    /// Runs a step as the room's task does, with a store that records everything.
+    fn follow(&mut self, step: Step, at: Instant) -> Vec<Effect> {
+        let mut effects = step.effects;
+        match step.then {
+            Then::Nothing => {}
+            Then::Start(after) => effects.extend(self.start(after, at)),
+            Then::End(ending) => effects.extend(self.room.conclude(*ending, None, at)),
+        }
+        effects
+    }
+
+    /// Starts the game if the room can, then announces what follows.
+    fn start(&mut self, after: AfterStart, at: Instant) -> Vec<Effect> {
+        if let Some(record) = self.room.start_record(self.now(at), || "g_test".into()) {
+            self.room.started(record.game_id, [None, None], at);
+        }
+        self.room.after_start(after, at)
+    }
+
+    fn join(
+        &mut self,
+        player: PlayerInfo,
+        seat: Seat,
+        conn: ConnId,
+        at: Instant,
+    ) -> Result<Vec<Effect>, ClientError> {
+        let step = self.room.join(player, seat, conn, None)?;
+        let mut effects = self.follow(step, at);
+        effects.extend(self.settle(at));
+        Ok(effects)
+    }
+
+    /// What the room's task does after every command.
+    fn settle(&mut self, at: Instant) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        if let Some(after) = self.room.pending_start() {
+            effects.extend(self.start(after, at));
+        }
+        effects.extend(self.room.settle(at));
+        effects
+    }
+
+    /// `seat` plays `text` at `at`, written to the store at once.
+    fn play(&mut self, seat: Seat, text: &str, at: Instant) -> Result<Vec<Effect>, ClientError> {
+        let pending = self.room.prepare_move(seat, text, at, self.now(at))?;
+        let mut effects = self.room.apply_move(pending, None, at);
+        effects.extend(self.settle(at));
+        Ok(effects)
+    }
+
+    /// A human's move from `conn`, checked as the room's task checks it.
+    fn human_move(
+        &mut self,
+        player: &PlayerInfo,
+        conn: ConnId,
+        text: &str,
+        at: Instant,
+    ) -> Result<Vec<Effect>, ClientError> {
+        let seat = self.room.mover(&player.player_id, conn)?;
+        self.play(seat, text, at)
+    }
+
+    fn request(
+        &mut self,
+        request: crate::room::Request,
+        player: &PlayerInfo,
+        conn: ConnId,
+        at: Instant,
+    ) -> Result<Vec<Effect>, ClientError> {
+        let step = self
+            .room
+            .request(request, &player.player_id, conn, self.now(at))?;
+        let mut effects = self.follow(step, at);
+        effects.extend(self.settle(at));
+        Ok(effects)
+    }
+
+    /// The room's timer fires at `at`; `None` if the room closes.
+    fn tick(&mut self, at: Instant) -> Option<Vec<Effect>> {
+        match self.room.on_timer(self.now(at)) {
+            Tick::Close => None,
+            Tick::Step(step) => {
+                let mut effects = self.follow(step, at);
+                effects.extend(self.settle(at));
+                Some(effects)
+            }
+        }
+    }
+
+    fn state(&self) -> StateMsg {
+        self.room.state_msg(true, self.t0)
+    }
+}
+
+/// The states an effect list broadcasts.
+fn states(effects: &[Effect]) -> Vec<&StateMsg> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::State { msg, .. } => Some(msg.as_ref()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `game_over` an effect list broadcasts, if any.
+fn game_over(effects: &[Effect]) -> Option<&GameOverMsg> {
+    effects.iter().find_map(|effect| match effect {
+        Effect::GameOver(msg) => Some(msg.as_ref()),
+        _ => None,
+    })
+}
+
+fn code<T: std::fmt::Debug>(result: Result<T, ClientError>) -> ErrorCode {
+    result.unwrap_err().code
+}

@@ -1,0 +1,196 @@
+//! Moves (PROTOCOL.md §6.5, §10), durable before visible, and `seq` (§8).
+
+use super::*;
+use crate::protocol::{Status, TimeControl};
+use crate::room::Request;
+
+#[test]
+fn a_move_changes_nothing_until_it_is_recorded() {
+    let fx = Fixture::playing();
+    let seq = fx.room.seq();
+    let pending = fx
+        .room
+        .prepare_move(Seat::First, "4", fx.t0, fx.now(fx.t0))
+        .unwrap();
+    assert_eq!(pending.record.ply, 1);
+    assert_eq!(pending.record.notation, "4");
+    // The store refused it: the room is as it was.
+    drop(pending);
+    assert_eq!(fx.room.seq(), seq);
+    assert_eq!(fx.state().moves, 0);
+    assert_eq!(fx.state().to_move, Some(0));
+}
+
+#[test]
+fn a_move_that_ends_the_game_is_recorded_with_its_ending() {
+    let mut fx = Fixture::playing();
+    for (seat, cell) in [(0, "0"), (1, "3"), (0, "1"), (1, "4")] {
+        fx.play(Seat::from_index(seat).unwrap(), cell, fx.t0)
+            .unwrap();
+    }
+    let pending = fx
+        .room
+        .prepare_move(Seat::First, "2", fx.t0, fx.now(fx.t0))
+        .unwrap();
+    let finish = &pending.ending.as_ref().unwrap().finish;
+    assert_eq!((finish.moves, finish.winner), (5, Some(0)));
+}
+
+#[test]
+fn moves_are_checked_in_the_documented_order() {
+    let mut fx = Fixture::open();
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    assert_eq!(
+        code(fx.human_move(&bob(), BOB, "0", fx.t0)),
+        ErrorCode::NotAPlayer
+    );
+    assert_eq!(
+        code(fx.human_move(&alice(), ALICE, "0", fx.t0)),
+        ErrorCode::NotYourTurn
+    );
+    fx.join(bob(), Seat::Second, BOB, fx.t0).unwrap();
+    assert_eq!(
+        code(fx.human_move(&bob(), BOB, "0", fx.t0)),
+        ErrorCode::NotYourTurn
+    );
+    assert_eq!(
+        code(fx.human_move(&alice(), ALICE, "x", fx.t0)),
+        ErrorCode::BadMove
+    );
+    fx.human_move(&alice(), ALICE, "0", fx.t0).unwrap();
+    assert_eq!(
+        code(fx.human_move(&bob(), BOB, "0", fx.t0)),
+        ErrorCode::IllegalMove
+    );
+    fx.request(Request::Resign, &bob(), BOB, fx.t0).unwrap();
+    assert_eq!(
+        code(fx.human_move(&bob(), BOB, "1", fx.t0)),
+        ErrorCode::GameFinished
+    );
+}
+
+#[test]
+fn every_state_raises_seq_by_one() {
+    let mut fx = Fixture::open();
+    let mut seen = Vec::new();
+    let mut record = |effects: Vec<Effect>| seen.extend(states(&effects).iter().map(|s| s.seq));
+    record(fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap());
+    record(fx.join(bob(), Seat::Second, BOB, fx.t0).unwrap());
+    record(fx.play(Seat::First, "0", fx.t0).unwrap());
+    record(fx.request(Request::OfferDraw, &bob(), BOB, fx.t0).unwrap());
+    record(fx.request(Request::Resign, &alice(), ALICE, fx.t0).unwrap());
+    assert_eq!(seen, vec![2, 3, 4, 5, 6]);
+    assert_eq!(fx.room.seq(), 6);
+}
+
+#[test]
+fn spectators_are_announced_at_a_pace() {
+    let mut fx = Fixture::open();
+    let first = fx.room.watch(10, None, fx.t0).unwrap();
+    assert_eq!(
+        states(&first).len(),
+        1,
+        "a watch after a quiet spell is announced at once"
+    );
+    let merged = fx.room.watch(11, None, fx.at(ms(200))).unwrap();
+    assert!(states(&merged).is_empty(), "one within the pace is merged");
+    let due = fx.room.next_deadline().unwrap();
+    assert_eq!(due, fx.at(super::super::pacer::AUDIENCE_PACE));
+    let effects = fx.tick(due).unwrap();
+    assert_eq!(states(&effects)[0].spectators, 2);
+}
+
+#[test]
+fn a_dropped_connection_is_announced_by_the_timer_not_at_once() {
+    let mut fx = Fixture::playing();
+    fx.room.watch(CAROL, None, fx.t0).unwrap();
+    let seq = fx.room.seq();
+    let later = fx.at(secs(5));
+    fx.room.dropped(CAROL, later);
+    fx.room.dropped(BOB, later);
+    assert_eq!(fx.room.seq(), seq);
+    assert!(!fx.room.holds(CAROL));
+    let effects = fx.tick(later).unwrap();
+    let state = states(&effects)[0];
+    assert_eq!((state.spectators, state.seats[1].connected), (0, false));
+}
+
+fn fischer(base_ms: u64, increment_ms: u64) -> Fixture {
+    let options = RoomOptions {
+        time_control: TimeControl::Fischer {
+            base_ms,
+            increment_ms,
+        },
+        ..RoomOptions::default()
+    };
+    let mut fx = Fixture::new([SeatSpec::Open, SeatSpec::Open], options);
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    fx.join(bob(), Seat::Second, BOB, fx.t0).unwrap();
+    fx
+}
+
+#[test]
+fn a_move_after_the_flag_is_refused_out_of_time() {
+    let mut fx = fischer(1_000, 0);
+    let late = fx.human_move(&alice(), ALICE, "0", fx.at(ms(1_001)));
+    assert_eq!(code(late), ErrorCode::OutOfTime);
+    assert_eq!(fx.room.status(), Status::Playing);
+}
+
+#[test]
+fn the_clock_charges_thinking_time_and_records_it_with_the_move() {
+    let fx = fischer(10_000, 500);
+    let pending = fx
+        .room
+        .prepare_move(Seat::First, "0", fx.at(ms(2_000)), fx.now(fx.at(ms(2_000))))
+        .unwrap();
+    assert_eq!(pending.record.think_ms, 2_000);
+    assert_eq!(pending.record.clocks_ms, Some([8_500, 10_000]));
+}
+
+#[test]
+fn running_out_of_time_loses() {
+    let mut fx = fischer(60_000, 0);
+    fx.play(Seat::First, "0", fx.t0).unwrap();
+    fx.play(Seat::Second, "4", fx.t0).unwrap();
+    let flag = fx.room.next_deadline().unwrap();
+    assert_eq!(flag, fx.at(secs(60)));
+    let effects = fx.tick(flag).unwrap();
+    let over = game_over(&effects).unwrap();
+    assert_eq!(
+        (over.winner, over.reason),
+        (Some(1), parlor_rules::games::EndReason::Timeout)
+    );
+}
+
+#[test]
+fn a_first_move_not_made_in_time_aborts_the_game() {
+    let mut fx = Fixture::playing();
+    let first_move = secs(Config::default().rooms.first_move_secs);
+    assert_eq!(fx.room.next_deadline(), Some(fx.t0 + first_move));
+    let effects = fx.tick(fx.t0 + first_move).unwrap();
+    let over = game_over(&effects).unwrap();
+    assert_eq!(
+        (over.winner, over.reason),
+        (None, parlor_rules::games::EndReason::Aborted)
+    );
+}
+
+#[test]
+fn an_ending_a_timer_could_not_record_is_retried() {
+    let mut fx = Fixture::playing();
+    let first_move = fx.t0 + secs(Config::default().rooms.first_move_secs);
+    let Tick::Step(step) = fx.room.on_timer(fx.now(first_move)) else {
+        panic!("the room stays open");
+    };
+    let Then::End(ending) = step.then else {
+        panic!("the abort is recorded first");
+    };
+    assert_eq!(ending.on_failure, super::super::OnFailure::Retry);
+    fx.room.retry_later(first_move);
+    assert_eq!(fx.room.status(), Status::Playing);
+    assert_eq!(
+        fx.room.next_deadline(),
+        Some(first_move + super::super::STORE_RETRY)
+    );
+}

@@ -1,0 +1,98 @@
+//! How a room is shown: its `state` message and its listing summary.
+
+use tokio::time::Instant;
+
+use super::RoomState;
+use crate::protocol::{ClockView, LastMove, ResultView, RoomSummary, SeatView, StateMsg, Status};
+use parlor_rules::games::Seat;
+
+impl RoomState {
+    /// The room's `state` as of `now`, with the move history when `with_history`.
+    pub(crate) fn state_msg(&self, with_history: bool, now: Instant) -> StateMsg {
+        let playing = self.status() == Status::Playing;
+        StateMsg {
+            room: self.id.clone(),
+            game: self.game.kind().as_str(),
+            game_id: self.started.as_ref().map(|s| s.game_id.clone()),
+            seq: self.seq,
+            status: self.status(),
+            seats: self.seat_views(),
+            spectators: self.spectators.len(),
+            to_move: if playing {
+                self.game.turn().map(|s| s.index() as u8)
+            } else {
+                None
+            },
+            position: self.game.position(),
+            board: self.game.board(),
+            legal_moves: if playing {
+                self.game.legal_moves()
+            } else {
+                Vec::new()
+            },
+            last_move: self.history.last().map(|(seat, played)| LastMove {
+                seat: seat.index() as u8,
+                text: played.notation.clone(),
+                display: played.display.clone(),
+            }),
+            moves: self.history.len(),
+            result: self.result.map(|outcome| ResultView {
+                winner: outcome.winner.map(|s| s.index() as u8),
+                reason: outcome.reason,
+            }),
+            time_control: self.clock.control(),
+            draw_offer: self.draw_offer.map(|seat| seat.index() as u8),
+            rematch: Seat::BOTH
+                .into_iter()
+                .filter(|seat| self.rematch[seat.index()])
+                .map(|seat| seat.index() as u8)
+                .collect(),
+            clocks: self.clock.remaining_at(now).map(|remaining_ms| ClockView {
+                remaining_ms,
+                running: self.clock.running().map(|seat| seat.index() as u8),
+            }),
+            history: with_history.then(|| {
+                self.history
+                    .iter()
+                    .map(|(_, played)| played.notation.clone())
+                    .collect()
+            }),
+            history_display: with_history.then(|| {
+                self.history
+                    .iter()
+                    .map(|(_, played)| played.display.clone())
+                    .collect()
+            }),
+        }
+    }
+
+    /// Both seats as shown, with their ratings.
+    fn seat_views(&self) -> Vec<SeatView> {
+        Seat::BOTH
+            .map(|seat| {
+                let mut view = self.seats[seat.index()].view(seat.index() as u8);
+                view.rating = self.ratings[seat.index()].map(rounded);
+                view
+            })
+            .to_vec()
+    }
+
+    /// The room as listings show it.
+    pub(crate) fn summary(&self) -> RoomSummary {
+        RoomSummary {
+            room: self.id.clone(),
+            game: self.game.kind().as_str(),
+            status: self.status(),
+            seats: self.seat_views(),
+            spectators: self.spectators.len(),
+            moves: self.history.len(),
+            time_control: self.clock.control(),
+            created_at_ms: self.created_at_ms,
+        }
+    }
+}
+
+/// A rating as shown to people: the nearest whole number.
+pub(super) fn rounded(rating: f64) -> i64 {
+    rating.round() as i64
+}
