@@ -238,23 +238,16 @@ async fn game(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpR
         )));
     };
     let start = game.options.get("start").and_then(|start| start.as_str());
-    let replay = game
-        .game
-        .parse::<GameKind>()
-        .map_err(|error| error.to_string())
-        .and_then(|kind| {
-            catalog::replay(
-                kind,
-                &state.config.game_settings(),
-                start,
-                game.moves.iter().map(|mv| mv.notation.as_str()),
-            )
-            .map_err(|error| error.to_string())
-        })
-        .unwrap_or_else(|error| {
-            warn!(game_id = %game.game_id, %error, "a stored game cannot be replayed");
-            Replay::default()
-        });
+    let replay = catalog::replay(
+        game.game,
+        &state.config.game_settings(),
+        start,
+        game.moves.iter().map(|mv| mv.notation.as_str()),
+    )
+    .unwrap_or_else(|error| {
+        warn!(game_id = %game.game_id, %error, "a stored game cannot be replayed");
+        Replay::default()
+    });
     if replay.displays.len() < game.moves.len() {
         warn!(
             game_id = %game.game_id,
@@ -277,7 +270,7 @@ async fn game_pgn(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let game = finished_game(&state, &id, "chess", "PGN").await?;
+    let game = finished_game(&state, &id, GameKind::Chess, "PGN").await?;
     let name = |seat: usize| seat_name(&game, seat);
     let tags = PgnTags {
         event: "Parlor game".to_owned(),
@@ -319,7 +312,7 @@ async fn game_pdn(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let game = finished_game(&state, &id, "checkers", "PDN").await?;
+    let game = finished_game(&state, &id, GameKind::Checkers, "PDN").await?;
     let tags = PdnTags {
         event: "Parlor game".to_owned(),
         site: "Parlor".to_owned(),
@@ -349,7 +342,7 @@ async fn game_pdn(
 async fn finished_game(
     state: &AppState,
     id: &str,
-    kind: &str,
+    kind: GameKind,
     format: &str,
 ) -> Result<StoredGame, ApiError> {
     let game = state
@@ -486,7 +479,7 @@ enum Entries {
 
 #[derive(Serialize)]
 struct Leaderboard {
-    game: String,
+    game: GameKind,
     by: &'static str,
     entries: Entries,
 }
@@ -495,22 +488,25 @@ async fn leaderboard(
     state: web::Data<AppState>,
     query: web::Query<LeaderboardQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let game = query.game.clone().unwrap_or_else(|| "tictactoe".to_owned());
-    if game.parse::<GameKind>().is_err() {
-        return Err(ApiError::BadRequest(format!(
-            "unknown game \"{game}\"; use one of {}",
+    let name = query
+        .game
+        .as_deref()
+        .unwrap_or(GameKind::TicTacToe.as_str());
+    let game: GameKind = name.parse().map_err(|_| {
+        ApiError::BadRequest(format!(
+            "unknown game \"{name}\"; use one of {}",
             GameKind::names()
-        )));
-    }
+        ))
+    })?;
     let limit = parse_limit(query.limit.as_deref(), 10)?;
     let (by, entries) = match query.by.as_deref() {
         None | Some("score") => (
             "score",
-            Entries::Score(state.store.leaderboard(&game, limit).await?),
+            Entries::Score(state.store.leaderboard(game, limit).await?),
         ),
         Some("rating") => (
             "rating",
-            Entries::Rating(state.store.rating_leaderboard(&game, limit).await?),
+            Entries::Rating(state.store.rating_leaderboard(game, limit).await?),
         ),
         Some(other) => {
             return Err(ApiError::BadRequest(format!(

@@ -160,7 +160,7 @@ impl Lobby {
     }
 
     /// Every listed live room of `game` (of every game when `None`), newest first.
-    pub fn list_game(&self, game: Option<&str>) -> Vec<RoomSummary> {
+    pub fn list_game(&self, game: Option<GameKind>) -> Vec<RoomSummary> {
         let mut rooms: Vec<RoomSummary> = self
             .rooms
             .iter()
@@ -193,7 +193,7 @@ impl Lobby {
 
     /// A subscription to the lobby feed for rooms of `game` (all when `None`): every
     /// change to a listed room from now on, coalesced per `limits.lobby_flush_ms`.
-    pub fn subscribe(&self, game: Option<String>) -> LobbySubscription {
+    pub fn subscribe(&self, game: Option<GameKind>) -> LobbySubscription {
         let flush_every = Duration::from_millis(self.context.config.limits.lobby_flush_ms);
         LobbySubscription::new(self.feed.subscribe(), game, flush_every)
     }
@@ -203,7 +203,7 @@ impl Lobby {
     /// one seat open and the other held by a connected person other than `player_id`.
     pub fn waiting_for(
         &self,
-        game: &str,
+        game: GameKind,
         time_control: TimeControl,
         player_id: &str,
     ) -> Vec<(RoomHandle, Seat)> {

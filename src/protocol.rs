@@ -4,6 +4,7 @@
 //! [`ClientMsg`] comes in, [`ServerMsg`] and the room's [`StateMsg`]/[`GameOverMsg`]
 //! go out. docs/PROTOCOL.md describes the same thing for people.
 
+use parlor_rules::GameKind;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -381,7 +382,7 @@ pub enum ServerMsg {
     /// newest first. `lobby_update`s follow.
     Lobby {
         /// The game the subscription is limited to, or `null` for every game.
-        game: Option<String>,
+        game: Option<GameKind>,
         /// The listed rooms, as in `rooms`.
         rooms: Vec<RoomSummary>,
         /// The client's `ref`.
@@ -514,7 +515,7 @@ pub struct StateMsg {
     /// The room's id.
     pub room: String,
     /// The game's id.
-    pub game: &'static str,
+    pub game: GameKind,
     /// The current game's unique id; `null` until it starts.
     pub game_id: Option<String>,
     /// Rises by one with every state the room broadcasts.
@@ -658,7 +659,7 @@ pub struct RoomSummary {
     /// The room's id.
     pub room: String,
     /// The game's id.
-    pub game: &'static str,
+    pub game: GameKind,
     /// Waiting, playing or finished.
     pub status: Status,
     /// Both seats.

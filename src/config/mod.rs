@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use std::time::Instant;
 
-use parlor_rules::GameSettings;
 use parlor_rules::bots::{self, BotLevel, Limits, Strength};
 use parlor_rules::games::{checkers, fox_geese};
+use parlor_rules::{GameKind, GameSettings};
 
 mod limits;
 
@@ -312,14 +312,13 @@ impl Default for ParConfig {
 }
 
 impl ParConfig {
-    /// The par of a game by id; `None` for a game without one.
-    pub fn for_game(&self, game_id: &str) -> Option<u32> {
-        match game_id {
-            "tictactoe" => Some(self.tictactoe),
-            "checkers" => Some(self.checkers),
-            "chess" => Some(self.chess),
-            "fox_geese" => Some(self.fox_geese),
-            _ => None,
+    /// The par of `game`.
+    pub fn for_game(&self, game: GameKind) -> u32 {
+        match game {
+            GameKind::TicTacToe => self.tictactoe,
+            GameKind::Checkers => self.checkers,
+            GameKind::Chess => self.chess,
+            GameKind::FoxGeese => self.fox_geese,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The lobby feed: every change to a listed room, encoded once and shared by all
 //! lobby subscribers.
 
+use parlor_rules::GameKind;
 use std::sync::Arc;
 
 use bytestring::ByteString;
@@ -21,7 +22,7 @@ pub struct LobbyUpdate {
     /// The room that changed.
     pub room: Arc<str>,
     /// The game of the room that changed.
-    pub game: &'static str,
+    pub game: GameKind,
     /// The encoded `lobby_update` message.
     pub frame: ByteString,
 }

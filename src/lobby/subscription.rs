@@ -5,6 +5,7 @@
 //! A subscriber that fell so far behind that the feed dropped updates gets one fresh
 //! snapshot instead, again at most once per interval.
 
+use parlor_rules::GameKind;
 use std::time::Duration;
 
 use bytestring::ByteString;
@@ -23,7 +24,7 @@ use super::LobbyUpdate;
 pub struct LobbySubscription {
     updates: Receiver<LobbyUpdate>,
     /// Only rooms of this game, if set.
-    game: Option<String>,
+    game: Option<GameKind>,
     flush_every: Duration,
     /// The next batch may not leave before this.
     next_flush: Instant,
@@ -49,7 +50,7 @@ impl LobbySubscription {
     /// most once per `flush_every`.
     pub fn new(
         updates: Receiver<LobbyUpdate>,
-        game: Option<String>,
+        game: Option<GameKind>,
         flush_every: Duration,
     ) -> Self {
         Self {
@@ -63,8 +64,8 @@ impl LobbySubscription {
     }
 
     /// The game the subscription is limited to.
-    pub fn game(&self) -> Option<&str> {
-        self.game.as_deref()
+    pub fn game(&self) -> Option<GameKind> {
+        self.game
     }
 
     /// The next batch for this subscriber: waits for a change to one of its rooms, then
@@ -97,7 +98,7 @@ impl LobbySubscription {
     }
 
     fn keep(&mut self, update: LobbyUpdate) {
-        if self.game.as_deref().is_none_or(|game| game == update.game) {
+        if self.game.is_none_or(|game| game == update.game) {
             self.pending.add(update);
         }
     }
@@ -155,7 +156,7 @@ mod tests {
 
     use super::*;
 
-    fn update(room: &str, game: &'static str, frame: &str) -> LobbyUpdate {
+    fn update(room: &str, game: GameKind, frame: &str) -> LobbyUpdate {
         LobbyUpdate {
             room: Arc::from(room),
             game,
@@ -167,8 +168,8 @@ mod tests {
     async fn changes_in_one_interval_leave_as_one_batch_with_the_latest_per_room() {
         let (feed, updates) = broadcast::channel(16);
         let flush = Duration::from_millis(250);
-        let mut subscription = LobbySubscription::new(updates, Some("chess".into()), flush);
-        feed.send(update("a", "chess", "a1")).unwrap();
+        let mut subscription = LobbySubscription::new(updates, Some(GameKind::Chess), flush);
+        feed.send(update("a", GameKind::Chess, "a1")).unwrap();
         // The first change after a quiet spell leaves at once.
         assert_eq!(
             subscription.next().await,
@@ -176,9 +177,10 @@ mod tests {
         );
         let asked = Instant::now();
         for frame in ["a2", "b1", "a3", "b2"] {
-            feed.send(update(&frame[..1], "chess", frame)).unwrap();
+            feed.send(update(&frame[..1], GameKind::Chess, frame))
+                .unwrap();
         }
-        feed.send(update("c", "checkers", "c1")).unwrap();
+        feed.send(update("c", GameKind::Checkers, "c1")).unwrap();
         let batch = subscription.next().await;
         assert!(Instant::now() >= asked + flush, "waited for the interval");
         assert_eq!(batch, LobbyEvent::Updates(vec!["a3".into(), "b2".into()]));
@@ -189,7 +191,7 @@ mod tests {
     async fn just_flushed(capacity: usize) -> (broadcast::Sender<LobbyUpdate>, LobbySubscription) {
         let (feed, updates) = broadcast::channel(capacity);
         let mut subscription = LobbySubscription::new(updates, None, Duration::from_millis(200));
-        feed.send(update("a", "chess", "a1")).unwrap();
+        feed.send(update("a", GameKind::Chess, "a1")).unwrap();
         assert_eq!(
             subscription.next().await,
             LobbyEvent::Updates(vec!["a1".into()])
@@ -202,10 +204,10 @@ mod tests {
         let (feed, mut subscription) = just_flushed(16).await;
         // The next change waits for the interval; the session's select! drops the call
         // meanwhile, as it does whenever another event comes first.
-        feed.send(update("b", "chess", "b1")).unwrap();
+        feed.send(update("b", GameKind::Chess, "b1")).unwrap();
         let dropped = tokio::time::timeout(Duration::from_millis(20), subscription.next()).await;
         assert!(dropped.is_err(), "still waiting for the interval");
-        feed.send(update("c", "chess", "c1")).unwrap();
+        feed.send(update("c", GameKind::Chess, "c1")).unwrap();
         assert_eq!(
             subscription.next().await,
             LobbyEvent::Updates(vec!["b1".into(), "c1".into()])
@@ -216,7 +218,7 @@ mod tests {
     async fn falling_behind_survives_the_call_being_dropped() {
         let (feed, mut subscription) = just_flushed(4).await;
         for index in 0..10 {
-            feed.send(update(&format!("r{index}"), "chess", "x"))
+            feed.send(update(&format!("r{index}"), GameKind::Chess, "x"))
                 .unwrap();
         }
         let dropped = tokio::time::timeout(Duration::from_millis(20), subscription.next()).await;
@@ -230,14 +232,14 @@ mod tests {
         let flush = Duration::from_millis(250);
         let mut subscription = LobbySubscription::new(updates, None, flush);
         for index in 0..10 {
-            feed.send(update(&format!("r{index}"), "chess", "x"))
+            feed.send(update(&format!("r{index}"), GameKind::Chess, "x"))
                 .unwrap();
         }
         assert_eq!(subscription.next().await, LobbyEvent::Behind);
         let first = Instant::now();
         // What was queued is covered by the snapshot; more lag waits for the interval.
         for index in 0..10 {
-            feed.send(update(&format!("s{index}"), "chess", "y"))
+            feed.send(update(&format!("s{index}"), GameKind::Chess, "y"))
                 .unwrap();
         }
         assert_eq!(subscription.next().await, LobbyEvent::Behind);

@@ -146,8 +146,8 @@ impl Room {
         publisher: watch::Sender<Published>,
         creator: Option<(Seat, Creator)>,
     ) {
-        let game = self.state.game().kind().as_str();
-        info!(room = %self.state.id(), game, "room created");
+        let game = self.state.game().kind();
+        info!(room = %self.state.id(), %game, "room created");
         if let Some((seat, creator)) = creator {
             // The `me` seat is open until now; the creator is the first to take it.
             let result =
@@ -162,7 +162,9 @@ impl Room {
         let shutdown = self.context.shutdown.clone();
         let rooms = self.context.metrics.rooms.clone();
         let mut counted = self.state.status();
-        rooms.with_label_values(&[game, counted.as_str()]).inc();
+        rooms
+            .with_label_values(&[game.as_str(), counted.as_str()])
+            .inc();
         loop {
             let deadline = self.state.next_deadline();
             let flow = tokio::select! {
@@ -180,15 +182,21 @@ impl Room {
             self.publish(&publisher);
             let status = self.state.status();
             if status != counted {
-                rooms.with_label_values(&[game, counted.as_str()]).dec();
-                rooms.with_label_values(&[game, status.as_str()]).inc();
+                rooms
+                    .with_label_values(&[game.as_str(), counted.as_str()])
+                    .dec();
+                rooms
+                    .with_label_values(&[game.as_str(), status.as_str()])
+                    .inc();
                 counted = status;
             }
             if flow == Flow::Close {
                 break;
             }
         }
-        rooms.with_label_values(&[game, counted.as_str()]).dec();
+        rooms
+            .with_label_values(&[game.as_str(), counted.as_str()])
+            .dec();
         info!(room = %self.state.id(), "room removed");
     }
 
@@ -397,7 +405,7 @@ impl Room {
     /// Reads both seats' ratings for display; unknown ratings show as none.
     async fn read_ratings(&self) -> [Option<f64>; 2] {
         let keys = self.state.rating_keys();
-        let game = self.state.game().kind().as_str();
+        let game = self.state.game().kind();
         match self
             .context
             .store

@@ -14,6 +14,7 @@ mod status;
 mod stored;
 
 use async_trait::async_trait;
+use parlor_rules::GameKind;
 
 use crate::ratings::Rating;
 
@@ -119,8 +120,11 @@ pub trait Store: Send + Sync + 'static {
 
     /// Two rated players' current ratings in a game (say, a room's two seats), each
     /// `None` if that player has none yet; one query for both.
-    async fn ratings(&self, game: &str, keys: [&str; 2])
-    -> Result<[Option<Rating>; 2], StoreError>;
+    async fn ratings(
+        &self,
+        game: GameKind,
+        keys: [&str; 2],
+    ) -> Result<[Option<Rating>; 2], StoreError>;
 
     /// A player's games, newest first; `None` if no such player exists.
     async fn player_games(
@@ -132,7 +136,7 @@ pub trait Store: Send + Sync + 'static {
     /// The highest-rated humans in a game.
     async fn rating_leaderboard(
         &self,
-        game: &str,
+        game: GameKind,
         limit: u32,
     ) -> Result<Vec<RatingEntry>, StoreError>;
 
@@ -145,7 +149,7 @@ pub trait Store: Send + Sync + 'static {
     /// The best scores in a game, highest first, earliest first on ties.
     async fn leaderboard(
         &self,
-        game: &str,
+        game: GameKind,
         limit: u32,
     ) -> Result<Vec<LeaderboardEntry>, StoreError>;
 

@@ -1,7 +1,11 @@
 //! The records rooms and sessions write to the store: players, game starts, moves,
 //! endings and leaderboard candidates, and the rating changes a write returns.
 
+use parlor_rules::GameKind;
+use parlor_rules::games::EndReason;
 use serde::Serialize;
+
+use crate::domain::SeatKind;
 
 use crate::ratings::Rating;
 
@@ -20,7 +24,7 @@ pub struct SeatRecord {
     /// 0 or 1.
     pub seat: u8,
     /// `human` or `bot:<level>`.
-    pub kind: String,
+    pub kind: SeatKind,
     /// The human's player id; `None` for a bot.
     pub player_id: Option<String>,
     /// The name shown for the seat.
@@ -32,8 +36,8 @@ pub struct SeatRecord {
 pub struct NewGame {
     /// Unique id of this game.
     pub game_id: String,
-    /// The game's id, e.g. `tictactoe`.
-    pub game: String,
+    /// Which game it is.
+    pub game: GameKind,
     /// The room the game is played in.
     pub room_id: String,
     /// Wall-clock start, Unix milliseconds.
@@ -79,14 +83,14 @@ pub struct SeatResult {
 pub struct GameFinish {
     /// The finished game.
     pub game_id: String,
-    /// The game's id, e.g. `tictactoe` (the leaderboard is per game).
-    pub game: String,
+    /// Which game it is (the leaderboard is per game).
+    pub game: GameKind,
     /// Wall-clock end, Unix milliseconds.
     pub finished_at_ms: i64,
     /// Winning seat, `None` for a draw.
     pub winner: Option<u8>,
     /// Why it ended (`three_in_a_row`, `resigned`, ...).
-    pub reason: String,
+    pub reason: EndReason,
     /// Wall-clock duration from start to end, ms.
     pub duration_ms: i64,
     /// How many moves were played.

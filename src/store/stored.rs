@@ -1,7 +1,11 @@
 //! What the store's read API returns: stored games with their seats and moves, a
 //! player's games, and the two leaderboards (by score and by rating).
 
+use parlor_rules::GameKind;
+use parlor_rules::games::EndReason;
 use serde::Serialize;
+
+use crate::domain::SeatKind;
 
 use super::GameStatus;
 
@@ -10,8 +14,8 @@ use super::GameStatus;
 pub struct PlayerGame {
     /// The game's unique id.
     pub game_id: String,
-    /// The game's id, e.g. `chess`.
-    pub game: String,
+    /// Which game it is.
+    pub game: GameKind,
     /// Playing, finished or interrupted.
     pub status: GameStatus,
     /// The seat the player had.
@@ -23,7 +27,7 @@ pub struct PlayerGame {
     /// Winning seat; `None` for a draw or an unfinished game.
     pub winner: Option<u8>,
     /// Why it ended, once finished.
-    pub reason: Option<String>,
+    pub reason: Option<EndReason>,
 }
 
 /// One row of a game's rating list.
@@ -49,7 +53,7 @@ pub struct StoredSeat {
     /// 0 or 1.
     pub seat: u8,
     /// `human` or `bot:<level>`.
-    pub kind: String,
+    pub kind: SeatKind,
     /// The human's player id; `None` for a bot.
     pub player_id: Option<String>,
     /// The name shown for the seat.
@@ -91,8 +95,8 @@ pub struct StoredMove {
 pub struct StoredGame {
     /// The game's unique id.
     pub game_id: String,
-    /// The game's id, e.g. `tictactoe`.
-    pub game: String,
+    /// Which game it is.
+    pub game: GameKind,
     /// The room it was played in.
     pub room_id: String,
     /// Playing, finished or interrupted.
@@ -106,7 +110,7 @@ pub struct StoredGame {
     /// Winning seat; `None` for a draw or an unfinished game.
     pub winner: Option<u8>,
     /// Why it ended, once finished.
-    pub reason: Option<String>,
+    pub reason: Option<EndReason>,
     /// Duration, ms, once finished.
     pub duration_ms: Option<i64>,
     /// Both seats.

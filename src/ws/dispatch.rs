@@ -158,9 +158,7 @@ impl Connection {
             }
             ClientMsg::SubscribeLobby { game } => {
                 self.player()?;
-                if let Some(game) = &game {
-                    parse_game(game)?;
-                }
+                let game = game.as_deref().map(parse_game).transpose()?;
                 // Subscribe before listing, so no change after the snapshot is missed.
                 self.lobby = Some(self.app.lobby.subscribe(game));
                 Ok(vec![self.lobby_snapshot(reference)])
@@ -193,13 +191,13 @@ impl Connection {
         reference: Option<Value>,
     ) -> Result<Vec<ServerMsg>, ClientError> {
         let player = self.player_info()?;
-        parse_game(&game)?;
+        let kind = parse_game(&game)?;
         let mut options = Map::new();
         if let Some(time_control) = time_control {
             options.insert("time_control".to_owned(), time_control);
         }
         let wanted = RoomOptions::parse(Some(options.clone()))?.time_control;
-        let candidates = self.app.lobby.waiting_for(&game, wanted, &player.player_id);
+        let candidates = self.app.lobby.waiting_for(kind, wanted, &player.player_id);
         for (handle, seat) in candidates {
             let joined = handle
                 .join(

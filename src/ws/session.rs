@@ -266,12 +266,9 @@ pub(super) fn encode(msg: &ServerMsg) -> ByteString {
 impl Connection {
     /// A `lobby` snapshot for this connection's subscription.
     pub(super) fn lobby_snapshot(&self, reference: Option<Value>) -> ServerMsg {
-        let game = self
-            .lobby
-            .as_ref()
-            .and_then(|sub| sub.game().map(str::to_owned));
+        let game = self.lobby.as_ref().and_then(LobbySubscription::game);
         ServerMsg::Lobby {
-            rooms: self.app.lobby.list_game(game.as_deref()),
+            rooms: self.app.lobby.list_game(game),
             game,
             reference,
         }

@@ -80,7 +80,7 @@ impl RoomState {
         {
             moves_by_seat[mover.index()] += 1;
         }
-        let par = config.par.for_game(self.game.kind().as_str()).unwrap_or(1);
+        let par = config.par.for_game(self.game.kind());
         let scores = Seat::BOTH.map(|seat| match &self.seats[seat.index()] {
             SeatState::Human { .. } if self.options.scored() && !self.stood_in[seat.index()] => {
                 scoring::score(&ScoreInput {
@@ -115,10 +115,10 @@ impl RoomState {
             .collect();
         let finish = GameFinish {
             game_id,
-            game: self.game.kind().as_str().to_owned(),
+            game: self.game.kind(),
             finished_at_ms: now.unix_ms,
             winner: outcome.winner.map(|s| s.index() as u8),
-            reason: outcome.reason.as_str().to_owned(),
+            reason: outcome.reason,
             duration_ms: duration_ms(duration) as i64,
             moves: moves as u32,
             seats: Seat::BOTH

@@ -8,7 +8,7 @@ use tokio::time::Instant;
 
 use super::{Now, RoomState};
 use crate::config::Config;
-use crate::domain::{SeatKind, UnknownSeatKind};
+use crate::domain::SeatKind;
 use crate::protocol::ClientError;
 use crate::room::seats::SeatState;
 use crate::room::{PlayerInfo, RoomOptions, SeatSpec};
@@ -111,11 +111,7 @@ impl RoomState {
 /// A stored seat as the room holds it again: its person away until they come back.
 fn seated(seat: usize, stored: &StoredSeat, now: Instant) -> Result<SeatState, RebuildError> {
     let why = |why: String| RebuildError::Seat { seat, why };
-    let kind: SeatKind = stored
-        .kind
-        .parse()
-        .map_err(|UnknownSeatKind(kind)| why(format!("\"{kind}\" is not a seat kind")))?;
-    match kind {
+    match stored.kind {
         SeatKind::Open => Ok(SeatState::Open),
         SeatKind::Bot(level) => Ok(SeatState::Bot(level)),
         SeatKind::Human => {

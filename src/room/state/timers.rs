@@ -46,7 +46,7 @@ impl RoomState {
         }
         Some(NewGame {
             game_id: game_id(),
-            game: self.game.kind().as_str().to_owned(),
+            game: self.game.kind(),
             room_id: self.id.clone(),
             started_at_ms: now.unix_ms,
             seats: Seat::BOTH
@@ -54,7 +54,7 @@ impl RoomState {
                     let state = &self.seats[seat.index()];
                     SeatRecord {
                         seat: seat.index() as u8,
-                        kind: state.kind().to_string(),
+                        kind: state.kind(),
                         player_id: state.player_id().map(str::to_owned),
                         name: state.name().unwrap_or_default(),
                     }

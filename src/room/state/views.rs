@@ -12,7 +12,7 @@ impl RoomState {
         let playing = self.status() == Status::Playing;
         StateMsg {
             room: self.id.clone(),
-            game: self.game.kind().as_str(),
+            game: self.game.kind(),
             game_id: self.started.as_ref().map(|s| s.game_id.clone()),
             seq: self.seq,
             status: self.status(),
@@ -81,7 +81,7 @@ impl RoomState {
     pub(crate) fn summary(&self) -> RoomSummary {
         RoomSummary {
             room: self.id.clone(),
-            game: self.game.kind().as_str(),
+            game: self.game.kind(),
             status: self.status(),
             seats: self.seat_views(),
             spectators: self.spectators.len(),

@@ -36,6 +36,7 @@ mod sqlite_file;
 mod tests;
 mod writes;
 
+use parlor_rules::GameKind;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -117,7 +118,7 @@ impl Store for SqlStore {
 
     async fn ratings(
         &self,
-        game: &str,
+        game: GameKind,
         keys: [&str; 2],
     ) -> Result<[Option<Rating>; 2], StoreError> {
         reads::ratings(&self.pool, game, keys).await
@@ -133,7 +134,7 @@ impl Store for SqlStore {
 
     async fn rating_leaderboard(
         &self,
-        game: &str,
+        game: GameKind,
         limit: u32,
     ) -> Result<Vec<RatingEntry>, StoreError> {
         reads::rating_leaderboard(&self.pool, game, limit).await
@@ -149,7 +150,7 @@ impl Store for SqlStore {
 
     async fn leaderboard(
         &self,
-        game: &str,
+        game: GameKind,
         limit: u32,
     ) -> Result<Vec<LeaderboardEntry>, StoreError> {
         reads::leaderboard(&self.pool, game, limit).await

@@ -4,6 +4,7 @@
 //! Each read that touches several tables runs in one transaction, so its parts come
 //! from one snapshot. Rows are decoded by [`super::rows`].
 
+use parlor_rules::GameKind;
 use std::collections::HashSet;
 
 use sqlx::AnyPool;
@@ -67,21 +68,21 @@ pub(super) async fn player_games(
 /// Two players' current ratings in `game`, each `None` if that player has none yet.
 pub(super) async fn ratings(
     pool: &AnyPool,
-    game: &str,
+    game: GameKind,
     keys: [&str; 2],
 ) -> Result<[Option<Rating>; 2], StoreError> {
     let mut conn = pool.acquire().await?;
-    let wanted = HashSet::from([(game, keys[0]), (game, keys[1])]);
+    let wanted = HashSet::from([(game.as_str(), keys[0]), (game.as_str(), keys[1])]);
     let placeholders = Placeholders::of(&conn);
     let stored = read_ratings(&mut conn, placeholders, &wanted).await?;
-    let in_game = stored.get(game);
+    let in_game = stored.get(game.as_str());
     Ok(keys.map(|key| in_game.and_then(|ratings| ratings.get(key)).copied()))
 }
 
 /// The highest-rated humans in `game`, at most `limit`.
 pub(super) async fn rating_leaderboard(
     pool: &AnyPool,
-    game: &str,
+    game: GameKind,
     limit: u32,
 ) -> Result<Vec<RatingEntry>, StoreError> {
     // Bots are rated too, but only humans (who have a players row) are listed.
@@ -90,7 +91,7 @@ pub(super) async fn rating_leaderboard(
          JOIN players p ON p.player_id = r.player_key \
          WHERE r.game = $1 ORDER BY r.rating DESC, r.player_key LIMIT $2",
     )
-    .bind(game)
+    .bind(game.as_str())
     .bind(i64::from(limit))
     .fetch_all(pool)
     .await?;
@@ -138,7 +139,7 @@ pub(super) async fn game(pool: &AnyPool, game_id: &str) -> Result<Option<StoredG
 /// The best scores in `game`, highest first, earliest first on ties, at most `limit`.
 pub(super) async fn leaderboard(
     pool: &AnyPool,
-    game: &str,
+    game: GameKind,
     limit: u32,
 ) -> Result<Vec<LeaderboardEntry>, StoreError> {
     let rows = sqlx::query(
@@ -148,7 +149,7 @@ pub(super) async fn leaderboard(
          ORDER BY l.score DESC, l.achieved_at ASC, l.player_id ASC \
          LIMIT $2",
     )
-    .bind(game)
+    .bind(game.as_str())
     .bind(i64::from(limit))
     .fetch_all(pool)
     .await?;

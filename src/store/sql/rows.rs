@@ -1,13 +1,15 @@
 //! Row decoding: database rows to the store's domain values, with every narrowing
 //! checked and every failure a [`StoreError`].
 
+use std::str::FromStr;
+
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use crate::ratings::Rating;
 use crate::store::{
-    GameStatus, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame,
-    StoredMove, StoredSeat,
+    LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame, StoredMove,
+    StoredSeat,
 };
 
 /// Decodes a `players` row (its `player_id` and `name`).
@@ -23,13 +25,13 @@ pub(super) fn player_from_row(row: &AnyRow) -> Result<PlayerRecord, StoreError> 
 pub(super) fn player_game_from_row(row: &AnyRow) -> Result<PlayerGame, StoreError> {
     Ok(PlayerGame {
         game_id: row.try_get("game_id")?,
-        game: row.try_get("game")?,
-        status: status(row)?,
+        game: named(row, "game")?,
+        status: named(row, "status")?,
         seat: narrow(row.try_get("seat")?, "seat")?,
         names: vec![row.try_get("name0")?, row.try_get("name1")?],
         started_at_ms: row.try_get("started_at")?,
         winner: narrow_opt(row.try_get("winner")?, "winner")?,
-        reason: row.try_get("reason")?,
+        reason: named_opt(row, "reason")?,
     })
 }
 
@@ -41,14 +43,14 @@ pub(super) fn game_from_row(
 ) -> Result<StoredGame, StoreError> {
     Ok(StoredGame {
         game_id: row.try_get("game_id")?,
-        game: row.try_get("game")?,
+        game: named(row, "game")?,
         room_id: row.try_get("room_id")?,
-        status: status(row)?,
+        status: named(row, "status")?,
         options: parse_options(&row.try_get::<String, _>("options")?),
         started_at_ms: row.try_get("started_at")?,
         finished_at_ms: row.try_get("finished_at")?,
         winner: narrow_opt(row.try_get("winner")?, "winner")?,
-        reason: row.try_get("reason")?,
+        reason: named_opt(row, "reason")?,
         duration_ms: row.try_get("duration_ms")?,
         seats,
         moves,
@@ -59,7 +61,7 @@ pub(super) fn game_from_row(
 pub(super) fn seat_from_row(row: &AnyRow) -> Result<StoredSeat, StoreError> {
     Ok(StoredSeat {
         seat: narrow(row.try_get("seat")?, "seat")?,
-        kind: row.try_get("kind")?,
+        kind: named(row, "kind")?,
         player_id: row.try_get("player_id")?,
         name: row.try_get("name")?,
         thinking_ms: row.try_get("thinking_ms")?,
@@ -126,12 +128,31 @@ pub(super) fn leaderboard_entry_from_row(
     })
 }
 
-/// Decodes a row's `status` column; a name that is no [`GameStatus`] is a decoding
-/// error naming the column.
-fn status(row: &AnyRow) -> Result<GameStatus, StoreError> {
-    let name: String = row.try_get("status")?;
+/// Decodes a text `column` that holds a name (a status, a game, a seat kind, an end
+/// reason): a name that does not parse is a decoding error naming the column, never a
+/// string passed on.
+fn named<T>(row: &AnyRow, column: &str) -> Result<T, StoreError>
+where
+    T: FromStr,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    let name: String = row.try_get(column)?;
     name.parse()
-        .map_err(|unknown| column_error("status", unknown))
+        .map_err(|unknown| column_error(column, unknown))
+}
+
+/// Like [`named`] for a nullable column.
+fn named_opt<T>(row: &AnyRow, column: &str) -> Result<Option<T>, StoreError>
+where
+    T: FromStr,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    let name: Option<String> = row.try_get(column)?;
+    name.map(|name| {
+        name.parse()
+            .map_err(|unknown| column_error(column, unknown))
+    })
+    .transpose()
 }
 
 /// Stored options as JSON; text that is not JSON (never written by Parlor) is kept as a

@@ -1,5 +1,10 @@
 //! Tests of the SQL store against real SQLite files in temporary folders.
 
+use parlor_rules::GameKind;
+use parlor_rules::bots::BotLevel;
+use parlor_rules::games::EndReason;
+
+use crate::domain::SeatKind;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -64,19 +69,19 @@ async fn count(store: &SqlStore, sql: &str) -> i64 {
 fn new_game(game_id: &str, player_id: &str, name: &str, started_at_ms: i64) -> NewGame {
     NewGame {
         game_id: game_id.to_owned(),
-        game: "tictactoe".to_owned(),
+        game: GameKind::TicTacToe,
         room_id: format!("room-{game_id}"),
         started_at_ms,
         seats: vec![
             SeatRecord {
                 seat: 0,
-                kind: "human".to_owned(),
+                kind: SeatKind::Human,
                 player_id: Some(player_id.to_owned()),
                 name: name.to_owned(),
             },
             SeatRecord {
                 seat: 1,
-                kind: "bot:easy".to_owned(),
+                kind: SeatKind::Bot(BotLevel::Easy),
                 player_id: None,
                 name: "Easy bot".to_owned(),
             },
@@ -89,10 +94,10 @@ fn new_game(game_id: &str, player_id: &str, name: &str, started_at_ms: i64) -> N
 fn win(game_id: &str, player_id: &str, score: i64, finished_at_ms: i64) -> GameFinish {
     GameFinish {
         game_id: game_id.to_owned(),
-        game: "tictactoe".to_owned(),
+        game: GameKind::TicTacToe,
         finished_at_ms,
         winner: Some(0),
-        reason: "three_in_a_row".to_owned(),
+        reason: EndReason::ThreeInARow,
         duration_ms: 1_000,
         moves: 0,
         seats: vec![
@@ -561,19 +566,19 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
     let game = store.game("g1").await.expect("load").expect("exists");
     let expected = StoredGame {
         game_id: "g1".to_owned(),
-        game: "tictactoe".to_owned(),
+        game: GameKind::TicTacToe,
         room_id: "room-g1".to_owned(),
         status: GameStatus::Finished,
         options: serde_json::json!({"bot": "easy"}),
         started_at_ms: 1_000,
         finished_at_ms: Some(1_600),
         winner: Some(0),
-        reason: Some("three_in_a_row".to_owned()),
+        reason: Some(EndReason::ThreeInARow),
         duration_ms: Some(1_000),
         seats: vec![
             StoredSeat {
                 seat: 0,
-                kind: "human".to_owned(),
+                kind: SeatKind::Human,
                 player_id: Some("p1".to_owned()),
                 name: "Alice".to_owned(),
                 thinking_ms: Some(700),
@@ -583,7 +588,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
             },
             StoredSeat {
                 seat: 1,
-                kind: "bot:easy".to_owned(),
+                kind: SeatKind::Bot(BotLevel::Easy),
                 player_id: None,
                 name: "Easy bot".to_owned(),
                 thinking_ms: Some(300),
@@ -617,7 +622,10 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
         .expect("options");
     assert_eq!(options, r#"{"bot":"easy"}"#);
 
-    let board = store.leaderboard("tictactoe", 10).await.expect("board");
+    let board = store
+        .leaderboard(GameKind::TicTacToe, 10)
+        .await
+        .expect("board");
     assert_eq!(board.len(), 1);
     assert_eq!(board[0].score, 42);
     assert_eq!(board[0].game_id, "g1");
@@ -646,7 +654,7 @@ async fn finish_without_a_move_and_failures_roll_back() {
     // A resignation: a draw-like ending with no winner and no leaderboard entry.
     let resign = GameFinish {
         winner: None,
-        reason: "resigned".to_owned(),
+        reason: EndReason::Resigned,
         moves: 1,
         leaderboard: Vec::new(),
         ..win("g1", "p1", 0, 2_000)
@@ -655,7 +663,7 @@ async fn finish_without_a_move_and_failures_roll_back() {
     let game = store.game("g1").await.expect("load").expect("exists");
     assert_eq!(game.status, GameStatus::Finished);
     assert_eq!(game.winner, None);
-    assert_eq!(game.reason.as_deref(), Some("resigned"));
+    assert_eq!(game.reason, Some(EndReason::Resigned));
     assert_eq!(game.moves.len(), 1);
 
     // Finishing an unknown game fails and writes no leaderboard row.
@@ -734,7 +742,10 @@ async fn the_leaderboard_keeps_the_best_score_and_the_earliest_on_ties() {
             .await
             .expect("finish");
     }
-    let board = store.leaderboard("tictactoe", 10).await.expect("board");
+    let board = store
+        .leaderboard(GameKind::TicTacToe, 10)
+        .await
+        .expect("board");
     let summary: Vec<_> = board
         .iter()
         .map(|e| {
@@ -767,7 +778,10 @@ async fn the_leaderboard_keeps_the_best_score_and_the_earliest_on_ties() {
         .await
         .expect("finish");
     store.rename_player("p3", "Caroline").await.expect("rename");
-    let board = store.leaderboard("tictactoe", 2).await.expect("board");
+    let board = store
+        .leaderboard(GameKind::TicTacToe, 2)
+        .await
+        .expect("board");
     assert_eq!(board.len(), 2, "the limit applies");
     assert_eq!(board[0].rank, 1);
     assert_eq!(board[0].player_id, "p3");
@@ -779,7 +793,7 @@ async fn the_leaderboard_keeps_the_best_score_and_the_earliest_on_ties() {
     // Boards are per game.
     assert!(
         store
-            .leaderboard("connect4", 10)
+            .leaderboard(GameKind::Chess, 10)
             .await
             .expect("board")
             .is_empty()
@@ -816,7 +830,10 @@ async fn a_restart_keeps_everything() {
         .expect("append");
     let g1 = store.game("g1").await.expect("load");
     let g2 = store.game("g2").await.expect("load");
-    let board = store.leaderboard("tictactoe", 10).await.expect("board");
+    let board = store
+        .leaderboard(GameKind::TicTacToe, 10)
+        .await
+        .expect("board");
     store.close().await;
     drop(store);
 
@@ -828,7 +845,10 @@ async fn a_restart_keeps_everything() {
     assert_eq!(store.game("g1").await.expect("load"), g1);
     assert_eq!(store.game("g2").await.expect("load"), g2);
     assert_eq!(
-        store.leaderboard("tictactoe", 10).await.expect("board"),
+        store
+            .leaderboard(GameKind::TicTacToe, 10)
+            .await
+            .expect("board"),
         board
     );
     // Both names are still p1's.
@@ -875,14 +895,14 @@ async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
         );
     }
     let [alice, bot] = store
-        .ratings("tictactoe", ["p1", "bot:easy"])
+        .ratings(GameKind::TicTacToe, ["p1", "bot:easy"])
         .await
         .expect("read")
         .map(|rating| rating.expect("rated"));
     assert!(alice.rating > 1500.0 && bot.rating < 1500.0);
     assert_eq!(
         store
-            .ratings("tictactoe", ["bot:easy", "bot:easy"])
+            .ratings(GameKind::TicTacToe, ["bot:easy", "bot:easy"])
             .await
             .expect("read"),
         [Some(bot), Some(bot)],
@@ -890,14 +910,14 @@ async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
     );
     assert_eq!(
         store
-            .ratings("chess", ["p1", "bot:easy"])
+            .ratings(GameKind::Chess, ["p1", "bot:easy"])
             .await
             .expect("read"),
         [None, None],
         "per game"
     );
     let board = store
-        .rating_leaderboard("tictactoe", 10)
+        .rating_leaderboard(GameKind::TicTacToe, 10)
         .await
         .expect("board");
     assert_eq!(board.len(), 1, "bots are rated but not listed");
@@ -951,7 +971,7 @@ async fn endings_written_together_equal_endings_written_one_by_one() {
         rated(win("g2", "p2", 7, 1_200), "p2"),
         GameFinish {
             winner: None,
-            reason: "draw".to_owned(),
+            reason: EndReason::DrawAgreed,
             ..rated(win("g3", "p1", 7, 1_300), "p1")
         },
         win("g4", "p1", 7, 1_400),
@@ -1058,6 +1078,36 @@ async fn an_unknown_status_in_the_database_is_a_decoding_error_not_a_panic() {
     assert!(game.as_ref().is_err_and(is_status_error), "{game:?}");
     let games = store.player_games("p1", 10).await;
     assert!(games.as_ref().is_err_and(is_status_error), "{games:?}");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn an_unknown_game_seat_kind_or_reason_in_the_database_is_a_decoding_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (store, _) = open_with_alice(&dir).await;
+    for (column, corrupt) in [
+        ("game", "UPDATE games SET game = 'go'"),
+        ("reason", "UPDATE games SET reason = 'fell_asleep'"),
+        ("kind", "UPDATE game_seats SET kind = 'ghost'"),
+    ] {
+        let id = format!("g_{column}");
+        store
+            .create_game(&new_game(&id, "p1", "Alice", 1_000))
+            .await
+            .expect("create game");
+        sqlx::query(&format!("{corrupt} WHERE game_id = '{id}'"))
+            .execute(&store.pool)
+            .await
+            .expect("corrupt the column");
+        let game = store.game(&id).await;
+        assert!(
+            matches!(
+                &game,
+                Err(StoreError::Database(sqlx::Error::ColumnDecode { index, .. })) if index == column
+            ),
+            "{column}: {game:?}"
+        );
+    }
     store.close().await;
 }
 

@@ -62,7 +62,7 @@ pub(super) async fn insert_games(
             query = query
                 .bind(game.game_id.as_str())
                 .bind(i64::from(seat.seat))
-                .bind(seat.kind.as_str())
+                .bind(seat.kind.to_string())
                 .bind(seat.player_id.as_deref())
                 .bind(seat.name.as_str());
         }

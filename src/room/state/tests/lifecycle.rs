@@ -1,6 +1,7 @@
 //! PROTOCOL.md §9.1 (status), §9.3 (creating) and §9.8 (removal).
 
 use super::*;
+use crate::domain::SeatKind;
 use crate::protocol::Status;
 use parlor_rules::bots::BotLevel;
 use parlor_rules::games::EndReason;
@@ -160,6 +161,6 @@ fn a_room_writes_nothing_to_the_store_until_its_game_starts() {
         .start_record(fx.now(fx.t0), || "g_new".into())
         .unwrap();
     assert_eq!(record.game_id, "g_new");
-    assert_eq!(record.seats[0].kind, "human");
+    assert_eq!(record.seats[0].kind, SeatKind::Human);
     assert_eq!(record.seats[1].player_id.as_deref(), Some("p_bob"));
 }

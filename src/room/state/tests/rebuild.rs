@@ -1,6 +1,7 @@
 //! Rebuilding a room from the records its store keeps.
 
 use super::*;
+use crate::domain::SeatKind;
 use crate::room::Request;
 use crate::room::state::Records;
 use crate::store::{StoredMove, StoredSeat};
@@ -9,7 +10,7 @@ use crate::store::{StoredMove, StoredSeat};
 fn stored_seats() -> [StoredSeat; 2] {
     [(0, alice()), (1, bob())].map(|(seat, player)| StoredSeat {
         seat,
-        kind: "human".into(),
+        kind: SeatKind::Human,
         player_id: Some(player.player_id),
         name: player.name,
         thinking_ms: None,
