@@ -6,9 +6,8 @@ use std::sync::Arc;
 
 use bytestring::ByteString;
 use tokio::sync::broadcast;
-use tracing::error;
 
-use crate::protocol::{LobbyChange, RoomSummary, ServerMsg};
+use crate::protocol::{LobbyChange, RoomSummary, ServerMsg, encode};
 use crate::room::ListingFollowers;
 
 /// How many updates a subscriber may fall behind before it is sent a fresh snapshot
@@ -53,13 +52,7 @@ impl LobbyFeed {
             change,
             room: room.clone(),
         };
-        let frame = match serde_json::to_string(&message) {
-            Ok(text) => ByteString::from(text),
-            Err(why) => {
-                error!(%why, "could not encode a lobby update");
-                return;
-            }
-        };
+        let frame = encode(&message);
         // Fails only when nobody is subscribed, which is fine.
         let _ = self.sender.send(LobbyUpdate {
             room: Arc::from(room.room.as_str()),

@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{Instant, sleep_until};
 use tracing::{error, info, warn};
 
-use super::fanout::{self, Snapshots, fan_out, frame, send_to};
+use super::fanout::{Snapshots, fan_out, frame, send_to};
 use super::handle::Request;
 use super::state::{
     AfterStart, Effect, Now, OnFailure, PendingEnding, RoomState, Step, Then, Tick,
@@ -23,7 +23,7 @@ use super::{
     ConnId, Creator, Frame, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, unix_ms,
 };
 use crate::players::random_hex;
-use crate::protocol::{ClientError, Role, RoomSummary, ServerMsg};
+use crate::protocol::{ClientError, Role, RoomSummary, ServerMsg, encode};
 use crate::thinkers::DrawAnswer;
 use parlor_rules::catalog::AnyGame;
 use parlor_rules::games::Seat;
@@ -539,7 +539,7 @@ impl Room {
         let seq = self.state.seq();
         let state = match &self.last_state {
             Some((at, frame)) if *at == seq => ByteString::clone(frame),
-            _ => fanout::encode(&self.state.state_msg(false, Instant::now())),
+            _ => encode(&self.state.state_msg(false, Instant::now())),
         };
         Published {
             summary: self.state.summary(),

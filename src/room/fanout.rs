@@ -7,14 +7,14 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use bytestring::ByteString;
 use serde::Serialize;
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::time::Instant;
-use tracing::{error, warn};
+use tracing::warn;
 
 use super::{ConnId, Frame, Subscriber};
 use crate::metrics::Metrics;
+use crate::protocol::encode;
 
 /// A snapshot (state with history) is encoded once and given to every newcomer of the
 /// same `seq` for at most this long, so the clocks it shows are never more stale.
@@ -72,16 +72,6 @@ pub(super) fn send_to(sub: &Subscriber, frame: &Frame, metrics: &Metrics) -> boo
 /// Encodes a message once as a frame to queue; it is shared by every recipient.
 pub(super) fn frame<T: Serialize>(msg: &T) -> Frame {
     Frame::new(encode(msg))
-}
-
-/// Encodes a message as JSON text.
-pub(super) fn encode<T: Serialize>(msg: &T) -> ByteString {
-    // Our message types contain only strings, numbers, options and sequences, which
-    // serde_json always encodes; an empty object stands in should that ever change.
-    ByteString::from(serde_json::to_string(msg).unwrap_or_else(|error| {
-        error!(%error, "could not encode a message");
-        String::from("{}")
-    }))
 }
 
 /// The last snapshot (state with history) encoded for newcomers, by `seq`.

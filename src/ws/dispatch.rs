@@ -8,10 +8,12 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 use tracing::{debug, info};
 
-use super::session::{Connection, encode};
+use super::session::Connection;
 use crate::lobby::parse_game;
 use crate::players::{self, Identity};
-use crate::protocol::{self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg};
+use crate::protocol::{
+    self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, encode,
+};
 use crate::room::{Creator, PlayerInfo, Request, RoomOptions, unix_ms};
 use parlor_rules::games::Seat;
 

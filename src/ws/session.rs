@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
-use bytestring::ByteString;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, interval, sleep_until};
@@ -23,7 +22,7 @@ use crate::AppState;
 use crate::limits::{Budget, ConnectionPermit};
 use crate::lobby::{LobbyEvent, LobbySubscription, next_lobby_event};
 use crate::players::Identity;
-use crate::protocol::{ClientError, ErrorCode, MAX_FRAME_BYTES, ServerMsg};
+use crate::protocol::{ClientError, ErrorCode, MAX_FRAME_BYTES, ServerMsg, encode};
 use crate::room::{ConnId, Frame, RoomHandle, Subscriber};
 
 /// How many frames may wait for a slow client before it is disconnected.
@@ -255,12 +254,6 @@ pub(crate) async fn run(opened: Opened) {
     drop(permit);
     metrics.connections_open.dec();
     info!(conn, reason = why, "connection closed");
-}
-
-/// Encodes a server message as one text frame.
-pub(super) fn encode(msg: &ServerMsg) -> ByteString {
-    // ServerMsg holds only strings, numbers and JSON values, which always encode.
-    ByteString::from(serde_json::to_string(msg).unwrap_or_default())
 }
 
 impl Connection {

@@ -1,0 +1,179 @@
+//! What clients send: every client message, and the order in which a frame is checked
+//! before it becomes one (`bad_json`, `bad_message`, `unknown_type`, then its fields).
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::{ClientError, ErrorCode};
+
+/// A message from a client, after its `type` was recognised and its fields checked.
+#[derive(Clone, Debug, PartialEq, Deserialize, strum::VariantNames)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum ClientMsg {
+    /// Identify: must be the first message.
+    Hello {
+        /// The display name wanted.
+        name: String,
+        /// The token from an earlier `welcome`, to resume that player.
+        #[serde(default)]
+        token: Option<String>,
+    },
+    /// Create a room.
+    CreateRoom {
+        /// The game's id, e.g. `tictactoe`.
+        game: String,
+        /// Two seat specs: `open`, `me` or `bot:<level>`.
+        seats: Vec<String>,
+        /// Room options; must be an object when present.
+        #[serde(default)]
+        options: Option<Map<String, Value>>,
+    },
+    /// Take (or take back) a seat.
+    Join {
+        /// The room's id.
+        room: String,
+        /// 0 or 1.
+        seat: u64,
+    },
+    /// Spectate a room.
+    Watch {
+        /// The room's id.
+        room: String,
+    },
+    /// Play a move.
+    Move {
+        /// The room's id.
+        room: String,
+        /// The move in the game's notation.
+        #[serde(rename = "move")]
+        text: String,
+    },
+    /// Resign the game in progress.
+    Resign {
+        /// The room's id.
+        room: String,
+    },
+    /// Leave a room (resigning, by `abandoned`, if playing).
+    Leave {
+        /// The room's id.
+        room: String,
+    },
+    /// List the rooms.
+    ListRooms {},
+    /// Offer the opponent a draw.
+    OfferDraw {
+        /// The room's id.
+        room: String,
+    },
+    /// Accept the opponent's draw offer.
+    AcceptDraw {
+        /// The room's id.
+        room: String,
+    },
+    /// Decline the opponent's draw offer.
+    DeclineDraw {
+        /// The room's id.
+        room: String,
+    },
+    /// Ask for another game in the same room, seats swapped, once this one is over.
+    Rematch {
+        /// The room's id.
+        room: String,
+    },
+    /// Receive a `lobby` snapshot of the listed rooms, then a `lobby_update` whenever
+    /// one is added, changes or is removed.
+    SubscribeLobby {
+        /// Only rooms of this game; every game when absent.
+        #[serde(default)]
+        game: Option<String>,
+    },
+    /// Stop receiving `lobby_update`s.
+    UnsubscribeLobby {},
+    /// Take the open seat of the oldest waiting public room of this game and time
+    /// control whose other seat holds a connected person, or create one and sit in it.
+    QuickJoin {
+        /// The game's id.
+        game: String,
+        /// The time control wanted (no clock when absent); checked as the room option.
+        #[serde(default)]
+        time_control: Option<Value>,
+    },
+}
+
+/// Every `type` a client may send, for telling `unknown_type` from `bad_message`: the
+/// variants of [`ClientMsg`] by their wire names (a test checks serde reads each one).
+pub(super) const CLIENT_TYPES: &[&str] = <ClientMsg as strum::VariantNames>::VARIANTS;
+
+/// A parsed client message with the `ref` it carried, if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Envelope {
+    /// The message.
+    pub msg: ClientMsg,
+    /// The client's `ref`, echoed in direct replies and errors.
+    pub reference: Option<Value>,
+}
+
+/// A frame that could not be read as a client message, with the `ref` it carried if
+/// that much could be read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rejected {
+    /// What was wrong.
+    pub error: ClientError,
+    /// The client's `ref`, if the frame was a JSON object carrying one.
+    pub reference: Option<Value>,
+}
+
+/// Reads one text frame: `bad_json` → `unknown_type` → `bad_message`, in that order.
+/// Unknown fields are ignored.
+pub fn parse(text: &str) -> Result<Envelope, Rejected> {
+    let value: Value = serde_json::from_str(text).map_err(|e| Rejected {
+        error: ClientError::new(
+            ErrorCode::BadJson,
+            format!("The message is not valid JSON ({e}). Send one JSON object per text frame."),
+        ),
+        reference: None,
+    })?;
+    let Value::Object(mut object) = value else {
+        return Err(Rejected {
+            error: ClientError::new(
+                ErrorCode::BadMessage,
+                "A message must be a JSON object with a \"type\" field.",
+            ),
+            reference: None,
+        });
+    };
+    let reference = object.remove("ref");
+    let reject = |code, message: String| Rejected {
+        error: ClientError::new(code, message),
+        reference: reference.clone(),
+    };
+    match object.get("type") {
+        Some(Value::String(kind)) if !CLIENT_TYPES.contains(&kind.as_str()) => {
+            return Err(reject(
+                ErrorCode::UnknownType,
+                format!(
+                    "There is no message type \"{kind}\". Known types: {}.",
+                    CLIENT_TYPES.join(", ")
+                ),
+            ));
+        }
+        Some(Value::String(_)) => {}
+        _ => {
+            return Err(reject(
+                ErrorCode::BadMessage,
+                "A message must have a \"type\" field holding a string.".to_owned(),
+            ));
+        }
+    }
+    match serde_json::from_value(Value::Object(object)) {
+        Ok(msg) => Ok(Envelope {
+            msg,
+            reference: reference.clone(),
+        }),
+        Err(e) => Err(reject(
+            ErrorCode::BadMessage,
+            format!("The message has a missing or mistyped field: {e}."),
+        )),
+    }
+}

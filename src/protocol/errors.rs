@@ -1,0 +1,113 @@
+//! Every error code a client can be sent, in the order they are checked, and the error
+//! a client caused with its sentence for the person.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// Every error code, in the order they are checked (after `bad_json` … `hello_required`
+/// come the room checks, then the codes that only some messages can produce).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumIter)]
+#[strum(serialize_all = "snake_case")]
+pub enum ErrorCode {
+    /// The frame is not JSON.
+    BadJson,
+    /// `type` names no message.
+    UnknownType,
+    /// A field is missing or has the wrong type, or the frame is not a JSON object.
+    BadMessage,
+    /// The first message must be `hello`.
+    HelloRequired,
+    /// No room has that id.
+    UnknownRoom,
+    /// The sender holds no seat in the room (from this connection).
+    NotAPlayer,
+    /// The game is over.
+    GameFinished,
+    /// It is not the sender's turn (or the game has not started).
+    NotYourTurn,
+    /// The move is not in the game's notation.
+    BadMove,
+    /// The move is not legal in the position.
+    IllegalMove,
+    /// `create_room` named an unknown game.
+    UnknownGame,
+    /// A seat spec or seat number is not valid.
+    BadSeat,
+    /// An unknown or invalid room option.
+    BadOption,
+    /// The name is not 1–24 printable characters.
+    BadName,
+    /// The name belongs to another player.
+    NameTaken,
+    /// The seat is held by someone else or a bot.
+    SeatTaken,
+    /// The sender already holds the other seat of the room.
+    AlreadySeated,
+    /// Resigning before the game has started.
+    GameNotStarted,
+    /// The mover's clock ran out before the move arrived.
+    OutOfTime,
+    /// `accept_draw`/`decline_draw` without a draw offer from the opponent.
+    NoDrawOffer,
+    /// `rematch` before the game is over.
+    GameNotFinished,
+    /// A second `hello` on the same connection.
+    AlreadyIdentified,
+    /// The database could not record the action; nothing changed.
+    StorageUnavailable,
+    /// The connection (or its address) has sent more than its budget allows; the message
+    /// was not acted on. Slow down and send it again.
+    RateLimited,
+    /// The server holds as many rooms as it may; no new room can be created now.
+    ServerFull,
+    /// The room has as many spectators as it may; nobody else can watch it now.
+    RoomFull,
+}
+
+impl ErrorCode {
+    /// The code's wire name, derived from the variant's name.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error a client caused, with a sentence the person can act on.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct ClientError {
+    /// The machine-readable code.
+    pub code: ErrorCode,
+    /// The human-readable explanation.
+    pub message: String,
+}
+
+impl ClientError {
+    /// An error with this code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The error for a failed database write: the action was not taken.
+    pub fn storage_unavailable() -> Self {
+        Self::new(
+            ErrorCode::StorageUnavailable,
+            "The server could not save this right now, so nothing changed. Try again in a moment.",
+        )
+    }
+}

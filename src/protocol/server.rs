@@ -1,0 +1,162 @@
+//! What the server sends one connection: direct replies and notices, and the listing of
+//! a room that the lobby shows.
+
+use parlor_rules::GameKind;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{ClientError, ErrorCode, SeatView, Status, TimeControl};
+
+/// Whether a client plays or watches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Holds a seat.
+    Player,
+    /// Watches.
+    Spectator,
+}
+
+/// A direct reply or notice from the server to one connection.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// Answer to `hello`.
+    Welcome {
+        /// The player's stable public id.
+        player_id: String,
+        /// The name now in use.
+        name: String,
+        /// The secret to send in a later `hello` to resume this player.
+        token: String,
+        /// [`PROTOCOL_VERSION`].
+        protocol: u32,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// Answer to `create_room`.
+    RoomCreated {
+        /// The new room's id.
+        room: String,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// Answer to `join`/`watch` (and `create_room` with `me`); a `state` follows.
+    Joined {
+        /// The room's id.
+        room: String,
+        /// The seat taken, or `null` for a spectator.
+        seat: Option<u8>,
+        /// Player or spectator.
+        role: Role,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// Answer to `leave`.
+    Left {
+        /// The room's id.
+        room: String,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// Answer to `list_rooms`.
+    Rooms {
+        /// Every room, newest first.
+        rooms: Vec<RoomSummary>,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// Something the client sent was refused; nothing changed.
+    Error {
+        /// The machine-readable code.
+        code: ErrorCode,
+        /// A sentence the person can act on.
+        message: String,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// This connection's seat was taken over by the same player on another connection.
+    Replaced {
+        /// The room's id.
+        room: String,
+    },
+    /// Answer to `subscribe_lobby`: the listed rooms (of its game, if it named one),
+    /// newest first. `lobby_update`s follow.
+    Lobby {
+        /// The game the subscription is limited to, or `null` for every game.
+        game: Option<GameKind>,
+        /// The listed rooms, as in `rooms`.
+        rooms: Vec<RoomSummary>,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// A listed room was added, changed or removed; sent to lobby subscribers.
+    LobbyUpdate {
+        /// What happened to the room.
+        change: LobbyChange,
+        /// The room as it is now (as it last was, when removed).
+        room: RoomSummary,
+    },
+    /// Answer to `unsubscribe_lobby`.
+    LobbyUnsubscribed {
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// The server is shutting down; reconnect later.
+    Shutdown {
+        /// What is happening.
+        message: String,
+    },
+}
+
+impl ServerMsg {
+    /// The `error` message for a client error, echoing `reference`.
+    pub fn error(error: ClientError, reference: Option<Value>) -> Self {
+        ServerMsg::Error {
+            code: error.code,
+            message: error.message,
+            reference,
+        }
+    }
+}
+
+/// What happened to a room in a `lobby_update`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LobbyChange {
+    /// The room is new.
+    Added,
+    /// Something in its summary changed.
+    Changed,
+    /// The room is gone.
+    Removed,
+}
+
+/// A room in `rooms` and `GET /api/rooms`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RoomSummary {
+    /// The room's id.
+    pub room: String,
+    /// The game's id.
+    pub game: GameKind,
+    /// Waiting, playing or finished.
+    pub status: Status,
+    /// Both seats.
+    pub seats: Vec<SeatView>,
+    /// Connected spectators.
+    pub spectators: usize,
+    /// Moves played.
+    pub moves: usize,
+    /// The room's time control.
+    pub time_control: TimeControl,
+    /// When the room was created, Unix ms (listings are newest first).
+    pub created_at_ms: i64,
+}

@@ -1,0 +1,229 @@
+//! What a room broadcasts: its full `state` after every change (seats, board, clocks,
+//! result) and `game_over`, and the time controls a room may be created with.
+
+use parlor_rules::GameKind;
+use parlor_rules::games::{BoardView, EndReason};
+use serde::{Deserialize, Serialize};
+
+use crate::domain::SeatKind;
+
+/// A seat as shown in `state` and room listings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SeatView {
+    /// 0 or 1.
+    pub seat: u8,
+    /// `open`, `human` or `bot:<level>`.
+    pub kind: SeatKind,
+    /// The human's or bot's name; `null` when open.
+    pub name: Option<String>,
+    /// The human's player id; `null` otherwise.
+    pub player_id: Option<String>,
+    /// Whether the seat's occupant is connected (bots always are; open seats never).
+    pub connected: bool,
+    /// The occupant's Glicko-2 rating in this game (a bot level is rated as a player of
+    /// its own), once known; `null` for open seats and newcomers.
+    pub rating: Option<i64>,
+    /// When a bot plays for a person who left (`options.takeover`): that person. They get
+    /// the seat back by joining it again. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stand_in_for: Option<PlayerRef>,
+}
+
+/// A person, as named in seat views.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PlayerRef {
+    /// The player's public id.
+    pub player_id: String,
+    /// The player's name.
+    pub name: String,
+}
+
+/// The last move played.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LastMove {
+    /// Who played it.
+    pub seat: u8,
+    /// The move in notation.
+    #[serde(rename = "move")]
+    pub text: String,
+    /// The move as players write it: SAN in chess (`Nf3`, `exd8=Q+`), the same as
+    /// `move` in the other games.
+    pub display: String,
+}
+
+/// A finished game's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ResultView {
+    /// The winning seat, `null` for a draw.
+    pub winner: Option<u8>,
+    /// Why it ended.
+    pub reason: EndReason,
+}
+
+/// A room's status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// A seat is still open.
+    Waiting,
+    /// Both seats are filled and the game is on.
+    Playing,
+    /// The game has ended.
+    Finished,
+}
+
+impl Status {
+    /// The status's wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Playing => "playing",
+            Status::Finished => "finished",
+        }
+    }
+}
+
+/// The room's full state, broadcast after every change (same bytes for everyone).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename = "state")]
+pub struct StateMsg {
+    /// The room's id.
+    pub room: String,
+    /// The game's id.
+    pub game: GameKind,
+    /// The current game's unique id; `null` until it starts.
+    pub game_id: Option<String>,
+    /// Rises by one with every state the room broadcasts.
+    pub seq: u64,
+    /// Waiting, playing or finished.
+    pub status: Status,
+    /// Both seats.
+    pub seats: Vec<SeatView>,
+    /// How many spectators are connected.
+    pub spectators: usize,
+    /// The seat to move, `null` unless playing.
+    pub to_move: Option<u8>,
+    /// The position in the game's text form.
+    pub position: String,
+    /// The board for drawing.
+    pub board: BoardView,
+    /// The legal moves of the side to move; empty unless playing.
+    pub legal_moves: Vec<String>,
+    /// The last move, if any.
+    pub last_move: Option<LastMove>,
+    /// How many moves have been played.
+    pub moves: usize,
+    /// The result once finished.
+    pub result: Option<ResultView>,
+    /// The room's time control (`{"kind":"none"}` without a clock).
+    pub time_control: TimeControl,
+    /// Both clocks, or `null` without a time control.
+    pub clocks: Option<ClockView>,
+    /// The seat that has offered a draw still open, if any.
+    pub draw_offer: Option<u8>,
+    /// The seats that have asked for a rematch of the finished game.
+    pub rematch: Vec<u8>,
+    /// Every move so far; only in the snapshot sent after `joined`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<String>>,
+    /// Every move so far as players write it (see [`LastMove::display`]); only beside
+    /// `history`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history_display: Option<Vec<String>>,
+}
+
+/// How much time each side has, chosen at `create_room` (`options.time_control`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TimeControl {
+    /// No clock.
+    #[default]
+    None,
+    /// Each move must be made within `per_move_ms`; running out loses.
+    PerMove {
+        /// Time for each move, ms.
+        per_move_ms: u64,
+    },
+    /// Chess-style clocks: `base_ms` each, plus `increment_ms` after every move made.
+    Fischer {
+        /// Each side's starting time, ms.
+        base_ms: u64,
+        /// Time added to a side's clock after each of its moves, ms.
+        increment_ms: u64,
+    },
+}
+
+/// The longest time control accepted: a week, so arithmetic never overflows.
+const MAX_MS: u64 = 7 * 24 * 3600 * 1000;
+
+impl TimeControl {
+    /// Checks the values: times must be positive and at most a week.
+    pub fn validate(&self) -> Result<(), &'static str> {
+        let in_range = |ms: u64| (1..=MAX_MS).contains(&ms);
+        match *self {
+            TimeControl::None => Ok(()),
+            TimeControl::PerMove { per_move_ms } if in_range(per_move_ms) => Ok(()),
+            TimeControl::Fischer {
+                base_ms,
+                increment_ms,
+            } if in_range(base_ms) && increment_ms <= MAX_MS => Ok(()),
+            TimeControl::PerMove { .. } => Err("per_move_ms must be from 1 ms to a week"),
+            TimeControl::Fischer { .. } => {
+                Err("base_ms must be from 1 ms to a week and increment_ms at most a week")
+            }
+        }
+    }
+
+    /// Each side's time at the start of a game (or of each move, per move).
+    pub fn initial_ms(&self) -> Option<u64> {
+        match *self {
+            TimeControl::None => None,
+            TimeControl::PerMove { per_move_ms } => Some(per_move_ms),
+            TimeControl::Fischer { base_ms, .. } => Some(base_ms),
+        }
+    }
+}
+
+/// Both clocks in `state`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ClockView {
+    /// Each seat's remaining time when the state was sent, ms.
+    pub remaining_ms: [u64; 2],
+    /// The seat whose clock is running, if any.
+    pub running: Option<u8>,
+}
+
+/// A seat's score in `game_over`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ScoreView {
+    /// 0 or 1.
+    pub seat: u8,
+    /// The seat's name.
+    pub name: Option<String>,
+    /// The score; `null` for bots and unscored games.
+    pub score: Option<u32>,
+    /// The seat's rating before the game, if it was rated.
+    pub rating_before: Option<i64>,
+    /// Its rating after the game, if it was rated.
+    pub rating_after: Option<i64>,
+}
+
+/// Sent after the finishing `state`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename = "game_over")]
+pub struct GameOverMsg {
+    /// The room's id.
+    pub room: String,
+    /// The finished game's id.
+    pub game_id: String,
+    /// The `seq` of the finishing state.
+    pub seq: u64,
+    /// The winning seat, `null` for a draw.
+    pub winner: Option<u8>,
+    /// Why it ended.
+    pub reason: EndReason,
+    /// Both seats' scores.
+    pub scores: Vec<ScoreView>,
+    /// Wall-clock length of the game, ms.
+    pub duration_ms: u64,
+}

@@ -1,0 +1,95 @@
+//! Tests of the wire: parse order, names and the shapes of replies.
+
+use serde_json::Value;
+
+use super::client::CLIENT_TYPES;
+use super::*;
+
+fn code(text: &str) -> ErrorCode {
+    parse(text).unwrap_err().error.code
+}
+
+#[test]
+fn every_client_type_is_read_by_serde() {
+    assert_eq!(CLIENT_TYPES.len(), 15);
+    for kind in CLIENT_TYPES {
+        let error = serde_json::from_value::<ClientMsg>(serde_json::json!({ "type": kind }))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(!error.contains("unknown variant"), "{kind}: {error}");
+    }
+}
+
+#[test]
+fn every_error_code_is_sent_by_its_wire_name_and_documented() {
+    use strum::IntoEnumIterator;
+    let protocol = include_str!("../../docs/PROTOCOL.md");
+    for code in ErrorCode::iter() {
+        let name = code.as_str();
+        assert_eq!(serde_json::to_value(code).unwrap(), serde_json::json!(name));
+        assert!(
+            protocol.contains(&format!("`{name}`")),
+            "{name} is not in PROTOCOL.md"
+        );
+    }
+    assert_eq!(ErrorCode::NotAPlayer.as_str(), "not_a_player");
+}
+
+#[test]
+fn errors_are_checked_in_order() {
+    assert_eq!(code("{"), ErrorCode::BadJson);
+    assert_eq!(code("[1]"), ErrorCode::BadMessage);
+    assert_eq!(code(r#"{"type":"fly"}"#), ErrorCode::UnknownType);
+    assert_eq!(code(r#"{"type":7}"#), ErrorCode::BadMessage);
+    assert_eq!(code(r#"{"room":"a"}"#), ErrorCode::BadMessage);
+    assert_eq!(code(r#"{"type":"move","room":"a"}"#), ErrorCode::BadMessage);
+    assert_eq!(
+        code(r#"{"type":"move","room":"a","move":4}"#),
+        ErrorCode::BadMessage
+    );
+    assert_eq!(
+        code(r#"{"type":"join","room":"a","seat":-1}"#),
+        ErrorCode::BadMessage
+    );
+}
+
+#[test]
+fn ref_is_kept_even_when_the_message_is_refused() {
+    let rejected = parse(r#"{"type":"fly","ref":"r1"}"#).unwrap_err();
+    assert_eq!(rejected.reference, Some(Value::from("r1")));
+    let ok = parse(r#"{"type":"list_rooms","ref":7,"extra":true}"#).unwrap();
+    assert_eq!(ok.msg, ClientMsg::ListRooms {});
+    assert_eq!(ok.reference, Some(Value::from(7)));
+}
+
+#[test]
+fn status_names_agree_with_their_wire_names() {
+    for status in [Status::Waiting, Status::Playing, Status::Finished] {
+        let wire = serde_json::to_string(&status).unwrap();
+        assert_eq!(wire, format!("\"{}\"", status.as_str()));
+    }
+}
+
+#[test]
+fn replies_serialize_as_documented() {
+    let welcome = ServerMsg::Welcome {
+        player_id: "p".into(),
+        name: "Ann".into(),
+        token: "t".into(),
+        protocol: PROTOCOL_VERSION,
+        reference: None,
+    };
+    assert_eq!(
+        serde_json::to_string(&welcome).unwrap(),
+        r#"{"type":"welcome","player_id":"p","name":"Ann","token":"t","protocol":1}"#
+    );
+    let error = ServerMsg::error(
+        ClientError::new(ErrorCode::IllegalMove, "no"),
+        Some(Value::from("x")),
+    );
+    assert_eq!(
+        serde_json::to_string(&error).unwrap(),
+        r#"{"type":"error","code":"illegal_move","message":"no","ref":"x"}"#
+    );
+}
