@@ -11,7 +11,6 @@
 mod common;
 
 mod a_bot_takes_over_an_absent_players_seat;
-mod baselines_send_parlors_bytes;
 mod bots_fill_seats_and_play;
 mod bots_never_hold_up_rooms;
 mod clients_are_held_to_their_limits;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 pub(crate) enum BenchError {
     /// The server binary to start is missing.
     #[error(
-        "{0} does not exist; build the servers first with `cargo build --release --bins` or point --bin-dir at them"
+        "{0} does not exist; build the servers first with `cargo build --release --workspace --bins` or point --bin-dir at them"
     )]
     MissingBinary(PathBuf),
     /// Starting a process failed.

@@ -2,8 +2,8 @@
 //! Parlor (debug build) that the generator starts and stops itself. Keeps the generator
 //! working; the real measurements are made by hand (BENCHMARKS.md).
 //!
-//! The server binary is another workspace member's: `cargo test` from the workspace root
-//! builds it beside this crate's binaries.
+//! The server binary is another workspace member's: `cargo test --workspace` builds it
+//! beside this crate's binaries.
 
 use std::path::Path;
 use std::process::Command;
@@ -19,7 +19,7 @@ fn the_load_generator_plays_moves_without_errors() {
         .unwrap();
     assert!(
         bin_dir.join("parlor").exists(),
-        "no server binary in {}: run `cargo test` from the workspace root, which builds it",
+        "no server binary in {}: run `cargo test --workspace`, which builds it",
         bin_dir.display()
     );
     let output = Command::new(env!("CARGO_BIN_EXE_parlor-bench"))

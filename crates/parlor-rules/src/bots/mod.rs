@@ -10,7 +10,6 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use rand::Rng;
@@ -84,23 +83,12 @@ impl BotLevel {
     }
 }
 
-crate::wire_name::wire_name!(BotLevel);
+crate::wire_name::wire_name!(BotLevel, UnknownLevel);
 
 /// A bot level name that is not one of `random`, `easy`, `medium`, `hard`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("`{0}` is not a bot level; use random, easy, medium or hard")]
 pub struct UnknownLevel(pub String);
-
-impl FromStr for BotLevel {
-    type Err = UnknownLevel;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        BotLevel::ALL
-            .into_iter()
-            .find(|level| level.as_str() == text)
-            .ok_or_else(|| UnknownLevel(text.to_owned()))
-    }
-}
 
 /// How strong a searching level plays: how deep, how many positions and how long it may
 /// think per move (config `[bots.medium]`, `[bots.hard]`).

@@ -2,8 +2,6 @@
 //! in storage by [`GameKind::as_str`] (`chess`). A kind is not a game's id: one stored
 //! game is `g_…`, and its kind is one of these.
 
-use std::str::FromStr;
-
 /// A game this crate implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GameKind {
@@ -42,23 +40,12 @@ impl GameKind {
     }
 }
 
-crate::wire_name::wire_name!(GameKind);
+crate::wire_name::wire_name!(GameKind, UnknownGame);
 
 /// A name that is no game this server plays.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("there is no game \"{0}\"")]
 pub struct UnknownGame(pub String);
-
-impl FromStr for GameKind {
-    type Err = UnknownGame;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        GameKind::ALL
-            .into_iter()
-            .find(|kind| kind.as_str() == text)
-            .ok_or_else(|| UnknownGame(text.to_owned()))
-    }
-}
 
 #[cfg(test)]
 mod tests {

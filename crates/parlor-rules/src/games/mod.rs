@@ -177,23 +177,12 @@ impl EndReason {
     }
 }
 
-crate::wire_name::wire_name!(EndReason);
+crate::wire_name::wire_name!(EndReason, UnknownEndReason);
 
 /// A name that is no end reason (a stored game from a newer version, or a damaged row).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("`{0}` is not an end reason")]
 pub struct UnknownEndReason(pub String);
-
-impl std::str::FromStr for EndReason {
-    type Err = UnknownEndReason;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        EndReason::ALL
-            .into_iter()
-            .find(|reason| reason.as_str() == text)
-            .ok_or_else(|| UnknownEndReason(text.to_owned()))
-    }
-}
 
 /// How a game ended: the winner (or none for a draw) and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

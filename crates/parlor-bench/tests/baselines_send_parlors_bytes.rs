@@ -5,15 +5,17 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
-use crate::common::{PATIENCE, TestServer, temp_dir, test_config};
 use futures_util::{SinkExt, StreamExt};
+use parlor::config::Config;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+use tokio_util::sync::CancellationToken;
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -27,16 +29,42 @@ impl Drop for Baseline {
     }
 }
 
-/// A baseline's binary. The baselines are another workspace member's (parlor-bench):
-/// `cargo test` from the workspace root builds them beside the server's.
-fn baseline_binary(name: &str) -> PathBuf {
-    let path = Path::new(env!("CARGO_BIN_EXE_parlor")).with_file_name(name);
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo test` from the workspace root, which builds it",
-        path.display()
-    );
-    path
+/// How long the test waits for any one frame.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// A Parlor server in this process, on an ephemeral port, with its database in a
+/// scratch folder; stopped gracefully by [`Parlor::stop`].
+struct Parlor {
+    addr: SocketAddr,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<Result<(), parlor::RunError>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Parlor {
+    /// Starts Parlor with bots that never fill a seat, so only the script's players act.
+    async fn start() -> Parlor {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::default();
+        config.store.path = dir.path().join("parlor.db");
+        config.bots.fill_after_secs = 600;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(parlor::run(config, listener, shutdown.clone()));
+        Parlor {
+            addr,
+            shutdown,
+            task,
+            _dir: dir,
+        }
+    }
+
+    /// Stops the server and waits until it has closed its database.
+    async fn stop(self) {
+        self.shutdown.cancel();
+        self.task.await.unwrap().unwrap();
+    }
 }
 
 fn start_baseline(binary: &Path) -> (Baseline, SocketAddr) {
@@ -166,10 +194,7 @@ fn mask(frame: &str, room: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn baselines_send_the_same_state_frames_as_parlor() {
-    let dir = temp_dir();
-    let mut config = test_config(dir.path());
-    config.bots.fill_after_secs = 600;
-    let parlor = TestServer::start(config).await;
+    let parlor = Parlor::start().await;
     let expected = script(parlor.addr).await;
     parlor.stop().await;
     assert_eq!(expected.len(), 36);
@@ -185,10 +210,10 @@ async fn baselines_send_the_same_state_frames_as_parlor() {
     );
 
     for binary in [
-        baseline_binary("parlor-baseline-actix"),
-        baseline_binary("parlor-baseline-tungstenite"),
+        Path::new(env!("CARGO_BIN_EXE_parlor-baseline-actix")),
+        Path::new(env!("CARGO_BIN_EXE_parlor-baseline-tungstenite")),
     ] {
-        let (_baseline, addr) = start_baseline(&binary);
+        let (_baseline, addr) = start_baseline(binary);
         let got = script(addr).await;
         for (i, (got, expected)) in got.iter().zip(&expected).enumerate() {
             assert_eq!(
