@@ -444,14 +444,20 @@ impl Room {
 
     /// Does what the machine asked, in order.
     fn perform(&mut self, effects: Vec<Effect>) {
+        // Whether a broadcast of this step dropped anyone: a state the machine made before
+        // that must be rendered again, or it would show them still here.
+        let mut dropped = false;
         for effect in effects {
             match effect {
-                Effect::State { msg, except } => {
+                Effect::State { mut msg, except } => {
+                    if dropped && let Some(fresh) = self.state.restate(msg.seq, Instant::now()) {
+                        *msg = fresh;
+                    }
                     let frame = frame(&*msg);
-                    self.broadcast(&frame, except);
+                    dropped |= self.broadcast(&frame, except);
                     self.last_state = Some((msg.seq, frame));
                 }
-                Effect::GameOver(msg) => self.broadcast(&frame(&*msg), None),
+                Effect::GameOver(msg) => dropped |= self.broadcast(&frame(&*msg), None),
                 Effect::Replaced(conn) => {
                     if let Some(sub) = self.audience.get(&conn) {
                         let replaced = ServerMsg::Replaced {
@@ -507,15 +513,18 @@ impl Room {
 
     /// Queues one encoded frame to everyone in the room but `except`. Those that cannot
     /// take it are dropped quietly: the machine announces the change in the audience at
-    /// its pace, so drops can never set off a storm of broadcasts.
-    fn broadcast(&mut self, frame: &Frame, except: Option<ConnId>) {
-        // The machine releases every connection it lets go of, so the audience is
-        // exactly the room's connections.
+    /// its pace, so drops can never set off a storm of broadcasts. `true` if anyone was
+    /// dropped.
+    fn broadcast(&mut self, frame: &Frame, except: Option<ConnId>) -> bool {
+        // The machine releases every connection it lets go of before announcing, so the
+        // audience is exactly the room's connections.
         let dropped = fan_out(self.audience.values(), frame, except, &self.context.metrics);
+        let any = !dropped.is_empty();
         for conn in dropped {
             self.audience.remove(&conn);
             self.state.dropped(conn, Instant::now());
         }
+        any
     }
 
     /// Publishes the room's listing and state for readers outside its task. Its lobby

@@ -177,11 +177,14 @@ impl RoomState {
             ..
         } = ending;
         let mut effects = Vec::new();
-        let left_from = leaving.and_then(|seat| {
+        // A player who left is let go before the ending is announced: they get only `left`.
+        if let Some(conn) = leaving.and_then(|seat| {
             let conn = self.seats[seat.index()].conn();
             self.vacate(seat);
             conn
-        });
+        }) {
+            self.release_if_gone(conn, &mut effects);
+        }
         if let Some(changes) = ratings {
             self.ratings = changes.map(|change| Some(change.after.rating));
         }
@@ -214,9 +217,6 @@ impl RoomState {
             duration_ms,
         };
         effects.push(Effect::GameOver(Box::new(game_over)));
-        if let Some(conn) = left_from {
-            self.release_if_gone(conn, &mut effects);
-        }
         effects
     }
 }

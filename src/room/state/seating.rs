@@ -7,7 +7,7 @@ use tracing::{debug, info};
 
 use super::endings::OnFailure;
 use super::{AfterStart, Effect, Now, RoomState, Step, Then};
-use crate::protocol::{ClientError, ErrorCode, Status};
+use crate::protocol::{ClientError, ErrorCode, StateMsg, Status};
 use crate::room::seats::SeatState;
 use crate::room::{ConnId, PlayerInfo};
 use parlor_rules::games::{EndReason, Seat};
@@ -176,9 +176,11 @@ impl RoomState {
         now: Now,
     ) -> Result<Step, ClientError> {
         let mut effects = Vec::new();
+        // Whoever leaves is let go before anything is announced: the leaver gets only
+        // `left` (PROTOCOL.md §6.7).
         if self.spectators.remove(&conn) {
-            self.audience_changed(None, now.at, &mut effects);
             self.release_if_gone(conn, &mut effects);
+            self.audience_changed(None, now.at, &mut effects);
             return Ok(Step::done(effects));
         }
         let seat = self.seat_of(player_id, conn)?;
@@ -196,8 +198,8 @@ impl RoomState {
             });
         }
         self.vacate(seat);
-        self.announce_state(now.at, None, &mut effects);
         self.release_if_gone(conn, &mut effects);
+        self.announce_state(now.at, None, &mut effects);
         Ok(Step::done(effects))
     }
 
@@ -215,11 +217,12 @@ impl RoomState {
     /// room's timer as the pace allows.
     pub(crate) fn disconnect(&mut self, conn: ConnId, now: Instant) -> Vec<Effect> {
         let mut effects = Vec::new();
-        if self.forget(conn, now) {
+        let held_a_seat = self.forget(conn, now);
+        self.release_if_gone(conn, &mut effects);
+        if held_a_seat {
             debug!(room = %self.id, conn, "a player's connection left the room");
             self.announce_state(now, None, &mut effects);
         }
-        self.release_if_gone(conn, &mut effects);
         effects
     }
 
@@ -234,6 +237,19 @@ impl RoomState {
         if self.forget(conn, now) {
             self.pacer.defer(now);
         }
+    }
+
+    /// The room's latest state rendered again, for an announcement of `seq` still to be
+    /// sent when connections were dropped on the way (by an earlier announcement of the
+    /// same step): the drops then ride on it, as they did when every state was rendered
+    /// as it was sent, and no later paced announcement is needed for them. `None` when
+    /// `seq` is not the latest state's, which cannot be rendered again exactly.
+    pub(crate) fn restate(&mut self, seq: u64, now: Instant) -> Option<StateMsg> {
+        if seq != self.seq {
+            return None;
+        }
+        self.pacer.carried();
+        Some(self.state_msg(false, now))
     }
 
     /// Forgets a connection without announcing anything; `true` if it held a seat.

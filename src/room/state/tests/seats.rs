@@ -79,7 +79,40 @@ fn leaving_a_waiting_room_opens_the_seat() {
     let step = fx.room.leave("p_alice", ALICE, fx.now(fx.t0)).unwrap();
     let effects = fx.follow(step, fx.t0);
     assert_eq!(states(&effects)[0].seats[0].kind, SeatKind::Open);
-    assert!(effects.contains(&Effect::Release(ALICE)));
+    assert_released_before_any_announcement(&effects, ALICE);
+}
+
+/// `conn` is let go before any `state` or `game_over` goes out, so it gets none of them:
+/// whoever leaves gets only `left` (PROTOCOL.md §6.7).
+fn assert_released_before_any_announcement(effects: &[Effect], conn: ConnId) {
+    let released = effects.iter().position(|e| *e == Effect::Release(conn));
+    let announced = effects
+        .iter()
+        .position(|e| matches!(e, Effect::State { .. } | Effect::GameOver(_)));
+    assert!(released.is_some(), "{conn} was never released: {effects:?}");
+    assert!(
+        announced.is_none_or(|announced| released < Some(announced)),
+        "{conn} was released after an announcement: {effects:?}"
+    );
+}
+
+#[test]
+fn a_spectator_who_leaves_is_let_go_before_anyone_hears_of_it() {
+    let mut fx = Fixture::playing();
+    fx.room.watch(CAROL, None, fx.t0).unwrap();
+    let later = fx.at(secs(5));
+    let step = fx.room.leave("p_carol", CAROL, fx.now(later)).unwrap();
+    let effects = fx.follow(step, later);
+    assert_eq!(states(&effects)[0].spectators, 0);
+    assert_released_before_any_announcement(&effects, CAROL);
+}
+
+#[test]
+fn a_seated_connection_that_drops_is_let_go_before_its_absence_is_announced() {
+    let mut fx = Fixture::playing();
+    let effects = fx.room.disconnect(ALICE, fx.t0);
+    assert!(!states(&effects)[0].seats[0].connected);
+    assert_released_before_any_announcement(&effects, ALICE);
 }
 
 #[test]
@@ -96,6 +129,7 @@ fn leaving_a_game_loses_it_by_abandonment_and_the_seat_stays_the_players() {
     assert_eq!((over.winner, over.reason), (Some(1), EndReason::Abandoned));
     let seat = &states(&effects)[0].seats[0];
     assert_eq!((seat.kind, seat.connected), (SeatKind::Human, false));
+    assert_released_before_any_announcement(&effects, ALICE);
 }
 
 #[test]
@@ -242,4 +276,23 @@ fn a_seat_a_bot_stood_in_for_is_not_scored_and_the_game_not_rated() {
     };
     assert_eq!(ending.finish.rated, None);
     assert_eq!(ending.finish.seats[0].score, None);
+}
+
+#[test]
+fn a_state_made_before_a_drop_is_made_again_with_the_drop_and_nothing_more_is_announced() {
+    let mut fx = Fixture::playing();
+    fx.room.watch(CAROL, None, fx.t0).unwrap();
+    let seq = fx.room.seq();
+    // Carol's queue overflowed while an earlier state of the same step went out.
+    fx.room.dropped(CAROL, fx.t0);
+    assert_eq!(
+        fx.room.restate(seq - 1, fx.t0),
+        None,
+        "only the latest state"
+    );
+    let fresh = fx.room.restate(seq, fx.t0).unwrap();
+    assert_eq!((fresh.seq, fresh.spectators), (seq, 0));
+    // The drop rode on that state: no paced announcement follows for it.
+    let later = fx.tick(fx.at(secs(2))).unwrap_or_default();
+    assert!(states(&later).is_empty(), "{later:?}");
 }
