@@ -61,8 +61,8 @@ pub struct ResultView {
 }
 
 /// A room's status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Status {
     /// A seat is still open.
     Waiting,
@@ -73,13 +73,15 @@ pub enum Status {
 }
 
 impl Status {
-    /// The status's wire name.
+    /// The status's wire name, derived from the variant's name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Waiting => "waiting",
-            Status::Playing => "playing",
-            Status::Finished => "finished",
-        }
+        self.into()
+    }
+}
+
+impl Serialize for Status {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 

@@ -64,11 +64,10 @@ fn ref_is_kept_even_when_the_message_is_refused() {
 }
 
 #[test]
-fn status_names_agree_with_their_wire_names() {
-    for status in [Status::Waiting, Status::Playing, Status::Finished] {
-        let wire = serde_json::to_string(&status).unwrap();
-        assert_eq!(wire, format!("\"{}\"", status.as_str()));
-    }
+fn statuses_are_sent_by_their_documented_names() {
+    let statuses = [Status::Waiting, Status::Playing, Status::Finished];
+    let wire = statuses.map(|status| serde_json::to_string(&status).unwrap());
+    assert_eq!(wire, ["\"waiting\"", "\"playing\"", "\"finished\""]);
 }
 
 #[test]

@@ -367,10 +367,7 @@ impl Room {
                         self.state.retry_later(Instant::now());
                         Ok(())
                     }
-                    OnFailure::Shrug => {
-                        warn!(room = %self.state.id(), %error, "a bot's draw could not be recorded");
-                        Ok(())
-                    }
+                    OnFailure::Shrug => Ok(()),
                 }
             }
         }

@@ -22,7 +22,7 @@ pub(crate) enum RebuildError {
     /// A game has exactly two seats.
     #[error("a game has two seats, not {0}")]
     Seats(usize),
-    /// A seat's kind is unknown, or a human seat has no player.
+    /// A human seat has no player.
     #[error("seat {seat} cannot be seated again: {why}")]
     Seat {
         /// The seat's index.

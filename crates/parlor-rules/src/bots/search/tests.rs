@@ -1,3 +1,5 @@
+//! Tests of the search: it finds forced wins and stops within its limits.
+
 use std::collections::HashMap;
 
 use super::*;

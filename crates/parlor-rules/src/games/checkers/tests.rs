@@ -1,3 +1,5 @@
+//! Tests of English checkers: perft counts, jumps and crowning, endings, notation.
+
 use std::collections::HashSet;
 
 use proptest::prelude::*;

@@ -1,3 +1,5 @@
+//! Tests of chess through shakmaty: perft counts, notation, endings and PGN.
+
 use std::time::Instant;
 
 use proptest::prelude::*;
