@@ -31,7 +31,7 @@ const MAX_LIMIT: u32 = 100;
 
 /// An HTTP error with a JSON body `{"error": {"code", "message"}}`.
 #[derive(Debug, thiserror::Error)]
-pub enum ApiError {
+pub(crate) enum ApiError {
     /// Nothing has this id.
     #[error("{0}")]
     NotFound(String),
@@ -121,7 +121,7 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
 
 /// Headers on every response: the page's policy, no MIME sniffing, no referrer leaking
 /// room links to other sites, and no framing (for browsers older than frame-ancestors).
-pub fn security_headers() -> DefaultHeaders {
+pub(crate) fn security_headers() -> DefaultHeaders {
     DefaultHeaders::new()
         .add(("Content-Security-Policy", CONTENT_SECURITY_POLICY))
         .add(("X-Content-Type-Options", "nosniff"))
@@ -133,7 +133,7 @@ pub fn security_headers() -> DefaultHeaders {
 /// before them by [`crate::run`]). Every route answers `HEAD` as it answers `GET` (actix
 /// sends the headers without the body), and a malformed query string gets the same JSON
 /// error body as every other bad request.
-pub fn routes(config: &mut web::ServiceConfig) {
+pub(crate) fn routes(config: &mut web::ServiceConfig) {
     let query_errors = web::QueryConfig::default().error_handler(|error, _| {
         ApiError::BadRequest(format!("the query string is not valid: {error}")).into()
     });

@@ -11,22 +11,25 @@
 
 pub mod config;
 pub mod domain;
-pub mod http;
+mod http;
 #[cfg(test)]
 mod layering;
-pub mod limits;
-pub mod lobby;
-pub mod metrics;
-pub mod players;
+mod limits;
+mod lobby;
+mod metrics;
+mod players;
 pub mod protocol;
-pub mod ratings;
-pub mod room;
+mod ratings;
+mod room;
 #[cfg(test)]
 mod rules_as_json;
-pub mod scoring;
-pub mod store;
-pub mod thinkers;
-pub mod ws;
+mod scoring;
+mod store;
+mod thinkers;
+mod ws;
+
+pub use metrics::MetricsError;
+pub use store::StoreError;
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -39,10 +42,10 @@ use tracing::{info, warn};
 use crate::config::Config;
 use crate::limits::Limits;
 use crate::lobby::{Lobby, LobbyFeed};
-use crate::metrics::{Metrics, MetricsError};
+use crate::metrics::Metrics;
 use crate::room::RoomContext;
 use crate::store::batch::BatchStats;
-use crate::store::{SqlStore, SqliteTuning, Store, StoreError};
+use crate::store::{SqlStore, SqliteTuning, Store};
 use crate::thinkers::Thinkers;
 use crate::ws::{ConnectionSocket, OriginPolicy};
 
@@ -51,21 +54,21 @@ use crate::ws::{ConnectionSocket, OriginPolicy};
 const STORE_CLOSE: Duration = Duration::from_secs(2);
 
 /// What every HTTP handler and WebSocket session shares.
-pub struct AppState {
+pub(crate) struct AppState {
     /// The live rooms.
-    pub lobby: Lobby,
+    pub(crate) lobby: Lobby,
     /// Durable storage.
-    pub store: Arc<dyn Store>,
+    pub(crate) store: Arc<dyn Store>,
     /// The configuration the server runs with.
-    pub config: Arc<Config>,
+    pub(crate) config: Arc<Config>,
     /// Cancelled when the server shuts down.
-    pub shutdown: CancellationToken,
+    pub(crate) shutdown: CancellationToken,
     /// What `GET /metrics` reports.
-    pub metrics: Arc<Metrics>,
+    pub(crate) metrics: Arc<Metrics>,
     /// What one connection, one address or the whole server may ask for.
-    pub limits: Arc<Limits>,
+    pub(crate) limits: Arc<Limits>,
     /// Which pages may open a WebSocket.
-    pub origins: OriginPolicy,
+    pub(crate) origins: OriginPolicy,
 }
 
 /// Why the server could not run.

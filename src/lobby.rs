@@ -24,11 +24,11 @@ use parlor_rules::GameKind;
 use parlor_rules::catalog;
 use parlor_rules::games::{PositionError, Seat};
 
-pub use feed::{LobbyFeed, LobbyUpdate};
-pub use subscription::{LobbyEvent, LobbySubscription, next_lobby_event};
+pub(crate) use feed::{LobbyFeed, LobbyUpdate};
+pub(crate) use subscription::{LobbyEvent, LobbySubscription, next_lobby_event};
 
 /// All live rooms, by id.
-pub struct Lobby {
+pub(crate) struct Lobby {
     rooms: Arc<DashMap<String, RoomHandle>>,
     context: Arc<RoomContext>,
     feed: LobbyFeed,
@@ -40,7 +40,7 @@ impl Lobby {
     /// A lobby whose rooms run on `runtime` (a multi-threaded runtime, so rooms spread
     /// over every core rather than over the HTTP workers' single-threaded ones) and
     /// announce their changes on `feed` (the feed `context` reports followers of).
-    pub fn new(context: Arc<RoomContext>, feed: LobbyFeed, runtime: Runtime) -> Self {
+    pub(crate) fn new(context: Arc<RoomContext>, feed: LobbyFeed, runtime: Runtime) -> Self {
         Self {
             rooms: Arc::new(DashMap::new()),
             context,
@@ -54,7 +54,7 @@ impl Lobby {
     /// (including whether the game can start from `options.start`), then that the server
     /// holds fewer than `limits.max_rooms` (`server_full`).
     /// `creator` must be given when a seat is `me` and is then seated in it.
-    pub fn create(
+    pub(crate) fn create(
         &self,
         game: &str,
         seats: &[String],
@@ -142,7 +142,7 @@ impl Lobby {
     }
 
     /// The room with this id, or `unknown_room`.
-    pub fn get(&self, id: &str) -> Result<RoomHandle, ClientError> {
+    pub(crate) fn get(&self, id: &str) -> Result<RoomHandle, ClientError> {
         self.rooms
             .get(id)
             .map(|entry| entry.value().clone())
@@ -155,12 +155,12 @@ impl Lobby {
     }
 
     /// Every listed (not private) live room, newest first.
-    pub fn list(&self) -> Vec<RoomSummary> {
+    pub(crate) fn list(&self) -> Vec<RoomSummary> {
         self.list_game(None)
     }
 
     /// Every listed live room of `game` (of every game when `None`), newest first.
-    pub fn list_game(&self, game: Option<GameKind>) -> Vec<RoomSummary> {
+    pub(crate) fn list_game(&self, game: Option<GameKind>) -> Vec<RoomSummary> {
         let mut rooms: Vec<RoomSummary> = self
             .rooms
             .iter()
@@ -174,7 +174,7 @@ impl Lobby {
 
     /// One page of [`Lobby::list`]: at most `limit` rooms after `after` (from the start
     /// when `None`), and the cursor of the next page if there are more rooms.
-    pub fn page(&self, after: Option<&PageCursor>, limit: usize) -> RoomsPage {
+    pub(crate) fn page(&self, after: Option<&PageCursor>, limit: usize) -> RoomsPage {
         let mut rooms: Vec<RoomSummary> = self
             .rooms
             .iter()
@@ -193,7 +193,7 @@ impl Lobby {
 
     /// A subscription to the lobby feed for rooms of `game` (all when `None`): every
     /// change to a listed room from now on, coalesced per `limits.lobby_flush_ms`.
-    pub fn subscribe(&self, game: Option<GameKind>) -> LobbySubscription {
+    pub(crate) fn subscribe(&self, game: Option<GameKind>) -> LobbySubscription {
         let flush_every = Duration::from_millis(self.context.config.limits.lobby_flush_ms);
         LobbySubscription::new(self.feed.subscribe(), game, flush_every)
     }
@@ -201,7 +201,7 @@ impl Lobby {
     /// The rooms `quick_join` may seat `player_id` in, oldest first: listed, waiting
     /// rooms of `game` under `time_control` that start from the usual position, with
     /// one seat open and the other held by a connected person other than `player_id`.
-    pub fn waiting_for(
+    pub(crate) fn waiting_for(
         &self,
         game: GameKind,
         time_control: TimeControl,
@@ -243,24 +243,17 @@ impl Lobby {
     }
 
     /// The runtime the rooms run on, for the health check's probe.
-    pub fn runtime(&self) -> &Runtime {
+    pub(crate) fn runtime(&self) -> &Runtime {
         &self.runtime
     }
 
     /// The ids of every live room, private ones included, for logs at shutdown.
-    pub fn live_ids(&self) -> Vec<String> {
+    pub(crate) fn live_ids(&self) -> Vec<String> {
         self.rooms.iter().map(|entry| entry.key().clone()).collect()
     }
 
-    /// A handle that reads the ids of the live rooms from any thread, even one outside
-    /// every runtime (the shutdown watchdog), for as long as it is kept.
-    pub fn live_ids_reader(&self) -> impl Fn() -> Vec<String> + Send + 'static {
-        let rooms = self.rooms.clone();
-        move || rooms.iter().map(|entry| entry.key().clone()).collect()
-    }
-
     /// Waits until every room's task has ended (they end on the server's shutdown signal).
-    pub async fn wait_closed(&self) {
+    pub(crate) async fn wait_closed(&self) {
         self.tracker.close();
         self.tracker.wait().await;
     }
@@ -275,20 +268,20 @@ fn newest_first(a: &RoomSummary, b: &RoomSummary) -> std::cmp::Ordering {
 
 /// One page of the room list.
 #[derive(Debug, Serialize)]
-pub struct RoomsPage {
+pub(crate) struct RoomsPage {
     /// The rooms, newest first.
-    pub rooms: Vec<RoomSummary>,
+    pub(crate) rooms: Vec<RoomSummary>,
     /// The cursor to pass as `after` for the next page; left out on the last page, so
     /// a server with one page of rooms answers exactly as before pagination.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub next: Option<String>,
+    pub(crate) next: Option<String>,
 }
 
 /// Where a page of the room list continues: after the room created at this time with
 /// this id. Written `<created_at_ms>-<room id>`; a cursor stays valid when its room is
 /// removed, since it names a place in the order rather than a room.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PageCursor {
+pub(crate) struct PageCursor {
     created_at_ms: i64,
     room: String,
 }
@@ -296,11 +289,11 @@ pub struct PageCursor {
 /// A page cursor that is not `<created_at_ms>-<room id>`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("\"{0}\" is not a page cursor; pass the \"next\" of the previous page as \"after\"")]
-pub struct BadCursor(String);
+pub(crate) struct BadCursor(String);
 
 impl PageCursor {
     /// The cursor of the page that continues after `room`.
-    pub fn after(room: &RoomSummary) -> Self {
+    pub(crate) fn after(room: &RoomSummary) -> Self {
         Self {
             created_at_ms: room.created_at_ms,
             room: room.room.clone(),
@@ -338,7 +331,7 @@ impl std::fmt::Display for PageCursor {
 }
 
 /// The game `game` names, or `unknown_game` listing those this server plays.
-pub fn parse_game(game: &str) -> Result<GameKind, ClientError> {
+pub(crate) fn parse_game(game: &str) -> Result<GameKind, ClientError> {
     game.parse().map_err(|_| {
         ClientError::new(
             ErrorCode::UnknownGame,

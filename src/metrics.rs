@@ -27,39 +27,39 @@ const COUNT_BUCKETS: &[f64] = &[1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 32.0, 64.0, 
 pub struct MetricsError(#[from] prometheus::Error);
 
 /// Every metric the server keeps.
-pub struct Metrics {
+pub(crate) struct Metrics {
     registry: Registry,
     /// WebSocket connections open now.
-    pub connections_open: IntGauge,
+    pub(crate) connections_open: IntGauge,
     /// Live rooms, by game and status (`waiting`, `playing`, `finished`).
-    pub rooms: IntGaugeVec,
+    pub(crate) rooms: IntGaugeVec,
     /// Moves accepted, by game.
-    pub moves_accepted: IntCounterVec,
+    pub(crate) moves_accepted: IntCounterVec,
     /// Requests refused with an `error`, by error code (illegal moves included).
-    pub errors: IntCounterVec,
+    pub(crate) errors: IntCounterVec,
     /// Text frames received from clients.
-    pub messages_in: IntCounter,
+    pub(crate) messages_in: IntCounter,
     /// Frames queued to clients (each subscriber's copy counts once).
-    pub messages_out: IntCounter,
+    pub(crate) messages_out: IntCounter,
     /// How many subscribers one broadcast reached.
-    pub broadcast_fanout: Histogram,
+    pub(crate) broadcast_fanout: Histogram,
     /// Subscribers dropped because their outbound queue was full.
-    pub slow_consumers_dropped: IntCounter,
+    pub(crate) slow_consumers_dropped: IntCounter,
     /// Moves written per store transaction.
-    pub store_batch_moves: Histogram,
+    pub(crate) store_batch_moves: Histogram,
     /// How long a store transaction of moves took to commit, seconds.
-    pub store_commit_seconds: Histogram,
+    pub(crate) store_commit_seconds: Histogram,
     /// From a move's arrival at its room to its broadcast (validation and the durable
     /// write included), seconds.
-    pub move_to_broadcast_seconds: Histogram,
+    pub(crate) move_to_broadcast_seconds: Histogram,
     /// How long a bot thought about one move, seconds, by game and level.
-    pub bot_think_seconds: HistogramVec,
+    pub(crate) bot_think_seconds: HistogramVec,
 }
 
 impl Metrics {
     /// A fresh set of metrics, all zero, in a registry of their own (with the process's
     /// CPU and memory, on Linux).
-    pub fn new() -> Result<Metrics, MetricsError> {
+    pub(crate) fn new() -> Result<Metrics, MetricsError> {
         let registry = Registry::new();
         let metrics = Metrics {
             connections_open: IntGauge::new(
@@ -157,7 +157,7 @@ impl Metrics {
     }
 
     /// Every metric in Prometheus's text format, for `GET /metrics`.
-    pub fn render(&self) -> Result<String, MetricsError> {
+    pub(crate) fn render(&self) -> Result<String, MetricsError> {
         let mut text = Vec::new();
         TextEncoder::new().encode(&self.registry.gather(), &mut text)?;
         Ok(String::from_utf8_lossy(&text).into_owned())

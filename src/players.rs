@@ -13,21 +13,21 @@ use crate::protocol::{ClientError, ErrorCode};
 use crate::store::{PlayerRecord, Store, StoreError};
 
 /// The longest name allowed, in characters, after trimming.
-pub const MAX_NAME_CHARS: usize = 24;
+pub(crate) const MAX_NAME_CHARS: usize = 24;
 
 /// Who a connection speaks for, once `hello` succeeded.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Identity {
+pub(crate) struct Identity {
     /// The player's public id.
-    pub player_id: String,
+    pub(crate) player_id: String,
     /// The player's name.
-    pub name: String,
+    pub(crate) name: String,
     /// The player's secret token (only ever sent back to this player).
-    pub token: String,
+    pub(crate) token: String,
 }
 
 /// `bytes` random bytes as lowercase hex.
-pub fn random_hex(bytes: usize) -> String {
+pub(crate) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
     rand::rng().fill_bytes(&mut buf);
     to_hex(&buf)
@@ -42,7 +42,7 @@ fn hash_token(token: &str) -> String {
 }
 
 /// Checks and trims a requested name.
-pub fn clean_name(name: &str) -> Result<String, ClientError> {
+pub(crate) fn clean_name(name: &str) -> Result<String, ClientError> {
     let name = name.trim();
     let chars = name.chars().count();
     if chars == 0 || chars > MAX_NAME_CHARS {
@@ -95,7 +95,7 @@ fn store_error(error: StoreError, name: &str) -> ClientError {
 /// Performs `hello`: resumes the player a known token belongs to (renaming them if they
 /// ask for a different, free name), or registers a new player with a fresh token once
 /// `admit_new` allows it (the per-address quota; a returning player never asks it).
-pub async fn hello(
+pub(crate) async fn hello(
     store: &dyn Store,
     name: &str,
     token: Option<&str>,

@@ -10,13 +10,13 @@ use parlor_rules::games::Seat;
 
 /// A player's Glicko-2 rating in one game.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Rating {
+pub(crate) struct Rating {
     /// The rating (1500 for a newcomer).
-    pub rating: f64,
+    pub(crate) rating: f64,
     /// How uncertain it is (350 for a newcomer, shrinking with games played).
-    pub deviation: f64,
+    pub(crate) deviation: f64,
     /// How erratic the player's results are (0.06 to start).
-    pub volatility: f64,
+    pub(crate) volatility: f64,
 }
 
 impl Default for Rating {
@@ -51,12 +51,12 @@ impl From<Glicko2Rating> for Rating {
 }
 
 /// The key a seat is rated under: the human's player id, or `bot:<level>`.
-pub fn rated_key(kind: &str, player_id: Option<&str>) -> String {
+pub(crate) fn rated_key(kind: &str, player_id: Option<&str>) -> String {
     player_id.map_or_else(|| kind.to_owned(), str::to_owned)
 }
 
 /// Both seats' new ratings after a game between them that `winner` won (`None`: a draw).
-pub fn rate(ratings: [Rating; 2], winner: Option<Seat>) -> [Rating; 2] {
+pub(crate) fn rate(ratings: [Rating; 2], winner: Option<Seat>) -> [Rating; 2] {
     let outcome = match winner {
         Some(Seat::First) => Outcomes::WIN,
         Some(Seat::Second) => Outcomes::LOSS,

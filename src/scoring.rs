@@ -13,32 +13,32 @@ use parlor_rules::games::{EndReason, Outcome, Seat};
 
 /// What the score of one seat depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScoreInput {
+pub(crate) struct ScoreInput {
     /// How the game ended.
-    pub outcome: Outcome,
+    pub(crate) outcome: Outcome,
     /// The seat being scored.
-    pub seat: Seat,
+    pub(crate) seat: Seat,
     /// Moves played in the whole game, by both sides.
-    pub moves: u32,
+    pub(crate) moves: u32,
     /// Moves played by each seat, indexed by seat.
-    pub moves_by_seat: [u32; 2],
+    pub(crate) moves_by_seat: [u32; 2],
     /// The seat's total thinking time, ms.
-    pub thinking_ms: u64,
+    pub(crate) thinking_ms: u64,
     /// The game's par (config `scoring.par.<game>`).
-    pub par: u32,
+    pub(crate) par: u32,
     /// Config `scoring.min_moves_per_side`.
-    pub min_moves_per_side: u32,
+    pub(crate) min_moves_per_side: u32,
 }
 
 /// The time component: 99 for an instant game, falling towards 0 as thinking time grows.
-pub fn time_score(thinking_ms: u64) -> u32 {
+pub(crate) fn time_score(thinking_ms: u64) -> u32 {
     // 99 * 10000 / (d + 10000) is at most 99, so the narrowing cannot truncate.
     (990_000 / (u128::from(thinking_ms) + 10_000)) as u32
 }
 
 /// The seat's score, or `None` if the game is not scored: one that ended by resignation
 /// or abandonment before each side made `min_moves_per_side` moves.
-pub fn score(input: &ScoreInput) -> Option<u32> {
+pub(crate) fn score(input: &ScoreInput) -> Option<u32> {
     if input.outcome.reason == EndReason::Aborted {
         return None;
     }

@@ -50,7 +50,7 @@ enum Shortcut {
 
 /// A bot's answer to a draw offer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DrawAnswer {
+pub(crate) enum DrawAnswer {
     /// The bot judged the position this good for itself (positive is good for it).
     Judged(i32),
     /// Every bot thread was busy; the bot declines without judging.
@@ -59,7 +59,7 @@ pub enum DrawAnswer {
 
 /// A handle to the pool; cloning it shares the same threads and queue.
 #[derive(Clone)]
-pub struct Thinkers {
+pub(crate) struct Thinkers {
     queue: SyncSender<Request>,
 }
 
@@ -69,7 +69,7 @@ impl Thinkers {
     /// the policy or its fallback; see `lower_priority`), timing each request into
     /// `think_seconds` (labels: game, level or `draw`). The threads end when every
     /// handle has been dropped.
-    pub fn start(
+    pub(crate) fn start(
         threads: usize,
         capacity: usize,
         priority: BotPriority,
@@ -93,7 +93,7 @@ impl Thinkers {
 
     /// A move for the side to move in `game` by a bot of `level` within `limits`; `None`
     /// only if the game is over (or the pool has stopped).
-    pub async fn think(
+    pub(crate) async fn think(
         &self,
         game: Box<dyn AnyGame>,
         level: BotLevel,
@@ -132,7 +132,7 @@ impl Thinkers {
     /// How good `game` is for a bot in `seat` that has been offered a draw, by the draw
     /// judgement's search (node and time budget, see [`draw_judgement`]); [`DrawAnswer::Busy`]
     /// at once if every thread is busy and the queue is full (or the pool has stopped).
-    pub async fn judge_draw(&self, game: Box<dyn AnyGame>, seat: Seat) -> DrawAnswer {
+    pub(crate) async fn judge_draw(&self, game: Box<dyn AnyGame>, seat: Seat) -> DrawAnswer {
         let (reply, answer) = oneshot::channel();
         let labels = [game.kind().as_str(), JUDGE_LABEL];
         let work: Work = Box::new(move |_shortcut| {

@@ -19,7 +19,7 @@ const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
 
 /// The address a request counts against: see the module documentation. A request with
 /// no peer address (not over TCP) counts as `0.0.0.0`.
-pub fn client_address(req: &HttpRequest, trusted_proxies: &[IpAddr]) -> IpAddr {
+pub(crate) fn client_address(req: &HttpRequest, trusted_proxies: &[IpAddr]) -> IpAddr {
     let peer = req
         .peer_addr()
         .map_or(IpAddr::from([0, 0, 0, 0]), |addr| addr.ip());

@@ -7,21 +7,21 @@ use std::sync::Arc;
 use dashmap::DashMap;
 
 /// The open connections of every address that has one.
-pub struct Connections {
+pub(crate) struct Connections {
     per_address: u32,
     open: Arc<DashMap<IpAddr, u32>>,
 }
 
 /// One open connection's place in its address's count; dropping it frees the place.
 #[must_use = "the connection's place is freed when the permit drops"]
-pub struct ConnectionPermit {
+pub(crate) struct ConnectionPermit {
     address: IpAddr,
     open: Option<Arc<DashMap<IpAddr, u32>>>,
 }
 
 impl Connections {
     /// At most `per_address` connections at once from one address (0: no limit).
-    pub fn new(per_address: u32) -> Connections {
+    pub(crate) fn new(per_address: u32) -> Connections {
         Connections {
             per_address,
             open: Arc::new(DashMap::new()),
@@ -30,7 +30,7 @@ impl Connections {
 
     /// A place for one more connection from `address`, or `None` if it has
     /// `per_address` open already.
-    pub fn open(&self, address: IpAddr) -> Option<ConnectionPermit> {
+    pub(crate) fn open(&self, address: IpAddr) -> Option<ConnectionPermit> {
         if self.per_address == 0 {
             return Some(ConnectionPermit {
                 address,
@@ -49,12 +49,14 @@ impl Connections {
     }
 
     /// How many connections `address` has open (0 when limits are off).
-    pub fn count(&self, address: IpAddr) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn count(&self, address: IpAddr) -> u32 {
         self.open.get(&address).map_or(0, |count| *count)
     }
 
     /// How many addresses have a connection open (0 when limits are off).
-    pub fn addresses(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn addresses(&self) -> usize {
         self.open.len()
     }
 }

@@ -16,15 +16,15 @@ use tokio_util::sync::CancellationToken;
 use crate::config::LimitsConfig;
 use crate::protocol::{ClientError, ErrorCode};
 
-pub use address::client_address;
-pub use connections::{ConnectionPermit, Connections};
-pub use rate::{Budget, KeyedBudget};
+pub(crate) use address::client_address;
+pub(crate) use connections::{ConnectionPermit, Connections};
+pub(crate) use rate::{Budget, KeyedBudget};
 
 /// How often the per-address tables forget addresses that have gone quiet.
 const PRUNE_EVERY: Duration = Duration::from_secs(60);
 
 /// The server-wide state of the limits: counts and buckets keyed by client address.
-pub struct Limits {
+pub(crate) struct Limits {
     config: LimitsConfig,
     connections: Connections,
     rooms_per_address: KeyedBudget,
@@ -32,16 +32,16 @@ pub struct Limits {
 }
 
 /// A connection's own budgets.
-pub struct ConnectionBudgets {
+pub(crate) struct ConnectionBudgets {
     /// Every message but pings and pongs takes one.
-    pub messages: Budget,
+    pub(crate) messages: Budget,
     /// Every room created takes one.
-    pub rooms: Budget,
+    pub(crate) rooms: Budget,
 }
 
 impl Limits {
     /// The limits `config` sets, all counts at zero.
-    pub fn new(config: &LimitsConfig) -> Limits {
+    pub(crate) fn new(config: &LimitsConfig) -> Limits {
         Limits {
             config: config.clone(),
             connections: Connections::new(config.connections_per_ip),
@@ -51,7 +51,7 @@ impl Limits {
     }
 
     /// A place for a new connection from `address`; `Err` says why there is none.
-    pub fn open_connection(&self, address: IpAddr) -> Result<ConnectionPermit, String> {
+    pub(crate) fn open_connection(&self, address: IpAddr) -> Result<ConnectionPermit, String> {
         self.connections.open(address).ok_or_else(|| {
             format!(
                 "{address} already has {} connections open, the most allowed; close one first",
@@ -61,7 +61,7 @@ impl Limits {
     }
 
     /// Fresh budgets for a new connection.
-    pub fn connection_budgets(&self) -> ConnectionBudgets {
+    pub(crate) fn connection_budgets(&self) -> ConnectionBudgets {
         ConnectionBudgets {
             messages: Budget::per_second(self.config.messages_per_sec, self.config.messages_burst),
             rooms: Budget::per_minute(self.config.rooms_per_minute_per_connection),
@@ -69,12 +69,12 @@ impl Limits {
     }
 
     /// A connection is closed after this many `rate_limited` refusals in a row (0: never).
-    pub fn close_after_refusals(&self) -> u32 {
+    pub(crate) fn close_after_refusals(&self) -> u32 {
         self.config.close_after_refusals
     }
 
     /// The `rate_limited` error for a message over the connection's budget.
-    pub fn message_refused(&self) -> ClientError {
+    pub(crate) fn message_refused(&self) -> ClientError {
         ClientError::new(
             ErrorCode::RateLimited,
             format!(
@@ -87,7 +87,11 @@ impl Limits {
 
     /// Takes one room creation from the connection's and the address's quotas, or says
     /// which is used up.
-    pub fn create_room(&self, connection: &Budget, address: IpAddr) -> Result<(), ClientError> {
+    pub(crate) fn create_room(
+        &self,
+        connection: &Budget,
+        address: IpAddr,
+    ) -> Result<(), ClientError> {
         if !connection.allow() {
             return Err(ClientError::new(
                 ErrorCode::RateLimited,
@@ -110,7 +114,7 @@ impl Limits {
     }
 
     /// Takes one new player from the address's quota, or says it is used up.
-    pub fn new_player(&self, address: IpAddr) -> Result<(), ClientError> {
+    pub(crate) fn new_player(&self, address: IpAddr) -> Result<(), ClientError> {
         if self.players_per_address.allow(address) {
             return Ok(());
         }
@@ -124,13 +128,13 @@ impl Limits {
     }
 
     /// Forgets the addresses whose quotas have refilled.
-    pub fn prune(&self) {
+    pub(crate) fn prune(&self) {
         self.rooms_per_address.prune();
         self.players_per_address.prune();
     }
 
     /// Prunes every minute until `shutdown`.
-    pub async fn prune_until(self: Arc<Self>, shutdown: CancellationToken) {
+    pub(crate) async fn prune_until(self: Arc<Self>, shutdown: CancellationToken) {
         let mut every = tokio::time::interval(PRUNE_EVERY);
         loop {
             tokio::select! {

@@ -7,12 +7,12 @@ use std::num::NonZeroU32;
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 /// A token bucket for one connection, or no limit at all.
-pub struct Budget(Option<DefaultDirectRateLimiter>);
+pub(crate) struct Budget(Option<DefaultDirectRateLimiter>);
 
 impl Budget {
     /// `per_sec` requests a second sustained, after a burst of `burst` (at least
     /// `per_sec`); off when `per_sec` is 0.
-    pub fn per_second(per_sec: u32, burst: u32) -> Budget {
+    pub(crate) fn per_second(per_sec: u32, burst: u32) -> Budget {
         let Some(rate) = NonZeroU32::new(per_sec) else {
             return Budget(None);
         };
@@ -23,12 +23,12 @@ impl Budget {
     }
 
     /// `count` requests a minute, all of which may come at once; off when 0.
-    pub fn per_minute(count: u32) -> Budget {
+    pub(crate) fn per_minute(count: u32) -> Budget {
         Budget(NonZeroU32::new(count).map(|count| RateLimiter::direct(Quota::per_minute(count))))
     }
 
     /// Takes one request from the budget: `false` if there is none left right now.
-    pub fn allow(&self) -> bool {
+    pub(crate) fn allow(&self) -> bool {
         self.0
             .as_ref()
             .is_none_or(|limiter| limiter.check().is_ok())
@@ -36,12 +36,12 @@ impl Budget {
 }
 
 /// A token bucket per client address, or no limit at all.
-pub struct KeyedBudget(Option<DefaultKeyedRateLimiter<IpAddr>>);
+pub(crate) struct KeyedBudget(Option<DefaultKeyedRateLimiter<IpAddr>>);
 
 impl KeyedBudget {
     /// `count` requests a minute from each address, all of which may come at once; off
     /// when 0.
-    pub fn per_minute(count: u32) -> KeyedBudget {
+    pub(crate) fn per_minute(count: u32) -> KeyedBudget {
         KeyedBudget::with_quota(NonZeroU32::new(count).map(Quota::per_minute))
     }
 
@@ -50,7 +50,7 @@ impl KeyedBudget {
     }
 
     /// Takes one request from `address`'s budget: `false` if it has none left right now.
-    pub fn allow(&self, address: IpAddr) -> bool {
+    pub(crate) fn allow(&self, address: IpAddr) -> bool {
         self.0
             .as_ref()
             .is_none_or(|limiter| limiter.check_key(&address).is_ok())
@@ -58,7 +58,7 @@ impl KeyedBudget {
 
     /// Forgets every address whose budget has refilled, so the table holds only the
     /// addresses active within about the last minute, however many have come and gone.
-    pub fn prune(&self) {
+    pub(crate) fn prune(&self) {
         if let Some(limiter) = &self.0 {
             limiter.retain_recent();
             limiter.shrink_to_fit();
@@ -66,12 +66,14 @@ impl KeyedBudget {
     }
 
     /// How many addresses the table holds.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.0.as_ref().map_or(0, |limiter| limiter.len())
     }
 
     /// Whether the table holds no address.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }

@@ -17,19 +17,19 @@ const FEED_CAPACITY: usize = 512;
 /// One `lobby_update` frame, with its room and game so subscribers can merge and filter
 /// without decoding.
 #[derive(Clone, Debug)]
-pub struct LobbyUpdate {
+pub(crate) struct LobbyUpdate {
     /// The room that changed.
-    pub room: Arc<str>,
+    pub(crate) room: Arc<str>,
     /// The game of the room that changed.
-    pub game: GameKind,
+    pub(crate) game: GameKind,
     /// The encoded `lobby_update` message.
-    pub frame: ByteString,
+    pub(crate) frame: ByteString,
 }
 
 /// The sending side of the feed. Sending never waits: a subscriber that falls behind
 /// loses the oldest updates and learns so on its next receive.
 #[derive(Clone, Debug)]
-pub struct LobbyFeed {
+pub(crate) struct LobbyFeed {
     sender: broadcast::Sender<LobbyUpdate>,
 }
 
@@ -43,7 +43,7 @@ impl Default for LobbyFeed {
 
 impl LobbyFeed {
     /// Encodes one change and hands it to every current subscriber.
-    pub fn announce(&self, change: LobbyChange, room: &RoomSummary) {
+    pub(crate) fn announce(&self, change: LobbyChange, room: &RoomSummary) {
         if !self.has_listeners() {
             return;
         }
@@ -62,12 +62,12 @@ impl LobbyFeed {
     }
 
     /// Whether anyone is subscribed; while nobody is, rooms need not announce changes.
-    pub fn has_listeners(&self) -> bool {
+    pub(crate) fn has_listeners(&self) -> bool {
         self.sender.receiver_count() > 0
     }
 
     /// A new subscription, receiving every update announced from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<LobbyUpdate> {
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<LobbyUpdate> {
         self.sender.subscribe()
     }
 }

@@ -21,7 +21,7 @@ use super::LobbyUpdate;
 /// [`next`](Self::next) returns, because the session polls that future in a `select!`
 /// and drops it whenever another event comes first: nothing may be lost then.
 #[derive(Debug)]
-pub struct LobbySubscription {
+pub(crate) struct LobbySubscription {
     updates: Receiver<LobbyUpdate>,
     /// Only rooms of this game, if set.
     game: Option<GameKind>,
@@ -36,7 +36,7 @@ pub struct LobbySubscription {
 
 /// What the lobby feed has for a subscriber.
 #[derive(Debug, PartialEq, Eq)]
-pub enum LobbyEvent {
+pub(crate) enum LobbyEvent {
     /// `lobby_update` frames to write as they are, in order: the latest for each room
     /// that changed.
     Updates(Vec<ByteString>),
@@ -48,7 +48,7 @@ pub enum LobbyEvent {
 impl LobbySubscription {
     /// A subscription to `updates` for rooms of `game` (all when `None`), flushed at
     /// most once per `flush_every`.
-    pub fn new(
+    pub(crate) fn new(
         updates: Receiver<LobbyUpdate>,
         game: Option<GameKind>,
         flush_every: Duration,
@@ -64,7 +64,7 @@ impl LobbySubscription {
     }
 
     /// The game the subscription is limited to.
-    pub fn game(&self) -> Option<GameKind> {
+    pub(crate) fn game(&self) -> Option<GameKind> {
         self.game
     }
 
@@ -72,7 +72,7 @@ impl LobbySubscription {
     /// until the flush interval since the last batch has passed, and merges everything
     /// that arrived meanwhile. Waits forever if the feed has closed, which happens only
     /// as the server stops. Cancel-safe: a dropped call loses nothing it received.
-    pub async fn next(&mut self) -> LobbyEvent {
+    pub(crate) async fn next(&mut self) -> LobbyEvent {
         while !self.behind && self.pending.is_empty() {
             match self.updates.recv().await {
                 Ok(update) => self.keep(update),
@@ -111,7 +111,7 @@ impl LobbySubscription {
 }
 
 /// The next lobby event of a subscription; never resolves without one.
-pub async fn next_lobby_event(subscription: Option<&mut LobbySubscription>) -> LobbyEvent {
+pub(crate) async fn next_lobby_event(subscription: Option<&mut LobbySubscription>) -> LobbyEvent {
     match subscription {
         Some(subscription) => subscription.next().await,
         None => std::future::pending().await,

@@ -21,7 +21,7 @@ const COMMAND_QUEUE: usize = 64;
 
 /// What a seated player may ask of the room besides moving.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Request {
+pub(crate) enum Request {
     /// Give up the game in progress.
     Resign,
     /// Offer the opponent a draw (accepts the opponent's open offer, if there is one).
@@ -36,18 +36,18 @@ pub enum Request {
 
 /// The player who created a room with a `me` seat, seated as the room starts.
 #[derive(Debug)]
-pub struct Creator {
+pub(crate) struct Creator {
     /// The creator.
-    pub player: PlayerInfo,
+    pub(crate) player: PlayerInfo,
     /// Their connection.
-    pub sub: Subscriber,
+    pub(crate) sub: Subscriber,
     /// The `ref` of their `create_room`, echoed in `joined`.
-    pub reference: Option<Value>,
+    pub(crate) reference: Option<Value>,
 }
 
 /// A cheap, cloneable way to talk to one room's task.
 #[derive(Clone, Debug)]
-pub struct RoomHandle {
+pub(crate) struct RoomHandle {
     id: Arc<str>,
     /// Boxed, so that a room's queue (allocated 32 slots at a time) stays small.
     commands: mpsc::Sender<Box<Command>>,
@@ -58,7 +58,7 @@ pub struct RoomHandle {
 
 /// Follows a room's summary as the room publishes it.
 #[derive(Debug)]
-pub struct SummaryWatch {
+pub(crate) struct SummaryWatch {
     published: watch::Receiver<Published>,
     last: Option<RoomSummary>,
 }
@@ -67,7 +67,7 @@ impl SummaryWatch {
     /// Waits until the room's summary differs from the one last returned, and returns
     /// it; `None` once the room has closed. Summaries published in quick succession are
     /// coalesced into the latest, so a watcher never holds a room up.
-    pub async fn next(&mut self) -> Option<RoomSummary> {
+    pub(crate) async fn next(&mut self) -> Option<RoomSummary> {
         loop {
             self.published.changed().await.ok()?;
             let summary = self.published.borrow_and_update().summary.clone();
@@ -79,7 +79,7 @@ impl SummaryWatch {
     }
 
     /// The summary last returned by [`SummaryWatch::next`], if any.
-    pub fn last(&self) -> Option<&RoomSummary> {
+    pub(crate) fn last(&self) -> Option<&RoomSummary> {
         self.last.as_ref()
     }
 }
@@ -95,7 +95,7 @@ impl RoomHandle {
     /// Starts a room's task on `runtime` and returns its handle and the task. The
     /// `creator`, if any, is seated in the `me` seat (and ignored if there is none).
     #[allow(clippy::too_many_arguments)]
-    pub fn spawn(
+    pub(crate) fn spawn(
         id: String,
         game: Box<dyn AnyGame>,
         seats: [SeatSpec; 2],
@@ -132,23 +132,23 @@ impl RoomHandle {
     }
 
     /// The room's id.
-    pub fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         &self.id
     }
 
     /// Whether the room was created with `options.private`: it is never listed.
-    pub fn is_private(&self) -> bool {
+    pub(crate) fn is_private(&self) -> bool {
         self.private
     }
 
     /// Whether the room's games begin from the game's usual start (no `options.start`).
-    pub fn usual_start(&self) -> bool {
+    pub(crate) fn usual_start(&self) -> bool {
         self.usual_start
     }
 
     /// A watch over the room's summary; its first [`SummaryWatch::next`] returns the
     /// summary the room publishes once it has seated its creator.
-    pub fn summaries(&self) -> SummaryWatch {
+    pub(crate) fn summaries(&self) -> SummaryWatch {
         SummaryWatch {
             published: self.published.clone(),
             last: None,
@@ -156,12 +156,12 @@ impl RoomHandle {
     }
 
     /// The room as it appears in listings, as last published.
-    pub fn summary(&self) -> RoomSummary {
+    pub(crate) fn summary(&self) -> RoomSummary {
         self.published.borrow().summary.clone()
     }
 
     /// The room's current `state` message, as last broadcast.
-    pub fn state_json(&self) -> bytestring::ByteString {
+    pub(crate) fn state_json(&self) -> bytestring::ByteString {
         self.published.borrow().state.clone()
     }
 
@@ -179,7 +179,7 @@ impl RoomHandle {
 
     /// Takes `seat` (or takes it back from another connection of the same player). On
     /// success the room has queued `joined` and a snapshot to `sub`.
-    pub async fn join(
+    pub(crate) async fn join(
         &self,
         player: PlayerInfo,
         seat: Seat,
@@ -197,7 +197,7 @@ impl RoomHandle {
     }
 
     /// Spectates. On success the room has queued `joined` and a snapshot to `sub`.
-    pub async fn watch(
+    pub(crate) async fn watch(
         &self,
         sub: Subscriber,
         reference: Option<Value>,
@@ -211,7 +211,7 @@ impl RoomHandle {
     }
 
     /// Plays a move received at `received` from `conn`.
-    pub async fn play(
+    pub(crate) async fn play(
         &self,
         player_id: String,
         conn: ConnId,
@@ -229,7 +229,7 @@ impl RoomHandle {
     }
 
     /// Passes on a seated player's request other than a move (resign, draws, rematch).
-    pub async fn request(
+    pub(crate) async fn request(
         &self,
         request: Request,
         player_id: String,
@@ -246,7 +246,7 @@ impl RoomHandle {
 
     /// Leaves the room: a spectator stops watching; a player gives up their seat, which
     /// during a game loses it by `abandoned`.
-    pub async fn leave(&self, player_id: String, conn: ConnId) -> Result<(), ClientError> {
+    pub(crate) async fn leave(&self, player_id: String, conn: ConnId) -> Result<(), ClientError> {
         self.ask(|reply| Command::Leave {
             player_id,
             conn,
@@ -257,7 +257,7 @@ impl RoomHandle {
 
     /// Tells the room that a connection has closed. Waits for queue space so the notice
     /// is never lost; does nothing if the room has already closed.
-    pub async fn disconnect(&self, conn: ConnId) {
+    pub(crate) async fn disconnect(&self, conn: ConnId) {
         let _closed = self
             .commands
             .send(Box::new(Command::Disconnect { conn }))

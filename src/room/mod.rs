@@ -6,7 +6,7 @@ mod actor;
 mod clock;
 mod fanout;
 mod handle;
-pub mod probe;
+pub(crate) mod probe;
 mod seats;
 mod state;
 
@@ -25,35 +25,35 @@ use crate::protocol::{ClientError, ErrorCode, TimeControl};
 use crate::store::Store;
 use crate::thinkers::Thinkers;
 
-pub use handle::{Creator, Request, RoomHandle, SummaryWatch};
-pub use seats::SeatSpec;
+pub(crate) use handle::{Creator, Request, RoomHandle};
+pub(crate) use seats::SeatSpec;
 
 /// Identifies one WebSocket connection for as long as the process runs.
-pub type ConnId = u64;
+pub(crate) type ConnId = u64;
 
 /// An encoded frame as queued to subscribers: one allocation shared by every
 /// recipient, and a single pointer in each queue. A tokio channel allocates its first
 /// 32 slots when it is made, so with a 32-byte `ByteString` per slot every idle
 /// connection would carry 1 KiB of empty queue; with a pointer it is 256 bytes.
-pub type Frame = Arc<ByteString>;
+pub(crate) type Frame = Arc<ByteString>;
 
 /// A connection's outbound side, as a room sees it: a bounded queue of encoded frames
 /// and a token the room cancels to drop a subscriber that cannot keep up.
 #[derive(Clone, Debug)]
-pub struct Subscriber {
+pub(crate) struct Subscriber {
     /// The connection.
-    pub conn: ConnId,
+    pub(crate) conn: ConnId,
     /// Frames to write, shared between subscribers.
-    pub outbox: mpsc::Sender<Frame>,
+    pub(crate) outbox: mpsc::Sender<Frame>,
     /// Cancelled when this connection must be closed because its queue overflowed.
-    pub kick: CancellationToken,
+    pub(crate) kick: CancellationToken,
     /// Set once the connection has been counted as dropped for not reading.
-    pub dropped: Arc<AtomicBool>,
+    pub(crate) dropped: Arc<AtomicBool>,
 }
 
 impl Subscriber {
     /// A subscriber for connection `conn`, whose frames go to `outbox`.
-    pub fn new(conn: ConnId, outbox: mpsc::Sender<Frame>) -> Subscriber {
+    pub(crate) fn new(conn: ConnId, outbox: mpsc::Sender<Frame>) -> Subscriber {
         Subscriber {
             conn,
             outbox,
@@ -65,7 +65,7 @@ impl Subscriber {
     /// Counts the connection in `parlor_slow_consumers_dropped_total` as dropped for
     /// not reading, once, whoever finds it first: a room whose queue for it is full, or
     /// its session when a write stalls. Whether this call counted it.
-    pub fn count_drop(&self, metrics: &Metrics) -> bool {
+    pub(crate) fn count_drop(&self, metrics: &Metrics) -> bool {
         let first = !self.dropped.swap(true, Ordering::Relaxed);
         if first {
             metrics.slow_consumers_dropped.inc();
@@ -76,32 +76,32 @@ impl Subscriber {
 
 /// A human player as a room knows them.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlayerInfo {
+pub(crate) struct PlayerInfo {
     /// The player's public id.
-    pub player_id: String,
+    pub(crate) player_id: String,
     /// The player's name.
-    pub name: String,
+    pub(crate) name: String,
 }
 
 /// What every room shares: storage, configuration, and the server's shutdown signal.
-pub struct RoomContext {
+pub(crate) struct RoomContext {
     /// Where games and moves are recorded.
-    pub store: Arc<dyn Store>,
+    pub(crate) store: Arc<dyn Store>,
     /// The server's configuration.
-    pub config: Arc<Config>,
+    pub(crate) config: Arc<Config>,
     /// Where bots think.
-    pub thinkers: Thinkers,
+    pub(crate) thinkers: Thinkers,
     /// Cancelled when the server shuts down.
-    pub shutdown: CancellationToken,
+    pub(crate) shutdown: CancellationToken,
     /// Where rooms count moves, broadcasts and their own number.
-    pub metrics: Arc<crate::metrics::Metrics>,
+    pub(crate) metrics: Arc<crate::metrics::Metrics>,
     /// Who follows room listings; a room wakes its listing watcher only while anyone does.
-    pub listing_followers: Arc<dyn ListingFollowers>,
+    pub(crate) listing_followers: Arc<dyn ListingFollowers>,
 }
 
 /// How a room learns, without knowing the lobby, whether anyone follows room listings:
 /// the lobby implements it, so rooms never depend on the lobby.
-pub trait ListingFollowers: Send + Sync {
+pub(crate) trait ListingFollowers: Send + Sync {
     /// Whether anyone follows room listings right now.
     fn any(&self) -> bool;
 }
@@ -109,27 +109,27 @@ pub trait ListingFollowers: Send + Sync {
 /// Room options given at `create_room`. Unknown keys are refused, so every option a
 /// client sends is one the server honours.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct RoomOptions {
+pub(crate) struct RoomOptions {
     /// Start from this position (the game's standard text form) instead of the usual
     /// start; such games are never scored.
-    pub start: Option<String>,
+    pub(crate) start: Option<String>,
     /// What happens to an absent player's seat after the reconnect grace; `None` means
     /// the server's `rooms.takeover`.
-    pub takeover: Option<Takeover>,
+    pub(crate) takeover: Option<Takeover>,
     /// The time control (none by default).
-    pub time_control: TimeControl,
+    pub(crate) time_control: TimeControl,
     /// Left out of every listing (`list_rooms`, the lobby, `GET /api/rooms`) and of
     /// `quick_join`; reachable only by its id.
-    pub private: bool,
+    pub(crate) private: bool,
     raw: Map<String, Value>,
 }
 
 impl RoomOptions {
     /// Every option name this server knows.
-    pub const KNOWN: &[&str] = &["private", "start", "takeover", "time_control"];
+    pub(crate) const KNOWN: &[&str] = &["private", "start", "takeover", "time_control"];
 
     /// Checks every option; an unknown or mistyped one is refused with `bad_option`.
-    pub fn parse(raw: Option<Map<String, Value>>) -> Result<Self, ClientError> {
+    pub(crate) fn parse(raw: Option<Map<String, Value>>) -> Result<Self, ClientError> {
         let raw = raw.unwrap_or_default();
         let mut options = RoomOptions::default();
         for (key, value) in &raw {
@@ -194,18 +194,18 @@ impl RoomOptions {
     }
 
     /// Whether games in this room count for scores: not when they start from a given position.
-    pub fn scored(&self) -> bool {
+    pub(crate) fn scored(&self) -> bool {
         self.start.is_none()
     }
 
     /// The options as a JSON object, as stored with each game.
-    pub fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         Value::Object(self.raw.clone()).to_string()
     }
 }
 
 /// The wall clock in Unix milliseconds, for stored timestamps.
-pub fn unix_ms(time: SystemTime) -> i64 {
+pub(crate) fn unix_ms(time: SystemTime) -> i64 {
     time.duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

@@ -12,7 +12,7 @@ use tokio::time::Instant;
 /// How long a probe task may take to start on the rooms' runtime before the rooms are
 /// declared stalled: far above the microseconds it takes on a healthy server, and short
 /// enough that a load balancer's health check sees a frozen server at once.
-pub const PROBE_BOUND: Duration = Duration::from_secs(1);
+pub(crate) const PROBE_BOUND: Duration = Duration::from_secs(1);
 
 /// The rooms' runtime did not run a probe within the bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -20,15 +20,15 @@ pub const PROBE_BOUND: Duration = Duration::from_secs(1);
     "the rooms' runtime did not run a probe task within {} ms: its worker threads are all busy or blocked, so rooms are not being served",
     bound.as_millis()
 )]
-pub struct Stalled {
+pub(crate) struct Stalled {
     /// The bound the probe missed.
-    pub bound: Duration,
+    pub(crate) bound: Duration,
 }
 
 /// Spawns a task on `rooms` and waits at most `bound` (on the caller's runtime, which
 /// must not be `rooms`: a blocked runtime cannot time itself out) for it to run;
 /// returns how long it took to start.
-pub async fn probe(rooms: &Runtime, bound: Duration) -> Result<Duration, Stalled> {
+pub(crate) async fn probe(rooms: &Runtime, bound: Duration) -> Result<Duration, Stalled> {
     let sent = Instant::now();
     let (ran, started) = oneshot::channel();
     rooms.spawn(async move {

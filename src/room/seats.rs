@@ -11,7 +11,7 @@ use parlor_rules::bots::BotLevel;
 
 /// A seat as asked for in `create_room`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SeatSpec {
+pub(crate) enum SeatSpec {
     /// Left for anyone to join.
     Open,
     /// The creator sits here.
@@ -42,7 +42,7 @@ impl FromStr for SeatSpec {
 
 impl SeatSpec {
     /// Reads the two seat specs of `create_room`; at most one may be `me`.
-    pub fn parse_pair(specs: &[String]) -> Result<[SeatSpec; 2], ClientError> {
+    pub(crate) fn parse_pair(specs: &[String]) -> Result<[SeatSpec; 2], ClientError> {
         let [first, second] = specs else {
             return Err(ClientError::new(
                 ErrorCode::BadSeat,

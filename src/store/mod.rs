@@ -18,13 +18,15 @@ use parlor_rules::GameKind;
 
 use crate::ratings::Rating;
 
-pub use records::{
+pub(crate) use records::{
     GameFinish, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord, RatingChange, SeatRecord,
     SeatResult,
 };
-pub use sql::{SqlStore, SqliteTuning, batch};
-pub use status::{GameStatus, UnknownGameStatus};
-pub use stored::{LeaderboardEntry, PlayerGame, RatingEntry, StoredGame, StoredMove, StoredSeat};
+pub(crate) use sql::{SqlStore, SqliteTuning, batch};
+pub(crate) use status::GameStatus;
+pub(crate) use stored::{
+    LeaderboardEntry, PlayerGame, RatingEntry, StoredGame, StoredMove, StoredSeat,
+};
 
 /// Why a store operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -83,7 +85,7 @@ pub enum StoreError {
 /// the README's "Durability" section for what that means on SQLite), so a caller may make
 /// its effect visible as soon as the call succeeds.
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub(crate) trait Store: Send + Sync + 'static {
     /// The player whose token hashes to `token_hash`, if any.
     async fn player_by_token(&self, token_hash: &str) -> Result<Option<PlayerRecord>, StoreError>;
 

@@ -11,113 +11,113 @@ use crate::ratings::Rating;
 
 /// A registered player as the store knows them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PlayerRecord {
+pub(crate) struct PlayerRecord {
     /// The player's public, stable id.
-    pub player_id: String,
+    pub(crate) player_id: String,
     /// The player's current display name.
-    pub name: String,
+    pub(crate) name: String,
 }
 
 /// One seat of a game as stored when the game starts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SeatRecord {
+pub(crate) struct SeatRecord {
     /// 0 or 1.
-    pub seat: u8,
+    pub(crate) seat: u8,
     /// `human` or `bot:<level>`.
-    pub kind: SeatKind,
+    pub(crate) kind: SeatKind,
     /// The human's player id; `None` for a bot.
-    pub player_id: Option<String>,
+    pub(crate) player_id: Option<String>,
     /// The name shown for the seat.
-    pub name: String,
+    pub(crate) name: String,
 }
 
 /// A game as recorded when it starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NewGame {
+pub(crate) struct NewGame {
     /// Unique id of this game.
-    pub game_id: String,
+    pub(crate) game_id: String,
     /// Which game it is.
-    pub game: GameKind,
+    pub(crate) game: GameKind,
     /// The room the game is played in.
-    pub room_id: String,
+    pub(crate) room_id: String,
     /// Wall-clock start, Unix milliseconds.
-    pub started_at_ms: i64,
+    pub(crate) started_at_ms: i64,
     /// Both seats.
-    pub seats: Vec<SeatRecord>,
+    pub(crate) seats: Vec<SeatRecord>,
     /// The room's options as a JSON object, kept verbatim.
-    pub options_json: String,
+    pub(crate) options_json: String,
 }
 
 /// One move as appended to a game's log.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MoveRecord {
+pub(crate) struct MoveRecord {
     /// The game the move belongs to.
-    pub game_id: String,
+    pub(crate) game_id: String,
     /// 1 for the first move of the game, then up by one.
-    pub ply: u32,
+    pub(crate) ply: u32,
     /// The seat that moved.
-    pub seat: u8,
+    pub(crate) seat: u8,
     /// The move in the game's notation.
-    pub notation: String,
+    pub(crate) notation: String,
     /// When the server received the move, Unix milliseconds.
-    pub played_at_ms: i64,
+    pub(crate) played_at_ms: i64,
     /// How long the mover thought: receipt time minus the time the turn began, in ms.
-    pub think_ms: i64,
+    pub(crate) think_ms: i64,
     /// Both seats' remaining time just after the move, ms; `None` without a clock.
-    pub clocks_ms: Option<[i64; 2]>,
+    pub(crate) clocks_ms: Option<[i64; 2]>,
 }
 
 /// A seat's totals when its game ends.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SeatResult {
+pub(crate) struct SeatResult {
     /// 0 or 1.
-    pub seat: u8,
+    pub(crate) seat: u8,
     /// Sum of the seat's thinking times, ms.
-    pub thinking_ms: i64,
+    pub(crate) thinking_ms: i64,
     /// The seat's score; `None` for bots and unscored games.
-    pub score: Option<i64>,
+    pub(crate) score: Option<i64>,
 }
 
 /// A game's ending, written once.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameFinish {
+pub(crate) struct GameFinish {
     /// The finished game.
-    pub game_id: String,
+    pub(crate) game_id: String,
     /// Which game it is (the leaderboard is per game).
-    pub game: GameKind,
+    pub(crate) game: GameKind,
     /// Wall-clock end, Unix milliseconds.
-    pub finished_at_ms: i64,
+    pub(crate) finished_at_ms: i64,
     /// Winning seat, `None` for a draw.
-    pub winner: Option<u8>,
+    pub(crate) winner: Option<u8>,
     /// Why it ended (`three_in_a_row`, `resigned`, ...).
-    pub reason: EndReason,
+    pub(crate) reason: EndReason,
     /// Wall-clock duration from start to end, ms.
-    pub duration_ms: i64,
+    pub(crate) duration_ms: i64,
     /// How many moves were played.
-    pub moves: u32,
+    pub(crate) moves: u32,
     /// Per-seat totals and scores.
-    pub seats: Vec<SeatResult>,
+    pub(crate) seats: Vec<SeatResult>,
     /// Players whose score may enter the leaderboard (wins and draws of humans).
-    pub leaderboard: Vec<LeaderboardCandidate>,
+    pub(crate) leaderboard: Vec<LeaderboardCandidate>,
     /// When the game is rated: the keys both seats are rated under (see
     /// [`crate::ratings::rated_key`]). Their ratings are updated in the same transaction.
-    pub rated: Option<[String; 2]>,
+    pub(crate) rated: Option<[String; 2]>,
 }
 
 /// A seat's rating before and after a rated game.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct RatingChange {
+pub(crate) struct RatingChange {
     /// Before the game.
-    pub before: Rating,
+    pub(crate) before: Rating,
     /// After it.
-    pub after: Rating,
+    pub(crate) after: Rating,
 }
 
 /// A human's score offered to the leaderboard; it replaces their entry only if higher.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LeaderboardCandidate {
+pub(crate) struct LeaderboardCandidate {
     /// The player.
-    pub player_id: String,
+    pub(crate) player_id: String,
     /// The score achieved.
-    pub score: i64,
+    pub(crate) score: i64,
 }

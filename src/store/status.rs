@@ -9,7 +9,7 @@ use serde::{Serialize, Serializer};
 /// Where a stored game stands. Its name (see [`GameStatus::as_str`]) is what the `status`
 /// column holds and what JSON shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GameStatus {
+pub(crate) enum GameStatus {
     /// Started and not yet over.
     Playing,
     /// Over, with an ending written.
@@ -20,14 +20,14 @@ pub enum GameStatus {
 
 impl GameStatus {
     /// Every status, for decoding by name (keep it in step with the variants).
-    pub const ALL: [GameStatus; 3] = [
+    pub(crate) const ALL: [GameStatus; 3] = [
         GameStatus::Playing,
         GameStatus::Finished,
         GameStatus::Interrupted,
     ];
 
     /// The status's name, as stored and as shown.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             GameStatus::Playing => "playing",
             GameStatus::Finished => "finished",
@@ -39,7 +39,7 @@ impl GameStatus {
 /// A `status` value that names no [`GameStatus`].
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown game status {0:?}")]
-pub struct UnknownGameStatus(pub String);
+pub(crate) struct UnknownGameStatus(pub String);
 
 impl FromStr for GameStatus {
     type Err = UnknownGameStatus;

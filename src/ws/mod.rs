@@ -28,8 +28,8 @@ use crate::http::ApiError;
 use crate::limits::client_address;
 use crate::protocol::MAX_FRAME_BYTES;
 
-pub use origin::OriginPolicy;
-pub use socket::ConnectionSocket;
+pub(crate) use origin::OriginPolicy;
+pub(crate) use socket::ConnectionSocket;
 
 use frames::FrameGuard;
 use session::Opened;
@@ -37,7 +37,7 @@ use socket::SocketHandle;
 
 /// `GET /ws`: refuses a page from a foreign origin (403) and an address with too many
 /// connections open (429), else upgrades the request and starts the session task.
-pub async fn upgrade(
+pub(crate) async fn upgrade(
     req: HttpRequest,
     body: web::Payload,
     state: web::Data<AppState>,

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use actix_web::http::Uri;
 
 /// The origins allowed besides the server's own and loopback pages.
-pub struct OriginPolicy {
+pub(crate) struct OriginPolicy {
     any: bool,
     allowed: Vec<Origin>,
 }
@@ -54,7 +54,7 @@ impl Origin {
 impl OriginPolicy {
     /// The policy for `allowed` (each `scheme://host[:port]`, or the single entry `*`);
     /// `Err` names an entry that is not an origin.
-    pub fn new(allowed: &[String]) -> Result<OriginPolicy, String> {
+    pub(crate) fn new(allowed: &[String]) -> Result<OriginPolicy, String> {
         if allowed.iter().any(|entry| entry.trim() == "*") {
             return Ok(OriginPolicy {
                 any: true,
@@ -79,7 +79,7 @@ impl OriginPolicy {
 
     /// `Ok` if a request with this `Origin` (if any) sent to this `Host` may open a
     /// WebSocket; else why not.
-    pub fn check(&self, origin: Option<&str>, host: Option<&str>) -> Result<(), String> {
+    pub(crate) fn check(&self, origin: Option<&str>, host: Option<&str>) -> Result<(), String> {
         let Some(text) = origin else {
             return Ok(());
         };

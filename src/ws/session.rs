@@ -34,17 +34,17 @@ static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 /// An upgraded connection, ready for its session.
 pub(crate) struct Opened {
     /// What every session shares.
-    pub app: Arc<AppState>,
+    pub(crate) app: Arc<AppState>,
     /// The outbound half.
-    pub session: Session,
+    pub(crate) session: Session,
     /// The inbound half.
-    pub stream: AggregatedMessageStream,
+    pub(crate) stream: AggregatedMessageStream,
     /// The socket, to reset it if the client stops reading.
-    pub socket: Option<SocketHandle>,
+    pub(crate) socket: Option<SocketHandle>,
     /// The client's address (the peer's, or the one a trusted proxy named).
-    pub address: IpAddr,
+    pub(crate) address: IpAddr,
     /// This connection's place in its address's count.
-    pub permit: ConnectionPermit,
+    pub(crate) permit: ConnectionPermit,
 }
 
 /// One connection's state.

@@ -22,7 +22,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use tracing::debug;
 
 /// Kept in each accepted connection's extensions by `on_connect`.
-pub struct ConnectionSocket {
+pub(crate) struct ConnectionSocket {
     fd: RawFd,
     closed: CancellationToken,
     _closes_on_drop: DropGuard,
@@ -30,7 +30,7 @@ pub struct ConnectionSocket {
 
 impl ConnectionSocket {
     /// Registers `stream` in its connection's extensions.
-    pub fn register(stream: &actix_web::rt::net::TcpStream, extensions: &mut Extensions) {
+    pub(crate) fn register(stream: &actix_web::rt::net::TcpStream, extensions: &mut Extensions) {
         let closed = CancellationToken::new();
         extensions.insert(ConnectionSocket {
             fd: stream.as_raw_fd(),

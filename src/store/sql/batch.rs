@@ -25,7 +25,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use prometheus::{Histogram, HistogramOpts};
+use prometheus::Histogram;
 use sqlx::{AnyConnection, AnyPool, Connection};
 use tokio::sync::{Mutex, mpsc, oneshot};
 
@@ -34,7 +34,7 @@ use super::writes::{insert_games, insert_moves, write_move};
 use crate::store::{GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
 
 /// The most moves and game starts one transaction writes.
-pub const MAX_BATCH: usize = 256;
+pub(crate) const MAX_BATCH: usize = 256;
 
 /// How many moves and starts may wait for the writer; rooms wait (never fail) when it is
 /// full.
@@ -46,18 +46,19 @@ type Written = Result<Option<[RatingChange; 2]>, StoreError>;
 /// How the batches went, for `/metrics`. The histograms are shared, so the server can
 /// register these same ones in its registry.
 #[derive(Clone)]
-pub struct BatchStats {
+pub(crate) struct BatchStats {
     /// Moves per transaction.
-    pub moves: Histogram,
+    pub(crate) moves: Histogram,
     /// Seconds from a batch's first statement to its commit's return.
-    pub commit_seconds: Histogram,
+    pub(crate) commit_seconds: Histogram,
 }
 
 impl BatchStats {
-    /// Histograms that nobody reports (for stores opened outside a server, e.g. tests).
-    pub fn unreported() -> BatchStats {
+    /// Histograms that nobody reports (for stores opened outside a server, in tests).
+    #[cfg(test)]
+    pub(crate) fn unreported() -> BatchStats {
         let histogram = |name: &str| {
-            Histogram::with_opts(HistogramOpts::new(name, name))
+            Histogram::with_opts(prometheus::HistogramOpts::new(name, name))
                 .unwrap_or_else(|_| unreachable!("a literal name and help are valid"))
         };
         BatchStats {

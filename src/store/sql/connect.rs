@@ -36,16 +36,16 @@ const SQLITE_PRAGMAS: [&str; 2] = ["PRAGMA journal_mode = WAL", "PRAGMA foreign_
 
 /// How SQLite connections are set up (other databases ignore it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SqliteTuning {
+pub(crate) struct SqliteTuning {
     /// How long a write waits for a lock another process holds before it fails.
-    pub busy_timeout: Duration,
+    pub(crate) busy_timeout: Duration,
     /// How hard a commit is synced to disk.
-    pub synchronous: Synchronous,
+    pub(crate) synchronous: Synchronous,
 }
 
 impl SqliteTuning {
     /// The tuning `[store]` asks for.
-    pub fn of(config: &StoreConfig) -> SqliteTuning {
+    pub(crate) fn of(config: &StoreConfig) -> SqliteTuning {
         SqliteTuning {
             busy_timeout: Duration::from_millis(config.busy_timeout_ms),
             synchronous: config.synchronous,
@@ -59,7 +59,7 @@ impl SqlStore {
     ///
     /// Every connection runs with `journal_mode=WAL`, `foreign_keys=ON` and the
     /// `synchronous` level and busy timeout of `tuning`.
-    pub async fn open_sqlite(
+    pub(crate) async fn open_sqlite(
         path: &Path,
         tuning: SqliteTuning,
         stats: BatchStats,
@@ -87,7 +87,7 @@ impl SqlStore {
     ///
     /// `tuning` applies to SQLite only. The URL may hold a password, so it is never
     /// logged. Moves are written in batches (see [`super::batch`]), counted in `stats`.
-    pub async fn connect(
+    pub(crate) async fn connect(
         url: &str,
         tuning: SqliteTuning,
         stats: BatchStats,

@@ -24,7 +24,7 @@
 //! read API, `rows` decodes rows into the store's values, `names` keys players' names,
 //! and `sqlite_file` guards a SQLite file.
 
-pub mod batch;
+pub(crate) mod batch;
 mod connect;
 mod endings;
 mod names;
@@ -51,12 +51,12 @@ use super::{
 };
 use crate::ratings::Rating;
 
-pub use self::connect::SqliteTuning;
+pub(crate) use self::connect::SqliteTuning;
 
 /// The [`Store`] backed by an SQL database (SQLite or, later, PostgreSQL) through sqlx's
 /// `Any` driver. Cloning it is cheap and shares the connection pool.
 #[derive(Clone, Debug)]
-pub struct SqlStore {
+pub(crate) struct SqlStore {
     pool: AnyPool,
     /// Write transactions run one at a time: SQLite has a single writer anyway, and a
     /// transaction that reads before it writes (a rating update) must not race another.
