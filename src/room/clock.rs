@@ -94,6 +94,19 @@ impl Clock {
         self.running.map(|(seat, _)| seat)
     }
 
+    /// Both seats' remaining time, ms, as they stand once a move received at `now` has
+    /// been charged and `next`'s clock started: what the `state` after the move shows and
+    /// what is stored with the move (a per-move clock shows the waiting side's full
+    /// allowance, not what it had left after its own last move). `None` without a time
+    /// control.
+    pub(crate) fn after_move(&self, next: Option<Seat>, now: Instant) -> Option<[u64; 2]> {
+        let mut after = self.clone();
+        if let Some(next) = next {
+            after.start(next, now);
+        }
+        after.remaining_at(now)
+    }
+
     /// Each seat's remaining time at `now`, ms; `None` without a time control.
     pub(crate) fn remaining_at(&self, now: Instant) -> Option<[u64; 2]> {
         self.control.initial_ms()?;

@@ -115,7 +115,7 @@ impl RoomState {
             played_at_ms: now.unix_ms,
             think_ms: think_ms as i64,
             clocks_ms: clock
-                .remaining_at(received)
+                .after_move(next.turn(), received)
                 .map(|clocks| clocks.map(|ms| i64::try_from(ms).unwrap_or(i64::MAX))),
         };
         let ending = next.outcome().map(|outcome| {

@@ -149,6 +149,34 @@ fn the_clock_charges_thinking_time_and_records_it_with_the_move() {
 }
 
 #[test]
+fn a_stored_move_carries_both_clocks_as_the_state_after_it_shows_them() {
+    let options = RoomOptions {
+        time_control: TimeControl::PerMove {
+            per_move_ms: 10_000,
+        },
+        ..RoomOptions::default()
+    };
+    let mut fx = Fixture::new([SeatSpec::Open, SeatSpec::Open], options);
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    fx.join(bob(), Seat::Second, BOB, fx.t0).unwrap();
+    let mut clocks = Vec::new();
+    for (seat, cell, at) in [(Seat::First, "0", 1_500), (Seat::Second, "4", 1_900)] {
+        let at = fx.at(ms(at));
+        let pending = fx.room.prepare_move(seat, cell, at, fx.now(at)).unwrap();
+        let stored = pending.record.clocks_ms;
+        let effects = fx.room.apply_move(pending, None, at);
+        let shown = states(&effects)[0]
+            .clocks
+            .map(|c| c.remaining_ms.map(|ms| ms as i64));
+        assert_eq!(stored, shown, "what is stored is what the state showed");
+        clocks.push(stored);
+    }
+    // The waiting side of a per-move clock has its whole allowance again, not the 8,500
+    // ms it had left after its own move.
+    assert_eq!(clocks, [Some([8_500, 10_000]), Some([10_000, 9_600])]);
+}
+
+#[test]
 fn running_out_of_time_loses() {
     let mut fx = fischer(60_000, 0);
     fx.play(Seat::First, "0", fx.t0).unwrap();
