@@ -124,6 +124,22 @@ pub struct Rejected {
     pub reference: Option<Value>,
 }
 
+/// Whether `value` holds, anywhere, a whole number beyond 64 bits: JSON parsing keeps
+/// such a number only as a float, so it could not be echoed as it was sent.
+fn holds_an_integer_too_large(value: &Value) -> bool {
+    match value {
+        Value::Number(number) => {
+            number.is_f64()
+                && number
+                    .as_f64()
+                    .is_some_and(|f| f.fract() == 0.0 && f.abs() >= 9_223_372_036_854_775_808.0)
+        }
+        Value::Array(items) => items.iter().any(holds_an_integer_too_large),
+        Value::Object(fields) => fields.values().any(holds_an_integer_too_large),
+        Value::Null | Value::Bool(_) | Value::String(_) => false,
+    }
+}
+
 /// Reads one text frame: `bad_json` → `unknown_type` → `bad_message`, in that order.
 /// Unknown fields are ignored.
 pub fn parse(text: &str) -> Result<Envelope, Rejected> {
@@ -165,6 +181,15 @@ pub fn parse(text: &str) -> Result<Envelope, Rejected> {
                 "A message must have a \"type\" field holding a string.".to_owned(),
             ));
         }
+    }
+    if reference.as_ref().is_some_and(holds_an_integer_too_large) {
+        return Err(Rejected {
+            error: ClientError::new(
+                ErrorCode::BadMessage,
+                "\"ref\" holds an integer too large to be echoed exactly (beyond 64 bits); send it as a string.",
+            ),
+            reference: None,
+        });
     }
     match serde_json::from_value(Value::Object(object)) {
         Ok(msg) => Ok(Envelope {

@@ -92,3 +92,29 @@ fn replies_serialize_as_documented() {
         r#"{"type":"error","code":"illegal_move","message":"no","ref":"x"}"#
     );
 }
+
+#[test]
+fn a_ref_is_echoed_as_sent_or_refused_when_it_cannot_be() {
+    for sent in [
+        r#""r1""#,
+        "7",
+        "-7",
+        "18446744073709551615",
+        "0.5",
+        r#"{"n":[1,2]}"#,
+    ] {
+        let text = format!(r#"{{"type":"list_rooms","ref":{sent}}}"#);
+        let echoed = serde_json::to_string(&parse(&text).unwrap().reference).unwrap();
+        assert_eq!(echoed, sent);
+    }
+    for too_large in [
+        "18446744073709551616",
+        "123456789012345678901234",
+        r#"{"n":[1e30]}"#,
+    ] {
+        let text = format!(r#"{{"type":"list_rooms","ref":{too_large}}}"#);
+        let refused = parse(&text).unwrap_err();
+        assert_eq!(refused.error.code, ErrorCode::BadMessage, "{too_large}");
+        assert_eq!(refused.reference, None);
+    }
+}
