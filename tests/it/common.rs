@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use parlor::config::Config;
+use parlor::config::{BotPriority, Config};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
@@ -29,6 +29,11 @@ pub(crate) fn test_config(dir: &Path) -> Config {
     // (a whole chess game in a second); the message budget gets its own tests.
     config.limits.messages_per_sec = 500;
     config.limits.messages_burst = 1_000;
+    // Bot threads at normal priority: all the tests share one process, and under
+    // SCHED_IDLE (the default, tested in thinkers.rs) one test's busy threads could
+    // starve another test's bots for longer than it waits for them.
+    config.bots.priority = BotPriority::Nice;
+    config.bots.nice = 0;
     config
 }
 
