@@ -52,7 +52,11 @@ pub(crate) enum ApiError {
     Export(String),
     /// The database could not be read.
     #[error("the database is unavailable; try again shortly")]
-    Unavailable(#[from] StoreError),
+    Unavailable(StoreError),
+    /// A stored record could not be read back (a damaged row, or one a newer version
+    /// wrote); trying again will not help.
+    #[error("a stored record could not be read: {0}")]
+    Unreadable(StoreError),
     /// The metrics could not be encoded.
     #[error("{0}")]
     Metrics(#[from] MetricsError),
@@ -69,6 +73,16 @@ struct ErrorDetail<'a> {
     message: String,
 }
 
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        if error.is_unreadable_record() {
+            ApiError::Unreadable(error)
+        } else {
+            ApiError::Unavailable(error)
+        }
+    }
+}
+
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
@@ -77,7 +91,9 @@ impl ResponseError for ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::Export(_) | ApiError::Metrics(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Export(_) | ApiError::Metrics(_) | ApiError::Unreadable(_) => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
@@ -86,6 +102,9 @@ impl ResponseError for ApiError {
         match self {
             ApiError::Unavailable(error) => {
                 tracing::error!(%error, "an HTTP request could not read the database");
+            }
+            ApiError::Unreadable(error) => {
+                tracing::error!(%error, "an HTTP request met a stored record it cannot read");
             }
             ApiError::Export(error) => {
                 tracing::error!(%error, "a stored game could not be exported")
@@ -102,6 +121,7 @@ impl ResponseError for ApiError {
             ApiError::Export(_) => "export_failed",
             ApiError::Metrics(_) => "metrics_unavailable",
             ApiError::Unavailable(_) => "storage_unavailable",
+            ApiError::Unreadable(_) => "stored_record_unreadable",
         };
         HttpResponse::build(self.status_code()).json(ErrorBody {
             error: ErrorDetail {
@@ -532,4 +552,24 @@ fn serve(path: &str) -> Result<HttpResponse, ApiError> {
         .content_type(file.metadata.mimetype())
         .insert_header(("Cache-Control", "no-cache"))
         .body(file.data.into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreadable_record_is_a_server_fault_and_an_outage_is_worth_retrying() {
+        let unreadable = ApiError::from(StoreError::Database(sqlx::Error::ColumnDecode {
+            index: "reason".to_owned(),
+            source: "`fell_asleep` is not an end reason".into(),
+        }));
+        assert_eq!(unreadable.status_code(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(
+            unreadable.to_string().contains("fell_asleep"),
+            "{unreadable}"
+        );
+        let outage = ApiError::from(StoreError::Closed);
+        assert_eq!(outage.status_code(), StatusCode::SERVICE_UNAVAILABLE);
+    }
 }

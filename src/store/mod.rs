@@ -28,6 +28,14 @@ pub(crate) use stored::{
     LeaderboardEntry, PlayerGame, RatingEntry, StoredGame, StoredMove, StoredSeat,
 };
 
+impl StoreError {
+    /// Whether a stored record could not be read back as a value (a damaged row, or one
+    /// a newer version wrote): retrying will not help.
+    pub(crate) fn is_unreadable_record(&self) -> bool {
+        matches!(self, StoreError::Database(sqlx::Error::ColumnDecode { .. }))
+    }
+}
+
 /// Why a store operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
