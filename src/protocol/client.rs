@@ -35,11 +35,18 @@ pub enum ClientMsg {
         room: String,
         /// 0 or 1.
         seat: u64,
+        /// The last `seq` this client saw of the room, when it comes back: it then gets
+        /// what it missed instead of a snapshot, if the room still has it.
+        #[serde(default)]
+        since: Option<u64>,
     },
     /// Spectate a room.
     Watch {
         /// The room's id.
         room: String,
+        /// As in `join`.
+        #[serde(default)]
+        since: Option<u64>,
     },
     /// Play a move.
     Move {

@@ -16,6 +16,7 @@ use tracing::{error, info, warn};
 
 use super::fanout::{Snapshots, fan_out, frame, send_to};
 use super::handle::Request;
+use super::recent::Recent;
 use super::state::{
     AfterStart, Effect, Now, OnFailure, PendingEnding, RoomState, Step, Then, Tick,
 };
@@ -42,12 +43,14 @@ pub(super) enum Command {
         seat: Seat,
         sub: Subscriber,
         reference: Option<Value>,
+        since: Option<u64>,
         reply: Reply,
     },
     /// Spectate.
     Watch {
         sub: Subscriber,
         reference: Option<Value>,
+        since: Option<u64>,
         reply: Reply,
     },
     /// Play a move received at `received`.
@@ -101,6 +104,10 @@ pub(super) struct Room {
     last_state: Option<(u64, Frame)>,
     /// The snapshot newcomers get, shared by a burst of them.
     snapshots: Snapshots,
+    /// The room's recent broadcasts, for those who come back saying what they last saw.
+    recent: Recent,
+    /// The last `seq` each connection being greeted right now says it saw.
+    caught_up: HashMap<ConnId, u64>,
 }
 
 /// Whether the room's task should keep running.
@@ -136,6 +143,8 @@ impl Room {
             myself,
             last_state: None,
             snapshots: Snapshots::default(),
+            recent: Recent::default(),
+            caught_up: HashMap::new(),
         }
     }
 
@@ -207,17 +216,25 @@ impl Room {
                 seat,
                 sub,
                 reference,
+                since,
                 reply,
             } => {
+                let conn = sub.conn;
+                self.catching_up(conn, since);
                 let result = self.join(player, seat, sub, reference).await;
+                self.caught_up.remove(&conn);
                 let _ = reply.send(result);
             }
             Command::Watch {
                 sub,
                 reference,
+                since,
                 reply,
             } => {
+                let conn = sub.conn;
+                self.catching_up(conn, since);
                 let result = self.watch(sub, reference);
+                self.caught_up.remove(&conn);
                 let _ = reply.send(result);
             }
             Command::Move {
@@ -452,9 +469,14 @@ impl Room {
                     }
                     let frame = frame(&*msg);
                     dropped |= self.broadcast(&frame, except);
+                    self.recent.push(msg.seq, Frame::clone(&frame));
                     self.last_state = Some((msg.seq, frame));
                 }
-                Effect::GameOver(msg) => dropped |= self.broadcast(&frame(&*msg), None),
+                Effect::GameOver(msg) => {
+                    let frame = frame(&*msg);
+                    dropped |= self.broadcast(&frame, None);
+                    self.recent.push(msg.seq, frame);
+                }
                 Effect::Replaced(conn) => {
                     if let Some(sub) = self.audience.get(&conn) {
                         let replaced = ServerMsg::Replaced {
@@ -498,14 +520,32 @@ impl Room {
             },
             reference,
         };
-        let now = Instant::now();
-        let state = &self.state;
-        let snapshot = self
-            .snapshots
-            .get(state.seq(), now, || frame(&state.state_msg(true, now)));
         let metrics = &self.context.metrics;
+        let state = &self.state;
+        let missed =
+            (self.caught_up.remove(&conn)).and_then(|since| self.recent.since(since, state.seq()));
         send_to(sub, &frame(&joined), metrics);
-        send_to(sub, &snapshot, metrics);
+        match missed {
+            Some(missed) => {
+                for frame in &missed {
+                    send_to(sub, frame, metrics);
+                }
+            }
+            None => {
+                let now = Instant::now();
+                let snapshot = self
+                    .snapshots
+                    .get(state.seq(), now, || frame(&state.state_msg(true, now)));
+                send_to(sub, &snapshot, metrics);
+            }
+        }
+    }
+
+    /// Notes the last `seq` a connection about to be greeted says it saw.
+    fn catching_up(&mut self, conn: ConnId, since: Option<u64>) {
+        if let Some(since) = since {
+            self.caught_up.insert(conn, since);
+        }
     }
 
     /// Queues one encoded frame to everyone in the room but `except`. Those that cannot

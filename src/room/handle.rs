@@ -178,33 +178,39 @@ impl RoomHandle {
     }
 
     /// Takes `seat` (or takes it back from another connection of the same player). On
-    /// success the room has queued `joined` and a snapshot to `sub`.
+    /// success the room has queued `joined` and a snapshot to `sub`, or, when `since` is
+    /// a `seq` the room still has the frames after, those frames instead.
     pub(crate) async fn join(
         &self,
         player: PlayerInfo,
         seat: Seat,
         sub: Subscriber,
         reference: Option<Value>,
+        since: Option<u64>,
     ) -> Result<(), ClientError> {
         self.ask(|reply| Command::Join {
             player,
             seat,
             sub,
             reference,
+            since,
             reply,
         })
         .await
     }
 
-    /// Spectates. On success the room has queued `joined` and a snapshot to `sub`.
+    /// Spectates. On success the room has queued `joined` and a snapshot to `sub` (or
+    /// what it missed since `since`, as in [`RoomHandle::join`]).
     pub(crate) async fn watch(
         &self,
         sub: Subscriber,
         reference: Option<Value>,
+        since: Option<u64>,
     ) -> Result<(), ClientError> {
         self.ask(|reply| Command::Watch {
             sub,
             reference,
+            since,
             reply,
         })
         .await

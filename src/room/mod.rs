@@ -7,6 +7,7 @@ mod clock;
 mod fanout;
 mod handle;
 pub(crate) mod probe;
+mod recent;
 mod seats;
 mod state;
 

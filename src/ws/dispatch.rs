@@ -120,21 +120,23 @@ impl Connection {
                     reference,
                 }])
             }
-            ClientMsg::Join { room, seat } => {
+            ClientMsg::Join { room, seat, since } => {
                 let player = self.player_info()?;
                 let handle = self.app.lobby.get(&room)?;
                 let seat = Seat::from_index(seat)
                     .ok_or_else(|| ClientError::new(ErrorCode::BadSeat, "A seat is 0 or 1."))?;
                 handle
-                    .join(player, seat, self.subscriber.clone(), reference)
+                    .join(player, seat, self.subscriber.clone(), reference, since)
                     .await?;
                 self.rooms.insert(room, handle);
                 Ok(Vec::new())
             }
-            ClientMsg::Watch { room } => {
+            ClientMsg::Watch { room, since } => {
                 self.player()?;
                 let handle = self.app.lobby.get(&room)?;
-                handle.watch(self.subscriber.clone(), reference).await?;
+                handle
+                    .watch(self.subscriber.clone(), reference, since)
+                    .await?;
                 self.rooms.insert(room, handle);
                 Ok(Vec::new())
             }
@@ -207,6 +209,7 @@ impl Connection {
                     seat,
                     self.subscriber.clone(),
                     reference.clone(),
+                    None,
                 )
                 .await;
             match joined {

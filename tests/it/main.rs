@@ -29,6 +29,7 @@ mod players_reconnect_or_lose_by_abandonment;
 mod private_rooms_are_reached_only_by_link;
 mod quick_join_pairs_waiting_players;
 mod ratings_follow_results;
+mod reconnecting_clients_catch_up;
 mod results_survive_a_restart;
 mod room_lists_stay_small_under_many_rooms;
 mod shutdown_always_finishes;
