@@ -522,8 +522,8 @@ impl Room {
         };
         let metrics = &self.context.metrics;
         let state = &self.state;
-        let missed =
-            (self.caught_up.remove(&conn)).and_then(|since| self.recent.since(since, state.seq()));
+        let since = self.caught_up.remove(&conn);
+        let missed = since.and_then(|since| self.recent.since(since, state.seq()));
         send_to(sub, &frame(&joined), metrics);
         match missed {
             Some(missed) => {
