@@ -8,6 +8,7 @@ use parlor_rules::GameKind;
 use std::collections::HashSet;
 
 use sqlx::AnyPool;
+use sqlx::any::AnyRow;
 
 use super::endings::read_ratings;
 use super::placeholders::Placeholders;
@@ -86,18 +87,35 @@ pub(super) async fn rating_leaderboard(
     limit: u32,
 ) -> Result<Vec<RatingEntry>, StoreError> {
     // Bots are rated too, but only humans (who have a players row) are listed.
-    let rows = sqlx::query(
+    ranked(
+        pool,
         "SELECT r.player_key, p.name, r.rating, r.deviation, r.games FROM ratings r \
          JOIN players p ON p.player_id = r.player_key \
          WHERE r.game = $1 ORDER BY r.rating DESC, r.player_key LIMIT $2",
+        game,
+        limit,
+        rating_entry_from_row,
     )
-    .bind(game.as_str())
-    .bind(i64::from(limit))
-    .fetch_all(pool)
-    .await?;
+    .await
+}
+
+/// The rows `sql` (with `$1` the game and `$2` the limit) selects, best first, each
+/// decoded with its rank (1 for the first).
+async fn ranked<T>(
+    pool: &AnyPool,
+    sql: &str,
+    game: GameKind,
+    limit: u32,
+    decode: fn(u32, &AnyRow) -> Result<T, StoreError>,
+) -> Result<Vec<T>, StoreError> {
+    let rows = sqlx::query(sql)
+        .bind(game.as_str())
+        .bind(i64::from(limit))
+        .fetch_all(pool)
+        .await?;
     (1u32..)
         .zip(rows.iter())
-        .map(|(rank, row)| rating_entry_from_row(rank, row))
+        .map(|(rank, row)| decode(rank, row))
         .collect()
 }
 
@@ -142,19 +160,16 @@ pub(super) async fn leaderboard(
     game: GameKind,
     limit: u32,
 ) -> Result<Vec<LeaderboardEntry>, StoreError> {
-    let rows = sqlx::query(
+    ranked(
+        pool,
         "SELECT l.player_id, p.name, l.score, l.game_id, l.achieved_at \
          FROM leaderboard l JOIN players p ON p.player_id = l.player_id \
          WHERE l.game = $1 \
          ORDER BY l.score DESC, l.achieved_at ASC, l.player_id ASC \
          LIMIT $2",
+        game,
+        limit,
+        leaderboard_entry_from_row,
     )
-    .bind(game.as_str())
-    .bind(i64::from(limit))
-    .fetch_all(pool)
-    .await?;
-    (1u32..)
-        .zip(rows.iter())
-        .map(|(rank, row)| leaderboard_entry_from_row(rank, row))
-        .collect()
+    .await
 }
