@@ -19,7 +19,7 @@ use parlor_rules::GameKind;
 use crate::ratings::Rating;
 
 pub(crate) use records::{
-    GameFinish, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord, RatingChange, SeatRecord,
+    DrawOfferRecord, GameFinish, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord, RatingChange, SeatRecord,
     SeatResult,
 };
 pub(crate) use sql::{SqlStore, SqliteTuning, batch};
@@ -150,8 +150,27 @@ pub(crate) trait Store: Send + Sync + 'static {
         limit: u32,
     ) -> Result<Vec<RatingEntry>, StoreError>;
 
-    /// Marks every game still `playing` as `interrupted`; returns how many. Called at start-up.
+    /// Records the draw offer now open in an unfinished game, or that none is (`None`).
+    async fn record_draw_offer(
+        &self,
+        game_id: &str,
+        offer: Option<DrawOfferRecord>,
+    ) -> Result<(), StoreError>;
+
+    /// Marks every game still `playing` as `interrupted`; returns how many. Called at
+    /// shutdown when the operator has asked for games to end with the process.
     async fn interrupt_unfinished(&self) -> Result<u64, StoreError>;
+
+    /// Marks one game still `playing` as `interrupted` (it cannot be resumed).
+    async fn interrupt_game(&self, game_id: &str) -> Result<(), StoreError>;
+
+    /// The ids of every game still `playing`, oldest first: what a starting server resumes.
+    async fn unfinished_game_ids(&self) -> Result<Vec<String>, StoreError>;
+
+    /// A number one higher than the last one this database handed out (1 the first
+    /// time): each start of a server on the database takes one, so that what a server
+    /// numbers from it never repeats what an earlier one did.
+    async fn next_incarnation(&self) -> Result<u64, StoreError>;
 
     /// A stored game with its seats and moves.
     async fn game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError>;

@@ -121,3 +121,12 @@ pub(crate) struct LeaderboardCandidate {
     /// The score achieved.
     pub(crate) score: i64,
 }
+
+/// A draw offer open in a game, as stored with it so that a resumed game still has it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DrawOfferRecord {
+    /// The seat that offered.
+    pub(crate) seat: u8,
+    /// How many moves had been played when it did.
+    pub(crate) ply: u32,
+}

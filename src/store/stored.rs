@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::domain::SeatKind;
 
-use super::GameStatus;
+use super::{DrawOfferRecord, GameStatus};
 
 /// A game in a player's list of games.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -117,6 +117,10 @@ pub(crate) struct StoredGame {
     pub(crate) seats: Vec<StoredSeat>,
     /// Every move, in order.
     pub(crate) moves: Vec<StoredMove>,
+    /// The draw offer last recorded, while the game is unfinished; it is still open
+    /// unless the other seat has moved since (not shown: it matters only to resuming).
+    #[serde(skip)]
+    pub(crate) draw_offer: Option<DrawOfferRecord>,
 }
 
 /// One row of a game's leaderboard.

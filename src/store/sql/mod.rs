@@ -46,7 +46,7 @@ use tokio::sync::Mutex;
 use self::batch::MoveWriter;
 use self::sqlite_file::FileLock;
 use super::{
-    GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord, RatingChange,
+    DrawOfferRecord, GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord, RatingChange,
     RatingEntry, Store, StoreError, StoredGame,
 };
 use crate::ratings::Rating;
@@ -140,8 +140,32 @@ impl Store for SqlStore {
         reads::rating_leaderboard(&self.pool, game, limit).await
     }
 
+    async fn record_draw_offer(
+        &self,
+        game_id: &str,
+        offer: Option<DrawOfferRecord>,
+    ) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::record_draw_offer(&self.pool, game_id, offer).await
+    }
+
     async fn interrupt_unfinished(&self) -> Result<u64, StoreError> {
-        writes::interrupt_unfinished(&self.pool).await
+        let _writing = self.writes.lock().await;
+        writes::interrupt(&self.pool, None).await
+    }
+
+    async fn interrupt_game(&self, game_id: &str) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::interrupt(&self.pool, Some(game_id)).await.map(drop)
+    }
+
+    async fn unfinished_game_ids(&self) -> Result<Vec<String>, StoreError> {
+        reads::unfinished_game_ids(&self.pool).await
+    }
+
+    async fn next_incarnation(&self) -> Result<u64, StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::next_incarnation(&self.pool).await
     }
 
     async fn game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {

@@ -18,7 +18,7 @@ use super::rows::{
 };
 use crate::ratings::Rating;
 use crate::store::{
-    LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame,
+    GameStatus, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame,
 };
 
 /// The player whose token hashes to `token_hash`, if any.
@@ -124,7 +124,7 @@ pub(super) async fn game(pool: &AnyPool, game_id: &str) -> Result<Option<StoredG
     let mut tx = pool.begin().await?;
     let Some(row) = sqlx::query(
         "SELECT game_id, game, room_id, status, options, started_at, finished_at, winner, \
-         reason, duration_ms FROM games WHERE game_id = $1",
+         reason, duration_ms, draw_offer_seat, draw_offer_ply FROM games WHERE game_id = $1",
     )
     .bind(game_id)
     .fetch_optional(&mut *tx)
@@ -152,6 +152,17 @@ pub(super) async fn game(pool: &AnyPool, game_id: &str) -> Result<Option<StoredG
     let seats = seats.iter().map(seat_from_row).collect::<Result<_, _>>()?;
     let moves = moves.iter().map(move_from_row).collect::<Result<_, _>>()?;
     game_from_row(&row, seats, moves).map(Some)
+}
+
+/// The ids of every game still playing, oldest first.
+pub(super) async fn unfinished_game_ids(pool: &AnyPool) -> Result<Vec<String>, StoreError> {
+    let ids = sqlx::query_scalar(
+        "SELECT game_id FROM games WHERE status = $1 ORDER BY started_at, game_id",
+    )
+    .bind(GameStatus::Playing.as_str())
+    .fetch_all(pool)
+    .await?;
+    Ok(ids)
 }
 
 /// The best scores in `game`, highest first, earliest first on ties, at most `limit`.

@@ -8,7 +8,7 @@ use sqlx::any::AnyRow;
 
 use crate::ratings::Rating;
 use crate::store::{
-    LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame, StoredMove,
+    DrawOfferRecord, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame, StoredMove,
     StoredSeat,
 };
 
@@ -54,6 +54,16 @@ pub(super) fn game_from_row(
         duration_ms: row.try_get("duration_ms")?,
         seats,
         moves,
+        draw_offer: match (
+            row.try_get::<Option<i64>, _>("draw_offer_seat")?,
+            row.try_get::<Option<i64>, _>("draw_offer_ply")?,
+        ) {
+            (Some(seat), Some(ply)) => Some(DrawOfferRecord {
+                seat: narrow(seat, "draw_offer_seat")?,
+                ply: narrow(ply, "draw_offer_ply")?,
+            }),
+            _ => None,
+        },
     })
 }
 

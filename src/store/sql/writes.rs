@@ -1,5 +1,6 @@
 //! The SQL writes: players and their names, game starts, moves, endings that no move
-//! caused, and the interruption of unfinished games at start-up.
+//! caused, open draw offers, the interruption of unfinished games, and the server's
+//! incarnation number.
 //!
 //! The statements here run inside a transaction their caller holds (the batch writer's,
 //! [`super::batch`]) or open and commit one of their own; either way they return only
@@ -11,7 +12,7 @@ use super::endings::write_finishes;
 use super::names::{claim_name, name_key};
 use super::placeholders::Placeholders;
 use crate::store::{
-    GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord, RatingChange, StoreError,
+    DrawOfferRecord, GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord, RatingChange, StoreError,
 };
 
 /// The columns of one stored move, in the order [`insert_moves`] binds them.
@@ -182,19 +183,64 @@ pub(super) async fn finish_game(
     Ok(changes)
 }
 
-/// Marks every game still playing as interrupted, giving each its move count; returns
-/// how many.
-pub(super) async fn interrupt_unfinished(pool: &AnyPool) -> Result<u64, StoreError> {
+/// Marks games still playing as interrupted (only `game_id`, when given), giving each
+/// its move count; returns how many.
+pub(super) async fn interrupt(pool: &AnyPool, game_id: Option<&str>) -> Result<u64, StoreError> {
     // The move count is kept per move only in the moves table; an unfinished game
     // gets its count here, as a finished one does from its ending.
-    let done = sqlx::query(
-        "UPDATE games SET status = $1, \
+    let mut sql = String::from(
+        "UPDATE games SET status = $1, draw_offer_seat = NULL, draw_offer_ply = NULL, \
          moves = (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.game_id) \
          WHERE status = $2",
+    );
+    if game_id.is_some() {
+        sql.push_str(" AND game_id = $3");
+    }
+    let query = sqlx::query(&sql)
+        .bind(GameStatus::Interrupted.as_str())
+        .bind(GameStatus::Playing.as_str());
+    let query = match game_id {
+        Some(game_id) => query.bind(game_id),
+        None => query,
+    };
+    let done = query.execute(pool).await?;
+    Ok(done.rows_affected())
+}
+
+/// Records the draw offer open in an unfinished game, or that none is.
+pub(super) async fn record_draw_offer(
+    pool: &AnyPool,
+    game_id: &str,
+    offer: Option<DrawOfferRecord>,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE games SET draw_offer_seat = $1, draw_offer_ply = $2 \
+         WHERE game_id = $3 AND status = $4",
     )
-    .bind(GameStatus::Interrupted.as_str())
+    .bind(offer.map(|offer| i64::from(offer.seat)))
+    .bind(offer.map(|offer| i64::from(offer.ply)))
+    .bind(game_id)
     .bind(GameStatus::Playing.as_str())
     .execute(pool)
     .await?;
-    Ok(done.rows_affected())
+    Ok(())
+}
+
+/// Takes the next incarnation number: one more than the last, or 1 the first time.
+pub(super) async fn next_incarnation(pool: &AnyPool) -> Result<u64, StoreError> {
+    // One statement, so two servers asking at once (a fleet) never get the same number.
+    let value: String = sqlx::query_scalar(
+        "INSERT INTO store_meta (key, value) VALUES ('incarnation', '1') \
+         ON CONFLICT (key) DO UPDATE \
+         SET value = CAST(CAST(store_meta.value AS BIGINT) + 1 AS TEXT) \
+         RETURNING value",
+    )
+    .fetch_one(pool)
+    .await?;
+    value.parse().map_err(|error| {
+        StoreError::Database(sqlx::Error::ColumnDecode {
+            index: "store_meta.incarnation".to_owned(),
+            source: Box::new(error),
+        })
+    })
 }

@@ -1,4 +1,7 @@
-//! Tests of the SQL store against real SQLite files in temporary folders.
+//! Tests of the SQL store against real SQLite files in temporary folders; `recovery`
+//! holds those of what a restarting server reads and writes.
+
+mod recovery;
 
 use parlor_rules::GameKind;
 use parlor_rules::bots::BotLevel;
@@ -610,6 +613,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
                 clocks_ms: m.clocks_ms,
             })
             .collect(),
+        draw_offer: None,
     };
     assert_eq!(game, expected);
     assert_eq!(
@@ -1128,52 +1132,6 @@ async fn options_that_are_not_json_are_read_back_as_their_text() {
         .expect("write text that is not JSON");
     let read = store.game("g1").await.expect("read").expect("stored");
     assert_eq!(read.options, serde_json::json!("{bot: easy"));
-    store.close().await;
-}
-
-#[tokio::test]
-async fn interrupt_unfinished_marks_only_playing_games() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
-    store
-        .create_player(&player("p1", "Alice"), "hash-1", 10)
-        .await
-        .expect("create alice");
-    for (id, at) in [("g1", 1_000), ("g2", 2_000), ("g3", 3_000)] {
-        store
-            .create_game(&new_game(id, "p1", "Alice", at))
-            .await
-            .expect("create game");
-    }
-    store
-        .finish_game(&win("g2", "p1", 5, 2_500))
-        .await
-        .expect("finish");
-    store
-        .append_move(&mv("g1", 1, "4", 1_100), None)
-        .await
-        .expect("move");
-
-    assert_eq!(store.interrupt_unfinished().await.expect("interrupt"), 2);
-    assert_eq!(
-        count(&store, "SELECT moves FROM games WHERE game_id = 'g1'").await,
-        1,
-        "an interrupted game keeps its move count"
-    );
-    let status = |g: Option<StoredGame>| g.expect("exists").status;
-    assert_eq!(
-        status(store.game("g1").await.expect("load")),
-        GameStatus::Interrupted
-    );
-    assert_eq!(
-        status(store.game("g2").await.expect("load")),
-        GameStatus::Finished
-    );
-    assert_eq!(
-        status(store.game("g3").await.expect("load")),
-        GameStatus::Interrupted
-    );
-    assert_eq!(store.interrupt_unfinished().await.expect("again"), 0);
     store.close().await;
 }
 

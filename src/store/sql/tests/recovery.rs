@@ -1,0 +1,101 @@
+//! What a restarting server asks of the store: the unfinished games, their draw offers,
+//! its incarnation number, and interrupting the games it cannot or will not resume.
+
+use super::*;
+use crate::store::DrawOfferRecord;
+
+#[tokio::test]
+async fn interrupt_unfinished_marks_only_playing_games() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = open(&dir).await;
+    store
+        .create_player(&player("p1", "Alice"), "hash-1", 10)
+        .await
+        .expect("create alice");
+    for (id, at) in [("g1", 1_000), ("g2", 2_000), ("g3", 3_000)] {
+        store
+            .create_game(&new_game(id, "p1", "Alice", at))
+            .await
+            .expect("create game");
+    }
+    store
+        .finish_game(&win("g2", "p1", 5, 2_500))
+        .await
+        .expect("finish");
+    store
+        .append_move(&mv("g1", 1, "4", 1_100), None)
+        .await
+        .expect("move");
+
+    assert_eq!(store.interrupt_unfinished().await.expect("interrupt"), 2);
+    assert_eq!(
+        count(&store, "SELECT moves FROM games WHERE game_id = 'g1'").await,
+        1,
+        "an interrupted game keeps its move count"
+    );
+    let status = |g: Option<StoredGame>| g.expect("exists").status;
+    assert_eq!(
+        status(store.game("g1").await.expect("load")),
+        GameStatus::Interrupted
+    );
+    assert_eq!(
+        status(store.game("g2").await.expect("load")),
+        GameStatus::Finished
+    );
+    assert_eq!(
+        status(store.game("g3").await.expect("load")),
+        GameStatus::Interrupted
+    );
+    assert_eq!(store.interrupt_unfinished().await.expect("again"), 0);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn unfinished_games_are_listed_oldest_first_with_their_draw_offer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (store, _) = open_with_alice(&dir).await;
+    for (id, at) in [("g2", 2_000), ("g1", 1_000), ("g3", 3_000)] {
+        store
+            .create_game(&new_game(id, "p1", "Alice", at))
+            .await
+            .expect("create game");
+    }
+    store
+        .finish_game(&win("g2", "p1", 5, 2_500))
+        .await
+        .expect("finish");
+    assert_eq!(
+        store.unfinished_game_ids().await.expect("ids"),
+        ["g1", "g3"]
+    );
+
+    let offer = DrawOfferRecord { seat: 1, ply: 3 };
+    store
+        .record_draw_offer("g1", Some(offer))
+        .await
+        .expect("record the offer");
+    let read = store.game("g1").await.expect("read").expect("stored");
+    assert_eq!(read.draw_offer, Some(offer));
+    store
+        .record_draw_offer("g1", None)
+        .await
+        .expect("withdraw the offer");
+    let read = store.game("g1").await.expect("read").expect("stored");
+    assert_eq!(read.draw_offer, None);
+
+    store.interrupt_game("g1").await.expect("interrupt one");
+    assert_eq!(store.unfinished_game_ids().await.expect("ids"), ["g3"]);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn each_start_takes_a_higher_incarnation_that_outlives_the_process() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = open(&dir).await;
+    assert_eq!(store.next_incarnation().await.expect("first"), 1);
+    assert_eq!(store.next_incarnation().await.expect("second"), 2);
+    store.close().await;
+    let store = open(&dir).await;
+    assert_eq!(store.next_incarnation().await.expect("after reopening"), 3);
+    store.close().await;
+}
