@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 /// The server's modules, as `crate::<name>`.
 const MODULES: &[&str] = &[
     "config", "domain", "http", "limits", "lobby", "metrics", "players", "protocol", "ratings",
-    "room", "scoring", "store", "thinkers", "ws",
+    "resuming", "room", "scoring", "store", "thinkers", "ws",
 ];
 
 /// Modules that stand (nearly) alone, and the only modules of this crate they may import.
@@ -26,11 +26,11 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     (
         "store",
         &[
-            "room", "lobby", "ws", "http", "protocol", "players", "limits",
+            "room", "lobby", "ws", "http", "protocol", "players", "limits", "resuming",
         ],
     ),
     // A room reports to the lobby through its own narrow interface, never by importing it.
-    ("room", &["lobby", "ws", "http", "limits"]),
+    ("room", &["lobby", "ws", "http", "limits", "resuming"]),
     // The lobby finds and lists rooms; sessions and routes call it, not the other way.
     ("lobby", &["ws", "http", "limits"]),
     // HTTP routes read through the store's trait and never reach into sessions.

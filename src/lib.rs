@@ -20,6 +20,7 @@ mod metrics;
 mod players;
 pub mod protocol;
 mod ratings;
+mod resuming;
 mod room;
 #[cfg(test)]
 mod rules_as_json;
@@ -110,7 +111,9 @@ fn on_connect(connection: &dyn std::any::Any, extensions: &mut actix_web::dev::E
 
 /// Runs the server on `listener` until `shutdown` is cancelled, then shuts down
 /// gracefully: stops accepting, tells every client (`shutdown`), lets rooms finish the
-/// work in hand (in-flight store writes complete), and closes the database. All of that
+/// work in hand (in-flight store writes complete), and closes the database. Games in
+/// progress stay in the database, and the next `run` on it resumes them (unless
+/// `server.end_games_on_shutdown` asks for them to end). All of that
 /// gets `server.shutdown_grace_secs` (and the database two seconds more); whatever is
 /// still busy then is logged and left behind, so `run` always returns. (A runtime so
 /// frozen that `run` cannot even time out is `main`'s watchdog's business.)
@@ -129,8 +132,7 @@ pub async fn run(
     };
     let tuning = SqliteTuning::of(&config.store);
     let store = SqlStore::open_sqlite(&config.store.path, tuning, batches).await?;
-    let interrupted = store.interrupt_unfinished().await?;
-    info!(path = %config.store.path.display(), interrupted, "database ready");
+    info!(path = %config.store.path.display(), "database ready");
     let store: Arc<dyn Store> = Arc::new(store);
     let config = Arc::new(config);
     let thinkers = Thinkers::start(
@@ -150,8 +152,10 @@ pub async fn run(
         listing_followers: Arc::new(lobby_feed.clone()),
     });
     let limits = Arc::new(Limits::new(&config.limits));
+    let lobby = Lobby::new(context, lobby_feed, tokio::runtime::Handle::current());
+    resuming::resume_unfinished(store.as_ref(), &lobby).await?;
     let state = web::Data::new(AppState {
-        lobby: Lobby::new(context, lobby_feed, tokio::runtime::Handle::current()),
+        lobby,
         store: store.clone(),
         config,
         shutdown: shutdown.clone(),
@@ -202,6 +206,14 @@ pub async fn run(
             rooms = ?state.lobby.live_ids(),
             "these rooms were still busy when the shutdown grace ran out; stopping without them"
         );
+    }
+    if state.config.server.end_games_on_shutdown {
+        match store.interrupt_unfinished().await {
+            Ok(ended) => info!(ended, "games in progress were ended, as the settings ask"),
+            Err(error) => {
+                warn!(%error, "could not end the games in progress; the next start resumes them")
+            }
+        }
     }
     if tokio::time::timeout(STORE_CLOSE, store.close())
         .await

@@ -12,6 +12,7 @@ use dashmap::DashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::runtime::Handle as Runtime;
+use tokio::task::JoinHandle;
 use tokio_util::task::TaskTracker;
 
 use crate::domain::SeatKind;
@@ -19,7 +20,8 @@ use crate::players::random_hex;
 use crate::protocol::{
     ClientError, ErrorCode, LobbyChange, RoomSummary, SeatView, Status, TimeControl,
 };
-use crate::room::{Creator, RoomContext, RoomHandle, RoomOptions, SeatSpec};
+use crate::room::{self, Creator, ResumeError, RoomContext, RoomHandle, RoomOptions, SeatSpec};
+use crate::store::StoredGame;
 use parlor_rules::GameKind;
 use parlor_rules::catalog;
 use parlor_rules::games::{PositionError, Seat};
@@ -110,6 +112,31 @@ impl Lobby {
             &self.runtime,
             &self.tracker,
         );
+        self.register(id, handle.clone(), task);
+        Ok(handle)
+    }
+
+    /// Makes the stored, unfinished game `stored` a live room again, its `seq` going on
+    /// from `seq`, listed like any other.
+    pub(crate) fn resume(&self, stored: &StoredGame, seq: u64) -> Result<(), ResumeError> {
+        if self.rooms.contains_key(&stored.room_id) {
+            return Err(ResumeError::RoomTaken);
+        }
+        let (handle, task) = room::resume(
+            stored,
+            seq,
+            room::now(),
+            &self.context,
+            &self.runtime,
+            &self.tracker,
+        )?;
+        self.register(stored.room_id.clone(), handle, task);
+        Ok(())
+    }
+
+    /// Lists the room `id` until its task ends, announcing its changes on the feed
+    /// unless it is private.
+    fn register(&self, id: String, handle: RoomHandle, task: JoinHandle<()>) {
         self.rooms.insert(id.clone(), handle.clone());
         let rooms = self.rooms.clone();
         let feed = self.feed.clone();
@@ -129,7 +156,6 @@ impl Lobby {
                 feed.announce(LobbyChange::Removed, last);
             }
         });
-        Ok(handle)
     }
 
     fn fresh_id(&self) -> String {

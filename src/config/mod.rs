@@ -67,6 +67,11 @@ pub struct ServerConfig {
     /// On SIGTERM or Ctrl-C, how many seconds rooms get to finish their work before the
     /// process exits anyway.
     pub shutdown_grace_secs: u64,
+    /// On SIGTERM or Ctrl-C, end every game in progress (kept as `interrupted`) instead
+    /// of leaving it for the next start to resume.
+    pub end_games_on_shutdown: bool,
+    /// How long the `shutdown` message tells clients to wait before reconnecting, ms.
+    pub reconnect_after_ms: u64,
 }
 
 impl Default for ServerConfig {
@@ -81,6 +86,8 @@ impl Default for ServerConfig {
             allowed_origins: Vec::new(),
             trusted_proxies: Vec::new(),
             shutdown_grace_secs: 10,
+            end_games_on_shutdown: false,
+            reconnect_after_ms: 1000,
         }
     }
 }

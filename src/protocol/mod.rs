@@ -16,7 +16,7 @@ use serde::Serialize;
 
 pub use client::{ClientMsg, Envelope, Rejected, parse};
 pub use errors::{ClientError, ErrorCode};
-pub use server::{LobbyChange, Role, RoomSummary, ServerMsg};
+pub use server::{LobbyChange, Role, RoomSummary, ServerMsg, ShutdownReason};
 pub use state::{
     ClockView, GameOverMsg, LastMove, PlayerRef, ResultView, ScoreView, SeatView, StateMsg, Status,
     TimeControl,

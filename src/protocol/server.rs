@@ -110,11 +110,26 @@ pub enum ServerMsg {
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
         reference: Option<Value>,
     },
-    /// The server is shutting down; reconnect later.
+    /// The server is shutting down; reconnect after `retry_after_ms`.
     Shutdown {
-        /// What is happening.
+        /// Whether games go on after the restart.
+        reason: ShutdownReason,
+        /// What is happening, for people.
         message: String,
+        /// How long to wait before reconnecting, ms (then back off).
+        retry_after_ms: u64,
     },
+}
+
+/// Why the server is shutting down, as `shutdown` says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShutdownReason {
+    /// The server is restarting: every game in progress is resumed when it is back.
+    Restarting,
+    /// The server is stopping and its operator ended the games in progress
+    /// (`interrupted`).
+    Stopping,
 }
 
 impl ServerMsg {

@@ -123,6 +123,10 @@ pub struct StateMsg {
     pub clocks: Option<ClockView>,
     /// The seat that has offered a draw still open, if any.
     pub draw_offer: Option<u8>,
+    /// The game was resumed after the server restarted, and no move has been played
+    /// since; sent only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub resumed: bool,
     /// The seats that have asked for a rematch of the finished game.
     pub rematch: Vec<u8>,
     /// Every move so far; only in the snapshot sent after `joined`.

@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::SystemTime;
 
 use bytestring::ByteString;
 use serde_json::Value;
@@ -18,10 +17,10 @@ use super::fanout::{Snapshots, fan_out, frame, send_to};
 use super::handle::Request;
 use super::recent::Recent;
 use super::state::{
-    AfterStart, Effect, Now, OnFailure, PendingEnding, RoomState, Step, Then, Tick,
+    AfterStart, DrawChange, Effect, OnFailure, PendingEnding, RoomState, Step, Then, Tick,
 };
 use super::{
-    ConnId, Creator, Frame, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, unix_ms,
+    ConnId, Creator, Frame, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, now,
 };
 use crate::players::random_hex;
 use crate::protocol::{ClientError, Role, RoomSummary, ServerMsg, encode};
@@ -117,14 +116,6 @@ enum Flow {
     Close,
 }
 
-/// The time as the machine takes it, read now.
-fn now() -> Now {
-    Now {
-        at: Instant::now(),
-        unix_ms: unix_ms(SystemTime::now()),
-    }
-}
-
 impl Room {
     /// A new room, not yet running: its machine, and no one in it.
     pub(super) fn new(
@@ -136,8 +127,19 @@ impl Room {
         myself: mpsc::WeakSender<Box<Command>>,
     ) -> Room {
         let config = context.config.clone();
+        let state = RoomState::new(id, game, seats, options, config, now());
+        Room::with_state(state, context, myself)
+    }
+
+    /// A room around `state` (a new room's, or one rebuilt from the store), not yet
+    /// running, and no one in it yet.
+    pub(super) fn with_state(
+        state: RoomState,
+        context: Arc<RoomContext>,
+        myself: mpsc::WeakSender<Box<Command>>,
+    ) -> Room {
         Room {
-            state: RoomState::new(id, game, seats, options, config, now()),
+            state,
             audience: HashMap::new(),
             context,
             myself,
@@ -156,7 +158,13 @@ impl Room {
         creator: Option<(Seat, Creator)>,
     ) {
         let game = self.state.game().kind();
-        info!(room = %self.state.id(), %game, "room created");
+        if self.state.is_resumed() {
+            info!(room = %self.state.id(), %game, seq = self.state.seq(), "room resumed");
+            let ratings = self.read_ratings().await;
+            self.state.show_ratings(ratings);
+        } else {
+            info!(room = %self.state.id(), %game, "room created");
+        }
         if let Some((seat, creator)) = creator {
             // The `me` seat is open until now; the creator is the first to take it.
             let result =
@@ -365,7 +373,23 @@ impl Room {
                 Ok(())
             }
             Then::End(ending) => self.end(*ending).await,
+            Then::DrawOffer(change) => self.change_draw_offer(change).await,
         }
+    }
+
+    /// Records a change to the draw offer, then has the machine make it. If the store
+    /// fails, a person's offer or refusal is refused; a bot's refusal stands anyway.
+    async fn change_draw_offer(&mut self, change: DrawChange) -> Result<(), ClientError> {
+        if let Some((game_id, offer)) = self.state.draw_offer_record(change)
+            && let Err(error) = self.context.store.record_draw_offer(&game_id, offer).await
+        {
+            error!(room = %self.state.id(), %error, "could not record a change to the draw offer");
+            if change != (DrawChange::Declined { by_bot: true }) {
+                return Err(ClientError::storage_unavailable());
+            }
+        }
+        let step = self.state.draw_offer_recorded(change, now());
+        Box::pin(self.follow(step)).await
     }
 
     /// Records an ending, then has the machine apply it.

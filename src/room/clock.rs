@@ -52,6 +52,24 @@ impl Clock {
         self.running = Some((seat, now));
     }
 
+    /// Sets the clocks as a resumed game had them: each side's remaining time as stored
+    /// with the last move (when there is one), and `next`'s clock running from `now`, with
+    /// no time charged for the gap before.
+    pub(crate) fn resume(
+        &mut self,
+        remaining_ms: Option<[u64; 2]>,
+        next: Option<Seat>,
+        now: Instant,
+    ) {
+        if self.control == TimeControl::None {
+            return;
+        }
+        if let Some(remaining_ms) = remaining_ms {
+            self.remaining_ms = remaining_ms;
+        }
+        self.running = next.map(|seat| (seat, now));
+    }
+
     /// Stops the running clock for a move received at `now`: charges the time used and
     /// adds the increment; a move that came too late flags instead (the time is then 0).
     pub(crate) fn stop(&mut self, now: Instant) -> Result<(), Flagged> {
@@ -129,6 +147,27 @@ mod tests {
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
+    }
+
+    #[test]
+    fn a_resumed_clock_runs_from_the_stored_time_charging_nothing_for_the_gap() {
+        let t0 = Instant::now();
+        let mut clock = Clock::new(TimeControl::Fischer {
+            base_ms: 60_000,
+            increment_ms: 0,
+        });
+        clock.start(Seat::First, t0);
+        let resumed_at = t0 + ms(30_000);
+        clock.resume(Some([41_000, 52_000]), Some(Seat::Second), resumed_at);
+        assert_eq!(clock.remaining_at(resumed_at), Some([41_000, 52_000]));
+        assert_eq!(
+            clock.remaining_at(resumed_at + ms(2_000)),
+            Some([41_000, 50_000])
+        );
+        assert_eq!(
+            clock.deadline(),
+            Some((Seat::Second, resumed_at + ms(52_000)))
+        );
     }
 
     #[test]

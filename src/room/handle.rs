@@ -11,6 +11,7 @@ use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
 use super::actor::{Command, Published, Room};
+use super::state::RoomState;
 use super::{ConnId, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber};
 use crate::protocol::{ClientError, ErrorCode, RoomSummary};
 use parlor_rules::catalog::AnyGame;
@@ -116,10 +117,50 @@ impl RoomHandle {
             context,
             commands.downgrade(),
         );
-        let (publisher, published) = watch::channel(room.publication());
         let me = seats.iter().position(|spec| *spec == SeatSpec::Me);
         let creator = creator.zip(me.and_then(|index| Seat::from_index(index as u64)));
         let creator = creator.map(|(creator, seat)| (seat, creator));
+        RoomHandle::start(
+            id,
+            room,
+            (commands, inbox),
+            (private, usual_start),
+            creator,
+            runtime,
+            tracker,
+        )
+    }
+
+    /// Starts the task of a room rebuilt from the store (see [`RoomState::rebuild`]) on
+    /// `runtime`, and returns its handle and the task.
+    pub(super) fn resume(
+        state: RoomState,
+        options: &RoomOptions,
+        context: Arc<RoomContext>,
+        runtime: &Runtime,
+        tracker: &TaskTracker,
+    ) -> (RoomHandle, JoinHandle<()>) {
+        let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
+        let id = state.id().to_owned();
+        let room = Room::with_state(state, context, commands.downgrade());
+        let kind = (options.private, options.start.is_none());
+        RoomHandle::start(id, room, (commands, inbox), kind, None, runtime, tracker)
+    }
+
+    /// Spawns `room`'s task, reading `queue`, tracked by `tracker`; `kind` is whether the
+    /// room is private and whether it begins from the usual start.
+    fn start(
+        id: String,
+        room: Room,
+        queue: (mpsc::Sender<Box<Command>>, mpsc::Receiver<Box<Command>>),
+        kind: (bool, bool),
+        creator: Option<(Seat, Creator)>,
+        runtime: &Runtime,
+        tracker: &TaskTracker,
+    ) -> (RoomHandle, JoinHandle<()>) {
+        let (commands, inbox) = queue;
+        let (private, usual_start) = kind;
+        let (publisher, published) = watch::channel(room.publication());
         let task = runtime.spawn(tracker.track_future(room.run(inbox, publisher, creator)));
         let handle = RoomHandle {
             id: id.into(),

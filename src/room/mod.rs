@@ -8,6 +8,7 @@ mod fanout;
 mod handle;
 pub(crate) mod probe;
 mod recent;
+mod resume;
 mod seats;
 mod state;
 
@@ -27,7 +28,9 @@ use crate::store::Store;
 use crate::thinkers::Thinkers;
 
 pub(crate) use handle::{Creator, Request, RoomHandle};
+pub(crate) use resume::{ResumeError, resume};
 pub(crate) use seats::SeatSpec;
+pub(crate) use state::Now;
 
 /// Identifies one WebSocket connection for as long as the process runs.
 pub(crate) type ConnId = u64;
@@ -202,6 +205,14 @@ impl RoomOptions {
     /// The options as a JSON object, as stored with each game.
     pub(crate) fn to_json(&self) -> String {
         Value::Object(self.raw.clone()).to_string()
+    }
+}
+
+/// The time as a room's machine takes it, read now.
+pub(crate) fn now() -> Now {
+    Now {
+        at: tokio::time::Instant::now(),
+        unix_ms: unix_ms(SystemTime::now()),
     }
 }
 

@@ -19,8 +19,8 @@ use parlor_rules::GameKind;
 use crate::ratings::Rating;
 
 pub(crate) use records::{
-    DrawOfferRecord, GameFinish, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord, RatingChange, SeatRecord,
-    SeatResult,
+    DrawOfferRecord, GameFinish, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord,
+    RatingChange, SeatRecord, SeatResult,
 };
 pub(crate) use sql::{SqlStore, SqliteTuning, batch};
 pub(crate) use status::GameStatus;

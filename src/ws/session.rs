@@ -19,10 +19,11 @@ use super::frames::Breach;
 use super::socket::SocketHandle;
 use super::writer::{Outbound, WriteError, Writer};
 use crate::AppState;
+use crate::config::ServerConfig;
 use crate::limits::{Budget, ConnectionPermit};
 use crate::lobby::{LobbyEvent, LobbySubscription, next_lobby_event};
 use crate::players::Identity;
-use crate::protocol::{ClientError, ErrorCode, MAX_FRAME_BYTES, ServerMsg, encode};
+use crate::protocol::{ClientError, ErrorCode, MAX_FRAME_BYTES, ServerMsg, ShutdownReason, encode};
 use crate::room::{ConnId, Frame, RoomHandle, Subscriber};
 
 /// How many frames may wait for a slow client before it is disconnected.
@@ -150,11 +151,9 @@ pub(crate) async fn run(opened: Opened) {
     let end = loop {
         tokio::select! {
             () = shutdown.cancelled() => {
-                let notice = ServerMsg::Shutdown {
-                    message: "The server is shutting down. Games in progress end here and are kept as interrupted; reconnect in a moment to play again.".to_owned(),
-                };
+                let (notice, code, reason) = shutdown_notice(server);
                 write_or_end!(writer, Outbound::Text(encode(&notice)));
-                break End::close(CloseCode::Away, Some("server shutting down".into()), "server shutdown");
+                break End::close(code, Some(reason.into()), "server shutdown");
             }
             () = kick.cancelled() => {
                 break End::close(CloseCode::Again, Some("too slow to keep up; reconnect".into()), "too slow to keep up");
@@ -265,5 +264,27 @@ impl Connection {
             game,
             reference,
         }
+    }
+}
+
+/// What a client is told as the server shuts down: the `shutdown` message, then the
+/// close code and reason. A restart (the default) closes with 1012, "service restart";
+/// a stop that ends the games with 1001, "going away".
+fn shutdown_notice(server: &ServerConfig) -> (ServerMsg, CloseCode, &'static str) {
+    let retry_after_ms = server.reconnect_after_ms;
+    if server.end_games_on_shutdown {
+        let notice = ServerMsg::Shutdown {
+            reason: ShutdownReason::Stopping,
+            message: "The server is stopping. Games in progress end here and are kept as interrupted; reconnect in a moment to play again.".to_owned(),
+            retry_after_ms,
+        };
+        (notice, CloseCode::Away, "server shutting down")
+    } else {
+        let notice = ServerMsg::Shutdown {
+            reason: ShutdownReason::Restarting,
+            message: "The server is restarting. Your game is kept: reconnect in a moment, say hello with your token and join your seat again; the clocks stand still until the server is back.".to_owned(),
+            retry_after_ms,
+        };
+        (notice, CloseCode::Restart, "server restarting")
     }
 }

@@ -419,3 +419,95 @@ impl Client {
             .expect("no close frame in time")
     }
 }
+
+/// A `parlor` server running as a child process, for tests where signals or the
+/// database file matter. Killed when dropped, if still running.
+pub(crate) struct ParlorProcess {
+    child: std::process::Child,
+    /// Where it listens, `127.0.0.1:port`, as its log announced.
+    pub(crate) address: String,
+}
+
+impl ParlorProcess {
+    /// Starts `parlor` on a free port, in `dir` with its database there, with `env`
+    /// added to its environment; returns once its log says where it listens.
+    pub(crate) fn start(dir: &Path, env: &[(&str, &str)]) -> ParlorProcess {
+        use std::io::{BufRead, BufReader};
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_parlor"))
+            .arg("--port")
+            .arg("0")
+            .current_dir(dir)
+            .env("PARLOR_STORE__PATH", dir.join("parlor.db"))
+            .env("RUST_LOG", "info")
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (address, found) = std::sync::mpsc::channel();
+        let pid = child.id();
+        std::thread::spawn(move || {
+            let mut address = Some(address);
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                eprintln!("parlor[{pid}]: {line}");
+                if let Some((_, rest)) = line.split_once("listening on http://")
+                    && let Some(address) = address.take()
+                {
+                    let _ = address.send(rest.trim().to_owned());
+                }
+            }
+        });
+        let address = found.recv_timeout(Duration::from_secs(60)).unwrap();
+        ParlorProcess { child, address }
+    }
+
+    /// Sends the process `signal` (`libc::SIGTERM`, `libc::SIGKILL`…).
+    pub(crate) fn signal(&self, signal: i32) {
+        let pid = i32::try_from(self.child.id()).unwrap();
+        // SAFETY: kill(2) takes plain integers; `pid` is our own child.
+        #[allow(unsafe_code)]
+        let sent = unsafe { libc::kill(pid, signal) };
+        assert_eq!(sent, 0, "could not signal parlor");
+    }
+
+    /// Waits up to `limit` for the process to exit; its exit status, or `None` if it is
+    /// still running.
+    pub(crate) fn exited_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let since = std::time::Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            if since.elapsed() > limit {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Kills the process with SIGKILL and reaps it.
+    pub(crate) fn kill(mut self) {
+        self.signal(libc::SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for ParlorProcess {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// A client of the server at `address` that has said hello as `name` (with `token`,
+/// if any); returns it and its `welcome`.
+pub(crate) async fn client_at(address: &str, name: &str, token: Option<&str>) -> (Client, Value) {
+    let (ws, _) = connect_async(format!("ws://{address}/ws")).await.unwrap();
+    let mut client = Client { ws };
+    let welcome = client.hello(name, token).await;
+    (client, welcome)
+}

@@ -19,6 +19,8 @@ mod crafted_positions_stay_small;
 mod draws_and_rematches;
 mod every_error_keeps_the_socket_open;
 mod every_game_plays_to_its_end;
+mod games_outlive_the_process;
+mod games_survive_sigkill;
 mod health_sees_frozen_rooms;
 mod http_answers_strangers_safely;
 mod lobby_subscribers_see_rooms_come_and_go;

@@ -96,7 +96,7 @@ impl RoomState {
         let ply = self.history.len();
         match self.draw_judged {
             Some((judged, value)) if judged == ply => {
-                self.bot_decides_draw(DrawAnswer::Judged(value), now, effects)
+                self.bot_decides_draw(DrawAnswer::Judged(value), now)
             }
             _ if self.draw_judging == Some(ply) => Then::Nothing,
             _ => {
@@ -115,9 +115,8 @@ impl RoomState {
         answer: DrawAnswer,
         now: Now,
     ) -> super::Step {
-        let mut effects = Vec::new();
         if self.draw_judging != Some(ply) {
-            return super::Step::done(effects);
+            return super::Step::done(Vec::new());
         }
         self.draw_judging = None;
         if let DrawAnswer::Judged(value) = answer {
@@ -128,29 +127,25 @@ impl RoomState {
             .is_some_and(|offerer| self.seats[offerer.other().index()].bot_level().is_some());
         let then =
             if self.history.len() == ply && self.status() == Status::Playing && offered_to_bot {
-                self.bot_decides_draw(answer, now, &mut effects)
+                self.bot_decides_draw(answer, now)
             } else {
                 Then::Nothing
             };
-        super::Step { effects, then }
+        super::Step {
+            effects: Vec::new(),
+            then,
+        }
     }
 
     /// A bot accepts the open draw offer unless it judges its own position better (or
-    /// was too busy to judge it); a refusal closes the offer.
-    fn bot_decides_draw(
-        &mut self,
-        answer: DrawAnswer,
-        now: Now,
-        effects: &mut Vec<Effect>,
-    ) -> Then {
+    /// was too busy to judge it); a refusal closes the offer once recorded.
+    fn bot_decides_draw(&self, answer: DrawAnswer, now: Now) -> Then {
         let accept = matches!(answer, DrawAnswer::Judged(value) if value <= DRAW_ACCEPT_BELOW);
         if accept {
             let ending = self.prepare_ending(None, EndReason::DrawAgreed, OnFailure::Shrug, now);
             Then::End(Box::new(ending))
         } else {
-            self.draw_offer = None;
-            self.announce_state(now.at, None, effects);
-            Then::Nothing
+            Then::DrawOffer(super::DrawChange::Declined { by_bot: true })
         }
     }
 }

@@ -11,8 +11,6 @@ mod bots;
 mod endings;
 mod moves;
 mod pacer;
-// Rooms are rebuilt from the store from the next issue on; until then only tests do.
-#[cfg_attr(not(test), allow(dead_code))]
 mod rebuild;
 mod requests;
 mod seating;
@@ -40,7 +38,6 @@ use parlor_rules::games::{Outcome, Seat};
 
 pub(crate) use endings::{OnFailure, PendingEnding};
 use pacer::Pacer;
-#[cfg_attr(not(test), allow(unused_imports))]
 pub(crate) use rebuild::{RebuildError, Records};
 pub(crate) use timers::Tick;
 
@@ -132,6 +129,23 @@ pub(crate) enum Then {
     /// Start the game if it can (see [`RoomState::start_record`]), then call
     /// [`RoomState::after_start`] with this.
     Start(AfterStart),
+    /// Record the draw offer as this change leaves it
+    /// ([`RoomState::draw_offer_record`]), then [`RoomState::draw_offer_recorded`] it.
+    DrawOffer(DrawChange),
+}
+
+/// A change to the open draw offer, recorded before anyone sees it so that a game
+/// resumed after a restart still has it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DrawChange {
+    /// `seat` offers a draw.
+    Offered(Seat),
+    /// The offer is declined, by a person or (`by_bot`) by the bot it was made to. A
+    /// bot's refusal stands even if the store cannot record it.
+    Declined {
+        /// Whether the bot in the other seat declined.
+        by_bot: bool,
+    },
 }
 
 /// What the room announces once it has tried to start the game.
@@ -203,6 +217,9 @@ pub(crate) struct RoomState {
     retry_at: Option<Instant>,
     /// When the audience's comings and goings are next announced.
     pacer: Pacer,
+    /// The game was resumed from the store after a restart and no move has been played
+    /// since (`state.resumed`).
+    resumed: bool,
 }
 
 impl RoomState {
@@ -247,6 +264,7 @@ impl RoomState {
             idle_since: Some(now.at),
             retry_at: None,
             pacer: Pacer::default(),
+            resumed: false,
         }
     }
 
@@ -272,6 +290,16 @@ impl RoomState {
             (None, Some(_)) => Status::Playing,
             (None, None) => Status::Waiting,
         }
+    }
+
+    /// Whether the game was resumed from the store and no move has been played since.
+    pub(crate) fn is_resumed(&self) -> bool {
+        self.resumed
+    }
+
+    /// Shows both seats' ratings, as read once the room runs (a resumed room's).
+    pub(crate) fn show_ratings(&mut self, ratings: [Option<f64>; 2]) {
+        self.ratings = ratings;
     }
 
     /// Whether `conn` holds a seat or watches.

@@ -157,6 +157,7 @@ impl RoomState {
         self.turn_began = now;
         self.last_move_at = now;
         self.clock = clock;
+        self.resumed = false;
         if let Some(next_seat) = self.game.turn() {
             self.clock.start(next_seat, now);
         }

@@ -12,7 +12,7 @@ use crate::domain::SeatKind;
 use crate::protocol::ClientError;
 use crate::room::seats::SeatState;
 use crate::room::{PlayerInfo, RoomOptions, SeatSpec};
-use crate::store::{StoredMove, StoredSeat};
+use crate::store::{DrawOfferRecord, StoredMove, StoredSeat};
 use parlor_rules::catalog::AnyGame;
 use parlor_rules::games::Seat;
 
@@ -30,6 +30,9 @@ pub(crate) enum RebuildError {
         /// What is wrong with it.
         why: String,
     },
+    /// The stored moves end the game, yet it was not recorded as finished.
+    #[error("the stored moves end the game, but its ending was never recorded")]
+    Over,
     /// A stored move is refused by the game as replayed.
     #[error("stored move {ply} ({notation}) cannot be replayed: {error}")]
     Move {
@@ -46,17 +49,43 @@ pub(crate) enum RebuildError {
 pub(crate) struct Records<'a> {
     /// The game's unique id.
     pub(crate) game_id: String,
+    /// When it started, Unix ms.
+    pub(crate) started_at_ms: i64,
     /// Both seats, in seat order.
     pub(crate) seats: &'a [StoredSeat],
     /// Every move, in order, with the thinking times and clocks recorded with it.
     pub(crate) moves: &'a [StoredMove],
+    /// The draw offer last recorded, if any.
+    pub(crate) draw_offer: Option<DrawOfferRecord>,
+}
+
+impl Records<'_> {
+    /// The seat whose recorded draw offer is still open: none once the other seat has
+    /// moved after it.
+    fn open_offer(&self) -> Option<Seat> {
+        let offer = self.draw_offer?;
+        let answered = self
+            .moves
+            .iter()
+            .any(|stored| stored.ply > offer.ply && stored.seat != offer.seat);
+        Seat::from_index(u64::from(offer.seat)).filter(|_| !answered)
+    }
+
+    /// Both clocks as stored with the last move, if it has them.
+    fn last_clocks(&self) -> Option<[u64; 2]> {
+        let clocks = self.moves.last()?.clocks_ms?;
+        Some(clocks.map(|ms| u64::try_from(ms).unwrap_or(0)))
+    }
 }
 
 impl RoomState {
     /// The room `id` playing `records`' game of `game` (as it starts) under `options`,
-    /// its game started at `started`; every stored move is checked and applied as a
-    /// live one is, each received its recorded thinking time after its turn began.
-    /// The store does not keep `seq`: the rebuilt room goes on from the given one.
+    /// live again at `live`: every stored move is checked and applied as a live one is
+    /// (each received its recorded thinking time after its turn began), then the room
+    /// stands as the records left it, with nothing charged for the time in between. The
+    /// side to move's clock runs from `live` with the time stored after the last move, and
+    /// every person is away from `live`, with the whole reconnect grace ahead. The store
+    /// does not keep `seq`: the rebuilt room goes on from the given one.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn rebuild(
         id: String,
@@ -64,20 +93,17 @@ impl RoomState {
         options: RoomOptions,
         config: Arc<Config>,
         records: &Records<'_>,
-        started: Now,
+        live: Now,
         seq: u64,
     ) -> Result<RoomState, RebuildError> {
         let [first, second] = records.seats else {
             return Err(RebuildError::Seats(records.seats.len()));
         };
-        let seats = [
-            seated(0, first, started.at)?,
-            seated(1, second, started.at)?,
-        ];
-        let mut room = RoomState::new(id, game, [SeatSpec::Open; 2], options, config, started);
+        let seats = [seated(0, first, live.at)?, seated(1, second, live.at)?];
+        let mut room = RoomState::new(id, game, [SeatSpec::Open; 2], options, config, live);
         room.seats = seats;
         room.idle_since = None;
-        room.started(records.game_id.clone(), [None, None], started.at);
+        room.started(records.game_id.clone(), [None, None], live.at);
         for stored in records.moves {
             let refused = |error| RebuildError::Move {
                 ply: stored.ply,
@@ -103,6 +129,24 @@ impl RoomState {
                 .map_err(refused)?;
             room.apply_move(pending, None, received);
         }
+        if room.result.is_some() {
+            return Err(RebuildError::Over);
+        }
+        room.turn_began = live.at;
+        room.last_move_at = live.at;
+        let next = room.game.turn();
+        room.clock.resume(records.last_clocks(), next, live.at);
+        let played_for =
+            u64::try_from(live.unix_ms.saturating_sub(records.started_at_ms)).unwrap_or(0);
+        if let Some(started) = &mut room.started {
+            started.at = live
+                .at
+                .checked_sub(Duration::from_millis(played_for))
+                .unwrap_or(live.at);
+        }
+        room.created_at_ms = records.started_at_ms;
+        room.draw_offer = records.open_offer();
+        room.resumed = true;
         room.seq = seq;
         Ok(room)
     }

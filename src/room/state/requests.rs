@@ -4,12 +4,13 @@
 use tracing::info;
 
 use super::endings::OnFailure;
-use super::{AfterStart, Now, RoomState, Step, Then};
+use super::{AfterStart, DrawChange, Now, RoomState, Step, Then};
 use crate::protocol::{ClientError, ErrorCode, Status};
 use crate::room::ConnId;
 use crate::room::clock::Clock;
 use crate::room::handle::Request;
 use crate::room::seats::SeatState;
+use crate::store::DrawOfferRecord;
 use parlor_rules::games::{EndReason, Seat};
 
 impl RoomState {
@@ -54,24 +55,55 @@ impl RoomState {
             Request::AcceptDraw | Request::OfferDraw if offered_to_me => {
                 end(self, None, EndReason::DrawAgreed)
             }
-            Request::OfferDraw => {
-                self.draw_offer = Some(seat);
-                let mut effects = Vec::new();
-                self.announce_state(now.at, None, &mut effects);
-                let then = self.bot_answers_draw(seat.other(), now, &mut effects);
-                Ok(Step { effects, then })
-            }
-            Request::DeclineDraw if offered_to_me => {
-                self.draw_offer = None;
-                let mut effects = Vec::new();
-                self.announce_state(now.at, None, &mut effects);
-                Ok(Step::done(effects))
-            }
+            Request::OfferDraw => Ok(Step {
+                effects: Vec::new(),
+                then: Then::DrawOffer(DrawChange::Offered(seat)),
+            }),
+            Request::DeclineDraw if offered_to_me => Ok(Step {
+                effects: Vec::new(),
+                then: Then::DrawOffer(DrawChange::Declined { by_bot: false }),
+            }),
             Request::AcceptDraw | Request::DeclineDraw => Err(ClientError::new(
                 ErrorCode::NoDrawOffer,
                 "Your opponent has not offered a draw (or the offer lapsed when you moved).",
             )),
             Request::Rematch => Ok(Step::done(Vec::new())),
+        }
+    }
+
+    /// The game and the draw offer as `change` leaves it, to record before
+    /// [`RoomState::draw_offer_recorded`]; `None` if no game is on.
+    pub(crate) fn draw_offer_record(
+        &self,
+        change: DrawChange,
+    ) -> Option<(String, Option<DrawOfferRecord>)> {
+        let started = self.started.as_ref()?;
+        let offer = match change {
+            DrawChange::Offered(seat) => Some(DrawOfferRecord {
+                seat: seat.index() as u8,
+                ply: self.history.len() as u32,
+            }),
+            DrawChange::Declined { .. } => None,
+        };
+        Some((started.game_id.clone(), offer))
+    }
+
+    /// A change to the draw offer has been recorded: it is made and announced, and a bot
+    /// offered a draw is asked to answer.
+    pub(crate) fn draw_offer_recorded(&mut self, change: DrawChange, now: Now) -> Step {
+        let mut effects = Vec::new();
+        match change {
+            DrawChange::Offered(seat) => {
+                self.draw_offer = Some(seat);
+                self.announce_state(now.at, None, &mut effects);
+                let then = self.bot_answers_draw(seat.other(), now, &mut effects);
+                Step { effects, then }
+            }
+            DrawChange::Declined { .. } => {
+                self.draw_offer = None;
+                self.announce_state(now.at, None, &mut effects);
+                Step::done(effects)
+            }
         }
     }
 
@@ -119,5 +151,6 @@ impl RoomState {
         self.draw_judging = None;
         self.draw_judged = None;
         self.rematch = [false, false];
+        self.resumed = false;
     }
 }

@@ -42,6 +42,7 @@ impl RoomState {
             }),
             time_control: self.clock.control(),
             draw_offer: self.draw_offer.map(|seat| seat.index() as u8),
+            resumed: self.resumed,
             rematch: Seat::BOTH
                 .into_iter()
                 .filter(|seat| self.rematch[seat.index()])

@@ -46,8 +46,8 @@ use tokio::sync::Mutex;
 use self::batch::MoveWriter;
 use self::sqlite_file::FileLock;
 use super::{
-    DrawOfferRecord, GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord, RatingChange,
-    RatingEntry, Store, StoreError, StoredGame,
+    DrawOfferRecord, GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord,
+    RatingChange, RatingEntry, Store, StoreError, StoredGame,
 };
 use crate::ratings::Rating;
 

@@ -8,8 +8,8 @@ use sqlx::any::AnyRow;
 
 use crate::ratings::Rating;
 use crate::store::{
-    DrawOfferRecord, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame, StoredMove,
-    StoredSeat,
+    DrawOfferRecord, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError,
+    StoredGame, StoredMove, StoredSeat,
 };
 
 /// Decodes a `players` row (its `player_id` and `name`).

@@ -12,7 +12,8 @@ use super::endings::write_finishes;
 use super::names::{claim_name, name_key};
 use super::placeholders::Placeholders;
 use crate::store::{
-    DrawOfferRecord, GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord, RatingChange, StoreError,
+    DrawOfferRecord, GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord, RatingChange,
+    StoreError,
 };
 
 /// The columns of one stored move, in the order [`insert_moves`] binds them.

@@ -157,8 +157,12 @@ fn a_busy_bot_declines_without_judging() {
     fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
         .unwrap();
     let step = fx.room.bot_judged_draw(0, DrawAnswer::Busy, fx.now(fx.t0));
-    assert!(matches!(step.then, Then::Nothing));
-    assert_eq!(states(&step.effects)[0].draw_offer, None);
+    assert!(matches!(
+        step.then,
+        Then::DrawOffer(DrawChange::Declined { by_bot: true })
+    ));
+    let effects = fx.follow(step, fx.t0);
+    assert_eq!(states(&effects)[0].draw_offer, None);
 }
 
 #[test]

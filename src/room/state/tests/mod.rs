@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::{AfterStart, Effect, Now, RoomState, Step, Then, Tick};
+use super::{AfterStart, DrawChange, Effect, Now, RoomState, Step, Then, Tick};
 use crate::config::Config;
 use crate::protocol::{ClientError, ErrorCode, GameOverMsg, StateMsg};
 use crate::room::{ConnId, PlayerInfo, RoomOptions, SeatSpec};
@@ -111,6 +111,14 @@ impl Fixture {
             Then::Nothing => {}
             Then::Start(after) => effects.extend(self.start(after, at)),
             Then::End(ending) => effects.extend(self.room.conclude(*ending, None, at)),
+            Then::DrawOffer(change) => {
+                assert!(
+                    self.room.draw_offer_record(change).is_some(),
+                    "a game is on"
+                );
+                let step = self.room.draw_offer_recorded(change, self.now(at));
+                effects.extend(self.follow(step, at));
+            }
         }
         effects
     }

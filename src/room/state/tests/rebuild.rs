@@ -2,9 +2,9 @@
 
 use super::*;
 use crate::domain::SeatKind;
-use crate::room::Request;
+use crate::protocol::Status;
 use crate::room::state::Records;
-use crate::store::{StoredMove, StoredSeat};
+use crate::store::{DrawOfferRecord, StoredMove, StoredSeat};
 
 /// Alice and Bob as the store keeps the seats of their game.
 fn stored_seats() -> [StoredSeat; 2] {
@@ -20,15 +20,9 @@ fn stored_seats() -> [StoredSeat; 2] {
     })
 }
 
-#[test]
-fn a_room_rebuilt_from_its_records_equals_the_live_room() {
-    let options = RoomOptions {
-        time_control: crate::protocol::TimeControl::Fischer {
-            base_ms: 60_000,
-            increment_ms: 1_000,
-        },
-        ..RoomOptions::default()
-    };
+/// A live game of Alice and Bob under `options`, the moves `cells` each played a
+/// little slower than the one before, and the store's records of it.
+fn played(options: &RoomOptions, cells: &[&str]) -> (Fixture, Vec<StoredMove>, Instant) {
     let mut live = Fixture::new([SeatSpec::Open, SeatSpec::Open], options.clone());
     live.join(alice(), Seat::First, ALICE, live.t0).unwrap();
     live.join(bob(), Seat::Second, BOB, live.t0).unwrap();
@@ -38,7 +32,7 @@ fn a_room_rebuilt_from_its_records_equals_the_live_room() {
     assert!(start.is_none(), "the live game has started");
     let mut moves = Vec::new();
     let mut at = live.t0;
-    for (ply, cell) in ["4", "0", "8", "2"].into_iter().enumerate() {
+    for (ply, cell) in cells.iter().enumerate() {
         at += secs(2 + ply as u64);
         let seat = live.room.game().turn().unwrap();
         let pending = live
@@ -51,19 +45,30 @@ fn a_room_rebuilt_from_its_records_equals_the_live_room() {
             ply: record.ply,
             seat: record.seat,
             notation: record.notation,
-            display: cell.into(),
+            display: (*cell).into(),
             played_at_ms: record.played_at_ms,
             think_ms: record.think_ms,
             clocks_ms: record.clocks_ms,
         });
     }
-    live.request(Request::OfferDraw, &alice(), ALICE, at)
-        .unwrap();
+    (live, moves, at)
+}
+
+/// The room rebuilt from `moves` under `options`, live again at `live`.
+fn rebuilt(
+    options: RoomOptions,
+    moves: &[StoredMove],
+    draw_offer: Option<DrawOfferRecord>,
+    live: Now,
+    seq: u64,
+) -> RoomState {
     let seats = stored_seats();
     let records = Records {
         game_id: "g_test".into(),
+        started_at_ms: 1_700_000_000_000,
         seats: &seats,
-        moves: &moves,
+        moves,
+        draw_offer,
     };
     let game = catalog::new_game(
         GameKind::TicTacToe,
@@ -71,24 +76,99 @@ fn a_room_rebuilt_from_its_records_equals_the_live_room() {
         None,
     )
     .unwrap();
-    let rebuilt = RoomState::rebuild(
+    RoomState::rebuild(
         "r1".into(),
         game,
         options,
         Arc::new(Config::default()),
         &records,
-        live.now(live.t0),
-        live.room.seq(),
+        live,
+        seq,
     )
-    .unwrap();
-    let (live_state, rebuilt_state) = (live.room.state_msg(true, at), rebuilt.state_msg(true, at));
+    .unwrap()
+}
+
+fn fischer() -> RoomOptions {
+    RoomOptions {
+        time_control: crate::protocol::TimeControl::Fischer {
+            base_ms: 60_000,
+            increment_ms: 1_000,
+        },
+        ..RoomOptions::default()
+    }
+}
+
+#[test]
+fn a_room_rebuilt_from_its_records_equals_the_live_room() {
+    let (live, moves, at) = played(&fischer(), &["4", "0", "8", "2"]);
+    let room = rebuilt(fischer(), &moves, None, live.now(at), live.room.seq());
+    let (live_state, rebuilt_state) = (live.room.state_msg(true, at), room.state_msg(true, at));
     assert_eq!(rebuilt_state.position, live_state.position);
     assert_eq!(rebuilt_state.seq, live_state.seq);
     assert_eq!(rebuilt_state.history, live_state.history);
     assert_eq!(rebuilt_state.to_move, live_state.to_move);
     assert_eq!(rebuilt_state.clocks, live_state.clocks);
     assert_eq!(rebuilt_state.game_id, live_state.game_id);
-    assert_eq!(rebuilt.thinking_ms, live.room.thinking_ms);
+    assert_eq!(room.thinking_ms, live.room.thinking_ms);
+    assert!(rebuilt_state.resumed && !live_state.resumed);
+}
+
+#[test]
+fn the_outage_is_charged_to_no_one_and_every_person_gets_the_whole_grace() {
+    let (live, moves, at) = played(&fischer(), &["4", "0", "8"]);
+    let stored = moves.last().unwrap().clocks_ms.unwrap().map(|ms| ms as u64);
+    // The server was down for ten minutes, far longer than either clock.
+    let back = at + secs(600);
+    let room = rebuilt(fischer(), &moves, None, live.now(back), 7 << 32);
+    let clocks = room.state_msg(false, back).clocks.unwrap();
+    assert_eq!(
+        clocks.remaining_ms, stored,
+        "nothing was charged for the outage"
+    );
+    assert_eq!(clocks.running, Some(1));
+    let later = room.state_msg(false, back + secs(3)).clocks.unwrap();
+    assert_eq!(later.remaining_ms, [stored[0], stored[1] - 3_000]);
+    let grace = secs(Config::default().rooms.reconnect_grace_secs);
+    assert_eq!(
+        room.abandon_deadline().map(|(at, _)| at),
+        Some(back + grace)
+    );
+    assert_eq!(room.seq(), 7 << 32);
+    assert_eq!(room.status(), Status::Playing);
+}
+
+#[test]
+fn a_resumed_room_says_so_until_the_next_move() {
+    let (live, moves, at) = played(&RoomOptions::default(), &["4"]);
+    let mut fx = Fixture {
+        room: rebuilt(RoomOptions::default(), &moves, None, live.now(at), 1 << 32),
+        t0: live.t0,
+    };
+    fx.join(bob(), Seat::Second, BOB, at).unwrap();
+    assert!(fx.room.state_msg(false, at).resumed);
+    let effects = fx.human_move(&bob(), BOB, "0", at + secs(1)).unwrap();
+    let after = states(&effects);
+    assert!(!after[0].resumed);
+    assert!(after[0].seq > 1 << 32);
+}
+
+#[test]
+fn a_draw_offer_is_resumed_until_the_other_side_has_moved() {
+    let (live, moves, at) = played(&RoomOptions::default(), &["4", "0"]);
+    // Alice (seat 0) offered before her opponent's move "0": it lapsed with that move.
+    let lapsed = DrawOfferRecord { seat: 0, ply: 1 };
+    let room = rebuilt(
+        RoomOptions::default(),
+        &moves,
+        Some(lapsed),
+        live.now(at),
+        1,
+    );
+    assert_eq!(room.state_msg(false, at).draw_offer, None);
+    // Bob (seat 1) offered before his move: still open, as Alice has not moved since.
+    let open = DrawOfferRecord { seat: 1, ply: 1 };
+    let room = rebuilt(RoomOptions::default(), &moves, Some(open), live.now(at), 1);
+    assert_eq!(room.state_msg(false, at).draw_offer, Some(1));
 }
 
 #[test]
@@ -105,8 +185,10 @@ fn records_a_game_cannot_replay_are_refused() {
     }];
     let records = Records {
         game_id: "g".into(),
+        started_at_ms: 0,
         seats: &seats,
         moves: &moves,
+        draw_offer: None,
     };
     let t0 = Instant::now();
     let game = catalog::new_game(

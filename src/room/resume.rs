@@ -1,0 +1,79 @@
+//! Resuming a stored, unfinished game as a live room: its options, its game as it
+//! started and its records, rebuilt by the room's own rules and started as a task.
+
+use std::sync::Arc;
+
+use tokio::runtime::Handle as Runtime;
+use tokio::task::JoinHandle;
+use tokio_util::task::TaskTracker;
+
+use super::state::{Now, RebuildError, Records, RoomState};
+use super::{RoomContext, RoomHandle, RoomOptions};
+use crate::protocol::ClientError;
+use crate::store::StoredGame;
+use parlor_rules::catalog;
+use parlor_rules::games::PositionError;
+
+/// Why a stored game cannot be resumed (it is then marked interrupted).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ResumeError {
+    /// Its stored options are not a JSON object (Parlor never writes such options).
+    #[error("its stored options are not a JSON object")]
+    OptionsNotAnObject,
+    /// Its stored options are not ones this server accepts.
+    #[error("its stored options are refused: {}", .0.message)]
+    Options(ClientError),
+    /// Its stored start position is not one the game accepts.
+    #[error("its stored start position is refused: {0}")]
+    Position(#[from] PositionError),
+    /// A live room already has its room id.
+    #[error("a live room already has its room id")]
+    RoomTaken,
+    /// Its records do not replay.
+    #[error(transparent)]
+    Rebuild(#[from] RebuildError),
+}
+
+/// Rebuilds `stored` as a live room at `live`, its `seq` going on from `seq`, and
+/// starts its task on `runtime`.
+pub(crate) fn resume(
+    stored: &StoredGame,
+    seq: u64,
+    live: Now,
+    context: &Arc<RoomContext>,
+    runtime: &Runtime,
+    tracker: &TaskTracker,
+) -> Result<(RoomHandle, JoinHandle<()>), ResumeError> {
+    let serde_json::Value::Object(options) = &stored.options else {
+        return Err(ResumeError::OptionsNotAnObject);
+    };
+    let options = RoomOptions::parse(Some(options.clone())).map_err(ResumeError::Options)?;
+    let game = catalog::new_game(
+        stored.game,
+        &context.config.game_settings(),
+        options.start.as_deref(),
+    )?;
+    let records = Records {
+        game_id: stored.game_id.clone(),
+        started_at_ms: stored.started_at_ms,
+        seats: &stored.seats,
+        moves: &stored.moves,
+        draw_offer: stored.draw_offer,
+    };
+    let state = RoomState::rebuild(
+        stored.room_id.clone(),
+        game,
+        options.clone(),
+        context.config.clone(),
+        &records,
+        live,
+        seq,
+    )?;
+    Ok(RoomHandle::resume(
+        state,
+        &options,
+        context.clone(),
+        runtime,
+        tracker,
+    ))
+}
