@@ -49,22 +49,31 @@ export class Server {
     const config = path.join(dir, 'config.toml');
     const db = path.join(dir, 'parlor.db');
     writeFileSync(config, `[store]\npath = ${JSON.stringify(db)}\n\n[bots]\nmin_delay_ms = 50\n${extraConfig}`);
-    log(`starting ${path.relative(ROOT, BIN) || BIN} --port 0 --config ${config}`);
-    const child = spawn(BIN, ['--port', '0', '--config', config], {
+    const server = new Server(null, dir);
+    await server.launch(log, 0);
+    return server;
+  }
+
+  /** Runs the binary on `port` (0: any free one) with this server's folder; resolves once it listens. */
+  async launch(log, port) {
+    const config = path.join(this.dir, 'config.toml');
+    log(`starting ${path.relative(ROOT, BIN) || BIN} --port ${port} --config ${config}`);
+    const child = spawn(BIN, ['--port', String(port), '--config', config], {
       cwd: ROOT,
       env: serverEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const server = new Server(child, dir);
-    server.port = await new Promise((resolve, reject) => {
+    this.child = child;
+    const from = this.output.length;
+    this.port = await new Promise((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Failure(`server did not print "listening on http://127.0.0.1:<port>" within ${START_BUDGET_MS / 1000} s`)),
         START_BUDGET_MS,
       );
       const onData = (chunk) => {
-        server.output += chunk.toString();
+        this.output += chunk.toString();
         // eslint-disable-next-line no-control-regex
-        const plain = server.output.replace(/\x1b\[[0-9;]*m/g, '');
+        const plain = this.output.slice(from).replace(/\x1b\[[0-9;]*m/g, '');
         const match = plain.match(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
         if (match) {
           clearTimeout(timer);
@@ -73,7 +82,7 @@ export class Server {
       };
       child.stdout.on('data', onData);
       child.stderr.on('data', (chunk) => {
-        server.output += chunk.toString();
+        this.output += chunk.toString();
       });
       child.on('error', (err) => {
         clearTimeout(timer);
@@ -84,7 +93,12 @@ export class Server {
         reject(new Failure(`server exited before listening (code ${code}, signal ${signal})`));
       });
     });
-    return server;
+  }
+
+  /** Stops it with SIGTERM, as an upgrade would, and starts it again on the same port and database. */
+  async restart(log) {
+    await this.terminate();
+    await this.launch(log, this.port);
   }
 
   get base() {
@@ -102,6 +116,12 @@ export class Server {
 
   /** Stops it gracefully (SIGTERM, then SIGKILL after 5 s) and removes its folder. */
   async stop() {
+    await this.terminate();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** Stops the process gracefully (SIGTERM, then SIGKILL after 5 s), keeping its folder. */
+  async terminate() {
     if (this.running) {
       const exited = new Promise((resolve) => this.child.once('exit', resolve));
       this.child.kill('SIGTERM');
@@ -109,7 +129,6 @@ export class Server {
       await exited;
       clearTimeout(timer);
     }
-    rmSync(this.dir, { recursive: true, force: true });
   }
 
   kill() {

@@ -8,8 +8,9 @@
 // Then time and results: a chess game under a 20 s clock (the running clock counts
 // down, and after a move the other one runs), a per-move clock running out, a draw
 // offered to `bot:easy`, a rematch with the seats swapped, draw offers and a rematch
-// between two people (a second browser context), the leaderboard by rating, and the
-// replay of a finished game.
+// between two people (a second browser context), a restart of the server in the middle
+// of a clocked game (the page reconnects and the game goes on), the leaderboard by
+// rating, and the replay of a finished game.
 // Run from the repository root: `node e2e/smoke.mjs` (or `bash e2e/run.sh`).
 //
 // The test first checks that the server serves exactly this checkout's `static/` files
@@ -404,6 +405,52 @@ async function startBotGame(game, { level = 'random', seat = 0, clock = 'none', 
   if (await tid('error').isVisible()) fail(`creating a ${game} room failed: ${await tid('error').innerText()}`);
 }
 
+/** Plays the chess move `move` (or the first legal one) and waits for the bot's reply. */
+async function playChessMove(move) {
+  const legal = JSON.parse(await tid('board').getAttribute('data-legal'));
+  const chosen = legal.includes(move) ? move : legal[0];
+  const plies = Number(await tid('moves').getAttribute('data-plies'));
+  await tid(`cell-${chosen.slice(0, 2)}`).click();
+  await tid(`cell-${chosen.slice(2, 4)}`).click();
+  await page.waitForFunction((before) => {
+    const board = document.querySelector('[data-testid="board"]');
+    const result = document.querySelector('[data-testid="result"]');
+    return (result && !result.hidden) ||
+      (board.dataset.mine === 'true' && Number(document.querySelector('[data-testid="moves"]').dataset.plies) >= before + 2);
+  }, plies, { timeout: 10_000 });
+  if (await tid('result').isVisible()) fail(`the game ended early: ${await resultText()}`);
+}
+
+/** A restart of the server (SIGTERM, then the same binary on the same database) in the middle of a clocked game. */
+async function restartMidGame() {
+  const problemsBefore = problems.length;
+  await startBotGame('chess', { clock: 'custom', base: 120, increment: 0 });
+  await waitForTurnOrEnd('chess');
+  await playChessMove('d2d4');
+  const plies = Number(await tid('moves').getAttribute('data-plies'));
+  const gameId = await tid('board').getAttribute('data-game-id');
+  const botClock = await tid('clock-1').textContent();
+  await server.restart(log);
+  log(`server restarted on port ${server.port}`);
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="notice"]')?.textContent.includes('goes on where it stopped'),
+    null,
+    { timeout: 20_000 },
+  ).catch(async () => fail(`the page did not say the game was resumed; the notice reads ${JSON.stringify(await tid('notice').textContent())}`));
+  await page.waitForFunction((before) => {
+    const board = document.querySelector('[data-testid="board"]');
+    return board.dataset.mine === 'true' && Number(document.querySelector('[data-testid="moves"]').dataset.plies) === before;
+  }, plies, { timeout: 10_000 }).catch(() => fail('after the restart the page is not back at our turn with the same moves'));
+  if (await tid('board').getAttribute('data-game-id') !== gameId) fail('after the restart the page shows another game');
+  const botClockAfter = await tid('clock-1').textContent();
+  if (botClockAfter !== botClock) fail(`the bot's clock showed ${botClock} before the restart and ${botClockAfter} after`);
+  if (await tid('error').isVisible()) fail(`the page shows an error after the restart: ${await tid('error').textContent()}`);
+  await playChessMove('e2e4');
+  log(`the game went on after the restart: ${plies + 2} plies, the bot's clock still ${botClockAfter}`);
+  await resignNow();
+  if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
+}
+
 /** Resigns the game in progress (two clicks) and waits for the lobby. */
 async function resignNow() {
   if (!(await tid('result').isVisible())) {
@@ -752,6 +799,7 @@ const CHECKS = [
   ...BOARD_GAMES.map((g) => [`${g.game} against bot:random as seat ${g.seat}`, () => boardGame(g)]),
   ['start positions: a chess promotion and a checkers double jump', startPositions],
   ['clocks of a chess game under a 20 s clock against bot:random', clocks],
+  ['a server restart in the middle of a clocked game', restartMidGame],
   ['timeout of a 3 s per-move clock', timeout],
   ['draw offered to bot:easy at the start, accepted', drawWithBot],
   ['rematch against bot:random with the seats swapped', rematchWithBot],

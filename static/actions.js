@@ -93,10 +93,12 @@ export function resumeRoom() {
     return;
   }
   app.room = held;
+  // Say the last state seen, so the room sends only what was missed (PROTOCOL.md §8.1).
+  const since = app.state?.room === held.id && typeof app.state.seq === 'number' ? app.state.seq : undefined;
   if (held.role === 'player' && typeof held.seat === 'number') {
-    send({ type: 'join', room: held.id, seat: held.seat, ref: 'resume' });
+    send({ type: 'join', room: held.id, seat: held.seat, since, ref: 'resume' });
   } else {
-    send({ type: 'watch', room: held.id, ref: 'resume' });
+    send({ type: 'watch', room: held.id, since, ref: 'resume' });
   }
 }
 

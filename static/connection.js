@@ -29,6 +29,8 @@ export class Connection {
     this.retries = 0;
     this.retryTimer = null;
     this.countdownTimer = null;
+    /** The server's own hint for the next reconnection (`shutdown.retry_after_ms`). */
+    this.hintMs = null;
   }
 
   get isOpen() {
@@ -114,8 +116,15 @@ export class Connection {
     this.retryTimer = null;
   }
 
+  /** The server says when to come back: the next try waits that long, not the backoff. */
+  retryAfter(ms) {
+    if (Number.isFinite(ms) && ms >= 0) this.hintMs = Math.min(ms, BACKOFF_MAX_MS);
+  }
+
   scheduleRetry() {
-    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.retries);
+    const backoff = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** this.retries);
+    const delay = this.hintMs ?? backoff;
+    this.hintMs = null;
     const jitter = Math.round(delay * 0.2 * Math.random());
     this.retries += 1;
     const at = Date.now() + delay + jitter;

@@ -81,6 +81,9 @@ const handlers = {
     const unanswered = app.pendingMove && sameGame && m.status === 'playing' && m.moves === previous.moves;
     app.state = m;
     app.clockAt = performance.now();
+    if (m.resumed === true && previous?.resumed !== true) {
+      showNotice('The server restarted. This game goes on where it stopped; the clocks did not run meanwhile.', 'resumed');
+    }
     if (!unanswered) app.pendingMove = false;
     followMySeat(m);
     noteDrawAnswer(previous, m, sameGame);
@@ -118,7 +121,12 @@ const handlers = {
   },
 
   shutdown(m) {
-    showNotice(`${m.message || 'The server is stopping.'} This page reconnects by itself.`, 'shutdown');
+    app.conn.retryAfter(m.retry_after_ms);
+    const restarting = m.reason === 'restarting';
+    const text = restarting
+      ? 'The server is restarting. Your game is kept and its clocks stand still; this page reconnects by itself.'
+      : `${m.message || 'The server is stopping.'} This page reconnects by itself.`;
+    showNotice(text, 'shutdown');
   },
 
   rooms(m) {
