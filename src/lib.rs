@@ -208,11 +208,14 @@ pub async fn run(
         );
     }
     if state.config.server.end_games_on_shutdown {
-        match store.interrupt_unfinished().await {
-            Ok(ended) => info!(ended, "games in progress were ended, as the settings ask"),
-            Err(error) => {
-                warn!(%error, "could not end the games in progress; the next start resumes them")
+        match tokio::time::timeout(STORE_CLOSE, store.interrupt_unfinished()).await {
+            Ok(Ok(ended)) => info!(ended, "games in progress were ended, as the settings ask"),
+            Ok(Err(error)) => {
+                warn!(%error, "could not end the games in progress; the next start resumes them");
             }
+            Err(_) => warn!(
+                "ending the games in progress did not finish in time (a write is still waiting); the next start resumes them"
+            ),
         }
     }
     if tokio::time::timeout(STORE_CLOSE, store.close())

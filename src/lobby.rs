@@ -117,13 +117,19 @@ impl Lobby {
     }
 
     /// Makes the stored, unfinished game `stored` a live room again, its `seq` going on
-    /// from `seq`, listed like any other.
-    pub(crate) fn resume(&self, stored: &StoredGame, seq: u64) -> Result<(), ResumeError> {
+    /// from `seq` and its seats showing `ratings`, listed like any other.
+    pub(crate) fn resume(
+        &self,
+        stored: &StoredGame,
+        ratings: [Option<f64>; 2],
+        seq: u64,
+    ) -> Result<(), ResumeError> {
         if self.rooms.contains_key(&stored.room_id) {
             return Err(ResumeError::RoomTaken);
         }
         let (handle, task) = room::resume(
             stored,
+            ratings,
             seq,
             room::now(),
             &self.context,

@@ -5,11 +5,32 @@
 use tracing::{info, warn};
 
 use crate::lobby::Lobby;
-use crate::store::{Store, StoreError};
+use crate::ratings::rated_key;
+use crate::store::{Store, StoreError, StoredGame};
 
 /// How far apart the `seq` numbering of two servers' resumed rooms is: a room would
 /// have to broadcast more states than this in one server's life to overlap the next.
 const SEQ_PER_INCARNATION: u64 = 1 << 32;
+
+/// Both seats' current ratings in `stored`'s game, as its room shows them; none if
+/// they cannot be read (they are only shown).
+async fn shown_ratings(store: &dyn Store, stored: &StoredGame) -> [Option<f64>; 2] {
+    let keys: Vec<String> = stored
+        .seats
+        .iter()
+        .map(|seat| rated_key(&seat.kind.to_string(), seat.player_id.as_deref()))
+        .collect();
+    let [Some(first), Some(second)] = [keys.first(), keys.get(1)] else {
+        return [None, None];
+    };
+    match store.ratings(stored.game, [first, second]).await {
+        Ok(ratings) => ratings.map(|rating| rating.map(|r| r.rating)),
+        Err(error) => {
+            warn!(game_id = stored.game_id, %error, "could not read the ratings of a resumed game; they are not shown");
+            [None, None]
+        }
+    }
+}
 
 /// What start-up did with the unfinished games.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -32,13 +53,15 @@ pub(crate) async fn resume_unfinished(
     let mut outcome = Resumed::default();
     for game_id in store.unfinished_game_ids().await? {
         let why = match store.game(&game_id).await {
-            Ok(Some(stored)) => match lobby.resume(&stored, seq) {
-                Ok(()) => {
-                    outcome.resumed += 1;
-                    continue;
+            Ok(Some(stored)) => {
+                match lobby.resume(&stored, shown_ratings(store, &stored).await, seq) {
+                    Ok(()) => {
+                        outcome.resumed += 1;
+                        continue;
+                    }
+                    Err(error) => error.to_string(),
                 }
-                Err(error) => error.to_string(),
-            },
+            }
             Ok(None) => continue,
             Err(error) => format!("its records cannot be read: {error}"),
         };

@@ -25,6 +25,7 @@ use super::{
 use crate::players::random_hex;
 use crate::protocol::{ClientError, Role, RoomSummary, ServerMsg, encode};
 use crate::thinkers::DrawAnswer;
+use parlor_rules::bots::BotLevel;
 use parlor_rules::catalog::AnyGame;
 use parlor_rules::games::Seat;
 
@@ -160,8 +161,6 @@ impl Room {
         let game = self.state.game().kind();
         if self.state.is_resumed() {
             info!(room = %self.state.id(), %game, seq = self.state.seq(), "room resumed");
-            let ratings = self.read_ratings().await;
-            self.state.show_ratings(ratings);
         } else {
             info!(room = %self.state.id(), %game, "room created");
         }
@@ -374,7 +373,25 @@ impl Room {
             }
             Then::End(ending) => self.end(*ending).await,
             Then::DrawOffer(change) => self.change_draw_offer(change).await,
+            Then::StandIn { seat, level } => {
+                self.stand_in(seat, level).await;
+                Ok(())
+            }
         }
+    }
+
+    /// Records that a bot plays for an absent person, then has the machine seat it; if
+    /// the store fails, the machine tries again later.
+    async fn stand_in(&mut self, seat: Seat, level: BotLevel) {
+        if let Some((game_id, index)) = self.state.stand_in_record(seat)
+            && let Err(error) = self.context.store.record_stand_in(&game_id, index).await
+        {
+            error!(room = %self.state.id(), %error, "could not record a bot standing in; will retry");
+            self.state.retry_later(Instant::now());
+            return;
+        }
+        let effects = self.state.stand_in_recorded(seat, level, Instant::now());
+        self.perform(effects);
     }
 
     /// Records a change to the draw offer, then has the machine make it. If the store

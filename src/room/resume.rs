@@ -11,8 +11,6 @@ use super::state::{Now, RebuildError, Records, RoomState};
 use super::{RoomContext, RoomHandle, RoomOptions};
 use crate::protocol::ClientError;
 use crate::store::StoredGame;
-use parlor_rules::catalog;
-use parlor_rules::games::PositionError;
 
 /// Why a stored game cannot be resumed (it is then marked interrupted).
 #[derive(Debug, thiserror::Error)]
@@ -23,9 +21,9 @@ pub(crate) enum ResumeError {
     /// Its stored options are not ones this server accepts.
     #[error("its stored options are refused: {}", .0.message)]
     Options(ClientError),
-    /// Its stored start position is not one the game accepts.
-    #[error("its stored start position is refused: {0}")]
-    Position(#[from] PositionError),
+    /// Its stored rule settings are not ones this server knows.
+    #[error("its stored rule settings are refused: {0}")]
+    Rules(serde_json::Error),
     /// A live room already has its room id.
     #[error("a live room already has its room id")]
     RoomTaken,
@@ -34,10 +32,12 @@ pub(crate) enum ResumeError {
     Rebuild(#[from] RebuildError),
 }
 
-/// Rebuilds `stored` as a live room at `live`, its `seq` going on from `seq`, and
-/// starts its task on `runtime`.
+/// Rebuilds `stored` as a live room at `live`, its `seq` going on from `seq` and its
+/// seats showing `ratings`, and starts its task on `runtime`. The game is played under
+/// the rule settings stored with it (the server's, for games stored before they were).
 pub(crate) fn resume(
     stored: &StoredGame,
+    ratings: [Option<f64>; 2],
     seq: u64,
     live: Now,
     context: &Arc<RoomContext>,
@@ -48,13 +48,17 @@ pub(crate) fn resume(
         return Err(ResumeError::OptionsNotAnObject);
     };
     let options = RoomOptions::parse(Some(options.clone())).map_err(ResumeError::Options)?;
-    let game = catalog::new_game(
-        stored.game,
-        &context.config.game_settings(),
-        options.start.as_deref(),
-    )?;
+    let rules = match &stored.rules {
+        Some(rules) if !rules.is_null() => {
+            serde_json::from_value(rules.clone()).map_err(ResumeError::Rules)?
+        }
+        _ => context.config.game_settings(),
+    };
     let records = Records {
         game_id: stored.game_id.clone(),
+        kind: stored.game,
+        rules,
+        ratings,
         started_at_ms: stored.started_at_ms,
         seats: &stored.seats,
         moves: &stored.moves,
@@ -62,7 +66,6 @@ pub(crate) fn resume(
     };
     let state = RoomState::rebuild(
         stored.room_id.clone(),
-        game,
         options.clone(),
         context.config.clone(),
         &records,

@@ -157,6 +157,10 @@ pub(crate) trait Store: Send + Sync + 'static {
         offer: Option<DrawOfferRecord>,
     ) -> Result<(), StoreError>;
 
+    /// Records that a bot has begun to play for the absent person in `seat` of an
+    /// unfinished game (the game is then neither rated nor scored for that seat).
+    async fn record_stand_in(&self, game_id: &str, seat: u8) -> Result<(), StoreError>;
+
     /// Marks every game still `playing` as `interrupted`; returns how many. Called at
     /// shutdown when the operator has asked for games to end with the process.
     async fn interrupt_unfinished(&self) -> Result<u64, StoreError>;

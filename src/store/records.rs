@@ -46,6 +46,8 @@ pub(crate) struct NewGame {
     pub(crate) seats: Vec<SeatRecord>,
     /// The room's options as a JSON object, kept verbatim.
     pub(crate) options_json: String,
+    /// The game's rule settings as it starts, JSON (see `catalog::GameSettings`).
+    pub(crate) rules_json: String,
 }
 
 /// One move as appended to a game's log.

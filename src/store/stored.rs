@@ -67,6 +67,10 @@ pub(crate) struct StoredSeat {
     pub(crate) rating_before: Option<i64>,
     /// The seat's rating after the game, rounded, if it was rated.
     pub(crate) rating_after: Option<i64>,
+    /// Whether a bot played for the seat's absent person (not shown: `score` and the
+    /// ratings already tell what it changed).
+    #[serde(skip)]
+    pub(crate) stood_in: bool,
 }
 
 /// A stored move, as returned by [`super::Store::game`].
@@ -121,6 +125,10 @@ pub(crate) struct StoredGame {
     /// unless the other seat has moved since (not shown: it matters only to resuming).
     #[serde(skip)]
     pub(crate) draw_offer: Option<DrawOfferRecord>,
+    /// The game's rule settings as it started, JSON; `None` for games stored before
+    /// they were kept (not shown: it matters only to resuming).
+    #[serde(skip)]
+    pub(crate) rules: Option<serde_json::Value>,
 }
 
 /// One row of a game's leaderboard.

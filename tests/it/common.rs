@@ -172,6 +172,18 @@ impl Client {
         }
     }
 
+    /// The next JSON message, skipping pings; `None` once the connection has closed
+    /// or failed. Waits as long as it takes.
+    pub(crate) async fn next_json(&mut self) -> Option<Value> {
+        loop {
+            match self.ws.next().await? {
+                Ok(Message::Text(text)) => return Some(serde_json::from_str(&text).unwrap()),
+                Ok(Message::Ping(_) | Message::Pong(_)) => continue,
+                Ok(_) | Err(_) => return None,
+            }
+        }
+    }
+
     /// The next message, which must have this `type`.
     pub(crate) async fn expect(&mut self, kind: &str) -> Value {
         let message = self.recv().await;
@@ -510,4 +522,25 @@ pub(crate) async fn client_at(address: &str, name: &str, token: Option<&str>) ->
     let mut client = Client { ws };
     let welcome = client.hello(name, token).await;
     (client, welcome)
+}
+
+/// What two states with one `seq` must agree on: everything but what is rendered for
+/// each recipient or moment (the clocks' remaining time, the newcomer's `history`) and
+/// the audience (a snapshot may already count a newcomer or a drop that the broadcast
+/// of its `seq` did not; PROTOCOL.md §8).
+pub(crate) fn comparable(state: &Value) -> Value {
+    let mut state = state.clone();
+    if let Some(fields) = state.as_object_mut() {
+        for field in ["clocks", "history", "history_display", "spectators"] {
+            fields.remove(field);
+        }
+        if let Some(seats) = fields.get_mut("seats").and_then(Value::as_array_mut) {
+            for seat in seats {
+                if let Some(seat) = seat.as_object_mut() {
+                    seat.remove("connected");
+                }
+            }
+        }
+    }
+    state
 }

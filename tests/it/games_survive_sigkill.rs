@@ -18,7 +18,7 @@ use tokio::sync::watch;
 use tokio_tungstenite::connect_async;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::common::{ParlorProcess, client_at, temp_dir};
+use crate::common::{ParlorProcess, client_at, comparable, temp_dir};
 
 /// How many times the server is killed.
 const KILLS: usize = 3;
@@ -73,8 +73,8 @@ fn no_clock() -> Value {
 struct Seen {
     /// Each game's moves by number, as states showed them.
     moves: HashMap<String, BTreeMap<u64, String>>,
-    /// Each room's states by `seq`: the game and the number of moves they showed.
-    states: HashMap<(String, u64), (String, u64)>,
+    /// Each room's states by `seq`, as [`comparable`] sees them.
+    states: HashMap<(String, u64), Value>,
 }
 
 impl Seen {
@@ -85,7 +85,7 @@ impl Seen {
         };
         let game_id = state["game_id"].as_str().unwrap_or("").to_owned();
         let moves = state["moves"].as_u64().unwrap_or(0);
-        let shown = (game_id.clone(), moves);
+        let shown = comparable(state);
         let before = self
             .states
             .entry((room.to_owned(), seq))
@@ -94,7 +94,7 @@ impl Seen {
             *before, shown,
             "room {room} sent seq {seq} for two different states"
         );
-        if let Some(text) = state["last_move"]["text"].as_str() {
+        if let Some(text) = state["last_move"]["move"].as_str() {
             let game = self.moves.entry(game_id).or_default();
             let earlier = game.entry(moves).or_insert_with(|| text.to_owned());
             assert_eq!(
@@ -392,10 +392,14 @@ async fn games_survive_repeated_sigkills() {
         spanning >= 1,
         "some move was made across an outage, and its mover was not charged for it"
     );
+    let moves_seen: usize = seen.moves.values().map(BTreeMap::len).sum();
+    assert!(
+        moves_seen >= 10 * game_ids.len(),
+        "the clients saw {moves_seen} moves, too few for the check to mean anything"
+    );
     eprintln!(
-        "chaos: {} games, {} states seen, {} moves across an outage",
+        "chaos: {} games, {} states and {moves_seen} moves seen, {spanning} moves across an outage",
         game_ids.len(),
         seen.states.len(),
-        spanning
     );
 }

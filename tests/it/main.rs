@@ -23,6 +23,7 @@ mod games_outlive_the_process;
 mod games_survive_sigkill;
 mod health_sees_frozen_rooms;
 mod http_answers_strangers_safely;
+mod live_server_properties;
 mod lobby_subscribers_see_rooms_come_and_go;
 mod names_cannot_impersonate;
 mod one_server_per_database;

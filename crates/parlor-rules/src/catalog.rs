@@ -34,6 +34,8 @@ pub fn draw_judgement(now: std::time::Instant) -> Limits {
 /// The rule settings of every game that has any, as the server's configuration gives
 /// them (`[checkers]`, `[fox_geese]`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
 pub struct GameSettings {
     /// English checkers' settings.
     pub checkers: crate::games::checkers::Settings,

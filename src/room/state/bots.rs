@@ -107,6 +107,20 @@ impl RoomState {
         }
     }
 
+    /// Asks the bot a draw offer is open to for its judgement if nothing is judging it:
+    /// an offer a resumed game brought back (live, an offer to a bot is always judged as
+    /// it is made).
+    pub(super) fn judge_open_offer(&mut self) -> Option<Effect> {
+        let seat = self.draw_offer?.other();
+        self.seats[seat.index()].bot_level()?;
+        if self.status() != Status::Playing || self.draw_judging.is_some() {
+            return None;
+        }
+        let ply = self.history.len();
+        self.draw_judging = Some(ply);
+        Some(Effect::JudgeDraw { ply, seat })
+    }
+
     /// A bot's judgement of a draw offer has come back; it is acted on only if the offer
     /// it was made for is still open in the same position.
     pub(crate) fn bot_judged_draw(

@@ -33,7 +33,7 @@ use super::{ConnId, RoomOptions, SeatSpec};
 use crate::config::Config;
 use crate::protocol::{GameOverMsg, StateMsg, Status};
 use parlor_rules::bots::BotLevel;
-use parlor_rules::catalog::{AnyGame, PlayedMove};
+use parlor_rules::catalog::{AnyGame, GameSettings, PlayedMove};
 use parlor_rules::games::{Outcome, Seat};
 
 pub(crate) use endings::{OnFailure, PendingEnding};
@@ -132,6 +132,15 @@ pub(crate) enum Then {
     /// Record the draw offer as this change leaves it
     /// ([`RoomState::draw_offer_record`]), then [`RoomState::draw_offer_recorded`] it.
     DrawOffer(DrawChange),
+    /// Record that a bot of `level` plays for the absent person in `seat`
+    /// ([`RoomState::stand_in_record`]), then [`RoomState::stand_in_recorded`] it; if
+    /// the store fails, [`RoomState::retry_later`].
+    StandIn {
+        /// The absent person's seat.
+        seat: Seat,
+        /// The bot's level.
+        level: BotLevel,
+    },
 }
 
 /// A change to the open draw offer, recorded before anyone sees it so that a game
@@ -180,6 +189,8 @@ pub(crate) struct RoomState {
     game: Box<dyn AnyGame>,
     /// The game as it starts, for rematches.
     initial: Box<dyn AnyGame>,
+    /// The rule settings its games are played under (stored with each game).
+    rules: GameSettings,
     options: RoomOptions,
     config: Arc<Config>,
     seats: [SeatState; 2],
@@ -220,6 +231,10 @@ pub(crate) struct RoomState {
     /// The game was resumed from the store after a restart and no move has been played
     /// since (`state.resumed`).
     resumed: bool,
+    /// The game was resumed after a restart and no person has come back to it yet: if
+    /// the reconnect grace runs out so, the game is aborted rather than lost by whoever's
+    /// grace happens to end first.
+    nobody_back: bool,
 }
 
 impl RoomState {
@@ -237,6 +252,7 @@ impl RoomState {
             SeatSpec::Open | SeatSpec::Me => SeatState::Open,
         };
         RoomState {
+            rules: config.game_settings(),
             clock: Clock::new(options.time_control),
             initial: game.clone_box(),
             draw_offer: None,
@@ -265,6 +281,7 @@ impl RoomState {
             retry_at: None,
             pacer: Pacer::default(),
             resumed: false,
+            nobody_back: false,
         }
     }
 
@@ -295,11 +312,6 @@ impl RoomState {
     /// Whether the game was resumed from the store and no move has been played since.
     pub(crate) fn is_resumed(&self) -> bool {
         self.resumed
-    }
-
-    /// Shows both seats' ratings, as read once the room runs (a resumed room's).
-    pub(crate) fn show_ratings(&mut self, ratings: [Option<f64>; 2]) {
-        self.ratings = ratings;
     }
 
     /// Whether `conn` holds a seat or watches.

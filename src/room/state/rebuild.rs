@@ -13,8 +13,9 @@ use crate::protocol::ClientError;
 use crate::room::seats::SeatState;
 use crate::room::{PlayerInfo, RoomOptions, SeatSpec};
 use crate::store::{DrawOfferRecord, StoredMove, StoredSeat};
-use parlor_rules::catalog::AnyGame;
-use parlor_rules::games::Seat;
+use parlor_rules::GameKind;
+use parlor_rules::catalog::{self, GameSettings};
+use parlor_rules::games::{PositionError, Seat};
 
 /// Why stored records do not make a room.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +31,9 @@ pub(crate) enum RebuildError {
         /// What is wrong with it.
         why: String,
     },
+    /// The game cannot start from its stored start position under its rules.
+    #[error("its start position is refused: {0}")]
+    Position(#[from] PositionError),
     /// The stored moves end the game, yet it was not recorded as finished.
     #[error("the stored moves end the game, but its ending was never recorded")]
     Over,
@@ -49,6 +53,12 @@ pub(crate) enum RebuildError {
 pub(crate) struct Records<'a> {
     /// The game's unique id.
     pub(crate) game_id: String,
+    /// Which game it is.
+    pub(crate) kind: GameKind,
+    /// The rule settings it started under.
+    pub(crate) rules: GameSettings,
+    /// Both seats' ratings now, for showing.
+    pub(crate) ratings: [Option<f64>; 2],
     /// When it started, Unix ms.
     pub(crate) started_at_ms: i64,
     /// Both seats, in seat order.
@@ -79,8 +89,7 @@ impl Records<'_> {
 }
 
 impl RoomState {
-    /// The room `id` playing `records`' game of `game` (as it starts) under `options`,
-    /// live again at `live`: every stored move is checked and applied as a live one is
+    /// The room `id` playing `records`' game under `options`, live again at `live`: every stored move is checked and applied as a live one is
     /// (each received its recorded thinking time after its turn began), then the room
     /// stands as the records left it, with nothing charged for the time in between. The
     /// side to move's clock runs from `live` with the time stored after the last move, and
@@ -89,7 +98,6 @@ impl RoomState {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn rebuild(
         id: String,
-        game: Box<dyn AnyGame>,
         options: RoomOptions,
         config: Arc<Config>,
         records: &Records<'_>,
@@ -100,10 +108,14 @@ impl RoomState {
             return Err(RebuildError::Seats(records.seats.len()));
         };
         let seats = [seated(0, first, live.at)?, seated(1, second, live.at)?];
+        let game = catalog::new_game(records.kind, &records.rules, options.start.as_deref())?;
         let mut room = RoomState::new(id, game, [SeatSpec::Open; 2], options, config, live);
+        room.rules = records.rules.clone();
         room.seats = seats;
+        room.stood_in = [first.stood_in, second.stood_in];
+        room.nobody_back = room.seats.iter().any(|seat| seat.player_id().is_some());
         room.idle_since = None;
-        room.started(records.game_id.clone(), [None, None], live.at);
+        room.started(records.game_id.clone(), records.ratings, live.at);
         for stored in records.moves {
             let refused = |error| RebuildError::Move {
                 ply: stored.ply,

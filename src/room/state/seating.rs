@@ -46,6 +46,7 @@ impl RoomState {
                 holder.name = player.name;
                 *held = Some(conn);
                 *away_since = None;
+                self.nobody_back = false;
             }
             SeatState::StandIn {
                 player: holder,
@@ -56,6 +57,7 @@ impl RoomState {
                 replaced = held.take().filter(|old| *old != conn);
                 holder.name = player.name;
                 *held = Some(conn);
+                self.nobody_back = false;
                 self.hand_back(seat);
             }
             SeatState::Open => {

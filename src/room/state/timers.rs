@@ -13,6 +13,7 @@ use crate::config::Takeover;
 use crate::protocol::Status;
 use crate::room::seats::SeatState;
 use crate::store::{NewGame, SeatRecord};
+use parlor_rules::bots::BotLevel;
 use parlor_rules::games::{EndReason, Seat};
 
 /// What the room's timer leads to.
@@ -61,6 +62,8 @@ impl RoomState {
                 })
                 .to_vec(),
             options_json: self.options.to_json(),
+            // Plain data always serialises; "null" would resume under the settings then.
+            rules_json: serde_json::to_string(&self.rules).unwrap_or_else(|_| "null".to_owned()),
         })
     }
 
@@ -107,7 +110,10 @@ impl RoomState {
             (true, None) => Some(now),
             (false, _) => None,
         };
-        self.bot_work(now).into_iter().collect()
+        self.bot_work(now)
+            .into_iter()
+            .chain(self.judge_open_offer())
+            .collect()
     }
 
     /// When the room's timer must next fire, if anything waits for it.
@@ -158,10 +164,10 @@ impl RoomState {
         if let Some((at, seat)) = self.abandon_deadline()
             && at <= now.at
         {
-            let then = self.absent_too_long(seat, now, &mut effects);
-            if !matches!(then, Then::Nothing) {
-                return Tick::Step(Step { effects, then });
-            }
+            return Tick::Step(Step {
+                effects,
+                then: self.absent_too_long(seat, now),
+            });
         }
         let then = if self.first_move_deadline().is_some_and(|at| at <= now.at) {
             info!(room = %self.id, "a first move was not made in time; the game is aborted");
@@ -195,25 +201,49 @@ impl RoomState {
 
     /// The grace of an absent player in `seat` has run out: a bot takes the seat over if
     /// the room says so, otherwise they lose by `abandoned`.
-    fn absent_too_long(&mut self, seat: Seat, now: Now, effects: &mut Vec<Effect>) -> Then {
+    fn absent_too_long(&self, seat: Seat, now: Now) -> Then {
+        if self.nobody_back {
+            info!(room = %self.id, "nobody came back to a game resumed after a restart; it is aborted");
+            return self.timer_ending(None, EndReason::Aborted, now);
+        }
         let takeover = self.options.takeover.unwrap_or(self.config.rooms.takeover);
         match takeover {
-            Takeover::Bot(level) => {
-                let state = &mut self.seats[seat.index()];
-                if let SeatState::Human { player, .. } = state {
-                    info!(room = %self.id, seat = seat.index(), %level, "a bot took over an absent player's seat");
-                    *state = SeatState::StandIn {
-                        player: player.clone(),
-                        level,
-                        conn: None,
-                    };
-                    self.stood_in[seat.index()] = true;
-                    self.announce_state(now.at, None, effects);
-                }
-                Then::Nothing
-            }
+            Takeover::Bot(level) => Then::StandIn { seat, level },
             Takeover::None => self.timer_ending(Some(seat.other()), EndReason::Abandoned, now),
         }
+    }
+
+    /// The game and seat to record a stand-in for, before
+    /// [`RoomState::stand_in_recorded`]; `None` if no game is on.
+    pub(crate) fn stand_in_record(&self, seat: Seat) -> Option<(String, u8)> {
+        let started = self.started.as_ref()?;
+        Some((started.game_id.clone(), seat.index() as u8))
+    }
+
+    /// A bot of `level` has been recorded as playing for the absent person in `seat`:
+    /// it takes the seat over, and everyone is told.
+    pub(crate) fn stand_in_recorded(
+        &mut self,
+        seat: Seat,
+        level: BotLevel,
+        now: Instant,
+    ) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        let state = &mut self.seats[seat.index()];
+        if let SeatState::Human {
+            player, conn: None, ..
+        } = state
+        {
+            info!(room = %self.id, seat = seat.index(), %level, "a bot took over an absent player's seat");
+            *state = SeatState::StandIn {
+                player: player.clone(),
+                level,
+                conn: None,
+            };
+            self.stood_in[seat.index()] = true;
+            self.announce_state(now, None, &mut effects);
+        }
+        effects
     }
 
     /// When the first absent player's reconnect grace runs out, and their seat.

@@ -149,6 +149,11 @@ impl Store for SqlStore {
         writes::record_draw_offer(&self.pool, game_id, offer).await
     }
 
+    async fn record_stand_in(&self, game_id: &str, seat: u8) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::record_stand_in(&self.pool, game_id, seat).await
+    }
+
     async fn interrupt_unfinished(&self) -> Result<u64, StoreError> {
         let _writing = self.writes.lock().await;
         writes::interrupt(&self.pool, None).await

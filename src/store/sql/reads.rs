@@ -124,7 +124,8 @@ pub(super) async fn game(pool: &AnyPool, game_id: &str) -> Result<Option<StoredG
     let mut tx = pool.begin().await?;
     let Some(row) = sqlx::query(
         "SELECT game_id, game, room_id, status, options, started_at, finished_at, winner, \
-         reason, duration_ms, draw_offer_seat, draw_offer_ply FROM games WHERE game_id = $1",
+         reason, duration_ms, draw_offer_seat, draw_offer_ply, rules FROM games \
+         WHERE game_id = $1",
     )
     .bind(game_id)
     .fetch_optional(&mut *tx)
@@ -135,7 +136,7 @@ pub(super) async fn game(pool: &AnyPool, game_id: &str) -> Result<Option<StoredG
     };
     let seats = sqlx::query(
         "SELECT seat, kind, player_id, name, thinking_ms, score, rating_before, \
-         rating_after FROM game_seats WHERE game_id = $1 ORDER BY seat",
+         rating_after, stood_in FROM game_seats WHERE game_id = $1 ORDER BY seat",
     )
     .bind(game_id)
     .fetch_all(&mut *tx)

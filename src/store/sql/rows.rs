@@ -64,6 +64,11 @@ pub(super) fn game_from_row(
             }),
             _ => None,
         },
+        rules: row
+            .try_get::<Option<String>, _>("rules")?
+            .map(|text| serde_json::from_str(&text))
+            .transpose()
+            .map_err(|error| column_error("rules", error))?,
     })
 }
 
@@ -78,6 +83,7 @@ pub(super) fn seat_from_row(row: &AnyRow) -> Result<StoredSeat, StoreError> {
         score: row.try_get("score")?,
         rating_before: rounded(row.try_get("rating_before")?),
         rating_after: rounded(row.try_get("rating_after")?),
+        stood_in: row.try_get::<i64, _>("stood_in")? != 0,
     })
 }
 

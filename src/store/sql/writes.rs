@@ -20,7 +20,7 @@ use crate::store::{
 const MOVE_COLUMNS: usize = 8;
 
 /// The columns of a stored game's row, as [`insert_games`] binds them.
-const GAME_COLUMNS: usize = 6;
+const GAME_COLUMNS: usize = 7;
 
 /// The columns of a game seat's row, as [`insert_games`] binds them.
 const SEAT_COLUMNS: usize = 5;
@@ -36,7 +36,7 @@ pub(super) async fn insert_games(
     }
     let placeholders = Placeholders::of(conn);
     let mut sql = String::from(
-        "INSERT INTO games (game_id, game, room_id, status, options, started_at) VALUES ",
+        "INSERT INTO games (game_id, game, room_id, status, options, started_at, rules) VALUES ",
     );
     placeholders.push_rows(&mut sql, games.len(), GAME_COLUMNS);
     let mut query = sqlx::query(&sql);
@@ -47,7 +47,8 @@ pub(super) async fn insert_games(
             .bind(game.room_id.as_str())
             .bind(GameStatus::Playing.as_str())
             .bind(game.options_json.as_str())
-            .bind(game.started_at_ms);
+            .bind(game.started_at_ms)
+            .bind(game.rules_json.as_str());
     }
     query.execute(&mut *conn).await?;
 
@@ -224,6 +225,20 @@ pub(super) async fn record_draw_offer(
     .bind(GameStatus::Playing.as_str())
     .execute(pool)
     .await?;
+    Ok(())
+}
+
+/// Records that a bot has played for the person in `seat` of an unfinished game.
+pub(super) async fn record_stand_in(
+    pool: &AnyPool,
+    game_id: &str,
+    seat: u8,
+) -> Result<(), StoreError> {
+    sqlx::query("UPDATE game_seats SET stood_in = 1 WHERE game_id = $1 AND seat = $2")
+        .bind(game_id)
+        .bind(i64::from(seat))
+        .execute(pool)
+        .await?;
     Ok(())
 }
 

@@ -111,6 +111,10 @@ impl Fixture {
             Then::Nothing => {}
             Then::Start(after) => effects.extend(self.start(after, at)),
             Then::End(ending) => effects.extend(self.room.conclude(*ending, None, at)),
+            Then::StandIn { seat, level } => {
+                assert!(self.room.stand_in_record(seat).is_some(), "a game is on");
+                effects.extend(self.room.stand_in_recorded(seat, level, at));
+            }
             Then::DrawOffer(change) => {
                 assert!(
                     self.room.draw_offer_record(change).is_some(),

@@ -3,8 +3,11 @@
 use super::*;
 use crate::domain::SeatKind;
 use crate::protocol::Status;
-use crate::room::state::Records;
+use crate::room::Request;
+use crate::room::state::{PendingEnding, Records};
 use crate::store::{DrawOfferRecord, StoredMove, StoredSeat};
+use parlor_rules::bots::BotLevel;
+use parlor_rules::games::EndReason;
 
 /// Alice and Bob as the store keeps the seats of their game.
 fn stored_seats() -> [StoredSeat; 2] {
@@ -17,6 +20,7 @@ fn stored_seats() -> [StoredSeat; 2] {
         score: None,
         rating_before: None,
         rating_after: None,
+        stood_in: false,
     })
 }
 
@@ -54,7 +58,38 @@ fn played(options: &RoomOptions, cells: &[&str]) -> (Fixture, Vec<StoredMove>, I
     (live, moves, at)
 }
 
-/// The room rebuilt from `moves` under `options`, live again at `live`.
+/// The store's records of a tic-tac-toe game between `seats`.
+fn records<'a>(
+    seats: &'a [StoredSeat],
+    moves: &'a [StoredMove],
+    draw_offer: Option<DrawOfferRecord>,
+) -> Records<'a> {
+    Records {
+        game_id: "g_test".into(),
+        kind: GameKind::TicTacToe,
+        rules: Config::default().game_settings(),
+        ratings: [None, None],
+        started_at_ms: 1_700_000_000_000,
+        seats,
+        moves,
+        draw_offer,
+    }
+}
+
+/// The room rebuilt from `records` under `options`, live again at `live`.
+fn rebuilt_from(records: &Records<'_>, options: RoomOptions, live: Now, seq: u64) -> RoomState {
+    RoomState::rebuild(
+        "r1".into(),
+        options,
+        Arc::new(Config::default()),
+        records,
+        live,
+        seq,
+    )
+    .unwrap()
+}
+
+/// Alice and Bob's room rebuilt from `moves` under `options`, live again at `live`.
 fn rebuilt(
     options: RoomOptions,
     moves: &[StoredMove],
@@ -63,29 +98,7 @@ fn rebuilt(
     seq: u64,
 ) -> RoomState {
     let seats = stored_seats();
-    let records = Records {
-        game_id: "g_test".into(),
-        started_at_ms: 1_700_000_000_000,
-        seats: &seats,
-        moves,
-        draw_offer,
-    };
-    let game = catalog::new_game(
-        GameKind::TicTacToe,
-        &Config::default().game_settings(),
-        None,
-    )
-    .unwrap();
-    RoomState::rebuild(
-        "r1".into(),
-        game,
-        options,
-        Arc::new(Config::default()),
-        &records,
-        live,
-        seq,
-    )
-    .unwrap()
+    rebuilt_from(&records(&seats, moves, draw_offer), options, live, seq)
 }
 
 fn fischer() -> RoomOptions {
@@ -183,26 +196,12 @@ fn records_a_game_cannot_replay_are_refused() {
         think_ms: 10,
         clocks_ms: None,
     }];
-    let records = Records {
-        game_id: "g".into(),
-        started_at_ms: 0,
-        seats: &seats,
-        moves: &moves,
-        draw_offer: None,
-    };
     let t0 = Instant::now();
-    let game = catalog::new_game(
-        GameKind::TicTacToe,
-        &Config::default().game_settings(),
-        None,
-    )
-    .unwrap();
     let refused = RoomState::rebuild(
         "r1".into(),
-        game,
         RoomOptions::default(),
         Arc::new(Config::default()),
-        &records,
+        &records(&seats, &moves, None),
         when(t0, t0),
         1,
     );
@@ -210,4 +209,115 @@ fn records_a_game_cannot_replay_are_refused() {
         refused,
         Err(super::super::RebuildError::Move { ply: 1, .. })
     ));
+}
+
+/// The ending Bob's resignation in `fx` prepares.
+fn bob_resigns(fx: &mut Fixture, at: Instant) -> PendingEnding {
+    fx.join(bob(), Seat::Second, BOB, at).unwrap();
+    let step = fx
+        .room
+        .request(Request::Resign, &bob().player_id, BOB, fx.now(at))
+        .unwrap();
+    let Then::End(ending) = step.then else {
+        panic!("a resignation ends the game");
+    };
+    *ending
+}
+
+#[test]
+fn a_seat_a_bot_played_for_stays_unrated_and_unscored_after_a_restart() {
+    let (live, moves, at) = played(&RoomOptions::default(), &["4", "0", "8", "2"]);
+    let mut seats = stored_seats();
+    let unchanged = rebuilt_from(
+        &records(&seats, &moves, None),
+        RoomOptions::default(),
+        live.now(at),
+        1,
+    );
+    let mut control = Fixture {
+        room: unchanged,
+        t0: live.t0,
+    };
+    control.join(alice(), Seat::First, ALICE, at).unwrap();
+    let rated = bob_resigns(&mut control, at);
+    assert!(
+        rated.finish.rated.is_some(),
+        "without a stand-in the game is rated"
+    );
+    assert!(rated.finish.seats[0].score.is_some());
+
+    seats[0].stood_in = true;
+    let room = rebuilt_from(
+        &records(&seats, &moves, None),
+        RoomOptions::default(),
+        live.now(at),
+        1,
+    );
+    let mut fx = Fixture { room, t0: live.t0 };
+    fx.join(alice(), Seat::First, ALICE, at).unwrap();
+    let ending = bob_resigns(&mut fx, at);
+    assert_eq!(
+        ending.finish.rated, None,
+        "a bot played for Alice before the restart"
+    );
+    assert_eq!(ending.finish.seats[0].score, None);
+}
+
+#[test]
+fn a_resumed_game_nobody_comes_back_to_is_aborted_not_lost() {
+    let (live, moves, at) = played(&RoomOptions::default(), &["4", "0"]);
+    let grace = secs(Config::default().rooms.reconnect_grace_secs);
+    let room = rebuilt(RoomOptions::default(), &moves, None, live.now(at), 1);
+    let mut fx = Fixture { room, t0: live.t0 };
+    let Tick::Step(step) = fx.room.on_timer(fx.now(at + grace)) else {
+        panic!("the room goes on");
+    };
+    let Then::End(ending) = step.then else {
+        panic!("the grace has run out");
+    };
+    assert_eq!(ending.finish.reason, EndReason::Aborted);
+    assert_eq!(ending.finish.winner, None);
+    assert_eq!(ending.finish.rated, None);
+
+    // Once anyone is back, the usual rule holds: the one still away loses.
+    let room = rebuilt(RoomOptions::default(), &moves, None, live.now(at), 1);
+    let mut fx = Fixture { room, t0: live.t0 };
+    fx.join(alice(), Seat::First, ALICE, at + secs(1)).unwrap();
+    let Tick::Step(step) = fx.room.on_timer(fx.now(at + grace)) else {
+        panic!("the room goes on");
+    };
+    let Then::End(ending) = step.then else {
+        panic!("Bob's grace has run out");
+    };
+    assert_eq!(ending.finish.reason, EndReason::Abandoned);
+    assert_eq!(ending.finish.winner, Some(0));
+}
+
+#[test]
+fn an_open_offer_to_a_bot_is_judged_once_the_game_is_resumed() {
+    let (live, moves, at) = played(&RoomOptions::default(), &["4", "0"]);
+    let mut seats = stored_seats();
+    seats[1] = StoredSeat {
+        kind: SeatKind::Bot(BotLevel::Easy),
+        player_id: None,
+        name: "Bot (easy)".into(),
+        ..seats[1].clone()
+    };
+    let offer = DrawOfferRecord { seat: 0, ply: 2 };
+    let mut room = rebuilt_from(
+        &records(&seats, &moves, Some(offer)),
+        RoomOptions::default(),
+        live.now(at),
+        1,
+    );
+    assert_eq!(room.state_msg(false, at).draw_offer, Some(0));
+    let effects = room.settle(at);
+    assert!(
+        effects.contains(&Effect::JudgeDraw {
+            ply: 2,
+            seat: Seat::Second
+        }),
+        "the bot is asked: {effects:?}"
+    );
+    assert!(room.settle(at).is_empty(), "and asked once");
 }

@@ -90,6 +90,7 @@ fn new_game(game_id: &str, player_id: &str, name: &str, started_at_ms: i64) -> N
             },
         ],
         options_json: r#"{"bot":"easy"}"#.to_owned(),
+        rules_json: r#"{"checkers":{"quiet_moves":40}}"#.to_owned(),
     }
 }
 
@@ -588,6 +589,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
                 score: Some(42),
                 rating_before: None,
                 rating_after: None,
+                stood_in: false,
             },
             StoredSeat {
                 seat: 1,
@@ -598,6 +600,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
                 score: None,
                 rating_before: None,
                 rating_after: None,
+                stood_in: false,
             },
         ],
         moves: moves
@@ -614,6 +617,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
             })
             .collect(),
         draw_offer: None,
+        rules: Some(serde_json::json!({"checkers": {"quiet_moves": 40}})),
     };
     assert_eq!(game, expected);
     assert_eq!(

@@ -51,7 +51,7 @@ async fn interrupt_unfinished_marks_only_playing_games() {
 }
 
 #[tokio::test]
-async fn unfinished_games_are_listed_oldest_first_with_their_draw_offer() {
+async fn unfinished_games_are_listed_oldest_first_with_what_resuming_needs() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (store, _) = open_with_alice(&dir).await;
     for (id, at) in [("g2", 2_000), ("g1", 1_000), ("g3", 3_000)] {
@@ -82,6 +82,18 @@ async fn unfinished_games_are_listed_oldest_first_with_their_draw_offer() {
         .expect("withdraw the offer");
     let read = store.game("g1").await.expect("read").expect("stored");
     assert_eq!(read.draw_offer, None);
+
+    store
+        .record_stand_in("g1", 0)
+        .await
+        .expect("record a stand-in");
+    let read = store.game("g1").await.expect("read").expect("stored");
+    assert!(read.seats[0].stood_in && !read.seats[1].stood_in);
+    assert_eq!(
+        read.rules,
+        Some(serde_json::json!({"checkers": {"quiet_moves": 40}})),
+        "the rules are kept as the game started"
+    );
 
     store.interrupt_game("g1").await.expect("interrupt one");
     assert_eq!(store.unfinished_game_ids().await.expect("ids"), ["g3"]);
