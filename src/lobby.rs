@@ -116,13 +116,14 @@ impl Lobby {
         Ok(handle)
     }
 
-    /// Makes the stored, unfinished game `stored` a live room again, its `seq` going on
-    /// from `seq` and its seats showing `ratings`, listed like any other.
+    /// Makes the stored, unfinished game `stored` a live room again from `live`, its
+    /// `seq` going on from `seq` and its seats showing `ratings`, listed like any other.
     pub(crate) fn resume(
         &self,
         stored: &StoredGame,
         ratings: [Option<f64>; 2],
         seq: u64,
+        live: room::Now,
     ) -> Result<(), ResumeError> {
         if self.rooms.contains_key(&stored.room_id) {
             return Err(ResumeError::RoomTaken);
@@ -131,7 +132,7 @@ impl Lobby {
             stored,
             ratings,
             seq,
-            room::now(),
+            live,
             &self.context,
             &self.runtime,
             &self.tracker,

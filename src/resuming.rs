@@ -6,6 +6,7 @@ use tracing::{info, warn};
 
 use crate::lobby::Lobby;
 use crate::ratings::rated_key;
+use crate::room;
 use crate::store::{Store, StoreError, StoredGame};
 
 /// How far apart the `seq` numbering of two servers' resumed rooms is: a room would
@@ -43,7 +44,9 @@ pub(crate) struct Resumed {
 
 /// Resumes every unfinished game in `store` as a room of `lobby`. A game that cannot
 /// be read or replayed is marked interrupted and logged; only a store that cannot
-/// list the games (or take an incarnation) fails the start.
+/// list the games (or take an incarnation) fails the start. Every game is read first
+/// and then all are made live at one instant, so that no clock runs while the others
+/// are still being read.
 pub(crate) async fn resume_unfinished(
     store: &dyn Store,
     lobby: &Lobby,
@@ -51,20 +54,28 @@ pub(crate) async fn resume_unfinished(
     let incarnation = store.next_incarnation().await?;
     let seq = incarnation.saturating_mul(SEQ_PER_INCARNATION);
     let mut outcome = Resumed::default();
+    let mut unreadable = Vec::new();
+    let mut games = Vec::new();
     for game_id in store.unfinished_game_ids().await? {
-        let why = match store.game(&game_id).await {
+        match store.game(&game_id).await {
             Ok(Some(stored)) => {
-                match lobby.resume(&stored, shown_ratings(store, &stored).await, seq) {
-                    Ok(()) => {
-                        outcome.resumed += 1;
-                        continue;
-                    }
-                    Err(error) => error.to_string(),
-                }
+                let ratings = shown_ratings(store, &stored).await;
+                games.push((stored, ratings));
             }
-            Ok(None) => continue,
-            Err(error) => format!("its records cannot be read: {error}"),
-        };
+            Ok(None) => {}
+            Err(error) => {
+                unreadable.push((game_id, format!("its records cannot be read: {error}")))
+            }
+        }
+    }
+    let live = room::now();
+    for (stored, ratings) in games {
+        match lobby.resume(&stored, ratings, seq, live) {
+            Ok(()) => outcome.resumed += 1,
+            Err(error) => unreadable.push((stored.game_id, error.to_string())),
+        }
+    }
+    for (game_id, why) in unreadable {
         warn!(
             game_id,
             why, "an unfinished game cannot be resumed; it is marked interrupted"
