@@ -3,13 +3,14 @@
 //! short margin) whatever is stuck.
 
 use std::io::IsTerminal;
-use std::net::TcpListener;
+use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
 use parlor::config::{Config, Overrides};
+use socket2::{Domain, Socket, Type};
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
@@ -49,7 +50,7 @@ async fn main() -> ExitCode {
         }
     };
     let address = (config.server.bind, config.server.port);
-    let listener = match TcpListener::bind(address) {
+    let listener = match listen(address.into()) {
         Ok(listener) => listener,
         Err(error) => {
             eprintln!(
@@ -69,6 +70,21 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Connections the kernel may hold waiting to be accepted. Beyond it a new connection's
+/// SYN is dropped and the client retries a second later: after a restart every client
+/// reconnects at once, and the standard library's 128 would cost most of them that
+/// second. The kernel caps it at `net.core.somaxconn` (4096 by default).
+const LISTEN_BACKLOG: i32 = 4096;
+
+/// A listening socket on `address`, with room for a reconnecting crowd.
+fn listen(address: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = Socket::new(Domain::for_address(address), Type::STREAM, None)?;
+    socket.set_reuse_address(true)?;
+    socket.bind(&address.into())?;
+    socket.listen(LISTEN_BACKLOG)?;
+    Ok(socket.into())
 }
 
 /// How long past the shutdown grace the watchdog lets a graceful shutdown run (closing
