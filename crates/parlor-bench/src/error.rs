@@ -52,6 +52,9 @@ pub(crate) enum BenchError {
     /// Not one room could be set up.
     #[error("no room could be set up; the first failure was: {0}")]
     NoRooms(String),
+    /// The server's HTTP API did not answer as expected.
+    #[error("{0}")]
+    Http(String),
     /// The report could not be encoded.
     #[error("could not encode the report: {0}")]
     Json(#[from] serde_json::Error),

@@ -11,6 +11,7 @@
 //! See BENCHMARKS.md for the commands and what was measured.
 
 mod abuse;
+mod chaos;
 mod error;
 mod load;
 mod report;
@@ -102,6 +103,21 @@ struct Args {
     /// Where the server binaries are (default: beside this one, e.g. target/release).
     #[arg(long)]
     bin_dir: Option<PathBuf>,
+    /// Chaos instead of load: `connections / 2` games of two players at a person's
+    /// pace, the server killed with SIGKILL `--kills` times (each after about
+    /// `--duration` seconds) and restarted on its database after `--outage` seconds;
+    /// then every game is read back and checked. `--game mixed` plays all four games.
+    #[arg(long, conflicts_with_all = ["url", "compare", "rate", "bot_rooms", "abuse"])]
+    chaos: bool,
+    /// Chaos: how many times the server is killed.
+    #[arg(long, default_value_t = 3, requires = "chaos")]
+    kills: usize,
+    /// Chaos: seconds the server stays down after each kill.
+    #[arg(long, default_value_t = 3.0, requires = "chaos")]
+    outage: f64,
+    /// Chaos: a player's mean time to move, ms (each move takes 0 to twice it).
+    #[arg(long, default_value_t = 500, requires = "chaos")]
+    think_ms: u64,
     /// Also write the report as JSON here.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
@@ -167,7 +183,27 @@ fn run(args: &Args) -> Result<(), BenchError> {
             .and_then(|exe| exe.parent().map(Path::to_path_buf))
             .unwrap_or_default(),
     };
-    let json = if args.compare {
+    let json = if args.chaos {
+        let chaos = chaos::Chaos {
+            games: args.connections / 2,
+            game: args.game.clone(),
+            kills: args.kills,
+            outage: secs(args.outage)?,
+            alive: secs(args.duration)?,
+            think_ms: args.think_ms,
+            connect_concurrency: args.connect_concurrency,
+        };
+        let report = runtime.block_on(chaos::run(&chaos, &bin_dir))?;
+        print!("{}", report.text());
+        let json = serde_json::to_string_pretty(&report)?;
+        if report.failed() {
+            write_json(args.json.as_deref(), json)?;
+            return Err(BenchError::Usage(
+                "the chaos run found lost moves, charged outages or problems (above)".to_owned(),
+            ));
+        }
+        json
+    } else if args.compare {
         let mut runs = Vec::new();
         for target in [Target::Parlor, Target::Actix, Target::Tungstenite] {
             let report = runtime.block_on(measure(target, &load, &bin_dir, args.pin))?;
@@ -202,9 +238,14 @@ fn run(args: &Args) -> Result<(), BenchError> {
         print!("{}", report.text());
         serde_json::to_string_pretty(&report)?
     };
-    if let Some(path) = &args.json {
+    write_json(args.json.as_deref(), json)
+}
+
+/// Writes the JSON report to `path`, if one was asked for.
+fn write_json(path: Option<&Path>, json: String) -> Result<(), BenchError> {
+    if let Some(path) = path {
         std::fs::write(path, json + "\n").map_err(|source| BenchError::File {
-            path: path.clone(),
+            path: path.to_owned(),
             source,
         })?;
     }
@@ -229,7 +270,7 @@ async fn measure(
             load.game
         )));
     }
-    let server = Server::start(target, bin_dir, pin, load.abuse.is_some())?;
+    let server = Server::start(target, bin_dir, pin, load.abuse.is_some(), &[])?;
     eprintln!(
         "parlor-bench: {target} (pid {}) at {}",
         server.pid, server.url

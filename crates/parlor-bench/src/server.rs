@@ -60,18 +60,30 @@ pub(crate) struct Server {
     /// `ws://127.0.0.1:PORT/ws`.
     pub(crate) url: String,
     dir: PathBuf,
+    launch: Launch,
+}
+
+/// How a server is started, kept to start it again.
+struct Launch {
+    target: Target,
+    binary: PathBuf,
+    pin: bool,
+    connection_limits: bool,
+    extra_env: Vec<(String, String)>,
 }
 
 impl Server {
     /// Starts `target`'s binary from `bin_dir` on a free port, in a new scratch directory
     /// (Parlor's database goes there), pinned to core 0 when `pin`. Parlor's limits per
     /// address and its server-wide caps are off (the whole load comes from one address);
-    /// its per-connection limits stay on only with `connection_limits`.
+    /// its per-connection limits stay on only with `connection_limits`. `extra_env` is
+    /// added to its environment.
     pub(crate) fn start(
         target: Target,
         bin_dir: &Path,
         pin: bool,
         connection_limits: bool,
+        extra_env: &[(&str, &str)],
     ) -> Result<Server, BenchError> {
         let binary = bin_dir.join(target.binary());
         if !binary.is_file() {
@@ -88,65 +100,46 @@ impl Server {
             path: dir.clone(),
             source,
         })?;
-        let log_path = dir.join("server.log");
-        let log = File::create(&log_path).map_err(|source| BenchError::File {
-            path: log_path.clone(),
-            source,
-        })?;
-        let log_err = log.try_clone().map_err(|source| BenchError::File {
-            path: log_path.clone(),
-            source,
-        })?;
-        let mut command = if pin {
-            let mut command = Command::new("taskset");
-            command.args(["-c", "0"]).arg(&binary);
-            command
-        } else {
-            Command::new(&binary)
+        let launch = Launch {
+            target,
+            binary,
+            pin,
+            connection_limits,
+            extra_env: extra_env
+                .iter()
+                .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+                .collect(),
         };
-        command
-            .args(["--port", "0"])
-            // No config.toml here: Parlor runs on its defaults plus what follows.
-            .current_dir(&dir)
-            .env("PARLOR_STORE__PATH", dir.join("parlor.db"))
-            // Setting up 10k connections takes longer than the default 30 s in which a
-            // game's first move must come; the measured traffic is the same either way.
-            .env("PARLOR_ROOMS__FIRST_MOVE_SECS", "3600")
-            .envs(limits_off(connection_limits).map(|key| (key, "0")))
-            .stdin(Stdio::null())
-            .stdout(log)
-            .stderr(log_err);
-        let child = command.spawn().map_err(|source| BenchError::Spawn {
-            what: binary.display().to_string(),
-            source,
-        })?;
-        let pid = child.id();
-        let mut server = Server {
+        let (child, url) = launch.spawn(&dir)?;
+        Ok(Server {
+            pid: child.id(),
             child,
-            pid,
-            url: String::new(),
+            url,
             dir,
-        };
-        let started = Instant::now();
-        while started.elapsed() < START_PATIENCE {
-            let text = std::fs::read_to_string(&log_path).unwrap_or_default();
-            if let Some(address) = listening_address(&text) {
-                server.url = format!("ws://{address}/ws");
-                return Ok(server);
-            }
-            if let Ok(Some(_)) = server.child.try_wait() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let text = std::fs::read_to_string(&log_path).unwrap_or_default();
-        let tail: Vec<&str> = text.lines().rev().take(10).collect();
-        Err(BenchError::ServerStart {
-            what: target.binary().to_owned(),
-            secs: START_PATIENCE.as_secs(),
-            log: log_path,
-            tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+            launch,
         })
+    }
+
+    /// Kills the server with SIGKILL (no shutdown at all, as a crash or the OOM killer
+    /// would) and waits for it to be gone; its directory and database stay.
+    pub(crate) fn kill_hard(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts the same binary again on the same directory and database (after
+    /// [`Server::kill_hard`]), on a new free port.
+    pub(crate) fn restart(&mut self) -> Result<(), BenchError> {
+        let (child, url) = self.launch.spawn(&self.dir)?;
+        self.pid = child.id();
+        self.child = child;
+        self.url = url;
+        Ok(())
+    }
+
+    /// Everything the server has logged in its directory, across restarts.
+    pub(crate) fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
     }
 
     /// Asks the server to stop (SIGTERM: Parlor shuts down gracefully), kills it if it
@@ -183,6 +176,82 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.terminate();
+    }
+}
+
+impl Launch {
+    /// Starts the binary in `dir` (appending to its `server.log`) and waits until it
+    /// says where it listens; returns the process and its WebSocket URL.
+    fn spawn(&self, dir: &Path) -> Result<(Child, String), BenchError> {
+        let Launch {
+            target,
+            binary,
+            pin,
+            connection_limits,
+            extra_env,
+        } = self;
+        let (target, pin, connection_limits) = (*target, *pin, *connection_limits);
+        let log_path = dir.join("server.log");
+        let logged_before = std::fs::metadata(&log_path).map_or(0, |m| m.len());
+        let log = File::options()
+            .create(true)
+            .append(true)
+            .open(&log_path)
+            .map_err(|source| BenchError::File {
+                path: log_path.clone(),
+                source,
+            })?;
+        let log_err = log.try_clone().map_err(|source| BenchError::File {
+            path: log_path.clone(),
+            source,
+        })?;
+        let mut command = if pin {
+            let mut command = Command::new("taskset");
+            command.args(["-c", "0"]).arg(binary);
+            command
+        } else {
+            Command::new(binary)
+        };
+        command
+            .args(["--port", "0"])
+            // No config.toml here: Parlor runs on its defaults plus what follows.
+            .current_dir(dir)
+            .env("PARLOR_STORE__PATH", dir.join("parlor.db"))
+            // Setting up 10k connections takes longer than the default 30 s in which a
+            // game's first move must come; the measured traffic is the same either way.
+            .env("PARLOR_ROOMS__FIRST_MOVE_SECS", "3600")
+            .envs(limits_off(connection_limits).map(|key| (key, "0")))
+            .envs(extra_env.iter().map(|(key, value)| (key, value)))
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log_err);
+        let mut child = command.spawn().map_err(|source| BenchError::Spawn {
+            what: binary.display().to_string(),
+            source,
+        })?;
+        let started = Instant::now();
+        while started.elapsed() < START_PATIENCE {
+            let text = std::fs::read(&log_path).unwrap_or_default();
+            let fresh = text
+                .get(usize::try_from(logged_before).unwrap_or(0)..)
+                .unwrap_or_default();
+            if let Some(address) = listening_address(&String::from_utf8_lossy(fresh)) {
+                return Ok((child, format!("ws://{address}/ws")));
+            }
+            if let Ok(Some(_)) = child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        let text = std::fs::read_to_string(&log_path).unwrap_or_default();
+        let tail: Vec<&str> = text.lines().rev().take(10).collect();
+        Err(BenchError::ServerStart {
+            what: target.binary().to_owned(),
+            secs: START_PATIENCE.as_secs(),
+            log: log_path,
+            tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+        })
     }
 }
 

@@ -19,7 +19,7 @@ use crate::system;
 
 mod bot_rooms;
 mod player;
-mod wire;
+pub(crate) mod wire;
 
 use bot_rooms::BotRooms;
 use player::{PlayerConn, watch_room};

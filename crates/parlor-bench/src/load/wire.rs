@@ -20,14 +20,20 @@ const SETUP_PATIENCE: Duration = Duration::from_secs(30);
 
 pub(crate) type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
+/// What `room_created` says.
 #[derive(Deserialize)]
-pub(super) struct RoomCreated {
-    pub(super) room: String,
+pub(crate) struct RoomCreated {
+    /// The new room's id.
+    pub(crate) room: String,
 }
 
+/// What `welcome` says that a client keeps.
 #[derive(Deserialize)]
-pub(super) struct Welcome {
-    player_id: String,
+pub(crate) struct Welcome {
+    /// The player's id.
+    pub(crate) player_id: String,
+    /// The token that speaks for the player from now on.
+    pub(crate) token: String,
 }
 
 #[derive(Deserialize)]
@@ -38,19 +44,32 @@ pub(super) struct Kind<'a> {
 
 /// A new connection that has said hello; returns it and the player's id.
 pub(crate) async fn hello(url: &str, name: &str) -> Result<(Ws, String), String> {
+    let (ws, welcome) = hello_as(url, name, None).await?;
+    Ok((ws, welcome.player_id))
+}
+
+/// A new connection that has said hello as `name`, resuming the player `token` speaks
+/// for if given; returns it and the `welcome`.
+pub(crate) async fn hello_as(
+    url: &str,
+    name: &str,
+    token: Option<&str>,
+) -> Result<(Ws, Welcome), String> {
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER_BYTES);
     let connecting = connect_async_with_config(url, Some(config), true);
     let (mut ws, _) = tokio::time::timeout(SETUP_PATIENCE, connecting)
         .await
         .map_err(|_| format!("connecting to {url} took over {SETUP_PATIENCE:?}"))?
         .map_err(|e| format!("connecting to {url}: {e}"))?;
-    let hello = serde_json::json!({"type": "hello", "name": name});
+    let mut hello = serde_json::json!({"type": "hello", "name": name});
+    if let Some(token) = token {
+        hello["token"] = serde_json::json!(token);
+    }
     send(&mut ws, hello.to_string()).await?;
     let welcome = until(&mut ws, "welcome").await?;
-    let id = serde_json::from_str::<Welcome>(&welcome)
-        .map_err(|e| format!("welcome without a player_id: {e}"))?
-        .player_id;
-    Ok((ws, id))
+    let welcome = serde_json::from_str::<Welcome>(&welcome)
+        .map_err(|e| format!("welcome without a player_id or token: {e}"))?;
+    Ok((ws, welcome))
 }
 
 pub(crate) async fn send(ws: &mut Ws, text: String) -> Result<(), String> {
@@ -61,7 +80,7 @@ pub(crate) async fn send(ws: &mut Ws, text: String) -> Result<(), String> {
 }
 
 /// Reads until a message of type `kind`; an `error` on the way fails.
-pub(super) async fn until(ws: &mut Ws, kind: &str) -> Result<String, String> {
+pub(crate) async fn until(ws: &mut Ws, kind: &str) -> Result<String, String> {
     let deadline = tokio::time::Instant::now() + SETUP_PATIENCE;
     loop {
         let frame = tokio::time::timeout_at(deadline, ws.next())
