@@ -112,8 +112,9 @@ struct Ledger {
     highest: u64,
     /// The highest `seq` seen before the latest restart: every later state is above it.
     before_restart: u64,
-    /// The move each player last sent, as (moves played then, move).
-    sent: [Option<(u64, String)>; 2],
+    /// The moves each player sent when it was their turn, by the number of moves
+    /// played then (a client may see a move long after its player sent another).
+    sent: [HashMap<(Value, u64), String>; 2],
 }
 
 impl Ledger {
@@ -153,10 +154,10 @@ impl Ledger {
                     .any(|legal| legal == text),
                 "{text} was legal before it was played"
             );
-            let sent = self.sent[mover].as_ref();
+            let sent = self.sent[mover].get(&(state["game_id"].clone(), moves - 1));
             assert_eq!(
-                sent.map(|(at, text)| (*at, text.as_str())),
-                Some((moves - 1, text)),
+                sent.map(String::as_str),
+                Some(text),
                 "seat {mover}'s move was one its player sent"
             );
         }
@@ -279,21 +280,16 @@ impl Case {
     /// `who` (re)enters the room on their current connection, saying `since`.
     async fn enter(&mut self, who: usize, since: Option<u64>) {
         let mut message = if who == SPECTATOR {
-            json!({"type": "watch", "room": self.room, "ref": "enter"})
+            json!({"type": "watch", "room": self.room})
         } else {
-            json!({"type": "join", "room": self.room, "seat": who, "ref": "enter"})
+            json!({"type": "join", "room": self.room, "seat": who})
         };
         if let Some(since) = since {
             message["since"] = json!(since);
         }
         self.people[who].rejoining = true;
-        self.people[who]
-            .client
-            .as_mut()
-            .unwrap()
-            .send(message)
-            .await;
-        let joined = self.read_until(who, |m| m["ref"] == "enter").await;
+        let reference = self.send(who, message).await;
+        let joined = self.read_until(who, |m| m["ref"] == reference).await;
         let joined = joined.expect("the connection stays open");
         assert_eq!(joined["type"], "joined", "{joined}");
     }
@@ -361,7 +357,7 @@ impl Case {
                 let my_turn = who != SPECTATOR && state["to_move"] == json!(who);
                 if my_turn {
                     let moves = state["moves"].as_u64().unwrap();
-                    self.ledger.sent[who] = Some((moves, text.clone()));
+                    self.ledger.sent[who].insert((state["game_id"].clone(), moves), text.clone());
                 }
                 let room = self.room.clone();
                 let reference = self

@@ -2,7 +2,6 @@
 //! after each game, and whenever its connection is lost reconnects to wherever the
 //! server now is, says hello with its token and joins its seat again with `since`.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -10,54 +9,15 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use serde::Deserialize;
 use serde_json::json;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::Ctx;
-use crate::load::wire::{Ws, hello_as};
+use crate::load::wire::{Seen, Ws, hello_as};
 
 /// How long a player waits for any message before it counts the room as stuck.
 const STUCK: Duration = Duration::from_secs(30);
-
-/// The parts of a message a player needs.
-#[derive(Deserialize)]
-struct Seen<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-    #[serde(default)]
-    seq: Option<u64>,
-    #[serde(default, borrow)]
-    status: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    game_id: Option<Cow<'a, str>>,
-    #[serde(default)]
-    to_move: Option<u8>,
-    #[serde(default, borrow)]
-    legal_moves: Vec<Cow<'a, str>>,
-    #[serde(default)]
-    moves: u64,
-    #[serde(default, borrow)]
-    last_move: Option<SeenMove<'a>>,
-    #[serde(default, borrow)]
-    code: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    seats: Vec<SeenSeat<'a>>,
-}
-
-#[derive(Deserialize)]
-struct SeenSeat<'a> {
-    #[serde(default, borrow)]
-    player_id: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct SeenMove<'a> {
-    seat: u8,
-    #[serde(rename = "move", borrow)]
-    text: Cow<'a, str>,
-}
 
 /// A player: who it is and its seat in its room (which a rematch swaps).
 pub(super) struct Player {

@@ -1,50 +1,16 @@
 //! One player's and one spectator's connection during the load: reading states,
 //! moving when it is their turn, and timing each move from send to broadcast.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use rand::seq::IndexedRandom;
-use serde::Deserialize;
 use tokio_tungstenite::tungstenite::Message;
 
-use super::wire::{Ws, close};
+use super::wire::{Seen, Ws, close};
 use super::{Ctx, RoomClock};
-
-/// The parts of a `state` (or other message) a player needs.
-#[derive(Deserialize)]
-struct Seen<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-    #[serde(default, borrow)]
-    status: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    game_id: Option<Cow<'a, str>>,
-    #[serde(default)]
-    to_move: Option<u8>,
-    #[serde(default, borrow)]
-    legal_moves: Vec<Cow<'a, str>>,
-    #[serde(default)]
-    moves: u64,
-    #[serde(default, borrow)]
-    seats: Vec<SeenSeat<'a>>,
-    #[serde(default)]
-    last_move: Option<SeenMove>,
-}
-
-#[derive(Deserialize)]
-struct SeenSeat<'a> {
-    #[serde(borrow)]
-    player_id: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct SeenMove {
-    seat: u8,
-}
 
 /// What a player does after reading a frame.
 enum Next {

@@ -27,6 +27,60 @@ pub(crate) struct RoomCreated {
     pub(crate) room: String,
 }
 
+/// The parts of a message (most often a `state`) the generator's players read; what is
+/// absent from a message is left at its default.
+#[derive(Deserialize)]
+pub(crate) struct Seen<'a> {
+    /// The message's `type`.
+    #[serde(rename = "type", borrow)]
+    pub(crate) kind: Cow<'a, str>,
+    /// The room's `seq`.
+    #[serde(default)]
+    pub(crate) seq: Option<u64>,
+    /// Waiting, playing or finished.
+    #[serde(default, borrow)]
+    pub(crate) status: Option<Cow<'a, str>>,
+    /// The current game's id.
+    #[serde(default, borrow)]
+    pub(crate) game_id: Option<Cow<'a, str>>,
+    /// The seat to move.
+    #[serde(default)]
+    pub(crate) to_move: Option<u8>,
+    /// The legal moves of the side to move.
+    #[serde(default, borrow)]
+    pub(crate) legal_moves: Vec<Cow<'a, str>>,
+    /// Moves played.
+    #[serde(default)]
+    pub(crate) moves: u64,
+    /// Both seats.
+    #[serde(default, borrow)]
+    pub(crate) seats: Vec<SeenSeat<'a>>,
+    /// The last move.
+    #[serde(default, borrow)]
+    pub(crate) last_move: Option<SeenMove<'a>>,
+    /// An error's code.
+    #[serde(default, borrow)]
+    pub(crate) code: Option<Cow<'a, str>>,
+}
+
+/// A seat as [`Seen`] reads it.
+#[derive(Deserialize)]
+pub(crate) struct SeenSeat<'a> {
+    /// Its player, if a person holds it.
+    #[serde(default, borrow)]
+    pub(crate) player_id: Option<Cow<'a, str>>,
+}
+
+/// The last move as [`Seen`] reads it.
+#[derive(Deserialize)]
+pub(crate) struct SeenMove<'a> {
+    /// Who played it.
+    pub(crate) seat: u8,
+    /// The move.
+    #[serde(rename = "move", borrow)]
+    pub(crate) text: Cow<'a, str>,
+}
+
 /// What `welcome` says that a client keeps.
 #[derive(Deserialize)]
 pub(crate) struct Welcome {
