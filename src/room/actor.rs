@@ -16,20 +16,17 @@ use tracing::{error, info, warn};
 use super::fanout::{Snapshots, fan_out, frame, send_to};
 use super::handle::Request;
 use super::recent::Recent;
-use super::state::{
-    AfterStart, DrawChange, Effect, OnFailure, PendingEnding, RoomState, Step, Then, Tick,
-};
+use super::state::{Effect, RoomState, Step, Then, Tick};
 use super::{
     ConnId, Creator, Frame, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, now,
 };
-use crate::players::random_hex;
 use crate::protocol::{ClientError, Role, RoomSummary, ServerMsg, encode};
 use crate::thinkers::DrawAnswer;
-use parlor_rules::bots::BotLevel;
 use parlor_rules::catalog::AnyGame;
 use parlor_rules::games::Seat;
 
 mod bots;
+mod writes;
 
 /// Reply channel for commands that either succeed or fail with a client error.
 type Reply = oneshot::Sender<Result<(), ClientError>>;
@@ -376,101 +373,6 @@ impl Room {
             Then::StandIn { seat, level } => {
                 self.stand_in(seat, level).await;
                 Ok(())
-            }
-        }
-    }
-
-    /// Records that a bot plays for an absent person, then has the machine seat it; if
-    /// the store fails, the machine tries again later.
-    async fn stand_in(&mut self, seat: Seat, level: BotLevel) {
-        if let Some((game_id, index)) = self.state.stand_in_record(seat)
-            && let Err(error) = self.context.store.record_stand_in(&game_id, index).await
-        {
-            error!(room = %self.state.id(), %error, "could not record a bot standing in; will retry");
-            self.state.retry_later(Instant::now());
-            return;
-        }
-        let effects = self.state.stand_in_recorded(seat, level, Instant::now());
-        self.perform(effects);
-    }
-
-    /// Records a change to the draw offer, then has the machine make it. If the store
-    /// fails, a person's offer or refusal is refused; a bot's refusal stands anyway.
-    async fn change_draw_offer(&mut self, change: DrawChange) -> Result<(), ClientError> {
-        if let Some((game_id, offer)) = self.state.draw_offer_record(change)
-            && let Err(error) = self.context.store.record_draw_offer(&game_id, offer).await
-        {
-            error!(room = %self.state.id(), %error, "could not record a change to the draw offer");
-            if change != (DrawChange::Declined { by_bot: true }) {
-                return Err(ClientError::storage_unavailable());
-            }
-        }
-        let step = self.state.draw_offer_recorded(change, now());
-        Box::pin(self.follow(step)).await
-    }
-
-    /// Records an ending, then has the machine apply it.
-    async fn end(&mut self, ending: PendingEnding) -> Result<(), ClientError> {
-        match self.context.store.finish_game(&ending.finish).await {
-            Ok(ratings) => {
-                let effects = self.state.conclude(ending, ratings, Instant::now());
-                self.perform(effects);
-                Ok(())
-            }
-            Err(error) => {
-                error!(room = %self.state.id(), %error, "could not record the end of a game");
-                match ending.on_failure {
-                    OnFailure::Refuse => Err(ClientError::storage_unavailable()),
-                    OnFailure::Retry => {
-                        self.state.retry_later(Instant::now());
-                        Ok(())
-                    }
-                    OnFailure::Shrug => Ok(()),
-                }
-            }
-        }
-    }
-
-    /// Starts the game if the machine says it can, recording it first, then announces
-    /// what the machine says follows.
-    async fn start(&mut self, after: AfterStart) {
-        self.try_start().await;
-        let effects = self.state.after_start(after, Instant::now());
-        self.perform(effects);
-    }
-
-    /// Records the start of the game if both seats are filled; if the store is
-    /// unavailable the room stays waiting and the machine tries again later.
-    async fn try_start(&mut self) {
-        let game_id = || format!("g_{}", random_hex(8));
-        let Some(record) = self.state.start_record(now(), game_id) else {
-            return;
-        };
-        if let Err(error) = self.context.store.create_game(&record).await {
-            error!(room = %self.state.id(), %error, "could not record the start of a game; will retry");
-            self.state.start_failed(Instant::now());
-            return;
-        }
-        info!(room = %self.state.id(), game_id = record.game_id, "game started");
-        let ratings = self.read_ratings().await;
-        // The first mover's time starts now, not before the database work above.
-        self.state.started(record.game_id, ratings, Instant::now());
-    }
-
-    /// Reads both seats' ratings for display; unknown ratings show as none.
-    async fn read_ratings(&self) -> [Option<f64>; 2] {
-        let keys = self.state.rating_keys();
-        let game = self.state.game().kind();
-        match self
-            .context
-            .store
-            .ratings(game, [keys[0].as_str(), keys[1].as_str()])
-            .await
-        {
-            Ok(ratings) => ratings.map(|rating| rating.map(|r| r.rating)),
-            Err(error) => {
-                warn!(room = %self.state.id(), %error, "could not read the ratings; they are not shown");
-                [None, None]
             }
         }
     }
