@@ -89,13 +89,13 @@ impl Records<'_> {
 }
 
 impl RoomState {
-    /// The room `id` playing `records`' game under `options`, live again at `live`: every stored move is checked and applied as a live one is
-    /// (each received its recorded thinking time after its turn began), then the room
-    /// stands as the records left it, with nothing charged for the time in between. The
-    /// side to move's clock runs from `live` with the time stored after the last move, and
-    /// every person is away from `live`, with the whole reconnect grace ahead. The store
-    /// does not keep `seq`: the rebuilt room goes on from the given one.
-    #[allow(clippy::too_many_arguments)]
+    /// The room `id` playing `records`' game under `options`, live again at `live`.
+    /// Every stored move is checked and applied as a live one is (each received its
+    /// recorded thinking time after its turn began); then the room stands as the records
+    /// left it, with nothing charged for the time in between. The side to move's clock
+    /// runs from `live` with the time stored after the last move, and every person is
+    /// away from `live`, with the whole reconnect grace ahead. The store does not keep
+    /// `seq`: the rebuilt room goes on from the given one.
     pub(crate) fn rebuild(
         id: String,
         options: RoomOptions,
