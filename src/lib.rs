@@ -45,8 +45,7 @@ use crate::limits::Limits;
 use crate::lobby::{Lobby, LobbyFeed};
 use crate::metrics::Metrics;
 use crate::room::RoomContext;
-use crate::store::batch::BatchStats;
-use crate::store::{SqlStore, SqliteTuning, Store};
+use crate::store::{BatchStats, Store};
 use crate::thinkers::Thinkers;
 use crate::ws::{ConnectionSocket, OriginPolicy};
 
@@ -130,10 +129,8 @@ pub async fn run(
         moves: metrics.store_batch_moves.clone(),
         commit_seconds: metrics.store_commit_seconds.clone(),
     };
-    let tuning = SqliteTuning::of(&config.store);
-    let store = SqlStore::open_sqlite(&config.store.path, tuning, batches).await?;
-    info!(path = %config.store.path.display(), "database ready");
-    let store: Arc<dyn Store> = Arc::new(store);
+    let store = store::open(&config.store, batches).await?;
+    info!("database ready");
     let config = Arc::new(config);
     let thinkers = Thinkers::start(
         config.bots.thread_count(),

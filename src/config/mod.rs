@@ -92,10 +92,13 @@ impl Default for ServerConfig {
     }
 }
 
-/// `[store]`: the embedded SQLite database.
+/// `[store]`: the database. SQLite at `path` unless `url` names a PostgreSQL server.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct StoreConfig {
+    /// A PostgreSQL URL (`postgres://user:password@host:port/database`); when set, the
+    /// store is that database and `path`, `busy_timeout_ms` and `synchronous` are unused.
+    pub url: Option<String>,
     /// The SQLite file; created with its folder on first run.
     pub path: PathBuf,
     /// How long a write waits for a lock held by another process before it fails.
@@ -107,6 +110,7 @@ pub struct StoreConfig {
 impl Default for StoreConfig {
     fn default() -> Self {
         Self {
+            url: None,
             path: PathBuf::from("data/parlor.db"),
             busy_timeout_ms: 5000,
             synchronous: Synchronous::Full,
@@ -124,16 +128,6 @@ pub enum Synchronous {
     /// The log is synced at checkpoints only: a commit survives a crash of the process
     /// but the last ones may be lost in a power cut. Cheaper per commit.
     Normal,
-}
-
-impl Synchronous {
-    /// The statement that applies it to a connection.
-    pub fn pragma(self) -> &'static str {
-        match self {
-            Synchronous::Full => "PRAGMA synchronous = FULL",
-            Synchronous::Normal => "PRAGMA synchronous = NORMAL",
-        }
-    }
 }
 
 /// How the bot threads are scheduled below the threads serving connections and rooms.

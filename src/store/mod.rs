@@ -1,8 +1,8 @@
 //! Durable storage of players, games, moves and the leaderboard.
 //!
-//! Rooms and sessions talk to a [`Store`] trait object. [`SqlStore`] implements it
-//! with sqlx's `Any` driver, so SQLite (the embedded default) and PostgreSQL share one
-//! code path and one set of migrations.
+//! Rooms and sessions talk to a [`Store`] trait object, which [`open`] makes from
+//! `[store]`: SQLite (the embedded default) or PostgreSQL, one set of SQL and of
+//! migrations compiled for each engine's native sqlx driver.
 //!
 //! This file holds the trait and its error; `records` the values written, `stored` the
 //! values the read API returns, `status` a stored game's [`GameStatus`], and `sql` the
@@ -22,7 +22,7 @@ pub(crate) use records::{
     DrawOfferRecord, GameFinish, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord,
     RatingChange, SeatRecord, SeatResult,
 };
-pub(crate) use sql::{SqlStore, SqliteTuning, batch};
+pub(crate) use sql::{BatchStats, open};
 pub(crate) use status::GameStatus;
 pub(crate) use stored::{
     LeaderboardEntry, PlayerGame, RatingEntry, StoredGame, StoredMove, StoredSeat,
@@ -78,6 +78,24 @@ pub enum StoreError {
     NotSqlite {
         /// The file.
         path: String,
+    },
+    /// `store.url` is not a PostgreSQL URL sqlx can read.
+    #[error(
+        "store.url is not a PostgreSQL URL ({reason}); write it as postgres://user:password@host:port/database"
+    )]
+    BadUrl {
+        /// What is wrong with it (never the URL itself, which may hold a password).
+        reason: String,
+    },
+    /// The database server could not be reached or refused the connection.
+    #[error(
+        "could not connect to PostgreSQL at {place}: {source}; check store.url and that the server is running"
+    )]
+    Unreachable {
+        /// The host, port and database tried.
+        place: String,
+        /// What the driver reported.
+        source: sqlx::Error,
     },
     /// The database file's folder could not be created.
     #[error("could not create the folder for the database file {path}: {source}")]

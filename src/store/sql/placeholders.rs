@@ -3,8 +3,6 @@
 
 use std::fmt::Write as _;
 
-use sqlx::AnyConnection;
-
 /// How a generated statement writes its parameters for the connected database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Placeholders {
@@ -18,15 +16,6 @@ pub(super) enum Placeholders {
 }
 
 impl Placeholders {
-    /// The style for `conn`'s database.
-    pub(super) fn of(conn: &AnyConnection) -> Placeholders {
-        if conn.backend_name() == <sqlx::Sqlite as sqlx::Database>::NAME {
-            Placeholders::Anonymous
-        } else {
-            Placeholders::Numbered
-        }
-    }
-
     /// Appends `rows` parenthesised rows of `columns` parameters each, comma-separated,
     /// numbered from 1 where numbers are needed.
     pub(super) fn push_rows(self, sql: &mut String, rows: usize, columns: usize) {
@@ -70,5 +59,20 @@ impl Placeholders {
             }
             sql.push(')');
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Placeholders;
+
+    #[test]
+    fn generated_rows_use_the_databases_placeholders() {
+        let mut sqlite = String::new();
+        Placeholders::Anonymous.push_rows(&mut sqlite, 2, 3);
+        assert_eq!(sqlite, "(?, ?, ?), (?, ?, ?)");
+        let mut postgres = String::new();
+        Placeholders::Numbered.push_rows(&mut postgres, 2, 3);
+        assert_eq!(postgres, "($1, $2, $3), ($4, $5, $6)");
     }
 }

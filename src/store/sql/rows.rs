@@ -1,10 +1,9 @@
-//! Row decoding: database rows to the store's domain values, with every narrowing
-//! checked and every failure a [`StoreError`].
+//! Typed rows: each query's result as a struct of the column types both engines decode
+//! natively (`BIGINT` as `i64`, `DOUBLE PRECISION` as `f64`, `TEXT` as `String`), and
+//! their conversion into the store's domain values, with every narrowing checked and
+//! every failure a [`StoreError`] naming its column.
 
 use std::str::FromStr;
-
-use sqlx::Row;
-use sqlx::any::AnyRow;
 
 use crate::ratings::Rating;
 use crate::store::{
@@ -12,163 +11,261 @@ use crate::store::{
     StoredGame, StoredMove, StoredSeat,
 };
 
-/// Decodes a `players` row (its `player_id` and `name`).
-pub(super) fn player_from_row(row: &AnyRow) -> Result<PlayerRecord, StoreError> {
-    Ok(PlayerRecord {
-        player_id: row.try_get("player_id")?,
-        name: row.try_get("name")?,
-    })
+/// A `players` row: its `player_id` and `name`.
+#[derive(sqlx::FromRow)]
+pub(super) struct PlayerRow {
+    player_id: String,
+    name: String,
 }
 
-/// Decodes a row of a player's list of games: the game's columns, the player's `seat`
-/// and both seats' names as `name0` and `name1`.
-pub(super) fn player_game_from_row(row: &AnyRow) -> Result<PlayerGame, StoreError> {
-    Ok(PlayerGame {
-        game_id: row.try_get("game_id")?,
-        game: named(row, "game")?,
-        status: named(row, "status")?,
-        seat: narrow(row.try_get("seat")?, "seat")?,
-        names: vec![row.try_get("name0")?, row.try_get("name1")?],
-        started_at_ms: row.try_get("started_at")?,
-        winner: narrow_opt(row.try_get("winner")?, "winner")?,
-        reason: named_opt(row, "reason")?,
-    })
+impl From<PlayerRow> for PlayerRecord {
+    fn from(row: PlayerRow) -> PlayerRecord {
+        PlayerRecord {
+            player_id: row.player_id,
+            name: row.name,
+        }
+    }
 }
 
-/// Decodes a `games` row, completed with the game's decoded seats and moves.
-pub(super) fn game_from_row(
-    row: &AnyRow,
-    seats: Vec<StoredSeat>,
-    moves: Vec<StoredMove>,
-) -> Result<StoredGame, StoreError> {
-    Ok(StoredGame {
-        game_id: row.try_get("game_id")?,
-        game: named(row, "game")?,
-        room_id: row.try_get("room_id")?,
-        status: named(row, "status")?,
-        options: parse_options(&row.try_get::<String, _>("options")?),
-        started_at_ms: row.try_get("started_at")?,
-        finished_at_ms: row.try_get("finished_at")?,
-        winner: narrow_opt(row.try_get("winner")?, "winner")?,
-        reason: named_opt(row, "reason")?,
-        duration_ms: row.try_get("duration_ms")?,
-        seats,
-        moves,
-        draw_offer: match (
-            row.try_get::<Option<i64>, _>("draw_offer_seat")?,
-            row.try_get::<Option<i64>, _>("draw_offer_ply")?,
-        ) {
-            (Some(seat), Some(ply)) => Some(DrawOfferRecord {
-                seat: narrow(seat, "draw_offer_seat")?,
-                ply: narrow(ply, "draw_offer_ply")?,
-            }),
-            _ => None,
-        },
-        rules: row
-            .try_get::<Option<String>, _>("rules")?
-            .map(|text| serde_json::from_str(&text))
-            .transpose()
-            .map_err(|error| column_error("rules", error))?,
-    })
+/// A row of a player's list of games: the game's columns, the player's `seat` and both
+/// seats' names as `name0` and `name1`.
+#[derive(sqlx::FromRow)]
+pub(super) struct PlayerGameRow {
+    game_id: String,
+    game: String,
+    status: String,
+    started_at: i64,
+    winner: Option<i64>,
+    reason: Option<String>,
+    seat: i64,
+    name0: String,
+    name1: String,
 }
 
-/// Decodes a `game_seats` row.
-pub(super) fn seat_from_row(row: &AnyRow) -> Result<StoredSeat, StoreError> {
-    Ok(StoredSeat {
-        seat: narrow(row.try_get("seat")?, "seat")?,
-        kind: named(row, "kind")?,
-        player_id: row.try_get("player_id")?,
-        name: row.try_get("name")?,
-        thinking_ms: row.try_get("thinking_ms")?,
-        score: row.try_get("score")?,
-        rating_before: rounded(row.try_get("rating_before")?),
-        rating_after: rounded(row.try_get("rating_after")?),
-        stood_in: row.try_get::<i64, _>("stood_in")? != 0,
-    })
+impl TryFrom<PlayerGameRow> for PlayerGame {
+    type Error = StoreError;
+
+    fn try_from(row: PlayerGameRow) -> Result<PlayerGame, StoreError> {
+        Ok(PlayerGame {
+            game_id: row.game_id,
+            game: named(&row.game, "game")?,
+            status: named(&row.status, "status")?,
+            seat: narrow(row.seat, "seat")?,
+            names: vec![row.name0, row.name1],
+            started_at_ms: row.started_at,
+            winner: narrow_opt(row.winner, "winner")?,
+            reason: named_opt(row.reason.as_deref(), "reason")?,
+        })
+    }
 }
 
-/// Decodes a `moves` row.
-pub(super) fn move_from_row(row: &AnyRow) -> Result<StoredMove, StoreError> {
-    let notation: String = row.try_get("notation")?;
-    Ok(StoredMove {
-        ply: narrow(row.try_get("ply")?, "ply")?,
-        seat: narrow(row.try_get("seat")?, "seat")?,
-        display: notation.clone(),
-        notation,
-        played_at_ms: row.try_get("played_at")?,
-        think_ms: row.try_get("think_ms")?,
-        clocks_ms: match (
-            row.try_get::<Option<i64>, _>("clock0_ms")?,
-            row.try_get::<Option<i64>, _>("clock1_ms")?,
-        ) {
-            (Some(first), Some(second)) => Some([first, second]),
-            _ => None,
-        },
-    })
+/// A `games` row.
+#[derive(sqlx::FromRow)]
+pub(super) struct GameRow {
+    game_id: String,
+    game: String,
+    room_id: String,
+    status: String,
+    options: String,
+    started_at: i64,
+    finished_at: Option<i64>,
+    winner: Option<i64>,
+    reason: Option<String>,
+    duration_ms: Option<i64>,
+    draw_offer_seat: Option<i64>,
+    draw_offer_ply: Option<i64>,
+    rules: Option<String>,
 }
 
-/// Decodes a rating from a row of `ratings` (its `rating`, `deviation` and `volatility`).
-pub(super) fn rating_from_row(row: &AnyRow) -> Result<Rating, StoreError> {
-    Ok(Rating {
-        rating: row.try_get("rating")?,
-        deviation: row.try_get("deviation")?,
-        volatility: row.try_get("volatility")?,
-    })
+impl GameRow {
+    /// The stored game this row, its decoded seats and its decoded moves make.
+    pub(super) fn into_game(
+        self,
+        seats: Vec<StoredSeat>,
+        moves: Vec<StoredMove>,
+    ) -> Result<StoredGame, StoreError> {
+        Ok(StoredGame {
+            game: named(&self.game, "game")?,
+            status: named(&self.status, "status")?,
+            options: parse_options(&self.options),
+            game_id: self.game_id,
+            room_id: self.room_id,
+            started_at_ms: self.started_at,
+            finished_at_ms: self.finished_at,
+            winner: narrow_opt(self.winner, "winner")?,
+            reason: named_opt(self.reason.as_deref(), "reason")?,
+            duration_ms: self.duration_ms,
+            seats,
+            moves,
+            draw_offer: match (self.draw_offer_seat, self.draw_offer_ply) {
+                (Some(seat), Some(ply)) => Some(DrawOfferRecord {
+                    seat: narrow(seat, "draw_offer_seat")?,
+                    ply: narrow(ply, "draw_offer_ply")?,
+                }),
+                _ => None,
+            },
+            rules: self
+                .rules
+                .map(|text| serde_json::from_str(&text))
+                .transpose()
+                .map_err(|error| column_error("rules", error))?,
+        })
+    }
 }
 
-/// Decodes a row of a game's rating list (a `ratings` row joined with the player's
-/// `name`), placed at `rank`.
-pub(super) fn rating_entry_from_row(rank: u32, row: &AnyRow) -> Result<RatingEntry, StoreError> {
-    Ok(RatingEntry {
-        rank,
-        player_id: row.try_get("player_key")?,
-        name: row.try_get("name")?,
-        rating: row.try_get("rating")?,
-        deviation: row.try_get("deviation")?,
-        games: row.try_get("games")?,
-    })
+/// A `game_seats` row.
+#[derive(sqlx::FromRow)]
+pub(super) struct SeatRow {
+    seat: i64,
+    kind: String,
+    player_id: Option<String>,
+    name: String,
+    thinking_ms: Option<i64>,
+    score: Option<i64>,
+    rating_before: Option<f64>,
+    rating_after: Option<f64>,
+    stood_in: i64,
 }
 
-/// Decodes a `leaderboard` row joined with the player's `name`, placed at `rank`.
-pub(super) fn leaderboard_entry_from_row(
-    rank: u32,
-    row: &AnyRow,
-) -> Result<LeaderboardEntry, StoreError> {
-    Ok(LeaderboardEntry {
-        rank,
-        player_id: row.try_get("player_id")?,
-        name: row.try_get("name")?,
-        score: row.try_get("score")?,
-        game_id: row.try_get("game_id")?,
-        achieved_at_ms: row.try_get("achieved_at")?,
-    })
+impl TryFrom<SeatRow> for StoredSeat {
+    type Error = StoreError;
+
+    fn try_from(row: SeatRow) -> Result<StoredSeat, StoreError> {
+        Ok(StoredSeat {
+            seat: narrow(row.seat, "seat")?,
+            kind: named(&row.kind, "kind")?,
+            player_id: row.player_id,
+            name: row.name,
+            thinking_ms: row.thinking_ms,
+            score: row.score,
+            rating_before: rounded(row.rating_before),
+            rating_after: rounded(row.rating_after),
+            stood_in: row.stood_in != 0,
+        })
+    }
 }
 
-/// Decodes a text `column` that holds a name (a status, a game, a seat kind, an end
+/// A `moves` row.
+#[derive(sqlx::FromRow)]
+pub(super) struct MoveRow {
+    ply: i64,
+    seat: i64,
+    notation: String,
+    played_at: i64,
+    think_ms: i64,
+    clock0_ms: Option<i64>,
+    clock1_ms: Option<i64>,
+}
+
+impl TryFrom<MoveRow> for StoredMove {
+    type Error = StoreError;
+
+    fn try_from(row: MoveRow) -> Result<StoredMove, StoreError> {
+        Ok(StoredMove {
+            ply: narrow(row.ply, "ply")?,
+            seat: narrow(row.seat, "seat")?,
+            display: row.notation.clone(),
+            notation: row.notation,
+            played_at_ms: row.played_at,
+            think_ms: row.think_ms,
+            clocks_ms: match (row.clock0_ms, row.clock1_ms) {
+                (Some(first), Some(second)) => Some([first, second]),
+                _ => None,
+            },
+        })
+    }
+}
+
+/// A `ratings` row: whose rating in which game, and the rating.
+#[derive(sqlx::FromRow)]
+pub(super) struct RatingRow {
+    /// The game's wire name.
+    pub(super) game: String,
+    /// The rated player's key (a player id or `bot:<level>`).
+    pub(super) player_key: String,
+    rating: f64,
+    deviation: f64,
+    volatility: f64,
+}
+
+impl RatingRow {
+    /// The rating itself.
+    pub(super) fn rating(&self) -> Rating {
+        Rating {
+            rating: self.rating,
+            deviation: self.deviation,
+            volatility: self.volatility,
+        }
+    }
+}
+
+/// A row of a game's rating list: a `ratings` row joined with the player's `name`.
+#[derive(sqlx::FromRow)]
+pub(super) struct RatingEntryRow {
+    player_key: String,
+    name: String,
+    rating: f64,
+    deviation: f64,
+    games: i64,
+}
+
+impl RatingEntryRow {
+    /// The entry this row makes at `rank`.
+    pub(super) fn ranked(self, rank: u32) -> RatingEntry {
+        RatingEntry {
+            rank,
+            player_id: self.player_key,
+            name: self.name,
+            rating: self.rating,
+            deviation: self.deviation,
+            games: self.games,
+        }
+    }
+}
+
+/// A `leaderboard` row joined with the player's `name`.
+#[derive(sqlx::FromRow)]
+pub(super) struct LeaderboardRow {
+    player_id: String,
+    name: String,
+    score: i64,
+    game_id: String,
+    achieved_at: i64,
+}
+
+impl LeaderboardRow {
+    /// The entry this row makes at `rank`.
+    pub(super) fn ranked(self, rank: u32) -> LeaderboardEntry {
+        LeaderboardEntry {
+            rank,
+            player_id: self.player_id,
+            name: self.name,
+            score: self.score,
+            game_id: self.game_id,
+            achieved_at_ms: self.achieved_at,
+        }
+    }
+}
+
+/// Decodes the text of `column` that holds a name (a status, a game, a seat kind, an end
 /// reason): a name that does not parse is a decoding error naming the column, never a
 /// string passed on.
-fn named<T>(row: &AnyRow, column: &str) -> Result<T, StoreError>
+fn named<T>(name: &str, column: &str) -> Result<T, StoreError>
 where
     T: FromStr,
     T::Err: std::error::Error + Send + Sync + 'static,
 {
-    let name: String = row.try_get(column)?;
     name.parse()
         .map_err(|unknown| column_error(column, unknown))
 }
 
 /// Like [`named`] for a nullable column.
-fn named_opt<T>(row: &AnyRow, column: &str) -> Result<Option<T>, StoreError>
+fn named_opt<T>(name: Option<&str>, column: &str) -> Result<Option<T>, StoreError>
 where
     T: FromStr,
     T::Err: std::error::Error + Send + Sync + 'static,
 {
-    let name: Option<String> = row.try_get(column)?;
-    name.map(|name| {
-        name.parse()
-            .map_err(|unknown| column_error(column, unknown))
-    })
-    .transpose()
+    name.map(|name| named(name, column)).transpose()
 }
 
 /// Stored options as JSON; text that is not JSON (never written by Parlor) is kept as a
@@ -201,7 +298,7 @@ where
 }
 
 /// The error for a value of `column` that does not decode.
-fn column_error(
+pub(super) fn column_error(
     column: &str,
     problem: impl std::error::Error + Send + Sync + 'static,
 ) -> StoreError {

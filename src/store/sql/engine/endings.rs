@@ -16,11 +16,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use sqlx::{AnyConnection, Row};
-
-use super::placeholders::Placeholders;
-use super::rows::rating_from_row;
+use super::{DbConnection, PLACEHOLDERS, RATINGS_LOCK};
 use crate::ratings::{self, Rating};
+use crate::store::sql::rows::RatingRow;
 use crate::store::{GameFinish, GameStatus, RatingChange, StoreError};
 use parlor_rules::games::Seat;
 
@@ -29,32 +27,27 @@ use parlor_rules::games::Seat;
 /// Fails with [`sqlx::Error::RowNotFound`] if any game is unknown, so no leaderboard row
 /// can point at a missing game.
 pub(super) async fn write_finishes(
-    conn: &mut AnyConnection,
+    conn: &mut DbConnection,
     finishes: &[&GameFinish],
 ) -> Result<Vec<Option<[RatingChange; 2]>>, StoreError> {
     if finishes.is_empty() {
         return Ok(Vec::new());
     }
-    let placeholders = Placeholders::of(conn);
-    update_games(conn, placeholders, finishes).await?;
-    let changes = rate(conn, placeholders, finishes).await?;
-    update_seats(conn, placeholders, finishes, &changes).await?;
-    upsert_leaderboard(conn, placeholders, finishes).await?;
+    update_games(conn, finishes).await?;
+    let changes = rate(conn, finishes).await?;
+    update_seats(conn, finishes, &changes).await?;
+    upsert_leaderboard(conn, finishes).await?;
     Ok(changes)
 }
 
 /// Marks the games finished, with their result, duration and move count.
-async fn update_games(
-    conn: &mut AnyConnection,
-    placeholders: Placeholders,
-    finishes: &[&GameFinish],
-) -> Result<(), StoreError> {
+async fn update_games(conn: &mut DbConnection, finishes: &[&GameFinish]) -> Result<(), StoreError> {
     let mut sql = format!(
         "UPDATE games SET status = '{}', finished_at = v.column2, winner = v.column3, \
          reason = v.column4, duration_ms = v.column5, moves = v.column6 FROM (VALUES ",
         GameStatus::Finished.as_str()
     );
-    placeholders.push_typed_rows(
+    PLACEHOLDERS.push_typed_rows(
         &mut sql,
         finishes.len(),
         &["TEXT", "BIGINT", "BIGINT", "TEXT", "BIGINT", "BIGINT"],
@@ -89,8 +82,7 @@ struct Rated {
 /// Rates the rated games in order and writes the players' new ratings; returns each
 /// game's changes.
 async fn rate(
-    conn: &mut AnyConnection,
-    placeholders: Placeholders,
+    conn: &mut DbConnection,
     finishes: &[&GameFinish],
 ) -> Result<Vec<Option<[RatingChange; 2]>>, StoreError> {
     let wanted: HashSet<(&str, &str)> = finishes
@@ -103,7 +95,10 @@ async fn rate(
     if wanted.is_empty() {
         return Ok(vec![None; finishes.len()]);
     }
-    let stored = read_ratings(conn, placeholders, &wanted).await?;
+    if let Some(lock) = RATINGS_LOCK {
+        sqlx::query(lock).execute(&mut *conn).await?;
+    }
+    let stored = read_ratings(conn, &wanted).await?;
 
     let mut current: HashMap<(&str, &str), Rated> = HashMap::new();
     let mut changes = Vec::with_capacity(finishes.len());
@@ -142,7 +137,7 @@ async fn rate(
             after: after[seat],
         })));
     }
-    write_ratings(conn, placeholders, &current).await?;
+    write_ratings(conn, &current).await?;
     Ok(changes)
 }
 
@@ -150,42 +145,41 @@ async fn rate(
 /// players with none are absent. One query however many pairs; also what a room's
 /// display of its seats' ratings reads.
 pub(super) async fn read_ratings(
-    conn: &mut AnyConnection,
-    placeholders: Placeholders,
+    conn: &mut DbConnection,
     wanted: &HashSet<(&str, &str)>,
 ) -> Result<HashMap<String, HashMap<String, Rating>>, StoreError> {
     let mut sql = String::from(
         "SELECT r.game, r.player_key, r.rating, r.deviation, r.volatility \
          FROM ratings r JOIN (VALUES ",
     );
-    placeholders.push_typed_rows(&mut sql, wanted.len(), &["TEXT", "TEXT"]);
+    PLACEHOLDERS.push_typed_rows(&mut sql, wanted.len(), &["TEXT", "TEXT"]);
     sql.push_str(") AS v ON r.game = v.column1 AND r.player_key = v.column2");
-    let mut query = sqlx::query(&sql);
+    let mut query = sqlx::query_as(&sql);
     for (game, key) in wanted {
         query = query.bind(*game).bind(*key);
     }
+    let rows: Vec<RatingRow> = query.fetch_all(&mut *conn).await?;
     let mut stored: HashMap<String, HashMap<String, Rating>> = HashMap::new();
-    for row in query.fetch_all(&mut *conn).await? {
-        let rating = rating_from_row(&row)?;
+    for row in rows {
+        let rating = row.rating();
         stored
-            .entry(row.try_get("game")?)
+            .entry(row.game)
             .or_default()
-            .insert(row.try_get("player_key")?, rating);
+            .insert(row.player_key, rating);
     }
     Ok(stored)
 }
 
 /// Upserts every player's rating as the endings leave it, counting the games added.
 async fn write_ratings(
-    conn: &mut AnyConnection,
-    placeholders: Placeholders,
+    conn: &mut DbConnection,
     current: &HashMap<(&str, &str), Rated>,
 ) -> Result<(), StoreError> {
     let mut sql = String::from(
         "INSERT INTO ratings (game, player_key, rating, deviation, volatility, games, \
          updated_at) VALUES ",
     );
-    placeholders.push_rows(&mut sql, current.len(), 7);
+    PLACEHOLDERS.push_rows(&mut sql, current.len(), 7);
     sql.push_str(
         " ON CONFLICT (game, player_key) DO UPDATE SET rating = excluded.rating, \
          deviation = excluded.deviation, volatility = excluded.volatility, \
@@ -209,8 +203,7 @@ async fn write_ratings(
 /// Writes each seat's thinking time and score and, in rated games, its rating before
 /// and after.
 async fn update_seats(
-    conn: &mut AnyConnection,
-    placeholders: Placeholders,
+    conn: &mut DbConnection,
     finishes: &[&GameFinish],
     changes: &[Option<[RatingChange; 2]>],
 ) -> Result<(), StoreError> {
@@ -222,7 +215,7 @@ async fn update_seats(
         "UPDATE game_seats SET thinking_ms = v.column3, score = v.column4, \
          rating_before = v.column5, rating_after = v.column6 FROM (VALUES ",
     );
-    placeholders.push_typed_rows(
+    PLACEHOLDERS.push_typed_rows(
         &mut sql,
         seats,
         &[
@@ -258,8 +251,7 @@ async fn update_seats(
 /// score, so on ties the earliest achievement keeps its place; a player who is a
 /// candidate in several of these games enters with the first of their best scores.
 async fn upsert_leaderboard(
-    conn: &mut AnyConnection,
-    placeholders: Placeholders,
+    conn: &mut DbConnection,
     finishes: &[&GameFinish],
 ) -> Result<(), StoreError> {
     let mut best: Vec<(&GameFinish, &str, i64)> = Vec::new();
@@ -282,7 +274,7 @@ async fn upsert_leaderboard(
     let mut sql = String::from(
         "INSERT INTO leaderboard (game, player_id, score, game_id, achieved_at) VALUES ",
     );
-    placeholders.push_rows(&mut sql, best.len(), 5);
+    PLACEHOLDERS.push_rows(&mut sql, best.len(), 5);
     sql.push_str(
         " ON CONFLICT (game, player_id) DO UPDATE SET score = excluded.score, \
          game_id = excluded.game_id, achieved_at = excluded.achieved_at \

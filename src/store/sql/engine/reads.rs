@@ -7,48 +7,48 @@
 use parlor_rules::GameKind;
 use std::collections::HashSet;
 
-use sqlx::AnyPool;
-use sqlx::any::AnyRow;
+use sqlx::Pool;
 
+use super::Db;
 use super::endings::read_ratings;
-use super::placeholders::Placeholders;
-use super::rows::{
-    game_from_row, leaderboard_entry_from_row, move_from_row, player_from_row,
-    player_game_from_row, rating_entry_from_row, seat_from_row,
-};
 use crate::ratings::Rating;
+use crate::store::sql::rows::{
+    GameRow, LeaderboardRow, MoveRow, PlayerGameRow, PlayerRow, RatingEntryRow, SeatRow,
+};
 use crate::store::{
     GameStatus, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame,
 };
 
 /// The player whose token hashes to `token_hash`, if any.
 pub(super) async fn player_by_token(
-    pool: &AnyPool,
+    pool: &Pool<Db>,
     token_hash: &str,
 ) -> Result<Option<PlayerRecord>, StoreError> {
-    let row = sqlx::query("SELECT player_id, name FROM players WHERE token_hash = $1")
-        .bind(token_hash)
-        .fetch_optional(pool)
-        .await?;
-    row.as_ref().map(player_from_row).transpose()
+    let row: Option<PlayerRow> =
+        sqlx::query_as("SELECT player_id, name FROM players WHERE token_hash = $1")
+            .bind(token_hash)
+            .fetch_optional(pool)
+            .await?;
+    Ok(row.map(PlayerRecord::from))
 }
 
 /// A player's games, newest first; `None` if no such player exists.
 pub(super) async fn player_games(
-    pool: &AnyPool,
+    pool: &Pool<Db>,
     player_id: &str,
     limit: u32,
 ) -> Result<Option<Vec<PlayerGame>>, StoreError> {
     let mut tx = pool.begin().await?;
-    let known = sqlx::query("SELECT player_id FROM players WHERE player_id = $1")
-        .bind(player_id)
-        .fetch_optional(&mut *tx)
-        .await?;
+    let known: Option<String> =
+        sqlx::query_scalar("SELECT player_id FROM players WHERE player_id = $1")
+            .bind(player_id)
+            .fetch_optional(&mut *tx)
+            .await?;
     if known.is_none() {
         tx.rollback().await?;
         return Ok(None);
     }
-    let rows = sqlx::query(
+    let rows: Vec<PlayerGameRow> = sqlx::query_as(
         "SELECT g.game_id, g.game, g.status, g.started_at, g.winner, g.reason, s.seat, \
          (SELECT name FROM game_seats WHERE game_id = g.game_id AND seat = 0) AS name0, \
          (SELECT name FROM game_seats WHERE game_id = g.game_id AND seat = 1) AS name1 \
@@ -60,29 +60,28 @@ pub(super) async fn player_games(
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;
-    rows.iter()
-        .map(player_game_from_row)
+    rows.into_iter()
+        .map(PlayerGame::try_from)
         .collect::<Result<Vec<_>, StoreError>>()
         .map(Some)
 }
 
 /// Two players' current ratings in `game`, each `None` if that player has none yet.
 pub(super) async fn ratings(
-    pool: &AnyPool,
+    pool: &Pool<Db>,
     game: GameKind,
     keys: [&str; 2],
 ) -> Result<[Option<Rating>; 2], StoreError> {
     let mut conn = pool.acquire().await?;
     let wanted = HashSet::from([(game.as_str(), keys[0]), (game.as_str(), keys[1])]);
-    let placeholders = Placeholders::of(&conn);
-    let stored = read_ratings(&mut conn, placeholders, &wanted).await?;
+    let stored = read_ratings(&mut conn, &wanted).await?;
     let in_game = stored.get(game.as_str());
     Ok(keys.map(|key| in_game.and_then(|ratings| ratings.get(key)).copied()))
 }
 
 /// The highest-rated humans in `game`, at most `limit`.
 pub(super) async fn rating_leaderboard(
-    pool: &AnyPool,
+    pool: &Pool<Db>,
     game: GameKind,
     limit: u32,
 ) -> Result<Vec<RatingEntry>, StoreError> {
@@ -94,35 +93,38 @@ pub(super) async fn rating_leaderboard(
          WHERE r.game = $1 ORDER BY r.rating DESC, r.player_key LIMIT $2",
         game,
         limit,
-        rating_entry_from_row,
+        RatingEntryRow::ranked,
     )
     .await
 }
 
 /// The rows `sql` (with `$1` the game and `$2` the limit) selects, best first, each
 /// decoded with its rank (1 for the first).
-async fn ranked<T>(
-    pool: &AnyPool,
+async fn ranked<R, T>(
+    pool: &Pool<Db>,
     sql: &str,
     game: GameKind,
     limit: u32,
-    decode: fn(u32, &AnyRow) -> Result<T, StoreError>,
-) -> Result<Vec<T>, StoreError> {
-    let rows = sqlx::query(sql)
+    entry: fn(R, u32) -> T,
+) -> Result<Vec<T>, StoreError>
+where
+    R: for<'r> sqlx::FromRow<'r, <Db as sqlx::Database>::Row> + Send + Unpin,
+{
+    let rows: Vec<R> = sqlx::query_as(sql)
         .bind(game.as_str())
         .bind(i64::from(limit))
         .fetch_all(pool)
         .await?;
-    (1u32..)
-        .zip(rows.iter())
-        .map(|(rank, row)| decode(rank, row))
-        .collect()
+    Ok((1u32..)
+        .zip(rows)
+        .map(|(rank, row)| entry(row, rank))
+        .collect())
 }
 
 /// A stored game with its seats and moves, read from one snapshot.
-pub(super) async fn game(pool: &AnyPool, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
+pub(super) async fn game(pool: &Pool<Db>, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
     let mut tx = pool.begin().await?;
-    let Some(row) = sqlx::query(
+    let Some(row): Option<GameRow> = sqlx::query_as(
         "SELECT game_id, game, room_id, status, options, started_at, finished_at, winner, \
          reason, duration_ms, draw_offer_seat, draw_offer_ply, rules FROM games \
          WHERE game_id = $1",
@@ -134,14 +136,14 @@ pub(super) async fn game(pool: &AnyPool, game_id: &str) -> Result<Option<StoredG
         tx.rollback().await?;
         return Ok(None);
     };
-    let seats = sqlx::query(
+    let seats: Vec<SeatRow> = sqlx::query_as(
         "SELECT seat, kind, player_id, name, thinking_ms, score, rating_before, \
          rating_after, stood_in FROM game_seats WHERE game_id = $1 ORDER BY seat",
     )
     .bind(game_id)
     .fetch_all(&mut *tx)
     .await?;
-    let moves = sqlx::query(
+    let moves: Vec<MoveRow> = sqlx::query_as(
         "SELECT ply, seat, notation, played_at, think_ms, clock0_ms, clock1_ms FROM moves \
          WHERE game_id = $1 ORDER BY ply",
     )
@@ -150,13 +152,19 @@ pub(super) async fn game(pool: &AnyPool, game_id: &str) -> Result<Option<StoredG
     .await?;
     tx.commit().await?;
 
-    let seats = seats.iter().map(seat_from_row).collect::<Result<_, _>>()?;
-    let moves = moves.iter().map(move_from_row).collect::<Result<_, _>>()?;
-    game_from_row(&row, seats, moves).map(Some)
+    let seats = seats
+        .into_iter()
+        .map(TryFrom::try_from)
+        .collect::<Result<_, _>>()?;
+    let moves = moves
+        .into_iter()
+        .map(TryFrom::try_from)
+        .collect::<Result<_, _>>()?;
+    row.into_game(seats, moves).map(Some)
 }
 
 /// The ids of every game still playing, oldest first.
-pub(super) async fn unfinished_game_ids(pool: &AnyPool) -> Result<Vec<String>, StoreError> {
+pub(super) async fn unfinished_game_ids(pool: &Pool<Db>) -> Result<Vec<String>, StoreError> {
     let ids = sqlx::query_scalar(
         "SELECT game_id FROM games WHERE status = $1 ORDER BY started_at, game_id",
     )
@@ -168,7 +176,7 @@ pub(super) async fn unfinished_game_ids(pool: &AnyPool) -> Result<Vec<String>, S
 
 /// The best scores in `game`, highest first, earliest first on ties, at most `limit`.
 pub(super) async fn leaderboard(
-    pool: &AnyPool,
+    pool: &Pool<Db>,
     game: GameKind,
     limit: u32,
 ) -> Result<Vec<LeaderboardEntry>, StoreError> {
@@ -181,7 +189,7 @@ pub(super) async fn leaderboard(
          LIMIT $2",
         game,
         limit,
-        leaderboard_entry_from_row,
+        LeaderboardRow::ranked,
     )
     .await
 }

@@ -6,8 +6,8 @@ use crate::store::DrawOfferRecord;
 
 #[tokio::test]
 async fn interrupt_unfinished_marks_only_playing_games() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     store
         .create_player(&player("p1", "Alice"), "hash-1", 10)
         .await
@@ -52,8 +52,8 @@ async fn interrupt_unfinished_marks_only_playing_games() {
 
 #[tokio::test]
 async fn unfinished_games_are_listed_oldest_first_with_what_resuming_needs() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (store, _) = open_with_alice(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let (store, _) = open_with_alice(&db).await;
     for (id, at) in [("g2", 2_000), ("g1", 1_000), ("g3", 3_000)] {
         store
             .create_game(&new_game(id, "p1", "Alice", at))
@@ -102,12 +102,12 @@ async fn unfinished_games_are_listed_oldest_first_with_what_resuming_needs() {
 
 #[tokio::test]
 async fn each_start_takes_a_higher_incarnation_that_outlives_the_process() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     assert_eq!(store.next_incarnation().await.expect("first"), 1);
     assert_eq!(store.next_incarnation().await.expect("second"), 2);
     store.close().await;
-    let store = open(&dir).await;
+    let store = open(&db).await;
     assert_eq!(store.next_incarnation().await.expect("after reopening"), 3);
     store.close().await;
 }

@@ -25,16 +25,17 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use prometheus::Histogram;
-use sqlx::{AnyConnection, AnyPool, Connection};
+use sqlx::{Connection, Pool};
 use tokio::sync::{Mutex, mpsc, oneshot};
 
 use super::endings::write_finishes;
 use super::writes::{insert_games, insert_moves, write_move};
+use super::{Db, DbConnection};
+use crate::store::sql::BatchStats;
 use crate::store::{GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
 
 /// The most moves and game starts one transaction writes.
-pub(crate) const MAX_BATCH: usize = 256;
+const MAX_BATCH: usize = 256;
 
 /// How many moves and starts may wait for the writer; rooms wait (never fail) when it is
 /// full.
@@ -42,31 +43,6 @@ const QUEUE: usize = 4 * MAX_BATCH;
 
 /// What a move's write returns: the ratings, when the move ended a rated game.
 type Written = Result<Option<[RatingChange; 2]>, StoreError>;
-
-/// How the batches went, for `/metrics`. The histograms are shared, so the server can
-/// register these same ones in its registry.
-#[derive(Clone)]
-pub(crate) struct BatchStats {
-    /// Moves per transaction.
-    pub(crate) moves: Histogram,
-    /// Seconds from a batch's first statement to its commit's return.
-    pub(crate) commit_seconds: Histogram,
-}
-
-impl BatchStats {
-    /// Histograms that nobody reports (for stores opened outside a server, in tests).
-    #[cfg(test)]
-    pub(crate) fn unreported() -> BatchStats {
-        let histogram = |name: &str| {
-            Histogram::with_opts(prometheus::HistogramOpts::new(name, name))
-                .unwrap_or_else(|_| unreachable!("a literal name and help are valid"))
-        };
-        BatchStats {
-            moves: histogram("batch_moves"),
-            commit_seconds: histogram("batch_commit_seconds"),
-        }
-    }
-}
 
 /// One move waiting to be written.
 struct Pending {
@@ -117,7 +93,7 @@ pub(super) struct MoveWriter {
 impl MoveWriter {
     /// Starts the writer task on the current tokio runtime. `writes` is the store's
     /// lock that keeps write transactions one at a time.
-    pub(crate) fn spawn(pool: AnyPool, writes: Arc<Mutex<()>>, stats: BatchStats) -> MoveWriter {
+    pub(crate) fn spawn(pool: Pool<Db>, writes: Arc<Mutex<()>>, stats: BatchStats) -> MoveWriter {
         let (queue, jobs) = mpsc::channel(QUEUE);
         tokio::spawn(run(pool, writes, jobs, stats));
         MoveWriter { queue }
@@ -160,7 +136,7 @@ impl MoveWriter {
 /// The writer task: takes whatever is queued (at least one entry, at most
 /// [`MAX_BATCH`]) and writes it as one transaction, until told to close.
 async fn run(
-    pool: AnyPool,
+    pool: Pool<Db>,
     writes: Arc<Mutex<()>>,
     mut jobs: mpsc::Receiver<Job>,
     stats: BatchStats,
@@ -205,9 +181,9 @@ async fn run(
 /// The writer's own connection in `held`, taken from the pool (and out of it) if there is
 /// none yet.
 async fn connection<'h>(
-    pool: &AnyPool,
-    held: &'h mut Option<AnyConnection>,
-) -> Result<&'h mut AnyConnection, StoreError> {
+    pool: &Pool<Db>,
+    held: &'h mut Option<DbConnection>,
+) -> Result<&'h mut DbConnection, StoreError> {
     Ok(match held {
         Some(conn) => conn,
         None => held.insert(pool.acquire().await?.detach()),
@@ -219,8 +195,8 @@ async fn connection<'h>(
 /// writer's connection is dropped (it may be broken, or mid-transaction) and the next
 /// batch takes a fresh one.
 async fn write_batch(
-    pool: &AnyPool,
-    held: &mut Option<AnyConnection>,
+    pool: &Pool<Db>,
+    held: &mut Option<DbConnection>,
     batch: &mut Batch,
     stats: &BatchStats,
 ) {
@@ -266,7 +242,7 @@ async fn write_batch(
 /// endings together, then the commit. A batch of moves that ends no game is the one
 /// `INSERT`, atomic and committed on its own.
 async fn write_together(
-    conn: &mut AnyConnection,
+    conn: &mut DbConnection,
     batch: &Batch,
 ) -> Result<Vec<Option<[RatingChange; 2]>>, StoreError> {
     let moves: Vec<&MoveRecord> = batch.moves.iter().map(|pending| &pending.mv).collect();
@@ -300,7 +276,7 @@ async fn write_together(
 }
 
 /// One move (and its ending) in a transaction of its own.
-async fn write_alone(pool: &AnyPool, pending: &Pending) -> Written {
+async fn write_alone(pool: &Pool<Db>, pending: &Pending) -> Written {
     let mut tx = pool.begin().await?;
     let changes = write_move(&mut tx, &pending.mv, pending.finish.as_ref()).await?;
     tx.commit().await?;
@@ -308,7 +284,7 @@ async fn write_alone(pool: &AnyPool, pending: &Pending) -> Written {
 }
 
 /// One game start in a transaction of its own.
-async fn start_alone(pool: &AnyPool, game: &NewGame) -> Result<(), StoreError> {
+async fn start_alone(pool: &Pool<Db>, game: &NewGame) -> Result<(), StoreError> {
     let mut tx = pool.begin().await?;
     insert_games(&mut tx, &[game]).await?;
     tx.commit().await?;

@@ -1,5 +1,7 @@
-//! Tests of the SQL store against real SQLite files in temporary folders; `recovery`
-//! holds those of what a restarting server reads and writes.
+//! Tests of the SQL store, compiled and run once per engine: against a real SQLite file
+//! in a temporary folder, and against the machine's PostgreSQL in a schema of the test's
+//! own (`PARLOR_TEST_POSTGRES_URL`). `recovery` holds those of what a restarting server
+//! reads and writes.
 
 mod recovery;
 
@@ -8,45 +10,30 @@ use parlor_rules::bots::BotLevel;
 use parlor_rules::games::EndReason;
 
 use crate::domain::SeatKind;
-use std::path::PathBuf;
-use std::time::Duration;
 
-use tempfile::TempDir;
-
-use super::SqlStore;
-use super::batch::BatchStats;
-use super::connect::{MIGRATOR, SqliteTuning};
 use super::endings::write_finishes;
-use super::placeholders::Placeholders;
-use crate::config::Synchronous;
+use super::{MIGRATOR, SqlStore, TestDb};
+use crate::store::sql::BatchStats;
 use crate::store::{
     GameFinish, GameStatus, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord, SeatRecord,
     SeatResult, Store, StoreError, StoredGame, StoredMove, StoredSeat,
 };
 
-const TEST_TUNING: SqliteTuning = SqliteTuning {
-    busy_timeout: Duration::from_secs(5),
-    synchronous: Synchronous::Full,
-};
-
-/// The database file used by a test: in a sub-folder that does not exist yet, so
-/// every test also checks that the folder is created.
-fn db_path(dir: &TempDir) -> PathBuf {
-    dir.path().join("data").join("parlor.db")
+/// The test's database: a new SQLite file, or a new PostgreSQL schema. `None` when the
+/// engine's test database is not configured (said loudly by `TestDb::new`).
+async fn test_db() -> Option<TestDb> {
+    TestDb::new().await
 }
 
-async fn open(dir: &TempDir) -> SqlStore {
-    SqlStore::open_sqlite(&db_path(dir), TEST_TUNING, BatchStats::unreported())
-        .await
-        .expect("open the database")
+/// The store in `db`.
+async fn open(db: &TestDb) -> SqlStore {
+    db.open_with(BatchStats::unreported()).await
 }
 
 /// A store whose batch statistics the test reads, with player `p1` (Alice) in it.
-async fn open_with_alice(dir: &TempDir) -> (SqlStore, BatchStats) {
+async fn open_with_alice(db: &TestDb) -> (SqlStore, BatchStats) {
     let stats = BatchStats::unreported();
-    let store = SqlStore::open_sqlite(&db_path(dir), TEST_TUNING, stats.clone())
-        .await
-        .expect("open");
+    let store = db.open_with(stats.clone()).await;
     store
         .create_player(&player("p1", "Alice"), "hash1", 0)
         .await
@@ -138,8 +125,8 @@ fn mv(game_id: &str, ply: u32, notation: &str, played_at_ms: i64) -> MoveRecord 
 
 #[tokio::test]
 async fn moves_queued_together_commit_in_one_batch_and_a_bad_one_fails_alone() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (store, stats) = open_with_alice(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let (store, stats) = open_with_alice(&db).await;
     let games: Vec<String> = (0..40).map(|n| format!("g{n}")).collect();
     for game in &games {
         store
@@ -185,67 +172,9 @@ async fn moves_queued_together_commit_in_one_batch_and_a_bad_one_fails_alone() {
 }
 
 #[tokio::test]
-async fn open_creates_the_folder_and_sets_the_pragmas() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
-    assert!(db_path(&dir).is_file());
-
-    // Hold several connections at once so more than one is checked.
-    let mut conns = Vec::new();
-    for _ in 0..3 {
-        conns.push(store.pool.acquire().await.expect("acquire"));
-    }
-    for conn in &mut conns {
-        let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
-            .fetch_one(&mut **conn)
-            .await
-            .expect("journal_mode");
-        assert_eq!(mode, "wal");
-        let sync: i64 = sqlx::query_scalar("PRAGMA synchronous")
-            .fetch_one(&mut **conn)
-            .await
-            .expect("synchronous");
-        assert_eq!(sync, 2, "synchronous=FULL");
-        let timeout: i64 = sqlx::query_scalar("PRAGMA busy_timeout")
-            .fetch_one(&mut **conn)
-            .await
-            .expect("busy_timeout");
-        assert_eq!(timeout, 5000);
-        let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
-            .fetch_one(&mut **conn)
-            .await
-            .expect("foreign_keys");
-        assert_eq!(fk, 1);
-    }
-    drop(conns);
-    store.close().await;
-}
-
-#[tokio::test]
-async fn dollar_placeholders_bind_by_number_on_sqlite() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
-    // Out of order and reused: `$N` must bind the N-th argument, not the next one.
-    let text: String = sqlx::query_scalar("SELECT $2 || '-' || $1 || '-' || $1")
-        .bind("a")
-        .bind("b")
-        .fetch_one(&store.pool)
-        .await
-        .expect("select");
-    assert_eq!(text, "b-a-a");
-    let n: i64 = sqlx::query_scalar("SELECT $1 + 1")
-        .bind(i64::from(u32::MAX))
-        .fetch_one(&store.pool)
-        .await
-        .expect("select");
-    assert_eq!(n, i64::from(u32::MAX) + 1);
-    store.close().await;
-}
-
-#[tokio::test]
 async fn games_started_together_share_a_batch_and_a_duplicate_fails_alone() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (store, stats) = open_with_alice(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let (store, stats) = open_with_alice(&db).await;
     let commits = stats.commit_seconds.get_sample_count();
     // Queued before the writer runs (one-threaded runtime): g1, g2, and g1 again.
     let games = ["g1", "g2", "g1"].map(|id| new_game(id, "p1", "Alice", 0));
@@ -282,8 +211,8 @@ async fn games_started_together_share_a_batch_and_a_duplicate_fails_alone() {
 
 #[tokio::test]
 async fn a_batch_the_database_takes_is_one_commit_with_its_endings() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (store, stats) = open_with_alice(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let (store, stats) = open_with_alice(&db).await;
     for game in ["g1", "g2"] {
         store
             .create_game(&new_game(game, "p1", "Alice", 0))
@@ -321,42 +250,9 @@ async fn a_batch_the_database_takes_is_one_commit_with_its_endings() {
 }
 
 #[tokio::test]
-async fn synchronous_normal_is_applied_when_asked_for() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let tuning = SqliteTuning {
-        synchronous: Synchronous::Normal,
-        ..TEST_TUNING
-    };
-    let store = SqlStore::open_sqlite(&db_path(&dir), tuning, BatchStats::unreported())
-        .await
-        .expect("open");
-    let sync: i64 = sqlx::query_scalar("PRAGMA synchronous")
-        .fetch_one(&store.pool)
-        .await
-        .expect("synchronous");
-    assert_eq!(sync, 1, "synchronous=NORMAL");
-    store.close().await;
-}
-
-#[tokio::test]
-async fn odd_characters_in_the_path_survive_the_url() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("a b#c?d%20e").join("par lor.db");
-    let store = SqlStore::open_sqlite(&path, TEST_TUNING, BatchStats::unreported())
-        .await
-        .expect("open");
-    store
-        .create_player(&player("p1", "Alice"), "h1", 1)
-        .await
-        .expect("create");
-    store.close().await;
-    assert!(path.is_file(), "the file is where it was asked to be");
-}
-
-#[tokio::test]
 async fn create_and_resolve_players() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     store
         .create_player(&player("p1", "Alice"), "hash-1", 10)
         .await
@@ -380,8 +276,8 @@ async fn create_and_resolve_players() {
 
 #[tokio::test]
 async fn a_look_alike_of_a_name_is_taken() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     store
         .create_player(&player("p1", "Alice"), "hash-1", 10)
         .await
@@ -405,8 +301,8 @@ async fn a_look_alike_of_a_name_is_taken() {
 
 #[tokio::test]
 async fn name_keys_written_under_the_old_rule_are_upgraded_once() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     store
         .create_player(&player("p1", "b0b"), "hash-1", 10)
         .await
@@ -423,7 +319,7 @@ async fn name_keys_written_under_the_old_rule_are_upgraded_once() {
     }
     store.close().await;
 
-    let store = open(&dir).await;
+    let store = open(&db).await;
     let err = store
         .create_player(&player("p2", "bob"), "hash-2", 20)
         .await
@@ -439,8 +335,8 @@ async fn name_keys_written_under_the_old_rule_are_upgraded_once() {
 
 #[tokio::test]
 async fn a_name_is_taken_case_insensitively_and_nothing_is_written() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     store
         .create_player(&player("p1", "Alice"), "hash-1", 10)
         .await
@@ -475,8 +371,8 @@ async fn a_name_is_taken_case_insensitively_and_nothing_is_written() {
 
 #[tokio::test]
 async fn rename_claims_new_names_and_keeps_old_ones() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     store
         .create_player(&player("p1", "Alice"), "hash-1", 10)
         .await
@@ -530,8 +426,8 @@ async fn rename_claims_new_names_and_keeps_old_ones() {
 
 #[tokio::test]
 async fn a_game_with_moves_and_a_finish_round_trips() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     store
         .create_player(&player("p1", "Alice"), "hash-1", 10)
         .await
@@ -644,8 +540,8 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
 
 #[tokio::test]
 async fn finish_without_a_move_and_failures_roll_back() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     store
         .create_player(&player("p1", "Alice"), "hash-1", 10)
         .await
@@ -720,8 +616,8 @@ async fn finish_without_a_move_and_failures_roll_back() {
 
 #[tokio::test]
 async fn the_leaderboard_keeps_the_best_score_and_the_earliest_on_ties() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     for (id, name, hash) in [
         ("p1", "Alice", "h1"),
         ("p2", "Bob", "h2"),
@@ -811,8 +707,8 @@ async fn the_leaderboard_keeps_the_best_score_and_the_earliest_on_ties() {
 
 #[tokio::test]
 async fn a_restart_keeps_everything() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     store
         .create_player(&player("p1", "Alice"), "hash-1", 10)
         .await
@@ -845,7 +741,7 @@ async fn a_restart_keeps_everything() {
     store.close().await;
     drop(store);
 
-    let store = open(&dir).await;
+    let store = open(&db).await;
     assert_eq!(
         store.player_by_token("hash-1").await.expect("lookup"),
         Some(player("p1", "Alicia"))
@@ -872,8 +768,8 @@ async fn a_restart_keeps_everything() {
 
 #[tokio::test]
 async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     store
         .create_player(&player("p1", "Alice"), "hash-1", 10)
         .await
@@ -945,10 +841,10 @@ async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
 async fn endings_as_text(store: &SqlStore) -> String {
     let mut text = String::new();
     for sql in [
-        "SELECT game_id || ',' || status || ',' || finished_at || ',' || COALESCE(winner, '-') \
+        "SELECT game_id || ',' || status || ',' || finished_at || ',' || COALESCE(CAST(winner AS TEXT), '-') \
          || ',' || reason || ',' || duration_ms || ',' || moves FROM games ORDER BY game_id",
-        "SELECT game_id || ',' || seat || ',' || thinking_ms || ',' || COALESCE(score, '-') \
-         || ',' || COALESCE(rating_before, '-') || ',' || COALESCE(rating_after, '-') \
+        "SELECT game_id || ',' || seat || ',' || thinking_ms || ',' || COALESCE(CAST(score AS TEXT), '-') \
+         || ',' || COALESCE(CAST(rating_before AS TEXT), '-') || ',' || COALESCE(CAST(rating_after AS TEXT), '-') \
          FROM game_seats ORDER BY game_id, seat",
         "SELECT game || ',' || player_id || ',' || score || ',' || game_id || ',' || achieved_at \
          FROM leaderboard ORDER BY game, player_id",
@@ -993,8 +889,8 @@ async fn endings_written_together_equal_endings_written_one_by_one() {
     let mut stores = Vec::new();
     let mut returned = Vec::new();
     for together in [false, true] {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = open(&dir).await;
+        let Some(db) = test_db().await else { return };
+        let store = open(&db).await;
         for (id, name) in [("p1", "Alice"), ("p2", "Bob")] {
             store
                 .create_player(&player(id, name), &format!("hash-{id}"), 10)
@@ -1020,7 +916,7 @@ async fn endings_written_together_equal_endings_written_one_by_one() {
             changes
         };
         returned.push(changes);
-        stores.push((endings_as_text(&store).await, dir));
+        stores.push((endings_as_text(&store).await, db));
         store.close().await;
     }
     assert_eq!(returned[0], returned[1], "the same rating changes");
@@ -1037,8 +933,8 @@ async fn endings_written_together_equal_endings_written_one_by_one() {
 
 #[tokio::test]
 async fn endings_of_an_unknown_game_fail_together() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     store
         .create_game(&new_game("g1", "p1", "Alice", 1))
         .await
@@ -1064,8 +960,8 @@ async fn endings_of_an_unknown_game_fail_together() {
 
 #[tokio::test]
 async fn an_unknown_status_in_the_database_is_a_decoding_error_not_a_panic() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (store, _) = open_with_alice(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let (store, _) = open_with_alice(&db).await;
     store
         .create_game(&new_game("g1", "p1", "Alice", 1_000))
         .await
@@ -1091,8 +987,8 @@ async fn an_unknown_status_in_the_database_is_a_decoding_error_not_a_panic() {
 
 #[tokio::test]
 async fn an_unknown_game_seat_kind_or_reason_in_the_database_is_a_decoding_error() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (store, _) = open_with_alice(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let (store, _) = open_with_alice(&db).await;
     for (column, corrupt) in [
         ("game", "UPDATE games SET game = 'go'"),
         ("reason", "UPDATE games SET reason = 'fell_asleep'"),
@@ -1121,8 +1017,8 @@ async fn an_unknown_game_seat_kind_or_reason_in_the_database_is_a_decoding_error
 
 #[tokio::test]
 async fn options_that_are_not_json_are_read_back_as_their_text() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (store, _) = open_with_alice(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let (store, _) = open_with_alice(&db).await;
     store
         .create_game(&new_game("g1", "p1", "Alice", 1_000))
         .await
@@ -1141,13 +1037,13 @@ async fn options_that_are_not_json_are_read_back_as_their_text() {
 
 #[tokio::test]
 async fn migrations_are_idempotent_on_reopen() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(db) = test_db().await else { return };
     for round in 0..3 {
-        let store = open(&dir).await;
+        let store = open(&db).await;
         assert_eq!(
             count(
                 &store,
-                "SELECT COUNT(*) FROM _sqlx_migrations WHERE success = 1"
+                "SELECT COUNT(*) FROM _sqlx_migrations WHERE success"
             )
             .await,
             i64::try_from(MIGRATOR.iter().count()).expect("few migrations"),
@@ -1165,8 +1061,8 @@ async fn migrations_are_idempotent_on_reopen() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_writers_all_commit() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let store = open(&dir).await;
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
     let mut tasks = Vec::new();
     for i in 0..24 {
         let store = store.clone();
@@ -1200,14 +1096,4 @@ async fn concurrent_writers_all_commit() {
     assert_eq!(taken, 7);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM players").await, 25);
     store.close().await;
-}
-
-#[test]
-fn generated_rows_use_the_databases_placeholders() {
-    let mut sqlite = String::new();
-    Placeholders::Anonymous.push_rows(&mut sqlite, 2, 3);
-    assert_eq!(sqlite, "(?, ?, ?), (?, ?, ?)");
-    let mut postgres = String::new();
-    Placeholders::Numbered.push_rows(&mut postgres, 2, 3);
-    assert_eq!(postgres, "($1, $2, $3), ($4, $5, $6)");
 }

@@ -6,11 +6,12 @@
 //! [`super::batch`]) or open and commit one of their own; either way they return only
 //! once the write is committed. The store's write lock is taken by the caller.
 
-use sqlx::{AnyConnection, AnyPool};
+use sqlx::Pool;
 
 use super::endings::write_finishes;
-use super::names::{claim_name, name_key};
-use super::placeholders::Placeholders;
+use super::names::claim_name;
+use super::{Db, DbConnection, PLACEHOLDERS};
+use crate::store::sql::names::name_key;
 use crate::store::{
     DrawOfferRecord, GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord, RatingChange,
     StoreError,
@@ -28,17 +29,16 @@ const SEAT_COLUMNS: usize = 5;
 /// Records games as started, with their seats: one `INSERT` for the games and one for
 /// all their seats, inside the caller's transaction.
 pub(super) async fn insert_games(
-    conn: &mut AnyConnection,
+    conn: &mut DbConnection,
     games: &[&NewGame],
 ) -> Result<(), StoreError> {
     if games.is_empty() {
         return Ok(());
     }
-    let placeholders = Placeholders::of(conn);
     let mut sql = String::from(
         "INSERT INTO games (game_id, game, room_id, status, options, started_at, rules) VALUES ",
     );
-    placeholders.push_rows(&mut sql, games.len(), GAME_COLUMNS);
+    PLACEHOLDERS.push_rows(&mut sql, games.len(), GAME_COLUMNS);
     let mut query = sqlx::query(&sql);
     for game in games {
         query = query
@@ -58,7 +58,7 @@ pub(super) async fn insert_games(
     }
     let mut sql =
         String::from("INSERT INTO game_seats (game_id, seat, kind, player_id, name) VALUES ");
-    placeholders.push_rows(&mut sql, seats, SEAT_COLUMNS);
+    PLACEHOLDERS.push_rows(&mut sql, seats, SEAT_COLUMNS);
     let mut query = sqlx::query(&sql);
     for game in games {
         for seat in &game.seats {
@@ -77,7 +77,7 @@ pub(super) async fn insert_games(
 /// Appends moves to their games' logs with one `INSERT` (one round trip to the database
 /// however many moves), inside the caller's transaction.
 pub(super) async fn insert_moves(
-    conn: &mut AnyConnection,
+    conn: &mut DbConnection,
     moves: &[&MoveRecord],
 ) -> Result<(), StoreError> {
     if moves.is_empty() {
@@ -89,7 +89,7 @@ pub(super) async fn insert_moves(
     // to 5 characters ("$2048") and their separators.
     let mut sql = String::with_capacity(HEAD.len() + moves.len() * MOVE_COLUMNS * 7);
     sql.push_str(HEAD);
-    Placeholders::of(conn).push_rows(&mut sql, moves.len(), MOVE_COLUMNS);
+    PLACEHOLDERS.push_rows(&mut sql, moves.len(), MOVE_COLUMNS);
     let mut query = sqlx::query(&sql);
     for mv in moves {
         query = query
@@ -109,7 +109,7 @@ pub(super) async fn insert_moves(
 /// Appends one move to its game's log and, when it ends the game, writes the ending
 /// (and the ratings) too: the statements of one move, inside the caller's transaction.
 pub(super) async fn write_move(
-    conn: &mut AnyConnection,
+    conn: &mut DbConnection,
     mv: &MoveRecord,
     finish: Option<&GameFinish>,
 ) -> Result<Option<[RatingChange; 2]>, StoreError> {
@@ -123,7 +123,7 @@ pub(super) async fn write_move(
 /// Registers a new player and claims their name, in one transaction; nothing is
 /// written if the name is taken.
 pub(super) async fn create_player(
-    pool: &AnyPool,
+    pool: &Pool<Db>,
     player: &PlayerRecord,
     token_hash: &str,
     created_at_ms: i64,
@@ -150,7 +150,7 @@ pub(super) async fn create_player(
 /// Claims `name` for an existing player and makes it their display name, in one
 /// transaction; nothing is written if the name is taken or the player unknown.
 pub(super) async fn rename_player(
-    pool: &AnyPool,
+    pool: &Pool<Db>,
     player_id: &str,
     name: &str,
 ) -> Result<(), StoreError> {
@@ -176,7 +176,7 @@ pub(super) async fn rename_player(
 /// Writes an ending that no move caused, with the rating changes it causes, in a
 /// transaction of its own.
 pub(super) async fn finish_game(
-    pool: &AnyPool,
+    pool: &Pool<Db>,
     finish: &GameFinish,
 ) -> Result<Option<[RatingChange; 2]>, StoreError> {
     let mut tx = pool.begin().await?;
@@ -187,7 +187,7 @@ pub(super) async fn finish_game(
 
 /// Marks games still playing as interrupted (only `game_id`, when given), giving each
 /// its move count; returns how many.
-pub(super) async fn interrupt(pool: &AnyPool, game_id: Option<&str>) -> Result<u64, StoreError> {
+pub(super) async fn interrupt(pool: &Pool<Db>, game_id: Option<&str>) -> Result<u64, StoreError> {
     // The move count is kept per move only in the moves table; an unfinished game
     // gets its count here, as a finished one does from its ending.
     let mut sql = String::from(
@@ -211,7 +211,7 @@ pub(super) async fn interrupt(pool: &AnyPool, game_id: Option<&str>) -> Result<u
 
 /// Records the draw offer open in an unfinished game, or that none is.
 pub(super) async fn record_draw_offer(
-    pool: &AnyPool,
+    pool: &Pool<Db>,
     game_id: &str,
     offer: Option<DrawOfferRecord>,
 ) -> Result<(), StoreError> {
@@ -230,7 +230,7 @@ pub(super) async fn record_draw_offer(
 
 /// Records that a bot has played for the person in `seat` of an unfinished game.
 pub(super) async fn record_stand_in(
-    pool: &AnyPool,
+    pool: &Pool<Db>,
     game_id: &str,
     seat: u8,
 ) -> Result<(), StoreError> {
@@ -243,7 +243,7 @@ pub(super) async fn record_stand_in(
 }
 
 /// Takes the next incarnation number: one more than the last, or 1 the first time.
-pub(super) async fn next_incarnation(pool: &AnyPool) -> Result<u64, StoreError> {
+pub(super) async fn next_incarnation(pool: &Pool<Db>) -> Result<u64, StoreError> {
     // One statement, so two servers asking at once (a fleet) never get the same number.
     let value: String = sqlx::query_scalar(
         "INSERT INTO store_meta (key, value) VALUES ('incarnation', '1') \

@@ -1,0 +1,214 @@
+//! The SQL behind [`Store`], written once and compiled once per engine: the including
+//! module (`sqlite` or `postgres`) names the database as `Db` and its few differences,
+//! and everything here is checked against that driver's own types.
+//!
+//! Every write runs in a transaction and returns only after it has committed; moves share
+//! transactions with other rooms' moves (group commit, [`batch`]). The parts: `writes`
+//! and [`batch`] write, `endings` writes games' endings, `reads` answers the read API,
+//! and `names` claims players' names; rows decode through `super::rows`.
+
+mod batch;
+mod endings;
+mod names;
+mod reads;
+#[cfg(test)]
+mod tests;
+mod writes;
+
+use parlor_rules::GameKind;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use sqlx::Pool;
+use sqlx::migrate::Migrator;
+use tokio::sync::Mutex;
+
+use self::batch::MoveWriter;
+#[cfg(test)]
+use super::TestDb;
+use super::{Db, PLACEHOLDERS, RATINGS_LOCK};
+use crate::ratings::Rating;
+use crate::store::sql::BatchStats;
+use crate::store::sql::sqlite_file::FileLock;
+use crate::store::{
+    DrawOfferRecord, GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord,
+    RatingChange, RatingEntry, Store, StoreError, StoredGame,
+};
+
+/// A connection to this engine's database.
+type DbConnection = <Db as sqlx::Database>::Connection;
+
+/// The schema migrations in `migrations/`, embedded at compile time; the same files for
+/// every engine.
+pub(super) static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
+
+/// The [`Store`] backed by this engine's database. Cloning it is cheap and shares the
+/// connection pool.
+#[derive(Clone, Debug)]
+pub(crate) struct SqlStore {
+    /// The connection pool (open to the engine's module, for its own tests).
+    pub(super) pool: Pool<Db>,
+    /// This process's write transactions run one at a time: SQLite has a single writer
+    /// anyway, and a transaction that reads before it writes (a rating update) must not
+    /// race another. (Across processes, `RATINGS_LOCK` does that on PostgreSQL.)
+    writes: Arc<Mutex<()>>,
+    /// The group-commit writer every move goes through.
+    moves: MoveWriter,
+    /// The exclusive hold on a SQLite file, released when the store closes.
+    file_lock: Arc<std::sync::Mutex<Option<FileLock>>>,
+}
+
+impl SqlStore {
+    /// Brings the schema of `pool`'s database up to date and starts the move writer;
+    /// `file_lock` is kept until the store closes. The pool is closed again if the
+    /// schema cannot be brought up to date.
+    pub(super) async fn start(
+        pool: Pool<Db>,
+        file_lock: Option<FileLock>,
+        stats: BatchStats,
+    ) -> Result<SqlStore, StoreError> {
+        if let Err(err) = MIGRATOR.run(&pool).await {
+            pool.close().await;
+            return Err(err.into());
+        }
+        if let Err(err) = names::upgrade_name_keys(&pool).await {
+            pool.close().await;
+            return Err(err);
+        }
+        let writes = Arc::new(Mutex::new(()));
+        Ok(SqlStore {
+            moves: MoveWriter::spawn(pool.clone(), writes.clone(), stats),
+            pool,
+            writes,
+            file_lock: Arc::new(std::sync::Mutex::new(file_lock)),
+        })
+    }
+}
+
+#[async_trait]
+impl Store for SqlStore {
+    async fn player_by_token(&self, token_hash: &str) -> Result<Option<PlayerRecord>, StoreError> {
+        reads::player_by_token(&self.pool, token_hash).await
+    }
+
+    async fn create_player(
+        &self,
+        player: &PlayerRecord,
+        token_hash: &str,
+        created_at_ms: i64,
+    ) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::create_player(&self.pool, player, token_hash, created_at_ms).await?;
+        tracing::debug!(player_id = %player.player_id, "player created");
+        Ok(())
+    }
+
+    async fn rename_player(&self, player_id: &str, name: &str) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::rename_player(&self.pool, player_id, name).await?;
+        tracing::debug!(player_id, "player renamed");
+        Ok(())
+    }
+
+    async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
+        self.moves.start(game).await?;
+        tracing::debug!(game_id = %game.game_id, game = %game.game, "game recorded");
+        Ok(())
+    }
+
+    async fn append_move(
+        &self,
+        mv: &MoveRecord,
+        finish: Option<&GameFinish>,
+    ) -> Result<Option<[RatingChange; 2]>, StoreError> {
+        self.moves.append(mv, finish).await
+    }
+
+    async fn finish_game(
+        &self,
+        finish: &GameFinish,
+    ) -> Result<Option<[RatingChange; 2]>, StoreError> {
+        let _writing = self.writes.lock().await;
+        let changes = writes::finish_game(&self.pool, finish).await?;
+        tracing::debug!(game_id = %finish.game_id, reason = %finish.reason, "game finished");
+        Ok(changes)
+    }
+
+    async fn ratings(
+        &self,
+        game: GameKind,
+        keys: [&str; 2],
+    ) -> Result<[Option<Rating>; 2], StoreError> {
+        reads::ratings(&self.pool, game, keys).await
+    }
+
+    async fn player_games(
+        &self,
+        player_id: &str,
+        limit: u32,
+    ) -> Result<Option<Vec<PlayerGame>>, StoreError> {
+        reads::player_games(&self.pool, player_id, limit).await
+    }
+
+    async fn rating_leaderboard(
+        &self,
+        game: GameKind,
+        limit: u32,
+    ) -> Result<Vec<RatingEntry>, StoreError> {
+        reads::rating_leaderboard(&self.pool, game, limit).await
+    }
+
+    async fn record_draw_offer(
+        &self,
+        game_id: &str,
+        offer: Option<DrawOfferRecord>,
+    ) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::record_draw_offer(&self.pool, game_id, offer).await
+    }
+
+    async fn record_stand_in(&self, game_id: &str, seat: u8) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::record_stand_in(&self.pool, game_id, seat).await
+    }
+
+    async fn interrupt_unfinished(&self) -> Result<u64, StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::interrupt(&self.pool, None).await
+    }
+
+    async fn interrupt_game(&self, game_id: &str) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::interrupt(&self.pool, Some(game_id)).await.map(drop)
+    }
+
+    async fn unfinished_game_ids(&self) -> Result<Vec<String>, StoreError> {
+        reads::unfinished_game_ids(&self.pool).await
+    }
+
+    async fn next_incarnation(&self) -> Result<u64, StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::next_incarnation(&self.pool).await
+    }
+
+    async fn game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
+        reads::game(&self.pool, game_id).await
+    }
+
+    async fn leaderboard(
+        &self,
+        game: GameKind,
+        limit: u32,
+    ) -> Result<Vec<LeaderboardEntry>, StoreError> {
+        reads::leaderboard(&self.pool, game, limit).await
+    }
+
+    async fn close(&self) {
+        self.moves.close().await;
+        self.pool.close().await;
+        // Only now may another process open the file.
+        if let Ok(mut slot) = self.file_lock.lock() {
+            slot.take();
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! The SQLite store, the embedded default: the file's guards, the pool, each
+//! connection's pragmas, and the engine code of `engine/` compiled for SQLite.
+//!
+//! Every connection runs with `journal_mode=WAL` and `synchronous=FULL` (or `NORMAL`,
+//! when asked for), so a commit has reached the disk when the call returns.
+
+use std::path::Path;
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+use super::BatchStats;
+use super::placeholders::Placeholders;
+use super::sqlite_file;
+use crate::config::{StoreConfig, Synchronous};
+use crate::store::StoreError;
+
+#[allow(
+    clippy::duplicate_mod,
+    reason = "the engine code is compiled once per engine, with that engine's `Db`"
+)]
+#[path = "engine/mod.rs"]
+mod engine;
+
+pub(super) use self::engine::SqlStore;
+
+/// The database `engine/` is compiled for here.
+type Db = sqlx::Sqlite;
+
+/// How statements generated per batch write their parameters on SQLite.
+const PLACEHOLDERS: Placeholders = Placeholders::Anonymous;
+
+/// Rating updates need no lock of their own on SQLite: a single process holds the file
+/// (`sqlite_file`), and it writes one transaction at a time.
+const RATINGS_LOCK: Option<&str> = None;
+
+/// SQLite allows a single writer at a time; a few connections are enough for readers.
+const SQLITE_MAX_CONNECTIONS: u32 = 4;
+
+/// How SQLite connections are set up (other databases ignore it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SqliteTuning {
+    /// How long a write waits for a lock another process holds before it fails.
+    pub(crate) busy_timeout: Duration,
+    /// How hard a commit is synced to disk.
+    pub(crate) synchronous: Synchronous,
+}
+
+impl SqliteTuning {
+    /// The tuning `[store]` asks for.
+    pub(crate) fn of(config: &StoreConfig) -> SqliteTuning {
+        SqliteTuning {
+            busy_timeout: Duration::from_millis(config.busy_timeout_ms),
+            synchronous: config.synchronous,
+        }
+    }
+}
+
+impl SqlStore {
+    /// Opens (creating it if missing) the SQLite database file at `path`, creating its
+    /// folder too, and brings its schema up to date.
+    ///
+    /// Every connection runs with `journal_mode=WAL`, `foreign_keys=ON` and the
+    /// `synchronous` level and busy timeout of `tuning`. Moves are written in batches
+    /// (see `engine/batch.rs`), counted in `stats`.
+    pub(super) async fn open(
+        path: &Path,
+        tuning: SqliteTuning,
+        stats: BatchStats,
+    ) -> Result<SqlStore, StoreError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            // Blocking, but it runs once at start-up and is quick.
+            std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+                path: parent.display().to_string(),
+                source,
+            })?;
+        }
+        let file_lock = sqlite_file::lock(path)?;
+        sqlite_file::check_is_sqlite(path)?;
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .busy_timeout(tuning.busy_timeout.min(Duration::from_secs(3600)))
+            .journal_mode(SqliteJournalMode::Wal)
+            .foreign_keys(true)
+            .synchronous(match tuning.synchronous {
+                Synchronous::Full => SqliteSynchronous::Full,
+                Synchronous::Normal => SqliteSynchronous::Normal,
+            });
+        let pool = SqlitePoolOptions::new()
+            .max_connections(SQLITE_MAX_CONNECTIONS)
+            .connect_with(options)
+            .await?;
+        let store = SqlStore::start(pool, Some(file_lock), stats).await?;
+        tracing::info!(path = %path.display(), "opened the SQLite database");
+        Ok(store)
+    }
+}
+
+#[cfg(test)]
+pub(super) use self::tests::TestDb;
+
+#[cfg(test)]
+mod tests;
