@@ -355,6 +355,11 @@ pub enum ConfigError {
 /// The prefix of environment variables that configure Parlor.
 pub const ENV_PREFIX: &str = "PARLOR_";
 
+/// Variables under [`ENV_PREFIX`] that are not settings: `PARLOR_TEST_*` name the
+/// services the tests use (`PARLOR_TEST_POSTGRES_URL`…), and a developer's shell that
+/// exports them must still start the server.
+const NOT_SETTINGS_PREFIX: &str = "TEST_";
+
 impl Config {
     /// The rule settings games are created with (`[checkers]`, `[fox_geese]`).
     pub fn game_settings(&self) -> GameSettings {
@@ -377,7 +382,10 @@ impl Config {
         if let Some(file) = file {
             figment = figment.merge(Toml::file_exact(file));
         }
-        figment = figment.merge(Env::prefixed(ENV_PREFIX).split("__"));
+        let settings = Env::prefixed(ENV_PREFIX)
+            .filter(|key| !key.as_str().starts_with(NOT_SETTINGS_PREFIX))
+            .split("__");
+        figment = figment.merge(settings);
         if let Some(bind) = overrides.bind {
             figment = figment.merge(Serialized::default("server.bind", bind));
         }
@@ -507,6 +515,8 @@ mod tests {
             assert!(error.contains("prot"), "{error}");
             let error = load_in(jail, Some("[scoring.par]\ngo = 1\n")).unwrap_err();
             assert!(error.contains("go"), "{error}");
+            jail.set_env("PARLOR_TEST_POSTGRES_URL", "postgres://tests/only");
+            load_in(jail, None).expect("PARLOR_TEST_* names test services, not settings");
             jail.set_env("PARLOR_ROOMS__IDLE", "5");
             let error = load_in(jail, None).unwrap_err();
             assert!(error.contains("idle"), "{error}");

@@ -4,7 +4,8 @@
 //! after an outage. The clients reconnect, `hello` with their tokens and `join` again.
 //! Every game resumes and finishes; every move any client saw is stored as it saw it;
 //! no `seq` ever names two different states; and the stored clocks show that no one
-//! was charged for an outage.
+//! was charged for an outage. It runs on SQLite and, in a schema of its own, on the
+//! machine's PostgreSQL.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -19,6 +20,7 @@ use tokio_tungstenite::connect_async;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::common::{ParlorProcess, client_at, comparable, temp_dir};
+use crate::services::PostgresSchema;
 
 /// How many times the server is killed.
 const KILLS: usize = 3;
@@ -295,11 +297,27 @@ fn check_stored_game(game: &Value, seen: &BTreeMap<u64, String>) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn games_survive_repeated_sigkills() {
+    survive_sigkills(ENV).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_survive_repeated_sigkills_on_postgres() {
+    let Some(schema) = PostgresSchema::new("games_survive_repeated_sigkills_on_postgres").await
+    else {
+        return;
+    };
+    let mut env = ENV.to_vec();
+    env.push(("PARLOR_STORE__URL", &schema.store_url));
+    survive_sigkills(&env).await;
+}
+
+/// The scenario, with the server's environment `env`.
+async fn survive_sigkills(env: &[(&str, &str)]) {
     let seed: u64 = rand::rng().random();
     eprintln!("chaos seed {seed}");
     let mut rng = StdRng::seed_from_u64(seed);
     let dir = temp_dir();
-    let mut parlor = ParlorProcess::start(dir.path(), ENV);
+    let mut parlor = ParlorProcess::start(dir.path(), env);
     let (address_tx, address) = watch::channel(parlor.address.clone());
     let seen = Arc::new(Mutex::new(Seen::default()));
 
@@ -358,7 +376,7 @@ async fn games_survive_repeated_sigkills() {
         eprintln!("chaos: SIGKILL {} after {alive:?}", kill + 1);
         parlor.kill();
         tokio::time::sleep(OUTAGE).await;
-        parlor = ParlorProcess::start(dir.path(), ENV);
+        parlor = ParlorProcess::start(dir.path(), env);
         address_tx.send_replace(parlor.address.clone());
     }
 

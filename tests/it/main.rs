@@ -9,6 +9,7 @@
 //! server has its own directory, database, port and metrics registry.
 
 mod common;
+mod services;
 
 mod a_bot_takes_over_an_absent_players_seat;
 mod bots_fill_seats_and_play;
