@@ -55,6 +55,9 @@ pub(crate) enum BenchError {
     /// The server's HTTP API did not answer as expected.
     #[error("{0}")]
     Http(String),
+    /// The PostgreSQL database given with --postgres could not be used.
+    #[error("PostgreSQL (--postgres): {0}")]
+    Postgres(String),
     /// The report could not be encoded.
     #[error("could not encode the report: {0}")]
     Json(#[from] serde_json::Error),

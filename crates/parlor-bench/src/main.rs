@@ -16,6 +16,7 @@ mod error;
 mod load;
 mod report;
 mod server;
+mod store;
 mod system;
 
 use std::path::{Path, PathBuf};
@@ -118,6 +119,11 @@ struct Args {
     /// Chaos: a player's mean time to move, ms (each move takes 0 to twice it).
     #[arg(long, default_value_t = 500, requires = "chaos")]
     think_ms: u64,
+    /// Parlor's store on the PostgreSQL database at this URL (e.g.
+    /// postgres://postgres@127.0.0.1:5432/test), in a schema made for the run and
+    /// dropped after it, instead of a scratch SQLite file.
+    #[arg(long, value_name = "URL", conflicts_with = "url")]
+    postgres: Option<String>,
     /// Also write the report as JSON here.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
@@ -183,7 +189,29 @@ fn run(args: &Args) -> Result<(), BenchError> {
             .and_then(|exe| exe.parent().map(Path::to_path_buf))
             .unwrap_or_default(),
     };
-    let json = if args.chaos {
+    let scratch = match &args.postgres {
+        Some(url) => Some(runtime.block_on(store::Scratch::create(url))?),
+        None => None,
+    };
+    let store_url = scratch.as_ref().map(|scratch| scratch.store_url.as_str());
+    let json = measure_all(args, &runtime, &load, &bin_dir, store_url);
+    if let Some(scratch) = scratch
+        && let Err(error) = runtime.block_on(scratch.drop_schema())
+    {
+        eprintln!("parlor-bench: the scratch schema was not dropped: {error}");
+    }
+    write_json(args.json.as_deref(), json?)
+}
+
+/// Runs what `args` ask for and prints its report; the report as JSON.
+fn measure_all(
+    args: &Args,
+    runtime: &tokio::runtime::Runtime,
+    load: &Load,
+    bin_dir: &Path,
+    store_url: Option<&str>,
+) -> Result<String, BenchError> {
+    Ok(if args.chaos {
         let chaos = chaos::Chaos {
             games: args.connections / 2,
             game: args.game.clone(),
@@ -192,8 +220,9 @@ fn run(args: &Args) -> Result<(), BenchError> {
             alive: secs(args.duration)?,
             think_ms: args.think_ms,
             connect_concurrency: args.connect_concurrency,
+            store_url: store_url.map(str::to_owned),
         };
-        let report = runtime.block_on(chaos::run(&chaos, &bin_dir))?;
+        let report = runtime.block_on(chaos::run(&chaos, bin_dir))?;
         print!("{}", report.text());
         let json = serde_json::to_string_pretty(&report)?;
         if report.failed() {
@@ -206,7 +235,7 @@ fn run(args: &Args) -> Result<(), BenchError> {
     } else if args.compare {
         let mut runs = Vec::new();
         for target in [Target::Parlor, Target::Actix, Target::Tungstenite] {
-            let report = runtime.block_on(measure(target, &load, &bin_dir, args.pin))?;
+            let report = runtime.block_on(measure(target, load, bin_dir, args.pin, store_url))?;
             print!("{}", report.text());
             runs.push(report);
         }
@@ -221,7 +250,7 @@ fn run(args: &Args) -> Result<(), BenchError> {
                 check_local(url)?;
                 let load = Load {
                     url: url.clone(),
-                    ..load
+                    ..load.clone()
                 };
                 let measured = runtime.block_on(load::run(&load, args.server_pid))?;
                 Report::new(
@@ -233,12 +262,11 @@ fn run(args: &Args) -> Result<(), BenchError> {
                     system::load_average(),
                 )
             }
-            None => runtime.block_on(measure(args.target, &load, &bin_dir, args.pin))?,
+            None => runtime.block_on(measure(args.target, load, bin_dir, args.pin, store_url))?,
         };
         print!("{}", report.text());
         serde_json::to_string_pretty(&report)?
-    };
-    write_json(args.json.as_deref(), json)
+    })
 }
 
 /// Writes the JSON report to `path`, if one was asked for.
@@ -252,12 +280,14 @@ fn write_json(path: Option<&Path>, json: String) -> Result<(), BenchError> {
     Ok(())
 }
 
-/// Starts `target`, loads it, stops it.
+/// Starts `target` (Parlor with its store at `store_url` when given, otherwise on a
+/// scratch SQLite file), loads it, stops it.
 async fn measure(
     target: Target,
     load: &Load,
     bin_dir: &Path,
     pin: bool,
+    store_url: Option<&str>,
 ) -> Result<Report, BenchError> {
     if target != Target::Parlor && load.bot_rooms > 0 {
         return Err(BenchError::Usage(format!(
@@ -270,7 +300,11 @@ async fn measure(
             load.game
         )));
     }
-    let server = Server::start(target, bin_dir, pin, load.abuse.is_some(), &[])?;
+    let store_env = match (target, store_url) {
+        (Target::Parlor, Some(url)) => vec![("PARLOR_STORE__URL", url)],
+        _ => Vec::new(),
+    };
+    let server = Server::start(target, bin_dir, pin, load.abuse.is_some(), &store_env)?;
     eprintln!(
         "parlor-bench: {target} (pid {}) at {}",
         server.pid, server.url
@@ -279,16 +313,35 @@ async fn measure(
         url: server.url.clone(),
         ..load.clone()
     };
+    let engine = if store_url.is_some() {
+        "postgres"
+    } else {
+        "sqlite"
+    };
+    let counted = target == Target::Parlor;
+    let before = if counted {
+        Some(store::Counters::read(&server.url).await?)
+    } else {
+        None
+    };
     let measured = load::run(&load, Some(server.pid)).await;
+    let after = match before {
+        Some(_) => Some(store::Counters::read(&server.url).await),
+        None => None,
+    };
     let report = measured.map(|m| {
-        Report::new(
+        let mut report = Report::new(
             target.to_string(),
             &load,
             pin,
             Some(server.pid),
             &m,
             system::load_average(),
-        )
+        );
+        if let (Some(before), Some(Ok(after))) = (before, after) {
+            report.store = Some(store::StoreFigures::between(engine, before, after));
+        }
+        report
     });
     // Stopping waits (up to 15 s) for the process to exit: off the async workers.
     let _ = tokio::task::spawn_blocking(move || server.stop()).await;

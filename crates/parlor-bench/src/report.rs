@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::abuse::AbuseFigures;
 use crate::load::{Load, Measured};
+use crate::store::StoreFigures;
 
 /// One target's figures.
 #[derive(Clone, Debug, Serialize)]
@@ -59,6 +60,8 @@ pub(crate) struct Report {
     pub(crate) errors: Errors,
     /// The server process, when its pid is known.
     pub(crate) server: Option<ServerFigures>,
+    /// Parlor's store over the whole load (warm-up included).
+    pub(crate) store: Option<StoreFigures>,
     /// The generator's CPU time in the window over the window's length (1.0 = one core).
     pub(crate) generator_cpu_share: Option<f64>,
     /// The machine's load averages (1, 5, 15 min) at the end of the run.
@@ -195,6 +198,7 @@ impl Report {
                 first: m.first_errors.clone(),
             },
             server,
+            store: None,
             generator_cpu_share: m.generator_cpu_secs.map(|c| c / m.window_secs.max(1e-9)),
             load_average,
         }
@@ -247,6 +251,13 @@ impl Report {
                 s.cpu_share,
                 s.cpu_per_move_us
                     .map_or("n/a".to_owned(), |us| format!("{us:.1} us")),
+            );
+        }
+        if let Some(store) = &self.store {
+            let _ = writeln!(
+                out,
+                "  store ({}): {} commits, {:.1} moves per commit, {:.2} ms per commit on average (warm-up included)",
+                store.engine, store.commits, store.moves_per_commit, store.commit_ms_mean
             );
         }
         if let Some(share) = self.generator_cpu_share {

@@ -53,6 +53,8 @@ pub(crate) struct Chaos {
     pub(crate) think_ms: u64,
     /// Games being set up at once.
     pub(crate) connect_concurrency: usize,
+    /// Parlor's `store.url` (PostgreSQL), or `None` for a scratch SQLite file.
+    pub(crate) store_url: Option<String>,
 }
 
 /// What the players share with the run.
@@ -216,13 +218,21 @@ impl ChaosReport {
 
 /// Runs `chaos` against a Parlor started from `bin_dir`.
 pub(crate) async fn run(chaos: &Chaos, bin_dir: &Path) -> Result<ChaosReport, BenchError> {
-    let env = [
+    let mut env = vec![
         // Longer than any outage here: players come back before anyone is abandoned.
         ("PARLOR_ROOMS__RECONNECT_GRACE_SECS", "120"),
         ("PARLOR_BOTS__FILL_AFTER_SECS", "3600"),
     ];
+    if let Some(url) = &chaos.store_url {
+        env.push(("PARLOR_STORE__URL", url));
+    }
+    let env: Vec<(String, String)> = env
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .collect();
     let bin_dir = bin_dir.to_owned();
     let mut server = tokio::task::spawn_blocking(move || {
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         Server::start(Target::Parlor, &bin_dir, false, false, &env)
     })
     .await

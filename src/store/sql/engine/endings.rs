@@ -13,6 +13,9 @@
 //!
 //! `VALUES` columns are named `column1`, `column2`, … by both SQLite and PostgreSQL; the
 //! values are cast to their columns' types so PostgreSQL need not guess them.
+//!
+//! Rating reads before it writes, so on an engine several processes share (PostgreSQL,
+//! a fleet) the batch first takes the engine's `RATINGS_LOCK`, held until its commit.
 
 use std::collections::{HashMap, HashSet};
 
