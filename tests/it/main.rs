@@ -30,6 +30,7 @@ mod names_cannot_impersonate;
 mod one_server_per_database;
 mod operators_scrape_metrics;
 mod players_reconnect_or_lose_by_abandonment;
+mod postgres_outages_refuse_moves;
 mod private_rooms_are_reached_only_by_link;
 mod quick_join_pairs_waiting_players;
 mod ratings_follow_results;

@@ -1,5 +1,6 @@
 //! The machine's PostgreSQL for the integration tests: a schema of each test's own in the
-//! database `PARLOR_TEST_POSTGRES_URL` names, dropped when the test ends.
+//! database `PARLOR_TEST_POSTGRES_URL` names, dropped when the test ends, and a relay to
+//! it that a test can cut.
 //!
 //! Without the variable a test that needs it says so loudly and is skipped; under CI
 //! (`CI` set, as `.ci/run` sets it along with the variable) it fails instead.
@@ -13,7 +14,8 @@ const POSTGRES_VARIABLE: &str = "PARLOR_TEST_POSTGRES_URL";
 /// A schema of the test's own, and the `store.url` that points a server at it.
 pub(crate) struct PostgresSchema {
     admin_url: String,
-    name: String,
+    /// The schema's name.
+    pub(crate) name: String,
     /// The URL a server's `store.url` takes to use this schema.
     pub(crate) store_url: String,
 }
@@ -47,6 +49,24 @@ impl PostgresSchema {
             store_url,
         })
     }
+
+    /// The database's `host:port`.
+    pub(crate) fn server(&self) -> String {
+        let url = reqwest::Url::parse(&self.admin_url).unwrap();
+        format!(
+            "{}:{}",
+            url.host_str().unwrap_or("localhost"),
+            url.port().unwrap_or(5432)
+        )
+    }
+
+    /// The `store.url` for this schema with the server reached at `address` instead.
+    pub(crate) fn store_url_via(&self, address: std::net::SocketAddr) -> String {
+        let mut url = reqwest::Url::parse(&self.store_url).unwrap();
+        url.set_ip_host(address.ip()).unwrap();
+        url.set_port(Some(address.port())).unwrap();
+        url.to_string()
+    }
 }
 
 impl Drop for PostgresSchema {
@@ -71,5 +91,63 @@ impl Drop for PostgresSchema {
         if !matches!(dropped, Ok(Ok(()))) {
             eprintln!("could not drop the test schema {}", self.name);
         }
+    }
+}
+
+/// A TCP relay to the test database that the test can cut and restore, to see what the
+/// server does when PostgreSQL goes away: cutting closes every relayed connection and
+/// refuses new ones, as a database that went down would.
+pub(crate) struct CuttableRelay {
+    /// Where the relay listens.
+    pub(crate) address: std::net::SocketAddr,
+    target: String,
+    relaying: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl CuttableRelay {
+    /// Relays 127.0.0.1:<some port> to `target` (`host:port`).
+    pub(crate) async fn start(target: &str) -> CuttableRelay {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let mut relay = CuttableRelay {
+            address,
+            target: target.to_owned(),
+            relaying: None,
+        };
+        relay.relaying = Some(tokio::spawn(relay_from(listener, relay.target.clone())));
+        relay
+    }
+
+    /// Closes every relayed connection and stops listening.
+    pub(crate) fn cut(&mut self) {
+        if let Some(relaying) = self.relaying.take() {
+            relaying.abort();
+        }
+    }
+
+    /// Listens again on the same address.
+    pub(crate) async fn restore(&mut self) {
+        let listener = tokio::net::TcpListener::bind(self.address).await.unwrap();
+        self.relaying = Some(tokio::spawn(relay_from(listener, self.target.clone())));
+    }
+}
+
+impl Drop for CuttableRelay {
+    fn drop(&mut self) {
+        self.cut();
+    }
+}
+
+/// Accepts connections on `listener` and relays each to `target`; aborting it drops the
+/// listener and every connection with it.
+async fn relay_from(listener: tokio::net::TcpListener, target: String) {
+    let mut connections = tokio::task::JoinSet::new();
+    while let Ok((mut inbound, _)) = listener.accept().await {
+        let target = target.clone();
+        connections.spawn(async move {
+            if let Ok(mut outbound) = tokio::net::TcpStream::connect(&target).await {
+                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+            }
+        });
     }
 }

@@ -6,6 +6,7 @@
 //! so it is never logged: errors name the host, port and database only.
 
 use std::str::FromStr;
+use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
@@ -38,6 +39,11 @@ const RATINGS_LOCK: Option<&str> = Some("SELECT pg_advisory_xact_lock(7070162737
 /// other writes share the rest.
 const MAX_CONNECTIONS: u32 = 10;
 
+/// How long a write waits for a connection (connecting again, when the database went
+/// away) before it fails: a move is refused with `storage_unavailable` after this long,
+/// not after sqlx's default of 30 s.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+
 impl SqlStore {
     /// Connects to the PostgreSQL database at `url`, brings its schema up to date and
     /// starts the move writer. Moves are written in batches (see `engine/batch.rs`),
@@ -65,6 +71,7 @@ impl SqlStore {
         );
         let pool = PgPoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
             .connect_with(options)
             .await
             .map_err(|source| StoreError::Unreachable {

@@ -1,0 +1,67 @@
+//! When PostgreSQL goes away, a move is refused with `storage_unavailable` and the room
+//! stays as it was; once the database is back, the same move goes through, and the
+//! store holds every move anyone saw, once.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::common::{TestServer, play_alternately, temp_dir, test_config};
+use crate::services::{CuttableRelay, PostgresSchema};
+
+/// How soon a move must be refused once the database is gone.
+const REFUSED_WITHIN: Duration = Duration::from_secs(15);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_postgres_cannot_record_is_refused_and_nothing_is_lost() {
+    let Some(schema) = PostgresSchema::new("a_move_postgres_cannot_record_is_refused").await else {
+        return;
+    };
+    let mut relay = CuttableRelay::start(&schema.server()).await;
+    let dir = temp_dir();
+    let mut config = test_config(dir.path());
+    config.store.url = Some(schema.store_url_via(relay.address));
+    let server = TestServer::start(config).await;
+    let (mut players, room) = server.pair_in_room().await;
+    play_alternately(&mut players, &room, &["0", "3"]).await;
+    let [alice, bob] = &mut players;
+    alice.until_state(|s| s["moves"] == 2).await;
+
+    relay.cut();
+    let asked = Instant::now();
+    alice
+        .expect_error(
+            json!({"type": "move", "room": room, "move": "4"}),
+            "storage_unavailable",
+        )
+        .await;
+    let refused_after = asked.elapsed();
+    eprintln!("refused after {refused_after:?}");
+    assert!(refused_after < REFUSED_WITHIN, "{refused_after:?}");
+    let (_, state) = server.get_json(&format!("/api/rooms/{room}")).await;
+    assert_eq!(state["position"], "X..O.....");
+    assert_eq!(state["moves"], 2);
+
+    relay.restore().await;
+    alice.play(&room, "4").await;
+    let state = bob.until_state(|s| s["moves"] == 3).await;
+    assert_eq!(state["position"], "X..OX....");
+    bob.play(&room, "5").await;
+    alice.until_state(|s| s["moves"] == 4).await;
+    alice.play(&room, "8").await;
+    let over = bob.until("game_over").await;
+    assert_eq!(over["winner"], 0, "{over}");
+
+    let game_id = over["game_id"].as_str().unwrap();
+    let (status, game) = server.get_json(&format!("/api/games/{game_id}")).await;
+    assert_eq!(status, 200, "{game}");
+    let moves: Vec<&str> = game["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mv| mv["notation"].as_str().unwrap())
+        .collect();
+    assert_eq!(moves, ["0", "3", "4", "5", "8"], "each move once, in order");
+    assert_eq!(game["status"], "finished");
+    server.stop().await;
+}
