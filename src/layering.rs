@@ -6,8 +6,22 @@ use std::path::{Path, PathBuf};
 
 /// The server's modules, as `crate::<name>`.
 const MODULES: &[&str] = &[
-    "config", "domain", "http", "limits", "lobby", "metrics", "players", "protocol", "ratings",
-    "resuming", "room", "scoring", "store", "thinkers", "ws",
+    "config",
+    "domain",
+    "http",
+    "limits",
+    "lobby",
+    "metrics",
+    "players",
+    "protocol",
+    "ratings",
+    "resuming",
+    "room",
+    "scoring",
+    "scratch_schema",
+    "store",
+    "thinkers",
+    "ws",
 ];
 
 /// Modules that stand (nearly) alone, and the only modules of this crate they may import.
@@ -18,6 +32,8 @@ const ONLY: &[(&str, &[&str])] = &[
     ("domain", &[]),
     // The wire's vocabulary stands alone but for the seat kind.
     ("protocol", &["domain"]),
+    // A test database's scratch schema needs nothing of the server.
+    ("scratch_schema", &[]),
 ];
 
 /// Each module and the modules of this crate it must never import.

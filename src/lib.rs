@@ -25,6 +25,7 @@ mod room;
 #[cfg(test)]
 mod rules_as_json;
 mod scoring;
+pub mod scratch_schema;
 mod store;
 mod thinkers;
 mod ws;

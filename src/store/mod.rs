@@ -34,6 +34,23 @@ impl StoreError {
     pub(crate) fn is_unreadable_record(&self) -> bool {
         matches!(self, StoreError::Database(sqlx::Error::ColumnDecode { .. }))
     }
+
+    /// Whether the database could not be reached at all (the connection broke, or no
+    /// connection could be made in time), as opposed to refusing a statement.
+    pub(crate) fn is_connection_lost(&self) -> bool {
+        matches!(
+            self,
+            StoreError::ConnectionLost { .. }
+                | StoreError::Database(
+                    sqlx::Error::Io(_)
+                        | sqlx::Error::Tls(_)
+                        | sqlx::Error::Protocol(_)
+                        | sqlx::Error::PoolTimedOut
+                        | sqlx::Error::PoolClosed
+                        | sqlx::Error::WorkerCrashed
+                )
+        )
+    }
 }
 
 /// Why a store operation failed.
@@ -48,6 +65,13 @@ pub enum StoreError {
     /// The schema migrations could not be applied at start-up.
     #[error("could not apply database migrations: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The database could not be reached while a batch of writes was being made; nothing
+    /// of the batch was acknowledged.
+    #[error("lost the connection to the database: {reason}")]
+    ConnectionLost {
+        /// What the driver reported.
+        reason: String,
+    },
     /// The store has been closed (the server is shutting down).
     #[error("the store is closed")]
     Closed,
@@ -96,6 +120,14 @@ pub enum StoreError {
         place: String,
         /// What the driver reported.
         source: sqlx::Error,
+    },
+    /// Another Parlor server holds the PostgreSQL database (or schema).
+    #[error(
+        "the PostgreSQL database {place} is in use by another Parlor server; stop that server first, or give this one another database or schema (options[search_path])"
+    )]
+    DatabaseInUse {
+        /// The host, port and database.
+        place: String,
     },
     /// The database file's folder could not be created.
     #[error("could not create the folder for the database file {path}: {source}")]

@@ -306,8 +306,9 @@ async fn games_survive_repeated_sigkills_on_postgres() {
     else {
         return;
     };
+    let store_url = schema.store_url();
     let mut env = ENV.to_vec();
-    env.push(("PARLOR_STORE__URL", &schema.store_url));
+    env.push(("PARLOR_STORE__URL", &store_url));
     survive_sigkills(&env).await;
 }
 

@@ -3,56 +3,31 @@
 //! it that a test can cut.
 //!
 //! Without the variable a test that needs it says so loudly and is skipped; under CI
-//! (`CI` set, as `.ci/run` sets it along with the variable) it fails instead.
+//! (`CI` set, as `.ci/run` sets it along with the variable) it fails instead
+//! (`parlor::scratch_schema`).
 
-use sqlx::Connection;
-use sqlx::postgres::PgConnection;
-
-/// The variable that names the test database.
-const POSTGRES_VARIABLE: &str = "PARLOR_TEST_POSTGRES_URL";
+use parlor::scratch_schema::ScratchSchema;
 
 /// A schema of the test's own, and the `store.url` that points a server at it.
 pub(crate) struct PostgresSchema {
-    admin_url: String,
-    /// The schema's name.
-    pub(crate) name: String,
-    /// The URL a server's `store.url` takes to use this schema.
-    pub(crate) store_url: String,
+    schema: ScratchSchema,
 }
 
 impl PostgresSchema {
     /// A new empty schema, or `None` (said loudly) when no test database is named.
     pub(crate) async fn new(test: &str) -> Option<PostgresSchema> {
-        let Ok(admin_url) = std::env::var(POSTGRES_VARIABLE) else {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{POSTGRES_VARIABLE} is unset under CI: {test} must run"
-            );
-            eprintln!(
-                "SKIPPED: {test} needs PostgreSQL; set {POSTGRES_VARIABLE} \
-                 (e.g. postgres://postgres@127.0.0.1:5432/test) to run it"
-            );
-            return None;
-        };
-        let name = format!("parlor_it_{:016x}", rand::random::<u64>());
-        let mut conn = PgConnection::connect(&admin_url).await.unwrap();
-        sqlx::query(&format!("CREATE SCHEMA {name}"))
-            .execute(&mut conn)
-            .await
-            .unwrap();
-        conn.close().await.unwrap();
-        let separator = if admin_url.contains('?') { '&' } else { '?' };
-        let store_url = format!("{admin_url}{separator}options[search_path]={name}");
-        Some(PostgresSchema {
-            admin_url,
-            name,
-            store_url,
-        })
+        let schema = ScratchSchema::for_test(test, "parlor_it").await?;
+        Some(PostgresSchema { schema })
+    }
+
+    /// The URL a server's `store.url` takes to use this schema.
+    pub(crate) fn store_url(&self) -> String {
+        self.schema.store_url()
     }
 
     /// The database's `host:port`.
     pub(crate) fn server(&self) -> String {
-        let url = reqwest::Url::parse(&self.admin_url).unwrap();
+        let url = reqwest::Url::parse(self.schema.admin_url()).unwrap();
         format!(
             "{}:{}",
             url.host_str().unwrap_or("localhost"),
@@ -62,35 +37,10 @@ impl PostgresSchema {
 
     /// The `store.url` for this schema with the server reached at `address` instead.
     pub(crate) fn store_url_via(&self, address: std::net::SocketAddr) -> String {
-        let mut url = reqwest::Url::parse(&self.store_url).unwrap();
+        let mut url = reqwest::Url::parse(&self.store_url()).unwrap();
         url.set_ip_host(address.ip()).unwrap();
         url.set_port(Some(address.port())).unwrap();
         url.to_string()
-    }
-}
-
-impl Drop for PostgresSchema {
-    fn drop(&mut self) {
-        let (url, name) = (self.admin_url.clone(), self.name.clone());
-        // Drop runs inside the test's runtime, which cannot block on a future: the
-        // schema is dropped from a thread with a runtime of its own.
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let mut conn = PgConnection::connect(&url).await?;
-                sqlx::query(&format!("DROP SCHEMA {name} CASCADE"))
-                    .execute(&mut conn)
-                    .await?;
-                conn.close().await
-            })
-        })
-        .join();
-        if !matches!(dropped, Ok(Ok(()))) {
-            eprintln!("could not drop the test schema {}", self.name);
-        }
     }
 }
 

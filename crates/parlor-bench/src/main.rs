@@ -190,13 +190,13 @@ fn run(args: &Args) -> Result<(), BenchError> {
             .unwrap_or_default(),
     };
     let scratch = match &args.postgres {
-        Some(url) => Some(runtime.block_on(store::Scratch::create(url))?),
+        Some(url) => Some(runtime.block_on(store::scratch(url))?),
         None => None,
     };
-    let store_url = scratch.as_ref().map(|scratch| scratch.store_url.as_str());
-    let json = measure_all(args, &runtime, &load, &bin_dir, store_url);
+    let store_url = scratch.as_ref().map(|scratch| scratch.store_url());
+    let json = measure_all(args, &runtime, &load, &bin_dir, store_url.as_deref());
     if let Some(scratch) = scratch
-        && let Err(error) = runtime.block_on(scratch.drop_schema())
+        && let Err(error) = runtime.block_on(scratch.remove())
     {
         eprintln!("parlor-bench: the scratch schema was not dropped: {error}");
     }

@@ -2,55 +2,16 @@
 //! and the group commit's figures (commits, moves per commit, commit time) read from the
 //! server's `/metrics` before and after the load.
 
+use parlor::scratch_schema::ScratchSchema;
 use serde::Serialize;
-use sqlx::Connection;
-use sqlx::postgres::PgConnection;
 
 use crate::error::BenchError;
 
-/// A schema made for one run in the database a `postgres://` URL names, dropped with
-/// [`Scratch::drop_schema`] at the end.
-pub(crate) struct Scratch {
-    admin_url: String,
-    schema: String,
-    /// What the server's `store.url` is set to: the same database, this schema.
-    pub(crate) store_url: String,
-}
-
-impl Scratch {
-    /// Creates a new empty schema in the database at `url`.
-    pub(crate) async fn create(url: &str) -> Result<Scratch, BenchError> {
-        let schema = format!("parlor_bench_{:016x}", rand::random::<u64>());
-        let mut conn = PgConnection::connect(url).await.map_err(postgres_error)?;
-        sqlx::query(&format!("CREATE SCHEMA {schema}"))
-            .execute(&mut conn)
-            .await
-            .map_err(postgres_error)?;
-        let _ = conn.close().await;
-        let separator = if url.contains('?') { '&' } else { '?' };
-        Ok(Scratch {
-            store_url: format!("{url}{separator}options[search_path]={schema}"),
-            admin_url: url.to_owned(),
-            schema,
-        })
-    }
-
-    /// Drops the schema and everything in it.
-    pub(crate) async fn drop_schema(self) -> Result<(), BenchError> {
-        let mut conn = PgConnection::connect(&self.admin_url)
-            .await
-            .map_err(postgres_error)?;
-        sqlx::query(&format!("DROP SCHEMA {} CASCADE", self.schema))
-            .execute(&mut conn)
-            .await
-            .map_err(postgres_error)?;
-        let _ = conn.close().await;
-        Ok(())
-    }
-}
-
-fn postgres_error(error: sqlx::Error) -> BenchError {
-    BenchError::Postgres(error.to_string())
+/// Makes a schema for this run in the database at `url`, dropped when the run ends.
+pub(crate) async fn scratch(url: &str) -> Result<ScratchSchema, BenchError> {
+    ScratchSchema::create(url, "parlor_bench")
+        .await
+        .map_err(|error| BenchError::Postgres(error.to_string()))
 }
 
 /// The group commit's counters at one moment.

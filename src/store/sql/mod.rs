@@ -6,10 +6,10 @@
 //!
 //! The SQL is written once, in `engine/`, and compiled once per engine: `sqlite` and
 //! `postgres` each name their database type (`Db`) and their few differences, then
-//! include `engine/` as a module of their own. Every query is therefore checked by the
-//! compiler against each driver's own types, rows decode into typed structs (`rows`)
-//! through each driver's native decoding, and the tests in `engine/tests/` run against
-//! both engines. (A generic `SqlStore<DB>` would need a dozen lines of driver bounds on
+//! include `engine/` as a module of their own. Every value bound and every row decoded
+//! is therefore checked by the compiler against each driver's own types (the SQL text
+//! itself is checked by the tests), rows decode into typed structs (`rows`) through each
+//! driver's native decoding, and the tests in `engine/tests/` run against both engines. (A generic `SqlStore<DB>` would need a dozen lines of driver bounds on
 //! every function; sqlx's `Any` driver, used before, reduced every value to an integer or
 //! a string.) The SQL sticks to what both engines accept:
 //!

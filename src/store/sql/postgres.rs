@@ -8,7 +8,8 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::Connection;
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
 
 use super::BatchStats;
 use super::placeholders::Placeholders;
@@ -29,14 +30,33 @@ type Db = sqlx::Postgres;
 /// How statements generated per batch write their parameters on PostgreSQL.
 const PLACEHOLDERS: Placeholders = Placeholders::Numbered;
 
-/// Taken by every transaction that rates games, before it reads the ratings: nodes of a
-/// fleet rate one batch of endings at a time, so two games finishing at once on two
-/// nodes never both start from a player's old rating. A transaction-scoped advisory
-/// lock, released by the commit or the rollback; the key is arbitrary but fixed.
-const RATINGS_LOCK: Option<&str> = Some("SELECT pg_advisory_xact_lock(7070162737393745409)");
+/// Taken by every transaction that rates games, before it reads the ratings: processes
+/// sharing the database rate one batch of endings at a time, so two games finishing at
+/// once never both start from a player's old rating. A transaction-scoped advisory lock,
+/// released by the commit or the rollback, waited for at most 5 s (then the batch fails
+/// rather than stalling behind a process that hangs while holding it); the key is
+/// arbitrary but fixed.
+const RATINGS_LOCK: &[&str] = &[
+    "SET LOCAL lock_timeout = '5s'",
+    "SELECT pg_advisory_xact_lock(7070162737393745409)",
+];
 
-/// Connections each node keeps to PostgreSQL: the move writer holds one, and reads and
-/// other writes share the rest.
+/// PostgreSQL's default isolation gives each statement its own snapshot; a read of
+/// several tables asks for one.
+const READ_SNAPSHOT: Option<&str> = Some("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+
+/// The session-level advisory lock a server holds on its schema for as long as its
+/// store is open, so that a second server on the same tables (which would resume the
+/// first one's live games as its own) refuses to start. Keyed by the schema, so servers
+/// in different schemas of one database do not exclude each other. PostgreSQL releases
+/// it when the session ends, however the server ends.
+const SERVER_LOCK: &str = "SELECT pg_try_advisory_lock(1885434482, hashtext(current_schema()))";
+
+/// What keeps a second server off the database: the session holding [`SERVER_LOCK`].
+type ExclusiveHold = PgConnection;
+
+/// Connections each node keeps to PostgreSQL for the store: the move writer holds one,
+/// and reads and other writes share the rest. One more holds the server's lock.
 const MAX_CONNECTIONS: u32 = 10;
 
 /// How long a write waits for a connection (connecting again, when the database went
@@ -49,6 +69,12 @@ impl SqlStore {
     /// starts the move writer. Moves are written in batches (see `engine/batch.rs`),
     /// counted in `stats`.
     pub(super) async fn open(url: &str, stats: BatchStats) -> Result<SqlStore, StoreError> {
+        let scheme = url.split_once("://").map(|(scheme, _)| scheme);
+        if !matches!(scheme, Some("postgres" | "postgresql")) {
+            return Err(StoreError::BadUrl {
+                reason: "it must start with postgres:// or postgresql://".to_owned(),
+            });
+        }
         let options = PgConnectOptions::from_str(url).map_err(|error| {
             // sqlx's message names what is wrong without repeating the URL.
             StoreError::BadUrl {
@@ -69,16 +95,27 @@ impl SqlStore {
             options.get_port(),
             options.get_database().unwrap_or("(the user's database)")
         );
+        let unreachable = |source| StoreError::Unreachable {
+            place: place.clone(),
+            source,
+        };
+        let mut hold = PgConnection::connect_with(&options)
+            .await
+            .map_err(unreachable)?;
+        let locked: bool = sqlx::query_scalar(SERVER_LOCK)
+            .fetch_one(&mut hold)
+            .await
+            .map_err(unreachable)?;
+        if !locked {
+            return Err(StoreError::DatabaseInUse { place });
+        }
         let pool = PgPoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
             .acquire_timeout(ACQUIRE_TIMEOUT)
             .connect_with(options)
             .await
-            .map_err(|source| StoreError::Unreachable {
-                place: place.clone(),
-                source,
-            })?;
-        let store = SqlStore::start(pool, None, stats).await?;
+            .map_err(unreachable)?;
+        let store = SqlStore::start(pool, hold, stats).await?;
         tracing::info!(database = %place, "connected to PostgreSQL");
         Ok(store)
     }
@@ -94,83 +131,79 @@ mod test_db {
 
     use std::str::FromStr;
 
-    use sqlx::Connection;
-    use sqlx::postgres::{PgConnectOptions, PgConnection};
+    use sqlx::postgres::PgConnectOptions;
 
     use super::SqlStore;
+    use crate::scratch_schema::ScratchSchema;
+    use crate::store::StoreError;
     use crate::store::sql::BatchStats;
-
-    /// The variable that names the test database.
-    const URL_VARIABLE: &str = "PARLOR_TEST_POSTGRES_URL";
 
     /// One test's own schema.
     pub(crate) struct TestDb {
-        options: PgConnectOptions,
-        schema: String,
+        schema: ScratchSchema,
     }
 
     impl TestDb {
         /// A new empty schema, or `None` (said loudly) when no test database is named
-        /// outside CI. Under CI (`CI` set) a missing database fails the test instead.
+        /// outside CI; under CI that fails the test instead.
         pub(crate) async fn new() -> Option<TestDb> {
-            let Ok(url) = std::env::var(URL_VARIABLE) else {
-                assert!(
-                    std::env::var_os("CI").is_none(),
-                    "{URL_VARIABLE} is unset under CI: the PostgreSQL store tests must run"
-                );
-                eprintln!(
-                    "SKIPPED: a PostgreSQL store test; set {URL_VARIABLE} \
-                     (e.g. postgres://postgres@127.0.0.1:5432/test) to run it"
-                );
-                return None;
-            };
-            let options = PgConnectOptions::from_str(&url).expect("a PostgreSQL URL");
-            let schema = format!("parlor_test_{:016x}", rand::random::<u64>());
-            let mut conn = PgConnection::connect_with(&options)
-                .await
-                .expect("connect to the test database");
-            sqlx::query(&format!("CREATE SCHEMA {schema}"))
-                .execute(&mut conn)
-                .await
-                .expect("create the test schema");
-            conn.close().await.expect("close");
-            Some(TestDb { options, schema })
+            let schema = ScratchSchema::for_test("a PostgreSQL store test", "parlor_test").await?;
+            Some(TestDb { schema })
         }
 
         /// The store in this schema, its batches counted in `stats`.
         pub(crate) async fn open_with(&self, stats: BatchStats) -> SqlStore {
-            let options = self
-                .options
-                .clone()
-                .options([("search_path", self.schema.as_str())]);
-            SqlStore::open_with(options, stats)
+            self.try_open(stats)
                 .await
                 .expect("open the PostgreSQL store")
         }
+
+        /// Opens the store in this schema, or says why not.
+        pub(crate) async fn try_open(&self, stats: BatchStats) -> Result<SqlStore, StoreError> {
+            let options =
+                PgConnectOptions::from_str(&self.schema.store_url()).expect("a PostgreSQL URL");
+            SqlStore::open_with(options, stats).await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TestDb;
+    use crate::store::StoreError;
+    use crate::store::sql::BatchStats;
+
+    #[tokio::test]
+    async fn a_second_server_on_the_same_schema_is_refused_until_the_first_closes() {
+        let Some(db) = TestDb::new().await else {
+            return;
+        };
+        let first = db.open_with(BatchStats::unreported()).await;
+        match db.try_open(BatchStats::unreported()).await {
+            Err(StoreError::DatabaseInUse { place }) => {
+                assert!(
+                    place.contains("127.0.0.1") || place.contains("localhost"),
+                    "{place}"
+                );
+            }
+            other => panic!("expected DatabaseInUse, got {:?}", other.map(|_| ())),
+        }
+        let elsewhere = TestDb::new().await.expect("a second schema");
+        let other = elsewhere.open_with(BatchStats::unreported()).await;
+        crate::store::Store::close(&other).await;
+        crate::store::Store::close(&first).await;
+        let again = db.open_with(BatchStats::unreported()).await;
+        crate::store::Store::close(&again).await;
     }
 
-    impl Drop for TestDb {
-        fn drop(&mut self) {
-            let (options, schema) = (self.options.clone(), self.schema.clone());
-            // Drop runs inside the test's runtime, which cannot block on a future: the
-            // schema is dropped from a thread with a runtime of its own.
-            let dropped = std::thread::spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .expect("a runtime");
-                runtime.block_on(async move {
-                    let mut conn = PgConnection::connect_with(&options).await?;
-                    sqlx::query(&format!("DROP SCHEMA {schema} CASCADE"))
-                        .execute(&mut conn)
-                        .await?;
-                    conn.close().await
-                })
-            })
-            .join();
-            if !matches!(dropped, Ok(Ok(()))) {
-                eprintln!("could not drop the test schema {}", self.schema);
-            }
-        }
+    #[tokio::test]
+    async fn a_url_that_is_not_postgres_is_refused_without_repeating_it() {
+        let error =
+            super::SqlStore::open("sqlite://secret@data/parlor.db", BatchStats::unreported())
+                .await
+                .map(|_| ())
+                .expect_err("not PostgreSQL");
+        assert!(matches!(error, StoreError::BadUrl { .. }), "{error:?}");
+        assert!(!error.to_string().contains("secret"), "{error}");
     }
 }

@@ -32,7 +32,13 @@ const PLACEHOLDERS: Placeholders = Placeholders::Anonymous;
 
 /// Rating updates need no lock of their own on SQLite: a single process holds the file
 /// (`sqlite_file`), and it writes one transaction at a time.
-const RATINGS_LOCK: Option<&str> = None;
+const RATINGS_LOCK: &[&str] = &[];
+
+/// A plain `BEGIN`: a SQLite read transaction sees one snapshot of the file.
+const READ_SNAPSHOT: Option<&str> = None;
+
+/// What keeps a second server off the file while the store is open.
+type ExclusiveHold = sqlite_file::FileLock;
 
 /// SQLite allows a single writer at a time; a few connections are enough for readers.
 const SQLITE_MAX_CONNECTIONS: u32 = 4;
@@ -91,7 +97,7 @@ impl SqlStore {
             .max_connections(SQLITE_MAX_CONNECTIONS)
             .connect_with(options)
             .await?;
-        let store = SqlStore::start(pool, Some(file_lock), stats).await?;
+        let store = SqlStore::start(pool, file_lock, stats).await?;
         tracing::info!(path = %path.display(), "opened the SQLite database");
         Ok(store)
     }

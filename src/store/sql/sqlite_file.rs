@@ -17,7 +17,7 @@ const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
 /// An exclusive hold on a database file, released when dropped.
 #[derive(Debug)]
-pub(super) struct FileLock {
+pub(crate) struct FileLock {
     _file: File,
 }
 

@@ -165,7 +165,19 @@ async fn run(
         }
         if !batch.is_empty() {
             let _writing = writes.lock().await;
-            write_batch(&pool, &mut held, &mut batch, &stats).await;
+            if let Some(lost) = write_batch(&pool, &mut held, &mut batch, &stats).await {
+                // What queued while the database was being waited for fails with the
+                // batch, rather than waiting for it in turn.
+                while closing.is_none()
+                    && let Ok(job) = jobs.try_recv()
+                {
+                    match job {
+                        Job::Write(pending) => drop(pending.reply.send(Err(lost()))),
+                        Job::Start(start) => drop(start.reply.send(Err(lost()))),
+                        Job::Close(done) => closing = Some(done),
+                    }
+                }
+            }
         }
     }
     if let Some(conn) = held
@@ -191,15 +203,17 @@ async fn connection<'h>(
 }
 
 /// Writes `batch` and answers every entry: all in one transaction when the database
-/// takes it, otherwise each entry in a transaction of its own. After a failure the
+/// takes it; when it cannot be reached, every entry fails at once; when it refuses the
+/// batch, each entry is written again in a transaction of its own. After a failure the
 /// writer's connection is dropped (it may be broken, or mid-transaction) and the next
-/// batch takes a fresh one.
+/// batch takes a fresh one. When the database could not be reached, returns what to
+/// answer the writes queued meanwhile.
 async fn write_batch(
     pool: &Pool<Db>,
     held: &mut Option<DbConnection>,
     batch: &mut Batch,
     stats: &BatchStats,
-) {
+) -> Option<impl Fn() -> StoreError + use<>> {
     let started = Instant::now();
     stats.moves.observe(batch.moves.len() as f64);
     let written = match connection(pool, held).await {
@@ -217,6 +231,29 @@ async fn write_batch(
             for (pending, result) in batch.moves.drain(..).zip(results) {
                 let _ = pending.reply.send(Ok(result));
             }
+            None
+        }
+        Err(error) if error.is_connection_lost() => {
+            *held = None;
+            // Written one by one, each entry would wait for a connection in turn: a
+            // database that is gone would hold the last move of a big batch for minutes.
+            tracing::warn!(
+                starts = batch.starts.len(),
+                moves = batch.moves.len(),
+                %error,
+                "the database could not be reached; the batch's game starts and moves are refused"
+            );
+            let reason = error.to_string();
+            let lost = move || StoreError::ConnectionLost {
+                reason: reason.clone(),
+            };
+            for start in batch.starts.drain(..) {
+                let _ = start.reply.send(Err(lost()));
+            }
+            for pending in batch.moves.drain(..) {
+                let _ = pending.reply.send(Err(lost()));
+            }
+            Some(lost)
         }
         Err(error) => {
             *held = None;
@@ -234,6 +271,7 @@ async fn write_batch(
                 let result = write_alone(pool, &pending).await;
                 let _ = pending.reply.send(result);
             }
+            None
         }
     }
 }

@@ -98,8 +98,8 @@ async fn rate(
     if wanted.is_empty() {
         return Ok(vec![None; finishes.len()]);
     }
-    if let Some(lock) = RATINGS_LOCK {
-        sqlx::query(lock).execute(&mut *conn).await?;
+    for statement in RATINGS_LOCK {
+        sqlx::query(statement).execute(&mut *conn).await?;
     }
     let stored = read_ratings(conn, &wanted).await?;
 

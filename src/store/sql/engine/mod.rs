@@ -26,10 +26,9 @@ use tokio::sync::Mutex;
 use self::batch::MoveWriter;
 #[cfg(test)]
 use super::TestDb;
-use super::{Db, PLACEHOLDERS, RATINGS_LOCK};
+use super::{Db, ExclusiveHold, PLACEHOLDERS, RATINGS_LOCK, READ_SNAPSHOT};
 use crate::ratings::Rating;
 use crate::store::sql::BatchStats;
-use crate::store::sql::sqlite_file::FileLock;
 use crate::store::{
     DrawOfferRecord, GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord,
     RatingChange, RatingEntry, Store, StoreError, StoredGame,
@@ -54,17 +53,18 @@ pub(crate) struct SqlStore {
     writes: Arc<Mutex<()>>,
     /// The group-commit writer every move goes through.
     moves: MoveWriter,
-    /// The exclusive hold on a SQLite file, released when the store closes.
-    file_lock: Arc<std::sync::Mutex<Option<FileLock>>>,
+    /// What keeps a second server off the database (a lock on the SQLite file, or a
+    /// PostgreSQL session holding an advisory lock), released when the store closes.
+    exclusive: Arc<std::sync::Mutex<Option<ExclusiveHold>>>,
 }
 
 impl SqlStore {
     /// Brings the schema of `pool`'s database up to date and starts the move writer;
-    /// `file_lock` is kept until the store closes. The pool is closed again if the
+    /// `exclusive` is kept until the store closes. The pool is closed again if the
     /// schema cannot be brought up to date.
     pub(super) async fn start(
         pool: Pool<Db>,
-        file_lock: Option<FileLock>,
+        exclusive: ExclusiveHold,
         stats: BatchStats,
     ) -> Result<SqlStore, StoreError> {
         if let Err(err) = MIGRATOR.run(&pool).await {
@@ -80,7 +80,7 @@ impl SqlStore {
             moves: MoveWriter::spawn(pool.clone(), writes.clone(), stats),
             pool,
             writes,
-            file_lock: Arc::new(std::sync::Mutex::new(file_lock)),
+            exclusive: Arc::new(std::sync::Mutex::new(Some(exclusive))),
         })
     }
 }
@@ -206,8 +206,8 @@ impl Store for SqlStore {
     async fn close(&self) {
         self.moves.close().await;
         self.pool.close().await;
-        // Only now may another process open the file.
-        if let Ok(mut slot) = self.file_lock.lock() {
+        // Only now may another server open the database.
+        if let Ok(mut slot) = self.exclusive.lock() {
             slot.take();
         }
     }

@@ -9,8 +9,8 @@ use std::collections::HashSet;
 
 use sqlx::Pool;
 
-use super::Db;
 use super::endings::read_ratings;
+use super::{Db, READ_SNAPSHOT};
 use crate::ratings::Rating;
 use crate::store::sql::rows::{
     GameRow, LeaderboardRow, MoveRow, PlayerGameRow, PlayerRow, RatingEntryRow, SeatRow,
@@ -18,6 +18,15 @@ use crate::store::sql::rows::{
 use crate::store::{
     GameStatus, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame,
 };
+
+/// A read-only transaction whose statements all see one snapshot (on PostgreSQL that
+/// takes `REPEATABLE READ`: its default gives each statement a snapshot of its own).
+async fn snapshot(pool: &Pool<Db>) -> Result<sqlx::Transaction<'static, Db>, sqlx::Error> {
+    match READ_SNAPSHOT {
+        Some(begin) => pool.begin_with(begin).await,
+        None => pool.begin().await,
+    }
+}
 
 /// The player whose token hashes to `token_hash`, if any.
 pub(super) async fn player_by_token(
@@ -38,7 +47,7 @@ pub(super) async fn player_games(
     player_id: &str,
     limit: u32,
 ) -> Result<Option<Vec<PlayerGame>>, StoreError> {
-    let mut tx = pool.begin().await?;
+    let mut tx = snapshot(pool).await?;
     let known: Option<String> =
         sqlx::query_scalar("SELECT player_id FROM players WHERE player_id = $1")
             .bind(player_id)
@@ -123,7 +132,7 @@ where
 
 /// A stored game with its seats and moves, read from one snapshot.
 pub(super) async fn game(pool: &Pool<Db>, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
-    let mut tx = pool.begin().await?;
+    let mut tx = snapshot(pool).await?;
     let Some(row): Option<GameRow> = sqlx::query_as(
         "SELECT game_id, game, room_id, status, options, started_at, finished_at, winner, \
          reason, duration_ms, draw_offer_seat, draw_offer_ply, rules FROM games \
