@@ -21,6 +21,7 @@ use super::{
     ConnId, Creator, Frame, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, now,
 };
 use crate::protocol::{ClientError, Role, RoomSummary, ServerMsg, encode};
+use crate::store::Fence;
 use crate::thinkers::DrawAnswer;
 use parlor_rules::catalog::AnyGame;
 use parlor_rules::games::Seat;
@@ -105,6 +106,8 @@ pub(super) struct Room {
     recent: Recent,
     /// The last `seq` each connection being greeted right now says it saw.
     caught_up: HashMap<ConnId, u64>,
+    /// The token the room writes to the store under.
+    fence: Fence,
 }
 
 /// Whether the room's task should keep running.
@@ -145,6 +148,7 @@ impl Room {
             snapshots: Snapshots::default(),
             recent: Recent::default(),
             caught_up: HashMap::new(),
+            fence: Fence::SINGLE,
         }
     }
 
@@ -327,7 +331,7 @@ impl Room {
         let ratings = match self
             .context
             .store
-            .append_move(&pending.record, finish)
+            .append_move(&pending.record, finish, self.fence)
             .await
         {
             Ok(changes) => changes,

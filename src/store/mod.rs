@@ -19,7 +19,7 @@ use parlor_rules::GameKind;
 use crate::ratings::Rating;
 
 pub(crate) use records::{
-    DrawOfferRecord, GameFinish, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord,
+    DrawOfferRecord, Fence, GameFinish, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord,
     RatingChange, SeatRecord, SeatResult,
 };
 pub(crate) use sql::{BatchStats, open};
@@ -71,6 +71,12 @@ pub enum StoreError {
     ConnectionLost {
         /// What the driver reported.
         reason: String,
+    },
+    /// The game is owned under another token: another node has taken its room over.
+    #[error("game {game_id} is now played on another node; this one may not write for it")]
+    Fenced {
+        /// The game.
+        game_id: String,
     },
     /// The store has been closed (the server is shutting down).
     #[error("the store is closed")]
@@ -160,22 +166,27 @@ pub(crate) trait Store: Send + Sync + 'static {
     /// Fails with [`StoreError::NameTaken`] if another player owns it.
     async fn rename_player(&self, player_id: &str, name: &str) -> Result<(), StoreError>;
 
-    /// Records a game that has just started, with both seats.
-    async fn create_game(&self, game: &NewGame) -> Result<(), StoreError>;
+    /// Records a game that has just started, with both seats, owned under `fence`.
+    async fn create_game(&self, game: &NewGame, fence: Fence) -> Result<(), StoreError>;
 
     /// Appends a move to its game's log; if `finish` is given (the move ended the game)
     /// the ending is written in the same transaction, with the rating changes it causes.
+    /// Fails with [`StoreError::Fenced`] if the game is owned under a token other than
+    /// `fence`.
     async fn append_move(
         &self,
         mv: &MoveRecord,
         finish: Option<&GameFinish>,
+        fence: Fence,
     ) -> Result<Option<[RatingChange; 2]>, StoreError>;
 
     /// Records a game's ending that no move caused (resignation, abandonment, time),
     /// updating both seats' ratings when it is rated.
+    /// Fails if the game is owned under a token other than `fence`.
     async fn finish_game(
         &self,
         finish: &GameFinish,
+        fence: Fence,
     ) -> Result<Option<[RatingChange; 2]>, StoreError>;
 
     /// Two rated players' current ratings in a game (say, a room's two seats), each
@@ -201,15 +212,23 @@ pub(crate) trait Store: Send + Sync + 'static {
     ) -> Result<Vec<RatingEntry>, StoreError>;
 
     /// Records the draw offer now open in an unfinished game, or that none is (`None`).
+    /// Fails with [`StoreError::Fenced`] if the game is owned under another token.
     async fn record_draw_offer(
         &self,
         game_id: &str,
         offer: Option<DrawOfferRecord>,
+        fence: Fence,
     ) -> Result<(), StoreError>;
 
     /// Records that a bot has begun to play for the absent person in `seat` of an
     /// unfinished game (the game is then neither rated nor scored for that seat).
-    async fn record_stand_in(&self, game_id: &str, seat: u8) -> Result<(), StoreError>;
+    /// Fails with [`StoreError::Fenced`] if the game is owned under another token.
+    async fn record_stand_in(
+        &self,
+        game_id: &str,
+        seat: u8,
+        fence: Fence,
+    ) -> Result<(), StoreError>;
 
     /// Marks every game still `playing` as `interrupted`; returns how many. Called at
     /// shutdown when the operator has asked for games to end with the process.

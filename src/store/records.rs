@@ -9,6 +9,18 @@ use crate::domain::SeatKind;
 
 use crate::ratings::Rating;
 
+/// The ownership token a room writes under. In a fleet every room has one owner node at
+/// a time, and each new owner takes a higher token; the store keeps a game's token and
+/// refuses a write under a lower one, so a node that lost a room can never write for it
+/// again. A single server writes everything under [`Fence::SINGLE`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Fence(pub(crate) i64);
+
+impl Fence {
+    /// The token of every write on a server that is not part of a fleet.
+    pub(crate) const SINGLE: Fence = Fence(0);
+}
+
 /// A registered player as the store knows them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct PlayerRecord {

@@ -19,7 +19,11 @@ impl Room {
     /// the store fails, the machine tries again later.
     pub(super) async fn stand_in(&mut self, seat: Seat, level: BotLevel) {
         if let Some((game_id, index)) = self.state.stand_in_record(seat)
-            && let Err(error) = self.context.store.record_stand_in(&game_id, index).await
+            && let Err(error) = self
+                .context
+                .store
+                .record_stand_in(&game_id, index, self.fence)
+                .await
         {
             error!(room = %self.state.id(), %error, "could not record a bot standing in; will retry");
             self.state.retry_later(Instant::now());
@@ -36,7 +40,11 @@ impl Room {
         change: DrawChange,
     ) -> Result<(), ClientError> {
         if let Some((game_id, offer)) = self.state.draw_offer_record(change)
-            && let Err(error) = self.context.store.record_draw_offer(&game_id, offer).await
+            && let Err(error) = self
+                .context
+                .store
+                .record_draw_offer(&game_id, offer, self.fence)
+                .await
         {
             error!(room = %self.state.id(), %error, "could not record a change to the draw offer");
             if change != (DrawChange::Declined { by_bot: true }) {
@@ -49,7 +57,12 @@ impl Room {
 
     /// Records an ending, then has the machine apply it.
     pub(super) async fn end(&mut self, ending: PendingEnding) -> Result<(), ClientError> {
-        match self.context.store.finish_game(&ending.finish).await {
+        match self
+            .context
+            .store
+            .finish_game(&ending.finish, self.fence)
+            .await
+        {
             Ok(ratings) => {
                 let effects = self.state.conclude(ending, ratings, Instant::now());
                 self.perform(effects);
@@ -84,7 +97,7 @@ impl Room {
         let Some(record) = self.state.start_record(now(), game_id) else {
             return;
         };
-        if let Err(error) = self.context.store.create_game(&record).await {
+        if let Err(error) = self.context.store.create_game(&record, self.fence).await {
             error!(room = %self.state.id(), %error, "could not record the start of a game; will retry");
             self.state.start_failed(Instant::now());
             return;

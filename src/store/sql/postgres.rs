@@ -24,6 +24,14 @@ mod engine;
 
 pub(super) use self::engine::SqlStore;
 
+/// The locking clause of a fenced `INSERT … SELECT … JOIN games g`: the game rows are
+/// share-locked until the commit, so a new owner's take-over (an `UPDATE` of the token)
+/// waits for the moves being written under the old token and then reads them.
+const ROW_SHARE_LOCK: &str = " FOR SHARE OF g";
+
+/// The same for a plain read of a game's token.
+const ROW_SHARE_LOCK_PLAIN: &str = " FOR SHARE";
+
 /// The database `engine/` is compiled for here.
 type Db = sqlx::Postgres;
 

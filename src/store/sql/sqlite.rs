@@ -24,6 +24,14 @@ mod engine;
 
 pub(super) use self::engine::SqlStore;
 
+/// SQLite has no row locks (one process writes the file, one transaction at a time):
+/// a fenced `INSERT … SELECT … JOIN games g` needs no locking clause, and neither does
+/// a read of a game's token.
+const ROW_SHARE_LOCK: &str = "";
+
+/// See [`ROW_SHARE_LOCK`].
+const ROW_SHARE_LOCK_PLAIN: &str = "";
+
 /// The database `engine/` is compiled for here.
 type Db = sqlx::Sqlite;
 

@@ -32,7 +32,7 @@ use super::endings::write_finishes;
 use super::writes::{insert_games, insert_moves, write_move};
 use super::{Db, DbConnection};
 use crate::store::sql::BatchStats;
-use crate::store::{GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
+use crate::store::{Fence, GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
 
 /// The most moves and game starts one transaction writes.
 const MAX_BATCH: usize = 256;
@@ -44,16 +44,18 @@ const QUEUE: usize = 4 * MAX_BATCH;
 /// What a move's write returns: the ratings, when the move ended a rated game.
 type Written = Result<Option<[RatingChange; 2]>, StoreError>;
 
-/// One move waiting to be written.
+/// One move waiting to be written, under its room's ownership token.
 struct Pending {
     mv: MoveRecord,
     finish: Option<GameFinish>,
+    fence: Fence,
     reply: oneshot::Sender<Written>,
 }
 
-/// One game start waiting to be written.
+/// One game start waiting to be written, under its room's ownership token.
 struct PendingStart {
     game: NewGame,
+    fence: Fence,
     reply: oneshot::Sender<Result<(), StoreError>>,
 }
 
@@ -99,25 +101,32 @@ impl MoveWriter {
         MoveWriter { queue }
     }
 
-    /// Writes one move (and the game's ending, if it ends the game); returns once the
-    /// batch holding it has committed.
-    pub(crate) async fn append(&self, mv: &MoveRecord, finish: Option<&GameFinish>) -> Written {
+    /// Writes one move (and the game's ending, if it ends the game) under `fence`;
+    /// returns once the batch holding it has committed.
+    pub(crate) async fn append(
+        &self,
+        mv: &MoveRecord,
+        finish: Option<&GameFinish>,
+        fence: Fence,
+    ) -> Written {
         let (reply, written) = oneshot::channel();
         let job = Job::Write(Box::new(Pending {
             mv: mv.clone(),
             finish: finish.cloned(),
+            fence,
             reply,
         }));
         self.queue.send(job).await.map_err(|_| StoreError::Closed)?;
         written.await.map_err(|_| StoreError::Closed)?
     }
 
-    /// Records a game's start with its seats; returns once the batch holding it has
-    /// committed.
-    pub(crate) async fn start(&self, game: &NewGame) -> Result<(), StoreError> {
+    /// Records a game's start with its seats, owned under `fence`; returns once the
+    /// batch holding it has committed.
+    pub(crate) async fn start(&self, game: &NewGame, fence: Fence) -> Result<(), StoreError> {
         let (reply, written) = oneshot::channel();
         let job = Job::Start(Box::new(PendingStart {
             game: game.clone(),
+            fence,
             reply,
         }));
         self.queue.send(job).await.map_err(|_| StoreError::Closed)?;
@@ -229,7 +238,7 @@ async fn write_batch(
                 let _ = start.reply.send(Ok(()));
             }
             for (pending, result) in batch.moves.drain(..).zip(results) {
-                let _ = pending.reply.send(Ok(result));
+                let _ = pending.reply.send(result);
             }
             None
         }
@@ -264,7 +273,7 @@ async fn write_batch(
                 "a batch was refused; writing its game starts and moves one by one"
             );
             for start in batch.starts.drain(..) {
-                let result = start_alone(pool, &start.game).await;
+                let result = start_alone(pool, &start.game, start.fence).await;
                 let _ = start.reply.send(result);
             }
             for pending in batch.moves.drain(..) {
@@ -277,36 +286,52 @@ async fn write_batch(
 }
 
 /// The whole batch in one transaction: the games it starts, every move, then all the
-/// endings together, then the commit. A batch of moves that ends no game is the one
-/// `INSERT`, atomic and committed on its own.
+/// endings together, then the commit; each move's result, in order. A batch of moves
+/// that ends no game is the one `INSERT`, atomic and committed on its own. A move whose
+/// game is owned under another token is not written (and fails as
+/// [`StoreError::Fenced`]); the others are.
 async fn write_together(
     conn: &mut DbConnection,
     batch: &Batch,
-) -> Result<Vec<Option<[RatingChange; 2]>>, StoreError> {
-    let moves: Vec<&MoveRecord> = batch.moves.iter().map(|pending| &pending.mv).collect();
-    let no_endings = batch.moves.iter().all(|pending| pending.finish.is_none());
-    if batch.starts.is_empty() && no_endings {
-        insert_moves(conn, &moves).await?;
-        return Ok(vec![None; moves.len()]);
-    }
-    let mut tx = conn.begin().await?;
-    let games: Vec<&NewGame> = batch.starts.iter().map(|start| &start.game).collect();
-    insert_games(&mut tx, &games).await?;
-    insert_moves(&mut tx, &moves).await?;
-    let finishes: Vec<&GameFinish> = batch
+) -> Result<Vec<Written>, StoreError> {
+    let moves: Vec<(&MoveRecord, Fence)> = batch
         .moves
         .iter()
-        .filter_map(|pending| pending.finish.as_ref())
+        .map(|pending| (&pending.mv, pending.fence))
+        .collect();
+    let no_endings = batch.moves.iter().all(|pending| pending.finish.is_none());
+    if batch.starts.is_empty() && no_endings {
+        let inserted = insert_moves(conn, &moves).await?;
+        return Ok(batch
+            .moves
+            .iter()
+            .map(|pending| inserted.check(&pending.mv).map(|()| None))
+            .collect());
+    }
+    let mut tx = conn.begin().await?;
+    let games: Vec<(&NewGame, Fence)> = batch
+        .starts
+        .iter()
+        .map(|start| (&start.game, start.fence))
+        .collect();
+    insert_games(&mut tx, &games).await?;
+    let inserted = insert_moves(&mut tx, &moves).await?;
+    let finishes: Vec<(&GameFinish, Fence)> = batch
+        .moves
+        .iter()
+        .filter(|pending| inserted.check(&pending.mv).is_ok())
+        .filter_map(|pending| Some((pending.finish.as_ref()?, pending.fence)))
         .collect();
     let mut changes = write_finishes(&mut tx, &finishes).await?.into_iter();
     let results = batch
         .moves
         .iter()
         .map(|pending| {
-            pending
+            inserted.check(&pending.mv)?;
+            Ok(pending
                 .finish
                 .as_ref()
-                .and_then(|_| changes.next().flatten())
+                .and_then(|_| changes.next().flatten()))
         })
         .collect();
     tx.commit().await?;
@@ -316,15 +341,15 @@ async fn write_together(
 /// One move (and its ending) in a transaction of its own.
 async fn write_alone(pool: &Pool<Db>, pending: &Pending) -> Written {
     let mut tx = pool.begin().await?;
-    let changes = write_move(&mut tx, &pending.mv, pending.finish.as_ref()).await?;
+    let changes = write_move(&mut tx, &pending.mv, pending.finish.as_ref(), pending.fence).await?;
     tx.commit().await?;
     Ok(changes)
 }
 
 /// One game start in a transaction of its own.
-async fn start_alone(pool: &Pool<Db>, game: &NewGame) -> Result<(), StoreError> {
+async fn start_alone(pool: &Pool<Db>, game: &NewGame, fence: Fence) -> Result<(), StoreError> {
     let mut tx = pool.begin().await?;
-    insert_games(&mut tx, &[game]).await?;
+    insert_games(&mut tx, &[(game, fence)]).await?;
     tx.commit().await?;
     Ok(())
 }

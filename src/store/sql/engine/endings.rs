@@ -18,33 +18,41 @@
 //! a fleet) the batch first takes the engine's `RATINGS_LOCK`, held until its commit.
 
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 
 use super::{DbConnection, PLACEHOLDERS, RATINGS_LOCK};
 use crate::ratings::{self, Rating};
 use crate::store::sql::rows::RatingRow;
-use crate::store::{GameFinish, GameStatus, RatingChange, StoreError};
+use crate::store::{Fence, GameFinish, GameStatus, RatingChange, StoreError};
 use parlor_rules::games::Seat;
 
-/// Writes `finishes` (each a different game) inside the caller's transaction, and
-/// returns each one's rating changes (`None` for an unrated game), in the same order.
-/// Fails with [`sqlx::Error::RowNotFound`] if any game is unknown, so no leaderboard row
-/// can point at a missing game.
+/// Writes `finishes` (each a different game, under its room's token) inside the
+/// caller's transaction, and returns each one's rating changes (`None` for an unrated
+/// game), in the same order. Fails with [`sqlx::Error::RowNotFound`] if any game is
+/// unknown, already over, or owned under another token, so no leaderboard row can point
+/// at a missing game and no ending is rated twice.
 pub(super) async fn write_finishes(
     conn: &mut DbConnection,
-    finishes: &[&GameFinish],
+    finishes: &[(&GameFinish, Fence)],
 ) -> Result<Vec<Option<[RatingChange; 2]>>, StoreError> {
     if finishes.is_empty() {
         return Ok(Vec::new());
     }
     update_games(conn, finishes).await?;
+    let finishes: Vec<&GameFinish> = finishes.iter().map(|(finish, _)| *finish).collect();
+    let finishes = finishes.as_slice();
     let changes = rate(conn, finishes).await?;
     update_seats(conn, finishes, &changes).await?;
     upsert_leaderboard(conn, finishes).await?;
     Ok(changes)
 }
 
-/// Marks the games finished, with their result, duration and move count.
-async fn update_games(conn: &mut DbConnection, finishes: &[&GameFinish]) -> Result<(), StoreError> {
+/// Marks the games finished, with their result, duration and move count: each only if
+/// it is still playing and owned under the token its ending came with, else none is.
+async fn update_games(
+    conn: &mut DbConnection,
+    finishes: &[(&GameFinish, Fence)],
+) -> Result<(), StoreError> {
     let mut sql = format!(
         "UPDATE games SET status = '{}', finished_at = v.column2, winner = v.column3, \
          reason = v.column4, duration_ms = v.column5, moves = v.column6 FROM (VALUES ",
@@ -53,18 +61,26 @@ async fn update_games(conn: &mut DbConnection, finishes: &[&GameFinish]) -> Resu
     PLACEHOLDERS.push_typed_rows(
         &mut sql,
         finishes.len(),
-        &["TEXT", "BIGINT", "BIGINT", "TEXT", "BIGINT", "BIGINT"],
+        &[
+            "TEXT", "BIGINT", "BIGINT", "TEXT", "BIGINT", "BIGINT", "BIGINT",
+        ],
     );
-    sql.push_str(") AS v WHERE games.game_id = v.column1");
+    let _ = write!(
+        sql,
+        ") AS v WHERE games.game_id = v.column1 AND games.fence = v.column7 \
+         AND games.status = '{}'",
+        GameStatus::Playing.as_str()
+    );
     let mut query = sqlx::query(&sql);
-    for finish in finishes {
+    for (finish, fence) in finishes {
         query = query
             .bind(finish.game_id.as_str())
             .bind(finish.finished_at_ms)
             .bind(finish.winner.map(i64::from))
             .bind(finish.reason.as_str())
             .bind(finish.duration_ms)
-            .bind(i64::from(finish.moves));
+            .bind(i64::from(finish.moves))
+            .bind(fence.0);
     }
     let updated = query.execute(&mut *conn).await?;
     if updated.rows_affected() != finishes.len() as u64 {

@@ -26,12 +26,15 @@ use tokio::sync::Mutex;
 use self::batch::MoveWriter;
 #[cfg(test)]
 use super::TestDb;
-use super::{Db, ExclusiveHold, PLACEHOLDERS, RATINGS_LOCK, READ_SNAPSHOT};
+use super::{
+    Db, ExclusiveHold, PLACEHOLDERS, RATINGS_LOCK, READ_SNAPSHOT, ROW_SHARE_LOCK,
+    ROW_SHARE_LOCK_PLAIN,
+};
 use crate::ratings::Rating;
 use crate::store::sql::BatchStats;
 use crate::store::{
-    DrawOfferRecord, GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord,
-    RatingChange, RatingEntry, Store, StoreError, StoredGame,
+    DrawOfferRecord, Fence, GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame,
+    PlayerRecord, RatingChange, RatingEntry, Store, StoreError, StoredGame,
 };
 
 /// A connection to this engine's database.
@@ -110,8 +113,8 @@ impl Store for SqlStore {
         Ok(())
     }
 
-    async fn create_game(&self, game: &NewGame) -> Result<(), StoreError> {
-        self.moves.start(game).await?;
+    async fn create_game(&self, game: &NewGame, fence: Fence) -> Result<(), StoreError> {
+        self.moves.start(game, fence).await?;
         tracing::debug!(game_id = %game.game_id, game = %game.game, "game recorded");
         Ok(())
     }
@@ -120,16 +123,18 @@ impl Store for SqlStore {
         &self,
         mv: &MoveRecord,
         finish: Option<&GameFinish>,
+        fence: Fence,
     ) -> Result<Option<[RatingChange; 2]>, StoreError> {
-        self.moves.append(mv, finish).await
+        self.moves.append(mv, finish, fence).await
     }
 
     async fn finish_game(
         &self,
         finish: &GameFinish,
+        fence: Fence,
     ) -> Result<Option<[RatingChange; 2]>, StoreError> {
         let _writing = self.writes.lock().await;
-        let changes = writes::finish_game(&self.pool, finish).await?;
+        let changes = writes::finish_game(&self.pool, finish, fence).await?;
         tracing::debug!(game_id = %finish.game_id, reason = %finish.reason, "game finished");
         Ok(changes)
     }
@@ -162,14 +167,20 @@ impl Store for SqlStore {
         &self,
         game_id: &str,
         offer: Option<DrawOfferRecord>,
+        fence: Fence,
     ) -> Result<(), StoreError> {
         let _writing = self.writes.lock().await;
-        writes::record_draw_offer(&self.pool, game_id, offer).await
+        writes::record_draw_offer(&self.pool, game_id, offer, fence).await
     }
 
-    async fn record_stand_in(&self, game_id: &str, seat: u8) -> Result<(), StoreError> {
+    async fn record_stand_in(
+        &self,
+        game_id: &str,
+        seat: u8,
+        fence: Fence,
+    ) -> Result<(), StoreError> {
         let _writing = self.writes.lock().await;
-        writes::record_stand_in(&self.pool, game_id, seat).await
+        writes::record_stand_in(&self.pool, game_id, seat, fence).await
     }
 
     async fn interrupt_unfinished(&self) -> Result<u64, StoreError> {

@@ -6,41 +6,47 @@
 //! [`super::batch`]) or open and commit one of their own; either way they return only
 //! once the write is committed. The store's write lock is taken by the caller.
 
+use std::collections::HashSet;
+
 use sqlx::Pool;
 
 use super::endings::write_finishes;
 use super::names::claim_name;
-use super::{Db, DbConnection, PLACEHOLDERS};
+use super::{Db, DbConnection, PLACEHOLDERS, ROW_SHARE_LOCK, ROW_SHARE_LOCK_PLAIN};
 use crate::store::sql::names::name_key;
 use crate::store::{
-    DrawOfferRecord, GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord, RatingChange,
-    StoreError,
+    DrawOfferRecord, Fence, GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord,
+    RatingChange, StoreError,
 };
 
-/// The columns of one stored move, in the order [`insert_moves`] binds them.
-const MOVE_COLUMNS: usize = 8;
+/// The columns of one stored move and its room's token, in the order [`insert_moves`]
+/// binds them, with their SQL types (a `VALUES` list joined to `games` needs them).
+const MOVE_TYPES: [&str; 9] = [
+    "TEXT", "BIGINT", "BIGINT", "TEXT", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "BIGINT",
+];
 
 /// The columns of a stored game's row, as [`insert_games`] binds them.
-const GAME_COLUMNS: usize = 7;
+const GAME_COLUMNS: usize = 8;
 
 /// The columns of a game seat's row, as [`insert_games`] binds them.
 const SEAT_COLUMNS: usize = 5;
 
-/// Records games as started, with their seats: one `INSERT` for the games and one for
-/// all their seats, inside the caller's transaction.
+/// Records games as started under their rooms' tokens, with their seats: one `INSERT`
+/// for the games and one for all their seats, inside the caller's transaction.
 pub(super) async fn insert_games(
     conn: &mut DbConnection,
-    games: &[&NewGame],
+    games: &[(&NewGame, Fence)],
 ) -> Result<(), StoreError> {
     if games.is_empty() {
         return Ok(());
     }
     let mut sql = String::from(
-        "INSERT INTO games (game_id, game, room_id, status, options, started_at, rules) VALUES ",
+        "INSERT INTO games (game_id, game, room_id, status, options, started_at, rules, fence) \
+         VALUES ",
     );
     PLACEHOLDERS.push_rows(&mut sql, games.len(), GAME_COLUMNS);
     let mut query = sqlx::query(&sql);
-    for game in games {
+    for (game, fence) in games {
         query = query
             .bind(game.game_id.as_str())
             .bind(game.game.as_str())
@@ -48,11 +54,12 @@ pub(super) async fn insert_games(
             .bind(GameStatus::Playing.as_str())
             .bind(game.options_json.as_str())
             .bind(game.started_at_ms)
-            .bind(game.rules_json.as_str());
+            .bind(game.rules_json.as_str())
+            .bind(fence.0);
     }
     query.execute(&mut *conn).await?;
 
-    let seats = games.iter().map(|game| game.seats.len()).sum();
+    let seats = games.iter().map(|(game, _)| game.seats.len()).sum();
     if seats == 0 {
         return Ok(());
     }
@@ -60,7 +67,7 @@ pub(super) async fn insert_games(
         String::from("INSERT INTO game_seats (game_id, seat, kind, player_id, name) VALUES ");
     PLACEHOLDERS.push_rows(&mut sql, seats, SEAT_COLUMNS);
     let mut query = sqlx::query(&sql);
-    for game in games {
+    for (game, _) in games {
         for seat in &game.seats {
             query = query
                 .bind(game.game_id.as_str())
@@ -74,24 +81,50 @@ pub(super) async fn insert_games(
     Ok(())
 }
 
+/// Which moves an [`insert_moves`] wrote: those whose game is owned under the token
+/// they came with.
+pub(super) struct Inserted(HashSet<(String, i64)>);
+
+impl Inserted {
+    /// `Ok` if `mv` was written, [`StoreError::Fenced`] if its game is owned under
+    /// another token.
+    pub(super) fn check(&self, mv: &MoveRecord) -> Result<(), StoreError> {
+        if self.0.contains(&(mv.game_id.clone(), i64::from(mv.ply))) {
+            Ok(())
+        } else {
+            Err(StoreError::Fenced {
+                game_id: mv.game_id.clone(),
+            })
+        }
+    }
+}
+
 /// Appends moves to their games' logs with one `INSERT` (one round trip to the database
-/// however many moves), inside the caller's transaction.
+/// however many moves), inside the caller's transaction: each only if its game is owned
+/// under the token it came with. On PostgreSQL the game rows are share-locked, so a new
+/// owner's take-over waits for this transaction and then sees its moves.
 pub(super) async fn insert_moves(
     conn: &mut DbConnection,
-    moves: &[&MoveRecord],
-) -> Result<(), StoreError> {
+    moves: &[(&MoveRecord, Fence)],
+) -> Result<Inserted, StoreError> {
     if moves.is_empty() {
-        return Ok(());
+        return Ok(Inserted(HashSet::new()));
     }
     const HEAD: &str = "INSERT INTO moves (game_id, ply, seat, notation, played_at, \
-                        think_ms, clock0_ms, clock1_ms) VALUES ";
-    // One allocation for the whole statement: each row is at most 8 placeholders of up
-    // to 5 characters ("$2048") and their separators.
-    let mut sql = String::with_capacity(HEAD.len() + moves.len() * MOVE_COLUMNS * 7);
+                        think_ms, clock0_ms, clock1_ms) \
+                        SELECT v.column1, v.column2, v.column3, v.column4, v.column5, \
+                        v.column6, v.column7, v.column8 FROM (VALUES ";
+    const TAIL: &str = ") AS v JOIN games g ON g.game_id = v.column1 AND g.fence = v.column9";
+    // One allocation for the whole statement: each row is at most 9 casts of a
+    // placeholder of up to 5 characters ("$2304") and their separators.
+    let mut sql = String::with_capacity(HEAD.len() + TAIL.len() + 40 + moves.len() * 9 * 25);
     sql.push_str(HEAD);
-    PLACEHOLDERS.push_rows(&mut sql, moves.len(), MOVE_COLUMNS);
-    let mut query = sqlx::query(&sql);
-    for mv in moves {
+    PLACEHOLDERS.push_typed_rows(&mut sql, moves.len(), &MOVE_TYPES);
+    sql.push_str(TAIL);
+    sql.push_str(ROW_SHARE_LOCK);
+    sql.push_str(" RETURNING game_id, ply");
+    let mut query = sqlx::query_as(&sql);
+    for (mv, fence) in moves {
         query = query
             .bind(mv.game_id.as_str())
             .bind(i64::from(mv.ply))
@@ -100,10 +133,11 @@ pub(super) async fn insert_moves(
             .bind(mv.played_at_ms)
             .bind(mv.think_ms)
             .bind(mv.clocks_ms.map(|clocks| clocks[0]))
-            .bind(mv.clocks_ms.map(|clocks| clocks[1]));
+            .bind(mv.clocks_ms.map(|clocks| clocks[1]))
+            .bind(fence.0);
     }
-    query.execute(&mut *conn).await?;
-    Ok(())
+    let rows: Vec<(String, i64)> = query.fetch_all(&mut *conn).await?;
+    Ok(Inserted(rows.into_iter().collect()))
 }
 
 /// Appends one move to its game's log and, when it ends the game, writes the ending
@@ -112,10 +146,14 @@ pub(super) async fn write_move(
     conn: &mut DbConnection,
     mv: &MoveRecord,
     finish: Option<&GameFinish>,
+    fence: Fence,
 ) -> Result<Option<[RatingChange; 2]>, StoreError> {
-    insert_moves(conn, &[mv]).await?;
+    insert_moves(conn, &[(mv, fence)]).await?.check(mv)?;
     match finish {
-        Some(finish) => Ok(write_finishes(conn, &[finish]).await?.pop().flatten()),
+        Some(finish) => Ok(write_finishes(conn, &[(finish, fence)])
+            .await?
+            .pop()
+            .flatten()),
         None => Ok(None),
     }
 }
@@ -178,9 +216,13 @@ pub(super) async fn rename_player(
 pub(super) async fn finish_game(
     pool: &Pool<Db>,
     finish: &GameFinish,
+    fence: Fence,
 ) -> Result<Option<[RatingChange; 2]>, StoreError> {
     let mut tx = pool.begin().await?;
-    let changes = write_finishes(&mut tx, &[finish]).await?.pop().flatten();
+    let changes = write_finishes(&mut tx, &[(finish, fence)])
+        .await?
+        .pop()
+        .flatten();
     tx.commit().await?;
     Ok(changes)
 }
@@ -209,12 +251,16 @@ pub(super) async fn interrupt(pool: &Pool<Db>, game_id: Option<&str>) -> Result<
     Ok(done.rows_affected())
 }
 
-/// Records the draw offer open in an unfinished game, or that none is.
+/// Records the draw offer open in an unfinished game, or that none is; refused as
+/// [`StoreError::Fenced`] if the game is owned under another token.
 pub(super) async fn record_draw_offer(
     pool: &Pool<Db>,
     game_id: &str,
     offer: Option<DrawOfferRecord>,
+    fence: Fence,
 ) -> Result<(), StoreError> {
+    let mut tx = pool.begin().await?;
+    check_fence(&mut tx, game_id, fence).await?;
     sqlx::query(
         "UPDATE games SET draw_offer_seat = $1, draw_offer_ply = $2 \
          WHERE game_id = $3 AND status = $4",
@@ -223,23 +269,50 @@ pub(super) async fn record_draw_offer(
     .bind(offer.map(|offer| i64::from(offer.ply)))
     .bind(game_id)
     .bind(GameStatus::Playing.as_str())
-    .execute(pool)
+    .execute(&mut *tx)
     .await?;
+    tx.commit().await?;
     Ok(())
 }
 
-/// Records that a bot has played for the person in `seat` of an unfinished game.
+/// Records that a bot has played for the person in `seat` of an unfinished game;
+/// refused as [`StoreError::Fenced`] if the game is owned under another token.
 pub(super) async fn record_stand_in(
     pool: &Pool<Db>,
     game_id: &str,
     seat: u8,
+    fence: Fence,
 ) -> Result<(), StoreError> {
+    let mut tx = pool.begin().await?;
+    check_fence(&mut tx, game_id, fence).await?;
     sqlx::query("UPDATE game_seats SET stood_in = 1 WHERE game_id = $1 AND seat = $2")
         .bind(game_id)
         .bind(i64::from(seat))
-        .execute(pool)
+        .execute(&mut *tx)
         .await?;
+    tx.commit().await?;
     Ok(())
+}
+
+/// Fails with [`StoreError::Fenced`] unless `game_id` is owned under `fence` (an unknown
+/// game passes: the write that follows finds nothing to change). The game's row stays
+/// share-locked on PostgreSQL until the caller's transaction ends.
+async fn check_fence(
+    conn: &mut DbConnection,
+    game_id: &str,
+    fence: Fence,
+) -> Result<(), StoreError> {
+    let sql = format!("SELECT fence FROM games WHERE game_id = $1{ROW_SHARE_LOCK_PLAIN}");
+    let owner: Option<i64> = sqlx::query_scalar(&sql)
+        .bind(game_id)
+        .fetch_optional(&mut *conn)
+        .await?;
+    match owner {
+        Some(owner) if owner != fence.0 => Err(StoreError::Fenced {
+            game_id: game_id.to_owned(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Takes the next incarnation number: one more than the last, or 1 the first time.

@@ -3,6 +3,7 @@
 //! own (`PARLOR_TEST_POSTGRES_URL`). `recovery` holds those of what a restarting server
 //! reads and writes.
 
+mod fencing;
 mod recovery;
 
 use parlor_rules::GameKind;
@@ -15,8 +16,8 @@ use super::endings::write_finishes;
 use super::{MIGRATOR, SqlStore, TestDb};
 use crate::store::sql::BatchStats;
 use crate::store::{
-    GameFinish, GameStatus, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord, SeatRecord,
-    SeatResult, Store, StoreError, StoredGame, StoredMove, StoredSeat,
+    Fence, GameFinish, GameStatus, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord,
+    SeatRecord, SeatResult, Store, StoreError, StoredGame, StoredMove, StoredSeat,
 };
 
 /// The test's database: a new SQLite file, or a new PostgreSQL schema. `None` when the
@@ -130,7 +131,7 @@ async fn moves_queued_together_commit_in_one_batch_and_a_bad_one_fails_alone() {
     let games: Vec<String> = (0..40).map(|n| format!("g{n}")).collect();
     for game in &games {
         store
-            .create_game(&new_game(game, "p1", "Alice", 0))
+            .create_game(&new_game(game, "p1", "Alice", 0), Fence::SINGLE)
             .await
             .expect("game");
     }
@@ -143,8 +144,12 @@ async fn moves_queued_together_commit_in_one_batch_and_a_bad_one_fails_alone() {
     // key refuses, all queued before the writer runs (one-threaded runtime).
     let mut moves: Vec<MoveRecord> = games.iter().map(|g| mv(g, 1, "4", 10)).collect();
     moves.push(mv("g0", 1, "0", 11));
-    let results =
-        futures_util::future::join_all(moves.iter().map(|m| store.append_move(m, None))).await;
+    let results = futures_util::future::join_all(
+        moves
+            .iter()
+            .map(|m| store.append_move(m, None, Fence::SINGLE)),
+    )
+    .await;
     assert!(results[..40].iter().all(Result::is_ok), "{results:?}");
     assert!(
         matches!(results[40], Err(StoreError::Database(_))),
@@ -167,7 +172,9 @@ async fn moves_queued_together_commit_in_one_batch_and_a_bad_one_fails_alone() {
         1
     );
     store.close().await;
-    let after = store.append_move(&mv("g1", 2, "0", 12), None).await;
+    let after = store
+        .append_move(&mv("g1", 2, "0", 12), None, Fence::SINGLE)
+        .await;
     assert!(matches!(after, Err(StoreError::Closed)), "{after:?}");
 }
 
@@ -178,7 +185,9 @@ async fn games_started_together_share_a_batch_and_a_duplicate_fails_alone() {
     let commits = stats.commit_seconds.get_sample_count();
     // Queued before the writer runs (one-threaded runtime): g1, g2, and g1 again.
     let games = ["g1", "g2", "g1"].map(|id| new_game(id, "p1", "Alice", 0));
-    let results = futures_util::future::join_all(games.iter().map(|g| store.create_game(g))).await;
+    let results =
+        futures_util::future::join_all(games.iter().map(|g| store.create_game(g, Fence::SINGLE)))
+            .await;
     assert!(results[0].is_ok() && results[1].is_ok(), "{results:?}");
     assert!(
         matches!(results[2], Err(StoreError::Database(_))),
@@ -198,7 +207,10 @@ async fn games_started_together_share_a_batch_and_a_duplicate_fails_alone() {
         new_game("g3", "p1", "Alice", 5),
         new_game("g4", "p1", "Alice", 6),
     );
-    let (three, four) = tokio::join!(store.create_game(&g3), store.create_game(&g4));
+    let (three, four) = tokio::join!(
+        store.create_game(&g3, Fence::SINGLE),
+        store.create_game(&g4, Fence::SINGLE)
+    );
     three.expect("g3");
     four.expect("g4");
     assert_eq!(
@@ -215,7 +227,7 @@ async fn a_batch_the_database_takes_is_one_commit_with_its_endings() {
     let (store, stats) = open_with_alice(&db).await;
     for game in ["g1", "g2"] {
         store
-            .create_game(&new_game(game, "p1", "Alice", 0))
+            .create_game(&new_game(game, "p1", "Alice", 0), Fence::SINGLE)
             .await
             .expect("game");
     }
@@ -224,8 +236,8 @@ async fn a_batch_the_database_takes_is_one_commit_with_its_endings() {
     let mut finish = win("g2", "p1", 700, 20);
     finish.moves = 1;
     let (first, second) = tokio::join!(
-        store.append_move(&a, None),
-        store.append_move(&b, Some(&finish))
+        store.append_move(&a, None, Fence::SINGLE),
+        store.append_move(&b, Some(&finish), Fence::SINGLE)
     );
     assert_eq!(first.expect("g1's move"), None);
     second.expect("g2's move and ending");
@@ -433,7 +445,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
         .await
         .expect("create alice");
     store
-        .create_game(&new_game("g1", "p1", "Alice", 1_000))
+        .create_game(&new_game("g1", "p1", "Alice", 1_000), Fence::SINGLE)
         .await
         .expect("create game");
 
@@ -453,13 +465,16 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
         mv("g1", 4, "c1", 1_400),
     ];
     for i in [0, 2, 1, 3] {
-        store.append_move(&moves[i], None).await.expect("append");
+        store
+            .append_move(&moves[i], None, Fence::SINGLE)
+            .await
+            .expect("append");
     }
     let last = mv("g1", 5, "c3", 1_500);
     let mut finish = win("g1", "p1", 42, 1_600);
     finish.moves = 5;
     store
-        .append_move(&last, Some(&finish))
+        .append_move(&last, Some(&finish), Fence::SINGLE)
         .await
         .expect("append the winning move");
 
@@ -547,11 +562,11 @@ async fn finish_without_a_move_and_failures_roll_back() {
         .await
         .expect("create alice");
     store
-        .create_game(&new_game("g1", "p1", "Alice", 1_000))
+        .create_game(&new_game("g1", "p1", "Alice", 1_000), Fence::SINGLE)
         .await
         .expect("create game");
     store
-        .append_move(&mv("g1", 1, "b2", 1_100), None)
+        .append_move(&mv("g1", 1, "b2", 1_100), None, Fence::SINGLE)
         .await
         .expect("append");
 
@@ -563,7 +578,10 @@ async fn finish_without_a_move_and_failures_roll_back() {
         leaderboard: Vec::new(),
         ..win("g1", "p1", 0, 2_000)
     };
-    store.finish_game(&resign).await.expect("finish");
+    store
+        .finish_game(&resign, Fence::SINGLE)
+        .await
+        .expect("finish");
     let game = store.game("g1").await.expect("load").expect("exists");
     assert_eq!(game.status, GameStatus::Finished);
     assert_eq!(game.winner, None);
@@ -572,7 +590,7 @@ async fn finish_without_a_move_and_failures_roll_back() {
 
     // Finishing an unknown game fails and writes no leaderboard row.
     let err = store
-        .finish_game(&win("ghost", "p1", 99, 3_000))
+        .finish_game(&win("ghost", "p1", 99, 3_000), Fence::SINGLE)
         .await
         .expect_err("unknown game");
     assert!(
@@ -583,13 +601,14 @@ async fn finish_without_a_move_and_failures_roll_back() {
 
     // A move whose finish fails is not written either: one transaction.
     store
-        .create_game(&new_game("g2", "p1", "Alice", 4_000))
+        .create_game(&new_game("g2", "p1", "Alice", 4_000), Fence::SINGLE)
         .await
         .expect("create game");
     let err = store
         .append_move(
             &mv("g2", 1, "b2", 4_100),
             Some(&win("ghost", "p1", 99, 4_200)),
+            Fence::SINGLE,
         )
         .await
         .expect_err("finish of an unknown game");
@@ -607,7 +626,7 @@ async fn finish_without_a_move_and_failures_roll_back() {
     // A move for an unknown game is refused by the foreign key.
     assert!(
         store
-            .append_move(&mv("ghost", 1, "b2", 5_000), None)
+            .append_move(&mv("ghost", 1, "b2", 5_000), None, Fence::SINGLE)
             .await
             .is_err()
     );
@@ -638,11 +657,11 @@ async fn the_leaderboard_keeps_the_best_score_and_the_earliest_on_ties() {
     ];
     for (game_id, player_id, score, at) in results {
         store
-            .create_game(&new_game(game_id, player_id, "x", at - 50))
+            .create_game(&new_game(game_id, player_id, "x", at - 50), Fence::SINGLE)
             .await
             .expect("create game");
         store
-            .finish_game(&win(game_id, player_id, score, at))
+            .finish_game(&win(game_id, player_id, score, at), Fence::SINGLE)
             .await
             .expect("finish");
     }
@@ -674,11 +693,11 @@ async fn the_leaderboard_keeps_the_best_score_and_the_earliest_on_ties() {
 
     // A strictly higher score replaces the entry; a rename shows at once.
     store
-        .create_game(&new_game("g6", "p3", "Carol", 450))
+        .create_game(&new_game("g6", "p3", "Carol", 450), Fence::SINGLE)
         .await
         .expect("create game");
     store
-        .finish_game(&win("g6", "p3", 11, 500))
+        .finish_game(&win("g6", "p3", 11, 500), Fence::SINGLE)
         .await
         .expect("finish");
     store.rename_player("p3", "Caroline").await.expect("rename");
@@ -715,21 +734,21 @@ async fn a_restart_keeps_everything() {
         .expect("create alice");
     store.rename_player("p1", "Alicia").await.expect("rename");
     store
-        .create_game(&new_game("g1", "p1", "Alicia", 1_000))
+        .create_game(&new_game("g1", "p1", "Alicia", 1_000), Fence::SINGLE)
         .await
         .expect("create game");
     let mut finish = win("g1", "p1", 42, 1_600);
     finish.moves = 1;
     store
-        .append_move(&mv("g1", 1, "b2", 1_100), Some(&finish))
+        .append_move(&mv("g1", 1, "b2", 1_100), Some(&finish), Fence::SINGLE)
         .await
         .expect("append");
     store
-        .create_game(&new_game("g2", "p1", "Alicia", 2_000))
+        .create_game(&new_game("g2", "p1", "Alicia", 2_000), Fence::SINGLE)
         .await
         .expect("create game");
     store
-        .append_move(&mv("g2", 1, "a1", 2_100), None)
+        .append_move(&mv("g2", 1, "a1", 2_100), None, Fence::SINGLE)
         .await
         .expect("append");
     let g1 = store.game("g1").await.expect("load");
@@ -777,7 +796,7 @@ async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
     let keys = ["p1".to_owned(), "bot:easy".to_owned()];
     for (game_id, at) in [("g1", 1_000), ("g2", 2_000)] {
         store
-            .create_game(&new_game(game_id, "p1", "Alice", at))
+            .create_game(&new_game(game_id, "p1", "Alice", at), Fence::SINGLE)
             .await
             .expect("create game");
         let finish = GameFinish {
@@ -785,7 +804,7 @@ async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
             ..win(game_id, "p1", 600, at + 500)
         };
         let changes = store
-            .finish_game(&finish)
+            .finish_game(&finish, Fence::SINGLE)
             .await
             .expect("finish")
             .expect("rated");
@@ -900,10 +919,16 @@ async fn endings_written_together_equal_endings_written_one_by_one() {
         for (n, finish) in finishes.iter().enumerate() {
             let owner = finish.leaderboard.first().map_or("p1", |c| &c.player_id);
             let game = new_game(&finish.game_id, owner, "Someone", n as i64);
-            store.create_game(&game).await.expect("create game");
+            store
+                .create_game(&game, Fence::SINGLE)
+                .await
+                .expect("create game");
         }
         let changes = if together {
-            let all: Vec<&GameFinish> = finishes.iter().collect();
+            let all: Vec<(&GameFinish, Fence)> = finishes
+                .iter()
+                .map(|finish| (finish, Fence::SINGLE))
+                .collect();
             let mut tx = store.pool.begin().await.expect("begin");
             let changes = write_finishes(&mut tx, &all).await.expect("together");
             tx.commit().await.expect("commit");
@@ -911,7 +936,12 @@ async fn endings_written_together_equal_endings_written_one_by_one() {
         } else {
             let mut changes = Vec::new();
             for finish in &finishes {
-                changes.push(store.finish_game(finish).await.expect("alone"));
+                changes.push(
+                    store
+                        .finish_game(finish, Fence::SINGLE)
+                        .await
+                        .expect("alone"),
+                );
             }
             changes
         };
@@ -936,12 +966,16 @@ async fn endings_of_an_unknown_game_fail_together() {
     let Some(db) = test_db().await else { return };
     let store = open(&db).await;
     store
-        .create_game(&new_game("g1", "p1", "Alice", 1))
+        .create_game(&new_game("g1", "p1", "Alice", 1), Fence::SINGLE)
         .await
         .expect("create game");
     let (known, unknown) = (win("g1", "p1", 5, 10), win("nope", "p1", 9, 20));
     let mut tx = store.pool.begin().await.expect("begin");
-    let result = write_finishes(&mut tx, &[&known, &unknown]).await;
+    let result = write_finishes(
+        &mut tx,
+        &[(&known, Fence::SINGLE), (&unknown, Fence::SINGLE)],
+    )
+    .await;
     assert!(
         matches!(result, Err(StoreError::Database(sqlx::Error::RowNotFound))),
         "{result:?}"
@@ -963,7 +997,7 @@ async fn an_unknown_status_in_the_database_is_a_decoding_error_not_a_panic() {
     let Some(db) = test_db().await else { return };
     let (store, _) = open_with_alice(&db).await;
     store
-        .create_game(&new_game("g1", "p1", "Alice", 1_000))
+        .create_game(&new_game("g1", "p1", "Alice", 1_000), Fence::SINGLE)
         .await
         .expect("create game");
     sqlx::query("UPDATE games SET status = 'paused' WHERE game_id = 'g1'")
@@ -996,7 +1030,7 @@ async fn an_unknown_game_seat_kind_or_reason_in_the_database_is_a_decoding_error
     ] {
         let id = format!("g_{column}");
         store
-            .create_game(&new_game(&id, "p1", "Alice", 1_000))
+            .create_game(&new_game(&id, "p1", "Alice", 1_000), Fence::SINGLE)
             .await
             .expect("create game");
         sqlx::query(&format!("{corrupt} WHERE game_id = '{id}'"))
@@ -1020,7 +1054,7 @@ async fn options_that_are_not_json_are_read_back_as_their_text() {
     let Some(db) = test_db().await else { return };
     let (store, _) = open_with_alice(&db).await;
     store
-        .create_game(&new_game("g1", "p1", "Alice", 1_000))
+        .create_game(&new_game("g1", "p1", "Alice", 1_000), Fence::SINGLE)
         .await
         .expect("create game");
     let read = store.game("g1").await.expect("read").expect("stored");

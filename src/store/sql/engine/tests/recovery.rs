@@ -14,16 +14,16 @@ async fn interrupt_unfinished_marks_only_playing_games() {
         .expect("create alice");
     for (id, at) in [("g1", 1_000), ("g2", 2_000), ("g3", 3_000)] {
         store
-            .create_game(&new_game(id, "p1", "Alice", at))
+            .create_game(&new_game(id, "p1", "Alice", at), Fence::SINGLE)
             .await
             .expect("create game");
     }
     store
-        .finish_game(&win("g2", "p1", 5, 2_500))
+        .finish_game(&win("g2", "p1", 5, 2_500), Fence::SINGLE)
         .await
         .expect("finish");
     store
-        .append_move(&mv("g1", 1, "4", 1_100), None)
+        .append_move(&mv("g1", 1, "4", 1_100), None, Fence::SINGLE)
         .await
         .expect("move");
 
@@ -56,12 +56,12 @@ async fn unfinished_games_are_listed_oldest_first_with_what_resuming_needs() {
     let (store, _) = open_with_alice(&db).await;
     for (id, at) in [("g2", 2_000), ("g1", 1_000), ("g3", 3_000)] {
         store
-            .create_game(&new_game(id, "p1", "Alice", at))
+            .create_game(&new_game(id, "p1", "Alice", at), Fence::SINGLE)
             .await
             .expect("create game");
     }
     store
-        .finish_game(&win("g2", "p1", 5, 2_500))
+        .finish_game(&win("g2", "p1", 5, 2_500), Fence::SINGLE)
         .await
         .expect("finish");
     assert_eq!(
@@ -71,20 +71,20 @@ async fn unfinished_games_are_listed_oldest_first_with_what_resuming_needs() {
 
     let offer = DrawOfferRecord { seat: 1, ply: 3 };
     store
-        .record_draw_offer("g1", Some(offer))
+        .record_draw_offer("g1", Some(offer), Fence::SINGLE)
         .await
         .expect("record the offer");
     let read = store.game("g1").await.expect("read").expect("stored");
     assert_eq!(read.draw_offer, Some(offer));
     store
-        .record_draw_offer("g1", None)
+        .record_draw_offer("g1", None, Fence::SINGLE)
         .await
         .expect("withdraw the offer");
     let read = store.game("g1").await.expect("read").expect("stored");
     assert_eq!(read.draw_offer, None);
 
     store
-        .record_stand_in("g1", 0)
+        .record_stand_in("g1", 0, Fence::SINGLE)
         .await
         .expect("record a stand-in");
     let read = store.game("g1").await.expect("read").expect("stored");
