@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 /// The server's modules, as `crate::<name>`.
 const MODULES: &[&str] = &[
+    "cluster",
     "config",
     "domain",
     "http",
@@ -32,6 +33,8 @@ const ONLY: &[(&str, &[&str])] = &[
     ("domain", &[]),
     // The wire's vocabulary stands alone but for the seat kind.
     ("protocol", &["domain"]),
+    // The fleet's coordination knows its settings and the store's tokens, nothing else.
+    ("cluster", &["config", "store"]),
     // A test database's scratch schema needs nothing of the server.
     ("scratch_schema", &[]),
 ];

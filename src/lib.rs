@@ -9,6 +9,7 @@
 //! object-safe face, `catalog`) ← [`room`] ← [`ws`]/[`http`]. [`run`] wires it together
 //! for `main` and for tests. ARCHITECTURE.md has the map.
 
+mod cluster;
 pub mod config;
 pub mod domain;
 mod http;
@@ -41,6 +42,7 @@ use actix_web::{App, HttpServer, web};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
+use crate::cluster::{Cluster, ClusterError};
 use crate::config::Config;
 use crate::limits::Limits;
 use crate::lobby::{Lobby, LobbyFeed};
@@ -87,6 +89,9 @@ pub enum RunError {
     /// A setting cannot be used as it is.
     #[error("{0}")]
     Config(String),
+    /// The fleet's Redis could not be used.
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
 }
 
 /// Turns Nagle's algorithm off on every accepted connection: a WebSocket frame (a move,
@@ -130,7 +135,15 @@ pub async fn run(
         moves: metrics.store_batch_moves.clone(),
         commit_seconds: metrics.store_commit_seconds.clone(),
     };
-    let store = store::open(&config.store, batches).await?;
+    let cluster = match &config.cluster.redis_url {
+        Some(url) => {
+            let cluster = Cluster::connect(&config.cluster, url).await?;
+            info!(node = cluster.node(), "joined the fleet");
+            Some(cluster)
+        }
+        None => None,
+    };
+    let store = store::open(&config.store, batches, cluster.is_some()).await?;
     info!("database ready");
     let config = Arc::new(config);
     let thinkers = Thinkers::start(
@@ -148,10 +161,23 @@ pub async fn run(
         shutdown: shutdown.clone(),
         metrics: metrics.clone(),
         listing_followers: Arc::new(lobby_feed.clone()),
+        cluster: cluster.clone(),
     });
     let limits = Arc::new(Limits::new(&config.limits));
     let lobby = Lobby::new(context, lobby_feed, tokio::runtime::Handle::current());
-    resuming::resume_unfinished(store.as_ref(), &lobby).await?;
+    let keeper = match &cluster {
+        // A node of a fleet takes the games nobody holds, now and whenever a node dies.
+        Some(cluster) => Some(tokio::spawn(resuming::keep_rooms(
+            cluster.clone(),
+            store.clone(),
+            lobby.clone(),
+            shutdown.clone(),
+        ))),
+        None => {
+            resuming::resume_unfinished(store.as_ref(), &lobby).await?;
+            None
+        }
+    };
     let state = web::Data::new(AppState {
         lobby,
         store: store.clone(),
@@ -196,6 +222,7 @@ pub async fn run(
             serving.abort();
         }
     }
+    let held = state.lobby.live_ids();
     if tokio::time::timeout_at(deadline, state.lobby.wait_closed())
         .await
         .is_err()
@@ -204,6 +231,12 @@ pub async fn run(
             rooms = ?state.lobby.live_ids(),
             "these rooms were still busy when the shutdown grace ran out; stopping without them"
         );
+    }
+    if let (Some(cluster), Some(keeper)) = (&cluster, keeper) {
+        // The rooms have stopped: hand them to the other nodes at once rather than
+        // when their leases run out.
+        keeper.abort();
+        resuming::hand_over(cluster, &held).await;
     }
     if state.config.server.end_games_on_shutdown {
         match tokio::time::timeout(STORE_CLOSE, store.interrupt_unfinished()).await {

@@ -21,7 +21,7 @@ use crate::protocol::{
     ClientError, ErrorCode, LobbyChange, RoomSummary, SeatView, Status, TimeControl,
 };
 use crate::room::{self, Creator, ResumeError, RoomContext, RoomHandle, RoomOptions, SeatSpec};
-use crate::store::StoredGame;
+use crate::store::{Fence, StoredGame};
 use parlor_rules::GameKind;
 use parlor_rules::catalog;
 use parlor_rules::games::{PositionError, Seat};
@@ -29,7 +29,8 @@ use parlor_rules::games::{PositionError, Seat};
 pub(crate) use feed::{LobbyFeed, LobbyUpdate};
 pub(crate) use subscription::{LobbyEvent, LobbySubscription, next_lobby_event};
 
-/// All live rooms, by id.
+/// All live rooms, by id. Cloning it is cheap and shares the rooms.
+#[derive(Clone)]
 pub(crate) struct Lobby {
     rooms: Arc<DashMap<String, RoomHandle>>,
     context: Arc<RoomContext>,
@@ -117,12 +118,13 @@ impl Lobby {
     }
 
     /// Makes the stored, unfinished game `stored` a live room again from `live`, its
-    /// `seq` going on from `seq` and its seats showing `ratings`, listed like any other.
+    /// `seq` going on from `seq`, writing under `fence`, and its seats showing `ratings`,
+    /// listed like any other.
     pub(crate) fn resume(
         &self,
         stored: &StoredGame,
         ratings: [Option<f64>; 2],
-        seq: u64,
+        (seq, fence): (u64, Fence),
         live: room::Now,
     ) -> Result<(), ResumeError> {
         if self.rooms.contains_key(&stored.room_id) {
@@ -131,7 +133,7 @@ impl Lobby {
         let (handle, task) = room::resume(
             stored,
             ratings,
-            seq,
+            (seq, fence),
             live,
             &self.context,
             &self.runtime,
@@ -171,6 +173,20 @@ impl Lobby {
             if !self.rooms.contains_key(&id) {
                 return id;
             }
+        }
+    }
+
+    /// Whether a room with this id lives here.
+    pub(crate) fn has(&self, id: &str) -> bool {
+        self.rooms.contains_key(id)
+    }
+
+    /// Stops the room `id` at once, without a word to anyone in it: this node no longer
+    /// holds it, and another node plays it on from the store.
+    pub(crate) async fn relinquish(&self, id: &str) {
+        let handle = self.rooms.get(id).map(|entry| entry.value().clone());
+        if let Some(handle) = handle {
+            handle.relinquish().await;
         }
     }
 

@@ -39,6 +39,31 @@ pub struct Config {
     pub checkers: checkers::Settings,
     /// Fox & Geese rules.
     pub fox_geese: fox_geese::Settings,
+    /// Membership of a fleet of nodes sharing one PostgreSQL store.
+    pub cluster: ClusterConfig,
+}
+
+/// `[cluster]`: a node of a fleet (with `redis_url`), or a single server (without).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClusterConfig {
+    /// The Redis server the fleet coordinates through; `None` is a single server.
+    pub redis_url: Option<String>,
+    /// The prefix of every Redis key the fleet uses, so that fleets can share a Redis.
+    pub key_prefix: String,
+    /// How long a node's hold on a room lasts without renewal, ms: how soon another
+    /// node takes over the rooms of a node that died.
+    pub lease_ms: u64,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        Self {
+            redis_url: None,
+            key_prefix: "parlor".to_owned(),
+            lease_ms: 5000,
+        }
+    }
 }
 
 /// `[server]`: the listening address and WebSocket keep-alive.
@@ -437,6 +462,26 @@ impl Config {
         }
         if self.bots.queue == 0 {
             return out_of_range("bots.queue", "must be at least 1");
+        }
+        if self.cluster.redis_url.is_some() {
+            if self.store.url.is_none() {
+                return out_of_range(
+                    "cluster.redis_url",
+                    "needs store.url: the nodes of a fleet share one PostgreSQL store",
+                );
+            }
+            if self.cluster.lease_ms < 1000 {
+                return out_of_range("cluster.lease_ms", "must be at least 1000");
+            }
+            if self.cluster.key_prefix.is_empty() {
+                return out_of_range("cluster.key_prefix", "must not be empty");
+            }
+            if self.server.end_games_on_shutdown {
+                return out_of_range(
+                    "server.end_games_on_shutdown",
+                    "must be false on a node of a fleet, which hands its games to the other nodes when it stops",
+                );
+            }
         }
         if !(0..=19).contains(&self.bots.nice) {
             return out_of_range("bots.nice", "must be from 0 to 19");

@@ -78,6 +78,8 @@ pub(super) enum Command {
     BotMoved { ply: usize, text: String },
     /// A bot judged the draw offer open in the position after `ply` moves.
     BotJudgedDraw { ply: usize, answer: DrawAnswer },
+    /// Another node holds the room now: stop without writing anything more.
+    Relinquish,
 }
 
 /// What a room makes readable without asking its task: its listing and current state.
@@ -129,13 +131,15 @@ impl Room {
     ) -> Room {
         let config = context.config.clone();
         let state = RoomState::new(id, game, seats, options, config, now());
-        Room::with_state(state, context, myself)
+        Room::with_state(state, Fence::SINGLE, context, myself)
     }
 
-    /// A room around `state` (a new room's, or one rebuilt from the store), not yet
-    /// running, and no one in it yet.
+    /// A room around `state` (a new room's, or one rebuilt from the store), writing
+    /// under `fence`, not yet running, and no one in it yet. In a fleet a new room (with
+    /// [`Fence::SINGLE`]) takes its own token as it starts.
     pub(super) fn with_state(
         state: RoomState,
+        fence: Fence,
         context: Arc<RoomContext>,
         myself: mpsc::WeakSender<Box<Command>>,
     ) -> Room {
@@ -148,7 +152,7 @@ impl Room {
             snapshots: Snapshots::default(),
             recent: Recent::default(),
             caught_up: HashMap::new(),
-            fence: Fence::SINGLE,
+            fence,
         }
     }
 
@@ -160,6 +164,22 @@ impl Room {
         creator: Option<(Seat, Creator)>,
     ) {
         let game = self.state.game().kind();
+        if let Some(cluster) = self.context.cluster.clone()
+            && self.fence == Fence::SINGLE
+        {
+            match cluster.claim(self.state.id()).await {
+                Ok(Some(fence)) => self.fence = fence,
+                outcome => {
+                    warn!(room = %self.state.id(), ?outcome, "a new room could not be held in the fleet; it is closed");
+                    if let Some((_, creator)) = creator {
+                        let refusal =
+                            ServerMsg::error(ClientError::storage_unavailable(), creator.reference);
+                        send_to(&creator.sub, &frame(&refusal), &self.context.metrics);
+                    }
+                    return;
+                }
+            }
+        }
         if self.state.is_resumed() {
             info!(room = %self.state.id(), %game, seq = self.state.seq(), "room resumed");
         } else {
@@ -287,6 +307,10 @@ impl Room {
                 let step = self.state.bot_judged_draw(ply, answer, now());
                 // A bot's answer fails no one: `follow` only logs what the store refused.
                 let _ = self.follow(step).await;
+            }
+            Command::Relinquish => {
+                info!(room = %self.state.id(), "another node holds the room now; it stops here");
+                return Flow::Close;
             }
         }
         self.settle().await;

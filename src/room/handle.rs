@@ -14,6 +14,7 @@ use super::actor::{Command, Published, Room};
 use super::state::RoomState;
 use super::{ConnId, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber};
 use crate::protocol::{ClientError, ErrorCode, RoomSummary};
+use crate::store::Fence;
 use parlor_rules::catalog::AnyGame;
 use parlor_rules::games::Seat;
 
@@ -132,9 +133,10 @@ impl RoomHandle {
     }
 
     /// Starts the task of a room rebuilt from the store (see [`RoomState::rebuild`]) on
-    /// `runtime`, and returns its handle and the task.
+    /// `runtime`, writing under `fence`, and returns its handle and the task.
     pub(super) fn resume(
         state: RoomState,
+        fence: Fence,
         options: &RoomOptions,
         context: Arc<RoomContext>,
         runtime: &Runtime,
@@ -142,7 +144,7 @@ impl RoomHandle {
     ) -> (RoomHandle, JoinHandle<()>) {
         let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
         let id = state.id().to_owned();
-        let room = Room::with_state(state, context, commands.downgrade());
+        let room = Room::with_state(state, fence, context, commands.downgrade());
         let kind = (options.private, options.start.is_none());
         RoomHandle::start(id, room, (commands, inbox), kind, None, runtime, tracker)
     }
@@ -309,5 +311,10 @@ impl RoomHandle {
             .commands
             .send(Box::new(Command::Disconnect { conn }))
             .await;
+    }
+
+    /// Stops the room at once: this node no longer holds it.
+    pub(crate) async fn relinquish(&self) {
+        let _ = self.commands.send(Box::new(Command::Relinquish)).await;
     }
 }

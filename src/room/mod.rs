@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::cluster::Cluster;
 use crate::config::{Config, Takeover};
 use crate::metrics::Metrics;
 use crate::protocol::{ClientError, ErrorCode, TimeControl};
@@ -101,6 +102,8 @@ pub(crate) struct RoomContext {
     pub(crate) metrics: Arc<crate::metrics::Metrics>,
     /// Who follows room listings; a room wakes its listing watcher only while anyone does.
     pub(crate) listing_followers: Arc<dyn ListingFollowers>,
+    /// The fleet this server is a node of, if any: a new room takes its lease there.
+    pub(crate) cluster: Option<Cluster>,
 }
 
 /// How a room learns, without knowing the lobby, whether anyone follows room listings:

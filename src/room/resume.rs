@@ -10,7 +10,7 @@ use tokio_util::task::TaskTracker;
 use super::state::{Now, RebuildError, Records, RoomState};
 use super::{RoomContext, RoomHandle, RoomOptions};
 use crate::protocol::ClientError;
-use crate::store::StoredGame;
+use crate::store::{Fence, StoredGame};
 
 /// Why a stored game cannot be resumed (it is then marked interrupted).
 #[derive(Debug, thiserror::Error)]
@@ -32,13 +32,13 @@ pub(crate) enum ResumeError {
     Rebuild(#[from] RebuildError),
 }
 
-/// Rebuilds `stored` as a live room at `live`, its `seq` going on from `seq` and its
-/// seats showing `ratings`, and starts its task on `runtime`. The game is played under
+/// Rebuilds `stored` as a live room at `live`, its `seq` going on from `seq`, writing
+/// under `fence`, and its seats showing `ratings`, and starts its task on `runtime`. The game is played under
 /// the rule settings stored with it (the server's, for games stored before they were).
 pub(crate) fn resume(
     stored: &StoredGame,
     ratings: [Option<f64>; 2],
-    seq: u64,
+    (seq, fence): (u64, Fence),
     live: Now,
     context: &Arc<RoomContext>,
     runtime: &Runtime,
@@ -74,6 +74,7 @@ pub(crate) fn resume(
     )?;
     Ok(RoomHandle::resume(
         state,
+        fence,
         &options,
         context.clone(),
         runtime,

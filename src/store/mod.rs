@@ -25,7 +25,7 @@ pub(crate) use records::{
 pub(crate) use sql::{BatchStats, open};
 pub(crate) use status::GameStatus;
 pub(crate) use stored::{
-    LeaderboardEntry, PlayerGame, RatingEntry, StoredGame, StoredMove, StoredSeat,
+    LeaderboardEntry, PlayerGame, RatingEntry, StoredGame, StoredMove, StoredSeat, UnfinishedGame,
 };
 
 impl StoreError {
@@ -237,8 +237,16 @@ pub(crate) trait Store: Send + Sync + 'static {
     /// Marks one game still `playing` as `interrupted` (it cannot be resumed).
     async fn interrupt_game(&self, game_id: &str) -> Result<(), StoreError>;
 
-    /// The ids of every game still `playing`, oldest first: what a starting server resumes.
-    async fn unfinished_game_ids(&self) -> Result<Vec<String>, StoreError>;
+    /// Every game still `playing`, oldest first, with its room: what a starting server
+    /// resumes, and what the nodes of a fleet adopt when their owner is gone.
+    async fn unfinished_games(&self) -> Result<Vec<UnfinishedGame>, StoreError>;
+
+    /// Hands the unfinished game `game_id` to the room owner whose token is `fence`:
+    /// from now on only writes under `fence` are taken. Waits for writes in flight under
+    /// the old token (PostgreSQL), so a read of the game afterwards sees all of them.
+    /// Fails with [`StoreError::Fenced`] if the game is no longer playing or a token as
+    /// high already holds it.
+    async fn take_over(&self, game_id: &str, fence: Fence) -> Result<(), StoreError>;
 
     /// A number one higher than the last one this database handed out (1 the first
     /// time): each start of a server on the database takes one, so that what a server

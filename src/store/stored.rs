@@ -94,6 +94,15 @@ pub(crate) struct StoredMove {
     pub(crate) clocks_ms: Option<[i64; 2]>,
 }
 
+/// A game still playing, and the room it is played in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct UnfinishedGame {
+    /// The game.
+    pub(crate) game_id: String,
+    /// Its room.
+    pub(crate) room_id: String,
+}
+
 /// A whole stored game with every move.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct StoredGame {

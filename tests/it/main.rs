@@ -12,6 +12,7 @@ mod common;
 mod services;
 
 mod a_bot_takes_over_an_absent_players_seat;
+mod a_dead_nodes_games_go_on_elsewhere;
 mod bots_fill_seats_and_play;
 mod bots_never_hold_up_rooms;
 mod clients_are_held_to_their_limits;

@@ -1,6 +1,7 @@
-//! The machine's PostgreSQL for the integration tests: a schema of each test's own in the
-//! database `PARLOR_TEST_POSTGRES_URL` names, dropped when the test ends, and a relay to
-//! it that a test can cut.
+//! The machine's PostgreSQL and Redis for the integration tests: a schema of each test's
+//! own in the database `PARLOR_TEST_POSTGRES_URL` names, dropped when the test ends, a
+//! relay to it that a test can cut, and a key prefix of each test's own in the Redis
+//! `PARLOR_TEST_REDIS_URL` names.
 //!
 //! Without the variable a test that needs it says so loudly and is skipped; under CI
 //! (`CI` set, as `.ci/run` sets it along with the variable) it fails instead
@@ -41,6 +42,53 @@ impl PostgresSchema {
         url.set_ip_host(address.ip()).unwrap();
         url.set_port(Some(address.port())).unwrap();
         url.to_string()
+    }
+}
+
+/// The variable that names the Redis tests may use (`.ci/run` always sets it).
+const REDIS_VARIABLE: &str = "PARLOR_TEST_REDIS_URL";
+
+/// A key prefix of the test's own in the Redis `PARLOR_TEST_REDIS_URL` names; its keys
+/// are deleted when the test ends.
+pub(crate) struct RedisPrefix {
+    /// The Redis server's URL.
+    pub(crate) url: String,
+    /// The prefix, for `cluster.key_prefix`.
+    pub(crate) prefix: String,
+}
+
+impl RedisPrefix {
+    /// A new prefix, or `None` (said loudly) when no test Redis is named outside CI.
+    pub(crate) async fn new(test: &str) -> Option<RedisPrefix> {
+        let Ok(url) = std::env::var(REDIS_VARIABLE) else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{REDIS_VARIABLE} is unset under CI: {test} must run"
+            );
+            eprintln!(
+                "SKIPPED: {test} needs Redis; set {REDIS_VARIABLE} \
+                 (e.g. redis://127.0.0.1:6379) to run it"
+            );
+            return None;
+        };
+        let prefix = format!("parlor-it-{:016x}", rand::random::<u64>());
+        Some(RedisPrefix { url, prefix })
+    }
+}
+
+impl Drop for RedisPrefix {
+    fn drop(&mut self) {
+        let (url, pattern) = (self.url.clone(), format!("{}:*", self.prefix));
+        // Drop runs inside the test's runtime: the keys go from a thread of their own.
+        let _ = std::thread::spawn(move || -> redis::RedisResult<()> {
+            let mut redis = redis::Client::open(url)?.get_connection()?;
+            let keys: Vec<String> = redis::cmd("KEYS").arg(&pattern).query(&mut redis)?;
+            if !keys.is_empty() {
+                redis::cmd("DEL").arg(keys).exec(&mut redis)?;
+            }
+            Ok(())
+        })
+        .join();
     }
 }
 

@@ -43,13 +43,18 @@ pub(crate) use self::sqlite::SqliteTuning;
 
 /// Opens the store `[store]` names, brings its schema up to date and starts its move
 /// writer: PostgreSQL at `store.url` when it is set, otherwise the SQLite file at
-/// `store.path`. Moves are written in batches, counted in `stats`.
+/// `store.path`. Moves are written in batches, counted in `stats`. A PostgreSQL store is
+/// held by this server alone unless it is `shared` by the nodes of a fleet (whose room
+/// leases and fencing tokens keep them apart).
 pub(crate) async fn open(
     config: &StoreConfig,
     stats: BatchStats,
+    shared: bool,
 ) -> Result<Arc<dyn Store>, StoreError> {
     match config.url.as_deref() {
-        Some(url) => Ok(Arc::new(postgres::SqlStore::open(url, stats).await?)),
+        Some(url) => Ok(Arc::new(
+            postgres::SqlStore::open(url, stats, shared).await?,
+        )),
         None => {
             let tuning = SqliteTuning::of(config);
             let store = sqlite::SqlStore::open(&config.path, tuning, stats).await?;

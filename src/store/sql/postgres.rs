@@ -60,7 +60,8 @@ const READ_SNAPSHOT: Option<&str> = Some("BEGIN ISOLATION LEVEL REPEATABLE READ 
 /// it when the session ends, however the server ends.
 const SERVER_LOCK: &str = "SELECT pg_try_advisory_lock(1885434482, hashtext(current_schema()))";
 
-/// What keeps a second server off the database: the session holding [`SERVER_LOCK`].
+/// What keeps a second server off the database: the session holding [`SERVER_LOCK`]
+/// (held without the lock by a node of a fleet, which shares the database).
 type ExclusiveHold = PgConnection;
 
 /// Connections each node keeps to PostgreSQL for the store: the move writer holds one,
@@ -76,7 +77,11 @@ impl SqlStore {
     /// Connects to the PostgreSQL database at `url`, brings its schema up to date and
     /// starts the move writer. Moves are written in batches (see `engine/batch.rs`),
     /// counted in `stats`.
-    pub(super) async fn open(url: &str, stats: BatchStats) -> Result<SqlStore, StoreError> {
+    pub(super) async fn open(
+        url: &str,
+        stats: BatchStats,
+        shared: bool,
+    ) -> Result<SqlStore, StoreError> {
         let scheme = url.split_once("://").map(|(scheme, _)| scheme);
         if !matches!(scheme, Some("postgres" | "postgresql")) {
             return Err(StoreError::BadUrl {
@@ -89,13 +94,14 @@ impl SqlStore {
                 reason: error.to_string(),
             }
         })?;
-        SqlStore::open_with(options, stats).await
+        SqlStore::open_with(options, stats, shared).await
     }
 
     /// Like [`SqlStore::open`], with the connection's options already parsed.
     pub(super) async fn open_with(
         options: PgConnectOptions,
         stats: BatchStats,
+        shared: bool,
     ) -> Result<SqlStore, StoreError> {
         let place = format!(
             "{}:{}/{}",
@@ -110,12 +116,14 @@ impl SqlStore {
         let mut hold = PgConnection::connect_with(&options)
             .await
             .map_err(unreachable)?;
-        let locked: bool = sqlx::query_scalar(SERVER_LOCK)
-            .fetch_one(&mut hold)
-            .await
-            .map_err(unreachable)?;
-        if !locked {
-            return Err(StoreError::DatabaseInUse { place });
+        if !shared {
+            let locked: bool = sqlx::query_scalar(SERVER_LOCK)
+                .fetch_one(&mut hold)
+                .await
+                .map_err(unreachable)?;
+            if !locked {
+                return Err(StoreError::DatabaseInUse { place });
+            }
         }
         let pool = PgPoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
@@ -170,7 +178,7 @@ mod test_db {
         pub(crate) async fn try_open(&self, stats: BatchStats) -> Result<SqlStore, StoreError> {
             let options =
                 PgConnectOptions::from_str(&self.schema.store_url()).expect("a PostgreSQL URL");
-            SqlStore::open_with(options, stats).await
+            SqlStore::open_with(options, stats, false).await
         }
     }
 }
@@ -206,11 +214,14 @@ mod tests {
 
     #[tokio::test]
     async fn a_url_that_is_not_postgres_is_refused_without_repeating_it() {
-        let error =
-            super::SqlStore::open("sqlite://secret@data/parlor.db", BatchStats::unreported())
-                .await
-                .map(|_| ())
-                .expect_err("not PostgreSQL");
+        let error = super::SqlStore::open(
+            "sqlite://secret@data/parlor.db",
+            BatchStats::unreported(),
+            false,
+        )
+        .await
+        .map(|_| ())
+        .expect_err("not PostgreSQL");
         assert!(matches!(error, StoreError::BadUrl { .. }), "{error:?}");
         assert!(!error.to_string().contains("secret"), "{error}");
     }

@@ -34,7 +34,7 @@ use crate::ratings::Rating;
 use crate::store::sql::BatchStats;
 use crate::store::{
     DrawOfferRecord, Fence, GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame,
-    PlayerRecord, RatingChange, RatingEntry, Store, StoreError, StoredGame,
+    PlayerRecord, RatingChange, RatingEntry, Store, StoreError, StoredGame, UnfinishedGame,
 };
 
 /// A connection to this engine's database.
@@ -193,8 +193,13 @@ impl Store for SqlStore {
         writes::interrupt(&self.pool, Some(game_id)).await.map(drop)
     }
 
-    async fn unfinished_game_ids(&self) -> Result<Vec<String>, StoreError> {
-        reads::unfinished_game_ids(&self.pool).await
+    async fn unfinished_games(&self) -> Result<Vec<UnfinishedGame>, StoreError> {
+        reads::unfinished_games(&self.pool).await
+    }
+
+    async fn take_over(&self, game_id: &str, fence: Fence) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::take_over(&self.pool, game_id, fence).await
     }
 
     async fn next_incarnation(&self) -> Result<u64, StoreError> {

@@ -17,6 +17,7 @@ use crate::store::sql::rows::{
 };
 use crate::store::{
     GameStatus, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame,
+    UnfinishedGame,
 };
 
 /// A read-only transaction whose statements all see one snapshot (on PostgreSQL that
@@ -172,15 +173,18 @@ pub(super) async fn game(pool: &Pool<Db>, game_id: &str) -> Result<Option<Stored
     row.into_game(seats, moves).map(Some)
 }
 
-/// The ids of every game still playing, oldest first.
-pub(super) async fn unfinished_game_ids(pool: &Pool<Db>) -> Result<Vec<String>, StoreError> {
-    let ids = sqlx::query_scalar(
-        "SELECT game_id FROM games WHERE status = $1 ORDER BY started_at, game_id",
+/// Every game still playing, oldest first, with its room.
+pub(super) async fn unfinished_games(pool: &Pool<Db>) -> Result<Vec<UnfinishedGame>, StoreError> {
+    let rows: Vec<(String, String)> = sqlx::query_as(
+        "SELECT game_id, room_id FROM games WHERE status = $1 ORDER BY started_at, game_id",
     )
     .bind(GameStatus::Playing.as_str())
     .fetch_all(pool)
     .await?;
-    Ok(ids)
+    Ok(rows
+        .into_iter()
+        .map(|(game_id, room_id)| UnfinishedGame { game_id, room_id })
+        .collect())
 }
 
 /// The best scores in `game`, highest first, earliest first on ties, at most `limit`.

@@ -315,6 +315,28 @@ async fn check_fence(
     }
 }
 
+/// Hands an unfinished game to the owner of `fence`, if no token as high holds it.
+pub(super) async fn take_over(
+    pool: &Pool<Db>,
+    game_id: &str,
+    fence: Fence,
+) -> Result<(), StoreError> {
+    let updated = sqlx::query(
+        "UPDATE games SET fence = $1 WHERE game_id = $2 AND status = $3 AND fence < $1",
+    )
+    .bind(fence.0)
+    .bind(game_id)
+    .bind(GameStatus::Playing.as_str())
+    .execute(pool)
+    .await?;
+    if updated.rows_affected() == 0 {
+        return Err(StoreError::Fenced {
+            game_id: game_id.to_owned(),
+        });
+    }
+    Ok(())
+}
+
 /// Takes the next incarnation number: one more than the last, or 1 the first time.
 pub(super) async fn next_incarnation(pool: &Pool<Db>) -> Result<u64, StoreError> {
     // One statement, so two servers asking at once (a fleet) never get the same number.

@@ -4,12 +4,10 @@
 use super::*;
 use crate::store::DrawOfferRecord;
 
-/// Hands `game_id` to a new owner, as a node taking its room over would.
+/// Hands `game_id` to a new owner, as a node taking its room over does.
 async fn take_over(store: &SqlStore, game_id: &str, fence: i64) {
-    sqlx::query("UPDATE games SET fence = $1 WHERE game_id = $2")
-        .bind(fence)
-        .bind(game_id)
-        .execute(&store.pool)
+    store
+        .take_over(game_id, Fence(fence))
         .await
         .expect("take over");
 }
@@ -113,5 +111,37 @@ async fn an_ending_or_a_move_that_ends_the_game_under_a_stale_token_changes_noth
     assert!(again.is_err(), "a game ends once: {again:?}");
     let game = store.game("g1").await.expect("read").expect("stored");
     assert_eq!((game.status, game.moves.len()), (GameStatus::Finished, 1));
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_take_over_needs_a_higher_token_and_a_game_in_play() {
+    let Some(db) = test_db().await else { return };
+    let (store, _) = open_with_alice(&db).await;
+    for game in ["g1", "g2"] {
+        store
+            .create_game(&new_game(game, "p1", "Alice", 0), Fence(5))
+            .await
+            .expect("game");
+    }
+    for stale in [Fence(5), Fence(4)] {
+        let refused = store.take_over("g1", stale).await;
+        assert!(
+            matches!(refused, Err(StoreError::Fenced { .. })),
+            "{refused:?}"
+        );
+    }
+    store.take_over("g1", Fence(6)).await.expect("higher");
+    store
+        .finish_game(&win("g2", "p1", 1, 9), Fence(5))
+        .await
+        .expect("finish g2");
+    let over = store.take_over("g2", Fence(9)).await;
+    assert!(matches!(over, Err(StoreError::Fenced { .. })), "{over:?}");
+    let unknown = store.take_over("nope", Fence(9)).await;
+    assert!(
+        matches!(unknown, Err(StoreError::Fenced { .. })),
+        "{unknown:?}"
+    );
     store.close().await;
 }

@@ -64,10 +64,12 @@ async fn unfinished_games_are_listed_oldest_first_with_what_resuming_needs() {
         .finish_game(&win("g2", "p1", 5, 2_500), Fence::SINGLE)
         .await
         .expect("finish");
-    assert_eq!(
-        store.unfinished_game_ids().await.expect("ids"),
-        ["g1", "g3"]
-    );
+    let unfinished = store.unfinished_games().await.expect("unfinished");
+    let ids: Vec<(&str, &str)> = unfinished
+        .iter()
+        .map(|game| (game.game_id.as_str(), game.room_id.as_str()))
+        .collect();
+    assert_eq!(ids, [("g1", "room-g1"), ("g3", "room-g3")]);
 
     let offer = DrawOfferRecord { seat: 1, ply: 3 };
     store
@@ -96,7 +98,9 @@ async fn unfinished_games_are_listed_oldest_first_with_what_resuming_needs() {
     );
 
     store.interrupt_game("g1").await.expect("interrupt one");
-    assert_eq!(store.unfinished_game_ids().await.expect("ids"), ["g3"]);
+    let unfinished = store.unfinished_games().await.expect("unfinished");
+    assert_eq!(unfinished.len(), 1);
+    assert_eq!(unfinished[0].game_id, "g3");
     store.close().await;
 }
 

@@ -1,0 +1,272 @@
+//! A node's part in a fleet: its holds on rooms (leases) in Redis, each with a fencing
+//! token the store checks, renewed while the node lives and given up when it stops.
+//!
+//! A room's lease is the key `<prefix>:room:<id>:owner`, holding the owner's node id and
+//! expiring after `cluster.lease_ms` unless renewed. Whoever sets it (only if absent)
+//! also increments `<prefix>:room:<id>:fence` and writes under the new value, which the
+//! store keeps with the room's game: a node that lost a room, even one that does not
+//! know it yet, can never write for it again. Each step that reads and then writes runs
+//! as one Lua script, so Redis performs it atomically; nothing here is a consensus of
+//! our own.
+
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{AsyncCommands, Script};
+
+use crate::config::ClusterConfig;
+use crate::store::Fence;
+
+/// Sets the owner key if it is absent, and then takes the next fencing token.
+const CLAIM: &str = r"
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return redis.call('INCR', KEYS[2])
+end
+return 0
+";
+
+/// Extends each owner key this node still holds; returns the (1-based) positions of
+/// those it no longer holds.
+const RENEW: &str = r"
+local lost = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('PEXPIRE', key, ARGV[2])
+  else
+    table.insert(lost, i)
+  end
+end
+return lost
+";
+
+/// Deletes the owner key if this node still holds it.
+const RELEASE: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+";
+
+/// How long one request to Redis may take before it fails.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Why the fleet's coordination failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    /// `cluster.redis_url` is not a URL the Redis client accepts.
+    #[error(
+        "cluster.redis_url is not a Redis URL ({0}); write it as redis://host:port or rediss://host:port"
+    )]
+    BadUrl(String),
+    /// Redis could not be reached at start-up.
+    #[error(
+        "could not connect to Redis at {place}: {source}; check cluster.redis_url and that Redis is running"
+    )]
+    Unreachable {
+        /// The host and port tried.
+        place: String,
+        /// What the client reported.
+        source: redis::RedisError,
+    },
+    /// A request to Redis failed.
+    #[error("a request to Redis failed: {0}")]
+    Redis(#[from] redis::RedisError),
+}
+
+/// This node's membership of the fleet: who it is, and its connection to Redis.
+/// Cloning it is cheap and shares the connection.
+#[derive(Clone)]
+pub(crate) struct Cluster {
+    node: String,
+    prefix: String,
+    lease: Duration,
+    redis: ConnectionManager,
+    claim: Script,
+    renew: Script,
+    release: Script,
+}
+
+impl Cluster {
+    /// Connects to the Redis at `config.redis_url` as a new node (with a fresh random id).
+    pub(crate) async fn connect(
+        config: &ClusterConfig,
+        url: &str,
+    ) -> Result<Cluster, ClusterError> {
+        let client = redis::Client::open(url).map_err(|error| {
+            ClusterError::BadUrl(error.detail().unwrap_or("unreadable").to_owned())
+        })?;
+        let place = client.get_connection_info().addr().to_string();
+        let manager = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_connection_timeout(Some(RESPONSE_TIMEOUT));
+        let redis = client
+            .get_connection_manager_with_config(manager)
+            .await
+            .map_err(|source| ClusterError::Unreachable { place, source })?;
+        Ok(Cluster {
+            node: format!("{:016x}", rand::random::<u64>()),
+            prefix: config.key_prefix.clone(),
+            lease: Duration::from_millis(config.lease_ms),
+            redis,
+            claim: Script::new(CLAIM),
+            renew: Script::new(RENEW),
+            release: Script::new(RELEASE),
+        })
+    }
+
+    /// This node's id in the fleet.
+    pub(crate) fn node(&self) -> &str {
+        &self.node
+    }
+
+    /// How long a lease lasts without renewal.
+    pub(crate) fn lease(&self) -> Duration {
+        self.lease
+    }
+
+    fn owner_key(&self, room: &str) -> String {
+        format!("{}:room:{room}:owner", self.prefix)
+    }
+
+    fn fence_key(&self, room: &str) -> String {
+        format!("{}:room:{room}:fence", self.prefix)
+    }
+
+    fn lease_ms(&self) -> u64 {
+        u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Takes `room` for this node if no node holds it: its new fencing token, or `None`
+    /// if another node holds it.
+    pub(crate) async fn claim(&self, room: &str) -> Result<Option<Fence>, ClusterError> {
+        let mut redis = self.redis.clone();
+        let token: i64 = self
+            .claim
+            .key(self.owner_key(room))
+            .key(self.fence_key(room))
+            .arg(&self.node)
+            .arg(self.lease_ms())
+            .invoke_async(&mut redis)
+            .await?;
+        Ok((token > 0).then_some(Fence(token)))
+    }
+
+    /// Renews this node's leases on `rooms`; returns those it no longer holds.
+    pub(crate) async fn renew(&self, rooms: &[String]) -> Result<Vec<String>, ClusterError> {
+        if rooms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut invocation = self.renew.prepare_invoke();
+        for room in rooms {
+            invocation.key(self.owner_key(room));
+        }
+        invocation.arg(&self.node).arg(self.lease_ms());
+        let mut redis = self.redis.clone();
+        let lost: Vec<usize> = invocation.invoke_async(&mut redis).await?;
+        Ok(lost
+            .into_iter()
+            .filter_map(|position| rooms.get(position.checked_sub(1)?).cloned())
+            .collect())
+    }
+
+    /// Gives up this node's lease on `room`, so another node may take it at once.
+    pub(crate) async fn release(&self, room: &str) -> Result<(), ClusterError> {
+        let mut redis = self.redis.clone();
+        let _: i64 = self
+            .release
+            .key(self.owner_key(room))
+            .arg(&self.node)
+            .invoke_async(&mut redis)
+            .await?;
+        Ok(())
+    }
+
+    /// The node holding each of `rooms`, if any.
+    pub(crate) async fn owners(
+        &self,
+        rooms: &[String],
+    ) -> Result<Vec<Option<String>>, ClusterError> {
+        if rooms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let keys: Vec<String> = rooms.iter().map(|room| self.owner_key(room)).collect();
+        let mut redis = self.redis.clone();
+        let owners: Vec<Option<String>> = redis.mget(keys).await?;
+        Ok(owners)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A node of a fleet of its own in the test Redis, or `None` (said loudly) when
+    /// `PARLOR_TEST_REDIS_URL` is unset outside CI.
+    async fn node(prefix: &str) -> Option<Cluster> {
+        let Ok(url) = std::env::var("PARLOR_TEST_REDIS_URL") else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "PARLOR_TEST_REDIS_URL is unset under CI: the cluster tests must run"
+            );
+            eprintln!("SKIPPED: a cluster test; set PARLOR_TEST_REDIS_URL to run it");
+            return None;
+        };
+        let config = ClusterConfig {
+            redis_url: Some(url.clone()),
+            key_prefix: prefix.to_owned(),
+            lease_ms: 1000,
+        };
+        Some(Cluster::connect(&config, &url).await.expect("connect"))
+    }
+
+    fn prefix() -> String {
+        format!("parlor-test-{:016x}", rand::random::<u64>())
+    }
+
+    #[tokio::test]
+    async fn one_node_holds_a_room_and_each_new_holder_gets_a_higher_token() {
+        let prefix = prefix();
+        let (Some(a), Some(b)) = (node(&prefix).await, node(&prefix).await) else {
+            return;
+        };
+        let first = a.claim("r1").await.expect("claim").expect("free");
+        assert_eq!(b.claim("r1").await.expect("claim"), None, "a holds it");
+        assert_eq!(
+            a.owners(&["r1".to_owned(), "r2".to_owned()])
+                .await
+                .expect("owners"),
+            [Some(a.node().to_owned()), None]
+        );
+        // b cannot renew or release what a holds.
+        assert_eq!(b.renew(&["r1".to_owned()]).await.expect("renew"), ["r1"]);
+        b.release("r1").await.expect("release");
+        assert_eq!(b.claim("r1").await.expect("claim"), None, "still a's");
+
+        a.release("r1").await.expect("release");
+        let second = b.claim("r1").await.expect("claim").expect("released");
+        assert!(second > first, "{second:?} > {first:?}");
+        assert_eq!(a.renew(&["r1".to_owned()]).await.expect("renew"), ["r1"]);
+    }
+
+    #[tokio::test]
+    async fn a_lease_renewed_lives_on_and_one_not_renewed_lapses() {
+        let prefix = prefix();
+        let (Some(a), Some(b)) = (node(&prefix).await, node(&prefix).await) else {
+            return;
+        };
+        let rooms = ["kept".to_owned(), "left".to_owned()];
+        let kept = a.claim(&rooms[0]).await.expect("claim").expect("free");
+        a.claim(&rooms[1]).await.expect("claim").expect("free");
+        for _ in 0..4 {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            let lost = a.renew(&rooms[..1]).await.expect("renew");
+            assert!(lost.is_empty(), "{lost:?}");
+        }
+        // 1.6 s after the claims, with a lease of 1 s: only the renewed one is held.
+        assert_eq!(b.claim(&rooms[0]).await.expect("claim"), None);
+        let taken = b.claim(&rooms[1]).await.expect("claim").expect("lapsed");
+        assert_eq!(taken, Fence(2), "the second holder of \"left\"");
+        assert_eq!(kept, Fence(1));
+        assert_eq!(a.renew(&rooms).await.expect("renew"), ["left"]);
+    }
+}

@@ -1,0 +1,132 @@
+//! A fleet of two real `parlor` nodes sharing the machine's PostgreSQL (a schema of the
+//! test's own) and Redis (a key prefix of its own). The node holding a clocked game is
+//! killed with SIGKILL; within its lease the other node adopts the game from the store,
+//! and the players, coming back to that node with their tokens, play it to its end.
+//! Every move anyone saw is stored once, and the outage is charged to no clock.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::{ParlorProcess, client_at, temp_dir};
+use crate::services::{PostgresSchema, RedisPrefix};
+
+/// The nodes' lease: the test waits about this long for the adoption.
+const LEASE_MS: u64 = 2_000;
+
+/// How soon after the kill the other node must have the game live.
+const ADOPTED_WITHIN: Duration = Duration::from_secs(10);
+
+/// A node's settings: the fleet, a grace longer than the outage, and limits that let
+/// one address run everything.
+fn node_env(store_url: &str, redis_url: &str, prefix: &str) -> Vec<(String, String)> {
+    [
+        ("PARLOR_STORE__URL", store_url),
+        ("PARLOR_CLUSTER__REDIS_URL", redis_url),
+        ("PARLOR_CLUSTER__KEY_PREFIX", prefix),
+        ("PARLOR_CLUSTER__LEASE_MS", &LEASE_MS.to_string()),
+        ("PARLOR_ROOMS__RECONNECT_GRACE_SECS", "120"),
+        ("PARLOR_ROOMS__FIRST_MOVE_SECS", "120"),
+        ("PARLOR_BOTS__FILL_AFTER_SECS", "3600"),
+    ]
+    .into_iter()
+    .map(|(key, value)| (key.to_owned(), value.to_owned()))
+    .collect()
+}
+
+fn start_node(dir: &std::path::Path, env: &[(String, String)]) -> ParlorProcess {
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    ParlorProcess::start(dir, &env)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_owner_is_killed_and_another_node_plays_its_game_on() {
+    let test = "the_owner_is_killed_and_another_node_plays_its_game_on";
+    let Some(schema) = PostgresSchema::new(test).await else {
+        return;
+    };
+    let Some(redis) = RedisPrefix::new(test).await else {
+        return;
+    };
+    let env = node_env(&schema.store_url(), &redis.url, &redis.prefix);
+    let (dir_a, dir_b) = (temp_dir(), temp_dir());
+    let node_a = start_node(dir_a.path(), &env);
+    let node_b = start_node(dir_b.path(), &env);
+
+    let (mut alice, welcome_a) = client_at(&node_a.address, "Alice", None).await;
+    let (mut bob, welcome_b) = client_at(&node_a.address, "Bob", None).await;
+    let clock = json!({"kind": "fischer", "base_ms": 600_000, "increment_ms": 0});
+    let (room, _) = alice
+        .create_game("tictactoe", ["me", "open"], json!({"time_control": clock}))
+        .await;
+    bob.join(&room, 1).await;
+    let mut seen: Vec<String> = Vec::new();
+    for (ply, (mover, cell)) in [(0, "0"), (1, "3")].into_iter().enumerate() {
+        let player = if mover == 0 { &mut alice } else { &mut bob };
+        player
+            .until_state(|s| s["moves"] == json!(ply) && s["to_move"] == json!(mover))
+            .await;
+        player.play(&room, cell).await;
+        seen.push(cell.to_owned());
+    }
+    let before = alice.until_state(|s| s["moves"] == 2).await;
+    let game_id = before["game_id"].as_str().unwrap().to_owned();
+    let clocks_before = before["clocks"].clone();
+
+    node_a.kill();
+    let killed = Instant::now();
+    let adopted = loop {
+        let url = format!("http://{}/api/rooms/{room}", node_b.address);
+        if let Ok(response) = reqwest::get(&url).await
+            && response.status().is_success()
+        {
+            break killed.elapsed();
+        }
+        assert!(
+            killed.elapsed() < ADOPTED_WITHIN,
+            "no node adopted the game"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    eprintln!("adopted {adopted:?} after the kill (lease {LEASE_MS} ms)");
+
+    let token = |welcome: &Value| welcome["token"].as_str().unwrap().to_owned();
+    let (mut alice, _) = client_at(&node_b.address, "Alice", Some(&token(&welcome_a))).await;
+    let (mut bob, _) = client_at(&node_b.address, "Bob", Some(&token(&welcome_b))).await;
+    let resumed = alice.join(&room, 0).await;
+    bob.join(&room, 1).await;
+    assert_eq!(resumed["game_id"], json!(game_id));
+    assert_eq!(resumed["moves"], 2);
+    assert_eq!(resumed["position"], "X..O.....");
+    assert_eq!(resumed["resumed"], true);
+    // The side to move is charged from the adoption on, not for the outage.
+    let left = |clocks: &Value, seat: usize| clocks["remaining_ms"][seat].as_i64().unwrap();
+    assert!(
+        left(&clocks_before, 0) - left(&resumed["clocks"], 0) < 1_000,
+        "{clocks_before} then {}",
+        resumed["clocks"]
+    );
+
+    for (ply, (mover, cell)) in [(0, "4"), (1, "5"), (0, "8")].into_iter().enumerate() {
+        let player = if mover == 0 { &mut alice } else { &mut bob };
+        player
+            .until_state(|s| s["moves"] == json!(ply + 2) && s["to_move"] == json!(mover))
+            .await;
+        player.play(&room, cell).await;
+        seen.push(cell.to_owned());
+    }
+    let over = bob.until("game_over").await;
+    assert_eq!(over["winner"], 0, "{over}");
+
+    let url = format!("http://{}/api/games/{game_id}", node_b.address);
+    let game: Value = reqwest::get(url).await.unwrap().json().await.unwrap();
+    let stored: Vec<&str> = game["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mv| mv["notation"].as_str().unwrap())
+        .collect();
+    assert_eq!(stored, seen, "every move, once, in order");
+    assert_eq!(game["status"], "finished");
+    drop(node_b);
+}
