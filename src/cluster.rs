@@ -80,6 +80,7 @@ pub(crate) struct Cluster {
     node: String,
     prefix: String,
     lease: Duration,
+    client: redis::Client,
     redis: ConnectionManager,
     claim: Script,
     renew: Script,
@@ -107,6 +108,7 @@ impl Cluster {
             node: format!("{:016x}", rand::random::<u64>()),
             prefix: config.key_prefix.clone(),
             lease: Duration::from_millis(config.lease_ms),
+            client,
             redis,
             claim: Script::new(CLAIM),
             renew: Script::new(RENEW),
@@ -179,6 +181,33 @@ impl Cluster {
             .invoke_async(&mut redis)
             .await?;
         Ok(())
+    }
+
+    /// The channel the node `node` hears the fleet's messages for it on.
+    fn inbox(&self, node: &str) -> String {
+        format!("{}:node:{node}", self.prefix)
+    }
+
+    /// Sends `message` to the node `node`; how many subscribers heard it (0 when that
+    /// node is gone).
+    pub(crate) async fn send(&self, node: &str, message: &str) -> Result<u64, ClusterError> {
+        let mut redis = self.redis.clone();
+        let heard: u64 = redis.publish(self.inbox(node), message).await?;
+        Ok(heard)
+    }
+
+    /// Listens on this node's inbox: every message sent to this node from the moment
+    /// this returns, in the order each sender sent them, until the connection to Redis
+    /// breaks (the stream then ends).
+    pub(crate) async fn listen(
+        &self,
+    ) -> Result<impl futures_util::Stream<Item = String> + Send + use<>, ClusterError> {
+        let mut pubsub = self.client.get_async_pubsub().await?;
+        pubsub.subscribe(self.inbox(&self.node)).await?;
+        Ok(futures_util::StreamExt::filter_map(
+            pubsub.into_on_message(),
+            |message| futures_util::future::ready(message.get_payload::<String>().ok()),
+        ))
     }
 
     /// The node holding each of `rooms`, if any.

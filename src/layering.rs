@@ -49,11 +49,16 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         ],
     ),
     // A room reports to the lobby through its own narrow interface, never by importing it.
-    ("room", &["lobby", "ws", "http", "limits", "resuming"]),
+    (
+        "room",
+        &["lobby", "ws", "http", "limits", "resuming", "relay"],
+    ),
     // The lobby finds and lists rooms; sessions and routes call it, not the other way.
-    ("lobby", &["ws", "http", "limits"]),
+    ("lobby", &["ws", "http", "limits", "relay"]),
     // HTTP routes read through the store's trait and never reach into sessions.
     ("http", &["ws", "limits"]),
+    // The relay passes room messages between nodes; sessions and routes use it.
+    ("relay", &["ws", "http", "limits", "resuming"]),
 ];
 
 /// The Rust files of module `name`: `src/name.rs` and everything under `src/name/`.

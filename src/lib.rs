@@ -21,6 +21,7 @@ mod metrics;
 mod players;
 pub mod protocol;
 mod ratings;
+mod relay;
 mod resuming;
 mod room;
 #[cfg(test)]
@@ -47,6 +48,7 @@ use crate::config::Config;
 use crate::limits::Limits;
 use crate::lobby::{Lobby, LobbyFeed};
 use crate::metrics::Metrics;
+use crate::relay::Relay;
 use crate::room::RoomContext;
 use crate::store::{BatchStats, Store};
 use crate::thinkers::Thinkers;
@@ -72,6 +74,8 @@ pub(crate) struct AppState {
     pub(crate) limits: Arc<Limits>,
     /// Which pages may open a WebSocket.
     pub(crate) origins: OriginPolicy,
+    /// How this node's clients reach rooms on other nodes of its fleet, if it is in one.
+    pub(crate) relay: Option<Relay>,
 }
 
 /// Why the server could not run.
@@ -165,6 +169,15 @@ pub async fn run(
     });
     let limits = Arc::new(Limits::new(&config.limits));
     let lobby = Lobby::new(context, lobby_feed, tokio::runtime::Handle::current());
+    let relay = cluster.as_ref().map(|cluster| {
+        let relay = Relay::start(cluster.clone(), lobby.clone(), shutdown.clone());
+        tokio::spawn(
+            relay
+                .clone()
+                .watch_owners(cluster.lease() / 3, shutdown.clone()),
+        );
+        relay
+    });
     let keeper = match &cluster {
         // A node of a fleet takes the games nobody holds, now and whenever a node dies.
         Some(cluster) => Some(tokio::spawn(resuming::keep_rooms(
@@ -186,6 +199,7 @@ pub async fn run(
         metrics,
         limits: limits.clone(),
         origins,
+        relay,
     });
     tokio::spawn(limits.prune_until(shutdown.clone()));
     let address = listener.local_addr()?;

@@ -7,7 +7,17 @@ use serde::Serialize;
 
 /// Every error code, in the order they are checked (after `bad_json` … `hello_required`
 /// come the room checks, then the codes that only some messages can produce).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumIter)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+    strum::EnumString,
+)]
 #[strum(serialize_all = "snake_case")]
 pub enum ErrorCode {
     /// The frame is not JSON.
@@ -63,6 +73,9 @@ pub enum ErrorCode {
     ServerFull,
     /// The room has as many spectators as it may; nobody else can watch it now.
     RoomFull,
+    /// In a fleet: the node holding the room did not answer in time, so whether the
+    /// request was done is not known. Join or watch the room again to see.
+    RoomUnreachable,
 }
 
 impl ErrorCode {

@@ -22,7 +22,8 @@ use parlor_rules::games::Seat;
 const COMMAND_QUEUE: usize = 64;
 
 /// What a seated player may ask of the room besides moving.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub(crate) enum Request {
     /// Give up the game in progress.
     Resign,

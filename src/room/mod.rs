@@ -13,7 +13,7 @@ mod seats;
 mod state;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use bytestring::ByteString;
@@ -35,6 +35,16 @@ pub(crate) use state::Now;
 
 /// Identifies one WebSocket connection for as long as the process runs.
 pub(crate) type ConnId = u64;
+
+/// How many frames may wait for a slow client before it is disconnected.
+pub(crate) const OUTBOX_FRAMES: usize = 256;
+
+/// The next connection number: unique in this process, whether the connection is a
+/// socket here or a client of another node of a fleet in one of this node's rooms.
+pub(crate) fn new_conn_id() -> ConnId {
+    static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+    NEXT_CONN.fetch_add(1, Ordering::Relaxed)
+}
 
 /// An encoded frame as queued to subscribers: one allocation shared by every
 /// recipient, and a single pointer in each queue. A tokio channel allocates its first
@@ -80,7 +90,7 @@ impl Subscriber {
 }
 
 /// A human player as a room knows them.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct PlayerInfo {
     /// The player's public id.
     pub(crate) player_id: String,

@@ -14,6 +14,7 @@ use crate::players::{self, Identity};
 use crate::protocol::{
     self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, encode,
 };
+use crate::relay::RoomLink;
 use crate::room::{Creator, PlayerInfo, Request, RoomOptions, unix_ms};
 use parlor_rules::games::Seat;
 
@@ -113,7 +114,8 @@ impl Connection {
                     .lobby
                     .create(&game, &seats, options, Some(creator))?;
                 if seats.iter().any(|s| s == "me") {
-                    self.rooms.insert(room.id().to_owned(), room.clone());
+                    self.rooms
+                        .insert(room.id().to_owned(), RoomLink::Local(room.clone()));
                 }
                 Ok(vec![ServerMsg::RoomCreated {
                     room: room.id().to_owned(),
@@ -122,7 +124,7 @@ impl Connection {
             }
             ClientMsg::Join { room, seat, since } => {
                 let player = self.player_info()?;
-                let handle = self.app.lobby.get(&room)?;
+                let handle = self.room(&room).await?;
                 let seat = Seat::from_index(seat)
                     .ok_or_else(|| ClientError::new(ErrorCode::BadSeat, "A seat is 0 or 1."))?;
                 handle
@@ -133,7 +135,7 @@ impl Connection {
             }
             ClientMsg::Watch { room, since } => {
                 self.player()?;
-                let handle = self.app.lobby.get(&room)?;
+                let handle = self.room(&room).await?;
                 handle
                     .watch(self.subscriber.clone(), reference, since)
                     .await?;
@@ -142,7 +144,7 @@ impl Connection {
             }
             ClientMsg::Move { room, text } => {
                 let player = self.player_info()?;
-                let handle = self.app.lobby.get(&room)?;
+                let handle = self.room(&room).await?;
                 handle
                     .play(player.player_id, self.conn, text, received)
                     .await?;
@@ -155,7 +157,7 @@ impl Connection {
             ClientMsg::Rematch { room } => self.request(&room, Request::Rematch).await,
             ClientMsg::Leave { room } => {
                 let player = self.player_info()?;
-                let handle = self.app.lobby.get(&room)?;
+                let handle = self.room(&room).await?;
                 handle.leave(player.player_id, self.conn).await?;
                 self.rooms.remove(&room);
                 Ok(vec![ServerMsg::Left { room, reference }])
@@ -214,7 +216,8 @@ impl Connection {
                 .await;
             match joined {
                 Ok(()) => {
-                    self.rooms.insert(handle.id().to_owned(), handle);
+                    self.rooms
+                        .insert(handle.id().to_owned(), RoomLink::Local(handle));
                     return Ok(Vec::new());
                 }
                 Err(error)
@@ -238,7 +241,8 @@ impl Connection {
             .app
             .lobby
             .create(&game, &seats, Some(options), Some(creator))?;
-        self.rooms.insert(room.id().to_owned(), room.clone());
+        self.rooms
+            .insert(room.id().to_owned(), RoomLink::Local(room.clone()));
         Ok(vec![ServerMsg::RoomCreated {
             room: room.id().to_owned(),
             reference,
@@ -248,9 +252,21 @@ impl Connection {
     /// Passes a seated player's request to a room; the room's broadcast is the answer.
     async fn request(&self, room: &str, request: Request) -> Result<Vec<ServerMsg>, ClientError> {
         let player = self.player_info()?;
-        let handle = self.app.lobby.get(room)?;
+        let handle = self.room(room).await?;
         handle.request(request, player.player_id, self.conn).await?;
         Ok(Vec::new())
+    }
+
+    /// The room `room`: one of this node's, or, in a fleet, one another node holds.
+    async fn room(&self, room: &str) -> Result<RoomLink, ClientError> {
+        if let Some(link) = self.rooms.get(room) {
+            return Ok(link.clone());
+        }
+        match (self.app.lobby.get(room), &self.app.relay) {
+            (Ok(handle), _) => Ok(RoomLink::Local(handle)),
+            (Err(error), None) => Err(error),
+            (Err(_), Some(relay)) => Ok(RoomLink::Remote(relay.locate(room).await?)),
+        }
     }
 
     async fn hello(

@@ -6,13 +6,13 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, interval, sleep_until};
+use tokio_util::sync::CancellationToken;
 use tracing::{debug, info};
 
 use super::frames::Breach;
@@ -24,13 +24,8 @@ use crate::limits::{Budget, ConnectionPermit};
 use crate::lobby::{LobbyEvent, LobbySubscription, next_lobby_event};
 use crate::players::Identity;
 use crate::protocol::{ClientError, ErrorCode, MAX_FRAME_BYTES, ServerMsg, ShutdownReason, encode};
-use crate::room::{ConnId, Frame, RoomHandle, Subscriber};
-
-/// How many frames may wait for a slow client before it is disconnected.
-const OUTBOX_FRAMES: usize = 256;
-
-/// Hands out connection ids.
-static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+use crate::relay::RoomLink;
+use crate::room::{ConnId, Frame, OUTBOX_FRAMES, Subscriber, new_conn_id};
 
 /// An upgraded connection, ready for its session.
 pub(crate) struct Opened {
@@ -54,7 +49,7 @@ pub(super) struct Connection {
     pub(super) app: Arc<AppState>,
     pub(super) identity: Option<Identity>,
     /// Rooms this connection plays or watches in, told when it closes.
-    pub(super) rooms: HashMap<String, RoomHandle>,
+    pub(super) rooms: HashMap<String, RoomLink>,
     pub(super) subscriber: Subscriber,
     /// The lobby feed, while subscribed.
     pub(super) lobby: Option<LobbySubscription>,
@@ -119,7 +114,7 @@ pub(crate) async fn run(opened: Opened) {
         address,
         permit,
     } = opened;
-    let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
+    let conn = new_conn_id();
     let (outbox, mut queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
     let shutdown = app.shutdown.clone();
     let server = &app.config.server;
@@ -141,6 +136,11 @@ pub(crate) async fn run(opened: Opened) {
         room_budget: budgets.rooms,
     };
     let kick = connection.subscriber.kick.clone();
+    // Cancelled when a room this client is in on another node of the fleet moved.
+    let moved = CancellationToken::new();
+    if let Some(relay) = &app.relay {
+        relay.register(connection.subscriber.clone(), moved.clone());
+    }
     let metrics = app.metrics.clone();
     metrics.connections_open.inc();
     info!(conn, %address, "connection opened");
@@ -154,6 +154,11 @@ pub(crate) async fn run(opened: Opened) {
                 let (notice, code, reason) = shutdown_notice(server);
                 write_or_end!(writer, Outbound::Text(encode(&notice)));
                 break End::close(code, Some(reason.into()), "server shutdown");
+            }
+            () = moved.cancelled() => {
+                let (notice, code, reason) = moved_notice(server);
+                write_or_end!(writer, Outbound::Text(encode(&notice)));
+                break End::close(code, Some(reason.into()), "a room moved to another node");
             }
             () = kick.cancelled() => {
                 break End::close(CloseCode::Again, Some("too slow to keep up; reconnect".into()), "too slow to keep up");
@@ -228,6 +233,9 @@ pub(crate) async fn run(opened: Opened) {
     for room in connection.rooms.values() {
         room.disconnect(conn).await;
     }
+    if let Some(relay) = &app.relay {
+        relay.unregister(conn);
+    }
     // A client that stopped reading is found by a room whose queue for it filled (the
     // room counts it as it kicks) or by a stalled write (counted here): once either way.
     if writer.stalled() {
@@ -287,4 +295,15 @@ fn shutdown_notice(server: &ServerConfig) -> (ServerMsg, CloseCode, &'static str
         };
         (notice, CloseCode::Restart, "server restarting")
     }
+}
+
+/// What a client in a room that moved to another node of the fleet is sent before its
+/// connection is closed: reconnect (to any node) and rejoin, as after a restart.
+fn moved_notice(server: &ServerConfig) -> (ServerMsg, CloseCode, &'static str) {
+    let notice = ServerMsg::Shutdown {
+        reason: ShutdownReason::Restarting,
+        message: "A room you are in has moved to another server of this site. Your game is kept: reconnect in a moment, say hello with your token and join your seat again.".to_owned(),
+        retry_after_ms: server.reconnect_after_ms,
+    };
+    (notice, CloseCode::Restart, "room moved")
 }

@@ -16,6 +16,7 @@ mod a_dead_nodes_games_go_on_elsewhere;
 mod bots_fill_seats_and_play;
 mod bots_never_hold_up_rooms;
 mod clients_are_held_to_their_limits;
+mod clients_reach_rooms_on_any_node;
 mod clocks_decide_games;
 mod crafted_positions_stay_small;
 mod draws_and_rematches;

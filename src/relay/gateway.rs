@@ -1,0 +1,267 @@
+//! A node's clients in rooms held by other nodes: a room link that is either a room of
+//! this node or one reached through its owner, and the frames owners send back.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use bytestring::ByteString;
+use serde_json::Value;
+use tokio::sync::mpsc::error::TrySendError;
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use super::wire::{Asker, Envelope};
+use super::{ANSWER_WITHIN, Relay, RemoteRoomEntry};
+use crate::protocol::{ClientError, ErrorCode};
+use crate::room::{ConnId, PlayerInfo, Request, RoomHandle, Subscriber};
+use parlor_rules::games::Seat;
+
+/// A room as a session reaches it: on this node, or on the node that holds it.
+#[derive(Clone)]
+pub(crate) enum RoomLink {
+    /// A room of this node.
+    Local(RoomHandle),
+    /// A room another node of the fleet holds.
+    Remote(RemoteRoom),
+}
+
+/// A room another node holds, reached through it.
+#[derive(Clone)]
+pub(crate) struct RemoteRoom {
+    relay: Relay,
+    room: String,
+    owner: String,
+}
+
+fn unreachable_room() -> ClientError {
+    ClientError::new(
+        ErrorCode::RoomUnreachable,
+        "The server holding that room did not answer in time, so it is not known whether this was done. Join or watch the room again (with \"since\") to see where it stands.",
+    )
+}
+
+fn unknown_room() -> ClientError {
+    ClientError::new(
+        ErrorCode::UnknownRoom,
+        "No room has that id. List the rooms to find one.",
+    )
+}
+
+impl RoomLink {
+    /// Seats `player` in `seat` for the connection `sub` (see [`RoomHandle::join`]).
+    pub(crate) async fn join(
+        &self,
+        player: PlayerInfo,
+        seat: Seat,
+        sub: Subscriber,
+        reference: Option<Value>,
+        since: Option<u64>,
+    ) -> Result<(), ClientError> {
+        match self {
+            RoomLink::Local(handle) => handle.join(player, seat, sub, reference, since).await,
+            RoomLink::Remote(remote) => {
+                let seat = seat.index() as u8;
+                let room = remote.room.clone();
+                remote
+                    .ask_for(sub.conn, |asker| Envelope::Join {
+                        asker,
+                        room,
+                        player,
+                        seat,
+                        reference,
+                        since,
+                    })
+                    .await
+            }
+        }
+    }
+
+    /// Has the connection `sub` watch the room (see [`RoomHandle::watch`]).
+    pub(crate) async fn watch(
+        &self,
+        sub: Subscriber,
+        reference: Option<Value>,
+        since: Option<u64>,
+    ) -> Result<(), ClientError> {
+        match self {
+            RoomLink::Local(handle) => handle.watch(sub, reference, since).await,
+            RoomLink::Remote(remote) => {
+                let room = remote.room.clone();
+                remote
+                    .ask_for(sub.conn, |asker| Envelope::Watch {
+                        asker,
+                        room,
+                        reference,
+                        since,
+                    })
+                    .await
+            }
+        }
+    }
+
+    /// Plays a move received at `received` (see [`RoomHandle::play`]). On another node
+    /// the move's thinking time is counted from its arrival there.
+    pub(crate) async fn play(
+        &self,
+        player_id: String,
+        conn: ConnId,
+        text: String,
+        received: Instant,
+    ) -> Result<(), ClientError> {
+        match self {
+            RoomLink::Local(handle) => handle.play(player_id, conn, text, received).await,
+            RoomLink::Remote(remote) => {
+                let room = remote.room.clone();
+                remote
+                    .ask(conn, |asker| Envelope::Move {
+                        asker,
+                        room,
+                        player_id,
+                        text,
+                    })
+                    .await
+            }
+        }
+    }
+
+    /// Passes a seated player's request (see [`RoomHandle::request`]).
+    pub(crate) async fn request(
+        &self,
+        request: Request,
+        player_id: String,
+        conn: ConnId,
+    ) -> Result<(), ClientError> {
+        match self {
+            RoomLink::Local(handle) => handle.request(request, player_id, conn).await,
+            RoomLink::Remote(remote) => {
+                let room = remote.room.clone();
+                remote
+                    .ask(conn, |asker| Envelope::Request {
+                        asker,
+                        room,
+                        player_id,
+                        request,
+                    })
+                    .await
+            }
+        }
+    }
+
+    /// Leaves the room (see [`RoomHandle::leave`]).
+    pub(crate) async fn leave(&self, player_id: String, conn: ConnId) -> Result<(), ClientError> {
+        match self {
+            RoomLink::Local(handle) => handle.leave(player_id, conn).await,
+            RoomLink::Remote(remote) => {
+                let room = remote.room.clone();
+                remote
+                    .ask(conn, |asker| Envelope::Leave {
+                        asker,
+                        room,
+                        player_id,
+                    })
+                    .await
+            }
+        }
+    }
+
+    /// Tells the room the connection has closed.
+    pub(crate) async fn disconnect(&self, conn: ConnId) {
+        match self {
+            RoomLink::Local(handle) => handle.disconnect(conn).await,
+            RoomLink::Remote(remote) => {
+                let relay = &remote.relay;
+                let node = relay.inner.cluster.node().to_owned();
+                let _ = relay
+                    .send(&remote.owner, &Envelope::Disconnect { node, conn })
+                    .await;
+            }
+        }
+    }
+}
+
+impl RemoteRoom {
+    /// Asks the owner for what `envelope` says on behalf of `conn` and waits for its
+    /// answer; once it is done, notes that `conn` is in the room.
+    async fn ask_for(
+        &self,
+        conn: ConnId,
+        envelope: impl FnOnce(Asker) -> Envelope,
+    ) -> Result<(), ClientError> {
+        self.ask(conn, envelope).await?;
+        self.relay
+            .inner
+            .remote_rooms
+            .entry(self.room.clone())
+            .or_insert_with(|| RemoteRoomEntry {
+                owner: self.owner.clone(),
+                clients: Vec::new(),
+            })
+            .clients
+            .push(conn);
+        Ok(())
+    }
+
+    /// Sends the owner `envelope` on behalf of `conn` and waits for its answer.
+    async fn ask(
+        &self,
+        conn: ConnId,
+        envelope: impl FnOnce(Asker) -> Envelope,
+    ) -> Result<(), ClientError> {
+        let inner = &self.relay.inner;
+        let reply = inner.next_reply.fetch_add(1, Ordering::Relaxed);
+        let (answer, answered) = oneshot::channel();
+        inner.waiting.insert(reply, answer);
+        let asker = Asker {
+            node: inner.cluster.node().to_owned(),
+            conn,
+            reply,
+        };
+        let heard = self.relay.send(&self.owner, &envelope(asker)).await;
+        let outcome = match heard {
+            Ok(heard) if heard > 0 => tokio::time::timeout(ANSWER_WITHIN, answered).await,
+            _ => {
+                inner.waiting.remove(&reply);
+                return Err(unreachable_room());
+            }
+        };
+        match outcome {
+            Ok(Ok(result)) => result,
+            _ => {
+                inner.waiting.remove(&reply);
+                Err(unreachable_room())
+            }
+        }
+    }
+}
+
+impl Relay {
+    /// The room `room` on the node of the fleet that holds it, if another node does.
+    pub(crate) async fn locate(&self, room: &str) -> Result<RemoteRoom, ClientError> {
+        let owners = self
+            .inner
+            .cluster
+            .owners(&[room.to_owned()])
+            .await
+            .map_err(|_| unreachable_room())?;
+        match owners.into_iter().next().flatten() {
+            Some(owner) if owner != self.inner.cluster.node() => Ok(RemoteRoom {
+                relay: self.clone(),
+                room: room.to_owned(),
+                owner,
+            }),
+            _ => Err(unknown_room()),
+        }
+    }
+
+    /// Queues a frame from another node's room for this node's client `conn`; a client
+    /// that cannot keep up is dropped, as in a room of this node.
+    pub(super) fn deliver(&self, conn: ConnId, text: String) {
+        let Some(client) = self.inner.clients.get(&conn) else {
+            return;
+        };
+        let frame = Arc::new(ByteString::from(text));
+        if let Err(TrySendError::Full(_)) = client.sub.outbox.try_send(frame) {
+            client.sub.kick.cancel();
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! Rooms across a fleet: a client reaches any room from any node. The node it is
+//! connected to (its gateway) passes its room messages to the room's owner through
+//! Redis, and the owner answers each and sends the room's frames back the same way,
+//! lila-ws style.
+//!
+//! Every node listens on its own inbox channel. What one node sends another arrives in
+//! the order it was sent, so a client sees its room's frames in `seq` order, as on one
+//! node. When a room's owner changes (its node died or stopped), the gateway closes the
+//! connections of that room's clients as a restarting server would (`shutdown`, 1012),
+//! and they come back and rejoin with `since`, reaching the room's new owner.
+//!
+//! The parts: `wire` (the messages), `owner` (a node's rooms serving other nodes'
+//! clients), `gateway` (a node's clients in other nodes' rooms).
+
+mod gateway;
+mod owner;
+mod wire;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use dashmap::DashMap;
+use futures_util::StreamExt;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
+
+use self::owner::Member;
+use self::wire::Envelope;
+use crate::cluster::Cluster;
+use crate::lobby::Lobby;
+use crate::protocol::ClientError;
+use crate::room::{ConnId, Subscriber};
+
+pub(crate) use self::gateway::RoomLink;
+
+/// How long a gateway waits for a room's owner to answer before it tells the client
+/// the room cannot be reached.
+const ANSWER_WITHIN: Duration = Duration::from_secs(5);
+
+/// How soon the inbox is listened to again after the connection to Redis broke.
+const LISTEN_AGAIN_AFTER: Duration = Duration::from_millis(500);
+
+/// This node's part in passing room messages between nodes. Cloning it is cheap.
+#[derive(Clone)]
+pub(crate) struct Relay {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    cluster: Cluster,
+    lobby: Lobby,
+    /// Gateway: requests sent to owners, waiting for their answers.
+    waiting: DashMap<u64, oneshot::Sender<Result<(), ClientError>>>,
+    next_reply: AtomicU64,
+    /// Gateway: this node's client connections, by connection.
+    clients: DashMap<ConnId, Client>,
+    /// Gateway: the rooms this node's clients are in on other nodes, with their owner.
+    remote_rooms: DashMap<String, RemoteRoomEntry>,
+    /// Owner: other nodes' clients in this node's rooms, by (gateway, connection).
+    members: DashMap<(String, ConnId), Member>,
+}
+
+/// A client connection of this node, as the relay reaches it.
+struct Client {
+    sub: Subscriber,
+    /// Cancelled when a room it is in on another node has moved: the connection is
+    /// then closed for the client to reconnect.
+    moved: CancellationToken,
+}
+
+/// A room on another node that clients of this node are in.
+struct RemoteRoomEntry {
+    owner: String,
+    clients: Vec<ConnId>,
+}
+
+impl Relay {
+    /// The relay of the node `cluster` speaks for, whose rooms are `lobby`'s. Starts
+    /// listening on the node's inbox until `shutdown`.
+    pub(crate) fn start(cluster: Cluster, lobby: Lobby, shutdown: CancellationToken) -> Relay {
+        let relay = Relay {
+            inner: Arc::new(Inner {
+                cluster,
+                lobby,
+                waiting: DashMap::new(),
+                next_reply: AtomicU64::new(1),
+                clients: DashMap::new(),
+                remote_rooms: DashMap::new(),
+                members: DashMap::new(),
+            }),
+        };
+        tokio::spawn(relay.clone().listen(shutdown));
+        relay
+    }
+
+    /// Registers a client connection of this node, whose frames from other nodes go to
+    /// `sub`; `moved` is cancelled when the connection must be closed because a room
+    /// it is in moved to another node.
+    pub(crate) fn register(&self, sub: Subscriber, moved: CancellationToken) {
+        self.inner.clients.insert(sub.conn, Client { sub, moved });
+    }
+
+    /// Forgets a closed client connection.
+    pub(crate) fn unregister(&self, conn: ConnId) {
+        self.inner.clients.remove(&conn);
+        self.inner.remote_rooms.retain(|_, entry| {
+            entry.clients.retain(|client| *client != conn);
+            !entry.clients.is_empty()
+        });
+    }
+
+    /// Listens on this node's inbox and handles what arrives, listening again whenever
+    /// the connection to Redis breaks, until `shutdown`.
+    async fn listen(self, shutdown: CancellationToken) {
+        loop {
+            let listening = tokio::select! {
+                listening = self.inner.cluster.listen() => listening,
+                () = shutdown.cancelled() => return,
+            };
+            match listening {
+                Ok(mut messages) => {
+                    info!(node = self.inner.cluster.node(), "listening for the fleet");
+                    loop {
+                        let message = tokio::select! {
+                            message = messages.next() => message,
+                            () = shutdown.cancelled() => return,
+                        };
+                        let Some(message) = message else { break };
+                        self.on_message(&message).await;
+                    }
+                    // Whatever was sent meanwhile is lost: every client in a room on
+                    // another node rejoins, and catches up from what it last saw.
+                    warn!(
+                        "lost the fleet's messages (Redis); clients in other nodes' rooms reconnect"
+                    );
+                    self.move_everyone();
+                }
+                Err(error) => warn!(%error, "could not listen for the fleet; trying again"),
+            }
+            tokio::select! {
+                () = tokio::time::sleep(LISTEN_AGAIN_AFTER) => {}
+                () = shutdown.cancelled() => return,
+            }
+        }
+    }
+
+    /// Handles one message from another node.
+    async fn on_message(&self, message: &str) {
+        let envelope: Envelope = match serde_json::from_str(message) {
+            Ok(envelope) => envelope,
+            Err(error) => {
+                warn!(%error, "a message from the fleet could not be read; it is ignored");
+                return;
+            }
+        };
+        match envelope {
+            Envelope::Answer { reply, refusal } => {
+                if let Some((_, waiting)) = self.inner.waiting.remove(&reply) {
+                    let _ = waiting.send(refusal.map_or(Ok(()), |refusal| Err(refusal.into())));
+                }
+            }
+            Envelope::Frame { conn, text } => self.deliver(conn, text),
+            Envelope::Kick { conn } => {
+                if let Some(client) = self.inner.clients.get(&conn) {
+                    client.sub.kick.cancel();
+                }
+            }
+            request => self.serve(request).await,
+        }
+    }
+
+    /// Sends `envelope` to `node`; how many listeners heard it.
+    async fn send(&self, node: &str, envelope: &Envelope) -> Result<u64, RelayError> {
+        let text = serde_json::to_string(envelope).map_err(RelayError::Encode)?;
+        Ok(self.inner.cluster.send(node, &text).await?)
+    }
+
+    /// Closes every client connection of this node that is in a room on another node.
+    fn move_everyone(&self) {
+        let rooms: Vec<String> = self
+            .inner
+            .remote_rooms
+            .iter()
+            .map(|entry| entry.key().clone())
+            .collect();
+        for room in rooms {
+            self.room_moved(&room);
+        }
+    }
+
+    /// Checks the owners of the rooms this node's clients are in on other nodes, and
+    /// closes the connections of the clients of every room whose owner changed.
+    async fn check_owners(&self) {
+        let rooms: Vec<(String, String)> = self
+            .inner
+            .remote_rooms
+            .iter()
+            .map(|entry| (entry.key().clone(), entry.owner.clone()))
+            .collect();
+        if rooms.is_empty() {
+            return;
+        }
+        let ids: Vec<String> = rooms.iter().map(|(room, _)| room.clone()).collect();
+        match self.inner.cluster.owners(&ids).await {
+            Ok(owners) => {
+                for ((room, was), now) in rooms.iter().zip(owners) {
+                    if now.as_deref() != Some(was.as_str()) {
+                        info!(
+                            room,
+                            "a room moved to another node; its clients here reconnect"
+                        );
+                        self.room_moved(room);
+                    }
+                }
+            }
+            Err(error) => {
+                warn!(%error, "could not check who holds the rooms of this node's clients")
+            }
+        }
+    }
+
+    /// Every `every`, until `shutdown`, closes the connections of this node's clients in
+    /// rooms whose owner changed (see [`Relay::check_owners`]).
+    pub(crate) async fn watch_owners(self, every: Duration, shutdown: CancellationToken) {
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(every) => self.check_owners().await,
+                () = shutdown.cancelled() => return,
+            }
+        }
+    }
+
+    /// Closes the connections of this node's clients in `room` (on another node).
+    fn room_moved(&self, room: &str) {
+        if let Some((_, entry)) = self.inner.remote_rooms.remove(room) {
+            for conn in entry.clients {
+                if let Some(client) = self.inner.clients.get(&conn) {
+                    client.moved.cancel();
+                }
+            }
+        }
+    }
+}
+
+/// Why a message could not be passed to another node.
+#[derive(Debug, thiserror::Error)]
+enum RelayError {
+    /// The message could not be encoded.
+    #[error("could not encode a message for the fleet: {0}")]
+    Encode(serde_json::Error),
+    /// Redis could not take it.
+    #[error(transparent)]
+    Cluster(#[from] crate::cluster::ClusterError),
+}

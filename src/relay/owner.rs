@@ -1,0 +1,202 @@
+//! A node's rooms serving clients connected to other nodes: each such client is a
+//! member here, with a connection number of this node and a subscriber whose frames go
+//! back to its gateway, in order.
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tracing::{debug, warn};
+
+use super::Relay;
+use super::wire::{Asker, Envelope, Refusal};
+use crate::protocol::{ClientError, ErrorCode};
+use crate::room::{ConnId, Frame, OUTBOX_FRAMES, RoomHandle, Subscriber, new_conn_id};
+use parlor_rules::games::Seat;
+
+/// Another node's client in this node's rooms.
+pub(super) struct Member {
+    /// Its subscriber here (its connection number is this node's).
+    sub: Subscriber,
+    /// The rooms it joined or watched here.
+    rooms: Vec<String>,
+}
+
+impl Relay {
+    /// Does what another node's client asks of one of this node's rooms, and answers.
+    pub(super) async fn serve(&self, envelope: Envelope) {
+        let (asker, outcome) = match envelope {
+            Envelope::Join {
+                asker,
+                room,
+                player,
+                seat,
+                reference,
+                since,
+            } => {
+                let outcome = match (self.local_room(&room), Seat::from_index(u64::from(seat))) {
+                    (Ok(handle), Some(seat)) => {
+                        let sub = self.member(&asker, &room);
+                        handle.join(player, seat, sub, reference, since).await
+                    }
+                    (Err(error), _) => Err(error),
+                    (_, None) => Err(ClientError::new(ErrorCode::BadSeat, "A seat is 0 or 1.")),
+                };
+                (asker, outcome)
+            }
+            Envelope::Watch {
+                asker,
+                room,
+                reference,
+                since,
+            } => {
+                let outcome = match self.local_room(&room) {
+                    Ok(handle) => {
+                        let sub = self.member(&asker, &room);
+                        handle.watch(sub, reference, since).await
+                    }
+                    Err(error) => Err(error),
+                };
+                (asker, outcome)
+            }
+            Envelope::Move {
+                asker,
+                room,
+                player_id,
+                text,
+            } => {
+                let conn = self.member_conn(&asker);
+                let outcome = match self.local_room(&room) {
+                    Ok(handle) => handle.play(player_id, conn, text, Instant::now()).await,
+                    Err(error) => Err(error),
+                };
+                (asker, outcome)
+            }
+            Envelope::Request {
+                asker,
+                room,
+                player_id,
+                request,
+            } => {
+                let conn = self.member_conn(&asker);
+                let outcome = match self.local_room(&room) {
+                    Ok(handle) => handle.request(request, player_id, conn).await,
+                    Err(error) => Err(error),
+                };
+                (asker, outcome)
+            }
+            Envelope::Leave {
+                asker,
+                room,
+                player_id,
+            } => {
+                let conn = self.member_conn(&asker);
+                let outcome = match self.local_room(&room) {
+                    Ok(handle) => handle.leave(player_id, conn).await,
+                    Err(error) => Err(error),
+                };
+                (asker, outcome)
+            }
+            Envelope::Disconnect { node, conn } => {
+                self.forget_member(&node, conn).await;
+                return;
+            }
+            Envelope::Answer { .. } | Envelope::Frame { .. } | Envelope::Kick { .. } => return,
+        };
+        let answer = Envelope::Answer {
+            reply: asker.reply,
+            refusal: outcome.err().map(|error| Refusal::from(&error)),
+        };
+        if let Err(error) = self.send(&asker.node, &answer).await {
+            warn!(node = asker.node, %error, "could not answer another node's client");
+        }
+    }
+
+    /// One of this node's live rooms, or `unknown_room`.
+    fn local_room(&self, room: &str) -> Result<RoomHandle, ClientError> {
+        self.inner.lobby.get(room)
+    }
+
+    /// This node's connection number for `asker`'s connection, or 0 (nobody) if it has
+    /// never joined or watched a room here.
+    fn member_conn(&self, asker: &Asker) -> ConnId {
+        self.inner
+            .members
+            .get(&(asker.node.clone(), asker.conn))
+            .map_or(0, |member| member.sub.conn)
+    }
+
+    /// The subscriber of `asker`'s connection here, made (with the task that passes its
+    /// frames back) when it first joins or watches; notes that it is in `room`.
+    fn member(&self, asker: &Asker, room: &str) -> Subscriber {
+        let key = (asker.node.clone(), asker.conn);
+        let mut member = self.inner.members.entry(key).or_insert_with(|| {
+            let (outbox, queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
+            let sub = Subscriber::new(new_conn_id(), outbox);
+            tokio::spawn(self.clone().pass_back(
+                asker.node.clone(),
+                asker.conn,
+                sub.clone(),
+                queued,
+            ));
+            Member {
+                sub,
+                rooms: Vec::new(),
+            }
+        });
+        if !member.rooms.iter().any(|known| known == room) {
+            member.rooms.push(room.to_owned());
+        }
+        member.sub.clone()
+    }
+
+    /// Sends the frames this node's rooms queue for another node's client `conn` back
+    /// to its gateway `node`, in order. If the gateway is gone (nobody hears), Redis
+    /// fails, or the client cannot keep up, the member is forgotten here.
+    async fn pass_back(
+        self,
+        node: String,
+        conn: ConnId,
+        sub: Subscriber,
+        mut queued: mpsc::Receiver<Frame>,
+    ) {
+        let kick = sub.kick.clone();
+        drop(sub);
+        loop {
+            let frame = tokio::select! {
+                frame = queued.recv() => frame,
+                () = kick.cancelled() => {
+                    let _ = self.send(&node, &Envelope::Kick { conn }).await;
+                    break;
+                }
+            };
+            let Some(frame) = frame else { return };
+            let envelope = Envelope::Frame {
+                conn,
+                text: frame.to_string(),
+            };
+            match self.send(&node, &envelope).await {
+                Ok(heard) if heard > 0 => {}
+                Ok(_) => {
+                    debug!(node, conn, "a client's gateway is gone");
+                    break;
+                }
+                Err(error) => {
+                    warn!(node, conn, %error, "could not pass a frame to another node");
+                    break;
+                }
+            }
+        }
+        self.forget_member(&node, conn).await;
+    }
+
+    /// Takes another node's client out of every room it is in here.
+    async fn forget_member(&self, node: &str, conn: ConnId) {
+        let Some((_, member)) = self.inner.members.remove(&(node.to_owned(), conn)) else {
+            return;
+        };
+        for room in &member.rooms {
+            if let Ok(handle) = self.local_room(room) {
+                handle.disconnect(member.sub.conn).await;
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! What nodes of a fleet say to each other about rooms, as JSON on Redis: a gateway
+//! (the node a client is connected to) passes the client's room messages to the room's
+//! owner, and the owner answers each and sends the room's frames back.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::protocol::{ClientError, ErrorCode};
+use crate::room::{ConnId, PlayerInfo, Request};
+
+/// A client connection on its gateway, and the request it is waiting on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Asker {
+    /// The gateway node.
+    pub(super) node: String,
+    /// The connection, as the gateway numbers it.
+    pub(super) conn: ConnId,
+    /// The gateway's number for the answer it waits for.
+    pub(super) reply: u64,
+}
+
+/// One message between two nodes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(super) enum Envelope {
+    /// A gateway's client takes a seat.
+    Join {
+        asker: Asker,
+        room: String,
+        player: PlayerInfo,
+        seat: u8,
+        reference: Option<Value>,
+        since: Option<u64>,
+    },
+    /// A gateway's client watches.
+    Watch {
+        asker: Asker,
+        room: String,
+        reference: Option<Value>,
+        since: Option<u64>,
+    },
+    /// A gateway's client moves.
+    Move {
+        asker: Asker,
+        room: String,
+        player_id: String,
+        text: String,
+    },
+    /// A gateway's client resigns, offers or answers a draw, or asks for a rematch.
+    Request {
+        asker: Asker,
+        room: String,
+        player_id: String,
+        request: Request,
+    },
+    /// A gateway's client leaves the room.
+    Leave {
+        asker: Asker,
+        room: String,
+        player_id: String,
+    },
+    /// A gateway's client has closed its connection.
+    Disconnect { node: String, conn: ConnId },
+    /// The owner's answer to a request: `None` when it was done.
+    Answer {
+        reply: u64,
+        refusal: Option<Refusal>,
+    },
+    /// A frame of the room for the gateway's client `conn`.
+    Frame { conn: ConnId, text: String },
+    /// The gateway's client `conn` could not keep up with the room and is dropped.
+    Kick { conn: ConnId },
+}
+
+/// A refusal as it crosses between nodes: its code's wire name and its sentence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Refusal {
+    code: String,
+    message: String,
+}
+
+impl From<&ClientError> for Refusal {
+    fn from(error: &ClientError) -> Refusal {
+        Refusal {
+            code: error.code.as_str().to_owned(),
+            message: error.message.clone(),
+        }
+    }
+}
+
+impl From<Refusal> for ClientError {
+    fn from(refusal: Refusal) -> ClientError {
+        let code = refusal
+            .code
+            .parse()
+            .unwrap_or(ErrorCode::StorageUnavailable);
+        ClientError::new(code, refusal.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_envelope_reads_back_as_written() {
+        let asker = Asker {
+            node: "n1".to_owned(),
+            conn: 7,
+            reply: 9,
+        };
+        let envelopes = [
+            Envelope::Join {
+                asker: asker.clone(),
+                room: "r".to_owned(),
+                player: PlayerInfo {
+                    player_id: "p".to_owned(),
+                    name: "Ann".to_owned(),
+                },
+                seat: 1,
+                reference: Some(json!({"n": 1})),
+                since: Some(4),
+            },
+            Envelope::Request {
+                asker,
+                room: "r".to_owned(),
+                player_id: "p".to_owned(),
+                request: Request::OfferDraw,
+            },
+            Envelope::Answer {
+                reply: 9,
+                refusal: Some(Refusal::from(&ClientError::new(
+                    ErrorCode::IllegalMove,
+                    "No.",
+                ))),
+            },
+            Envelope::Frame {
+                conn: 7,
+                text: "{\"type\":\"state\"}".to_owned(),
+            },
+        ];
+        for envelope in envelopes {
+            let text = serde_json::to_string(&envelope).expect("encode");
+            let back: Envelope = serde_json::from_str(&text).expect("decode");
+            assert_eq!(back, envelope, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_refusal_keeps_its_code_and_sentence() {
+        let error = ClientError::new(ErrorCode::SeatTaken, "Taken.");
+        assert_eq!(ClientError::from(Refusal::from(&error)), error);
+    }
+}

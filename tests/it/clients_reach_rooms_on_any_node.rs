@@ -1,0 +1,133 @@
+//! A fleet of three real `parlor` nodes on the machine's PostgreSQL and Redis: the room
+//! is held by the node its creator is connected to, the other player and a spectator are
+//! connected to the other two, and everyone plays and watches through their own node.
+//! Every node's clients see the room's states in `seq` order. Then the room's node is
+//! killed: the others close their clients' connections as a restarting server would
+//! (`shutdown`, 1012), another node adopts the game, and the clients come back through
+//! their own nodes and finish it.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::{Client, ParlorProcess, client_at, temp_dir};
+use crate::services::{PostgresSchema, RedisPrefix};
+
+/// The nodes' lease.
+const LEASE_MS: &str = "2000";
+
+fn start_node(dir: &std::path::Path, store_url: &str, redis: &RedisPrefix) -> ParlorProcess {
+    ParlorProcess::start(
+        dir,
+        &[
+            ("PARLOR_STORE__URL", store_url),
+            ("PARLOR_CLUSTER__REDIS_URL", &redis.url),
+            ("PARLOR_CLUSTER__KEY_PREFIX", &redis.prefix),
+            ("PARLOR_CLUSTER__LEASE_MS", LEASE_MS),
+            ("PARLOR_ROOMS__RECONNECT_GRACE_SECS", "120"),
+            ("PARLOR_ROOMS__FIRST_MOVE_SECS", "120"),
+            ("PARLOR_BOTS__FILL_AFTER_SECS", "3600"),
+        ],
+    )
+}
+
+/// Reads `client`'s states until one satisfies `done`, checking that their `seq` only
+/// rises; returns it.
+async fn until_state_in_order(
+    client: &mut Client,
+    last_seq: &mut u64,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    loop {
+        let state = client.until("state").await;
+        let seq = state["seq"].as_u64().unwrap();
+        assert!(seq > *last_seq, "seq {seq} after {last_seq}");
+        *last_seq = seq;
+        if done(&state) {
+            return state;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_and_a_spectator_on_three_nodes_play_through_the_owners_death() {
+    let test = "players_and_a_spectator_on_three_nodes_play_through_the_owners_death";
+    let Some(schema) = PostgresSchema::new(test).await else {
+        return;
+    };
+    let Some(redis) = RedisPrefix::new(test).await else {
+        return;
+    };
+    let store_url = schema.store_url();
+    let dirs = [temp_dir(), temp_dir(), temp_dir()];
+    let owner = start_node(dirs[0].path(), &store_url, &redis);
+    let second = start_node(dirs[1].path(), &store_url, &redis);
+    let third = start_node(dirs[2].path(), &store_url, &redis);
+
+    let (mut alice, alice_hi) = client_at(&owner.address, "Alice", None).await;
+    let (mut bob, bob_hi) = client_at(&second.address, "Bob", None).await;
+    let (mut carol, carol_hi) = client_at(&third.address, "Carol", None).await;
+    let (room, _) = alice
+        .create_game("tictactoe", ["me", "open"], json!({}))
+        .await;
+    bob.join(&room, 1).await;
+    carol.send(json!({"type": "watch", "room": room})).await;
+    carol.until("joined").await;
+    let mut carol_seq = carol.expect("state").await["seq"].as_u64().unwrap();
+    let mut bob_seq = 0;
+
+    // Two moves, each sent through its player's own node.
+    alice.until_state(|s| s["status"] == "playing").await;
+    alice.play(&room, "0").await;
+    until_state_in_order(&mut bob, &mut bob_seq, |s| s["moves"] == 1).await;
+    bob.play(&room, "3").await;
+    let seen = until_state_in_order(&mut carol, &mut carol_seq, |s| s["moves"] == 2).await;
+    assert_eq!(seen["position"], "X..O.....");
+    let refused = json!({"type": "move", "room": room, "move": "4"});
+    bob.expect_error(refused, "not_your_turn").await;
+
+    // The room's node dies. Bob's and Carol's nodes close their connections as a
+    // restarting server would, and another node adopts the game.
+    owner.kill();
+    for client in [&mut bob, &mut carol] {
+        let (code, _) = client.closed_with(Duration::from_secs(15)).await;
+        assert_eq!(code, 1012);
+    }
+    let token = |hello: &Value| hello["token"].as_str().unwrap().to_owned();
+    let (mut alice, _) = client_at(&second.address, "Alice", Some(&token(&alice_hi))).await;
+    let (mut bob, _) = client_at(&third.address, "Bob", Some(&token(&bob_hi))).await;
+    let (mut carol, _) = client_at(&second.address, "Carol", Some(&token(&carol_hi))).await;
+    // Rejoining may come before the adoption: until then the room is unknown.
+    let mut rejoined = None;
+    for _ in 0..100 {
+        alice
+            .send(json!({"type": "join", "room": room, "seat": 0, "ref": "again"}))
+            .await;
+        let reply = alice.recv().await;
+        if reply["type"] == "joined" {
+            rejoined = Some(alice.expect("state").await);
+            break;
+        }
+        assert_eq!(reply["code"], "unknown_room", "{reply}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let rejoined = rejoined.expect("another node adopted the game");
+    assert_eq!(rejoined["position"], "X..O.....");
+    bob.join(&room, 1).await;
+    carol
+        .send(json!({"type": "watch", "room": room, "since": carol_seq}))
+        .await;
+    carol.until("joined").await;
+
+    alice.play(&room, "4").await;
+    let mut bob_seq = 0;
+    until_state_in_order(&mut bob, &mut bob_seq, |s| s["moves"] == 3).await;
+    bob.play(&room, "5").await;
+    alice.until_state(|s| s["moves"] == 4).await;
+    alice.play(&room, "8").await;
+    let last =
+        until_state_in_order(&mut carol, &mut carol_seq, |s| s["status"] == "finished").await;
+    assert_eq!(last["position"], "X..OXO..X");
+    let over = bob.until("game_over").await;
+    assert_eq!(over["winner"], 0, "{over}");
+}
