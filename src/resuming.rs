@@ -12,7 +12,7 @@ use tracing::{info, warn};
 use crate::cluster::{Cluster, ClusterError};
 use crate::lobby::Lobby;
 use crate::ratings::rated_key;
-use crate::room;
+use crate::room::{self, ResumeError};
 use crate::store::{Fence, Store, StoreError, StoredGame, UnfinishedGame};
 
 /// How far apart the `seq` numbering of two servers' resumed rooms is: a room would
@@ -94,6 +94,8 @@ async fn resume_games(
     for (stored, ratings, fence) in readable {
         match lobby.resume(&stored, ratings, (seq, fence), live) {
             Ok(()) => outcome.resumed += 1,
+            // The room is still here (stopping, in a fleet): taken up at a later round.
+            Err(ResumeError::RoomTaken) => {}
             Err(error) => unreadable.push((stored.game_id, error.to_string())),
         }
     }

@@ -62,12 +62,11 @@ struct Inner {
     members: DashMap<(String, ConnId), Member>,
 }
 
-/// A client connection of this node, as the relay reaches it.
+/// A client connection of this node, as the relay reaches it: its subscriber, whose
+/// `moved` is cancelled when a room it is in on another node has moved (the
+/// connection is then closed for the client to reconnect).
 struct Client {
     sub: Subscriber,
-    /// Cancelled when a room it is in on another node has moved: the connection is
-    /// then closed for the client to reconnect.
-    moved: CancellationToken,
 }
 
 /// A room on another node that clients of this node are in.
@@ -96,10 +95,9 @@ impl Relay {
     }
 
     /// Registers a client connection of this node, whose frames from other nodes go to
-    /// `sub`; `moved` is cancelled when the connection must be closed because a room
-    /// it is in moved to another node.
-    pub(crate) fn register(&self, sub: Subscriber, moved: CancellationToken) {
-        self.inner.clients.insert(sub.conn, Client { sub, moved });
+    /// `sub` (and whose `sub.moved` is cancelled when a room it is in moved).
+    pub(crate) fn register(&self, sub: Subscriber) {
+        self.inner.clients.insert(sub.conn, Client { sub });
     }
 
     /// Forgets a closed client connection.
@@ -165,6 +163,11 @@ impl Relay {
             Envelope::Kick { conn } => {
                 if let Some(client) = self.inner.clients.get(&conn) {
                     client.sub.kick.cancel();
+                }
+            }
+            Envelope::Moved { conn } => {
+                if let Some(client) = self.inner.clients.get(&conn) {
+                    client.sub.moved.cancel();
                 }
             }
             request => self.serve(request).await,
@@ -237,7 +240,7 @@ impl Relay {
         if let Some((_, entry)) = self.inner.remote_rooms.remove(room) {
             for conn in entry.clients {
                 if let Some(client) = self.inner.clients.get(&conn) {
-                    client.moved.cancel();
+                    client.sub.moved.cancel();
                 }
             }
         }

@@ -99,7 +99,10 @@ impl Relay {
                 self.forget_member(&node, conn).await;
                 return;
             }
-            Envelope::Answer { .. } | Envelope::Frame { .. } | Envelope::Kick { .. } => return,
+            Envelope::Answer { .. }
+            | Envelope::Frame { .. }
+            | Envelope::Kick { .. }
+            | Envelope::Moved { .. } => return,
         };
         let answer = Envelope::Answer {
             reply: asker.reply,
@@ -158,13 +161,19 @@ impl Relay {
         sub: Subscriber,
         mut queued: mpsc::Receiver<Frame>,
     ) {
-        let kick = sub.kick.clone();
+        let (kick, moved) = (sub.kick.clone(), sub.moved.clone());
         drop(sub);
         loop {
             let frame = tokio::select! {
+                // Frames first: whatever the room sent before it stopped goes out.
+                biased;
                 frame = queued.recv() => frame,
                 () = kick.cancelled() => {
                     let _ = self.send(&node, &Envelope::Kick { conn }).await;
+                    break;
+                }
+                () = moved.cancelled() => {
+                    let _ = self.send(&node, &Envelope::Moved { conn }).await;
                     break;
                 }
             };

@@ -70,6 +70,9 @@ pub(super) enum Envelope {
     Frame { conn: ConnId, text: String },
     /// The gateway's client `conn` could not keep up with the room and is dropped.
     Kick { conn: ConnId },
+    /// A room the gateway's client `conn` is in stopped here and is played on another
+    /// node: the client reconnects and rejoins.
+    Moved { conn: ConnId },
 }
 
 /// A refusal as it crosses between nodes: its code's wire name and its sentence.

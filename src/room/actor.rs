@@ -310,6 +310,10 @@ impl Room {
             }
             Command::Relinquish => {
                 info!(room = %self.state.id(), "another node holds the room now; it stops here");
+                // Everyone in it reconnects and finds it where it is now.
+                for sub in self.audience.values() {
+                    sub.moved.cancel();
+                }
                 return Flow::Close;
             }
         }

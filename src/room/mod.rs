@@ -62,6 +62,9 @@ pub(crate) struct Subscriber {
     pub(crate) outbox: mpsc::Sender<Frame>,
     /// Cancelled when this connection must be closed because its queue overflowed.
     pub(crate) kick: CancellationToken,
+    /// Cancelled when this connection must be closed because a room it is in has moved
+    /// to another node of a fleet: the client reconnects and rejoins, as after a restart.
+    pub(crate) moved: CancellationToken,
     /// Set once the connection has been counted as dropped for not reading.
     pub(crate) dropped: Arc<AtomicBool>,
 }
@@ -73,6 +76,7 @@ impl Subscriber {
             conn,
             outbox,
             kick: CancellationToken::new(),
+            moved: CancellationToken::new(),
             dropped: Arc::default(),
         }
     }

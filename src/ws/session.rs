@@ -12,7 +12,6 @@ use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReaso
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, interval, sleep_until};
-use tokio_util::sync::CancellationToken;
 use tracing::{debug, info};
 
 use super::frames::Breach;
@@ -136,10 +135,9 @@ pub(crate) async fn run(opened: Opened) {
         room_budget: budgets.rooms,
     };
     let kick = connection.subscriber.kick.clone();
-    // Cancelled when a room this client is in on another node of the fleet moved.
-    let moved = CancellationToken::new();
+    let moved = connection.subscriber.moved.clone();
     if let Some(relay) = &app.relay {
-        relay.register(connection.subscriber.clone(), moved.clone());
+        relay.register(connection.subscriber.clone());
     }
     let metrics = app.metrics.clone();
     metrics.connections_open.inc();

@@ -130,3 +130,81 @@ async fn the_owner_is_killed_and_another_node_plays_its_game_on() {
     assert_eq!(game["status"], "finished");
     drop(node_b);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_that_lost_its_lease_stops_the_room_and_its_players_follow_it() {
+    let test = "a_node_that_lost_its_lease_stops_the_room_and_its_players_follow_it";
+    let Some(schema) = PostgresSchema::new(test).await else {
+        return;
+    };
+    let Some(redis) = RedisPrefix::new(test).await else {
+        return;
+    };
+    let env = node_env(&schema.store_url(), &redis.url, &redis.prefix);
+    let (dir_a, dir_b) = (temp_dir(), temp_dir());
+    let node_a = start_node(dir_a.path(), &env);
+    let node_b = start_node(dir_b.path(), &env);
+
+    let (mut alice, welcome_a) = client_at(&node_a.address, "Alice", None).await;
+    let (mut bob, welcome_b) = client_at(&node_b.address, "Bob", None).await;
+    let (room, _) = alice
+        .create_game("tictactoe", ["me", "open"], json!({}))
+        .await;
+    bob.join(&room, 1).await;
+    alice.until_state(|s| s["status"] == "playing").await;
+    alice.play(&room, "0").await;
+    bob.until_state(|s| s["moves"] == 1).await;
+
+    // As if node A had stalled past its lease: the lease is gone from Redis. A finds
+    // out at its next renewal, stops the room and sends its players away.
+    let owner_key = format!("{}:room:{room}:owner", redis.prefix);
+    let mut conn = redis::Client::open(redis.url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let deleted: i64 = redis::cmd("DEL")
+        .arg(&owner_key)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(deleted, 1, "node A held the room");
+    for client in [&mut alice, &mut bob] {
+        let (code, _) = client.closed_with(Duration::from_secs(15)).await;
+        assert_eq!(code, 1012);
+    }
+
+    // The players come back, each to the other node, and play on.
+    let token = |welcome: &Value| welcome["token"].as_str().unwrap().to_owned();
+    let (mut alice, _) = client_at(&node_b.address, "Alice", Some(&token(&welcome_a))).await;
+    let (mut bob, _) = client_at(&node_a.address, "Bob", Some(&token(&welcome_b))).await;
+    let mut rejoined = None;
+    for _ in 0..100 {
+        alice
+            .send(json!({"type": "join", "room": room, "seat": 0, "ref": "again"}))
+            .await;
+        let reply = alice.recv().await;
+        if reply["type"] == "joined" {
+            rejoined = Some(alice.expect("state").await);
+            break;
+        }
+        assert_eq!(reply["code"], "unknown_room", "{reply}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let rejoined = rejoined.expect("a node took the room up again");
+    assert_eq!(rejoined["position"], "X........");
+    bob.join(&room, 1).await;
+    bob.play(&room, "4").await;
+    alice.until_state(|s| s["moves"] == 2).await;
+    let game_id = rejoined["game_id"].as_str().unwrap().to_owned();
+    let url = format!("http://{}/api/games/{game_id}", node_b.address);
+    let game: Value = reqwest::get(url).await.unwrap().json().await.unwrap();
+    let stored: Vec<&str> = game["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mv| mv["notation"].as_str().unwrap())
+        .collect();
+    assert_eq!(stored, ["0", "4"]);
+    drop((node_a, node_b));
+}
