@@ -13,6 +13,7 @@
 mod abuse;
 mod chaos;
 mod error;
+mod fleet;
 mod load;
 mod report;
 mod server;
@@ -124,6 +125,14 @@ struct Args {
     /// dropped after it, instead of a scratch SQLite file.
     #[arg(long, value_name = "URL", conflicts_with = "url")]
     postgres: Option<String>,
+    /// Two Parlor nodes in a fleet on --postgres and --redis: the same load with both
+    /// players of every room on one node, then with the second player and the
+    /// spectators on the other node (every move crosses between nodes).
+    #[arg(long, requires = "postgres", requires = "redis", conflicts_with_all = ["compare", "chaos", "target", "bot_rooms", "abuse"])]
+    fleet: bool,
+    /// The Redis a --fleet coordinates through, e.g. redis://127.0.0.1:6379.
+    #[arg(long, value_name = "URL")]
+    redis: Option<String>,
     /// Also write the report as JSON here.
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
@@ -162,6 +171,7 @@ fn run(args: &Args) -> Result<(), BenchError> {
         })?;
     let load = Load {
         url: String::new(),
+        other_node: None,
         connections: args.connections,
         spectators: args.spectators,
         game: args.game.clone(),
@@ -211,6 +221,15 @@ fn measure_all(
     bin_dir: &Path,
     store_url: Option<&str>,
 ) -> Result<String, BenchError> {
+    if args.fleet
+        && let (Some(store_url), Some(redis_url)) = (store_url, args.redis.as_deref())
+    {
+        let reports = runtime.block_on(fleet::run(load, bin_dir, store_url, redis_url))?;
+        for report in &reports {
+            print!("{}", report.text());
+        }
+        return Ok(serde_json::to_string_pretty(&reports)?);
+    }
     Ok(if args.chaos {
         let chaos = chaos::Chaos {
             games: args.connections / 2,

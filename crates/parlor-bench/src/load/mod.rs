@@ -37,6 +37,9 @@ const ERRORS_KEPT: usize = 5;
 pub(crate) struct Load {
     /// `ws://127.0.0.1:PORT/ws`.
     pub(crate) url: String,
+    /// Another node of the same fleet, for the second player and the spectators (the
+    /// room and its first player are on `url`): every move crosses between nodes.
+    pub(crate) other_node: Option<String>,
     /// Connections to open (rounded down to whole rooms).
     pub(crate) connections: usize,
     /// Spectators per room.
@@ -383,7 +386,8 @@ struct ReadyRoom {
 }
 
 /// Creates a room: seat 0 creates it, the spectators watch, then seat 1 joins, which
-/// starts the game (the players wait for the start signal before moving).
+/// starts the game (the players wait for the start signal before moving). With another
+/// node of a fleet, seat 1 and the spectators connect there.
 async fn set_up_room(load: &Load, name: &str, phase: u64) -> Result<ReadyRoom, String> {
     let (mut first, first_id) = hello(&load.url, &format!("{name}-a")).await?;
     let create = serde_json::json!({
@@ -396,15 +400,16 @@ async fn set_up_room(load: &Load, name: &str, phase: u64) -> Result<ReadyRoom, S
         .room;
     until(&mut first, "joined").await?;
     until(&mut first, "state").await?;
+    let elsewhere = load.other_node.as_deref().unwrap_or(&load.url);
     let mut spectators = Vec::with_capacity(load.spectators);
     for i in 0..load.spectators {
-        let (mut ws, _) = hello(&load.url, &format!("{name}-s{i}")).await?;
+        let (mut ws, _) = hello(elsewhere, &format!("{name}-s{i}")).await?;
         send(&mut ws, format!(r#"{{"type":"watch","room":"{id}"}}"#)).await?;
         until(&mut ws, "joined").await?;
         until(&mut ws, "state").await?;
         spectators.push(ws);
     }
-    let (mut second, second_id) = hello(&load.url, &format!("{name}-b")).await?;
+    let (mut second, second_id) = hello(elsewhere, &format!("{name}-b")).await?;
     send(
         &mut second,
         format!(r#"{{"type":"join","room":"{id}","seat":1}}"#),

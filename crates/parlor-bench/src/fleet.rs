@@ -1,0 +1,74 @@
+//! A fleet of two Parlor nodes on one PostgreSQL and one Redis, loaded twice with the
+//! same load: every room's players on one node, then the second player and the
+//! spectators on the other node, so that every move and every frame crosses between
+//! them. The difference is the cost of the hop.
+
+use std::path::Path;
+
+use crate::error::BenchError;
+use crate::load::{self, Load};
+use crate::report::Report;
+use crate::server::{Server, Target};
+use crate::system;
+
+/// Runs `load` against two fresh nodes sharing `store_url` and `redis_url` (under a key
+/// prefix of its own, removed afterwards), same-node then cross-node; both reports.
+pub(crate) async fn run(
+    load: &Load,
+    bin_dir: &Path,
+    store_url: &str,
+    redis_url: &str,
+) -> Result<Vec<Report>, BenchError> {
+    let prefix = format!("parlor-bench-{:016x}", rand::random::<u64>());
+    let env = [
+        ("PARLOR_STORE__URL", store_url),
+        ("PARLOR_CLUSTER__REDIS_URL", redis_url),
+        ("PARLOR_CLUSTER__KEY_PREFIX", prefix.as_str()),
+    ];
+    let nodes = [
+        Server::start(Target::Parlor, bin_dir, false, false, &env)?,
+        Server::start(Target::Parlor, bin_dir, false, false, &env)?,
+    ];
+    eprintln!(
+        "parlor-bench: a fleet of two nodes (pids {} and {}) at {} and {}",
+        nodes[0].pid, nodes[1].pid, nodes[0].url, nodes[1].url
+    );
+    let mut reports = Vec::new();
+    for (name, other_node) in [
+        ("fleet, same node", None),
+        ("fleet, across nodes", Some(nodes[1].url.clone())),
+    ] {
+        let load = Load {
+            url: nodes[0].url.clone(),
+            other_node,
+            ..load.clone()
+        };
+        let measured = load::run(&load, Some(nodes[0].pid)).await?;
+        reports.push(Report::new(
+            name.to_owned(),
+            &load,
+            false,
+            Some(nodes[0].pid),
+            &measured,
+            system::load_average(),
+        ));
+    }
+    // Stopping waits for each process to exit: off the async workers.
+    let _ = tokio::task::spawn_blocking(move || nodes.map(Server::stop)).await;
+    if let Err(error) = forget_keys(redis_url, &prefix) {
+        eprintln!("parlor-bench: the fleet's keys under {prefix} were not removed: {error}");
+    }
+    Ok(reports)
+}
+
+/// Deletes every key under `prefix` in the Redis at `url`.
+fn forget_keys(url: &str, prefix: &str) -> redis::RedisResult<()> {
+    let mut redis = redis::Client::open(url)?.get_connection()?;
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}:*"))
+        .query(&mut redis)?;
+    if !keys.is_empty() {
+        redis::cmd("DEL").arg(keys).exec(&mut redis)?;
+    }
+    Ok(())
+}
