@@ -47,7 +47,18 @@ end
 return 0
 ";
 
-/// How long one request to Redis may take before it fails.
+/// Raises the fencing counter to at least ARGV[1] (after Redis lost its data, the
+/// counters would start again below the tokens the store keeps).
+const RAISE: &str = r"
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if current < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], ARGV[1])
+end
+return 0
+";
+
+/// How long one request to Redis may take before it fails, at most: a quarter of the
+/// lease, so that one slow renewal cannot outlast it.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Why the fleet's coordination failed.
@@ -85,6 +96,7 @@ pub(crate) struct Cluster {
     claim: Script,
     renew: Script,
     release: Script,
+    raise: Script,
 }
 
 impl Cluster {
@@ -97,9 +109,11 @@ impl Cluster {
             ClusterError::BadUrl(error.detail().unwrap_or("unreadable").to_owned())
         })?;
         let place = client.get_connection_info().addr().to_string();
+        let lease = Duration::from_millis(config.lease_ms);
+        let timeout = RESPONSE_TIMEOUT.min(lease / 4);
         let manager = ConnectionManagerConfig::new()
-            .set_response_timeout(Some(RESPONSE_TIMEOUT))
-            .set_connection_timeout(Some(RESPONSE_TIMEOUT));
+            .set_response_timeout(Some(timeout))
+            .set_connection_timeout(Some(timeout));
         let redis = client
             .get_connection_manager_with_config(manager)
             .await
@@ -107,12 +121,13 @@ impl Cluster {
         Ok(Cluster {
             node: format!("{:016x}", rand::random::<u64>()),
             prefix: config.key_prefix.clone(),
-            lease: Duration::from_millis(config.lease_ms),
+            lease,
             client,
             redis,
             claim: Script::new(CLAIM),
             renew: Script::new(RENEW),
             release: Script::new(RELEASE),
+            raise: Script::new(RAISE),
         })
     }
 
@@ -178,6 +193,19 @@ impl Cluster {
             .release
             .key(self.owner_key(room))
             .arg(&self.node)
+            .invoke_async(&mut redis)
+            .await?;
+        Ok(())
+    }
+
+    /// Raises `room`'s fencing counter to at least `fence`, so that its next claim takes
+    /// a token above it.
+    pub(crate) async fn raise_fence(&self, room: &str, fence: Fence) -> Result<(), ClusterError> {
+        let mut redis = self.redis.clone();
+        let _: i64 = self
+            .raise
+            .key(self.fence_key(room))
+            .arg(fence.0)
             .invoke_async(&mut redis)
             .await?;
         Ok(())

@@ -236,7 +236,7 @@ pub async fn run(
             serving.abort();
         }
     }
-    let held = state.lobby.live_ids();
+    let held = state.lobby.held_ids();
     if tokio::time::timeout_at(deadline, state.lobby.wait_closed())
         .await
         .is_err()

@@ -181,12 +181,11 @@ impl Lobby {
         self.rooms.contains_key(id)
     }
 
-    /// Stops the room `id` at once, without a word to anyone in it: this node no longer
-    /// holds it, and another node plays it on from the store.
-    pub(crate) async fn relinquish(&self, id: &str) {
-        let handle = self.rooms.get(id).map(|entry| entry.value().clone());
-        if let Some(handle) = handle {
-            handle.relinquish().await;
+    /// Stops the room `id` at once, sending everyone in it to reconnect: this node no
+    /// longer holds it, and another node plays it on from the store.
+    pub(crate) fn relinquish(&self, id: &str) {
+        if let Some(handle) = self.rooms.get(id) {
+            handle.relinquish();
         }
     }
 
@@ -299,6 +298,15 @@ impl Lobby {
     /// The ids of every live room, private ones included, for logs at shutdown.
     pub(crate) fn live_ids(&self) -> Vec<String> {
         self.rooms.iter().map(|entry| entry.key().clone()).collect()
+    }
+
+    /// The ids of the rooms that hold a lease in the fleet (those that have taken one).
+    pub(crate) fn held_ids(&self) -> Vec<String> {
+        self.rooms
+            .iter()
+            .filter(|entry| entry.value().fence() != Fence::SINGLE)
+            .map(|entry| entry.key().clone())
+            .collect()
     }
 
     /// Waits until every room's task has ended (they end on the server's shutdown signal).

@@ -46,77 +46,202 @@ pub(crate) struct Resumed {
     pub(crate) resumed: usize,
     /// Games that could not be resumed and were marked interrupted.
     pub(crate) interrupted: usize,
+    /// Games left for later: their records could not be read just now, or their room
+    /// is still stopping here.
+    pub(crate) left: Vec<UnfinishedGame>,
 }
 
+/// How many games a node of a fleet adopts at once: each group is live (and its leases
+/// renewed) before the next is read, so a node taking over thousands of games never
+/// lets the leases it has just taken run out.
+const ADOPT_AT_ONCE: usize = 50;
+
 /// Resumes every unfinished game in `store` as a room of `lobby`: what a single server
-/// does as it starts. A game that cannot be read or replayed is marked interrupted and
-/// logged; only a store that cannot list the games (or take an incarnation) fails the
-/// start.
+/// does as it starts. A game that cannot be replayed is marked interrupted and logged;
+/// only a store that cannot list the games (or take an incarnation) fails the start.
+/// A game a fleet left behind (its token above 0) is taken over under a higher token.
 pub(crate) async fn resume_unfinished(
     store: &dyn Store,
     lobby: &Lobby,
 ) -> Result<Resumed, StoreError> {
     let incarnation = store.next_incarnation().await?;
-    let games = store.unfinished_games().await?;
-    let games = games
-        .into_iter()
-        .map(|game| (game.game_id, Fence::SINGLE))
-        .collect();
-    resume_games(store, lobby, games, incarnation).await
+    let mut games = Vec::new();
+    for mut game in store.unfinished_games().await? {
+        if game.fence != Fence::SINGLE {
+            let fence = Fence(game.fence.0.saturating_add(1));
+            store.take_over(&game.game_id, fence).await?;
+            game.fence = fence;
+        }
+        games.push(game);
+    }
+    let outcome = resume_games(store, lobby, games, incarnation).await?;
+    for game in &outcome.left {
+        warn!(
+            game_id = game.game_id,
+            "an unfinished game could not be read; the next start resumes it"
+        );
+    }
+    Ok(outcome)
 }
 
 /// Makes `games` (each with the token its room writes under) live rooms of `lobby`, their
 /// `seq` numbered from `incarnation`. Every game is read first and then all are made
 /// live at one instant, so that no clock runs while the others are still being read.
+/// A game whose records do not replay is marked interrupted; one that cannot be read
+/// just now is left (in the outcome) for later.
 async fn resume_games(
     store: &dyn Store,
     lobby: &Lobby,
-    games: Vec<(String, Fence)>,
+    games: Vec<UnfinishedGame>,
     incarnation: u64,
 ) -> Result<Resumed, StoreError> {
     let seq = incarnation.saturating_mul(SEQ_PER_INCARNATION);
     let mut outcome = Resumed::default();
     let mut unreadable = Vec::new();
     let mut readable = Vec::new();
-    for (game_id, fence) in games {
-        match store.game(&game_id).await {
+    for game in games {
+        match store.game(&game.game_id).await {
             Ok(Some(stored)) => {
                 let ratings = shown_ratings(store, &stored).await;
-                readable.push((stored, ratings, fence));
+                readable.push((stored, ratings, game));
             }
             Ok(None) => {}
+            Err(error) if error.is_unreadable_record() => {
+                unreadable.push((game, format!("its records cannot be read: {error}")));
+            }
             Err(error) => {
-                unreadable.push((game_id, format!("its records cannot be read: {error}")))
+                warn!(game_id = game.game_id, %error, "could not read an unfinished game");
+                outcome.left.push(game);
             }
         }
     }
     let live = room::now();
-    for (stored, ratings, fence) in readable {
-        match lobby.resume(&stored, ratings, (seq, fence), live) {
+    for (stored, ratings, game) in readable {
+        match lobby.resume(&stored, ratings, (seq, game.fence), live) {
             Ok(()) => outcome.resumed += 1,
             // The room is still here (stopping, in a fleet): taken up at a later round.
-            Err(ResumeError::RoomTaken) => {}
-            Err(error) => unreadable.push((stored.game_id, error.to_string())),
+            Err(ResumeError::RoomTaken) => outcome.left.push(game),
+            Err(error) => unreadable.push((game, error.to_string())),
         }
     }
-    for (game_id, why) in unreadable {
+    for (game, why) in unreadable {
         warn!(
-            game_id,
+            game_id = game.game_id,
             why, "an unfinished game cannot be resumed; it is marked interrupted"
         );
-        store.interrupt_game(&game_id).await?;
+        store.interrupt_game(&game.game_id, game.fence).await?;
         outcome.interrupted += 1;
     }
-    info!(
-        incarnation,
-        resumed = outcome.resumed,
-        interrupted = outcome.interrupted,
-        "unfinished games resumed"
-    );
+    if outcome.resumed + outcome.interrupted > 0 {
+        info!(
+            incarnation,
+            resumed = outcome.resumed,
+            interrupted = outcome.interrupted,
+            "unfinished games resumed"
+        );
+    }
     Ok(outcome)
 }
 
-/// Why a round of adoption stopped early (it is tried again at the next round).
+/// Takes every unfinished game whose room no node holds (its node died, or stopped and
+/// handed it over) and makes it a live room of `lobby`, [`ADOPT_AT_ONCE`] at a time:
+/// the room's lease first, then the game in the store under the lease's token (which
+/// waits for the old owner's writes in flight), then the game as stored. A failure
+/// with one game is logged and leaves it for a later round; the others go on. Stops
+/// when `shutdown` is cancelled.
+pub(crate) async fn adopt_unowned(
+    cluster: &Cluster,
+    store: &dyn Store,
+    lobby: &Lobby,
+    shutdown: &CancellationToken,
+) -> Result<usize, StoreError> {
+    let games: Vec<UnfinishedGame> = store
+        .unfinished_games()
+        .await?
+        .into_iter()
+        .filter(|game| !lobby.has(&game.room_id))
+        .collect();
+    let mut adopted = 0;
+    for group in games.chunks(ADOPT_AT_ONCE) {
+        if shutdown.is_cancelled() {
+            break;
+        }
+        let taken = take_group(cluster, store, group).await;
+        if taken.is_empty() {
+            continue;
+        }
+        let incarnation = store.next_incarnation().await?;
+        let outcome = resume_games(store, lobby, taken, incarnation).await?;
+        adopted += outcome.resumed;
+        for game in outcome.left {
+            let _ = cluster.release(&game.room_id).await;
+        }
+    }
+    Ok(adopted)
+}
+
+/// Claims the rooms of `games` that no node holds and takes their games over in the
+/// store; the games taken, each with its new token.
+async fn take_group(
+    cluster: &Cluster,
+    store: &dyn Store,
+    games: &[UnfinishedGame],
+) -> Vec<UnfinishedGame> {
+    let rooms: Vec<String> = games.iter().map(|game| game.room_id.clone()).collect();
+    let owners = match cluster.owners(&rooms).await {
+        Ok(owners) => owners,
+        Err(error) => {
+            warn!(%error, "could not ask who holds the unfinished games' rooms");
+            return Vec::new();
+        }
+    };
+    let mut taken = Vec::new();
+    for (game, owner) in games.iter().zip(owners) {
+        if owner.is_some() {
+            continue;
+        }
+        match take(cluster, store, game).await {
+            Ok(Some(fence)) => taken.push(UnfinishedGame {
+                fence,
+                ..game.clone()
+            }),
+            Ok(None) => {}
+            Err(error) => {
+                warn!(game_id = game.game_id, %error, "could not take an unfinished game over; trying again shortly");
+                let _ = cluster.release(&game.room_id).await;
+            }
+        }
+    }
+    taken
+}
+
+/// Claims `game`'s room and takes the game over under the claim's token: the token, or
+/// `None` if another node holds the room, the game is over, or the token was not above
+/// the game's (Redis lost its counters: they are raised for the next round).
+async fn take(
+    cluster: &Cluster,
+    store: &dyn Store,
+    game: &UnfinishedGame,
+) -> Result<Option<Fence>, AdoptError> {
+    let Some(fence) = cluster.claim(&game.room_id).await? else {
+        return Ok(None);
+    };
+    if fence <= game.fence {
+        cluster.raise_fence(&game.room_id, game.fence).await?;
+        cluster.release(&game.room_id).await?;
+        return Ok(None);
+    }
+    match store.take_over(&game.game_id, fence).await {
+        Ok(()) => Ok(Some(fence)),
+        Err(StoreError::Fenced { .. }) => {
+            cluster.release(&game.room_id).await?;
+            Ok(None)
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// Why one game could not be taken over (it is tried again at a later round).
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum AdoptError {
     /// The store could not be read or written.
@@ -127,55 +252,10 @@ pub(crate) enum AdoptError {
     Cluster(#[from] ClusterError),
 }
 
-/// Takes every unfinished game whose room no node holds (its node died, or stopped and
-/// handed it over) and makes it a live room of `lobby`: the room's lease first, then the
-/// game in the store under the lease's token (which waits for the old owner's writes in
-/// flight), then the game as the store has it.
-pub(crate) async fn adopt_unowned(
-    cluster: &Cluster,
-    store: &dyn Store,
-    lobby: &Lobby,
-) -> Result<Resumed, AdoptError> {
-    let games: Vec<UnfinishedGame> = store
-        .unfinished_games()
-        .await?
-        .into_iter()
-        .filter(|game| !lobby.has(&game.room_id))
-        .collect();
-    if games.is_empty() {
-        return Ok(Resumed::default());
-    }
-    let rooms: Vec<String> = games.iter().map(|game| game.room_id.clone()).collect();
-    let owners = cluster.owners(&rooms).await?;
-    let mut adopted = Vec::new();
-    for (game, owner) in games.into_iter().zip(owners) {
-        if owner.is_some() {
-            continue;
-        }
-        let Some(fence) = cluster.claim(&game.room_id).await? else {
-            continue;
-        };
-        match store.take_over(&game.game_id, fence).await {
-            Ok(()) => adopted.push((game.game_id, fence)),
-            Err(error) => {
-                // Finished meanwhile, or already taken under a higher token.
-                cluster.release(&game.room_id).await?;
-                if !matches!(error, StoreError::Fenced { .. }) {
-                    return Err(error.into());
-                }
-            }
-        }
-    }
-    if adopted.is_empty() {
-        return Ok(Resumed::default());
-    }
-    let incarnation = store.next_incarnation().await?;
-    Ok(resume_games(store, lobby, adopted, incarnation).await?)
-}
-
-/// What a node of a fleet does while it runs: every third of a lease, renews its leases
-/// on its rooms (stopping any room it no longer holds) and adopts the games nobody holds.
-/// Ends with the server's shutdown.
+/// What a node of a fleet does while it runs, until the server's shutdown: every third
+/// of a lease, renews its leases on the rooms that hold one (stopping any room it no
+/// longer holds), in a task of its own so that no adoption delays it; and adopts the
+/// games nobody holds.
 pub(crate) async fn keep_rooms(
     cluster: Cluster,
     store: Arc<dyn Store>,
@@ -183,18 +263,40 @@ pub(crate) async fn keep_rooms(
     shutdown: CancellationToken,
 ) {
     let every = cluster.lease() / 3;
+    tokio::spawn(renew_leases(
+        cluster.clone(),
+        lobby.clone(),
+        every,
+        shutdown.clone(),
+    ));
     loop {
-        match cluster.renew(&lobby.live_ids()).await {
+        if let Err(error) = adopt_unowned(&cluster, store.as_ref(), &lobby, &shutdown).await {
+            warn!(%error, "could not adopt the games nobody holds; trying again shortly");
+        }
+        tokio::select! {
+            () = tokio::time::sleep(every) => {}
+            () = shutdown.cancelled() => return,
+        }
+    }
+}
+
+/// Every `every`, renews this node's leases on its rooms that hold one, and stops any
+/// room it no longer holds.
+async fn renew_leases(
+    cluster: Cluster,
+    lobby: Lobby,
+    every: std::time::Duration,
+    shutdown: CancellationToken,
+) {
+    loop {
+        match cluster.renew(&lobby.held_ids()).await {
             Ok(lost) => {
                 for room in lost {
                     warn!(room, "this node no longer holds a room; it stops here");
-                    lobby.relinquish(&room).await;
+                    lobby.relinquish(&room);
                 }
             }
             Err(error) => warn!(%error, "could not renew this node's leases"),
-        }
-        if let Err(error) = adopt_unowned(&cluster, store.as_ref(), &lobby).await {
-            warn!(%error, "could not adopt the games nobody holds; trying again shortly");
         }
         tokio::select! {
             () = tokio::time::sleep(every) => {}

@@ -180,25 +180,34 @@ impl RoomLink {
 }
 
 impl RemoteRoom {
-    /// Asks the owner for what `envelope` says on behalf of `conn` and waits for its
-    /// answer; once it is done, notes that `conn` is in the room.
+    /// Asks the owner for what `envelope` says (a join or a watch) on behalf of `conn`
+    /// and waits for its answer. `conn` counts as in the room from the start, so that
+    /// it hears if the room moves even when the answer is lost; a refusal takes it out.
     async fn ask_for(
         &self,
         conn: ConnId,
         envelope: impl FnOnce(Asker) -> Envelope,
     ) -> Result<(), ClientError> {
-        self.ask(conn, envelope).await?;
-        self.relay
-            .inner
-            .remote_rooms
-            .entry(self.room.clone())
-            .or_insert_with(|| RemoteRoomEntry {
-                owner: self.owner.clone(),
-                clients: Vec::new(),
-            })
-            .clients
-            .push(conn);
-        Ok(())
+        let rooms = &self.relay.inner.remote_rooms;
+        {
+            let mut entry = rooms
+                .entry(self.room.clone())
+                .or_insert_with(|| RemoteRoomEntry {
+                    owner: self.owner.clone(),
+                    clients: Vec::new(),
+                });
+            if !entry.clients.contains(&conn) {
+                entry.clients.push(conn);
+            }
+        }
+        let outcome = self.ask(conn, envelope).await;
+        if let Err(error) = &outcome
+            && error.code != ErrorCode::RoomUnreachable
+            && let Some(mut entry) = rooms.get_mut(&self.room)
+        {
+            entry.clients.retain(|client| *client != conn);
+        }
+        outcome
     }
 
     /// Sends the owner `envelope` on behalf of `conn` and waits for its answer.
@@ -253,10 +262,14 @@ impl Relay {
         }
     }
 
-    /// Queues a frame from another node's room for this node's client `conn`; a client
-    /// that cannot keep up is dropped, as in a room of this node.
-    pub(super) fn deliver(&self, conn: ConnId, text: String) {
+    /// Queues a frame from a room of the node `owner` for this node's client `conn`; a
+    /// client that cannot keep up is dropped, as in a room of this node, and the owner
+    /// of a frame for a connection that has closed is told so.
+    pub(super) async fn deliver(&self, owner: &str, conn: ConnId, text: String) {
         let Some(client) = self.inner.clients.get(&conn) else {
+            // The connection has closed: the owner forgets it too.
+            let node = self.inner.cluster.node().to_owned();
+            let _ = self.send(owner, &Envelope::Disconnect { node, conn }).await;
             return;
         };
         let frame = Arc::new(ByteString::from(text));

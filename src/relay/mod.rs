@@ -159,7 +159,7 @@ impl Relay {
                     let _ = waiting.send(refusal.map_or(Ok(()), |refusal| Err(refusal.into())));
                 }
             }
-            Envelope::Frame { conn, text } => self.deliver(conn, text),
+            Envelope::Frame { node, conn, text } => self.deliver(&node, conn, text).await,
             Envelope::Kick { conn } => {
                 if let Some(client) = self.inner.clients.get(&conn) {
                     client.sub.kick.cancel();
@@ -170,7 +170,16 @@ impl Relay {
                     client.sub.moved.cancel();
                 }
             }
-            request => self.serve(request).await,
+            // A disconnect is quick; any other request waits for its room (and the
+            // database), so it runs apart and never holds up what arrives behind it.
+            // One client has one request in flight at a time, so its order holds.
+            disconnect @ Envelope::Disconnect { .. } => self.serve(disconnect).await,
+            request => {
+                tokio::spawn({
+                    let relay = self.clone();
+                    async move { relay.serve(request).await }
+                });
+            }
         }
     }
 

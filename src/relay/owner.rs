@@ -35,7 +35,11 @@ impl Relay {
                 let outcome = match (self.local_room(&room), Seat::from_index(u64::from(seat))) {
                     (Ok(handle), Some(seat)) => {
                         let sub = self.member(&asker, &room);
-                        handle.join(player, seat, sub, reference, since).await
+                        let joined = handle.join(player, seat, sub, reference, since).await;
+                        if joined.is_err() {
+                            self.not_in(&asker, &room);
+                        }
+                        joined
                     }
                     (Err(error), _) => Err(error),
                     (_, None) => Err(ClientError::new(ErrorCode::BadSeat, "A seat is 0 or 1.")),
@@ -51,7 +55,11 @@ impl Relay {
                 let outcome = match self.local_room(&room) {
                     Ok(handle) => {
                         let sub = self.member(&asker, &room);
-                        handle.watch(sub, reference, since).await
+                        let watching = handle.watch(sub, reference, since).await;
+                        if watching.is_err() {
+                            self.not_in(&asker, &room);
+                        }
+                        watching
                     }
                     Err(error) => Err(error),
                 };
@@ -151,6 +159,22 @@ impl Relay {
         member.sub.clone()
     }
 
+    /// Notes that `asker`'s connection did not get into `room` after all, forgetting the
+    /// member if it is in no room here.
+    fn not_in(&self, asker: &Asker, room: &str) {
+        let key = (asker.node.clone(), asker.conn);
+        let emptied = match self.inner.members.get_mut(&key) {
+            Some(mut member) => {
+                member.rooms.retain(|known| known != room);
+                member.rooms.is_empty()
+            }
+            None => false,
+        };
+        if emptied {
+            self.inner.members.remove(&key);
+        }
+    }
+
     /// Sends the frames this node's rooms queue for another node's client `conn` back
     /// to its gateway `node`, in order. If the gateway is gone (nobody hears), Redis
     /// fails, or the client cannot keep up, the member is forgotten here.
@@ -179,6 +203,7 @@ impl Relay {
             };
             let Some(frame) = frame else { return };
             let envelope = Envelope::Frame {
+                node: self.inner.cluster.node().to_owned(),
                 conn,
                 text: frame.to_string(),
             };

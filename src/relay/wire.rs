@@ -66,8 +66,12 @@ pub(super) enum Envelope {
         reply: u64,
         refusal: Option<Refusal>,
     },
-    /// A frame of the room for the gateway's client `conn`.
-    Frame { conn: ConnId, text: String },
+    /// A frame of one of `node`'s rooms for the gateway's client `conn`.
+    Frame {
+        node: String,
+        conn: ConnId,
+        text: String,
+    },
     /// The gateway's client `conn` could not keep up with the room and is dropped.
     Kick { conn: ConnId },
     /// A room the gateway's client `conn` is in stopped here and is played on another
@@ -139,6 +143,7 @@ mod tests {
                 ))),
             },
             Envelope::Frame {
+                node: "n2".to_owned(),
                 conn: 7,
                 text: "{\"type\":\"state\"}".to_owned(),
             },

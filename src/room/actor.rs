@@ -91,6 +91,9 @@ pub(super) struct Published {
     pub(super) state: ByteString,
     /// The `seq` of `state`.
     pub(super) seq: u64,
+    /// The token the room writes under ([`Fence::SINGLE`] until a room of a fleet has
+    /// taken its lease).
+    pub(super) fence: Fence,
 }
 
 /// A room's task: its state machine and the connections, store and bots it talks to.
@@ -566,6 +569,7 @@ impl Room {
             summary: self.state.summary(),
             state,
             seq,
+            fence: self.fence,
         }
     }
 }

@@ -314,8 +314,14 @@ impl RoomHandle {
             .await;
     }
 
-    /// Stops the room at once: this node no longer holds it.
-    pub(crate) async fn relinquish(&self) {
-        let _ = self.commands.send(Box::new(Command::Relinquish)).await;
+    /// Asks the room to stop at once: this node no longer holds it. Never waits: a room
+    /// whose queue is full is asked again at the next renewal.
+    pub(crate) fn relinquish(&self) {
+        let _ = self.commands.try_send(Box::new(Command::Relinquish));
+    }
+
+    /// The token the room writes under, as it last published it.
+    pub(crate) fn fence(&self) -> Fence {
+        self.published.borrow().fence
     }
 }

@@ -234,8 +234,9 @@ pub(crate) trait Store: Send + Sync + 'static {
     /// shutdown when the operator has asked for games to end with the process.
     async fn interrupt_unfinished(&self) -> Result<u64, StoreError>;
 
-    /// Marks one game still `playing` as `interrupted` (it cannot be resumed).
-    async fn interrupt_game(&self, game_id: &str) -> Result<(), StoreError>;
+    /// Marks one game still `playing` as `interrupted` (it cannot be resumed), if it is
+    /// owned under `fence`.
+    async fn interrupt_game(&self, game_id: &str, fence: Fence) -> Result<(), StoreError>;
 
     /// Every game still `playing`, oldest first, with its room: what a starting server
     /// resumes, and what the nodes of a fleet adopt when their owner is gone.

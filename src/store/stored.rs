@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::domain::SeatKind;
 
-use super::{DrawOfferRecord, GameStatus};
+use super::{DrawOfferRecord, Fence, GameStatus};
 
 /// A game in a player's list of games.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -101,6 +101,8 @@ pub(crate) struct UnfinishedGame {
     pub(crate) game_id: String,
     /// Its room.
     pub(crate) room_id: String,
+    /// The token its room writes under now.
+    pub(crate) fence: Fence,
 }
 
 /// A whole stored game with every move.

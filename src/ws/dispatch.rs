@@ -127,20 +127,18 @@ impl Connection {
                 let handle = self.room(&room).await?;
                 let seat = Seat::from_index(seat)
                     .ok_or_else(|| ClientError::new(ErrorCode::BadSeat, "A seat is 0 or 1."))?;
-                handle
+                let joined = handle
                     .join(player, seat, self.subscriber.clone(), reference, since)
-                    .await?;
-                self.rooms.insert(room, handle);
-                Ok(Vec::new())
+                    .await;
+                self.note_room(room, handle, joined)
             }
             ClientMsg::Watch { room, since } => {
                 self.player()?;
                 let handle = self.room(&room).await?;
-                handle
+                let watching = handle
                     .watch(self.subscriber.clone(), reference, since)
-                    .await?;
-                self.rooms.insert(room, handle);
-                Ok(Vec::new())
+                    .await;
+                self.note_room(room, handle, watching)
             }
             ClientMsg::Move { room, text } => {
                 let player = self.player_info()?;
@@ -255,6 +253,29 @@ impl Connection {
         let handle = self.room(room).await?;
         handle.request(request, player.player_id, self.conn).await?;
         Ok(Vec::new())
+    }
+
+    /// Keeps `room` among the connection's rooms once it joined or watched it, and also
+    /// when the room's node did not answer in time (it may have), so that the room
+    /// hears when the connection closes.
+    fn note_room(
+        &mut self,
+        room: String,
+        link: RoomLink,
+        outcome: Result<(), ClientError>,
+    ) -> Result<Vec<ServerMsg>, ClientError> {
+        match outcome {
+            Ok(()) => {
+                self.rooms.insert(room, link);
+                Ok(Vec::new())
+            }
+            Err(error) => {
+                if error.code == ErrorCode::RoomUnreachable {
+                    self.rooms.insert(room, link);
+                }
+                Err(error)
+            }
+        }
     }
 
     /// The room `room`: one of this node's, or, in a fleet, one another node holds.

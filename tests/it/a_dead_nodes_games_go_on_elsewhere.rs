@@ -208,3 +208,46 @@ async fn a_node_that_lost_its_lease_stops_the_room_and_its_players_follow_it() {
     assert_eq!(stored, ["0", "4"]);
     drop((node_a, node_b));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_single_server_plays_on_the_games_a_fleet_left() {
+    let test = "a_single_server_plays_on_the_games_a_fleet_left";
+    let Some(schema) = PostgresSchema::new(test).await else {
+        return;
+    };
+    let Some(redis) = RedisPrefix::new(test).await else {
+        return;
+    };
+    let env = node_env(&schema.store_url(), &redis.url, &redis.prefix);
+    let dir = temp_dir();
+    let node = start_node(dir.path(), &env);
+    let (mut alice, welcome_a) = client_at(&node.address, "Alice", None).await;
+    let (mut bob, welcome_b) = client_at(&node.address, "Bob", None).await;
+    let (room, _) = alice
+        .create_game("tictactoe", ["me", "open"], json!({}))
+        .await;
+    bob.join(&room, 1).await;
+    alice.until_state(|s| s["status"] == "playing").await;
+    alice.play(&room, "0").await;
+    bob.until_state(|s| s["moves"] == 1).await;
+    node.kill();
+
+    // The same database without the fleet: the game's token is the fleet's, and the
+    // single server takes the game over above it.
+    let store_url = schema.store_url();
+    let single = ParlorProcess::start(
+        dir.path(),
+        &[
+            ("PARLOR_STORE__URL", store_url.as_str()),
+            ("PARLOR_ROOMS__RECONNECT_GRACE_SECS", "120"),
+        ],
+    );
+    let token = |welcome: &Value| welcome["token"].as_str().unwrap().to_owned();
+    let (mut alice, _) = client_at(&single.address, "Alice", Some(&token(&welcome_a))).await;
+    let (mut bob, _) = client_at(&single.address, "Bob", Some(&token(&welcome_b))).await;
+    alice.join(&room, 0).await;
+    bob.join(&room, 1).await;
+    bob.play(&room, "4").await;
+    let state = alice.until_state(|s| s["moves"] == 2).await;
+    assert_eq!(state["position"], "X...O....");
+}

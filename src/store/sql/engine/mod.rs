@@ -188,9 +188,11 @@ impl Store for SqlStore {
         writes::interrupt(&self.pool, None).await
     }
 
-    async fn interrupt_game(&self, game_id: &str) -> Result<(), StoreError> {
+    async fn interrupt_game(&self, game_id: &str, fence: Fence) -> Result<(), StoreError> {
         let _writing = self.writes.lock().await;
-        writes::interrupt(&self.pool, Some(game_id)).await.map(drop)
+        writes::interrupt(&self.pool, Some((game_id, fence)))
+            .await
+            .map(drop)
     }
 
     async fn unfinished_games(&self) -> Result<Vec<UnfinishedGame>, StoreError> {

@@ -16,8 +16,8 @@ use crate::store::sql::rows::{
     GameRow, LeaderboardRow, MoveRow, PlayerGameRow, PlayerRow, RatingEntryRow, SeatRow,
 };
 use crate::store::{
-    GameStatus, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError, StoredGame,
-    UnfinishedGame,
+    Fence, GameStatus, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError,
+    StoredGame, UnfinishedGame,
 };
 
 /// A read-only transaction whose statements all see one snapshot (on PostgreSQL that
@@ -175,15 +175,20 @@ pub(super) async fn game(pool: &Pool<Db>, game_id: &str) -> Result<Option<Stored
 
 /// Every game still playing, oldest first, with its room.
 pub(super) async fn unfinished_games(pool: &Pool<Db>) -> Result<Vec<UnfinishedGame>, StoreError> {
-    let rows: Vec<(String, String)> = sqlx::query_as(
-        "SELECT game_id, room_id FROM games WHERE status = $1 ORDER BY started_at, game_id",
+    let rows: Vec<(String, String, i64)> = sqlx::query_as(
+        "SELECT game_id, room_id, fence FROM games WHERE status = $1 \
+         ORDER BY started_at, game_id",
     )
     .bind(GameStatus::Playing.as_str())
     .fetch_all(pool)
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(game_id, room_id)| UnfinishedGame { game_id, room_id })
+        .map(|(game_id, room_id, fence)| UnfinishedGame {
+            game_id,
+            room_id,
+            fence: Fence(fence),
+        })
         .collect())
 }
 

@@ -227,9 +227,12 @@ pub(super) async fn finish_game(
     Ok(changes)
 }
 
-/// Marks games still playing as interrupted (only `game_id`, when given), giving each
-/// its move count; returns how many.
-pub(super) async fn interrupt(pool: &Pool<Db>, game_id: Option<&str>) -> Result<u64, StoreError> {
+/// Marks games still playing as interrupted (only `game_id`, when given, and only if
+/// it is owned under its token), giving each its move count; returns how many.
+pub(super) async fn interrupt(
+    pool: &Pool<Db>,
+    game: Option<(&str, Fence)>,
+) -> Result<u64, StoreError> {
     // The move count is kept per move only in the moves table; an unfinished game
     // gets its count here, as a finished one does from its ending.
     let mut sql = String::from(
@@ -237,14 +240,14 @@ pub(super) async fn interrupt(pool: &Pool<Db>, game_id: Option<&str>) -> Result<
          moves = (SELECT COUNT(*) FROM moves WHERE moves.game_id = games.game_id) \
          WHERE status = $2",
     );
-    if game_id.is_some() {
-        sql.push_str(" AND game_id = $3");
+    if game.is_some() {
+        sql.push_str(" AND game_id = $3 AND fence = $4");
     }
     let query = sqlx::query(&sql)
         .bind(GameStatus::Interrupted.as_str())
         .bind(GameStatus::Playing.as_str());
-    let query = match game_id {
-        Some(game_id) => query.bind(game_id),
+    let query = match game {
+        Some((game_id, fence)) => query.bind(game_id).bind(fence.0),
         None => query,
     };
     let done = query.execute(pool).await?;

@@ -97,7 +97,15 @@ async fn unfinished_games_are_listed_oldest_first_with_what_resuming_needs() {
         "the rules are kept as the game started"
     );
 
-    store.interrupt_game("g1").await.expect("interrupt one");
+    store
+        .interrupt_game("g1", Fence(9))
+        .await
+        .expect("not its token");
+    assert_eq!(store.unfinished_games().await.expect("unfinished").len(), 2);
+    store
+        .interrupt_game("g1", Fence::SINGLE)
+        .await
+        .expect("interrupt one");
     let unfinished = store.unfinished_games().await.expect("unfinished");
     assert_eq!(unfinished.len(), 1);
     assert_eq!(unfinished[0].game_id, "g3");
