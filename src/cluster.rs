@@ -9,6 +9,8 @@
 //! as one Lua script, so Redis performs it atomically; nothing here is a consensus of
 //! our own.
 
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -97,6 +99,9 @@ pub(crate) struct Cluster {
     renew: Script,
     release: Script,
     raise: Script,
+    /// The rooms this node has claimed and not given up or lost, to hand over when it
+    /// stops (by then its rooms have left the lobby).
+    held: Arc<Mutex<HashSet<String>>>,
 }
 
 impl Cluster {
@@ -128,6 +133,7 @@ impl Cluster {
             renew: Script::new(RENEW),
             release: Script::new(RELEASE),
             raise: Script::new(RAISE),
+            held: Arc::default(),
         })
     }
 
@@ -165,6 +171,9 @@ impl Cluster {
             .arg(self.lease_ms())
             .invoke_async(&mut redis)
             .await?;
+        if token > 0 {
+            self.note(|held| held.insert(room.to_owned()));
+        }
         Ok((token > 0).then_some(Fence(token)))
     }
 
@@ -180,10 +189,16 @@ impl Cluster {
         invocation.arg(&self.node).arg(self.lease_ms());
         let mut redis = self.redis.clone();
         let lost: Vec<usize> = invocation.invoke_async(&mut redis).await?;
-        Ok(lost
+        let lost: Vec<String> = lost
             .into_iter()
             .filter_map(|position| rooms.get(position.checked_sub(1)?).cloned())
-            .collect())
+            .collect();
+        self.note(|held| {
+            for room in &lost {
+                held.remove(room);
+            }
+        });
+        Ok(lost)
     }
 
     /// Gives up this node's lease on `room`, so another node may take it at once.
@@ -195,7 +210,23 @@ impl Cluster {
             .arg(&self.node)
             .invoke_async(&mut redis)
             .await?;
+        self.note(|held| held.remove(room));
         Ok(())
+    }
+
+    /// The rooms this node holds, as far as it knows.
+    pub(crate) fn held(&self) -> Vec<String> {
+        self.held
+            .lock()
+            .map(|held| held.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Updates the set of rooms this node holds.
+    fn note<T>(&self, change: impl FnOnce(&mut HashSet<String>) -> T) {
+        if let Ok(mut held) = self.held.lock() {
+            change(&mut held);
+        }
     }
 
     /// Raises `room`'s fencing counter to at least `fence`, so that its next claim takes

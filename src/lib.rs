@@ -236,7 +236,6 @@ pub async fn run(
             serving.abort();
         }
     }
-    let held = state.lobby.held_ids();
     if tokio::time::timeout_at(deadline, state.lobby.wait_closed())
         .await
         .is_err()
@@ -250,7 +249,7 @@ pub async fn run(
         // The rooms have stopped: hand them to the other nodes at once rather than
         // when their leases run out.
         keeper.abort();
-        resuming::hand_over(cluster, &held).await;
+        resuming::hand_over(cluster, &cluster.held()).await;
     }
     if state.config.server.end_games_on_shutdown {
         match tokio::time::timeout(STORE_CLOSE, store.interrupt_unfinished()).await {

@@ -305,8 +305,9 @@ async fn renew_leases(
     }
 }
 
-/// Gives up this node's leases on `rooms` (its rooms have stopped), so that other nodes
-/// adopt them at once instead of when the leases run out.
+/// Gives up this node's leases on `rooms` once its rooms have stopped (each room gives
+/// its own up as it ends; this catches any left), so that other nodes adopt them at
+/// once instead of when the leases run out.
 pub(crate) async fn hand_over(cluster: &Cluster, rooms: &[String]) {
     let mut handed = 0;
     for room in rooms {
@@ -317,5 +318,7 @@ pub(crate) async fn hand_over(cluster: &Cluster, rooms: &[String]) {
             }
         }
     }
-    info!(rooms = handed, "rooms handed over to the fleet");
+    if handed > 0 {
+        info!(rooms = handed, "rooms handed over to the fleet");
+    }
 }

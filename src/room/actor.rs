@@ -237,6 +237,14 @@ impl Room {
         rooms
             .with_label_values(&[game.as_str(), counted.as_str()])
             .dec();
+        // Its lease goes at once: another node takes an unfinished game up now, not
+        // when the lease would have run out.
+        if let Some(cluster) = &self.context.cluster
+            && self.fence != Fence::SINGLE
+            && let Err(error) = cluster.release(self.state.id()).await
+        {
+            warn!(room = %self.state.id(), %error, "could not give up a room's lease; it runs out instead");
+        }
         info!(room = %self.state.id(), "room removed");
     }
 

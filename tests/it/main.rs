@@ -8,6 +8,7 @@
 //! get their settings through `Command::env` and `Command::current_dir`, and every
 //! server has its own directory, database, port and metrics registry.
 
+mod chaos_clients;
 mod common;
 mod services;
 
@@ -38,6 +39,7 @@ mod quick_join_pairs_waiting_players;
 mod ratings_follow_results;
 mod reconnecting_clients_catch_up;
 mod results_survive_a_restart;
+mod rolling_restarts_end_no_game;
 mod room_lists_stay_small_under_many_rooms;
 mod shutdown_always_finishes;
 mod slow_spectators_are_dropped_quietly;

@@ -1,0 +1,262 @@
+//! Clients that play or watch a game to its end through whatever happens to the
+//! servers (kills, restarts, rooms moving between the nodes of a fleet), reconnecting
+//! and rejoining with `since` each time, and the checks of what they saw against the
+//! store: shared by the chaos and fleet tests.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{Value, json};
+use tokio::sync::watch;
+use tokio_tungstenite::connect_async;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::common::comparable;
+
+/// How long a client waits for any message before the test fails.
+const STUCK: Duration = Duration::from_secs(60);
+
+/// What every client saw, checked as it arrives and against the store at the end.
+#[derive(Default)]
+pub(crate) struct Seen {
+    /// Each game's moves by number, as states showed them.
+    pub(crate) moves: HashMap<String, BTreeMap<u64, String>>,
+    /// Each room's states by `seq`, as [`comparable`] sees them.
+    pub(crate) states: HashMap<(String, u64), Value>,
+}
+
+impl Seen {
+    /// Notes a `state`; panics if it contradicts anything seen before.
+    fn note(&mut self, state: &Value) {
+        let (Some(room), Some(seq)) = (state["room"].as_str(), state["seq"].as_u64()) else {
+            panic!("a state without room or seq: {state}");
+        };
+        let game_id = state["game_id"].as_str().unwrap_or("").to_owned();
+        let moves = state["moves"].as_u64().unwrap_or(0);
+        let shown = comparable(state);
+        let before = self
+            .states
+            .entry((room.to_owned(), seq))
+            .or_insert_with(|| shown.clone());
+        assert_eq!(
+            *before, shown,
+            "room {room} sent seq {seq} for two different states"
+        );
+        if let Some(text) = state["last_move"]["move"].as_str() {
+            let game = self.moves.entry(game_id).or_default();
+            let earlier = game.entry(moves).or_insert_with(|| text.to_owned());
+            assert_eq!(
+                earlier, text,
+                "move {moves} was shown as two different moves"
+            );
+        }
+    }
+}
+
+/// One client's part in a room: a seat to play, or (`seat: None`) watching.
+pub(crate) struct Part {
+    /// The room.
+    pub(crate) room: String,
+    /// The seat to play, or `None` to watch.
+    pub(crate) seat: Option<u8>,
+    /// The player's name.
+    pub(crate) name: String,
+    /// How long the player thinks over a move, ms, from and to.
+    pub(crate) think_ms: (u64, u64),
+    /// Whether the servers are a fleet, whose rooms move between nodes.
+    pub(crate) fleet: bool,
+}
+
+/// Plays (or watches) `part` to the end of its game, reconnecting to one of the servers
+/// `addresses` lists (any node of a fleet) whenever the connection is lost; returns the
+/// game's id.
+pub(crate) async fn take_part(
+    part: Part,
+    mut addresses: watch::Receiver<Vec<String>>,
+    seen: Arc<Mutex<Seen>>,
+    seed: u64,
+) -> String {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut token: Option<String> = None;
+    let mut last_seq: Option<u64> = None;
+    loop {
+        let at = {
+            let live = addresses.borrow_and_update();
+            live[rng.random_range(0..live.len())].clone()
+        };
+        let Ok((mut ws, _)) = connect_async(format!("ws://{at}/ws")).await else {
+            // Down: wait for the next server, or retry a refused connection shortly.
+            let _ = tokio::time::timeout(Duration::from_millis(100), addresses.changed()).await;
+            continue;
+        };
+        let mut hello = json!({"type": "hello", "name": part.name});
+        if let Some(token) = &token {
+            hello["token"] = json!(token);
+        }
+        let mut enter = match part.seat {
+            Some(seat) => json!({"type": "join", "room": part.room, "seat": seat}),
+            None => json!({"type": "watch", "room": part.room}),
+        };
+        if let Some(since) = last_seq {
+            enter["since"] = json!(since);
+        }
+        let sent = async {
+            ws.send(Message::text(hello.to_string())).await?;
+            ws.send(Message::text(enter.to_string())).await
+        };
+        if sent.await.is_err() {
+            continue;
+        }
+        // The position (moves played) this connection last sent a move in.
+        let mut moved_at: Option<u64> = None;
+        loop {
+            let frame = tokio::time::timeout(STUCK, ws.next())
+                .await
+                .unwrap_or_else(|_| panic!("{} heard nothing for {STUCK:?}", part.name));
+            let Some(Ok(Message::Text(text))) = frame else {
+                match frame {
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+                    _ => break,
+                }
+            };
+            let message: Value = serde_json::from_str(&text).unwrap();
+            match message["type"].as_str().unwrap_or("") {
+                "welcome" => {
+                    token = message["token"].as_str().map(str::to_owned);
+                }
+                "state" => {
+                    seen.lock().unwrap().note(&message);
+                    let seq = message["seq"].as_u64().unwrap();
+                    assert!(
+                        last_seq.is_none_or(|last| seq >= last),
+                        "{} saw seq go back from {last_seq:?} to {seq}",
+                        part.name
+                    );
+                    last_seq = Some(seq);
+                    if message["status"] == "finished" {
+                        return message["game_id"].as_str().unwrap().to_owned();
+                    }
+                    let moves = message["moves"].as_u64().unwrap();
+                    let my_turn = part.seat.is_some()
+                        && message["status"] == "playing"
+                        && message["to_move"].as_u64() == part.seat.map(u64::from);
+                    if my_turn && moved_at != Some(moves) {
+                        let legal = message["legal_moves"].as_array().unwrap();
+                        let choice = legal[rng.random_range(0..legal.len())].clone();
+                        let pause = rng.random_range(part.think_ms.0..=part.think_ms.1);
+                        tokio::time::sleep(Duration::from_millis(pause)).await;
+                        let play = json!({"type": "move", "room": part.room, "move": choice});
+                        if ws.send(Message::text(play.to_string())).await.is_err() {
+                            break;
+                        }
+                        moved_at = Some(moves);
+                    }
+                }
+                "game_over" => {
+                    return message["game_id"].as_str().unwrap().to_owned();
+                }
+                "error" => match message["code"].as_str().unwrap_or("") {
+                    // A move sent into a position that has just changed, or again
+                    // after a restart that had already stored it, is refused harmlessly.
+                    "not_your_turn" | "illegal_move" => {}
+                    // In a fleet, a room moving to another node is briefly unknown
+                    // (not yet taken over) or unreachable: come back a moment later.
+                    "unknown_room" | "room_unreachable" if part.fleet => {
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                        break;
+                    }
+                    _ => panic!("{} was refused: {message}", part.name),
+                },
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Checks one stored game against what the clients saw and the no-charge rule: it is
+/// finished, holds every move seen, charges each mover exactly their thinking time and
+/// no one an outage. Returns how many of its moves were made across an outage.
+pub(crate) fn check_stored_game(
+    game: &Value,
+    seen: &BTreeMap<u64, String>,
+    outage: Duration,
+) -> usize {
+    let id = &game["game_id"];
+    assert_eq!(game["status"], "finished", "game {id} finished: {game}");
+    let moves = game["moves"].as_array().unwrap();
+    for (ply, text) in seen {
+        let stored = &moves[usize::try_from(*ply).unwrap() - 1];
+        assert_eq!(
+            stored["notation"],
+            text.as_str(),
+            "move {ply} of {id} as seen"
+        );
+    }
+    let control = &game["options"]["time_control"];
+    let mut spanning_an_outage = 0;
+    let mut previous: Option<&Value> = None;
+    for stored in moves {
+        let think = stored["think_ms"].as_u64().unwrap();
+        assert!(
+            think < outage.as_millis() as u64,
+            "move {} of {id} was charged {think} ms: an outage was charged to its mover",
+            stored["ply"]
+        );
+        if let Some(before) = previous {
+            let gap =
+                stored["played_at_ms"].as_i64().unwrap() - before["played_at_ms"].as_i64().unwrap();
+            if gap >= outage.as_millis() as i64 {
+                spanning_an_outage += 1;
+            }
+        }
+        let mover = stored["seat"].as_u64().unwrap() as usize;
+        let clocks: Vec<u64> = match stored["clocks_ms"].as_array() {
+            Some(clocks) => clocks.iter().map(|ms| ms.as_u64().unwrap()).collect(),
+            None => {
+                assert_eq!(control["kind"], "none", "a clock game stores clocks");
+                previous = Some(stored);
+                continue;
+            }
+        };
+        let expected = match control["kind"].as_str() {
+            Some("fischer") => {
+                let base = control["base_ms"].as_u64().unwrap();
+                let before: Vec<u64> = previous.map_or(vec![base, base], |before| {
+                    before["clocks_ms"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|ms| ms.as_u64().unwrap())
+                        .collect()
+                });
+                let mut after = before;
+                after[mover] = after[mover] - think + control["increment_ms"].as_u64().unwrap();
+                after
+            }
+            Some("per_move") => {
+                let full = control["per_move_ms"].as_u64().unwrap();
+                let mut after = vec![full, full];
+                after[mover] = full - think;
+                // After the last move no turn begins: the other side shows what it had
+                // left after its own last move, as the final state does.
+                if stored["ply"] == moves.len() && moves.len() > 1 {
+                    let own = &moves[moves.len() - 2];
+                    after[1 - mover] = own["clocks_ms"][1 - mover].as_u64().unwrap();
+                }
+                after
+            }
+            other => panic!("unexpected time control {other:?}"),
+        };
+        assert_eq!(
+            clocks, expected,
+            "move {} of {id}: the clocks charge exactly the mover's thinking time",
+            stored["ply"]
+        );
+        previous = Some(stored);
+    }
+    spanning_an_outage
+}

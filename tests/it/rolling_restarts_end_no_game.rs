@@ -1,0 +1,172 @@
+//! A rolling restart of a whole fleet ends no game: three real nodes on the machine's
+//! PostgreSQL and Redis, 50 live games whose players and spectators are spread over
+//! them, and each node in turn stopped with SIGTERM (it hands its rooms over) and
+//! started again. Every game is played to its own end, with every move any client
+//! saw stored once, and no state's `seq` seen twice for two different states.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{Value, json};
+use tokio::sync::watch;
+
+use crate::chaos_clients::{Part, Seen, check_stored_game, take_part};
+use crate::common::{ParlorProcess, client_at, temp_dir};
+use crate::services::{PostgresSchema, RedisPrefix};
+
+/// Games in flight while the fleet restarts.
+const GAMES: usize = 50;
+
+/// The games, in turn, and how long a player thinks over a move (ms): long enough that
+/// every game is still on when the last node restarts.
+const KINDS: &[(&str, (u64, u64))] = &[
+    ("tictactoe", (1_500, 3_000)),
+    ("checkers", (150, 400)),
+    ("fox_geese", (150, 400)),
+];
+
+/// How long the whole fleet may take to finish every game after the last restart.
+const FINISH_WITHIN: Duration = Duration::from_secs(240);
+
+/// How long the nodes' leases last.
+const LEASE_MS: &str = "2000";
+
+/// Longer than any move takes: no stored thinking time reaches it.
+const LONGEST_THOUGHT: Duration = Duration::from_secs(10);
+
+fn node_env<'a>(store_url: &'a str, redis: &'a RedisPrefix) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("PARLOR_STORE__URL", store_url),
+        ("PARLOR_CLUSTER__REDIS_URL", &redis.url),
+        ("PARLOR_CLUSTER__KEY_PREFIX", &redis.prefix),
+        ("PARLOR_CLUSTER__LEASE_MS", LEASE_MS),
+        ("PARLOR_ROOMS__RECONNECT_GRACE_SECS", "120"),
+        ("PARLOR_ROOMS__FIRST_MOVE_SECS", "120"),
+        ("PARLOR_BOTS__FILL_AFTER_SECS", "3600"),
+        ("PARLOR_LIMITS__CONNECTIONS_PER_IP", "1000"),
+        ("PARLOR_LIMITS__PLAYERS_PER_MINUTE_PER_IP", "1000"),
+        ("PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_IP", "1000"),
+        ("PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_CONNECTION", "1000"),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolling_restart_of_the_fleet_ends_no_game() {
+    let test = "a_rolling_restart_of_the_fleet_ends_no_game";
+    let Some(schema) = PostgresSchema::new(test).await else {
+        return;
+    };
+    let Some(redis) = RedisPrefix::new(test).await else {
+        return;
+    };
+    let seed: u64 = rand::rng().random();
+    eprintln!("rolling restart seed {seed}");
+    let mut rng = StdRng::seed_from_u64(seed);
+    let store_url = schema.store_url();
+    let env = node_env(&store_url, &redis);
+    let dirs = [temp_dir(), temp_dir(), temp_dir()];
+    let mut nodes: Vec<ParlorProcess> = dirs
+        .iter()
+        .map(|dir| ParlorProcess::start(dir.path(), &env))
+        .collect();
+    let live = |nodes: &[ParlorProcess]| -> Vec<String> {
+        nodes.iter().map(|node| node.address.clone()).collect()
+    };
+    let (addresses_tx, addresses) = watch::channel(live(&nodes));
+    let seen = Arc::new(Mutex::new(Seen::default()));
+
+    // Rooms are opened on every node in turn; their players and a spectator connect
+    // wherever their draw sends them.
+    let mut parts = Vec::new();
+    for n in 0..GAMES {
+        let (kind, think_ms) = KINDS[n % KINDS.len()];
+        let (mut organizer, _) = client_at(&nodes[n % 3].address, &format!("O{n}"), None).await;
+        let clock = json!({"kind": "fischer", "base_ms": 600_000, "increment_ms": 0});
+        let (room, _) = organizer
+            .create_game(kind, ["open", "open"], json!({"time_control": clock}))
+            .await;
+        for (seat, name) in [
+            (Some(0), format!("P{n}a")),
+            (Some(1), format!("P{n}b")),
+            (None, format!("W{n}")),
+        ] {
+            parts.push(Part {
+                room: room.clone(),
+                seat,
+                name,
+                think_ms,
+                fleet: true,
+            });
+        }
+    }
+    let players: Vec<_> = parts
+        .into_iter()
+        .map(|part| {
+            let seed = rng.random();
+            tokio::spawn(take_part(part, addresses.clone(), seen.clone(), seed))
+        })
+        .collect();
+
+    // Each node in turn: stopped gracefully, and started again on its own folder.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    for index in 0..nodes.len() {
+        let others: Vec<String> = live(&nodes)
+            .into_iter()
+            .enumerate()
+            .filter(|(other, _)| *other != index)
+            .map(|(_, address)| address)
+            .collect();
+        addresses_tx.send_replace(others);
+        nodes[index].signal(libc::SIGTERM);
+        let stopped = nodes[index].exited_within(Duration::from_secs(20));
+        assert!(
+            stopped.is_some_and(|status| status.success()),
+            "{stopped:?}"
+        );
+        eprintln!("rolling restart: node {index} stopped");
+        nodes[index] = ParlorProcess::start(dirs[index].path(), &env);
+        addresses_tx.send_replace(live(&nodes));
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+
+    let started = Instant::now();
+    let mut game_ids = Vec::new();
+    for player in players {
+        let left = FINISH_WITHIN.saturating_sub(started.elapsed());
+        let game_id = tokio::time::timeout(left, player)
+            .await
+            .expect("every game finishes after the restarts")
+            .expect("no client panicked");
+        game_ids.push(game_id);
+    }
+    game_ids.sort();
+    game_ids.dedup();
+    assert_eq!(
+        game_ids.len(),
+        GAMES,
+        "one game per room, each seen to its end"
+    );
+
+    let seen = std::mem::take(&mut *seen.lock().unwrap());
+    let mut moves = 0;
+    for game_id in &game_ids {
+        let url = format!("http://{}/api/games/{game_id}", nodes[0].address);
+        let game: Value = reqwest::get(url).await.unwrap().json().await.unwrap();
+        let reason = game["reason"].as_str().unwrap_or("");
+        assert!(
+            !matches!(reason, "aborted" | "abandoned" | "interrupted"),
+            "game {game_id} was ended by the restarts: {reason}"
+        );
+        let saw: BTreeMap<u64, String> = seen.moves.get(game_id).cloned().unwrap_or_default();
+        moves += saw.len();
+        check_stored_game(&game, &saw, LONGEST_THOUGHT);
+    }
+    eprintln!(
+        "rolling restart: {} games, {} states and {moves} moves seen",
+        game_ids.len(),
+        seen.states.len()
+    );
+}
