@@ -9,49 +9,20 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::common::{ParlorProcess, client_at, temp_dir};
-use crate::services::{PostgresSchema, RedisPrefix};
-
-/// The nodes' lease: the test waits about this long for the adoption.
-const LEASE_MS: u64 = 2_000;
+use crate::fleet::{LEASE_MS, TestFleet, join_when_taken_over};
 
 /// How soon after the kill the other node must have the game live.
 const ADOPTED_WITHIN: Duration = Duration::from_secs(10);
 
-/// A node's settings: the fleet, a grace longer than the outage, and limits that let
-/// one address run everything.
-fn node_env(store_url: &str, redis_url: &str, prefix: &str) -> Vec<(String, String)> {
-    [
-        ("PARLOR_STORE__URL", store_url),
-        ("PARLOR_CLUSTER__REDIS_URL", redis_url),
-        ("PARLOR_CLUSTER__KEY_PREFIX", prefix),
-        ("PARLOR_CLUSTER__LEASE_MS", &LEASE_MS.to_string()),
-        ("PARLOR_ROOMS__RECONNECT_GRACE_SECS", "120"),
-        ("PARLOR_ROOMS__FIRST_MOVE_SECS", "120"),
-        ("PARLOR_BOTS__FILL_AFTER_SECS", "3600"),
-    ]
-    .into_iter()
-    .map(|(key, value)| (key.to_owned(), value.to_owned()))
-    .collect()
-}
-
-fn start_node(dir: &std::path::Path, env: &[(String, String)]) -> ParlorProcess {
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    ParlorProcess::start(dir, &env)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_owner_is_killed_and_another_node_plays_its_game_on() {
     let test = "the_owner_is_killed_and_another_node_plays_its_game_on";
-    let Some(schema) = PostgresSchema::new(test).await else {
+    let Some(fleet) = TestFleet::new(test).await else {
         return;
     };
-    let Some(redis) = RedisPrefix::new(test).await else {
-        return;
-    };
-    let env = node_env(&schema.store_url(), &redis.url, &redis.prefix);
     let (dir_a, dir_b) = (temp_dir(), temp_dir());
-    let node_a = start_node(dir_a.path(), &env);
-    let node_b = start_node(dir_b.path(), &env);
+    let node_a = fleet.start_node(dir_a.path());
+    let node_b = fleet.start_node(dir_b.path());
 
     let (mut alice, welcome_a) = client_at(&node_a.address, "Alice", None).await;
     let (mut bob, welcome_b) = client_at(&node_a.address, "Bob", None).await;
@@ -134,16 +105,12 @@ async fn the_owner_is_killed_and_another_node_plays_its_game_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_that_lost_its_lease_stops_the_room_and_its_players_follow_it() {
     let test = "a_node_that_lost_its_lease_stops_the_room_and_its_players_follow_it";
-    let Some(schema) = PostgresSchema::new(test).await else {
+    let Some(fleet) = TestFleet::new(test).await else {
         return;
     };
-    let Some(redis) = RedisPrefix::new(test).await else {
-        return;
-    };
-    let env = node_env(&schema.store_url(), &redis.url, &redis.prefix);
     let (dir_a, dir_b) = (temp_dir(), temp_dir());
-    let node_a = start_node(dir_a.path(), &env);
-    let node_b = start_node(dir_b.path(), &env);
+    let node_a = fleet.start_node(dir_a.path());
+    let node_b = fleet.start_node(dir_b.path());
 
     let (mut alice, welcome_a) = client_at(&node_a.address, "Alice", None).await;
     let (mut bob, welcome_b) = client_at(&node_b.address, "Bob", None).await;
@@ -157,8 +124,8 @@ async fn a_node_that_lost_its_lease_stops_the_room_and_its_players_follow_it() {
 
     // As if node A had stalled past its lease: the lease is gone from Redis. A finds
     // out at its next renewal, stops the room and sends its players away.
-    let owner_key = format!("{}:room:{room}:owner", redis.prefix);
-    let mut conn = redis::Client::open(redis.url.as_str())
+    let owner_key = fleet.lease_key(&room);
+    let mut conn = redis::Client::open(fleet.redis_url())
         .unwrap()
         .get_multiplexed_async_connection()
         .await
@@ -178,20 +145,7 @@ async fn a_node_that_lost_its_lease_stops_the_room_and_its_players_follow_it() {
     let token = |welcome: &Value| welcome["token"].as_str().unwrap().to_owned();
     let (mut alice, _) = client_at(&node_b.address, "Alice", Some(&token(&welcome_a))).await;
     let (mut bob, _) = client_at(&node_a.address, "Bob", Some(&token(&welcome_b))).await;
-    let mut rejoined = None;
-    for _ in 0..100 {
-        alice
-            .send(json!({"type": "join", "room": room, "seat": 0, "ref": "again"}))
-            .await;
-        let reply = alice.recv().await;
-        if reply["type"] == "joined" {
-            rejoined = Some(alice.expect("state").await);
-            break;
-        }
-        assert_eq!(reply["code"], "unknown_room", "{reply}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let rejoined = rejoined.expect("a node took the room up again");
+    let rejoined = join_when_taken_over(&mut alice, &room, 0).await;
     assert_eq!(rejoined["position"], "X........");
     bob.join(&room, 1).await;
     bob.play(&room, "4").await;
@@ -212,15 +166,11 @@ async fn a_node_that_lost_its_lease_stops_the_room_and_its_players_follow_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_single_server_plays_on_the_games_a_fleet_left() {
     let test = "a_single_server_plays_on_the_games_a_fleet_left";
-    let Some(schema) = PostgresSchema::new(test).await else {
+    let Some(fleet) = TestFleet::new(test).await else {
         return;
     };
-    let Some(redis) = RedisPrefix::new(test).await else {
-        return;
-    };
-    let env = node_env(&schema.store_url(), &redis.url, &redis.prefix);
     let dir = temp_dir();
-    let node = start_node(dir.path(), &env);
+    let node = fleet.start_node(dir.path());
     let (mut alice, welcome_a) = client_at(&node.address, "Alice", None).await;
     let (mut bob, welcome_b) = client_at(&node.address, "Bob", None).await;
     let (room, _) = alice
@@ -234,7 +184,7 @@ async fn a_single_server_plays_on_the_games_a_fleet_left() {
 
     // The same database without the fleet: the game's token is the fleet's, and the
     // single server takes the game over above it.
-    let store_url = schema.store_url();
+    let store_url = fleet.store_url();
     let single = ParlorProcess::start(
         dir.path(),
         &[

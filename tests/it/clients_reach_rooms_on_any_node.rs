@@ -10,26 +10,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::{Client, ParlorProcess, client_at, temp_dir};
-use crate::services::{PostgresSchema, RedisPrefix};
-
-/// The nodes' lease.
-const LEASE_MS: &str = "2000";
-
-fn start_node(dir: &std::path::Path, store_url: &str, redis: &RedisPrefix) -> ParlorProcess {
-    ParlorProcess::start(
-        dir,
-        &[
-            ("PARLOR_STORE__URL", store_url),
-            ("PARLOR_CLUSTER__REDIS_URL", &redis.url),
-            ("PARLOR_CLUSTER__KEY_PREFIX", &redis.prefix),
-            ("PARLOR_CLUSTER__LEASE_MS", LEASE_MS),
-            ("PARLOR_ROOMS__RECONNECT_GRACE_SECS", "120"),
-            ("PARLOR_ROOMS__FIRST_MOVE_SECS", "120"),
-            ("PARLOR_BOTS__FILL_AFTER_SECS", "3600"),
-        ],
-    )
-}
+use crate::common::{Client, client_at, temp_dir};
+use crate::fleet::{TestFleet, join_when_taken_over};
 
 /// Reads `client`'s states until one satisfies `done`, checking that their `seq` only
 /// rises; returns it.
@@ -52,17 +34,13 @@ async fn until_state_in_order(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn players_and_a_spectator_on_three_nodes_play_through_the_owners_death() {
     let test = "players_and_a_spectator_on_three_nodes_play_through_the_owners_death";
-    let Some(schema) = PostgresSchema::new(test).await else {
+    let Some(fleet) = TestFleet::new(test).await else {
         return;
     };
-    let Some(redis) = RedisPrefix::new(test).await else {
-        return;
-    };
-    let store_url = schema.store_url();
     let dirs = [temp_dir(), temp_dir(), temp_dir()];
-    let owner = start_node(dirs[0].path(), &store_url, &redis);
-    let second = start_node(dirs[1].path(), &store_url, &redis);
-    let third = start_node(dirs[2].path(), &store_url, &redis);
+    let owner = fleet.start_node(dirs[0].path());
+    let second = fleet.start_node(dirs[1].path());
+    let third = fleet.start_node(dirs[2].path());
 
     let (mut alice, alice_hi) = client_at(&owner.address, "Alice", None).await;
     let (mut bob, bob_hi) = client_at(&second.address, "Bob", None).await;
@@ -98,20 +76,7 @@ async fn players_and_a_spectator_on_three_nodes_play_through_the_owners_death() 
     let (mut bob, _) = client_at(&third.address, "Bob", Some(&token(&bob_hi))).await;
     let (mut carol, _) = client_at(&second.address, "Carol", Some(&token(&carol_hi))).await;
     // Rejoining may come before the adoption: until then the room is unknown.
-    let mut rejoined = None;
-    for _ in 0..100 {
-        alice
-            .send(json!({"type": "join", "room": room, "seat": 0, "ref": "again"}))
-            .await;
-        let reply = alice.recv().await;
-        if reply["type"] == "joined" {
-            rejoined = Some(alice.expect("state").await);
-            break;
-        }
-        assert_eq!(reply["code"], "unknown_room", "{reply}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let rejoined = rejoined.expect("another node adopted the game");
+    let rejoined = join_when_taken_over(&mut alice, &room, 0).await;
     assert_eq!(rejoined["position"], "X..O.....");
     bob.join(&room, 1).await;
     carol

@@ -10,6 +10,7 @@
 
 mod chaos_clients;
 mod common;
+mod fleet;
 mod services;
 
 mod a_bot_takes_over_an_absent_players_seat;

@@ -15,7 +15,7 @@ use tokio::sync::watch;
 
 use crate::chaos_clients::{Part, Seen, check_stored_game, take_part};
 use crate::common::{ParlorProcess, client_at, temp_dir};
-use crate::services::{PostgresSchema, RedisPrefix};
+use crate::fleet::TestFleet;
 
 /// Games in flight while the fleet restarts.
 const GAMES: usize = 50;
@@ -31,46 +31,22 @@ const KINDS: &[(&str, (u64, u64))] = &[
 /// How long the whole fleet may take to finish every game after the last restart.
 const FINISH_WITHIN: Duration = Duration::from_secs(240);
 
-/// How long the nodes' leases last.
-const LEASE_MS: &str = "2000";
-
 /// Longer than any move takes: no stored thinking time reaches it.
 const LONGEST_THOUGHT: Duration = Duration::from_secs(10);
-
-fn node_env<'a>(store_url: &'a str, redis: &'a RedisPrefix) -> Vec<(&'a str, &'a str)> {
-    vec![
-        ("PARLOR_STORE__URL", store_url),
-        ("PARLOR_CLUSTER__REDIS_URL", &redis.url),
-        ("PARLOR_CLUSTER__KEY_PREFIX", &redis.prefix),
-        ("PARLOR_CLUSTER__LEASE_MS", LEASE_MS),
-        ("PARLOR_ROOMS__RECONNECT_GRACE_SECS", "120"),
-        ("PARLOR_ROOMS__FIRST_MOVE_SECS", "120"),
-        ("PARLOR_BOTS__FILL_AFTER_SECS", "3600"),
-        ("PARLOR_LIMITS__CONNECTIONS_PER_IP", "1000"),
-        ("PARLOR_LIMITS__PLAYERS_PER_MINUTE_PER_IP", "1000"),
-        ("PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_IP", "1000"),
-        ("PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_CONNECTION", "1000"),
-    ]
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rolling_restart_of_the_fleet_ends_no_game() {
     let test = "a_rolling_restart_of_the_fleet_ends_no_game";
-    let Some(schema) = PostgresSchema::new(test).await else {
-        return;
-    };
-    let Some(redis) = RedisPrefix::new(test).await else {
+    let Some(fleet) = TestFleet::new(test).await else {
         return;
     };
     let seed: u64 = rand::rng().random();
     eprintln!("rolling restart seed {seed}");
     let mut rng = StdRng::seed_from_u64(seed);
-    let store_url = schema.store_url();
-    let env = node_env(&store_url, &redis);
     let dirs = [temp_dir(), temp_dir(), temp_dir()];
     let mut nodes: Vec<ParlorProcess> = dirs
         .iter()
-        .map(|dir| ParlorProcess::start(dir.path(), &env))
+        .map(|dir| fleet.start_node(dir.path()))
         .collect();
     let live = |nodes: &[ParlorProcess]| -> Vec<String> {
         nodes.iter().map(|node| node.address.clone()).collect()
@@ -127,7 +103,7 @@ async fn a_rolling_restart_of_the_fleet_ends_no_game() {
             "{stopped:?}"
         );
         eprintln!("rolling restart: node {index} stopped");
-        nodes[index] = ParlorProcess::start(dirs[index].path(), &env);
+        nodes[index] = fleet.start_node(dirs[index].path());
         addresses_tx.send_replace(live(&nodes));
         tokio::time::sleep(Duration::from_secs(1)).await;
     }

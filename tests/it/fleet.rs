@@ -1,0 +1,102 @@
+//! A fleet for the tests: the machine's PostgreSQL (a schema of the test's own) and
+//! Redis (a key prefix of its own), the settings every node of it starts with, and how
+//! a client finds its room again once another node has taken it over.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::{Client, ParlorProcess};
+use crate::services::{PostgresSchema, RedisPrefix};
+
+/// The nodes' lease, ms: short, so that tests wait little for a take-over.
+pub(crate) const LEASE_MS: u64 = 2_000;
+
+/// How long a client retries joining a room that no node holds yet.
+const ADOPTION_PATIENCE: Duration = Duration::from_secs(10);
+
+/// A fleet's shared services, and the settings of its nodes.
+pub(crate) struct TestFleet {
+    schema: PostgresSchema,
+    redis: RedisPrefix,
+}
+
+impl TestFleet {
+    /// The services for `test`, or `None` (said loudly) when the machine's are not named.
+    pub(crate) async fn new(test: &str) -> Option<TestFleet> {
+        let schema = PostgresSchema::new(test).await?;
+        let redis = RedisPrefix::new(test).await?;
+        Some(TestFleet { schema, redis })
+    }
+
+    /// The fleet's `store.url`.
+    pub(crate) fn store_url(&self) -> String {
+        self.schema.store_url()
+    }
+
+    /// What every node is started with: the fleet, a grace longer than any outage, no
+    /// bots filling seats, and limits that let one address run every client.
+    fn env(&self) -> Vec<(String, String)> {
+        [
+            ("PARLOR_STORE__URL", self.store_url()),
+            ("PARLOR_CLUSTER__REDIS_URL", self.redis.url.clone()),
+            ("PARLOR_CLUSTER__KEY_PREFIX", self.redis.prefix.clone()),
+            ("PARLOR_CLUSTER__LEASE_MS", LEASE_MS.to_string()),
+            ("PARLOR_ROOMS__RECONNECT_GRACE_SECS", "120".to_owned()),
+            ("PARLOR_ROOMS__FIRST_MOVE_SECS", "120".to_owned()),
+            ("PARLOR_BOTS__FILL_AFTER_SECS", "3600".to_owned()),
+            ("PARLOR_LIMITS__CONNECTIONS_PER_IP", "1000".to_owned()),
+            (
+                "PARLOR_LIMITS__PLAYERS_PER_MINUTE_PER_IP",
+                "1000".to_owned(),
+            ),
+            ("PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_IP", "1000".to_owned()),
+            (
+                "PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_CONNECTION",
+                "1000".to_owned(),
+            ),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value))
+        .collect()
+    }
+
+    /// Starts a node of the fleet in `dir`.
+    pub(crate) fn start_node(&self, dir: &Path) -> ParlorProcess {
+        let env = self.env();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        ParlorProcess::start(dir, &env)
+    }
+
+    /// The Redis key of `room`'s lease.
+    pub(crate) fn lease_key(&self, room: &str) -> String {
+        format!("{}:room:{room}:owner", self.redis.prefix)
+    }
+
+    /// The fleet's Redis URL.
+    pub(crate) fn redis_url(&self) -> &str {
+        &self.redis.url
+    }
+}
+
+/// Joins `seat` of `room`, retrying while no node holds the room yet (it answers
+/// `unknown_room` until one has taken it over); returns the snapshot.
+pub(crate) async fn join_when_taken_over(client: &mut Client, room: &str, seat: u8) -> Value {
+    let since = std::time::Instant::now();
+    loop {
+        client
+            .send(json!({"type": "join", "room": room, "seat": seat, "ref": "again"}))
+            .await;
+        let reply = client.recv().await;
+        if reply["type"] == "joined" {
+            return client.expect("state").await;
+        }
+        assert_eq!(reply["code"], "unknown_room", "{reply}");
+        assert!(
+            since.elapsed() < ADOPTION_PATIENCE,
+            "no node took room {room} over"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
