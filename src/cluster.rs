@@ -59,6 +59,10 @@ end
 return 0
 ";
 
+/// How many rooms a list of rooms waiting for a second player keeps: stale entries
+/// (rooms that filled on their own node) are skipped as they are taken.
+const WAITING_KEPT: isize = 1000;
+
 /// How long one request to Redis may take before it fails, at most: a quarter of the
 /// lease, so that one slow renewal cannot outlast it.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -240,6 +244,35 @@ impl Cluster {
             .invoke_async(&mut redis)
             .await?;
         Ok(())
+    }
+
+    /// The key of the fleet's list of rooms waiting, through `quick_join`, for a second
+    /// player of the kind `wanted` names (a game and a time control).
+    fn waiting_key(&self, wanted: &str) -> String {
+        format!("{}:waiting:{wanted}", self.prefix)
+    }
+
+    /// Adds `room` to the rooms waiting for a player of the kind `wanted`, oldest first
+    /// (at most [`WAITING_KEPT`] are kept).
+    pub(crate) async fn offer_waiting(&self, wanted: &str, room: &str) -> Result<(), ClusterError> {
+        let key = self.waiting_key(wanted);
+        let mut redis = self.redis.clone();
+        let () = redis::pipe()
+            .rpush(&key, room)
+            .ignore()
+            .ltrim(&key, -WAITING_KEPT, -1)
+            .ignore()
+            .query_async(&mut redis)
+            .await?;
+        Ok(())
+    }
+
+    /// Takes the oldest room waiting for a player of the kind `wanted`, if any: no other
+    /// node can take the same one.
+    pub(crate) async fn take_waiting(&self, wanted: &str) -> Result<Option<String>, ClusterError> {
+        let mut redis = self.redis.clone();
+        let room: Option<String> = redis.lpop(self.waiting_key(wanted), None).await?;
+        Ok(room)
     }
 
     /// The channel the node `node` hears the fleet's messages for it on.

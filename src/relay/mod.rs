@@ -14,6 +14,7 @@
 
 mod gateway;
 mod owner;
+mod waiting;
 mod wire;
 
 use std::sync::Arc;

@@ -186,7 +186,8 @@ impl Connection {
     }
 
     /// Seats the player opposite the person who has waited longest for this game and
-    /// time control, or creates a room for them to wait in. A room whose seat is
+    /// time control (on this node, then, in a fleet, on any node), or creates a room for
+    /// them to wait in (offered to the whole fleet). A room whose seat is
     /// taken (or which closes) in the meantime is skipped for the next.
     async fn quick_join(
         &mut self,
@@ -226,6 +227,15 @@ impl Connection {
                 Err(error) => return Err(error),
             }
         }
+        // In a fleet, someone may be waiting on another node.
+        if let Some(relay) = &self.app.relay
+            && let Some((room, link)) = relay
+                .join_waiting((kind, wanted), &player, &self.subscriber, reference.clone())
+                .await?
+        {
+            self.rooms.insert(room, link);
+            return Ok(Vec::new());
+        }
         self.app
             .limits
             .create_room(&self.room_budget, self.address)?;
@@ -241,6 +251,9 @@ impl Connection {
             .create(&game, &seats, Some(options), Some(creator))?;
         self.rooms
             .insert(room.id().to_owned(), RoomLink::Local(room.clone()));
+        if let Some(relay) = &self.app.relay {
+            relay.offer_waiting((kind, wanted), room.id()).await;
+        }
         Ok(vec![ServerMsg::RoomCreated {
             room: room.id().to_owned(),
             reference,

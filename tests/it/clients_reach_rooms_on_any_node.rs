@@ -96,3 +96,66 @@ async fn players_and_a_spectator_on_three_nodes_play_through_the_owners_death() 
     let over = bob.until("game_over").await;
     assert_eq!(over["winner"], 0, "{over}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_join_pairs_players_who_arrived_at_different_nodes_once() {
+    let test = "quick_join_pairs_players_who_arrived_at_different_nodes_once";
+    let Some(fleet) = TestFleet::new(test).await else {
+        return;
+    };
+    let dirs = [temp_dir(), temp_dir(), temp_dir()];
+    let nodes: Vec<_> = dirs
+        .iter()
+        .map(|dir| fleet.start_node(dir.path()))
+        .collect();
+
+    // Alice waits on the first node.
+    let (mut alice, _) = client_at(&nodes[0].address, "Alice", None).await;
+    alice
+        .send(json!({"type": "quick_join", "game": "tictactoe"}))
+        .await;
+    let room = alice.until("room_created").await["room"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Bob and Dave ask at once, on the two other nodes: one of them gets Alice's seat,
+    // the other opens a room of his own.
+    let (mut bob, _) = client_at(&nodes[1].address, "Bob", None).await;
+    let (mut dave, _) = client_at(&nodes[2].address, "Dave", None).await;
+    let ask = json!({"type": "quick_join", "game": "tictactoe"});
+    tokio::join!(bob.send(ask.clone()), dave.send(ask));
+    let mut rooms = Vec::new();
+    for client in [&mut bob, &mut dave] {
+        let first = loop {
+            let message = client.recv().await;
+            if matches!(message["type"].as_str(), Some("joined" | "room_created")) {
+                break message;
+            }
+        };
+        rooms.push((first["type"].clone(), first["room"].clone()));
+    }
+    let paired: Vec<_> = rooms.iter().filter(|(kind, _)| kind == "joined").collect();
+    assert_eq!(paired.len(), 1, "{rooms:?}");
+    assert_eq!(paired[0].1, json!(room), "{rooms:?}");
+    assert_eq!(
+        rooms
+            .iter()
+            .filter(|(kind, _)| kind == "room_created")
+            .count(),
+        1,
+        "{rooms:?}"
+    );
+
+    // The pair plays across the nodes.
+    let state = alice.until_state(|s| s["status"] == "playing").await;
+    assert_eq!(state["seats"][0]["name"], "Alice");
+    alice.play(&room, "4").await;
+    let opponent = if rooms[0].0 == "joined" {
+        &mut bob
+    } else {
+        &mut dave
+    };
+    let seen = opponent.until_state(|s| s["moves"] == 1).await;
+    assert_eq!(seen["position"], "....X....");
+}
