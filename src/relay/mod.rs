@@ -121,12 +121,27 @@ impl Relay {
             match listening {
                 Ok(mut messages) => {
                     info!(node = self.inner.cluster.node(), "listening for the fleet");
+                    // The node writes to itself every third of a lease: hearing nothing
+                    // for a whole lease means the subscription is dead, even if the
+                    // connection under it has not said so.
+                    let lease = self.inner.cluster.lease();
+                    let mut beat = tokio::time::interval(lease / 3);
+                    let mut last_heard = tokio::time::Instant::now();
                     loop {
                         let message = tokio::select! {
                             message = messages.next() => message,
+                            _ = beat.tick() => {
+                                if last_heard.elapsed() > lease {
+                                    break;
+                                }
+                                let node = self.inner.cluster.node().to_owned();
+                                let _ = self.send(&node, &Envelope::Heartbeat).await;
+                                continue;
+                            }
                             () = shutdown.cancelled() => return,
                         };
                         let Some(message) = message else { break };
+                        last_heard = tokio::time::Instant::now();
                         self.on_message(&message).await;
                     }
                     // Whatever was sent meanwhile is lost: every client in a room on
@@ -171,6 +186,7 @@ impl Relay {
                     client.sub.moved.cancel();
                 }
             }
+            Envelope::Heartbeat => {}
             // A disconnect is quick; any other request waits for its room (and the
             // database), so it runs apart and never holds up what arrives behind it.
             // One client has one request in flight at a time, so its order holds.

@@ -110,7 +110,8 @@ impl Relay {
             Envelope::Answer { .. }
             | Envelope::Frame { .. }
             | Envelope::Kick { .. }
-            | Envelope::Moved { .. } => return,
+            | Envelope::Moved { .. }
+            | Envelope::Heartbeat => return,
         };
         let answer = Envelope::Answer {
             reply: asker.reply,

@@ -77,6 +77,8 @@ pub(super) enum Envelope {
     /// A room the gateway's client `conn` is in stopped here and is played on another
     /// node: the client reconnects and rejoins.
     Moved { conn: ConnId },
+    /// A node to itself, to know its subscription still delivers.
+    Heartbeat,
 }
 
 /// A refusal as it crosses between nodes: its code's wire name and its sentence.
@@ -142,6 +144,7 @@ mod tests {
                     "No.",
                 ))),
             },
+            Envelope::Heartbeat,
             Envelope::Frame {
                 node: "n2".to_owned(),
                 conn: 7,
