@@ -177,6 +177,33 @@ pub(crate) async fn take_part(
     }
 }
 
+/// Waits (at most `within` in all) for every client in `players` to see its game to
+/// the end; the games' ids, each once, checked to be one per room of `rooms`.
+pub(crate) async fn finished_games(
+    players: Vec<tokio::task::JoinHandle<String>>,
+    within: Duration,
+    rooms: usize,
+) -> Vec<String> {
+    let started = std::time::Instant::now();
+    let mut game_ids = Vec::new();
+    for player in players {
+        let left = within.saturating_sub(started.elapsed());
+        let game_id = tokio::time::timeout(left, player)
+            .await
+            .expect("every game finishes after the servers' trouble")
+            .expect("no client panicked");
+        game_ids.push(game_id);
+    }
+    game_ids.sort();
+    game_ids.dedup();
+    assert_eq!(
+        game_ids.len(),
+        rooms,
+        "one game per room, each seen to its end"
+    );
+    game_ids
+}
+
 /// Checks one stored game against what the clients saw and the no-charge rule: it is
 /// finished, holds every move seen, charges each mover exactly their thinking time and
 /// no one an outage. Returns how many of its moves were made across an outage.

@@ -9,14 +9,14 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-use crate::chaos_clients::{Part, Seen, check_stored_game, take_part};
+use crate::chaos_clients::{Part, Seen, check_stored_game, finished_games, take_part};
 use crate::common::{ParlorProcess, client_at, temp_dir};
 use crate::services::PostgresSchema;
 
@@ -153,23 +153,7 @@ async fn survive_sigkills(env: &[(&str, &str)]) {
         address_tx.send_replace(vec![parlor.address.clone()]);
     }
 
-    let started = Instant::now();
-    let mut game_ids = Vec::new();
-    for player in players {
-        let left = FINISH_WITHIN.saturating_sub(started.elapsed());
-        let game_id = tokio::time::timeout(left, player)
-            .await
-            .expect("every game finishes after the last restart")
-            .expect("no client panicked");
-        game_ids.push(game_id);
-    }
-    game_ids.sort();
-    game_ids.dedup();
-    assert_eq!(
-        game_ids.len(),
-        rooms,
-        "one game per room, each seen to its end"
-    );
+    let game_ids = finished_games(players, FINISH_WITHIN, rooms).await;
 
     let seen = std::mem::take(&mut *seen.lock().unwrap());
     let mut spanning = 0;

@@ -6,14 +6,14 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-use crate::chaos_clients::{Part, Seen, check_stored_game, take_part};
+use crate::chaos_clients::{Part, Seen, check_stored_game, finished_games, take_part};
 use crate::common::{ParlorProcess, client_at, temp_dir};
 use crate::fleet::TestFleet;
 
@@ -108,23 +108,7 @@ async fn a_rolling_restart_of_the_fleet_ends_no_game() {
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
 
-    let started = Instant::now();
-    let mut game_ids = Vec::new();
-    for player in players {
-        let left = FINISH_WITHIN.saturating_sub(started.elapsed());
-        let game_id = tokio::time::timeout(left, player)
-            .await
-            .expect("every game finishes after the restarts")
-            .expect("no client panicked");
-        game_ids.push(game_id);
-    }
-    game_ids.sort();
-    game_ids.dedup();
-    assert_eq!(
-        game_ids.len(),
-        GAMES,
-        "one game per room, each seen to its end"
-    );
+    let game_ids = finished_games(players, FINISH_WITHIN, GAMES).await;
 
     let seen = std::mem::take(&mut *seen.lock().unwrap());
     let mut moves = 0;
