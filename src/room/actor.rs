@@ -113,6 +113,9 @@ pub(super) struct Room {
     caught_up: HashMap<ConnId, u64>,
     /// The token the room writes to the store under.
     fence: Fence,
+    /// Where the room publishes itself for readers outside its task; `None` until its
+    /// first announcement.
+    publisher: Option<watch::Sender<Published>>,
 }
 
 /// Whether the room's task should keep running.
@@ -156,6 +159,7 @@ impl Room {
             recent: Recent::default(),
             caught_up: HashMap::new(),
             fence,
+            publisher: None,
         }
     }
 
@@ -199,6 +203,7 @@ impl Room {
         Box::pin(self.settle()).await;
         // Always announced: the lobby lists a room from this first publication on.
         publisher.send_replace(self.publication());
+        self.publisher = Some(publisher);
         let shutdown = self.context.shutdown.clone();
         let rooms = self.context.metrics.rooms.clone();
         let mut counted = self.state.status();
@@ -219,7 +224,7 @@ impl Room {
                 }
                 () = shutdown.cancelled() => Flow::Close,
             };
-            self.publish(&publisher);
+            self.publish();
             let status = self.state.status();
             if status != counted {
                 rooms
@@ -454,9 +459,14 @@ impl Room {
                         *msg = fresh;
                     }
                     let frame = frame(&*msg);
+                    self.last_state = Some((msg.seq, Frame::clone(&frame)));
+                    // Readers outside (`GET /api/rooms/{id}`) never lag behind a state a
+                    // client has received.
+                    if msg.seq == self.state.seq() {
+                        self.publish();
+                    }
                     dropped |= self.broadcast(&frame, except);
-                    self.recent.push(msg.seq, Frame::clone(&frame));
-                    self.last_state = Some((msg.seq, frame));
+                    self.recent.push(msg.seq, frame);
                 }
                 Effect::GameOver(msg) => {
                     let frame = frame(&*msg);
@@ -554,7 +564,10 @@ impl Room {
     /// watcher is woken only when either has changed and someone follows listings:
     /// otherwise the new value is stored silently, for `/api/rooms` and for the
     /// snapshot a new lobby subscriber reads after subscribing.
-    fn publish(&self, publisher: &watch::Sender<Published>) {
+    fn publish(&self) {
+        let Some(publisher) = &self.publisher else {
+            return;
+        };
         let next = self.publication();
         publisher.send_if_modified(|current| {
             let changed = current.seq != next.seq || current.summary != next.summary;
