@@ -7,7 +7,9 @@
 //! store keeps with the room's game: a node that lost a room, even one that does not
 //! know it yet, can never write for it again. Each step that reads and then writes runs
 //! as one Lua script, so Redis performs it atomically; nothing here is a consensus of
-//! our own.
+//! our own. What each node lists for the fleet's lobby is kept in `listing`.
+
+mod listing;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -18,6 +20,8 @@ use redis::{AsyncCommands, Script};
 
 use crate::config::ClusterConfig;
 use crate::store::Fence;
+
+pub(crate) use listing::ListingWrite;
 
 /// Sets the owner key if it is absent, and then takes the next fencing token.
 const CLAIM: &str = r"
@@ -323,7 +327,7 @@ mod tests {
 
     /// A node of a fleet of its own in the test Redis, or `None` (said loudly) when
     /// `PARLOR_TEST_REDIS_URL` is unset outside CI.
-    async fn node(prefix: &str) -> Option<Cluster> {
+    pub(super) async fn node(prefix: &str) -> Option<Cluster> {
         let Ok(url) = std::env::var("PARLOR_TEST_REDIS_URL") else {
             assert!(
                 std::env::var_os("CI").is_none(),
@@ -340,7 +344,7 @@ mod tests {
         Some(Cluster::connect(&config, &url).await.expect("connect"))
     }
 
-    fn prefix() -> String {
+    pub(super) fn prefix() -> String {
         format!("parlor-test-{:016x}", rand::random::<u64>())
     }
 

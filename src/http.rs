@@ -60,6 +60,9 @@ pub(crate) enum ApiError {
     /// The metrics could not be encoded.
     #[error("{0}")]
     Metrics(#[from] MetricsError),
+    /// The node of the fleet holding a room did not answer in time.
+    #[error("{0}")]
+    Unreachable(String),
 }
 
 #[derive(Serialize)]
@@ -94,7 +97,7 @@ impl ResponseError for ApiError {
             ApiError::Export(_) | ApiError::Metrics(_) | ApiError::Unreadable(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
-            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable(_) | ApiError::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -122,6 +125,7 @@ impl ResponseError for ApiError {
             ApiError::Metrics(_) => "metrics_unavailable",
             ApiError::Unavailable(_) => "storage_unavailable",
             ApiError::Unreadable(_) => "stored_record_unreadable",
+            ApiError::Unreachable(_) => "room_unreachable",
         };
         HttpResponse::build(self.status_code()).json(ErrorBody {
             error: ErrorDetail {
@@ -231,13 +235,20 @@ async fn rooms(
 }
 
 async fn room(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let handle = state
-        .lobby
-        .get(&id)
-        .map_err(|_| ApiError::NotFound(format!("there is no live room \"{id}\"")))?;
+    let not_found = || ApiError::NotFound(format!("there is no live room \"{id}\""));
+    let body = match (state.lobby.get(&id), &state.relay) {
+        (Ok(handle), _) => handle.state_json().into_bytes(),
+        // In a fleet, the node that holds the room answers through this one.
+        (Err(_), Some(relay)) => match relay.room_state(&id).await {
+            Ok(Some(text)) => text.into(),
+            Ok(None) => return Err(not_found()),
+            Err(error) => return Err(ApiError::Unreachable(error.message)),
+        },
+        (Err(_), None) => return Err(not_found()),
+    };
     Ok(HttpResponse::Ok()
         .content_type(ContentType::json())
-        .body(handle.state_json().into_bytes()))
+        .body(body))
 }
 
 /// `GET /api/games/{id}`'s body: the stored game, with what a client needs to replay it

@@ -170,7 +170,12 @@ pub async fn run(
     let limits = Arc::new(Limits::new(&config.limits));
     let lobby = Lobby::new(context, lobby_feed, tokio::runtime::Handle::current());
     let relay = cluster.as_ref().map(|cluster| {
-        let relay = Relay::start(cluster.clone(), lobby.clone(), shutdown.clone());
+        let relay = Relay::start(
+            cluster.clone(),
+            lobby.clone(),
+            Duration::from_millis(config.limits.lobby_flush_ms),
+            shutdown.clone(),
+        );
         tokio::spawn(
             relay
                 .clone()

@@ -1,8 +1,9 @@
-//! The registry of live rooms: creates them, finds them by id, lists them, announces
-//! every change to a listed room on the lobby feed, finds rooms for `quick_join`, and
-//! forgets each room when its task ends.
+//! The registry of live rooms: creates them, finds them by id, lists them (with the
+//! rooms other nodes of a fleet list), announces every change to a listed room on the
+//! lobby feed, finds rooms for `quick_join`, and forgets each room when its task ends.
 
 mod feed;
+mod remote;
 mod subscription;
 
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use dashmap::DashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::runtime::Handle as Runtime;
+use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 use tokio_util::task::TaskTracker;
 
@@ -27,6 +29,7 @@ use parlor_rules::catalog;
 use parlor_rules::games::{PositionError, Seat};
 
 pub(crate) use feed::{LobbyFeed, LobbyUpdate};
+use remote::RemoteListings;
 pub(crate) use subscription::{LobbyEvent, LobbySubscription, next_lobby_event};
 
 /// All live rooms, by id. Cloning it is cheap and shares the rooms.
@@ -35,6 +38,8 @@ pub(crate) struct Lobby {
     rooms: Arc<DashMap<String, RoomHandle>>,
     context: Arc<RoomContext>,
     feed: LobbyFeed,
+    /// The rooms other nodes of the fleet list (none on a single node).
+    remote: RemoteListings,
     runtime: Runtime,
     tracker: TaskTracker,
 }
@@ -48,6 +53,7 @@ impl Lobby {
             rooms: Arc::new(DashMap::new()),
             context,
             feed,
+            remote: RemoteListings::default(),
             runtime,
             tracker: TaskTracker::new(),
         }
@@ -209,27 +215,34 @@ impl Lobby {
 
     /// Every listed live room of `game` (of every game when `None`), newest first.
     pub(crate) fn list_game(&self, game: Option<GameKind>) -> Vec<RoomSummary> {
-        let mut rooms: Vec<RoomSummary> = self
-            .rooms
+        let mut rooms = self.listed();
+        rooms.retain(|summary| game.is_none_or(|game| summary.game == game));
+        rooms.sort_by(newest_first);
+        rooms
+    }
+
+    /// Every listed room of this node, in no order.
+    pub(crate) fn listed_here(&self) -> Vec<RoomSummary> {
+        self.rooms
             .iter()
             .filter(|entry| !entry.is_private())
             .map(|entry| entry.summary())
-            .filter(|summary| game.is_none_or(|game| summary.game == game))
-            .collect();
-        rooms.sort_by(newest_first);
+            .collect()
+    }
+
+    /// Every listed room of the fleet (of this node alone when it is not in one), in no
+    /// order.
+    fn listed(&self) -> Vec<RoomSummary> {
+        let mut rooms = self.listed_here();
+        rooms.extend(self.remote.summaries(|id| self.rooms.contains_key(id)));
         rooms
     }
 
     /// One page of [`Lobby::list`]: at most `limit` rooms after `after` (from the start
     /// when `None`), and the cursor of the next page if there are more rooms.
     pub(crate) fn page(&self, after: Option<&PageCursor>, limit: usize) -> RoomsPage {
-        let mut rooms: Vec<RoomSummary> = self
-            .rooms
-            .iter()
-            .filter(|entry| !entry.is_private())
-            .map(|entry| entry.summary())
-            .filter(|summary| after.is_none_or(|cursor| cursor.precedes(summary)))
-            .collect();
+        let mut rooms = self.listed();
+        rooms.retain(|summary| after.is_none_or(|cursor| cursor.precedes(summary)));
         rooms.sort_by(newest_first);
         let more = rooms.len() > limit;
         rooms.truncate(limit);
@@ -244,6 +257,45 @@ impl Lobby {
     pub(crate) fn subscribe(&self, game: Option<GameKind>) -> LobbySubscription {
         let flush_every = Duration::from_millis(self.context.config.limits.lobby_flush_ms);
         LobbySubscription::new(self.feed.subscribe(), game, flush_every)
+    }
+
+    /// Every change to a room of this node (and, in a fleet, to rooms other nodes list)
+    /// from now on, as it is announced.
+    pub(crate) fn updates(&self) -> broadcast::Receiver<LobbyUpdate> {
+        self.feed.subscribe()
+    }
+
+    /// Takes in what the fleet's node `node` says happened to one of the rooms it lists,
+    /// and tells this node's lobby subscribers.
+    pub(crate) fn hear(&self, node: &str, change: LobbyChange, summary: &RoomSummary) {
+        if self.remote.apply(node, change, summary) && !self.rooms.contains_key(&summary.room) {
+            self.feed.announce_remote(change, summary);
+        }
+    }
+
+    /// Replaces what this node knows of the rooms the fleet's node `node` lists with
+    /// `rooms`, and tells this node's lobby subscribers what that changed.
+    pub(crate) fn hear_all(&self, node: &str, rooms: Vec<RoomSummary>) {
+        for (change, summary) in self.remote.replace(node, rooms) {
+            if !self.rooms.contains_key(&summary.room) {
+                self.feed.announce_remote(change, &summary);
+            }
+        }
+    }
+
+    /// Takes every room the fleet's node `node` listed out of the listings (it stopped,
+    /// or has not been heard from for a lease).
+    pub(crate) fn forget_node(&self, node: &str) {
+        for summary in self.remote.forget(node) {
+            if !self.rooms.contains_key(&summary.room) {
+                self.feed.announce_remote(LobbyChange::Removed, &summary);
+            }
+        }
+    }
+
+    /// The other nodes of the fleet whose rooms this node lists.
+    pub(crate) fn listing_nodes(&self) -> std::collections::HashSet<String> {
+        self.remote.nodes()
     }
 
     /// The rooms `quick_join` may seat `player_id` in, oldest first: listed, waiting

@@ -1,7 +1,6 @@
 //! The lobby feed: every change to a listed room, encoded once and shared by all
 //! lobby subscribers.
 
-use parlor_rules::GameKind;
 use std::sync::Arc;
 
 use bytestring::ByteString;
@@ -14,16 +13,18 @@ use crate::room::ListingFollowers;
 /// instead of the updates it missed.
 const FEED_CAPACITY: usize = 512;
 
-/// One `lobby_update` frame, with its room and game so subscribers can merge and filter
-/// without decoding.
+/// One `lobby_update` frame, with what it says decoded, so subscribers can merge and
+/// filter without decoding.
 #[derive(Clone, Debug)]
 pub(crate) struct LobbyUpdate {
-    /// The room that changed.
-    pub(crate) room: Arc<str>,
-    /// The game of the room that changed.
-    pub(crate) game: GameKind,
     /// The encoded `lobby_update` message.
     pub(crate) frame: ByteString,
+    /// What happened to the room.
+    pub(crate) change: LobbyChange,
+    /// The room as it is now (as it last was, when removed).
+    pub(crate) summary: Arc<RoomSummary>,
+    /// Whether the room is this node's (not one another node of a fleet listed).
+    pub(crate) local: bool,
 }
 
 /// The sending side of the feed. Sending never waits: a subscriber that falls behind
@@ -42,12 +43,22 @@ impl Default for LobbyFeed {
 }
 
 impl LobbyFeed {
-    /// Encodes one change and hands it to every current subscriber.
+    /// Encodes one change to a room of this node and hands it to every current
+    /// subscriber.
     pub(crate) fn announce(&self, change: LobbyChange, room: &RoomSummary) {
+        self.send(change, room, true);
+    }
+
+    /// Hands every current subscriber one change to a room another node of the fleet
+    /// lists.
+    pub(crate) fn announce_remote(&self, change: LobbyChange, room: &RoomSummary) {
+        self.send(change, room, false);
+    }
+
+    fn send(&self, change: LobbyChange, room: &RoomSummary, local: bool) {
         if !self.has_listeners() {
             return;
         }
-        let game = room.game;
         let message = ServerMsg::LobbyUpdate {
             change,
             room: room.clone(),
@@ -55,9 +66,10 @@ impl LobbyFeed {
         let frame = encode(&message);
         // Fails only when nobody is subscribed, which is fine.
         let _ = self.sender.send(LobbyUpdate {
-            room: Arc::from(room.room.as_str()),
-            game,
             frame,
+            change,
+            summary: Arc::new(room.clone()),
+            local,
         });
     }
 

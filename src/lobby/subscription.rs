@@ -98,7 +98,7 @@ impl LobbySubscription {
     }
 
     fn keep(&mut self, update: LobbyUpdate) {
-        if self.game.is_none_or(|game| game == update.game) {
+        if self.game.is_none_or(|game| game == update.summary.game) {
             self.pending.add(update);
         }
     }
@@ -133,7 +133,7 @@ impl Batch {
         match self
             .updates
             .iter_mut()
-            .find(|held| held.room == update.room)
+            .find(|held| held.summary.room == update.summary.room)
         {
             Some(held) => *held = update,
             None => self.updates.push(update),
@@ -155,12 +155,23 @@ mod tests {
     use tokio::sync::broadcast;
 
     use super::*;
+    use crate::protocol::{LobbyChange, RoomSummary, Status, TimeControl};
 
     fn update(room: &str, game: GameKind, frame: &str) -> LobbyUpdate {
         LobbyUpdate {
-            room: Arc::from(room),
-            game,
             frame: ByteString::from(frame.to_owned()),
+            change: LobbyChange::Changed,
+            summary: Arc::new(RoomSummary {
+                room: room.to_owned(),
+                game,
+                status: Status::Waiting,
+                seats: Vec::new(),
+                spectators: 0,
+                moves: 0,
+                time_control: TimeControl::default(),
+                created_at_ms: 0,
+            }),
+            local: true,
         }
     }
 

@@ -2,7 +2,7 @@
 //! a room that the lobby shows.
 
 use parlor_rules::GameKind;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{ClientError, ErrorCode, SeatView, Status, TimeControl};
@@ -144,7 +144,7 @@ impl ServerMsg {
 }
 
 /// What happened to a room in a `lobby_update`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LobbyChange {
     /// The room is new.
@@ -156,7 +156,7 @@ pub enum LobbyChange {
 }
 
 /// A room in `rooms` and `GET /api/rooms`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RoomSummary {
     /// The room's id.
     pub room: String,

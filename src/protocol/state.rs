@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain::SeatKind;
 
 /// A seat as shown in `state` and room listings.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatView {
     /// 0 or 1.
     pub seat: u8,
@@ -30,7 +30,7 @@ pub struct SeatView {
 }
 
 /// A person, as named in seat views.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerRef {
     /// The player's public id.
     pub player_id: String,
@@ -61,7 +61,7 @@ pub struct ResultView {
 }
 
 /// A room's status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString)]
 #[strum(serialize_all = "snake_case")]
 pub enum Status {
     /// A seat is still open.
@@ -82,6 +82,14 @@ impl Status {
 impl Serialize for Status {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Status {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse()
+            .map_err(|_| serde::de::Error::custom(format!("\"{text}\" is not a room status")))
     }
 }
 

@@ -262,6 +262,39 @@ impl Relay {
         }
     }
 
+    /// The current `state` message of `room` on the node of the fleet that holds it
+    /// (`GET /api/rooms/{id}`); `None` if no node holds it.
+    pub(crate) async fn room_state(&self, room: &str) -> Result<Option<String>, ClientError> {
+        let owner = match self.locate(room).await {
+            Ok(remote) => remote.owner,
+            Err(error) if error.code == ErrorCode::UnknownRoom => return Ok(None),
+            Err(error) => return Err(error),
+        };
+        let inner = &self.inner;
+        let reply = inner.next_reply.fetch_add(1, Ordering::Relaxed);
+        let (answer, answered) = oneshot::channel();
+        inner.looking.insert(reply, answer);
+        let look = Envelope::Look {
+            node: inner.cluster.node().to_owned(),
+            reply,
+            room: room.to_owned(),
+        };
+        let outcome = match self.send(&owner, &look).await {
+            Ok(heard) if heard > 0 => tokio::time::timeout(ANSWER_WITHIN, answered).await,
+            _ => {
+                inner.looking.remove(&reply);
+                return Err(unreachable_room());
+            }
+        };
+        match outcome {
+            Ok(Ok(state)) => Ok(state),
+            _ => {
+                inner.looking.remove(&reply);
+                Err(unreachable_room())
+            }
+        }
+    }
+
     /// Queues a frame from a room of the node `owner` for this node's client `conn`; a
     /// client that cannot keep up is dropped, as in a room of this node, and the owner
     /// of a frame for a connection that has closed is told so.

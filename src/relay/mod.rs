@@ -10,9 +10,11 @@
 //! and they come back and rejoin with `since`, reaching the room's new owner.
 //!
 //! The parts: `wire` (the messages), `owner` (a node's rooms serving other nodes'
-//! clients), `gateway` (a node's clients in other nodes' rooms).
+//! clients), `gateway` (a node's clients in other nodes' rooms), `listing` (the
+//! fleet-wide lobby).
 
 mod gateway;
+mod listing;
 mod owner;
 mod waiting;
 mod wire;
@@ -54,6 +56,8 @@ struct Inner {
     lobby: Lobby,
     /// Gateway: requests sent to owners, waiting for their answers.
     waiting: DashMap<u64, oneshot::Sender<Result<(), ClientError>>>,
+    /// Gateway: looks at rooms' states sent to owners, waiting for their answers.
+    looking: DashMap<u64, oneshot::Sender<Option<String>>>,
     next_reply: AtomicU64,
     /// Gateway: this node's client connections, by connection.
     clients: DashMap<ConnId, Client>,
@@ -77,14 +81,33 @@ struct RemoteRoomEntry {
 }
 
 impl Relay {
-    /// The relay of the node `cluster` speaks for, whose rooms are `lobby`'s. Starts
-    /// listening on the node's inbox until `shutdown`.
-    pub(crate) fn start(cluster: Cluster, lobby: Lobby, shutdown: CancellationToken) -> Relay {
+    /// The relay of the node `cluster` speaks for, whose rooms are `lobby`'s. Until
+    /// `shutdown`, listens on the node's inbox, tells the fleet what happens to the
+    /// node's listed rooms (at most once per `listing_flush`), and lists the other
+    /// nodes' rooms in `lobby`.
+    pub(crate) fn start(
+        cluster: Cluster,
+        lobby: Lobby,
+        listing_flush: Duration,
+        shutdown: CancellationToken,
+    ) -> Relay {
+        tokio::spawn(listing::tell_listings(
+            cluster.clone(),
+            lobby.clone(),
+            listing_flush,
+            shutdown.clone(),
+        ));
+        tokio::spawn(listing::follow_listings(
+            cluster.clone(),
+            lobby.clone(),
+            shutdown.clone(),
+        ));
         let relay = Relay {
             inner: Arc::new(Inner {
                 cluster,
                 lobby,
                 waiting: DashMap::new(),
+                looking: DashMap::new(),
                 next_reply: AtomicU64::new(1),
                 clients: DashMap::new(),
                 remote_rooms: DashMap::new(),
@@ -187,6 +210,20 @@ impl Relay {
                 }
             }
             Envelope::Heartbeat => {}
+            Envelope::Look { node, reply, room } => {
+                let state = self
+                    .inner
+                    .lobby
+                    .get(&room)
+                    .ok()
+                    .map(|handle| handle.state_json().to_string());
+                let _ = self.send(&node, &Envelope::Seen { reply, state }).await;
+            }
+            Envelope::Seen { reply, state } => {
+                if let Some((_, looking)) = self.inner.looking.remove(&reply) {
+                    let _ = looking.send(state);
+                }
+            }
             // A disconnect is quick; any other request waits for its room (and the
             // database), so it runs apart and never holds up what arrives behind it.
             // One client has one request in flight at a time, so its order holds.

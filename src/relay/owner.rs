@@ -111,7 +111,9 @@ impl Relay {
             | Envelope::Frame { .. }
             | Envelope::Kick { .. }
             | Envelope::Moved { .. }
-            | Envelope::Heartbeat => return,
+            | Envelope::Heartbeat
+            | Envelope::Look { .. }
+            | Envelope::Seen { .. } => return,
         };
         let answer = Envelope::Answer {
             reply: asker.reply,

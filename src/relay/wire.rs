@@ -79,6 +79,14 @@ pub(super) enum Envelope {
     Moved { conn: ConnId },
     /// A node to itself, to know its subscription still delivers.
     Heartbeat,
+    /// A node asks for one of the owner's rooms' current state (`GET /api/rooms/{id}`).
+    Look {
+        node: String,
+        reply: u64,
+        room: String,
+    },
+    /// The owner's answer to `Look`: the room's state, or `None` if it has no such room.
+    Seen { reply: u64, state: Option<String> },
 }
 
 /// A refusal as it crosses between nodes: its code's wire name and its sentence.
@@ -145,6 +153,15 @@ mod tests {
                 ))),
             },
             Envelope::Heartbeat,
+            Envelope::Look {
+                node: "n1".to_owned(),
+                reply: 3,
+                room: "r".to_owned(),
+            },
+            Envelope::Seen {
+                reply: 3,
+                state: Some("{\"type\":\"state\"}".to_owned()),
+            },
             Envelope::Frame {
                 node: "n2".to_owned(),
                 conn: 7,

@@ -45,5 +45,6 @@ mod room_lists_stay_small_under_many_rooms;
 mod shutdown_always_finishes;
 mod slow_spectators_are_dropped_quietly;
 mod spectators_join_without_costing_players;
+mod the_lobby_spans_the_fleet;
 mod the_socket_holds_against_bad_clients;
 mod two_humans_play_while_a_spectator_watches;

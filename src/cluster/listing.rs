@@ -1,0 +1,184 @@
+//! What each node of a fleet lists, in Redis: the hash `<prefix>:listing:<node>` holds
+//! the node's listed rooms (id → summary as JSON) and lapses a lease after the node's
+//! last word, the sorted set `<prefix>:listers` names the nodes that have written one,
+//! and the channel `<prefix>:lobby` carries each node's news of its rooms to the others.
+//! A node writes its changes and publishes its news in one transaction, so a node that
+//! reads the listings after subscribing to the news misses nothing.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use redis::AsyncCommands;
+
+use super::{Cluster, ClusterError};
+
+/// How long a node that stopped writing stays in `<prefix>:listers` (its listing itself
+/// lapses after a lease): only to keep the set from growing without end.
+const LISTER_FORGOTTEN_AFTER_MS: i64 = 3_600_000;
+
+/// A change to what this node lists.
+#[derive(Debug, Default)]
+pub(crate) struct ListingWrite {
+    /// Whether this replaces the whole listing (after a start or a failure).
+    pub(crate) full: bool,
+    /// Rooms added or changed: id and summary as JSON.
+    pub(crate) set: Vec<(String, String)>,
+    /// Rooms no longer listed.
+    pub(crate) removed: Vec<String>,
+}
+
+impl Cluster {
+    fn listing_key(&self, node: &str) -> String {
+        format!("{}:listing:{node}", self.prefix)
+    }
+
+    fn listers_key(&self) -> String {
+        format!("{}:listers", self.prefix)
+    }
+
+    fn lobby_channel(&self) -> String {
+        format!("{}:lobby", self.prefix)
+    }
+
+    /// Writes `write` into this node's listing, keeps it for another lease, and
+    /// publishes `news` (what the other nodes hear of it), all at once.
+    pub(crate) async fn write_listing(
+        &self,
+        write: &ListingWrite,
+        news: &str,
+    ) -> Result<(), ClusterError> {
+        let key = self.listing_key(&self.node);
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| {
+                i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
+            });
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        if write.full {
+            pipe.del(&key).ignore();
+        }
+        if !write.set.is_empty() {
+            pipe.hset_multiple(&key, &write.set).ignore();
+        }
+        if !write.removed.is_empty() {
+            pipe.hdel(&key, &write.removed).ignore();
+        }
+        pipe.pexpire(&key, i64::try_from(self.lease_ms()).unwrap_or(i64::MAX))
+            .ignore()
+            .zadd(self.listers_key(), &self.node, now_ms)
+            .ignore()
+            .zrembyscore(
+                self.listers_key(),
+                "-inf",
+                now_ms.saturating_sub(LISTER_FORGOTTEN_AFTER_MS),
+            )
+            .ignore()
+            .publish(self.lobby_channel(), news)
+            .ignore();
+        let mut redis = self.redis.clone();
+        let () = pipe.query_async(&mut redis).await?;
+        Ok(())
+    }
+
+    /// Deletes this node's listing and publishes `news` (that it has stopped).
+    pub(crate) async fn withdraw_listing(&self, news: &str) -> Result<(), ClusterError> {
+        let mut redis = self.redis.clone();
+        let () = redis::pipe()
+            .atomic()
+            .del(self.listing_key(&self.node))
+            .ignore()
+            .zrem(self.listers_key(), &self.node)
+            .ignore()
+            .publish(self.lobby_channel(), news)
+            .ignore()
+            .query_async(&mut redis)
+            .await?;
+        Ok(())
+    }
+
+    /// What every other node lists now, as it wrote it: its id and its rooms' summaries
+    /// as JSON. A node whose listing has lapsed lists nothing.
+    pub(crate) async fn listings(&self) -> Result<Vec<(String, Vec<String>)>, ClusterError> {
+        let mut redis = self.redis.clone();
+        let nodes: Vec<String> = redis.zrange(self.listers_key(), 0, -1).await?;
+        let nodes: Vec<String> = nodes
+            .into_iter()
+            .filter(|node| *node != self.node)
+            .collect();
+        if nodes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut pipe = redis::pipe();
+        for node in &nodes {
+            pipe.hvals(self.listing_key(node));
+        }
+        let rooms: Vec<Vec<String>> = pipe.query_async(&mut redis).await?;
+        Ok(nodes.into_iter().zip(rooms).collect())
+    }
+
+    /// Listens to the nodes' news of their rooms: every piece published from the moment
+    /// this returns, until the connection to Redis breaks (the stream then ends).
+    pub(crate) async fn follow_listings(
+        &self,
+    ) -> Result<impl futures_util::Stream<Item = String> + Send + use<>, ClusterError> {
+        let mut pubsub = self.client.get_async_pubsub().await?;
+        pubsub.subscribe(self.lobby_channel()).await?;
+        Ok(futures_util::StreamExt::filter_map(
+            pubsub.into_on_message(),
+            |message| futures_util::future::ready(message.get_payload::<String>().ok()),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use futures_util::StreamExt;
+
+    use super::*;
+    use crate::cluster::tests::{node, prefix};
+
+    #[tokio::test]
+    async fn a_node_reads_what_others_list_and_hears_their_news_until_a_listing_lapses() {
+        let prefix = prefix();
+        let (Some(a), Some(b)) = (node(&prefix).await, node(&prefix).await) else {
+            return;
+        };
+        let mut news = b.follow_listings().await.expect("follow");
+        let write = ListingWrite {
+            full: true,
+            set: vec![
+                ("r1".to_owned(), "{\"room\":\"r1\"}".to_owned()),
+                ("r2".to_owned(), "{\"room\":\"r2\"}".to_owned()),
+            ],
+            removed: Vec::new(),
+        };
+        a.write_listing(&write, "first").await.expect("write");
+        let removal = ListingWrite {
+            removed: vec!["r1".to_owned()],
+            ..ListingWrite::default()
+        };
+        a.write_listing(&removal, "second").await.expect("write");
+        assert_eq!(news.next().await.as_deref(), Some("first"));
+        assert_eq!(news.next().await.as_deref(), Some("second"));
+        let listings = b.listings().await.expect("listings");
+        assert_eq!(
+            listings,
+            [(a.node().to_owned(), vec!["{\"room\":\"r2\"}".to_owned()])]
+        );
+        assert!(
+            a.listings().await.expect("listings").is_empty(),
+            "a node does not read its own"
+        );
+        // The lease is 1 s: a node that stops writing lists nothing after it.
+        tokio::time::sleep(Duration::from_millis(1_200)).await;
+        assert_eq!(
+            b.listings().await.expect("listings"),
+            [(a.node().to_owned(), Vec::new())]
+        );
+        a.withdraw_listing("gone").await.expect("withdraw");
+        assert_eq!(news.next().await.as_deref(), Some("gone"));
+        assert!(b.listings().await.expect("listings").is_empty());
+    }
+}
