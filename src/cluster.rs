@@ -101,6 +101,7 @@ pub(crate) struct Cluster {
     node: String,
     prefix: String,
     lease: Duration,
+    owns_rooms: bool,
     client: redis::Client,
     redis: ConnectionManager,
     claim: Script,
@@ -135,6 +136,7 @@ impl Cluster {
             node: format!("{:016x}", rand::random::<u64>()),
             prefix: config.key_prefix.clone(),
             lease,
+            owns_rooms: config.owns_rooms,
             client,
             redis,
             claim: Script::new(CLAIM),
@@ -153,6 +155,11 @@ impl Cluster {
     /// How long a lease lasts without renewal.
     pub(crate) fn lease(&self) -> Duration {
         self.lease
+    }
+
+    /// Whether this node holds rooms (`cluster.owns_rooms`).
+    pub(crate) fn owns_rooms(&self) -> bool {
+        self.owns_rooms
     }
 
     fn owner_key(&self, room: &str) -> String {
@@ -340,6 +347,7 @@ mod tests {
             redis_url: Some(url.clone()),
             key_prefix: prefix.to_owned(),
             lease_ms: 1000,
+            owns_rooms: true,
         };
         Some(Cluster::connect(&config, &url).await.expect("connect"))
     }

@@ -184,6 +184,11 @@ pub async fn run(
         relay
     });
     let keeper = match &cluster {
+        // A node of a fleet that holds no rooms leaves every game to those that do.
+        Some(cluster) if !cluster.owns_rooms() => {
+            info!("this node holds no rooms: it serves clients only");
+            None
+        }
         // A node of a fleet takes the games nobody holds, now and whenever a node dies.
         Some(cluster) => Some(tokio::spawn(resuming::keep_rooms(
             cluster.clone(),

@@ -25,12 +25,19 @@ use crate::protocol::{
 use crate::room::{self, Creator, ResumeError, RoomContext, RoomHandle, RoomOptions, SeatSpec};
 use crate::store::{Fence, StoredGame};
 use parlor_rules::GameKind;
-use parlor_rules::catalog;
+use parlor_rules::catalog::{self, AnyGame};
 use parlor_rules::games::{PositionError, Seat};
 
 pub(crate) use feed::{LobbyFeed, LobbyUpdate};
 use remote::RemoteListings;
 pub(crate) use subscription::{LobbyEvent, LobbySubscription, next_lobby_event};
+
+/// A room ready to be created: its game and its checked seats and options.
+pub(crate) struct CheckedRoom {
+    instance: Box<dyn AnyGame>,
+    seats: [SeatSpec; 2],
+    options: RoomOptions,
+}
 
 /// All live rooms, by id. Cloning it is cheap and shares the rooms.
 #[derive(Clone)]
@@ -70,6 +77,45 @@ impl Lobby {
         options: Option<Map<String, Value>>,
         creator: Option<Creator>,
     ) -> Result<RoomHandle, ClientError> {
+        let CheckedRoom {
+            instance,
+            seats,
+            options,
+        } = self.check_new_room(game, seats, options)?;
+        let max_rooms = self.context.config.limits.max_rooms as usize;
+        // Two creations racing on different workers may both pass: the cap can be
+        // exceeded by at most the number of HTTP workers, which is harmless.
+        if max_rooms != 0 && self.rooms.len() >= max_rooms {
+            return Err(ClientError::new(
+                ErrorCode::ServerFull,
+                format!(
+                    "The server already has {max_rooms} rooms, the most it holds; join or watch one of them, or try again when some have finished."
+                ),
+            ));
+        }
+        let id = self.fresh_id();
+        let (handle, task) = RoomHandle::spawn(
+            id.clone(),
+            instance,
+            seats,
+            options,
+            creator,
+            self.context.clone(),
+            &self.runtime,
+            &self.tracker,
+        );
+        self.register(id, handle.clone(), task);
+        Ok(handle)
+    }
+
+    /// Checks, in order, the game, the seats and the options of a room to create
+    /// (including whether the game can start from `options.start`), and readies them.
+    pub(crate) fn check_new_room(
+        &self,
+        game: &str,
+        seats: &[String],
+        options: Option<Map<String, Value>>,
+    ) -> Result<CheckedRoom, ClientError> {
         let kind = parse_game(game)?;
         let seats = SeatSpec::parse_pair(seats)?;
         let options = RoomOptions::parse(options)?;
@@ -97,30 +143,11 @@ impl Lobby {
                 ),
             ));
         }
-        let max_rooms = self.context.config.limits.max_rooms as usize;
-        // Two creations racing on different workers may both pass: the cap can be
-        // exceeded by at most the number of HTTP workers, which is harmless.
-        if max_rooms != 0 && self.rooms.len() >= max_rooms {
-            return Err(ClientError::new(
-                ErrorCode::ServerFull,
-                format!(
-                    "The server already has {max_rooms} rooms, the most it holds; join or watch one of them, or try again when some have finished."
-                ),
-            ));
-        }
-        let id = self.fresh_id();
-        let (handle, task) = RoomHandle::spawn(
-            id.clone(),
+        Ok(CheckedRoom {
             instance,
             seats,
             options,
-            creator,
-            self.context.clone(),
-            &self.runtime,
-            &self.tracker,
-        );
-        self.register(id, handle.clone(), task);
-        Ok(handle)
+        })
     }
 
     /// Makes the stored, unfinished game `stored` a live room again from `live`, its

@@ -54,6 +54,10 @@ pub struct ClusterConfig {
     /// How long a node's hold on a room lasts without renewal, ms: how soon another
     /// node takes over the rooms of a node that died.
     pub lease_ms: u64,
+    /// Whether this node holds rooms (creates them, takes over other nodes' games, runs
+    /// their bots); `false` makes a node that only serves clients, opening their rooms
+    /// on the nodes that hold rooms.
+    pub owns_rooms: bool,
 }
 
 impl Default for ClusterConfig {
@@ -62,6 +66,7 @@ impl Default for ClusterConfig {
             redis_url: None,
             key_prefix: "parlor".to_owned(),
             lease_ms: 5000,
+            owns_rooms: true,
         }
     }
 }
@@ -463,6 +468,12 @@ impl Config {
         if self.bots.queue == 0 {
             return out_of_range("bots.queue", "must be at least 1");
         }
+        if self.cluster.redis_url.is_none() && !self.cluster.owns_rooms {
+            return out_of_range(
+                "cluster.owns_rooms",
+                "can be false only on a node of a fleet (with cluster.redis_url): a single server holds its own rooms",
+            );
+        }
         if self.cluster.redis_url.is_some() {
             if self.store.url.is_none() {
                 return out_of_range(
@@ -578,6 +589,14 @@ mod tests {
             assert!(error.contains("fill_level"), "{error}");
             let error = load_in(jail, Some("[server]\nclient_timeout_secs = 5\n")).unwrap_err();
             assert!(error.contains("server.client_timeout_secs"), "{error}");
+            let error = load_in(jail, Some("[cluster]\nowns_rooms = false\n")).unwrap_err();
+            assert!(error.contains("cluster.owns_rooms"), "{error}");
+            let fleet =
+                "[store]\nurl = \"postgres://db/parlor\"\n[cluster]\nredis_url = \"redis://r\"\n";
+            let error = load_in(jail, Some(&format!("{fleet}lease_ms = 999\n"))).unwrap_err();
+            assert!(error.contains("cluster.lease_ms"), "{error}");
+            let serving = load_in(jail, Some(&format!("{fleet}owns_rooms = false\n")));
+            assert!(serving.is_ok(), "{serving:?}");
             let missing = Config::load(Some(Path::new("nope.toml")), &Overrides::default());
             assert!(matches!(missing, Err(ConfigError::MissingFile(_))));
             Ok(())

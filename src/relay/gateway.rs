@@ -5,7 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use bytestring::ByteString;
-use serde_json::Value;
+use rand::seq::IndexedRandom;
+use serde_json::{Map, Value};
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -38,6 +39,25 @@ fn unreachable_room() -> ClientError {
         ErrorCode::RoomUnreachable,
         "The server holding that room did not answer in time, so it is not known whether this was done. Join or watch the room again (with \"since\") to see where it stands.",
     )
+}
+
+fn no_room_holder() -> ClientError {
+    ClientError::new(
+        ErrorCode::RoomUnreachable,
+        "No server of the fleet that holds rooms answered, so the room was not opened. Try again in a few seconds.",
+    )
+}
+
+/// A room to open on another node: what `create_room` asks for, and who asks.
+pub(crate) struct NewRoom {
+    /// The player opening it.
+    pub(crate) player: PlayerInfo,
+    /// The game's id.
+    pub(crate) game: String,
+    /// The two seats, as `create_room` gives them.
+    pub(crate) seats: Vec<String>,
+    /// The room's options, as `create_room` gives them.
+    pub(crate) options: Option<Map<String, Value>>,
 }
 
 fn unknown_room() -> ClientError {
@@ -216,7 +236,23 @@ impl RemoteRoom {
         conn: ConnId,
         envelope: impl FnOnce(Asker) -> Envelope,
     ) -> Result<(), ClientError> {
-        let inner = &self.relay.inner;
+        self.relay
+            .ask_node(&self.owner, conn, envelope)
+            .await
+            .map(|_| ())
+    }
+}
+
+impl Relay {
+    /// Sends the node `node` `envelope` on behalf of `conn` and waits for its answer:
+    /// done (with the room it opened, for a `Create`), or refused.
+    async fn ask_node(
+        &self,
+        node: &str,
+        conn: ConnId,
+        envelope: impl FnOnce(Asker) -> Envelope,
+    ) -> Result<Option<String>, ClientError> {
+        let inner = &self.inner;
         let reply = inner.next_reply.fetch_add(1, Ordering::Relaxed);
         let (answer, answered) = oneshot::channel();
         inner.waiting.insert(reply, answer);
@@ -225,7 +261,7 @@ impl RemoteRoom {
             conn,
             reply,
         };
-        let heard = self.relay.send(&self.owner, &envelope(asker)).await;
+        let heard = self.send(node, &envelope(asker)).await;
         let outcome = match heard {
             Ok(heard) if heard > 0 => tokio::time::timeout(ANSWER_WITHIN, answered).await,
             _ => {
@@ -241,9 +277,58 @@ impl RemoteRoom {
             }
         }
     }
-}
 
-impl Relay {
+    /// Opens a room (see [`Lobby::create`](crate::lobby::Lobby::create)) on another node
+    /// that holds rooms, for this node's client `sub` (seated in it if a seat says
+    /// `me`): the room's id, and the room as the client reaches it.
+    pub(crate) async fn open_elsewhere(
+        &self,
+        room: NewRoom,
+        sub: &Subscriber,
+        reference: Option<Value>,
+    ) -> Result<(String, RoomLink), ClientError> {
+        let owners: Vec<String> = self
+            .inner
+            .owning_nodes
+            .iter()
+            .map(|entry| entry.key().clone())
+            .collect();
+        let Some(owner) = owners.choose(&mut rand::rng()).cloned() else {
+            return Err(no_room_holder());
+        };
+        let seated = room.seats.iter().any(|seat| seat == "me");
+        let opened = self
+            .ask_node(&owner, sub.conn, |asker| Envelope::Create {
+                asker,
+                player: room.player,
+                game: room.game,
+                seats: room.seats,
+                options: room.options,
+                reference,
+            })
+            .await?;
+        let Some(id) = opened else {
+            return Err(no_room_holder());
+        };
+        let remote = RemoteRoom {
+            relay: self.clone(),
+            room: id.clone(),
+            owner,
+        };
+        if seated {
+            self.inner
+                .remote_rooms
+                .entry(id.clone())
+                .or_insert_with(|| RemoteRoomEntry {
+                    owner: remote.owner.clone(),
+                    clients: Vec::new(),
+                })
+                .clients
+                .push(sub.conn);
+        }
+        Ok((id, RoomLink::Remote(remote)))
+    }
+
     /// The room `room` on the node of the fleet that holds it, if another node does.
     pub(crate) async fn locate(&self, room: &str) -> Result<RemoteRoom, ClientError> {
         let owners = self

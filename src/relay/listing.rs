@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use dashmap::DashMap;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast::error::RecvError;
@@ -29,11 +30,19 @@ enum ListingNews {
     /// when `full`, every room it lists, replacing what it said before.
     Changes {
         node: String,
+        /// Whether `node` holds rooms (`cluster.owns_rooms`): where rooms may be opened.
+        #[serde(default = "holds_rooms")]
+        owns_rooms: bool,
         full: bool,
         changes: Vec<(LobbyChange, RoomSummary)>,
     },
     /// `node` has stopped: its rooms are no longer listed by it.
     Gone { node: String },
+}
+
+/// A node that does not say whether it holds rooms does.
+fn holds_rooms() -> bool {
+    true
 }
 
 /// Tells the fleet what happens to this node's listed rooms until `shutdown`, then
@@ -130,6 +139,7 @@ async fn tell(
     }
     let news = ListingNews::Changes {
         node: cluster.node().to_owned(),
+        owns_rooms: cluster.owns_rooms(),
         full,
         changes,
     };
@@ -142,8 +152,14 @@ async fn tell(
 
 /// Lists the rooms of the fleet's other nodes beside this node's until `shutdown`: reads
 /// what they list, then follows their news, reading everything again whenever the
-/// connection to Redis broke, and forgets a node not heard from for a lease.
-pub(crate) async fn follow_listings(cluster: Cluster, lobby: Lobby, shutdown: CancellationToken) {
+/// connection to Redis broke, and forgets a node not heard from for a lease. Keeps
+/// `owning_nodes` to the other live nodes that hold rooms.
+pub(crate) async fn follow_listings(
+    cluster: Cluster,
+    lobby: Lobby,
+    owning_nodes: Arc<DashMap<String, ()>>,
+    shutdown: CancellationToken,
+) {
     let lease = cluster.lease();
     loop {
         let following = tokio::select! {
@@ -166,7 +182,7 @@ pub(crate) async fn follow_listings(cluster: Cluster, lobby: Lobby, shutdown: Ca
                 loop {
                     tokio::select! {
                         piece = news.next() => match piece {
-                            Some(piece) => hear(&cluster, &lobby, &mut heard, &piece),
+                            Some(piece) => hear(&cluster, &lobby, &owning_nodes, &mut heard, &piece),
                             None => break,
                         },
                         _ = sweep.tick() => {
@@ -175,6 +191,7 @@ pub(crate) async fn follow_listings(cluster: Cluster, lobby: Lobby, shutdown: Ca
                                 if !alive {
                                     info!(node, "a node of the fleet went silent; its rooms leave the listings");
                                     lobby.forget_node(node);
+                                    owning_nodes.remove(node);
                                 }
                                 alive
                             });
@@ -227,7 +244,13 @@ async fn read_all(cluster: &Cluster, lobby: &Lobby) -> Result<HashMap<String, In
 }
 
 /// Takes in one piece of another node's news.
-fn hear(cluster: &Cluster, lobby: &Lobby, heard: &mut HashMap<String, Instant>, piece: &str) {
+fn hear(
+    cluster: &Cluster,
+    lobby: &Lobby,
+    owning_nodes: &DashMap<String, ()>,
+    heard: &mut HashMap<String, Instant>,
+    piece: &str,
+) {
     let news: ListingNews = match serde_json::from_str(piece) {
         Ok(news) => news,
         Err(error) => {
@@ -239,9 +262,15 @@ fn hear(cluster: &Cluster, lobby: &Lobby, heard: &mut HashMap<String, Instant>, 
         ListingNews::Changes { node, .. } if node == cluster.node() => {}
         ListingNews::Changes {
             node,
+            owns_rooms,
             full,
             changes,
         } => {
+            if owns_rooms {
+                owning_nodes.insert(node.clone(), ());
+            } else {
+                owning_nodes.remove(&node);
+            }
             if full {
                 let rooms = changes.into_iter().map(|(_, summary)| summary).collect();
                 lobby.hear_all(&node, rooms);
@@ -255,6 +284,7 @@ fn hear(cluster: &Cluster, lobby: &Lobby, heard: &mut HashMap<String, Instant>, 
         ListingNews::Gone { node } => {
             if node != cluster.node() {
                 lobby.forget_node(&node);
+                owning_nodes.remove(&node);
                 heard.remove(&node);
             }
         }
@@ -282,6 +312,7 @@ mod tests {
         for news in [
             ListingNews::Changes {
                 node: "n1".to_owned(),
+                owns_rooms: false,
                 full: false,
                 changes: vec![(LobbyChange::Removed, room)],
             },

@@ -36,7 +36,7 @@ use crate::lobby::Lobby;
 use crate::protocol::ClientError;
 use crate::room::{ConnId, Subscriber};
 
-pub(crate) use self::gateway::RoomLink;
+pub(crate) use self::gateway::{NewRoom, RoomLink};
 
 /// How long a gateway waits for a room's owner to answer before it tells the client
 /// the room cannot be reached.
@@ -54,8 +54,11 @@ pub(crate) struct Relay {
 struct Inner {
     cluster: Cluster,
     lobby: Lobby,
-    /// Gateway: requests sent to owners, waiting for their answers.
-    waiting: DashMap<u64, oneshot::Sender<Result<(), ClientError>>>,
+    /// Gateway: requests sent to owners, waiting for their answers (for a `Create`, the
+    /// room opened).
+    waiting: DashMap<u64, oneshot::Sender<Result<Option<String>, ClientError>>>,
+    /// Gateway: the other nodes that hold rooms, as their news of their rooms says.
+    owning_nodes: Arc<DashMap<String, ()>>,
     /// Gateway: looks at rooms' states sent to owners, waiting for their answers.
     looking: DashMap<u64, oneshot::Sender<Option<String>>>,
     next_reply: AtomicU64,
@@ -97,9 +100,11 @@ impl Relay {
             listing_flush,
             shutdown.clone(),
         ));
+        let owning_nodes = Arc::new(DashMap::new());
         tokio::spawn(listing::follow_listings(
             cluster.clone(),
             lobby.clone(),
+            owning_nodes.clone(),
             shutdown.clone(),
         ));
         let relay = Relay {
@@ -108,6 +113,7 @@ impl Relay {
                 lobby,
                 waiting: DashMap::new(),
                 looking: DashMap::new(),
+                owning_nodes: owning_nodes.clone(),
                 next_reply: AtomicU64::new(1),
                 clients: DashMap::new(),
                 remote_rooms: DashMap::new(),
@@ -193,9 +199,13 @@ impl Relay {
             }
         };
         match envelope {
-            Envelope::Answer { reply, refusal } => {
+            Envelope::Answer {
+                reply,
+                refusal,
+                room,
+            } => {
                 if let Some((_, waiting)) = self.inner.waiting.remove(&reply) {
-                    let _ = waiting.send(refusal.map_or(Ok(()), |refusal| Err(refusal.into())));
+                    let _ = waiting.send(refusal.map_or(Ok(room), |refusal| Err(refusal.into())));
                 }
             }
             Envelope::Frame { node, conn, text } => self.deliver(&node, conn, text).await,

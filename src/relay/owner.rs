@@ -9,7 +9,7 @@ use tracing::{debug, warn};
 use super::Relay;
 use super::wire::{Asker, Envelope, Refusal};
 use crate::protocol::{ClientError, ErrorCode};
-use crate::room::{ConnId, Frame, OUTBOX_FRAMES, RoomHandle, Subscriber, new_conn_id};
+use crate::room::{ConnId, Creator, Frame, OUTBOX_FRAMES, RoomHandle, Subscriber, new_conn_id};
 use parlor_rules::games::Seat;
 
 /// Another node's client in this node's rooms.
@@ -24,6 +24,34 @@ impl Relay {
     /// Does what another node's client asks of one of this node's rooms, and answers.
     pub(super) async fn serve(&self, envelope: Envelope) {
         let (asker, outcome) = match envelope {
+            Envelope::Create {
+                asker,
+                player,
+                game,
+                seats,
+                options,
+                reference,
+            } => {
+                let sub = self.member(&asker, None);
+                let creator = seats.iter().any(|seat| seat == "me").then(|| Creator {
+                    player,
+                    sub,
+                    reference,
+                });
+                let created = self
+                    .inner
+                    .lobby
+                    .create(&game, &seats, options, creator)
+                    .map(|handle| handle.id().to_owned());
+                match &created {
+                    Ok(room) => {
+                        self.member(&asker, Some(room));
+                    }
+                    Err(_) => self.not_in(&asker, None),
+                }
+                self.answer(&asker, created.map(Some)).await;
+                return;
+            }
             Envelope::Join {
                 asker,
                 room,
@@ -34,10 +62,10 @@ impl Relay {
             } => {
                 let outcome = match (self.local_room(&room), Seat::from_index(u64::from(seat))) {
                     (Ok(handle), Some(seat)) => {
-                        let sub = self.member(&asker, &room);
+                        let sub = self.member(&asker, Some(&room));
                         let joined = handle.join(player, seat, sub, reference, since).await;
                         if joined.is_err() {
-                            self.not_in(&asker, &room);
+                            self.not_in(&asker, Some(&room));
                         }
                         joined
                     }
@@ -54,10 +82,10 @@ impl Relay {
             } => {
                 let outcome = match self.local_room(&room) {
                     Ok(handle) => {
-                        let sub = self.member(&asker, &room);
+                        let sub = self.member(&asker, Some(&room));
                         let watching = handle.watch(sub, reference, since).await;
                         if watching.is_err() {
-                            self.not_in(&asker, &room);
+                            self.not_in(&asker, Some(&room));
                         }
                         watching
                     }
@@ -115,9 +143,20 @@ impl Relay {
             | Envelope::Look { .. }
             | Envelope::Seen { .. } => return,
         };
+        self.answer(&asker, outcome.map(|()| None)).await;
+    }
+
+    /// Sends `asker` the outcome of its request: done (with the room it opened, for a
+    /// `Create`), or refused.
+    async fn answer(&self, asker: &Asker, outcome: Result<Option<String>, ClientError>) {
+        let (room, refusal) = match outcome {
+            Ok(room) => (room, None),
+            Err(error) => (None, Some(Refusal::from(&error))),
+        };
         let answer = Envelope::Answer {
             reply: asker.reply,
-            refusal: outcome.err().map(|error| Refusal::from(&error)),
+            refusal,
+            room,
         };
         if let Err(error) = self.send(&asker.node, &answer).await {
             warn!(node = asker.node, %error, "could not answer another node's client");
@@ -139,8 +178,9 @@ impl Relay {
     }
 
     /// The subscriber of `asker`'s connection here, made (with the task that passes its
-    /// frames back) when it first joins or watches; notes that it is in `room`.
-    fn member(&self, asker: &Asker, room: &str) -> Subscriber {
+    /// frames back) when it first joins, watches or opens a room; notes that it is in
+    /// `room`, if given.
+    fn member(&self, asker: &Asker, room: Option<&str>) -> Subscriber {
         let key = (asker.node.clone(), asker.conn);
         let mut member = self.inner.members.entry(key).or_insert_with(|| {
             let (outbox, queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
@@ -156,19 +196,21 @@ impl Relay {
                 rooms: Vec::new(),
             }
         });
-        if !member.rooms.iter().any(|known| known == room) {
+        if let Some(room) = room
+            && !member.rooms.iter().any(|known| known == room)
+        {
             member.rooms.push(room.to_owned());
         }
         member.sub.clone()
     }
 
-    /// Notes that `asker`'s connection did not get into `room` after all, forgetting the
-    /// member if it is in no room here.
-    fn not_in(&self, asker: &Asker, room: &str) {
+    /// Notes that `asker`'s connection did not get into `room` (or into a room it was
+    /// opening) after all, forgetting the member if it is in no room here.
+    fn not_in(&self, asker: &Asker, room: Option<&str>) {
         let key = (asker.node.clone(), asker.conn);
         let emptied = match self.inner.members.get_mut(&key) {
             Some(mut member) => {
-                member.rooms.retain(|known| known != room);
+                member.rooms.retain(|known| Some(known.as_str()) != room);
                 member.rooms.is_empty()
             }
             None => false,

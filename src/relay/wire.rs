@@ -3,7 +3,7 @@
 //! owner, and the owner answers each and sends the room's frames back.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::protocol::{ClientError, ErrorCode};
 use crate::room::{ConnId, PlayerInfo, Request};
@@ -39,6 +39,16 @@ pub(super) enum Envelope {
         reference: Option<Value>,
         since: Option<u64>,
     },
+    /// A gateway's client opens a room on a node that holds rooms (its own node does
+    /// not), and is seated in it if a seat says `me`.
+    Create {
+        asker: Asker,
+        player: PlayerInfo,
+        game: String,
+        seats: Vec<String>,
+        options: Option<Map<String, Value>>,
+        reference: Option<Value>,
+    },
     /// A gateway's client moves.
     Move {
         asker: Asker,
@@ -61,10 +71,13 @@ pub(super) enum Envelope {
     },
     /// A gateway's client has closed its connection.
     Disconnect { node: String, conn: ConnId },
-    /// The owner's answer to a request: `None` when it was done.
+    /// The owner's answer to a request: `None` when it was done; for `Create`, the room
+    /// it opened.
     Answer {
         reply: u64,
         refusal: Option<Refusal>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        room: Option<String>,
     },
     /// A frame of one of `node`'s rooms for the gateway's client `conn`.
     Frame {
@@ -151,6 +164,27 @@ mod tests {
                     ErrorCode::IllegalMove,
                     "No.",
                 ))),
+                room: None,
+            },
+            Envelope::Answer {
+                reply: 10,
+                refusal: None,
+                room: Some("r2".to_owned()),
+            },
+            Envelope::Create {
+                asker: Asker {
+                    node: "n1".to_owned(),
+                    conn: 8,
+                    reply: 10,
+                },
+                player: PlayerInfo {
+                    player_id: "p".to_owned(),
+                    name: "Ann".to_owned(),
+                },
+                game: "chess".to_owned(),
+                seats: vec!["me".to_owned(), "bot:easy".to_owned()],
+                options: Some(Map::from_iter([("private".to_owned(), json!(true))])),
+                reference: None,
             },
             Envelope::Heartbeat,
             Envelope::Look {

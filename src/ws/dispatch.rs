@@ -14,7 +14,7 @@ use crate::players::{self, Identity};
 use crate::protocol::{
     self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, encode,
 };
-use crate::relay::RoomLink;
+use crate::relay::{NewRoom, RoomLink};
 use crate::room::{Creator, PlayerInfo, Request, RoomOptions, unix_ms};
 use parlor_rules::games::Seat;
 
@@ -101,26 +101,10 @@ impl Connection {
                 seats,
                 options,
             } => {
-                let creator = Creator {
-                    player: self.player_info()?,
-                    sub: self.subscriber.clone(),
-                    reference: reference.clone(),
-                };
-                self.app
-                    .limits
-                    .create_room(&self.room_budget, self.address)?;
                 let room = self
-                    .app
-                    .lobby
-                    .create(&game, &seats, options, Some(creator))?;
-                if seats.iter().any(|s| s == "me") {
-                    self.rooms
-                        .insert(room.id().to_owned(), RoomLink::Local(room.clone()));
-                }
-                Ok(vec![ServerMsg::RoomCreated {
-                    room: room.id().to_owned(),
-                    reference,
-                }])
+                    .open_room(game, seats, options, reference.clone())
+                    .await?;
+                Ok(vec![ServerMsg::RoomCreated { room, reference }])
             }
             ClientMsg::Join { room, seat, since } => {
                 let player = self.player_info()?;
@@ -236,28 +220,66 @@ impl Connection {
             self.rooms.insert(room, link);
             return Ok(Vec::new());
         }
+        let seats = vec!["me".to_owned(), "open".to_owned()];
+        let room = self
+            .open_room(game, seats, Some(options), reference.clone())
+            .await?;
+        if let Some(relay) = &self.app.relay {
+            relay.offer_waiting((kind, wanted), &room).await;
+        }
+        Ok(vec![ServerMsg::RoomCreated { room, reference }])
+    }
+
+    /// Opens a room for this connection's player, seated in it if a seat says `me`: on
+    /// this node, or, on a node of a fleet that holds no rooms, on one that does.
+    /// Returns its id.
+    async fn open_room(
+        &mut self,
+        game: String,
+        seats: Vec<String>,
+        options: Option<Map<String, Value>>,
+        reference: Option<Value>,
+    ) -> Result<String, ClientError> {
+        let player = self.player_info()?;
         self.app
             .limits
             .create_room(&self.room_budget, self.address)?;
+        let seated = seats.iter().any(|seat| seat == "me");
+        if let Some(relay) = self.app.relay.clone()
+            && !self.app.config.cluster.owns_rooms
+        {
+            // Checked here too, so that a bad request is refused as on any node.
+            self.app
+                .lobby
+                .check_new_room(&game, &seats, options.clone())?;
+            let new_room = NewRoom {
+                player,
+                game,
+                seats,
+                options,
+            };
+            let (room, link) = relay
+                .open_elsewhere(new_room, &self.subscriber, reference)
+                .await?;
+            if seated {
+                self.rooms.insert(room.clone(), link);
+            }
+            return Ok(room);
+        }
         let creator = Creator {
             player,
             sub: self.subscriber.clone(),
-            reference: reference.clone(),
+            reference,
         };
-        let seats = ["me".to_owned(), "open".to_owned()];
         let room = self
             .app
             .lobby
-            .create(&game, &seats, Some(options), Some(creator))?;
-        self.rooms
-            .insert(room.id().to_owned(), RoomLink::Local(room.clone()));
-        if let Some(relay) = &self.app.relay {
-            relay.offer_waiting((kind, wanted), room.id()).await;
+            .create(&game, &seats, options, Some(creator))?;
+        if seated {
+            self.rooms
+                .insert(room.id().to_owned(), RoomLink::Local(room.clone()));
         }
-        Ok(vec![ServerMsg::RoomCreated {
-            room: room.id().to_owned(),
-            reference,
-        }])
+        Ok(room.id().to_owned())
     }
 
     /// Passes a seated player's request to a room; the room's broadcast is the answer.

@@ -69,6 +69,15 @@ impl TestFleet {
         ParlorProcess::start(dir, &env)
     }
 
+    /// Starts a node of the fleet in `dir` that holds no rooms (`cluster.owns_rooms =
+    /// false`): it serves clients only.
+    pub(crate) fn start_serving_node(&self, dir: &Path) -> ParlorProcess {
+        let mut env = self.env();
+        env.push(("PARLOR_CLUSTER__OWNS_ROOMS".to_owned(), "false".to_owned()));
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        ParlorProcess::start(dir, &env)
+    }
+
     /// The Redis key of `room`'s lease.
     pub(crate) fn lease_key(&self, room: &str) -> String {
         format!("{}:room:{room}:owner", self.redis.prefix)

@@ -15,6 +15,7 @@ mod services;
 
 mod a_bot_takes_over_an_absent_players_seat;
 mod a_dead_nodes_games_go_on_elsewhere;
+mod a_node_may_serve_clients_only;
 mod bots_fill_seats_and_play;
 mod bots_never_hold_up_rooms;
 mod clients_are_held_to_their_limits;
