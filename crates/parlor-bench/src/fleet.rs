@@ -1,18 +1,20 @@
-//! A fleet of two Parlor nodes on one PostgreSQL and one Redis, loaded twice with the
-//! same load: every room's players on one node, then the second player and the
+//! A fleet of two Parlor nodes on one PostgreSQL and one Redis, loaded three times with
+//! the same load: every room's players on one node; then the second player and the
 //! spectators on the other node, so that every move and every frame crosses between
-//! them. The difference is the cost of the hop.
+//! them (the difference is the cost of the hop); then every other room, whole, on the
+//! other node, so that the two nodes share the load and nothing crosses.
 
 use std::path::Path;
 
 use crate::error::BenchError;
-use crate::load::{self, Load};
+use crate::load::{self, Load, Placement};
 use crate::report::Report;
 use crate::server::{Server, Target};
 use crate::system;
 
 /// Runs `load` against two fresh nodes sharing `store_url` and `redis_url` (under a key
-/// prefix of its own, removed afterwards), same-node then cross-node; both reports.
+/// prefix of its own, removed afterwards): same node, across nodes, shared by both
+/// nodes; the three reports.
 pub(crate) async fn run(
     load: &Load,
     bin_dir: &Path,
@@ -34,21 +36,29 @@ pub(crate) async fn run(
         nodes[0].pid, nodes[1].pid, nodes[0].url, nodes[1].url
     );
     let mut reports = Vec::new();
-    for (name, other_node) in [
-        ("fleet, same node", None),
-        ("fleet, across nodes", Some(nodes[1].url.clone())),
+    for (name, placement) in [
+        ("fleet, same node", Placement::OneNode),
+        (
+            "fleet, across nodes",
+            Placement::Across(nodes[1].url.clone()),
+        ),
+        (
+            "fleet, rooms on both nodes",
+            Placement::Spread(nodes[1].url.clone()),
+        ),
     ] {
         let load = Load {
             url: nodes[0].url.clone(),
-            other_node,
+            placement,
             ..load.clone()
         };
-        let measured = load::run(&load, Some(nodes[0].pid)).await?;
+        let pids = [nodes[0].pid, nodes[1].pid];
+        let measured = load::run(&load, &pids).await?;
         reports.push(Report::new(
             name.to_owned(),
             &load,
             false,
-            Some(nodes[0].pid),
+            &pids,
             &measured,
             system::load_average(),
         ));

@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use error::BenchError;
-use load::Load;
+use load::{Load, Placement};
 use report::{Comparison, Ratios, Report};
 use server::{Server, Target};
 
@@ -171,7 +171,7 @@ fn run(args: &Args) -> Result<(), BenchError> {
         })?;
     let load = Load {
         url: String::new(),
-        other_node: None,
+        placement: Placement::OneNode,
         connections: args.connections,
         spectators: args.spectators,
         game: args.game.clone(),
@@ -271,12 +271,13 @@ fn measure_all(
                     url: url.clone(),
                     ..load.clone()
                 };
-                let measured = runtime.block_on(load::run(&load, args.server_pid))?;
+                let pids: Vec<u32> = args.server_pid.into_iter().collect();
+                let measured = runtime.block_on(load::run(&load, &pids))?;
                 Report::new(
                     "url".to_owned(),
                     &load,
                     args.pin,
-                    args.server_pid,
+                    &pids,
                     &measured,
                     system::load_average(),
                 )
@@ -343,7 +344,7 @@ async fn measure(
     } else {
         None
     };
-    let measured = load::run(&load, Some(server.pid)).await;
+    let measured = load::run(&load, &[server.pid]).await;
     let after = match before {
         Some(_) => Some(store::Counters::read(&server.url).await),
         None => None,
@@ -353,7 +354,7 @@ async fn measure(
             target.to_string(),
             &load,
             pin,
-            Some(server.pid),
+            &[server.pid],
             &m,
             system::load_average(),
         );

@@ -103,8 +103,8 @@ pub(crate) struct Errors {
 /// The server's memory and CPU.
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct ServerFigures {
-    /// Its pid.
-    pub(crate) pid: u32,
+    /// Its pid (a fleet's nodes' pids, their figures added up).
+    pub(crate) pids: Vec<u32>,
     /// Resident memory before any connection, bytes.
     pub(crate) rss_before_bytes: u64,
     /// Resident memory with every connection open and idle, bytes.
@@ -127,7 +127,7 @@ impl Report {
         target: String,
         load: &Load,
         pinned: bool,
-        pid: Option<u32>,
+        pids: &[u32],
         m: &Measured,
         load_average: Option<[f64; 3]>,
     ) -> Report {
@@ -139,9 +139,9 @@ impl Report {
             }
         };
         let h = &m.latency;
-        let server = match (pid, m.rss, m.server_cpu_secs) {
-            (Some(pid), Some([before, idle, under_load]), Some(cpu)) => Some(ServerFigures {
-                pid,
+        let server = match (m.rss, m.server_cpu_secs) {
+            (Some([before, idle, under_load]), Some(cpu)) => Some(ServerFigures {
+                pids: pids.to_vec(),
                 rss_before_bytes: before,
                 rss_idle_bytes: idle,
                 idle_bytes_per_connection: if m.connections_opened > 0 {
@@ -243,7 +243,11 @@ impl Report {
             let _ = writeln!(
                 out,
                 "  server pid {}: RSS {:.1} MiB before, {:.1} MiB idle ({:.0} bytes per connection), {:.1} MiB under load; CPU {:.2} of a core, {} per move",
-                s.pid,
+                s.pids
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join("+"),
                 mib(s.rss_before_bytes),
                 mib(s.rss_idle_bytes),
                 s.idle_bytes_per_connection,

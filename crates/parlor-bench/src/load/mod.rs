@@ -37,9 +37,8 @@ const ERRORS_KEPT: usize = 5;
 pub(crate) struct Load {
     /// `ws://127.0.0.1:PORT/ws`.
     pub(crate) url: String,
-    /// Another node of the same fleet, for the second player and the spectators (the
-    /// room and its first player are on `url`): every move crosses between nodes.
-    pub(crate) other_node: Option<String>,
+    /// Where the connections go when `url` is a node of a fleet.
+    pub(crate) placement: Placement,
     /// Connections to open (rounded down to whole rooms).
     pub(crate) connections: usize,
     /// Spectators per room.
@@ -200,8 +199,9 @@ struct RoomClock {
     next_due: AtomicU64,
 }
 
-/// Runs `load` against a server whose pid, when known, is `pid`.
-pub(crate) async fn run(load: &Load, pid: Option<u32>) -> Result<Measured, BenchError> {
+/// Runs `load` against the server processes `pids` (none when not known; a fleet's
+/// nodes, whose memory and CPU are added up).
+pub(crate) async fn run(load: &Load, pids: &[u32]) -> Result<Measured, BenchError> {
     let rooms = load.rooms();
     if rooms == 0 {
         return Err(BenchError::Usage(format!(
@@ -229,7 +229,7 @@ pub(crate) async fn run(load: &Load, pid: Option<u32>) -> Result<Measured, Bench
         start_ns: AtomicU64::new(0),
         interval_ns,
     });
-    let rss_before = pid.map(system::rss_bytes).transpose()?;
+    let rss_before = total(pids, system::rss_bytes)?;
 
     let setup_started = Instant::now();
     let tag = format!("{:06x}", rand::random::<u32>() & 0xff_ffff);
@@ -242,7 +242,7 @@ pub(crate) async fn run(load: &Load, pid: Option<u32>) -> Result<Measured, Bench
         let phase = interval_ns.map_or(0, |i| rand::random_range(0..i));
         setups.spawn(async move {
             let _permit = permits.acquire_owned().await;
-            set_up_room(&load, &name, phase).await
+            set_up_room(&load, &name, index, phase).await
         });
     }
     let mut tasks = JoinSet::new();
@@ -291,7 +291,7 @@ pub(crate) async fn run(load: &Load, pid: Option<u32>) -> Result<Measured, Bench
     }
     tokio::time::sleep(load.idle).await;
     let connections_opened = ctx.counters.open.load(Ordering::Relaxed);
-    let rss_idle = pid.map(system::rss_bytes).transpose()?;
+    let rss_idle = total(pids, system::rss_bytes)?;
 
     if load.bot_rooms > 0 {
         let bots = BotRooms {
@@ -320,7 +320,7 @@ pub(crate) async fn run(load: &Load, pid: Option<u32>) -> Result<Measured, Bench
     tokio::time::sleep(load.warmup).await;
 
     let before = ctx.counters.get();
-    let server_cpu_before = pid.map(system::cpu_seconds).transpose()?;
+    let server_cpu_before = total(pids, system::cpu_seconds)?;
     let generator_cpu_before = system::cpu_seconds(std::process::id()).ok();
     let window = Instant::now();
     ctx.recording.store(true, Ordering::Relaxed);
@@ -328,9 +328,9 @@ pub(crate) async fn run(load: &Load, pid: Option<u32>) -> Result<Measured, Bench
     ctx.recording.store(false, Ordering::Relaxed);
     let window_secs = window.elapsed().as_secs_f64();
     let after = ctx.counters.get();
-    let server_cpu_after = pid.map(system::cpu_seconds).transpose()?;
+    let server_cpu_after = total(pids, system::cpu_seconds)?;
     let generator_cpu_after = system::cpu_seconds(std::process::id()).ok();
-    let rss_load = pid.map(system::rss_bytes).transpose()?;
+    let rss_load = total(pids, system::rss_bytes)?;
     let connections_held = ctx.counters.open.load(Ordering::Relaxed);
 
     ctx.cancel.cancel();
@@ -375,6 +375,34 @@ pub(crate) async fn run(load: &Load, pid: Option<u32>) -> Result<Measured, Bench
     })
 }
 
+/// The sum of `figure` over the processes `pids`; `None` when there are none.
+fn total<T: std::iter::Sum<T>>(
+    pids: &[u32],
+    figure: impl Fn(u32) -> Result<T, BenchError>,
+) -> Result<Option<T>, BenchError> {
+    if pids.is_empty() {
+        return Ok(None);
+    }
+    pids.iter()
+        .map(|&pid| figure(pid))
+        .sum::<Result<T, _>>()
+        .map(Some)
+}
+
+/// Where a room's connections go in a fleet.
+#[derive(Clone, Debug, Default)]
+pub(crate) enum Placement {
+    /// Every connection to `url`.
+    #[default]
+    OneNode,
+    /// The room and its first player on `url`, the second player and the spectators on
+    /// this other node: every move crosses between the nodes.
+    Across(String),
+    /// Every other room, with all its connections, on this other node: two nodes share
+    /// the load, and nothing crosses.
+    Spread(String),
+}
+
 /// A room whose game has started, with its open connections.
 struct ReadyRoom {
     id: String,
@@ -386,10 +414,21 @@ struct ReadyRoom {
 }
 
 /// Creates a room: seat 0 creates it, the spectators watch, then seat 1 joins, which
-/// starts the game (the players wait for the start signal before moving). With another
-/// node of a fleet, seat 1 and the spectators connect there.
-async fn set_up_room(load: &Load, name: &str, phase: u64) -> Result<ReadyRoom, String> {
-    let (mut first, first_id) = hello(&load.url, &format!("{name}-a")).await?;
+/// starts the game (the players wait for the start signal before moving). In a fleet,
+/// the room number `index` is placed as `load.placement` says.
+async fn set_up_room(
+    load: &Load,
+    name: &str,
+    index: usize,
+    phase: u64,
+) -> Result<ReadyRoom, String> {
+    let (home, elsewhere) = match &load.placement {
+        Placement::OneNode => (load.url.as_str(), load.url.as_str()),
+        Placement::Across(other) => (load.url.as_str(), other.as_str()),
+        Placement::Spread(other) if index % 2 == 1 => (other.as_str(), other.as_str()),
+        Placement::Spread(_) => (load.url.as_str(), load.url.as_str()),
+    };
+    let (mut first, first_id) = hello(home, &format!("{name}-a")).await?;
     let create = serde_json::json!({
         "type": "create_room", "game": load.game, "seats": ["me", "open"],
     });
@@ -400,7 +439,6 @@ async fn set_up_room(load: &Load, name: &str, phase: u64) -> Result<ReadyRoom, S
         .room;
     until(&mut first, "joined").await?;
     until(&mut first, "state").await?;
-    let elsewhere = load.other_node.as_deref().unwrap_or(&load.url);
     let mut spectators = Vec::with_capacity(load.spectators);
     for i in 0..load.spectators {
         let (mut ws, _) = hello(elsewhere, &format!("{name}-s{i}")).await?;
