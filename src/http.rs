@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use tracing::warn;
 
 use crate::AppState;
-use crate::lobby::PageCursor;
+use crate::lobby::{PageCursor, could_be_room_id};
 use crate::metrics::MetricsError;
 use crate::protocol::TimeControl;
 use crate::room::probe::{PROBE_BOUND, probe};
@@ -239,12 +239,12 @@ async fn room(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpR
     let body = match (state.lobby.get(&id), &state.relay) {
         (Ok(handle), _) => handle.state_json().into_bytes(),
         // In a fleet, the node that holds the room answers through this one.
-        (Err(_), Some(relay)) => match relay.room_state(&id).await {
+        (Err(_), Some(relay)) if could_be_room_id(&id) => match relay.room_state(&id).await {
             Ok(Some(text)) => text.into(),
             Ok(None) => return Err(not_found()),
             Err(error) => return Err(ApiError::Unreachable(error.message)),
         },
-        (Err(_), None) => return Err(not_found()),
+        (Err(_), _) => return Err(not_found()),
     };
     Ok(HttpResponse::Ok()
         .content_type(ContentType::json())

@@ -255,6 +255,9 @@ pub async fn run(
             "these rooms were still busy when the shutdown grace ran out; stopping without them"
         );
     }
+    if let Some(relay) = &state.relay {
+        relay.stopped_telling(Duration::from_secs(2)).await;
+    }
     if let (Some(cluster), Some(keeper)) = (&cluster, keeper) {
         // The rooms have stopped: hand them to the other nodes at once rather than
         // when their leases run out.

@@ -28,8 +28,9 @@ use parlor_rules::GameKind;
 use parlor_rules::catalog::{self, AnyGame};
 use parlor_rules::games::{PositionError, Seat};
 
-pub(crate) use feed::{LobbyFeed, LobbyUpdate};
+pub(crate) use feed::{LobbyFeed, LobbyUpdate, LocalChange};
 use remote::RemoteListings;
+pub(crate) use remote::RoomNews;
 pub(crate) use subscription::{LobbyEvent, LobbySubscription, next_lobby_event};
 
 /// A room ready to be created: its game and its checked seats and options.
@@ -37,6 +38,15 @@ pub(crate) struct CheckedRoom {
     instance: Box<dyn AnyGame>,
     seats: [SeatSpec; 2],
     options: RoomOptions,
+}
+
+/// Room ids are this many random bytes, in hex.
+pub(crate) const ROOM_ID_BYTES: usize = 5;
+
+/// Whether `id` could be a room's id: anything else names no room of any node, and is
+/// not worth asking the fleet about.
+pub(crate) fn could_be_room_id(id: &str) -> bool {
+    id.len() == 2 * ROOM_ID_BYTES && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// All live rooms, by id. Cloning it is cheap and shares the rooms.
@@ -77,6 +87,20 @@ impl Lobby {
         options: Option<Map<String, Value>>,
         creator: Option<Creator>,
     ) -> Result<RoomHandle, ClientError> {
+        self.create_as(&self.fresh_id(), game, seats, options, creator)
+    }
+
+    /// Creates a room as [`Lobby::create`] does, under the id `id` another node of the
+    /// fleet chose (refused with `storage_unavailable`, to be asked again, in the
+    /// unlikely case that it is taken here).
+    pub(crate) fn create_as(
+        &self,
+        id: &str,
+        game: &str,
+        seats: &[String],
+        options: Option<Map<String, Value>>,
+        creator: Option<Creator>,
+    ) -> Result<RoomHandle, ClientError> {
         let CheckedRoom {
             instance,
             seats,
@@ -93,9 +117,11 @@ impl Lobby {
                 ),
             ));
         }
-        let id = self.fresh_id();
+        if self.rooms.contains_key(id) {
+            return Err(ClientError::storage_unavailable());
+        }
         let (handle, task) = RoomHandle::spawn(
-            id.clone(),
+            id.to_owned(),
             instance,
             seats,
             options,
@@ -104,7 +130,7 @@ impl Lobby {
             &self.runtime,
             &self.tracker,
         );
-        self.register(id, handle.clone(), task);
+        self.register(id.to_owned(), handle.clone(), task);
         Ok(handle)
     }
 
@@ -182,27 +208,32 @@ impl Lobby {
         self.rooms.insert(id.clone(), handle.clone());
         let rooms = self.rooms.clone();
         let feed = self.feed.clone();
+        let remote = self.remote.clone();
         let mut summaries = (!handle.is_private()).then(|| handle.summaries());
         self.runtime.spawn(async move {
             // The watch ends when the room's task does, having announced its last state.
             if let Some(summaries) = summaries.as_mut() {
                 let mut change = LobbyChange::Added;
                 while let Some(summary) = summaries.next().await {
-                    feed.announce(change, &summary);
+                    feed.announce(change, &summary, handle.fence());
                     change = LobbyChange::Changed;
                 }
             }
             let _ = task.await;
             rooms.remove(&id);
             if let Some(last) = summaries.as_ref().and_then(|s| s.last()) {
-                feed.announce(LobbyChange::Removed, last);
+                feed.announce(LobbyChange::Removed, last, handle.fence());
+                // The room moved to another node, which lists it already.
+                if let Some(elsewhere) = remote.get(&id) {
+                    feed.announce_remote(LobbyChange::Changed, &elsewhere);
+                }
             }
         });
     }
 
     fn fresh_id(&self) -> String {
         loop {
-            let id = random_hex(5);
+            let id = random_hex(ROOM_ID_BYTES);
             if !self.rooms.contains_key(&id) {
                 return id;
             }
@@ -248,19 +279,25 @@ impl Lobby {
         rooms
     }
 
-    /// Every listed room of this node, in no order.
-    pub(crate) fn listed_here(&self) -> Vec<RoomSummary> {
+    /// Every listed room of this node, with the token it holds the room under, in no
+    /// order.
+    pub(crate) fn listed_here(&self) -> Vec<(Fence, RoomSummary)> {
         self.rooms
             .iter()
             .filter(|entry| !entry.is_private())
-            .map(|entry| entry.summary())
+            .map(|entry| (entry.fence(), entry.summary()))
             .collect()
     }
 
     /// Every listed room of the fleet (of this node alone when it is not in one), in no
     /// order.
     fn listed(&self) -> Vec<RoomSummary> {
-        let mut rooms = self.listed_here();
+        let mut rooms: Vec<RoomSummary> = self
+            .rooms
+            .iter()
+            .filter(|entry| !entry.is_private())
+            .map(|entry| entry.summary())
+            .collect();
         rooms.extend(self.remote.summaries(|id| self.rooms.contains_key(id)));
         rooms
     }
@@ -286,23 +323,24 @@ impl Lobby {
         LobbySubscription::new(self.feed.subscribe(), game, flush_every)
     }
 
-    /// Every change to a room of this node (and, in a fleet, to rooms other nodes list)
-    /// from now on, as it is announced.
-    pub(crate) fn updates(&self) -> broadcast::Receiver<LobbyUpdate> {
-        self.feed.subscribe()
+    /// Every change to a room of this node from now on, as it is announced, for the
+    /// rest of a fleet.
+    pub(crate) fn local_changes(&self) -> broadcast::Receiver<LocalChange> {
+        self.feed.subscribe_local()
     }
 
     /// Takes in what the fleet's node `node` says happened to one of the rooms it lists,
     /// and tells this node's lobby subscribers.
-    pub(crate) fn hear(&self, node: &str, change: LobbyChange, summary: &RoomSummary) {
-        if self.remote.apply(node, change, summary) && !self.rooms.contains_key(&summary.room) {
-            self.feed.announce_remote(change, summary);
+    pub(crate) fn hear(&self, node: &str, news: &RoomNews) {
+        if self.remote.apply(node, news) && !self.rooms.contains_key(&news.summary.room) {
+            self.feed.announce_remote(news.change, &news.summary);
         }
     }
 
     /// Replaces what this node knows of the rooms the fleet's node `node` lists with
-    /// `rooms`, and tells this node's lobby subscribers what that changed.
-    pub(crate) fn hear_all(&self, node: &str, rooms: Vec<RoomSummary>) {
+    /// `rooms` (each with the token `node` holds it under), and tells this node's lobby
+    /// subscribers what that changed.
+    pub(crate) fn hear_all(&self, node: &str, rooms: Vec<(Fence, RoomSummary)>) {
         for (change, summary) in self.remote.replace(node, rooms) {
             if !self.rooms.contains_key(&summary.room) {
                 self.feed.announce_remote(change, &summary);

@@ -116,6 +116,13 @@ impl Cluster {
         Ok(nodes.into_iter().zip(rooms).collect())
     }
 
+    /// What the node `node` lists now, as it wrote it (nothing once its listing lapsed).
+    pub(crate) async fn listing_of(&self, node: &str) -> Result<Vec<String>, ClusterError> {
+        let mut redis = self.redis.clone();
+        let rooms: Vec<String> = redis.hvals(self.listing_key(node)).await?;
+        Ok(rooms)
+    }
+
     /// Listens to the nodes' news of their rooms: every piece published from the moment
     /// this returns, until the connection to Redis breaks (the stream then ends).
     pub(crate) async fn follow_listings(

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use dashmap::DashMap;
 
 use crate::protocol::{LobbyChange, RoomSummary};
+use crate::store::Fence;
 
 /// The rooms other nodes list. Cloning it is cheap and shares them. Empty on a single
 /// node.
@@ -20,30 +21,61 @@ pub(crate) struct RemoteListings {
 #[derive(Clone, Debug)]
 struct Listed {
     node: Arc<str>,
+    /// The token the node holds the room under: a node that took the room over holds
+    /// it under a higher one, and its news outranks the old node's.
+    fence: Fence,
     summary: RoomSummary,
 }
 
+/// One room as a node of the fleet reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct RoomNews {
+    /// What happened to the room.
+    pub(crate) change: LobbyChange,
+    /// The token the node holds the room under.
+    pub(crate) fence: Fence,
+    /// The room as it is now (as it last was, when removed).
+    pub(crate) summary: RoomSummary,
+}
+
 impl RemoteListings {
-    /// Records what `node` says happened to `summary`'s room; whether that changed
-    /// anything here (a removal by a node that no longer lists the room changes nothing:
-    /// the room has moved to another node meanwhile).
-    pub(crate) fn apply(&self, node: &str, change: LobbyChange, summary: &RoomSummary) -> bool {
-        match change {
+    /// Records what `node` says happened to a room; whether that changed anything here.
+    /// News under a lower token than the room's listing is old news from a node that
+    /// lost the room, and changes nothing; nor does a removal by a node that no longer
+    /// lists the room (it moved to another node meanwhile).
+    pub(crate) fn apply(&self, node: &str, news: &RoomNews) -> bool {
+        let room = &news.summary.room;
+        match news.change {
             LobbyChange::Added | LobbyChange::Changed => {
+                if self
+                    .rooms
+                    .get(room)
+                    .is_some_and(|listed| listed.fence > news.fence)
+                {
+                    return false;
+                }
                 self.rooms.insert(
-                    summary.room.clone(),
+                    room.clone(),
                     Listed {
                         node: Arc::from(node),
-                        summary: summary.clone(),
+                        fence: news.fence,
+                        summary: news.summary.clone(),
                     },
                 );
                 true
             }
             LobbyChange::Removed => self
                 .rooms
-                .remove_if(&summary.room, |_, listed| &*listed.node == node)
+                .remove_if(room, |_, listed| {
+                    &*listed.node == node && listed.fence <= news.fence
+                })
                 .is_some(),
         }
+    }
+
+    /// How another node lists the room `id`, if one does.
+    pub(crate) fn get(&self, id: &str) -> Option<RoomSummary> {
+        self.rooms.get(id).map(|listed| listed.summary.clone())
     }
 
     /// Forgets every room `node` lists; returns them as they last were.
@@ -59,13 +91,14 @@ impl RemoteListings {
         gone
     }
 
-    /// Replaces what `node` lists with `rooms`; returns the changes that makes.
+    /// Replaces what `node` lists with `rooms` (each with its token); returns the
+    /// changes that makes.
     pub(crate) fn replace(
         &self,
         node: &str,
-        rooms: Vec<RoomSummary>,
+        rooms: Vec<(Fence, RoomSummary)>,
     ) -> Vec<(LobbyChange, RoomSummary)> {
-        let kept: HashSet<&str> = rooms.iter().map(|room| room.room.as_str()).collect();
+        let kept: HashSet<&str> = rooms.iter().map(|(_, room)| room.room.as_str()).collect();
         let mut changes: Vec<(LobbyChange, RoomSummary)> = Vec::new();
         self.rooms.retain(|id, listed| {
             let keep = &*listed.node != node || kept.contains(id.as_str());
@@ -74,14 +107,20 @@ impl RemoteListings {
             }
             keep
         });
-        for room in rooms {
+        for (fence, room) in rooms {
             let change = match self.rooms.get(&room.room) {
                 Some(listed) if listed.summary == room && &*listed.node == node => continue,
                 Some(_) => LobbyChange::Changed,
                 None => LobbyChange::Added,
             };
-            self.apply(node, change, &room);
-            changes.push((change, room));
+            let news = RoomNews {
+                change,
+                fence,
+                summary: room,
+            };
+            if self.apply(node, &news) {
+                changes.push((change, news.summary));
+            }
         }
         changes
     }
@@ -124,6 +163,14 @@ mod tests {
         }
     }
 
+    fn news(change: LobbyChange, fence: i64, summary: RoomSummary) -> RoomNews {
+        RoomNews {
+            change,
+            fence: Fence(fence),
+            summary,
+        }
+    }
+
     fn ids(listings: &RemoteListings) -> Vec<String> {
         let mut ids: Vec<String> = listings
             .summaries(|_| false)
@@ -135,13 +182,15 @@ mod tests {
     }
 
     #[test]
-    fn a_room_that_moved_is_not_removed_by_its_old_node() {
+    fn a_room_that_moved_is_not_removed_or_changed_by_its_old_node() {
         let listings = RemoteListings::default();
-        listings.apply("a", LobbyChange::Added, &room("r1", 0));
-        // Node a died; node b took the room over before a's removal arrived.
-        listings.apply("b", LobbyChange::Changed, &room("r1", 3));
-        assert!(!listings.apply("a", LobbyChange::Removed, &room("r1", 0)));
-        assert_eq!(ids(&listings), ["r1"]);
+        listings.apply("a", &news(LobbyChange::Added, 1, room("r1", 0)));
+        // Node a lost the room; node b took it over under a higher token before a's
+        // last news arrived.
+        listings.apply("b", &news(LobbyChange::Changed, 2, room("r1", 3)));
+        assert!(!listings.apply("a", &news(LobbyChange::Changed, 1, room("r1", 1))));
+        assert!(!listings.apply("a", &news(LobbyChange::Removed, 1, room("r1", 1))));
+        assert_eq!(listings.get("r1"), Some(room("r1", 3)));
         assert!(listings.forget("a").is_empty());
         assert_eq!(listings.forget("b"), [room("r1", 3)]);
         assert!(ids(&listings).is_empty());
@@ -150,10 +199,15 @@ mod tests {
     #[test]
     fn replacing_a_nodes_rooms_says_what_changed() {
         let listings = RemoteListings::default();
-        listings.apply("a", LobbyChange::Added, &room("r1", 0));
-        listings.apply("a", LobbyChange::Added, &room("r2", 0));
-        listings.apply("b", LobbyChange::Added, &room("r9", 0));
-        let changes = listings.replace("a", vec![room("r2", 0), room("r1", 5), room("r3", 0)]);
+        listings.apply("a", &news(LobbyChange::Added, 1, room("r1", 0)));
+        listings.apply("a", &news(LobbyChange::Added, 1, room("r2", 0)));
+        listings.apply("b", &news(LobbyChange::Added, 1, room("r9", 0)));
+        let rooms = |list: &[(&str, usize)]| -> Vec<(Fence, RoomSummary)> {
+            list.iter()
+                .map(|(id, moves)| (Fence(1), room(id, *moves)))
+                .collect()
+        };
+        let changes = listings.replace("a", rooms(&[("r2", 0), ("r1", 5), ("r3", 0)]));
         assert_eq!(
             changes,
             [
@@ -161,7 +215,7 @@ mod tests {
                 (LobbyChange::Added, room("r3", 0)),
             ]
         );
-        let changes = listings.replace("a", vec![room("r3", 0)]);
+        let changes = listings.replace("a", rooms(&[("r3", 0)]));
         assert_eq!(changes.len(), 2);
         assert!(
             changes

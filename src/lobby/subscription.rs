@@ -6,6 +6,7 @@
 //! snapshot instead, again at most once per interval.
 
 use parlor_rules::GameKind;
+use std::collections::HashMap;
 use std::time::Duration;
 
 use bytestring::ByteString;
@@ -122,6 +123,8 @@ pub(crate) async fn next_lobby_event(subscription: Option<&mut LobbySubscription
 #[derive(Debug, Default)]
 struct Batch {
     updates: Vec<LobbyUpdate>,
+    /// Where each room's update is in `updates`.
+    places: HashMap<String, usize>,
 }
 
 impl Batch {
@@ -130,13 +133,13 @@ impl Batch {
     }
 
     fn add(&mut self, update: LobbyUpdate) {
-        match self
-            .updates
-            .iter_mut()
-            .find(|held| held.summary.room == update.summary.room)
-        {
-            Some(held) => *held = update,
-            None => self.updates.push(update),
+        match self.places.get(&update.summary.room) {
+            Some(&place) => self.updates[place] = update,
+            None => {
+                self.places
+                    .insert(update.summary.room.clone(), self.updates.len());
+                self.updates.push(update);
+            }
         }
     }
 
@@ -155,12 +158,11 @@ mod tests {
     use tokio::sync::broadcast;
 
     use super::*;
-    use crate::protocol::{LobbyChange, RoomSummary, Status, TimeControl};
+    use crate::protocol::{RoomSummary, Status, TimeControl};
 
     fn update(room: &str, game: GameKind, frame: &str) -> LobbyUpdate {
         LobbyUpdate {
             frame: ByteString::from(frame.to_owned()),
-            change: LobbyChange::Changed,
             summary: Arc::new(RoomSummary {
                 room: room.to_owned(),
                 game,
@@ -171,7 +173,6 @@ mod tests {
                 time_control: TimeControl::default(),
                 created_at_ms: 0,
             }),
-            local: true,
         }
     }
 

@@ -2,15 +2,13 @@
 //! this node or one reached through its owner, and the frames owners send back.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use bytestring::ByteString;
-use rand::seq::IndexedRandom;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio::sync::mpsc::error::TrySendError;
-use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use super::awaited::{Awaited, Unanswered};
 use super::wire::{Asker, Envelope};
 use super::{ANSWER_WITHIN, Relay, RemoteRoomEntry};
 use crate::protocol::{ClientError, ErrorCode};
@@ -39,25 +37,6 @@ fn unreachable_room() -> ClientError {
         ErrorCode::RoomUnreachable,
         "The server holding that room did not answer in time, so it is not known whether this was done. Join or watch the room again (with \"since\") to see where it stands.",
     )
-}
-
-fn no_room_holder() -> ClientError {
-    ClientError::new(
-        ErrorCode::RoomUnreachable,
-        "No server of the fleet that holds rooms answered, so the room was not opened. Try again in a few seconds.",
-    )
-}
-
-/// A room to open on another node: what `create_room` asks for, and who asks.
-pub(crate) struct NewRoom {
-    /// The player opening it.
-    pub(crate) player: PlayerInfo,
-    /// The game's id.
-    pub(crate) game: String,
-    /// The two seats, as `create_room` gives them.
-    pub(crate) seats: Vec<String>,
-    /// The room's options, as `create_room` gives them.
-    pub(crate) options: Option<Map<String, Value>>,
 }
 
 fn unknown_room() -> ClientError {
@@ -200,6 +179,34 @@ impl RoomLink {
 }
 
 impl RemoteRoom {
+    /// The room `room`, held by the node `owner`, reached through `relay`.
+    pub(super) fn new(relay: Relay, room: String, owner: String) -> RemoteRoom {
+        RemoteRoom { relay, room, owner }
+    }
+
+    /// Counts this node's client `conn` as in the room: it hears if the room moves.
+    pub(super) fn enter(&self, conn: ConnId) {
+        let mut entry = self
+            .relay
+            .inner
+            .remote_rooms
+            .entry(self.room.clone())
+            .or_insert_with(|| RemoteRoomEntry {
+                owner: self.owner.clone(),
+                clients: Vec::new(),
+            });
+        if !entry.clients.contains(&conn) {
+            entry.clients.push(conn);
+        }
+    }
+
+    /// Takes this node's client `conn` out of the room.
+    pub(super) fn leave(&self, conn: ConnId) {
+        if let Some(mut entry) = self.relay.inner.remote_rooms.get_mut(&self.room) {
+            entry.clients.retain(|client| *client != conn);
+        }
+    }
+
     /// Asks the owner for what `envelope` says (a join or a watch) on behalf of `conn`
     /// and waits for its answer. `conn` counts as in the room from the start, so that
     /// it hears if the room moves even when the answer is lost; a refusal takes it out.
@@ -208,24 +215,12 @@ impl RemoteRoom {
         conn: ConnId,
         envelope: impl FnOnce(Asker) -> Envelope,
     ) -> Result<(), ClientError> {
-        let rooms = &self.relay.inner.remote_rooms;
-        {
-            let mut entry = rooms
-                .entry(self.room.clone())
-                .or_insert_with(|| RemoteRoomEntry {
-                    owner: self.owner.clone(),
-                    clients: Vec::new(),
-                });
-            if !entry.clients.contains(&conn) {
-                entry.clients.push(conn);
-            }
-        }
+        self.enter(conn);
         let outcome = self.ask(conn, envelope).await;
         if let Err(error) = &outcome
             && error.code != ErrorCode::RoomUnreachable
-            && let Some(mut entry) = rooms.get_mut(&self.room)
         {
-            entry.clients.retain(|client| *client != conn);
+            self.leave(conn);
         }
         outcome
     }
@@ -236,97 +231,33 @@ impl RemoteRoom {
         conn: ConnId,
         envelope: impl FnOnce(Asker) -> Envelope,
     ) -> Result<(), ClientError> {
-        self.relay
-            .ask_node(&self.owner, conn, envelope)
-            .await
-            .map(|_| ())
+        match self.relay.ask_node(&self.owner, conn, envelope).await {
+            Ok(outcome) => outcome.map(|_| ()),
+            Err(_) => Err(unreachable_room()),
+        }
     }
 }
 
 impl Relay {
     /// Sends the node `node` `envelope` on behalf of `conn` and waits for its answer:
     /// done (with the room it opened, for a `Create`), or refused.
-    async fn ask_node(
+    pub(super) async fn ask_node(
         &self,
         node: &str,
         conn: ConnId,
         envelope: impl FnOnce(Asker) -> Envelope,
-    ) -> Result<Option<String>, ClientError> {
+    ) -> Result<Result<Option<String>, ClientError>, Unanswered> {
         let inner = &self.inner;
-        let reply = inner.next_reply.fetch_add(1, Ordering::Relaxed);
-        let (answer, answered) = oneshot::channel();
-        inner.waiting.insert(reply, answer);
+        let awaited = Awaited::new(&inner.waiting, &inner.next_reply);
         let asker = Asker {
             node: inner.cluster.node().to_owned(),
             conn,
-            reply,
+            reply: awaited.reply(),
         };
-        let heard = self.send(node, &envelope(asker)).await;
-        let outcome = match heard {
-            Ok(heard) if heard > 0 => tokio::time::timeout(ANSWER_WITHIN, answered).await,
-            _ => {
-                inner.waiting.remove(&reply);
-                return Err(unreachable_room());
-            }
-        };
-        match outcome {
-            Ok(Ok(result)) => result,
-            _ => {
-                inner.waiting.remove(&reply);
-                Err(unreachable_room())
-            }
+        match self.send(node, &envelope(asker)).await {
+            Ok(heard) if heard > 0 => awaited.within(ANSWER_WITHIN).await,
+            _ => Err(Unanswered::NotHeard),
         }
-    }
-
-    /// Opens a room (see [`Lobby::create`](crate::lobby::Lobby::create)) on another node
-    /// that holds rooms, for this node's client `sub` (seated in it if a seat says
-    /// `me`): the room's id, and the room as the client reaches it.
-    pub(crate) async fn open_elsewhere(
-        &self,
-        room: NewRoom,
-        sub: &Subscriber,
-        reference: Option<Value>,
-    ) -> Result<(String, RoomLink), ClientError> {
-        let owners: Vec<String> = self
-            .inner
-            .owning_nodes
-            .iter()
-            .map(|entry| entry.key().clone())
-            .collect();
-        let Some(owner) = owners.choose(&mut rand::rng()).cloned() else {
-            return Err(no_room_holder());
-        };
-        let seated = room.seats.iter().any(|seat| seat == "me");
-        let opened = self
-            .ask_node(&owner, sub.conn, |asker| Envelope::Create {
-                asker,
-                player: room.player,
-                game: room.game,
-                seats: room.seats,
-                options: room.options,
-                reference,
-            })
-            .await?;
-        let Some(id) = opened else {
-            return Err(no_room_holder());
-        };
-        let remote = RemoteRoom {
-            relay: self.clone(),
-            room: id.clone(),
-            owner,
-        };
-        if seated {
-            self.inner
-                .remote_rooms
-                .entry(id.clone())
-                .or_insert_with(|| RemoteRoomEntry {
-                    owner: remote.owner.clone(),
-                    clients: Vec::new(),
-                })
-                .clients
-                .push(sub.conn);
-        }
-        Ok((id, RoomLink::Remote(remote)))
     }
 
     /// The room `room` on the node of the fleet that holds it, if another node does.
@@ -356,27 +287,18 @@ impl Relay {
             Err(error) => return Err(error),
         };
         let inner = &self.inner;
-        let reply = inner.next_reply.fetch_add(1, Ordering::Relaxed);
-        let (answer, answered) = oneshot::channel();
-        inner.looking.insert(reply, answer);
+        let awaited = Awaited::new(&inner.looking, &inner.next_reply);
         let look = Envelope::Look {
             node: inner.cluster.node().to_owned(),
-            reply,
+            reply: awaited.reply(),
             room: room.to_owned(),
         };
-        let outcome = match self.send(&owner, &look).await {
-            Ok(heard) if heard > 0 => tokio::time::timeout(ANSWER_WITHIN, answered).await,
-            _ => {
-                inner.looking.remove(&reply);
-                return Err(unreachable_room());
-            }
-        };
-        match outcome {
-            Ok(Ok(state)) => Ok(state),
-            _ => {
-                inner.looking.remove(&reply);
-                Err(unreachable_room())
-            }
+        match self.send(&owner, &look).await {
+            Ok(heard) if heard > 0 => awaited
+                .within(ANSWER_WITHIN)
+                .await
+                .map_err(|_| unreachable_room()),
+            _ => Err(unreachable_room()),
         }
     }
 

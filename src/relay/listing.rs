@@ -3,7 +3,8 @@
 //! lease so they know it lives), and lists theirs beside its own, telling its lobby
 //! subscribers of their changes as of its own. A node that stops says so; one that dies
 //! is forgotten after a lease without a word, and the nodes that adopt its rooms list
-//! them anew.
+//! them anew. Each room travels with the token its node holds it under, so the news of
+//! a node that lost a room never outranks that of the node that took it over.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use std::time::Duration;
 use dashmap::DashMap;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
@@ -19,22 +21,25 @@ use tracing::{info, warn};
 
 use super::LISTEN_AGAIN_AFTER;
 use crate::cluster::{Cluster, ListingWrite};
-use crate::lobby::Lobby;
+use crate::lobby::{Lobby, LocalChange, RoomNews};
 use crate::protocol::{LobbyChange, RoomSummary};
+use crate::store::Fence;
 
 /// What one node tells the others about the rooms it lists.
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum ListingNews {
-    /// What changed in `node`'s rooms since its last news (nothing: it is still there);
-    /// when `full`, every room it lists, replacing what it said before.
+    /// What changed in `node`'s rooms since its last news (nothing: it is still there),
+    /// each a [`RoomEntry`] (read one by one, so that one a node of another version
+    /// wrote costs only itself); when `full`, `node` has rewritten its whole listing,
+    /// to be read again from Redis.
     Changes {
         node: String,
         /// Whether `node` holds rooms (`cluster.owns_rooms`): where rooms may be opened.
         #[serde(default = "holds_rooms")]
         owns_rooms: bool,
         full: bool,
-        changes: Vec<(LobbyChange, RoomSummary)>,
+        changes: Vec<Value>,
     },
     /// `node` has stopped: its rooms are no longer listed by it.
     Gone { node: String },
@@ -43,6 +48,25 @@ enum ListingNews {
 /// A node that does not say whether it holds rooms does.
 fn holds_rooms() -> bool {
     true
+}
+
+/// One room in a node's news and in its listing in Redis.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct RoomEntry {
+    change: LobbyChange,
+    /// The token the node holds the room under.
+    fence: i64,
+    room: RoomSummary,
+}
+
+impl RoomEntry {
+    fn news(self) -> RoomNews {
+        RoomNews {
+            change: self.change,
+            fence: Fence(self.fence),
+            summary: self.room,
+        }
+    }
 }
 
 /// Tells the fleet what happens to this node's listed rooms until `shutdown`, then
@@ -54,39 +78,41 @@ pub(crate) async fn tell_listings(
     flush_every: Duration,
     shutdown: CancellationToken,
 ) {
-    let mut updates = lobby.updates();
+    let mut changes = lobby.local_changes();
     let beat = cluster.lease() / 3;
-    let mut pending: HashMap<String, (LobbyChange, Arc<RoomSummary>)> = HashMap::new();
+    let mut pending: HashMap<String, LocalChange> = HashMap::new();
     // The first news is the whole listing, and so is the next after a failure.
     let mut full = true;
     let mut last_told = Instant::now();
     let mut next_flush = Instant::now();
     loop {
+        let due = if full || !pending.is_empty() {
+            next_flush.min(last_told + beat)
+        } else {
+            last_told + beat
+        };
         tokio::select! {
-            update = updates.recv() => match update {
-                Ok(update) if update.local => {
-                    pending.insert(update.summary.room.clone(), (update.change, update.summary));
+            change = changes.recv() => match change {
+                Ok(change) => {
+                    pending.insert(change.summary.room.clone(), change);
                 }
-                Ok(_) => {}
                 Err(RecvError::Lagged(_)) => {
                     pending.clear();
                     full = true;
                 }
                 Err(RecvError::Closed) => return,
             },
-            () = sleep_until(next_flush) => {
+            () = sleep_until(due) => {
+                let told = tell(&cluster, &lobby, full, std::mem::take(&mut pending)).await;
                 next_flush = Instant::now() + flush_every;
-                if full || !pending.is_empty() || last_told.elapsed() >= beat {
-                    let changes = std::mem::take(&mut pending);
-                    match tell(&cluster, &lobby, full, changes).await {
-                        Ok(()) => {
-                            full = false;
-                            last_told = Instant::now();
-                        }
-                        Err(error) => {
-                            warn!(%error, "could not tell the fleet about this node's rooms; telling all of them again next time");
-                            full = true;
-                        }
+                match told {
+                    Ok(()) => {
+                        full = false;
+                        last_told = Instant::now();
+                    }
+                    Err(error) => {
+                        warn!(%error, "could not tell the fleet about this node's rooms; telling all of them again next time");
+                        full = true;
                     }
                 }
             }
@@ -105,43 +131,55 @@ pub(crate) async fn tell_listings(
     }
 }
 
-/// Writes one piece of news: `changes`, or every listed room of this node when `full`.
+/// Writes one piece of news: `changes`, or, when `full`, every listed room of this node
+/// (which the other nodes then read from Redis).
 async fn tell(
     cluster: &Cluster,
     lobby: &Lobby,
     full: bool,
-    changes: HashMap<String, (LobbyChange, Arc<RoomSummary>)>,
+    changes: HashMap<String, LocalChange>,
 ) -> Result<(), String> {
-    let changes: Vec<(LobbyChange, RoomSummary)> = if full {
+    let entries: Vec<RoomEntry> = if full {
         lobby
             .listed_here()
             .into_iter()
-            .map(|summary| (LobbyChange::Added, summary))
+            .map(|(fence, room)| RoomEntry {
+                change: LobbyChange::Added,
+                fence: fence.0,
+                room,
+            })
             .collect()
     } else {
         changes
             .into_values()
-            .map(|(change, summary)| (change, Arc::unwrap_or_clone(summary)))
+            .map(|change| RoomEntry {
+                change: change.change,
+                fence: change.fence.0,
+                room: Arc::unwrap_or_clone(change.summary),
+            })
             .collect()
     };
     let mut write = ListingWrite {
         full,
         ..ListingWrite::default()
     };
-    for (change, summary) in &changes {
-        match change {
-            LobbyChange::Removed => write.removed.push(summary.room.clone()),
-            LobbyChange::Added | LobbyChange::Changed => {
-                let json = serde_json::to_string(summary).map_err(|error| error.to_string())?;
-                write.set.push((summary.room.clone(), json));
-            }
+    let mut told = Vec::with_capacity(if full { 0 } else { entries.len() });
+    for entry in &entries {
+        let id = entry.room.room.clone();
+        let json = serde_json::to_value(entry).map_err(|error| error.to_string())?;
+        match entry.change {
+            LobbyChange::Removed => write.removed.push(id),
+            LobbyChange::Added | LobbyChange::Changed => write.set.push((id, json.to_string())),
+        }
+        if !full {
+            told.push(json);
         }
     }
     let news = ListingNews::Changes {
         node: cluster.node().to_owned(),
         owns_rooms: cluster.owns_rooms(),
         full,
-        changes,
+        changes: told,
     };
     let news = serde_json::to_string(&news).map_err(|error| error.to_string())?;
     cluster
@@ -150,10 +188,22 @@ async fn tell(
         .map_err(|error| error.to_string())
 }
 
+/// What a node following the fleet's listings knows of the other nodes.
+struct Following<'a> {
+    cluster: &'a Cluster,
+    lobby: &'a Lobby,
+    /// The other nodes that hold rooms (shared with the relay, which opens rooms there).
+    owning_nodes: &'a DashMap<String, ()>,
+    /// When each other node was last heard from.
+    heard: HashMap<String, Instant>,
+    /// When this node last heard its own news: the subscription still delivers.
+    heard_myself: Instant,
+}
+
 /// Lists the rooms of the fleet's other nodes beside this node's until `shutdown`: reads
 /// what they list, then follows their news, reading everything again whenever the
-/// connection to Redis broke, and forgets a node not heard from for a lease. Keeps
-/// `owning_nodes` to the other live nodes that hold rooms.
+/// connection to Redis broke or went silent, and forgets a node not heard from for a
+/// lease. Keeps `owning_nodes` to the other live nodes that hold rooms.
 pub(crate) async fn follow_listings(
     cluster: Cluster,
     lobby: Lobby,
@@ -162,133 +212,167 @@ pub(crate) async fn follow_listings(
 ) {
     let lease = cluster.lease();
     loop {
-        let following = tokio::select! {
-            following = cluster.follow_listings() => following,
+        let subscribed = tokio::select! {
+            subscribed = cluster.follow_listings() => subscribed,
             () = shutdown.cancelled() => return,
         };
-        match following {
+        match subscribed {
             Ok(mut news) => {
-                // Subscribed first, read second: no news is missed in between.
-                let mut heard = match read_all(&cluster, &lobby).await {
-                    Ok(heard) => heard,
-                    Err(error) => {
-                        warn!(%error, "could not read the fleet's rooms; trying again");
-                        sleep_or_stop(&shutdown).await;
-                        continue;
-                    }
+                let mut following = Following {
+                    cluster: &cluster,
+                    lobby: &lobby,
+                    owning_nodes: &owning_nodes,
+                    heard: HashMap::new(),
+                    heard_myself: Instant::now(),
                 };
-                info!("listing the fleet's rooms");
-                let mut sweep = tokio::time::interval(lease / 3);
-                loop {
-                    tokio::select! {
-                        piece = news.next() => match piece {
-                            Some(piece) => hear(&cluster, &lobby, &owning_nodes, &mut heard, &piece),
-                            None => break,
-                        },
-                        _ = sweep.tick() => {
-                            heard.retain(|node, at| {
-                                let alive = at.elapsed() <= lease;
-                                if !alive {
-                                    info!(node, "a node of the fleet went silent; its rooms leave the listings");
-                                    lobby.forget_node(node);
-                                    owning_nodes.remove(node);
+                // Subscribed first, read second: no news is missed in between.
+                if let Err(error) = following.read_all().await {
+                    warn!(%error, "could not read the fleet's rooms; trying again");
+                } else {
+                    info!("listing the fleet's rooms");
+                    let mut sweep = tokio::time::interval(lease / 3);
+                    loop {
+                        tokio::select! {
+                            piece = news.next() => match piece {
+                                Some(piece) => following.hear(&piece).await,
+                                None => break,
+                            },
+                            _ = sweep.tick() => {
+                                if following.heard_myself.elapsed() > lease {
+                                    // This node tells its news every third of a lease.
+                                    warn!("heard nothing on the fleet's news of its rooms for a lease (Redis)");
+                                    break;
                                 }
-                                alive
-                            });
+                                following.forget_silent(lease);
+                            }
+                            () = shutdown.cancelled() => return,
                         }
-                        () = shutdown.cancelled() => return,
                     }
+                    warn!("lost the fleet's news of its rooms (Redis); reading them again");
                 }
-                warn!("lost the fleet's news of its rooms (Redis); reading them again");
             }
             Err(error) => warn!(%error, "could not follow the fleet's rooms; trying again"),
         }
-        sleep_or_stop(&shutdown).await;
-        if shutdown.is_cancelled() {
-            return;
+        tokio::select! {
+            () = tokio::time::sleep(LISTEN_AGAIN_AFTER) => {}
+            () = shutdown.cancelled() => return,
         }
     }
 }
 
-async fn sleep_or_stop(shutdown: &CancellationToken) {
-    tokio::select! {
-        () = tokio::time::sleep(LISTEN_AGAIN_AFTER) => {}
-        () = shutdown.cancelled() => {}
-    }
-}
-
-/// Reads every other node's listing into the lobby, forgetting the nodes that list
-/// nothing any more; returns when each node listing rooms was last heard from (now).
-async fn read_all(cluster: &Cluster, lobby: &Lobby) -> Result<HashMap<String, Instant>, String> {
-    let listings = cluster
-        .listings()
-        .await
-        .map_err(|error| error.to_string())?;
-    let mut heard = HashMap::new();
-    for (node, rooms) in listings {
-        let rooms: Vec<RoomSummary> = rooms
-            .iter()
-            .filter_map(|room| serde_json::from_str(room).ok())
-            .collect();
-        if !rooms.is_empty() {
-            heard.insert(node.clone(), Instant::now());
-        }
-        lobby.hear_all(&node, rooms);
-    }
-    for node in lobby.listing_nodes() {
-        if !heard.contains_key(&node) {
-            lobby.forget_node(&node);
-        }
-    }
-    Ok(heard)
-}
-
-/// Takes in one piece of another node's news.
-fn hear(
-    cluster: &Cluster,
-    lobby: &Lobby,
-    owning_nodes: &DashMap<String, ()>,
-    heard: &mut HashMap<String, Instant>,
-    piece: &str,
-) {
-    let news: ListingNews = match serde_json::from_str(piece) {
-        Ok(news) => news,
-        Err(error) => {
-            warn!(%error, "news of the fleet's rooms could not be read; it is ignored");
-            return;
-        }
-    };
-    match news {
-        ListingNews::Changes { node, .. } if node == cluster.node() => {}
-        ListingNews::Changes {
-            node,
-            owns_rooms,
-            full,
-            changes,
-        } => {
-            if owns_rooms {
-                owning_nodes.insert(node.clone(), ());
-            } else {
-                owning_nodes.remove(&node);
+impl Following<'_> {
+    /// Reads every other node's listing into the lobby, forgetting the nodes that list
+    /// nothing any more; every node listing rooms or known to hold them counts as heard
+    /// from now (and is forgotten if it stays silent for a lease).
+    async fn read_all(&mut self) -> Result<(), String> {
+        let listings = self
+            .cluster
+            .listings()
+            .await
+            .map_err(|error| error.to_string())?;
+        for (node, rooms) in listings {
+            let rooms = read_rooms(&node, rooms.iter().map(String::as_str));
+            if !rooms.is_empty() {
+                self.heard.insert(node.clone(), Instant::now());
             }
-            if full {
-                let rooms = changes.into_iter().map(|(_, summary)| summary).collect();
-                lobby.hear_all(&node, rooms);
-            } else {
-                for (change, summary) in &changes {
-                    lobby.hear(&node, *change, summary);
+            self.lobby.hear_all(&node, rooms);
+        }
+        for node in self.owning_nodes.iter() {
+            self.heard.insert(node.key().clone(), Instant::now());
+        }
+        for node in self.lobby.listing_nodes() {
+            if !self.heard.contains_key(&node) {
+                self.lobby.forget_node(&node);
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets every node not heard from for `lease`.
+    fn forget_silent(&mut self, lease: Duration) {
+        let (lobby, owning_nodes) = (self.lobby, self.owning_nodes);
+        self.heard.retain(|node, at| {
+            let alive = at.elapsed() <= lease;
+            if !alive {
+                info!(
+                    node,
+                    "a node of the fleet went silent; its rooms leave the listings"
+                );
+                lobby.forget_node(node);
+                owning_nodes.remove(node);
+            }
+            alive
+        });
+    }
+
+    /// Takes in one piece of news.
+    async fn hear(&mut self, piece: &str) {
+        let news: ListingNews = match serde_json::from_str(piece) {
+            Ok(news) => news,
+            Err(error) => {
+                warn!(%error, "news of the fleet's rooms could not be read; it is ignored");
+                return;
+            }
+        };
+        match news {
+            ListingNews::Changes { node, .. } if node == self.cluster.node() => {
+                self.heard_myself = Instant::now();
+            }
+            ListingNews::Changes {
+                node,
+                owns_rooms,
+                full,
+                changes,
+            } => {
+                self.heard.insert(node.clone(), Instant::now());
+                if owns_rooms {
+                    self.owning_nodes.insert(node.clone(), ());
+                } else {
+                    self.owning_nodes.remove(&node);
+                }
+                if full {
+                    match self.cluster.listing_of(&node).await {
+                        Ok(rooms) => {
+                            let rooms = read_rooms(&node, rooms.iter().map(String::as_str));
+                            self.lobby.hear_all(&node, rooms);
+                        }
+                        Err(error) => {
+                            warn!(node, %error, "could not read a node's rooms; they are read again with its next news");
+                        }
+                    }
+                    return;
+                }
+                for change in changes {
+                    match serde_json::from_value::<RoomEntry>(change) {
+                        Ok(entry) => self.lobby.hear(&node, &entry.news()),
+                        Err(error) => {
+                            warn!(node, %error, "a room in the fleet's news could not be read; it is skipped");
+                        }
+                    }
                 }
             }
-            heard.insert(node, Instant::now());
-        }
-        ListingNews::Gone { node } => {
-            if node != cluster.node() {
-                lobby.forget_node(&node);
-                owning_nodes.remove(&node);
-                heard.remove(&node);
+            ListingNews::Gone { node } => {
+                if node != self.cluster.node() {
+                    self.lobby.forget_node(&node);
+                    self.owning_nodes.remove(&node);
+                    self.heard.remove(&node);
+                }
             }
         }
     }
+}
+
+/// The rooms of `node`'s listing as Redis holds them, skipping any that cannot be read.
+fn read_rooms<'a>(node: &str, rooms: impl Iterator<Item = &'a str>) -> Vec<(Fence, RoomSummary)> {
+    rooms
+        .filter_map(|room| match serde_json::from_str::<RoomEntry>(room) {
+            Ok(entry) => Some((Fence(entry.fence), entry.room)),
+            Err(error) => {
+                warn!(node, %error, "a room of another node's listing could not be read; it is skipped");
+                None
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -297,9 +381,8 @@ mod tests {
     use crate::protocol::{Status, TimeControl};
     use parlor_rules::GameKind;
 
-    #[test]
-    fn news_reads_back_as_written() {
-        let room = RoomSummary {
+    fn room() -> RoomSummary {
+        RoomSummary {
             room: "r1".to_owned(),
             game: GameKind::FoxGeese,
             status: Status::Waiting,
@@ -308,13 +391,23 @@ mod tests {
             moves: 0,
             time_control: TimeControl::default(),
             created_at_ms: 17,
+        }
+    }
+
+    #[test]
+    fn news_reads_back_as_written() {
+        let entry = RoomEntry {
+            change: LobbyChange::Removed,
+            fence: 3,
+            room: room(),
         };
+        let value = serde_json::to_value(&entry).expect("encode");
         for news in [
             ListingNews::Changes {
                 node: "n1".to_owned(),
                 owns_rooms: false,
                 full: false,
-                changes: vec![(LobbyChange::Removed, room)],
+                changes: vec![value.clone()],
             },
             ListingNews::Gone {
                 node: "n1".to_owned(),
@@ -324,5 +417,32 @@ mod tests {
             let back: ListingNews = serde_json::from_str(&text).expect("decode");
             assert_eq!(back, news, "{text}");
         }
+        let back: RoomEntry = serde_json::from_value(value).expect("decode");
+        assert_eq!(back, entry);
+    }
+
+    #[test]
+    fn a_room_that_cannot_be_read_costs_only_itself() {
+        let good = serde_json::to_string(&RoomEntry {
+            change: LobbyChange::Added,
+            fence: 2,
+            room: room(),
+        })
+        .expect("encode");
+        let rooms = read_rooms(
+            "n1",
+            [good.as_str(), "{\"room\":{\"game\":\"go\"}}"].into_iter(),
+        );
+        assert_eq!(rooms, [(Fence(2), room())]);
+        let old: ListingNews =
+            serde_json::from_str(r#"{"kind":"changes","node":"n2","full":false,"changes":[]}"#)
+                .expect("news without owns_rooms");
+        assert!(matches!(
+            old,
+            ListingNews::Changes {
+                owns_rooms: true,
+                ..
+            }
+        ));
     }
 }

@@ -13,19 +13,22 @@
 //! clients), `gateway` (a node's clients in other nodes' rooms), `listing` (the
 //! fleet-wide lobby).
 
+mod awaited;
 mod gateway;
 mod listing;
+mod opening;
 mod owner;
 mod waiting;
 mod wire;
 
-use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dashmap::DashMap;
 use futures_util::StreamExt;
 use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
@@ -36,7 +39,8 @@ use crate::lobby::Lobby;
 use crate::protocol::ClientError;
 use crate::room::{ConnId, Subscriber};
 
-pub(crate) use self::gateway::{NewRoom, RoomLink};
+pub(crate) use self::gateway::RoomLink;
+pub(crate) use self::opening::{NewRoom, Opening};
 
 /// How long a gateway waits for a room's owner to answer before it tells the client
 /// the room cannot be reached.
@@ -59,6 +63,9 @@ struct Inner {
     waiting: DashMap<u64, oneshot::Sender<Result<Option<String>, ClientError>>>,
     /// Gateway: the other nodes that hold rooms, as their news of their rooms says.
     owning_nodes: Arc<DashMap<String, ()>>,
+    /// The task telling the fleet about this node's rooms, until it has said the node
+    /// stopped.
+    telling: Mutex<Option<JoinHandle<()>>>,
     /// Gateway: looks at rooms' states sent to owners, waiting for their answers.
     looking: DashMap<u64, oneshot::Sender<Option<String>>>,
     next_reply: AtomicU64,
@@ -94,7 +101,7 @@ impl Relay {
         listing_flush: Duration,
         shutdown: CancellationToken,
     ) -> Relay {
-        tokio::spawn(listing::tell_listings(
+        let telling = tokio::spawn(listing::tell_listings(
             cluster.clone(),
             lobby.clone(),
             listing_flush,
@@ -114,6 +121,7 @@ impl Relay {
                 waiting: DashMap::new(),
                 looking: DashMap::new(),
                 owning_nodes: owning_nodes.clone(),
+                telling: Mutex::new(Some(telling)),
                 next_reply: AtomicU64::new(1),
                 clients: DashMap::new(),
                 remote_rooms: DashMap::new(),
@@ -122,6 +130,24 @@ impl Relay {
         };
         tokio::spawn(relay.clone().listen(shutdown));
         relay
+    }
+
+    /// Waits (at most `patience`) until the fleet has been told that this node stopped,
+    /// once the shutdown has begun.
+    pub(crate) async fn stopped_telling(&self, patience: Duration) {
+        let telling = self
+            .inner
+            .telling
+            .lock()
+            .ok()
+            .and_then(|mut telling| telling.take());
+        if let Some(telling) = telling
+            && tokio::time::timeout(patience, telling).await.is_err()
+        {
+            warn!(
+                "the fleet was not told in time that this node stopped; its rooms leave other nodes' listings after a lease"
+            );
+        }
     }
 
     /// Registers a client connection of this node, whose frames from other nodes go to
@@ -220,6 +246,7 @@ impl Relay {
                 }
             }
             Envelope::Heartbeat => {}
+            // Answered apart, so that many looks never hold up what arrives behind.
             Envelope::Look { node, reply, room } => {
                 let state = self
                     .inner
@@ -227,7 +254,10 @@ impl Relay {
                     .get(&room)
                     .ok()
                     .map(|handle| handle.state_json().to_string());
-                let _ = self.send(&node, &Envelope::Seen { reply, state }).await;
+                let relay = self.clone();
+                tokio::spawn(async move {
+                    let _ = relay.send(&node, &Envelope::Seen { reply, state }).await;
+                });
             }
             Envelope::Seen { reply, state } => {
                 if let Some((_, looking)) = self.inner.looking.remove(&reply) {

@@ -6,10 +6,14 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
+use serde_json::{Map, Value};
+
 use super::Relay;
 use super::wire::{Asker, Envelope, Refusal};
 use crate::protocol::{ClientError, ErrorCode};
-use crate::room::{ConnId, Creator, Frame, OUTBOX_FRAMES, RoomHandle, Subscriber, new_conn_id};
+use crate::room::{
+    ConnId, Creator, Frame, OUTBOX_FRAMES, PlayerInfo, RoomHandle, Subscriber, new_conn_id,
+};
 use parlor_rules::games::Seat;
 
 /// Another node's client in this node's rooms.
@@ -26,30 +30,16 @@ impl Relay {
         let (asker, outcome) = match envelope {
             Envelope::Create {
                 asker,
+                room,
                 player,
                 game,
                 seats,
                 options,
                 reference,
             } => {
-                let sub = self.member(&asker, None);
-                let creator = seats.iter().any(|seat| seat == "me").then(|| Creator {
-                    player,
-                    sub,
-                    reference,
-                });
-                let created = self
-                    .inner
-                    .lobby
-                    .create(&game, &seats, options, creator)
-                    .map(|handle| handle.id().to_owned());
-                match &created {
-                    Ok(room) => {
-                        self.member(&asker, Some(room));
-                    }
-                    Err(_) => self.not_in(&asker, None),
-                }
-                self.answer(&asker, created.map(Some)).await;
+                let asked = (game, seats, options);
+                let created = self.open_for(&asker, &room, player, asked, reference);
+                self.answer(&asker, created.map(|()| Some(room))).await;
                 return;
             }
             Envelope::Join {
@@ -144,6 +134,38 @@ impl Relay {
             | Envelope::Seen { .. } => return,
         };
         self.answer(&asker, outcome.map(|()| None)).await;
+    }
+
+    /// Opens the room `room` that `asker`'s client asked for, seating it if a seat says
+    /// `me` (it is then a member here, in that room).
+    fn open_for(
+        &self,
+        asker: &Asker,
+        room: &str,
+        player: PlayerInfo,
+        (game, seats, options): (String, Vec<String>, Option<Map<String, Value>>),
+        reference: Option<Value>,
+    ) -> Result<(), ClientError> {
+        if !self.inner.cluster.owns_rooms() {
+            return Err(ClientError::new(
+                ErrorCode::RoomUnreachable,
+                "The server asked to open the room holds no rooms. Try again.",
+            ));
+        }
+        let seated = seats.iter().any(|seat| seat == "me");
+        let creator = seated.then(|| Creator {
+            player,
+            sub: self.member(asker, Some(room)),
+            reference,
+        });
+        let created = self
+            .inner
+            .lobby
+            .create_as(room, &game, &seats, options, creator);
+        if created.is_err() && seated {
+            self.not_in(asker, Some(room));
+        }
+        created.map(|_| ())
     }
 
     /// Sends `asker` the outcome of its request: done (with the room it opened, for a

@@ -39,10 +39,11 @@ pub(super) enum Envelope {
         reference: Option<Value>,
         since: Option<u64>,
     },
-    /// A gateway's client opens a room on a node that holds rooms (its own node does
-    /// not), and is seated in it if a seat says `me`.
+    /// A gateway's client opens the room `room` (the gateway names it) on a node that
+    /// holds rooms (its own node does not), and is seated in it if a seat says `me`.
     Create {
         asker: Asker,
+        room: String,
         player: PlayerInfo,
         game: String,
         seats: Vec<String>,
@@ -177,6 +178,7 @@ mod tests {
                     conn: 8,
                     reply: 10,
                 },
+                room: "r2".to_owned(),
                 player: PlayerInfo {
                     player_id: "p".to_owned(),
                     name: "Ann".to_owned(),

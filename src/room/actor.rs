@@ -113,9 +113,12 @@ pub(super) struct Room {
     caught_up: HashMap<ConnId, u64>,
     /// The token the room writes to the store under.
     fence: Fence,
-    /// Where the room publishes itself for readers outside its task; `None` until its
-    /// first announcement.
+    /// Where the room publishes itself for readers outside its task; `None` until it
+    /// runs.
     publisher: Option<watch::Sender<Published>>,
+    /// Whether the room has announced itself to the lobby: until then it publishes
+    /// silently.
+    announced: bool,
 }
 
 /// Whether the room's task should keep running.
@@ -160,6 +163,7 @@ impl Room {
             caught_up: HashMap::new(),
             fence,
             publisher: None,
+            announced: false,
         }
     }
 
@@ -171,6 +175,7 @@ impl Room {
         creator: Option<(Seat, Creator)>,
     ) {
         let game = self.state.game().kind();
+        self.publisher = Some(publisher);
         if let Some(cluster) = self.context.cluster.clone()
             && self.fence == Fence::SINGLE
         {
@@ -202,8 +207,10 @@ impl Room {
         }
         Box::pin(self.settle()).await;
         // Always announced: the lobby lists a room from this first publication on.
-        publisher.send_replace(self.publication());
-        self.publisher = Some(publisher);
+        self.announced = true;
+        if let Some(publisher) = &self.publisher {
+            publisher.send_replace(self.publication());
+        }
         let shutdown = self.context.shutdown.clone();
         let rooms = self.context.metrics.rooms.clone();
         let mut counted = self.state.status();
@@ -462,9 +469,7 @@ impl Room {
                     self.last_state = Some((msg.seq, Frame::clone(&frame)));
                     // Readers outside (`GET /api/rooms/{id}`) never lag behind a state a
                     // client has received.
-                    if msg.seq == self.state.seq() {
-                        self.publish();
-                    }
+                    self.publish();
                     dropped |= self.broadcast(&frame, except);
                     self.recent.push(msg.seq, frame);
                 }
@@ -574,7 +579,7 @@ impl Room {
             if changed {
                 *current = next;
             }
-            changed && self.context.listing_followers.any()
+            changed && self.announced && self.context.listing_followers.any()
         });
     }
 

@@ -9,12 +9,12 @@ use tokio::time::Instant;
 use tracing::{debug, info};
 
 use super::session::Connection;
-use crate::lobby::parse_game;
+use crate::lobby::{could_be_room_id, parse_game};
 use crate::players::{self, Identity};
 use crate::protocol::{
     self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, encode,
 };
-use crate::relay::{NewRoom, RoomLink};
+use crate::relay::{NewRoom, Opening, RoomLink};
 use crate::room::{Creator, PlayerInfo, Request, RoomOptions, unix_ms};
 use parlor_rules::games::Seat;
 
@@ -258,12 +258,19 @@ impl Connection {
                 seats,
                 options,
             };
-            let (room, link) = relay
+            let Opening {
+                room,
+                link,
+                outcome,
+            } = relay
                 .open_elsewhere(new_room, &self.subscriber, reference)
                 .await?;
+            // Kept also when the answer came too late: the room may be open, and the
+            // client in it, and must hear when the connection closes.
             if seated {
                 self.rooms.insert(room.clone(), link);
             }
+            outcome?;
             return Ok(room);
         }
         let creator = Creator {
@@ -320,8 +327,10 @@ impl Connection {
         }
         match (self.app.lobby.get(room), &self.app.relay) {
             (Ok(handle), _) => Ok(RoomLink::Local(handle)),
-            (Err(error), None) => Err(error),
-            (Err(_), Some(relay)) => Ok(RoomLink::Remote(relay.locate(room).await?)),
+            (Err(_), Some(relay)) if could_be_room_id(room) => {
+                Ok(RoomLink::Remote(relay.locate(room).await?))
+            }
+            (Err(error), _) => Err(error),
         }
     }
 

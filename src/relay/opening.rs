@@ -1,0 +1,115 @@
+//! Rooms opened for the clients of a node that holds none (`cluster.owns_rooms =
+//! false`): the node names the room, asks a node that holds rooms to open it, and
+//! reaches it there like any room of another node.
+
+use rand::seq::SliceRandom;
+use serde_json::{Map, Value};
+
+use super::Relay;
+use super::awaited::Unanswered;
+use super::gateway::{RemoteRoom, RoomLink};
+use super::wire::Envelope;
+use crate::lobby::ROOM_ID_BYTES;
+use crate::players::random_hex;
+use crate::protocol::{ClientError, ErrorCode};
+use crate::room::{PlayerInfo, Subscriber};
+
+/// A room to open on another node: what `create_room` asks for, and who asks.
+pub(crate) struct NewRoom {
+    /// The player opening it.
+    pub(crate) player: PlayerInfo,
+    /// The game's id.
+    pub(crate) game: String,
+    /// The two seats, as `create_room` gives them.
+    pub(crate) seats: Vec<String>,
+    /// The room's options, as `create_room` gives them.
+    pub(crate) options: Option<Map<String, Value>>,
+}
+
+/// A room asked for on another node: its id, the room as the client reaches it, and
+/// whether it was opened (`room_unreachable` when that node did not answer in time: it
+/// may have).
+pub(crate) struct Opening {
+    /// The room's id.
+    pub(crate) room: String,
+    /// The room as the client reaches it.
+    pub(crate) link: RoomLink,
+    /// Done, or why not (or that it is not known).
+    pub(crate) outcome: Result<(), ClientError>,
+}
+
+fn no_room_holder() -> ClientError {
+    ClientError::new(
+        ErrorCode::RoomUnreachable,
+        "No server of the fleet that holds rooms answered, so the room was not opened. Try again in a few seconds.",
+    )
+}
+
+fn opening_unanswered(room: &str) -> ClientError {
+    ClientError::new(
+        ErrorCode::RoomUnreachable,
+        format!(
+            "The server asked to open room \"{room}\" did not answer in time, so it is not known whether it was. Watch or join \"{room}\" to find out, or open another."
+        ),
+    )
+}
+
+impl Relay {
+    /// Opens a room (see [`Lobby::create`](crate::lobby::Lobby::create)) on a node that
+    /// holds rooms (tried in random order), for this node's client `sub`, seated in it
+    /// if a seat says `me`. Refused with `room_unreachable` when no such node hears.
+    pub(crate) async fn open_elsewhere(
+        &self,
+        new_room: NewRoom,
+        sub: &Subscriber,
+        reference: Option<Value>,
+    ) -> Result<Opening, ClientError> {
+        let mut owners: Vec<String> = self
+            .inner
+            .owning_nodes
+            .iter()
+            .map(|entry| entry.key().clone())
+            .collect();
+        owners.shuffle(&mut rand::rng());
+        let seated = new_room.seats.iter().any(|seat| seat == "me");
+        let room = random_hex(ROOM_ID_BYTES);
+        for owner in owners {
+            let remote = RemoteRoom::new(self.clone(), room.clone(), owner.clone());
+            if seated {
+                // From the start, so that the client hears if the room moves even if
+                // the answer is lost.
+                remote.enter(sub.conn);
+            }
+            let asked = self
+                .ask_node(&owner, sub.conn, |asker| Envelope::Create {
+                    asker,
+                    room: room.clone(),
+                    player: new_room.player.clone(),
+                    game: new_room.game.clone(),
+                    seats: new_room.seats.clone(),
+                    options: new_room.options.clone(),
+                    reference: reference.clone(),
+                })
+                .await;
+            let outcome = match asked {
+                Err(Unanswered::NotHeard) => {
+                    remote.leave(sub.conn);
+                    self.inner.owning_nodes.remove(&owner);
+                    continue;
+                }
+                Err(Unanswered::Late) => Err(opening_unanswered(&room)),
+                Ok(Err(refusal)) => {
+                    remote.leave(sub.conn);
+                    return Err(refusal);
+                }
+                Ok(Ok(_)) => Ok(()),
+            };
+            return Ok(Opening {
+                room,
+                link: RoomLink::Remote(remote),
+                outcome,
+            });
+        }
+        Err(no_room_holder())
+    }
+}
