@@ -4,7 +4,8 @@
 //! Every node's clients see the room's states in `seq` order. Then the room's node is
 //! killed: the others close their clients' connections as a restarting server would
 //! (`shutdown`, 1012), another node adopts the game, and the clients come back through
-//! their own nodes and finish it.
+//! their own nodes and finish it. Every game is played to its end this way, and
+//! `quick_join` pairs players who arrived at different nodes.
 
 use std::time::Duration;
 
@@ -158,4 +159,80 @@ async fn quick_join_pairs_players_who_arrived_at_different_nodes_once() {
     };
     let seen = opponent.until_state(|s| s["moves"] == 1).await;
     assert_eq!(seen["position"], "....X....");
+}
+
+/// Plays `seat` of `room` for `client`, always the first legal move, until `game_over`,
+/// which it returns.
+async fn play_seat(client: &mut Client, room: &str, seat: u64) -> Value {
+    loop {
+        let message = client.recv().await;
+        if message["type"] != "error" && message["room"] != room {
+            continue;
+        }
+        match message["type"].as_str() {
+            Some("state") if message["status"] == "playing" && message["to_move"] == seat => {
+                let mv = message["legal_moves"][0].as_str().unwrap().to_owned();
+                client.play(room, &mv).await;
+            }
+            Some("game_over") => return message,
+            Some("error") => panic!("seat {seat} was refused: {message}"),
+            _ => {}
+        }
+    }
+}
+
+/// Watches `room` for `client` until `game_over`, checking that the states come one `seq`
+/// after another from `seq`; returns the last state and the `game_over`.
+async fn watch_every_state(client: &mut Client, room: &str, mut seq: u64) -> (Value, Value) {
+    let mut last = Value::Null;
+    loop {
+        let message = client.recv().await;
+        if message["room"] != room {
+            continue;
+        }
+        match message["type"].as_str() {
+            Some("state") => {
+                assert_eq!(message["seq"], seq + 1, "every state, in order: {message}");
+                seq += 1;
+                last = message;
+            }
+            Some("game_over") => return (last, message),
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_is_played_to_its_end_by_players_on_two_nodes_and_watched_from_a_third() {
+    let test = "every_game_is_played_to_its_end_by_players_on_two_nodes_and_watched_from_a_third";
+    let Some(fleet) = TestFleet::new(test).await else {
+        return;
+    };
+    let dirs = [temp_dir(), temp_dir(), temp_dir()];
+    let nodes: Vec<_> = dirs
+        .iter()
+        .map(|dir| fleet.start_node(dir.path()))
+        .collect();
+    let (mut alice, _) = client_at(&nodes[0].address, "Alice", None).await;
+    let (mut bob, _) = client_at(&nodes[1].address, "Bob", None).await;
+    let (mut carol, _) = client_at(&nodes[2].address, "Carol", None).await;
+    for game in ["tictactoe", "checkers", "chess", "fox_geese"] {
+        let (room, _) = alice.create_game(game, ["me", "open"], json!({})).await;
+        carol.send(json!({"type": "watch", "room": room})).await;
+        carol.until("joined").await;
+        let seq = carol.expect("state").await["seq"].as_u64().unwrap();
+        bob.join(&room, 1).await;
+        let (alice_over, bob_over, (last, carol_over)) = tokio::join!(
+            play_seat(&mut alice, &room, 0),
+            play_seat(&mut bob, &room, 1),
+            watch_every_state(&mut carol, &room, seq),
+        );
+        assert_eq!(alice_over, carol_over, "{game}");
+        assert_eq!(bob_over, carol_over, "{game}");
+        assert_eq!(last["status"], "finished", "{game}: {last}");
+        eprintln!(
+            "{game} across nodes: {} moves, {}",
+            last["moves"], carol_over["reason"]
+        );
+    }
 }
