@@ -223,8 +223,9 @@ impl Lobby {
             rooms.remove(&id);
             if let Some(last) = summaries.as_ref().and_then(|s| s.last()) {
                 feed.announce(LobbyChange::Removed, last, handle.fence());
-                // The room moved to another node, which lists it already.
-                if let Some(elsewhere) = remote.get(&id) {
+                // The room moved to another node, which lists it already (under a higher
+                // token; what an older holder said of it is over).
+                if let Some(elsewhere) = remote.after(&id, handle.fence()) {
                     feed.announce_remote(LobbyChange::Changed, &elsewhere);
                 }
             }

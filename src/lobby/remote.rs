@@ -73,9 +73,16 @@ impl RemoteListings {
         }
     }
 
-    /// How another node lists the room `id`, if one does.
-    pub(crate) fn get(&self, id: &str) -> Option<RoomSummary> {
-        self.rooms.get(id).map(|listed| listed.summary.clone())
+    /// How another node lists the room `id` under a token above `fence`, if one does; a
+    /// listing under a lower token is forgotten (this node held the room since).
+    pub(crate) fn after(&self, id: &str, fence: Fence) -> Option<RoomSummary> {
+        self.rooms.remove_if(id, |_, listed| {
+            listed.fence <= fence && fence != Fence::SINGLE
+        });
+        self.rooms
+            .get(id)
+            .filter(|listed| listed.fence > fence)
+            .map(|listed| listed.summary.clone())
     }
 
     /// Forgets every room `node` lists; returns them as they last were.
@@ -190,7 +197,14 @@ mod tests {
         listings.apply("b", &news(LobbyChange::Changed, 2, room("r1", 3)));
         assert!(!listings.apply("a", &news(LobbyChange::Changed, 1, room("r1", 1))));
         assert!(!listings.apply("a", &news(LobbyChange::Removed, 1, room("r1", 1))));
-        assert_eq!(listings.get("r1"), Some(room("r1", 3)));
+        assert_eq!(listings.after("r1", Fence(1)), Some(room("r1", 3)));
+        assert_eq!(listings.after("r1", Fence(2)), None, "not above");
+        // The room ended on a node that held it under a higher token: b's listing is
+        // over.
+        listings.apply("b", &news(LobbyChange::Changed, 2, room("r1", 3)));
+        assert_eq!(listings.after("r1", Fence(3)), None);
+        assert!(ids(&listings).is_empty());
+        listings.apply("b", &news(LobbyChange::Changed, 2, room("r1", 3)));
         assert!(listings.forget("a").is_empty());
         assert_eq!(listings.forget("b"), [room("r1", 3)]);
         assert!(ids(&listings).is_empty());

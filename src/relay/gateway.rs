@@ -195,16 +195,22 @@ impl RemoteRoom {
                 owner: self.owner.clone(),
                 clients: Vec::new(),
             });
+        if entry.clients.is_empty() {
+            entry.owner.clone_from(&self.owner);
+        }
         if !entry.clients.contains(&conn) {
             entry.clients.push(conn);
         }
     }
 
-    /// Takes this node's client `conn` out of the room.
+    /// Takes this node's client `conn` out of the room (and the room out of those this
+    /// node's clients are in, once none is).
     pub(super) fn leave(&self, conn: ConnId) {
-        if let Some(mut entry) = self.relay.inner.remote_rooms.get_mut(&self.room) {
+        let rooms = &self.relay.inner.remote_rooms;
+        if let Some(mut entry) = rooms.get_mut(&self.room) {
             entry.clients.retain(|client| *client != conn);
         }
+        rooms.remove_if(&self.room, |_, entry| entry.clients.is_empty());
     }
 
     /// Asks the owner for what `envelope` says (a join or a watch) on behalf of `conn`
@@ -255,8 +261,10 @@ impl Relay {
             reply: awaited.reply(),
         };
         match self.send(node, &envelope(asker)).await {
-            Ok(heard) if heard > 0 => awaited.within(ANSWER_WITHIN).await,
-            _ => Err(Unanswered::NotHeard),
+            Ok(0) => Err(Unanswered::NotHeard),
+            Ok(_) => awaited.within(ANSWER_WITHIN).await,
+            // Redis may have delivered it before failing to say so.
+            Err(_) => Err(Unanswered::Late),
         }
     }
 

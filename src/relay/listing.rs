@@ -85,12 +85,15 @@ pub(crate) async fn tell_listings(
     let mut full = true;
     let mut last_told = Instant::now();
     let mut next_flush = Instant::now();
+    // After a failure, not again before this: Redis may refuse at once, every time.
+    let mut retry_at = Instant::now();
     loop {
         let due = if full || !pending.is_empty() {
             next_flush.min(last_told + beat)
         } else {
             last_told + beat
-        };
+        }
+        .max(retry_at);
         tokio::select! {
             change = changes.recv() => match change {
                 Ok(change) => {
@@ -113,6 +116,7 @@ pub(crate) async fn tell_listings(
                     Err(error) => {
                         warn!(%error, "could not tell the fleet about this node's rooms; telling all of them again next time");
                         full = true;
+                        retry_at = Instant::now() + flush_every.max(LISTEN_AGAIN_AFTER);
                     }
                 }
             }
@@ -143,6 +147,8 @@ async fn tell(
         lobby
             .listed_here()
             .into_iter()
+            // A room that has not taken its lease yet is told of once it has.
+            .filter(|(fence, _)| *fence != Fence::SINGLE)
             .map(|(fence, room)| RoomEntry {
                 change: LobbyChange::Added,
                 fence: fence.0,
@@ -211,6 +217,14 @@ pub(crate) async fn follow_listings(
     shutdown: CancellationToken,
 ) {
     let lease = cluster.lease();
+    // Kept across subscriptions, so that a node silent through an outage is forgotten.
+    let mut following = Following {
+        cluster: &cluster,
+        lobby: &lobby,
+        owning_nodes: &owning_nodes,
+        heard: HashMap::new(),
+        heard_myself: Instant::now(),
+    };
     loop {
         let subscribed = tokio::select! {
             subscribed = cluster.follow_listings() => subscribed,
@@ -218,23 +232,21 @@ pub(crate) async fn follow_listings(
         };
         match subscribed {
             Ok(mut news) => {
-                let mut following = Following {
-                    cluster: &cluster,
-                    lobby: &lobby,
-                    owning_nodes: &owning_nodes,
-                    heard: HashMap::new(),
-                    heard_myself: Instant::now(),
-                };
+                following.heard_myself = Instant::now();
                 // Subscribed first, read second: no news is missed in between.
                 if let Err(error) = following.read_all().await {
                     warn!(%error, "could not read the fleet's rooms; trying again");
                 } else {
                     info!("listing the fleet's rooms");
-                    let mut sweep = tokio::time::interval(lease / 3);
+                    let mut sweep = tokio::time::interval_at(Instant::now() + lease / 3, lease / 3);
                     loop {
                         tokio::select! {
                             piece = news.next() => match piece {
-                                Some(piece) => following.hear(&piece).await,
+                                Some(piece) => {
+                                    if !following.hear(&piece).await {
+                                        break;
+                                    }
+                                }
                                 None => break,
                             },
                             _ = sweep.tick() => {
@@ -262,8 +274,9 @@ pub(crate) async fn follow_listings(
 
 impl Following<'_> {
     /// Reads every other node's listing into the lobby, forgetting the nodes that list
-    /// nothing any more; every node listing rooms or known to hold them counts as heard
-    /// from now (and is forgotten if it stays silent for a lease).
+    /// nothing any more. A node whose listing is there has written it within a lease,
+    /// and counts as heard from now; a node known to hold rooms but first met now counts
+    /// so too (it is forgotten if it stays silent for a lease).
     async fn read_all(&mut self) -> Result<(), String> {
         let listings = self
             .cluster
@@ -278,7 +291,9 @@ impl Following<'_> {
             self.lobby.hear_all(&node, rooms);
         }
         for node in self.owning_nodes.iter() {
-            self.heard.insert(node.key().clone(), Instant::now());
+            self.heard
+                .entry(node.key().clone())
+                .or_insert_with(Instant::now);
         }
         for node in self.lobby.listing_nodes() {
             if !self.heard.contains_key(&node) {
@@ -305,13 +320,14 @@ impl Following<'_> {
         });
     }
 
-    /// Takes in one piece of news.
-    async fn hear(&mut self, piece: &str) {
+    /// Takes in one piece of news; `false` when everything must be read again (a node
+    /// rewrote its listing and it could not be read).
+    async fn hear(&mut self, piece: &str) -> bool {
         let news: ListingNews = match serde_json::from_str(piece) {
             Ok(news) => news,
             Err(error) => {
                 warn!(%error, "news of the fleet's rooms could not be read; it is ignored");
-                return;
+                return true;
             }
         };
         match news {
@@ -337,10 +353,11 @@ impl Following<'_> {
                             self.lobby.hear_all(&node, rooms);
                         }
                         Err(error) => {
-                            warn!(node, %error, "could not read a node's rooms; they are read again with its next news");
+                            warn!(node, %error, "could not read a node's rooms; reading the fleet's again");
+                            return false;
                         }
                     }
-                    return;
+                    return true;
                 }
                 for change in changes {
                     match serde_json::from_value::<RoomEntry>(change) {
@@ -359,6 +376,7 @@ impl Following<'_> {
                 }
             }
         }
+        true
     }
 }
 

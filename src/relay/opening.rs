@@ -74,12 +74,6 @@ impl Relay {
         let seated = new_room.seats.iter().any(|seat| seat == "me");
         let room = random_hex(ROOM_ID_BYTES);
         for owner in owners {
-            let remote = RemoteRoom::new(self.clone(), room.clone(), owner.clone());
-            if seated {
-                // From the start, so that the client hears if the room moves even if
-                // the answer is lost.
-                remote.enter(sub.conn);
-            }
             let asked = self
                 .ask_node(&owner, sub.conn, |asker| Envelope::Create {
                     asker,
@@ -91,21 +85,26 @@ impl Relay {
                     reference: reference.clone(),
                 })
                 .await;
-            let outcome = match asked {
+            // The owner answers once the room holds its lease, so the client counts as
+            // in it (and hears if it moves) only from then: before, the room's lease
+            // would look lost.
+            let (opened, outcome) = match asked {
                 Err(Unanswered::NotHeard) => {
-                    remote.leave(sub.conn);
                     self.inner.owning_nodes.remove(&owner);
                     continue;
                 }
-                Err(Unanswered::Late) => Err(opening_unanswered(&room)),
-                Ok(Err(refusal)) => {
-                    remote.leave(sub.conn);
-                    return Err(refusal);
-                }
-                Ok(Ok(_)) => Ok(()),
+                // A node that turns out to hold no rooms: the next one may.
+                Ok(Err(refusal)) if refusal.code == ErrorCode::RoomUnreachable => continue,
+                Ok(Err(refusal)) => return Err(refusal),
+                Ok(Ok(opened)) => (opened.unwrap_or_else(|| room.clone()), Ok(())),
+                Err(Unanswered::Late) => (room.clone(), Err(opening_unanswered(&room))),
             };
+            let remote = RemoteRoom::new(self.clone(), opened.clone(), owner);
+            if seated {
+                remote.enter(sub.conn);
+            }
             return Ok(Opening {
-                room,
+                room: opened,
                 link: RoomLink::Remote(remote),
                 outcome,
             });

@@ -38,7 +38,7 @@ impl Relay {
                 reference,
             } => {
                 let asked = (game, seats, options);
-                let created = self.open_for(&asker, &room, player, asked, reference);
+                let created = self.open_for(&asker, &room, player, asked, reference).await;
                 self.answer(&asker, created.map(|()| Some(room))).await;
                 return;
             }
@@ -137,8 +137,9 @@ impl Relay {
     }
 
     /// Opens the room `room` that `asker`'s client asked for, seating it if a seat says
-    /// `me` (it is then a member here, in that room).
-    fn open_for(
+    /// `me` (it is then a member here, in that room), and waits until the room holds its
+    /// lease in the fleet (and has seated the creator).
+    async fn open_for(
         &self,
         asker: &Asker,
         room: &str,
@@ -162,10 +163,19 @@ impl Relay {
             .inner
             .lobby
             .create_as(room, &game, &seats, options, creator);
-        if created.is_err() && seated {
+        let opened = match created {
+            // The room announces itself once it holds its lease and has seated its
+            // creator; it closes instead if it could not take the lease.
+            Ok(handle) => match handle.summaries().next().await {
+                Some(_) => Ok(()),
+                None => Err(ClientError::storage_unavailable()),
+            },
+            Err(error) => Err(error),
+        };
+        if opened.is_err() && seated {
             self.not_in(asker, Some(room));
         }
-        created.map(|_| ())
+        opened
     }
 
     /// Sends `asker` the outcome of its request: done (with the room it opened, for a
