@@ -39,9 +39,10 @@ async fn players_and_a_spectator_on_three_nodes_play_through_the_owners_death() 
         return;
     };
     let dirs = [temp_dir(), temp_dir(), temp_dir()];
-    let owner = fleet.start_node(dirs[0].path());
-    let second = fleet.start_node(dirs[1].path());
-    let third = fleet.start_node(dirs[2].path());
+    let [owner, second, third]: [_; 3] = fleet
+        .start_nodes(&dirs)
+        .try_into()
+        .unwrap_or_else(|_| panic!("three nodes"));
 
     let (mut alice, alice_hi) = client_at(&owner.address, "Alice", None).await;
     let (mut bob, bob_hi) = client_at(&second.address, "Bob", None).await;
@@ -105,10 +106,7 @@ async fn quick_join_pairs_players_who_arrived_at_different_nodes_once() {
         return;
     };
     let dirs = [temp_dir(), temp_dir(), temp_dir()];
-    let nodes: Vec<_> = dirs
-        .iter()
-        .map(|dir| fleet.start_node(dir.path()))
-        .collect();
+    let nodes = fleet.start_nodes(&dirs);
 
     // Alice waits on the first node.
     let (mut alice, _) = client_at(&nodes[0].address, "Alice", None).await;
@@ -209,10 +207,7 @@ async fn every_game_is_played_to_its_end_by_players_on_two_nodes_and_watched_fro
         return;
     };
     let dirs = [temp_dir(), temp_dir(), temp_dir()];
-    let nodes: Vec<_> = dirs
-        .iter()
-        .map(|dir| fleet.start_node(dir.path()))
-        .collect();
+    let nodes = fleet.start_nodes(&dirs);
     let (mut alice, _) = client_at(&nodes[0].address, "Alice", None).await;
     let (mut bob, _) = client_at(&nodes[1].address, "Bob", None).await;
     let (mut carol, _) = client_at(&nodes[2].address, "Carol", None).await;

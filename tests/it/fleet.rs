@@ -69,6 +69,11 @@ impl TestFleet {
         ParlorProcess::start(dir, &env)
     }
 
+    /// Starts a node of the fleet in each of `dirs`.
+    pub(crate) fn start_nodes(&self, dirs: &[tempfile::TempDir]) -> Vec<ParlorProcess> {
+        dirs.iter().map(|dir| self.start_node(dir.path())).collect()
+    }
+
     /// Starts a node of the fleet in `dir` that holds no rooms (`cluster.owns_rooms =
     /// false`): it serves clients only.
     pub(crate) fn start_serving_node(&self, dir: &Path) -> ParlorProcess {

@@ -44,10 +44,7 @@ async fn a_rolling_restart_of_the_fleet_ends_no_game() {
     eprintln!("rolling restart seed {seed}");
     let mut rng = StdRng::seed_from_u64(seed);
     let dirs = [temp_dir(), temp_dir(), temp_dir()];
-    let mut nodes: Vec<ParlorProcess> = dirs
-        .iter()
-        .map(|dir| fleet.start_node(dir.path()))
-        .collect();
+    let mut nodes = fleet.start_nodes(&dirs);
     let live = |nodes: &[ParlorProcess]| -> Vec<String> {
         nodes.iter().map(|node| node.address.clone()).collect()
     };

@@ -70,9 +70,10 @@ async fn every_node_lists_every_nodes_rooms_and_forgets_a_dead_nodes() {
         return;
     };
     let dirs = [temp_dir(), temp_dir(), temp_dir()];
-    let doomed = fleet.start_node(dirs[0].path());
-    let watching = fleet.start_node(dirs[1].path());
-    let third = fleet.start_node(dirs[2].path());
+    let [doomed, watching, third]: [_; 3] = fleet
+        .start_nodes(&dirs)
+        .try_into()
+        .unwrap_or_else(|_| panic!("three nodes"));
 
     let (mut watcher, _) = client_at(&watching.address, "Watcher", None).await;
     watcher
