@@ -43,6 +43,8 @@ pub(crate) struct Report {
     pub(crate) moves_per_s: f64,
     /// `state` and `game_over` frames received per second, all connections.
     pub(crate) broadcasts_per_s: f64,
+    /// Their average size, bytes of text.
+    pub(crate) bytes_per_broadcast: f64,
     /// Games finished in the window.
     pub(crate) games: u64,
     /// Rooms of two bots playing alongside the load.
@@ -177,6 +179,11 @@ impl Report {
             moves: m.moves,
             moves_per_s: per_s(m.moves),
             broadcasts_per_s: per_s(m.broadcasts),
+            bytes_per_broadcast: if m.broadcasts > 0 {
+                m.broadcast_bytes as f64 / m.broadcasts as f64
+            } else {
+                0.0
+            },
             games: m.games,
             bot_rooms: load.bot_rooms,
             bot_states_per_s: per_s(m.bot_states),
@@ -231,8 +238,13 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "  {:.0} moves/s, {:.0} broadcast messages/s, {} games, over {:.1} s (setup took {:.1} s){bots}",
-            self.moves_per_s, self.broadcasts_per_s, self.games, self.window_secs, self.setup_secs
+            "  {:.0} moves/s, {:.0} broadcast messages/s of {:.0} bytes on average, {} games, over {:.1} s (setup took {:.1} s){bots}",
+            self.moves_per_s,
+            self.broadcasts_per_s,
+            self.bytes_per_broadcast,
+            self.games,
+            self.window_secs,
+            self.setup_secs
         );
         let _ = writeln!(
             out,
@@ -311,6 +323,8 @@ pub(crate) struct Ratios {
     pub(crate) idle_bytes_per_connection: Option<f64>,
     /// Server CPU per move.
     pub(crate) cpu_per_move: Option<f64>,
+    /// Bytes per broadcast frame: what each server sends for the same move.
+    pub(crate) bytes_per_broadcast: Option<f64>,
 }
 
 fn ratio(a: f64, b: f64) -> Option<f64> {
@@ -331,6 +345,7 @@ impl Ratios {
             idle_bytes_per_connection: both
                 .and_then(|(p, b)| ratio(p.idle_bytes_per_connection, b.idle_bytes_per_connection)),
             cpu_per_move: both.and_then(|(p, b)| ratio(p.cpu_per_move_us?, b.cpu_per_move_us?)),
+            bytes_per_broadcast: ratio(parlor.bytes_per_broadcast, baseline.bytes_per_broadcast),
         }
     }
 
@@ -338,14 +353,15 @@ impl Ratios {
     pub(crate) fn text(&self) -> String {
         let f = |r: Option<f64>| r.map_or("n/a".to_owned(), |r| format!("{r:.2}x"));
         format!(
-            "parlor / {}: moves/s {}, p50 {}, p99 {}, p99.9 {}, idle bytes per connection {}, CPU per move {}",
+            "parlor / {}: moves/s {}, p50 {}, p99 {}, p99.9 {}, idle bytes per connection {}, CPU per move {}, bytes per broadcast {}",
             self.baseline,
             f(self.moves_per_s),
             f(self.p50),
             f(self.p99),
             f(self.p999),
             f(self.idle_bytes_per_connection),
-            f(self.cpu_per_move)
+            f(self.cpu_per_move),
+            f(self.bytes_per_broadcast)
         )
     }
 }

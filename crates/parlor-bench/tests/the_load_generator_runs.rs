@@ -43,6 +43,12 @@ fn the_load_generator_plays_moves_without_errors() {
         "{report}"
     );
     assert_eq!(report["errors"]["total"], 0, "{report}");
+    // Every broadcast is a state or a game_over of a tic-tac-toe room: far above 100
+    // bytes of text.
+    assert!(
+        report["bytes_per_broadcast"].as_f64().unwrap() > 100.0,
+        "{report}"
+    );
     let server = &report["server"];
     assert!(server["rss_idle_bytes"].as_u64().unwrap() > 0, "{report}");
     assert!(

@@ -90,6 +90,8 @@ pub(crate) struct Measured {
     pub(crate) moves: u64,
     /// `state` and `game_over` frames received by all connections within the window.
     pub(crate) broadcasts: u64,
+    /// Their bytes (the frames' text).
+    pub(crate) broadcast_bytes: u64,
     /// Games finished within the window.
     pub(crate) games: u64,
     /// States of the bot rooms received within the window.
@@ -121,6 +123,7 @@ pub(crate) struct Measured {
 struct Counters {
     moves: AtomicU64,
     broadcasts: AtomicU64,
+    broadcast_bytes: AtomicU64,
     games: AtomicU64,
     error_messages: AtomicU64,
     connection_failures: AtomicU64,
@@ -130,14 +133,22 @@ struct Counters {
 }
 
 impl Counters {
-    fn get(&self) -> [u64; 5] {
+    fn get(&self) -> [u64; 6] {
         [
             self.moves.load(Ordering::Relaxed),
             self.broadcasts.load(Ordering::Relaxed),
             self.games.load(Ordering::Relaxed),
             self.bot_states.load(Ordering::Relaxed),
             self.bot_games.load(Ordering::Relaxed),
+            self.broadcast_bytes.load(Ordering::Relaxed),
         ]
+    }
+
+    /// Counts one `state` or `game_over` frame of `bytes` received.
+    fn broadcast(&self, bytes: usize) {
+        self.broadcasts.fetch_add(1, Ordering::Relaxed);
+        self.broadcast_bytes
+            .fetch_add(bytes as u64, Ordering::Relaxed);
     }
 }
 
@@ -353,6 +364,7 @@ pub(crate) async fn run(load: &Load, pids: &[u32]) -> Result<Measured, BenchErro
         window_secs,
         moves: after[0] - before[0],
         broadcasts: after[1] - before[1],
+        broadcast_bytes: after[5] - before[5],
         games: after[2] - before[2],
         bot_states: after[3] - before[3],
         bot_games: after[4] - before[4],

@@ -82,7 +82,10 @@ impl PlayerConn {
         ctx.counters.open.fetch_sub(1, Ordering::Relaxed);
     }
 
-    /// Sends `choice`, in open loop once the room's next move is due.
+    /// Sends `choice`, in open loop once the room's next move is due. Its latency is
+    /// counted from when it was sent, or, when it could not be sent on time because the
+    /// server had not yet answered the one before, from when it was due (coordinated
+    /// omission): a timer waking late is the generator's delay, not the server's.
     async fn play(&mut self, choice: String, ctx: &Ctx) -> Result<(), String> {
         let sent_ns = match ctx.interval_ns {
             None => ctx.now_ns(),
@@ -95,8 +98,10 @@ impl PlayerConn {
                         () = ctx.cancel.cancelled() => return Ok(()),
                         () = tokio::time::sleep(Duration::from_nanos(due - now)) => {}
                     }
+                    ctx.now_ns()
+                } else {
+                    due
                 }
-                due
             }
         };
         // Stored before sending, so the opponent's receipt always finds it.
@@ -122,11 +127,11 @@ impl PlayerConn {
         };
         match seen.kind.as_ref() {
             "state" => {
-                ctx.counters.broadcasts.fetch_add(1, Ordering::Relaxed);
+                ctx.counters.broadcast(text.len());
                 self.on_state(&seen, ctx)
             }
             "game_over" => {
-                ctx.counters.broadcasts.fetch_add(1, Ordering::Relaxed);
+                ctx.counters.broadcast(text.len());
                 if self.counts_games {
                     ctx.counters.games.fetch_add(1, Ordering::Relaxed);
                 }
@@ -195,7 +200,7 @@ pub(super) async fn watch_room(mut ws: Ws, ctx: Arc<Ctx>) {
                 Some(Ok(Message::Text(text))) => {
                     let text = text.as_str();
                     if text.starts_with(r#"{"type":"state""#) || text.starts_with(r#"{"type":"game_over""#) {
-                        ctx.counters.broadcasts.fetch_add(1, Ordering::Relaxed);
+                        ctx.counters.broadcast(text.len());
                     } else if text.starts_with(r#"{"type":"error""#) {
                         ctx.error(text.to_owned());
                     }
