@@ -83,6 +83,15 @@ impl ErrorCode {
     pub fn as_str(self) -> &'static str {
         self.into()
     }
+
+    /// Whether a refused `join` means the seat `quick_join` tried is gone (taken, held
+    /// by the same player, or its room closed), so the next waiting room may be tried.
+    pub fn means_seat_gone(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::SeatTaken | ErrorCode::AlreadySeated | ErrorCode::UnknownRoom
+        )
+    }
 }
 
 impl Serialize for ErrorCode {

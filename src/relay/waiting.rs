@@ -7,7 +7,7 @@
 use tracing::warn;
 
 use super::{Relay, RoomLink};
-use crate::protocol::{ClientError, ErrorCode, TimeControl};
+use crate::protocol::{ClientError, TimeControl};
 use crate::room::{PlayerInfo, Subscriber};
 use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
@@ -54,11 +54,7 @@ impl Relay {
                 .await
             {
                 Ok(()) => return Ok(Some((room, link))),
-                Err(error)
-                    if matches!(
-                        error.code,
-                        ErrorCode::SeatTaken | ErrorCode::AlreadySeated | ErrorCode::UnknownRoom
-                    ) => {}
+                Err(error) if error.code.means_seat_gone() => {}
                 Err(error) => return Err(error),
             }
         }

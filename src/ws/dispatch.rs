@@ -203,11 +203,7 @@ impl Connection {
                         .insert(handle.id().to_owned(), RoomLink::Local(handle));
                     return Ok(Vec::new());
                 }
-                Err(error)
-                    if matches!(
-                        error.code,
-                        ErrorCode::SeatTaken | ErrorCode::AlreadySeated | ErrorCode::UnknownRoom
-                    ) => {}
+                Err(error) if error.code.means_seat_gone() => {}
                 Err(error) => return Err(error),
             }
         }
