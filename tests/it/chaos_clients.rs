@@ -3,7 +3,7 @@
 //! and rejoining with `since` each time, and the checks of what they saw against the
 //! store: shared by the chaos and fleet tests.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -27,6 +27,8 @@ pub(crate) struct Seen {
     pub(crate) moves: HashMap<String, BTreeMap<u64, String>>,
     /// Each room's states by `seq`, as [`comparable`] sees them.
     pub(crate) states: HashMap<(String, u64), Value>,
+    /// The clients (by name) that have seen their game begin.
+    started: HashSet<String>,
 }
 
 impl Seen {
@@ -57,6 +59,15 @@ impl Seen {
     }
 }
 
+/// The seed of the clients' choices and the kills' timing: `PARLOR_TEST_CHAOS_SEED` if set,
+/// to replay a failed run's choices, else a fresh one.
+pub(crate) fn chaos_seed() -> u64 {
+    std::env::var("PARLOR_TEST_CHAOS_SEED")
+        .ok()
+        .and_then(|seed| seed.parse().ok())
+        .unwrap_or_else(|| rand::rng().random())
+}
+
 /// One client's part in a room: a seat to play, or (`seat: None`) watching.
 pub(crate) struct Part {
     /// The room.
@@ -83,6 +94,7 @@ pub(crate) async fn take_part(
     let mut rng = StdRng::seed_from_u64(seed);
     let mut token: Option<String> = None;
     let mut last_seq: Option<u64> = None;
+    let mut game_id: Option<String> = None;
     loop {
         let at = {
             let live = addresses.borrow_and_update();
@@ -129,7 +141,13 @@ pub(crate) async fn take_part(
                     token = message["token"].as_str().map(str::to_owned);
                 }
                 "state" => {
-                    seen.lock().unwrap().note(&message);
+                    {
+                        let mut seen = seen.lock().unwrap();
+                        seen.note(&message);
+                        if message["status"] != "waiting" {
+                            seen.started.insert(part.name.clone());
+                        }
+                    }
                     let seq = message["seq"].as_u64().unwrap();
                     assert!(
                         last_seq.is_none_or(|last| seq >= last),
@@ -137,6 +155,7 @@ pub(crate) async fn take_part(
                         part.name
                     );
                     last_seq = Some(seq);
+                    game_id = message["game_id"].as_str().map(str::to_owned);
                     if message["status"] == "finished" {
                         return message["game_id"].as_str().unwrap().to_owned();
                     }
@@ -163,6 +182,15 @@ pub(crate) async fn take_part(
                     // A move sent into a position that has just changed, or again
                     // after a restart that had already stored it, is refused harmlessly.
                     "not_your_turn" | "illegal_move" => {}
+                    // A room whose game ended just before its server died does not
+                    // come back (PROTOCOL.md §9.9): the store has the end.
+                    "unknown_room" if finished_in_store(&at, game_id.as_deref()).await => {
+                        eprintln!(
+                            "{}: the room is gone, its game ended in the store",
+                            part.name
+                        );
+                        return game_id.unwrap_or_default();
+                    }
                     // In a fleet, a room moving to another node is briefly unknown
                     // (not yet taken over) or unreachable: come back a moment later.
                     "unknown_room" | "room_unreachable" if part.fleet => {
@@ -177,6 +205,37 @@ pub(crate) async fn take_part(
     }
 }
 
+/// Waits (at most `within`) until `clients` clients have seen their games begin: a
+/// room still waiting for its players ends with its server (PROTOCOL.md §9.9), so the
+/// trouble may start only once every game is on.
+pub(crate) async fn all_started(seen: &Mutex<Seen>, clients: usize, within: Duration) {
+    let started = std::time::Instant::now();
+    loop {
+        let count = seen.lock().unwrap().started.len();
+        if count == clients {
+            return;
+        }
+        assert!(
+            started.elapsed() < within,
+            "only {count} of {clients} clients saw their game begin within {within:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Whether the server at `address` has stored the game `game_id` as finished.
+async fn finished_in_store(address: &str, game_id: Option<&str>) -> bool {
+    let Some(game_id) = game_id else {
+        return false;
+    };
+    let url = format!("http://{address}/api/games/{game_id}");
+    let Ok(response) = reqwest::get(url).await else {
+        return false;
+    };
+    let game: Value = response.json().await.unwrap_or_default();
+    game["status"] == "finished"
+}
+
 /// Waits (at most `within` in all) for every client in `players` to see its game to
 /// the end; the games' ids, each once, checked to be one per room of `rooms`.
 pub(crate) async fn finished_games(
@@ -188,10 +247,13 @@ pub(crate) async fn finished_games(
     let mut game_ids = Vec::new();
     for player in players {
         let left = within.saturating_sub(started.elapsed());
-        let game_id = tokio::time::timeout(left, player)
+        let game_id = match tokio::time::timeout(left, player)
             .await
             .expect("every game finishes after the servers' trouble")
-            .expect("no client panicked");
+        {
+            Ok(game_id) => game_id,
+            Err(failed) => panic!("a client failed: {}", why(failed)),
+        };
         game_ids.push(game_id);
     }
     game_ids.sort();
@@ -202,6 +264,21 @@ pub(crate) async fn finished_games(
         "one game per room, each seen to its end"
     );
     game_ids
+}
+
+/// What stopped a client's task: its panic's message, so that the test's own failure
+/// names the cause even where the client's output is cut off.
+fn why(failed: tokio::task::JoinError) -> String {
+    match failed.try_into_panic() {
+        Ok(panic) => match panic.downcast::<String>() {
+            Ok(message) => *message,
+            Err(panic) => panic.downcast_ref::<&str>().map_or_else(
+                || "a panic without a message".to_owned(),
+                |m| (*m).to_owned(),
+            ),
+        },
+        Err(failed) => failed.to_string(),
+    }
 }
 
 /// Checks one stored game against what the clients saw and the no-charge rule: it is

@@ -16,7 +16,9 @@ use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-use crate::chaos_clients::{Part, Seen, check_stored_game, finished_games, take_part};
+use crate::chaos_clients::{
+    Part, Seen, all_started, chaos_seed, check_stored_game, finished_games, take_part,
+};
 use crate::common::{ParlorProcess, client_at, temp_dir};
 use crate::services::PostgresSchema;
 
@@ -26,6 +28,9 @@ const KILLS: usize = 3;
 /// How long the server stays down after each kill: longer than any move is allowed
 /// to take, so a clock charged for the outage would show.
 const OUTAGE: Duration = Duration::from_secs(4);
+
+/// How long the games may take to begin, every client having joined.
+const STARTING: Duration = Duration::from_secs(60);
 
 /// How long the whole scenario may take once the last restart is done.
 const FINISH_WITHIN: Duration = Duration::from_secs(240);
@@ -84,8 +89,8 @@ async fn games_survive_repeated_sigkills_on_postgres() {
 
 /// The scenario, with the server's environment `env`.
 async fn survive_sigkills(env: &[(&str, &str)]) {
-    let seed: u64 = rand::rng().random();
-    eprintln!("chaos seed {seed}");
+    let seed = chaos_seed();
+    eprintln!("chaos seed {seed} (PARLOR_TEST_CHAOS_SEED={seed} replays the clients' choices)");
     let mut rng = StdRng::seed_from_u64(seed);
     let dir = temp_dir();
     let mut parlor = ParlorProcess::start(dir.path(), env);
@@ -135,6 +140,7 @@ async fn survive_sigkills(env: &[(&str, &str)]) {
         }
     }
     drop(organizer);
+    let clients = parts.len();
     let players: Vec<_> = parts
         .into_iter()
         .map(|part| {
@@ -143,6 +149,7 @@ async fn survive_sigkills(env: &[(&str, &str)]) {
         })
         .collect();
 
+    all_started(&seen, clients, STARTING).await;
     for kill in 0..KILLS {
         let alive = Duration::from_millis(rng.random_range(800..2_500));
         tokio::time::sleep(alive).await;

@@ -13,7 +13,9 @@ use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-use crate::chaos_clients::{Part, Seen, check_stored_game, finished_games, take_part};
+use crate::chaos_clients::{
+    Part, Seen, all_started, chaos_seed, check_stored_game, finished_games, take_part,
+};
 use crate::common::{ParlorProcess, client_at, temp_dir};
 use crate::fleet::TestFleet;
 
@@ -40,8 +42,10 @@ async fn a_rolling_restart_of_the_fleet_ends_no_game() {
     let Some(fleet) = TestFleet::new(test).await else {
         return;
     };
-    let seed: u64 = rand::rng().random();
-    eprintln!("rolling restart seed {seed}");
+    let seed = chaos_seed();
+    eprintln!(
+        "rolling restart seed {seed} (PARLOR_TEST_CHAOS_SEED={seed} replays the clients' choices)"
+    );
     let mut rng = StdRng::seed_from_u64(seed);
     let dirs = [temp_dir(), temp_dir(), temp_dir()];
     let mut nodes = fleet.start_nodes(&dirs);
@@ -75,6 +79,7 @@ async fn a_rolling_restart_of_the_fleet_ends_no_game() {
             });
         }
     }
+    let clients = parts.len();
     let players: Vec<_> = parts
         .into_iter()
         .map(|part| {
@@ -83,8 +88,10 @@ async fn a_rolling_restart_of_the_fleet_ends_no_game() {
         })
         .collect();
 
-    // Each node in turn: stopped gracefully, and started again on its own folder.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Each node in turn, once every game is on and has had a moment to get going:
+    // stopped gracefully, and started again on its own folder.
+    all_started(&seen, clients, Duration::from_secs(60)).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
     for index in 0..nodes.len() {
         let others: Vec<String> = live(&nodes)
             .into_iter()
