@@ -34,9 +34,15 @@ pub const MAX_FRAME_BYTES: usize = 8 * 1024;
 /// sequences and JSON values, which serde_json always encodes; should a message ever fail,
 /// the failure is logged and the frame is `{}`, which has no `type` and which every
 /// client ignores (docs/PROTOCOL.md §3), so nobody receives half a message.
+///
+/// The frame holds no spare capacity: serde_json grows its buffer by doubling (a
+/// 690-byte state sits in 1,024 bytes), and rooms keep their recent frames for
+/// clients that come back (`since`), so the slack would be held by every room.
 pub fn encode<T: Serialize>(msg: &T) -> ByteString {
-    ByteString::from(serde_json::to_string(msg).unwrap_or_else(|error| {
+    let mut text = serde_json::to_string(msg).unwrap_or_else(|error| {
         tracing::error!(%error, "could not encode a message; sending {{}} in its place");
         String::from("{}")
-    }))
+    });
+    text.shrink_to_fit();
+    ByteString::from(text)
 }

@@ -168,96 +168,110 @@ impl Room {
     }
 
     /// Runs the room until it is idle long enough, or the server shuts down.
-    pub(super) async fn run(
+    ///
+    /// A plain function returning its future, not an `async fn`: an `async fn` moves its
+    /// arguments into locals and its future keeps room for both copies, so every room
+    /// would carry its whole state twice.
+    #[expect(
+        clippy::manual_async_fn,
+        reason = "an async fn would hold the room twice"
+    )]
+    pub(super) fn run(
         mut self,
         mut inbox: mpsc::Receiver<Box<Command>>,
         publisher: watch::Sender<Published>,
         creator: Option<(Seat, Creator)>,
-    ) {
-        let game = self.state.game().kind();
-        self.publisher = Some(publisher);
-        if let Some(cluster) = self.context.cluster.clone()
-            && self.fence == Fence::SINGLE
-        {
-            match cluster.claim(self.state.id()).await {
-                Ok(Some(fence)) => self.fence = fence,
-                outcome => {
-                    warn!(room = %self.state.id(), ?outcome, "a new room could not be held in the fleet; it is closed");
-                    if let Some((_, creator)) = creator {
-                        let refusal =
-                            ServerMsg::error(ClientError::storage_unavailable(), creator.reference);
-                        send_to(&creator.sub, &frame(&refusal), &self.context.metrics);
+    ) -> impl Future<Output = ()> + Send + 'static {
+        async move {
+            let game = self.state.game().kind();
+            self.publisher = Some(publisher);
+            if let Some(cluster) = self.context.cluster.clone()
+                && self.fence == Fence::SINGLE
+            {
+                // Boxed, as is the release below: a fleet's Redis calls hold far more
+                // state than the room's loop, and the room's task should not carry it.
+                match Box::pin(cluster.claim(self.state.id())).await {
+                    Ok(Some(fence)) => self.fence = fence,
+                    outcome => {
+                        warn!(room = %self.state.id(), ?outcome, "a new room could not be held in the fleet; it is closed");
+                        if let Some((_, creator)) = creator {
+                            let refusal = ServerMsg::error(
+                                ClientError::storage_unavailable(),
+                                creator.reference,
+                            );
+                            send_to(&creator.sub, &frame(&refusal), &self.context.metrics);
+                        }
+                        return;
                     }
-                    return;
                 }
             }
-        }
-        if self.state.is_resumed() {
-            info!(room = %self.state.id(), %game, seq = self.state.seq(), "room resumed");
-        } else {
-            info!(room = %self.state.id(), %game, "room created");
-        }
-        if let Some((seat, creator)) = creator {
-            // The `me` seat is open until now; the creator is the first to take it.
-            let result =
-                Box::pin(self.join(creator.player, seat, creator.sub, creator.reference)).await;
-            if let Err(error) = result {
-                warn!(room = %self.state.id(), %error, "the creator could not be seated");
+            if self.state.is_resumed() {
+                info!(room = %self.state.id(), %game, seq = self.state.seq(), "room resumed");
+            } else {
+                info!(room = %self.state.id(), %game, "room created");
             }
-        }
-        Box::pin(self.settle()).await;
-        // Always announced: the lobby lists a room from this first publication on.
-        self.announced = true;
-        if let Some(publisher) = &self.publisher {
-            publisher.send_replace(self.publication());
-        }
-        let shutdown = self.context.shutdown.clone();
-        let rooms = self.context.metrics.rooms.clone();
-        let mut counted = self.state.status();
-        rooms
-            .with_label_values(&[game.as_str(), counted.as_str()])
-            .inc();
-        loop {
-            let deadline = self.state.next_deadline();
-            let flow = tokio::select! {
-                command = inbox.recv() => match command {
-                    // Boxed, here and for the timers: handling holds far more state
-                    // than waiting, and an idle room should not carry it.
-                    Some(command) => Box::pin(self.handle(*command)).await,
-                    None => Flow::Close,
-                },
-                () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
-                    Box::pin(self.on_timer()).await
+            if let Some((seat, creator)) = creator {
+                // The `me` seat is open until now; the creator is the first to take it.
+                let result =
+                    Box::pin(self.join(creator.player, seat, creator.sub, creator.reference)).await;
+                if let Err(error) = result {
+                    warn!(room = %self.state.id(), %error, "the creator could not be seated");
                 }
-                () = shutdown.cancelled() => Flow::Close,
-            };
-            self.publish();
-            let status = self.state.status();
-            if status != counted {
-                rooms
-                    .with_label_values(&[game.as_str(), counted.as_str()])
-                    .dec();
-                rooms
-                    .with_label_values(&[game.as_str(), status.as_str()])
-                    .inc();
-                counted = status;
             }
-            if flow == Flow::Close {
-                break;
+            Box::pin(self.settle()).await;
+            // Always announced: the lobby lists a room from this first publication on.
+            self.announced = true;
+            if let Some(publisher) = &self.publisher {
+                publisher.send_replace(self.publication());
             }
+            let shutdown = self.context.shutdown.clone();
+            let rooms = self.context.metrics.rooms.clone();
+            let mut counted = self.state.status();
+            rooms
+                .with_label_values(&[game.as_str(), counted.as_str()])
+                .inc();
+            loop {
+                let deadline = self.state.next_deadline();
+                let flow = tokio::select! {
+                    command = inbox.recv() => match command {
+                        // Boxed, here and for the timers: handling holds far more state
+                        // than waiting, and an idle room should not carry it.
+                        Some(command) => Box::pin(self.handle(*command)).await,
+                        None => Flow::Close,
+                    },
+                    () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
+                        Box::pin(self.on_timer()).await
+                    }
+                    () = shutdown.cancelled() => Flow::Close,
+                };
+                self.publish();
+                let status = self.state.status();
+                if status != counted {
+                    rooms
+                        .with_label_values(&[game.as_str(), counted.as_str()])
+                        .dec();
+                    rooms
+                        .with_label_values(&[game.as_str(), status.as_str()])
+                        .inc();
+                    counted = status;
+                }
+                if flow == Flow::Close {
+                    break;
+                }
+            }
+            rooms
+                .with_label_values(&[game.as_str(), counted.as_str()])
+                .dec();
+            // Its lease goes at once: another node takes an unfinished game up now, not
+            // when the lease would have run out.
+            if let Some(cluster) = &self.context.cluster
+                && self.fence != Fence::SINGLE
+                && let Err(error) = Box::pin(cluster.release(self.state.id())).await
+            {
+                warn!(room = %self.state.id(), %error, "could not give up a room's lease; it runs out instead");
+            }
+            info!(room = %self.state.id(), "room removed");
         }
-        rooms
-            .with_label_values(&[game.as_str(), counted.as_str()])
-            .dec();
-        // Its lease goes at once: another node takes an unfinished game up now, not
-        // when the lease would have run out.
-        if let Some(cluster) = &self.context.cluster
-            && self.fence != Fence::SINGLE
-            && let Err(error) = cluster.release(self.state.id()).await
-        {
-            warn!(room = %self.state.id(), %error, "could not give up a room's lease; it runs out instead");
-        }
-        info!(room = %self.state.id(), "room removed");
     }
 
     async fn handle(&mut self, command: Command) -> Flow {

@@ -68,13 +68,13 @@ pub(crate) async fn upgrade(
         .max_continuation_size(MAX_FRAME_BYTES);
     // actix-ws streams are not Send, so the session runs on this HTTP worker's runtime,
     // the one that also serves this connection (which SocketHandle relies on).
-    actix_web::rt::spawn(session::run(Opened {
+    actix_web::rt::spawn(session::run(Box::new(Opened {
         app: state.into_inner(),
         session,
         stream,
         socket: SocketHandle::of(&req),
         address,
         permit,
-    }));
+    })));
     Ok(response)
 }

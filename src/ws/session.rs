@@ -104,7 +104,10 @@ macro_rules! write_or_end {
 }
 
 /// Runs a connection until it closes, then tells its rooms and lets go of its socket.
-pub(crate) async fn run(opened: Opened) {
+///
+/// `opened` comes boxed: an `async fn` keeps its arguments beside the locals it moves
+/// them into, so every idle connection's future would otherwise hold them twice.
+pub(crate) async fn run(opened: Box<Opened>) {
     let Opened {
         app,
         session,
@@ -112,7 +115,7 @@ pub(crate) async fn run(opened: Opened) {
         socket,
         address,
         permit,
-    } = opened;
+    } = *opened;
     let conn = new_conn_id();
     let (outbox, mut queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
     let shutdown = app.shutdown.clone();
