@@ -13,19 +13,20 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{Instant, sleep_until};
 use tracing::{error, info, warn};
 
-use super::fanout::{Snapshots, fan_out, frame, send_to};
+use super::fanout::{Snapshots, frame, send_to};
 use super::handle::Request;
 use super::recent::Recent;
 use super::state::{Effect, RoomState, Step, Then, Tick};
 use super::{
     ConnId, Creator, Frame, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, now,
 };
-use crate::protocol::{ClientError, Role, RoomSummary, ServerMsg, encode};
+use crate::protocol::{ClientError, RoomSummary, ServerMsg};
 use crate::store::Fence;
 use crate::thinkers::DrawAnswer;
 use parlor_rules::catalog::AnyGame;
 use parlor_rules::games::Seat;
 
+mod audience;
 mod bots;
 mod writes;
 
@@ -516,100 +517,6 @@ impl Room {
                 } => self.think(ply, level, budget, not_before),
                 Effect::JudgeDraw { ply, seat } => self.judge_draw(ply, seat),
             }
-        }
-    }
-
-    /// Sends a newcomer `joined` and a snapshot of the current state with its history,
-    /// encoded once for a burst of newcomers.
-    fn greet(&mut self, conn: ConnId, seat: Option<Seat>, reference: Option<Value>) {
-        let Some(sub) = self.audience.get(&conn) else {
-            return;
-        };
-        let joined = ServerMsg::Joined {
-            room: self.state.id().to_owned(),
-            seat: seat.map(|s| s.index() as u8),
-            role: if seat.is_some() {
-                Role::Player
-            } else {
-                Role::Spectator
-            },
-            reference,
-        };
-        let metrics = &self.context.metrics;
-        let state = &self.state;
-        let since = self.caught_up.remove(&conn);
-        let missed = since.and_then(|since| self.recent.since(since, state.seq()));
-        send_to(sub, &frame(&joined), metrics);
-        match missed {
-            Some(missed) => {
-                for frame in &missed {
-                    send_to(sub, frame, metrics);
-                }
-            }
-            None => {
-                let now = Instant::now();
-                let snapshot = self
-                    .snapshots
-                    .get(state.seq(), now, || frame(&state.state_msg(true, now)));
-                send_to(sub, &snapshot, metrics);
-            }
-        }
-    }
-
-    /// Notes the last `seq` a connection about to be greeted says it saw.
-    fn catching_up(&mut self, conn: ConnId, since: Option<u64>) {
-        if let Some(since) = since {
-            self.caught_up.insert(conn, since);
-        }
-    }
-
-    /// Queues one encoded frame to everyone in the room but `except`. Those that cannot
-    /// take it are dropped quietly: the machine announces the change in the audience at
-    /// its pace, so drops can never set off a storm of broadcasts. `true` if anyone was
-    /// dropped.
-    fn broadcast(&mut self, frame: &Frame, except: Option<ConnId>) -> bool {
-        // The machine releases every connection it lets go of before announcing, so the
-        // audience is exactly the room's connections.
-        let dropped = fan_out(self.audience.values(), frame, except, &self.context.metrics);
-        let any = !dropped.is_empty();
-        for conn in dropped {
-            self.audience.remove(&conn);
-            self.state.dropped(conn, Instant::now());
-        }
-        any
-    }
-
-    /// Publishes the room's listing and state for readers outside its task. Its lobby
-    /// watcher is woken only when either has changed and someone follows listings:
-    /// otherwise the new value is stored silently, for `/api/rooms` and for the
-    /// snapshot a new lobby subscriber reads after subscribing.
-    fn publish(&self) {
-        let Some(publisher) = &self.publisher else {
-            return;
-        };
-        let next = self.publication();
-        publisher.send_if_modified(|current| {
-            let changed = current.seq != next.seq || current.summary != next.summary;
-            if changed {
-                *current = next;
-            }
-            changed && self.announced && self.context.listing_followers.any()
-        });
-    }
-
-    /// The room's listing and state. The state is the frame last broadcast when nothing
-    /// has happened since (every change raises `seq`), so a move is encoded once.
-    pub(super) fn publication(&self) -> Published {
-        let seq = self.state.seq();
-        let state = match &self.last_state {
-            Some((at, frame)) if *at == seq => ByteString::clone(frame),
-            _ => encode(&self.state.state_msg(false, Instant::now())),
-        };
-        Published {
-            summary: self.state.summary(),
-            state,
-            seq,
-            fence: self.fence,
         }
     }
 }

@@ -1,0 +1,109 @@
+//! What a room sends to the people in it and shows to readers outside its task: the
+//! greeting and snapshot (or the missed frames) for a newcomer, the broadcast of each
+//! frame, and the room's listing and state published for the lobby and the HTTP API.
+
+use bytestring::ByteString;
+use serde_json::Value;
+use tokio::time::Instant;
+
+use super::{Published, Room};
+use crate::protocol::{Role, ServerMsg, encode};
+use crate::room::fanout::{fan_out, frame, send_to};
+use crate::room::{ConnId, Frame};
+use parlor_rules::games::Seat;
+
+impl Room {
+    /// Sends a newcomer `joined` and a snapshot of the current state with its history,
+    /// encoded once for a burst of newcomers.
+    pub(super) fn greet(&mut self, conn: ConnId, seat: Option<Seat>, reference: Option<Value>) {
+        let Some(sub) = self.audience.get(&conn) else {
+            return;
+        };
+        let joined = ServerMsg::Joined {
+            room: self.state.id().to_owned(),
+            seat: seat.map(|s| s.index() as u8),
+            role: if seat.is_some() {
+                Role::Player
+            } else {
+                Role::Spectator
+            },
+            reference,
+        };
+        let metrics = &self.context.metrics;
+        let state = &self.state;
+        let since = self.caught_up.remove(&conn);
+        let missed = since.and_then(|since| self.recent.since(since, state.seq()));
+        send_to(sub, &frame(&joined), metrics);
+        match missed {
+            Some(missed) => {
+                for frame in &missed {
+                    send_to(sub, frame, metrics);
+                }
+            }
+            None => {
+                let now = Instant::now();
+                let snapshot = self
+                    .snapshots
+                    .get(state.seq(), now, || frame(&state.state_msg(true, now)));
+                send_to(sub, &snapshot, metrics);
+            }
+        }
+    }
+
+    /// Notes the last `seq` a connection about to be greeted says it saw.
+    pub(super) fn catching_up(&mut self, conn: ConnId, since: Option<u64>) {
+        if let Some(since) = since {
+            self.caught_up.insert(conn, since);
+        }
+    }
+
+    /// Queues one encoded frame to everyone in the room but `except`. Those that cannot
+    /// take it are dropped quietly: the machine announces the change in the audience at
+    /// its pace, so drops can never set off a storm of broadcasts. `true` if anyone was
+    /// dropped.
+    pub(super) fn broadcast(&mut self, frame: &Frame, except: Option<ConnId>) -> bool {
+        // The machine releases every connection it lets go of before announcing, so the
+        // audience is exactly the room's connections.
+        let dropped = fan_out(self.audience.values(), frame, except, &self.context.metrics);
+        let any = !dropped.is_empty();
+        for conn in dropped {
+            self.audience.remove(&conn);
+            self.state.dropped(conn, Instant::now());
+        }
+        any
+    }
+
+    /// Publishes the room's listing and state for readers outside its task. Its lobby
+    /// watcher is woken only when either has changed and someone follows listings:
+    /// otherwise the new value is stored silently, for `/api/rooms` and for the
+    /// snapshot a new lobby subscriber reads after subscribing.
+    pub(super) fn publish(&self) {
+        let Some(publisher) = &self.publisher else {
+            return;
+        };
+        let next = self.publication();
+        publisher.send_if_modified(|current| {
+            let changed = current.seq != next.seq || current.summary != next.summary;
+            if changed {
+                *current = next;
+            }
+            changed && self.announced && self.context.listing_followers.any()
+        });
+    }
+
+    /// The room's listing and state. The state is the frame last broadcast when nothing
+    /// has happened since (every change raises `seq`), so a move is encoded once.
+    pub(in crate::room) fn publication(&self) -> Published {
+        let seq = self.state.seq();
+        let state = match &self.last_state {
+            Some((at, frame)) if *at == seq => ByteString::clone(frame),
+            _ => encode(&self.state.state_msg(false, Instant::now())),
+        };
+        Published {
+            summary: self.state.summary(),
+            state,
+            seq,
+            fence: self.fence,
+        }
+    }
+}
