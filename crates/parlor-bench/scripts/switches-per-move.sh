@@ -7,20 +7,9 @@
 #   e.g. ... -n 1000 --rate 1000
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-db=$(mktemp -d)
-log=$db/server.log
-export PARLOR_STORE__PATH=$db/parlor.db PARLOR_ROOMS__FIRST_MOVE_SECS=3600 RUST_LOG=info \
-  PARLOR_LIMITS__CONNECTIONS_PER_IP=100000 PARLOR_LIMITS__PLAYERS_PER_MINUTE_PER_IP=100000 \
-  PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_IP=100000
-taskset -c 0 target/release/parlor --port 0 > "$log" 2>&1 &
-server=$!
-port=
-for _ in $(seq 1 60); do
-  port=$(grep -o "listening on http://127.0.0.1:[0-9]*" "$log" | grep -o "[0-9]*$" || true)
-  [ -n "$port" ] && break
-  sleep 0.5
-done
-moves() { curl -s "http://127.0.0.1:$port/metrics" | awk '/^parlor_moves_accepted_total/ {s += $2} END {print s}'; }
+source crates/parlor-bench/scripts/server.sh
+work=$(mktemp -d)
+start_parlor "$work/server.log" taskset -c 0
 # Switches so far, summed by thread name (spaces made underscores).
 switches() {
   for task in /proc/"$server"/task/*; do
@@ -29,20 +18,20 @@ switches() {
   done | awk '{v[$1] += $2; n[$1] += $3} END {for (k in v) print k, v[k], n[k]}' | sort
 }
 taskset -c 1 target/release/parlor-bench --url "ws://127.0.0.1:$port/ws" --server-pid "$server" \
-  --threads 1 "$@" --duration 20 --warmup 3 > "$db/bench.log" 2>&1 &
+  --threads 1 "$@" --duration 20 --warmup 3 > "$work/bench.log" 2>&1 &
 bench=$!
 sleep 12
-m0=$(moves); switches > "$db/before"
+m0=$(moves)
+switches > "$work/before"
 sleep 8
-m1=$(moves); switches > "$db/after"
+m1=$(moves)
+switches > "$work/after"
 wait "$bench" || true
-grep -E "latency|RSS" "$db/bench.log" || true
-kill -INT "$server"
-sleep 2
-kill -9 "$server" 2> /dev/null || true
+grep -E "latency|RSS" "$work/bench.log" || true
+stop_parlor
 n=$((m1 - m0))
 echo "moves in the window: $n"
-join "$db/before" "$db/after" | awk -v n="$n" '
+join "$work/before" "$work/after" | awk -v n="$n" '
   {printf "%-18s voluntary %5.2f  involuntary %5.2f\n", $1, ($4 - $2) / n, ($5 - $3) / n; v += $4 - $2; i += $5 - $3}
   END {printf "all threads        voluntary %5.2f  involuntary %5.2f  total %5.2f\n", v / n, i / n, (v + i) / n}'
-rm -rf "$db"
+rm -rf "$work"

@@ -1,0 +1,37 @@
+# Sourced by the profiling scripts here: starts the release `parlor` on a scratch
+# database with the per-address limits lifted (the whole load comes from one address).
+#
+#   start_parlor LOG [COMMAND PREFIX...]   e.g. start_parlor "$log" taskset -c 0
+#
+# Sets `db` (the scratch directory, removed by `stop_parlor`), `server` (the pid of
+# what was started) and `port`; `moves` prints the moves the server has accepted.
+
+start_parlor() {
+  local log=$1
+  shift
+  db=$(mktemp -d)
+  PARLOR_STORE__PATH=$db/parlor.db PARLOR_ROOMS__FIRST_MOVE_SECS=3600 RUST_LOG=info \
+    PARLOR_LIMITS__CONNECTIONS_PER_IP=100000 PARLOR_LIMITS__PLAYERS_PER_MINUTE_PER_IP=100000 \
+    PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_IP=100000 \
+    "$@" target/release/parlor --port 0 > "$log" 2>&1 &
+  server=$!
+  port=
+  for _ in $(seq 1 240); do
+    port=$(grep -o "listening on http://127.0.0.1:[0-9]*" "$log" | grep -o "[0-9]*$" || true)
+    [ -n "$port" ] && return
+    sleep 0.5
+  done
+  echo "parlor did not start; see $log" >&2
+  exit 1
+}
+
+moves() {
+  curl -s "http://127.0.0.1:$port/metrics" | awk '/^parlor_moves_accepted_total/ {s += $2} END {print s}'
+}
+
+stop_parlor() {
+  kill -INT "$server"
+  sleep 3
+  kill -9 "$server" 2> /dev/null || true
+  rm -rf "$db"
+}
