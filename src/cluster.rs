@@ -329,12 +329,12 @@ impl Cluster {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// A node of a fleet of its own in the test Redis, or `None` (said loudly) when
-    /// `PARLOR_TEST_REDIS_URL` is unset outside CI.
-    pub(super) async fn node(prefix: &str) -> Option<Cluster> {
+    /// A node of a fleet of its own in the test Redis (lease 1 s), or `None` (said
+    /// loudly) when `PARLOR_TEST_REDIS_URL` is unset outside CI.
+    pub(crate) async fn node(prefix: &str) -> Option<Cluster> {
         let Ok(url) = std::env::var("PARLOR_TEST_REDIS_URL") else {
             assert!(
                 std::env::var_os("CI").is_none(),
@@ -352,7 +352,8 @@ mod tests {
         Some(Cluster::connect(&config, &url).await.expect("connect"))
     }
 
-    pub(super) fn prefix() -> String {
+    /// A key prefix of the test's own, so that tests run side by side.
+    pub(crate) fn prefix() -> String {
         format!("parlor-test-{:016x}", rand::random::<u64>())
     }
 

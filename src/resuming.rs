@@ -4,7 +4,8 @@
 //! its `seq` numbered above anything an earlier owner sent, or is marked interrupted
 //! when its records cannot be replayed.
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
@@ -149,10 +150,11 @@ async fn resume_games(
 /// waits for the old owner's writes in flight), then the game as stored. A failure
 /// with one game is logged and leaves it for a later round; the others go on. Stops
 /// when `shutdown` is cancelled.
-pub(crate) async fn adopt_unowned(
+async fn adopt_unowned(
     cluster: &Cluster,
     store: &dyn Store,
     lobby: &Lobby,
+    adopting: &Adopting,
     shutdown: &CancellationToken,
 ) -> Result<usize, StoreError> {
     let games: Vec<UnfinishedGame> = store
@@ -166,7 +168,8 @@ pub(crate) async fn adopt_unowned(
         if shutdown.is_cancelled() {
             break;
         }
-        let taken = take_group(cluster, store, group).await;
+        let _forgotten_when_done = adopting.until_done(group);
+        let taken = take_group(cluster, store, adopting, group).await;
         if taken.is_empty() {
             continue;
         }
@@ -185,6 +188,7 @@ pub(crate) async fn adopt_unowned(
 async fn take_group(
     cluster: &Cluster,
     store: &dyn Store,
+    adopting: &Adopting,
     games: &[UnfinishedGame],
 ) -> Vec<UnfinishedGame> {
     let rooms: Vec<String> = games.iter().map(|game| game.room_id.clone()).collect();
@@ -200,7 +204,7 @@ async fn take_group(
         if owner.is_some() {
             continue;
         }
-        match take(cluster, store, game).await {
+        match take(cluster, store, adopting, game).await {
             Ok(Some(fence)) => taken.push(UnfinishedGame {
                 fence,
                 ..game.clone()
@@ -221,11 +225,13 @@ async fn take_group(
 async fn take(
     cluster: &Cluster,
     store: &dyn Store,
+    adopting: &Adopting,
     game: &UnfinishedGame,
 ) -> Result<Option<Fence>, AdoptError> {
     let Some(fence) = cluster.claim(&game.room_id).await? else {
         return Ok(None);
     };
+    adopting.add(&game.room_id);
     if fence <= game.fence {
         cluster.raise_fence(&game.room_id, game.fence).await?;
         cluster.release(&game.room_id).await?;
@@ -263,14 +269,17 @@ pub(crate) async fn keep_rooms(
     shutdown: CancellationToken,
 ) {
     let every = cluster.lease() / 3;
+    let adopting = Adopting::default();
     tokio::spawn(renew_leases(
         cluster.clone(),
         lobby.clone(),
+        adopting.clone(),
         every,
         shutdown.clone(),
     ));
     loop {
-        if let Err(error) = adopt_unowned(&cluster, store.as_ref(), &lobby, &shutdown).await {
+        let adopted = adopt_unowned(&cluster, store.as_ref(), &lobby, &adopting, &shutdown);
+        if let Err(error) = adopted.await {
             warn!(%error, "could not adopt the games nobody holds; trying again shortly");
         }
         tokio::select! {
@@ -280,16 +289,17 @@ pub(crate) async fn keep_rooms(
     }
 }
 
-/// Every `every`, renews this node's leases on its rooms that hold one, and stops any
-/// room it no longer holds.
+/// Every `every`, renews this node's leases on its rooms that hold one and on those it
+/// is adopting, and stops any room it no longer holds.
 async fn renew_leases(
     cluster: Cluster,
     lobby: Lobby,
+    adopting: Adopting,
     every: std::time::Duration,
     shutdown: CancellationToken,
 ) {
     loop {
-        match cluster.renew(&lobby.held_ids()).await {
+        match renew_once(&cluster, lobby.held_ids(), &adopting).await {
             Ok(lost) => {
                 for room in lost {
                     warn!(room, "this node no longer holds a room; it stops here");
@@ -301,6 +311,82 @@ async fn renew_leases(
         tokio::select! {
             () = tokio::time::sleep(every) => {}
             () = shutdown.cancelled() => return,
+        }
+    }
+}
+
+/// Renews this node's leases on its `live` rooms and on the rooms it is adopting;
+/// returns the rooms it no longer holds (no longer counted as being adopted either).
+async fn renew_once(
+    cluster: &Cluster,
+    live: Vec<String>,
+    adopting: &Adopting,
+) -> Result<Vec<String>, ClusterError> {
+    let mut rooms = live;
+    for room in adopting.ids() {
+        if !rooms.contains(&room) {
+            rooms.push(room);
+        }
+    }
+    let lost = cluster.renew(&rooms).await?;
+    adopting.forget(&lost);
+    Ok(lost)
+}
+
+/// The rooms whose leases this node has taken to adopt their games and that are not
+/// live rooms yet. Their leases are renewed with the live rooms': adopting many games
+/// from a busy database can outlast a lease, and a lease that lapsed before its room
+/// went live would let another node adopt the same game.
+#[derive(Clone, Debug, Default)]
+struct Adopting(Arc<Mutex<HashSet<String>>>);
+
+impl Adopting {
+    /// Counts `room` as being adopted.
+    fn add(&self, room: &str) {
+        if let Ok(mut rooms) = self.0.lock() {
+            rooms.insert(room.to_owned());
+        }
+    }
+
+    /// The rooms being adopted.
+    fn ids(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .map(|rooms| rooms.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// No longer counts `rooms` as being adopted.
+    fn forget(&self, rooms: &[String]) {
+        if let Ok(mut adopting) = self.0.lock() {
+            for room in rooms {
+                adopting.remove(room);
+            }
+        }
+    }
+
+    /// A guard that, when dropped, no longer counts the rooms of `games` as being
+    /// adopted, whichever way their adoption ended: live rooms by then renew as such.
+    fn until_done<'a>(&'a self, games: &'a [UnfinishedGame]) -> AdoptionRound<'a> {
+        AdoptionRound {
+            adopting: self,
+            games,
+        }
+    }
+}
+
+/// See [`Adopting::until_done`].
+struct AdoptionRound<'a> {
+    adopting: &'a Adopting,
+    games: &'a [UnfinishedGame],
+}
+
+impl Drop for AdoptionRound<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut adopting) = self.adopting.0.lock() {
+            for game in self.games {
+                adopting.remove(&game.room_id);
+            }
         }
     }
 }
@@ -320,5 +406,61 @@ pub(crate) async fn hand_over(cluster: &Cluster, rooms: &[String]) {
     }
     if handed > 0 {
         info!(rooms = handed, "rooms handed over to the fleet");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::cluster::tests::{node, prefix};
+
+    #[tokio::test]
+    async fn a_lease_taken_to_adopt_a_game_is_renewed_until_the_room_is_live() {
+        let prefix = prefix();
+        let (Some(a), Some(b)) = (node(&prefix).await, node(&prefix).await) else {
+            return;
+        };
+        let adopting = Adopting::default();
+        let rooms = ["slow".to_owned(), "done".to_owned()];
+        for room in &rooms {
+            a.claim(room).await.expect("claim").expect("free");
+            adopting.add(room);
+        }
+        // "done" went live (or failed) at once; "slow" takes longer than a lease.
+        adopting.forget(&rooms[1..]);
+        for _ in 0..4 {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            let lost = renew_once(&a, Vec::new(), &adopting).await.expect("renew");
+            assert!(lost.is_empty(), "{lost:?}");
+        }
+        // 1.6 s after the claims, with a lease of 1 s.
+        assert_eq!(b.claim(&rooms[0]).await.expect("claim"), None, "still a's");
+        assert!(b.claim(&rooms[1]).await.expect("claim").is_some(), "lapsed");
+        // What a renewal finds lost is no longer counted as being adopted.
+        adopting.add(&rooms[1]);
+        let lost = renew_once(&a, Vec::new(), &adopting).await.expect("renew");
+        assert_eq!(lost, ["done"]);
+        assert_eq!(adopting.ids(), ["slow"]);
+    }
+
+    #[test]
+    fn a_round_of_adoptions_forgets_its_rooms_however_it_ends() {
+        let adopting = Adopting::default();
+        let game = |room: &str| UnfinishedGame {
+            game_id: format!("g_{room}"),
+            room_id: room.to_owned(),
+            fence: Fence(1),
+        };
+        let group = [game("r1"), game("r2")];
+        adopting.add("elsewhere");
+        {
+            let _round = adopting.until_done(&group);
+            adopting.add("r1");
+            adopting.add("r2");
+            assert_eq!(adopting.ids().len(), 3);
+        }
+        assert_eq!(adopting.ids(), ["elsewhere"]);
     }
 }
