@@ -177,6 +177,7 @@ async fn adopt_unowned(
         let outcome = resume_games(store, lobby, taken, incarnation).await?;
         adopted += outcome.resumed;
         for game in outcome.left {
+            adopting.forget(std::slice::from_ref(&game.room_id));
             let _ = cluster.release(&game.room_id).await;
         }
     }
@@ -209,9 +210,10 @@ async fn take_group(
                 fence,
                 ..game.clone()
             }),
-            Ok(None) => {}
+            Ok(None) => adopting.forget(std::slice::from_ref(&game.room_id)),
             Err(error) => {
                 warn!(game_id = game.game_id, %error, "could not take an unfinished game over; trying again shortly");
+                adopting.forget(std::slice::from_ref(&game.room_id));
                 let _ = cluster.release(&game.room_id).await;
             }
         }
