@@ -1,5 +1,7 @@
 //! `GET /metrics` reports what the server did, in Prometheus's text format.
 
+use std::time::{Duration, Instant};
+
 use crate::common::{TestServer, play_alternately, temp_dir};
 use serde_json::json;
 
@@ -33,14 +35,27 @@ async fn a_scrape_counts_connections_moves_errors_rooms_and_broadcasts() {
     alice.play(&room, "2").await;
     carol.until("game_over").await;
 
-    let response = reqwest::get(server.url("/metrics")).await.unwrap();
-    assert_eq!(response.status(), 200);
-    let content_type = response.headers()["content-type"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    assert!(content_type.starts_with("text/plain"), "{content_type}");
-    let text = response.text().await.unwrap();
+    // A room counts what it did once it has sent it: the last move's counters and the
+    // room's status are settled a moment after the clients hear of the end.
+    let settled = Instant::now() + Duration::from_secs(5);
+    let text = loop {
+        let response = reqwest::get(server.url("/metrics")).await.unwrap();
+        assert_eq!(response.status(), 200);
+        let content_type = response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(content_type.starts_with("text/plain"), "{content_type}");
+        let text = response.text().await.unwrap();
+        let finished = sample(
+            &text,
+            "parlor_rooms{game=\"tictactoe\",status=\"finished\"}",
+        );
+        if finished == Some(1.0) || Instant::now() > settled {
+            break text;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
 
     let value =
         |series: &str| sample(&text, series).unwrap_or_else(|| panic!("no {series} in\n{text}"));
