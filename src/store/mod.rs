@@ -62,6 +62,12 @@ pub enum StoreError {
     /// The database could not be opened, read or written.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// The SQLite game log's own connection could not be opened, read or written.
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The thread that writes the SQLite game log could not be started.
+    #[error("could not start the game log's writer thread: {0}")]
+    WriterThread(std::io::Error),
     /// The schema migrations could not be applied at start-up.
     #[error("could not apply database migrations: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),

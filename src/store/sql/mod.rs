@@ -22,10 +22,12 @@
 //!   bundled SQLite is).
 //!
 //! The engine-neutral parts live here: `batch_stats` (what the group commit reports),
-//! `placeholders`, `rows`, `names` (how names are keyed) and `sqlite_file` (the SQLite
-//! file's guards).
+//! `log_connection` (what the game log's writes need of a connection, so the same SQL
+//! drives sqlx and the SQLite writer thread's own rusqlite connection), `placeholders`,
+//! `rows`, `names` (how names are keyed) and `sqlite_file` (the SQLite file's guards).
 
 mod batch_stats;
+mod log_connection;
 mod names;
 mod placeholders;
 mod postgres;

@@ -8,10 +8,13 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::Connection;
+use std::future::Future;
+
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
+use sqlx::{Connection, PgPool};
 
 use super::BatchStats;
+use super::log_connection::LogHost;
 use super::placeholders::Placeholders;
 use crate::store::StoreError;
 
@@ -34,6 +37,10 @@ const ROW_SHARE_LOCK_PLAIN: &str = " FOR SHARE";
 
 /// The database `engine/` is compiled for here.
 type Db = sqlx::Postgres;
+
+/// A connection to it (named, not projected from `Db`, so that trait impls for it are
+/// told apart from those for other connection types).
+type DbConnection = PgConnection;
 
 /// How statements generated per batch write their parameters on PostgreSQL.
 const PLACEHOLDERS: Placeholders = Placeholders::Numbered;
@@ -72,6 +79,30 @@ const MAX_CONNECTIONS: u32 = 10;
 /// away) before it fails: a move is refused with `storage_unavailable` after this long,
 /// not after sqlx's default of 30 s.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The game log's writer on PostgreSQL: a tokio task, writing through a connection it
+/// takes out of the store's pool (a connection returned to the pool and taken again
+/// would cost a round trip each time).
+struct PoolLog(PgPool);
+
+impl LogHost for PoolLog {
+    type Connection = PgConnection;
+
+    async fn connect(&self) -> Result<PgConnection, StoreError> {
+        Ok(self.0.acquire().await?.detach())
+    }
+
+    async fn disconnect(connection: PgConnection) {
+        if let Err(error) = connection.close().await {
+            tracing::warn!(%error, "the move writer's connection did not close cleanly");
+        }
+    }
+
+    fn spawn(writer: impl Future<Output = ()> + Send + 'static) -> Result<(), StoreError> {
+        tokio::spawn(writer);
+        Ok(())
+    }
+}
 
 impl SqlStore {
     /// Connects to the PostgreSQL database at `url`, brings its schema up to date and
@@ -131,7 +162,8 @@ impl SqlStore {
             .connect_with(options)
             .await
             .map_err(unreachable)?;
-        let store = SqlStore::start(pool, hold, stats).await?;
+        let log = PoolLog(pool.clone());
+        let store = SqlStore::start(pool, hold, stats, log).await?;
         tracing::info!(database = %place, "connected to PostgreSQL");
         Ok(store)
     }

@@ -183,9 +183,12 @@ pub(super) struct RatingRow {
     pub(super) game: String,
     /// The rated player's key (a player id or `bot:<level>`).
     pub(super) player_key: String,
-    rating: f64,
-    deviation: f64,
-    volatility: f64,
+    /// The rating itself (Glicko-2's r).
+    pub(super) rating: f64,
+    /// Its deviation (RD).
+    pub(super) deviation: f64,
+    /// Its volatility (σ).
+    pub(super) volatility: f64,
 }
 
 impl RatingRow {

@@ -1,5 +1,6 @@
 //! The SQLite store, the embedded default: the file's guards, the pool, each
-//! connection's pragmas, and the engine code of `engine/` compiled for SQLite.
+//! connection's pragmas, the engine code of `engine/` compiled for SQLite, and the
+//! game log's writer thread (`log_thread`).
 //!
 //! Every connection runs with `journal_mode=WAL` and `synchronous=FULL` (or `NORMAL`,
 //! when asked for), so a commit has reached the disk when the call returns.
@@ -23,6 +24,9 @@ use crate::store::StoreError;
 mod engine;
 
 pub(super) use self::engine::SqlStore;
+use self::log_thread::ThreadLog;
+
+mod log_thread;
 
 /// SQLite has no row locks (one process writes the file, one transaction at a time):
 /// a fenced `INSERT … SELECT … JOIN games g` needs no locking clause, and neither does
@@ -34,6 +38,10 @@ const ROW_SHARE_LOCK_PLAIN: &str = "";
 
 /// The database `engine/` is compiled for here.
 type Db = sqlx::Sqlite;
+
+/// A connection to it (named, not projected from `Db`, so that trait impls for it are
+/// told apart from those for other connection types).
+type DbConnection = sqlx::SqliteConnection;
 
 /// How statements generated per batch write their parameters on SQLite.
 const PLACEHOLDERS: Placeholders = Placeholders::Anonymous;
@@ -105,7 +113,8 @@ impl SqlStore {
             .max_connections(SQLITE_MAX_CONNECTIONS)
             .connect_with(options)
             .await?;
-        let store = SqlStore::start(pool, file_lock, stats).await?;
+        let log = ThreadLog::new(path.to_path_buf(), tuning);
+        let store = SqlStore::start(pool, file_lock, stats, log).await?;
         tracing::info!(path = %path.display(), "opened the SQLite database");
         Ok(store)
     }

@@ -18,20 +18,22 @@
 //! constraint), each of its entries is written again in a transaction of its own, so a
 //! bad one fails alone and the rest still commit.
 //!
-//! The writer keeps one connection of its own, taken from the pool once: with sqlx, every
-//! connection taken from and returned to the pool costs a round trip (a ping) to SQLite's
-//! worker thread, and a batch on SQLite is otherwise one to three.
+//! The writer keeps one connection of its own, opened by its [`LogHost`] at the first
+//! batch and again after a failure. On PostgreSQL it is a tokio task on a connection
+//! taken out of the pool. On SQLite it is a thread of its own that owns a synchronous
+//! connection (`sqlite/log_thread.rs`): a move's write is then one hand-off to that thread
+//! and one back, where sqlx's driver added a round trip to its worker thread for every
+//! statement.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use sqlx::{Connection, Pool};
 use tokio::sync::{Mutex, mpsc, oneshot};
 
 use super::endings::write_finishes;
-use super::writes::{insert_games, insert_moves, write_move};
-use super::{Db, DbConnection};
+use super::writes::{insert_games, write_move};
 use crate::store::sql::BatchStats;
+use crate::store::sql::log_connection::{LogConnection, LogHost};
 use crate::store::{Fence, GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
 
 /// The most moves and game starts one transaction writes.
@@ -93,12 +95,16 @@ pub(super) struct MoveWriter {
 }
 
 impl MoveWriter {
-    /// Starts the writer task on the current tokio runtime. `writes` is the store's
-    /// lock that keeps write transactions one at a time.
-    pub(crate) fn spawn(pool: Pool<Db>, writes: Arc<Mutex<()>>, stats: BatchStats) -> MoveWriter {
+    /// Starts the writer where `host` runs it, writing through `host`'s connections.
+    /// `writes` is the store's lock that keeps write transactions one at a time.
+    pub(crate) fn spawn<H: LogHost>(
+        host: H,
+        writes: Arc<Mutex<()>>,
+        stats: BatchStats,
+    ) -> Result<MoveWriter, StoreError> {
         let (queue, jobs) = mpsc::channel(QUEUE);
-        tokio::spawn(run(pool, writes, jobs, stats));
-        MoveWriter { queue }
+        H::spawn(run(host, writes, jobs, stats))?;
+        Ok(MoveWriter { queue })
     }
 
     /// Writes one move (and the game's ending, if it ends the game) under `fence`;
@@ -142,10 +148,10 @@ impl MoveWriter {
     }
 }
 
-/// The writer task: takes whatever is queued (at least one entry, at most
-/// [`MAX_BATCH`]) and writes it as one transaction, until told to close.
-async fn run(
-    pool: Pool<Db>,
+/// The writer: takes whatever is queued (at least one entry, at most [`MAX_BATCH`])
+/// and writes it as one transaction, until told to close.
+async fn run<H: LogHost>(
+    host: H,
     writes: Arc<Mutex<()>>,
     mut jobs: mpsc::Receiver<Job>,
     stats: BatchStats,
@@ -158,6 +164,9 @@ async fn run(
     let mut closing = None;
     while closing.is_none() {
         let Some(job) = jobs.recv().await else { break };
+        // The batch forms once the lock is held: what queues while another write
+        // transaction finishes joins it.
+        let _writing = writes.lock().await;
         let mut next = Some(job);
         while let Some(job) = next.take() {
             match job {
@@ -172,42 +181,38 @@ async fn run(
                 next = jobs.try_recv().ok();
             }
         }
-        if !batch.is_empty() {
-            let _writing = writes.lock().await;
-            if let Some(lost) = write_batch(&pool, &mut held, &mut batch, &stats).await {
-                // What queued while the database was being waited for fails with the
-                // batch, rather than waiting for it in turn.
-                while closing.is_none()
-                    && let Ok(job) = jobs.try_recv()
-                {
-                    match job {
-                        Job::Write(pending) => drop(pending.reply.send(Err(lost()))),
-                        Job::Start(start) => drop(start.reply.send(Err(lost()))),
-                        Job::Close(done) => closing = Some(done),
-                    }
+        if !batch.is_empty()
+            && let Some(lost) = write_batch(&host, &mut held, &mut batch, &stats).await
+        {
+            // What queued while the database was being waited for fails with the
+            // batch, rather than waiting for it in turn.
+            while closing.is_none()
+                && let Ok(job) = jobs.try_recv()
+            {
+                match job {
+                    Job::Write(pending) => drop(pending.reply.send(Err(lost()))),
+                    Job::Start(start) => drop(start.reply.send(Err(lost()))),
+                    Job::Close(done) => closing = Some(done),
                 }
             }
         }
     }
-    if let Some(conn) = held
-        && let Err(error) = conn.close().await
-    {
-        tracing::warn!(%error, "the move writer's connection did not close cleanly");
+    if let Some(conn) = held {
+        H::disconnect(conn).await;
     }
     if let Some(done) = closing {
         let _ = done.send(());
     }
 }
 
-/// The writer's own connection in `held`, taken from the pool (and out of it) if there is
-/// none yet.
-async fn connection<'h>(
-    pool: &Pool<Db>,
-    held: &'h mut Option<DbConnection>,
-) -> Result<&'h mut DbConnection, StoreError> {
+/// The writer's own connection in `held`, opened by `host` if there is none yet.
+async fn connection<'h, H: LogHost>(
+    host: &H,
+    held: &'h mut Option<H::Connection>,
+) -> Result<&'h mut H::Connection, StoreError> {
     Ok(match held {
         Some(conn) => conn,
-        None => held.insert(pool.acquire().await?.detach()),
+        None => held.insert(host.connect().await?),
     })
 }
 
@@ -217,15 +222,15 @@ async fn connection<'h>(
 /// writer's connection is dropped (it may be broken, or mid-transaction) and the next
 /// batch takes a fresh one. When the database could not be reached, returns what to
 /// answer the writes queued meanwhile.
-async fn write_batch(
-    pool: &Pool<Db>,
-    held: &mut Option<DbConnection>,
+async fn write_batch<H: LogHost>(
+    host: &H,
+    held: &mut Option<H::Connection>,
     batch: &mut Batch,
     stats: &BatchStats,
-) -> Option<impl Fn() -> StoreError + use<>> {
+) -> Option<impl Fn() -> StoreError + use<H>> {
     let started = Instant::now();
     stats.moves.observe(batch.moves.len() as f64);
-    let written = match connection(pool, held).await {
+    let written = match connection(host, held).await {
         Ok(conn) => write_together(conn, batch).await,
         Err(error) => Err(error),
     };
@@ -273,11 +278,17 @@ async fn write_batch(
                 "a batch was refused; writing its game starts and moves one by one"
             );
             for start in batch.starts.drain(..) {
-                let result = start_alone(pool, &start.game, start.fence).await;
+                let result = alone(host, held, async |conn| {
+                    insert_games(conn, &[(&start.game, start.fence)]).await
+                })
+                .await;
                 let _ = start.reply.send(result);
             }
             for pending in batch.moves.drain(..) {
-                let result = write_alone(pool, &pending).await;
+                let result = alone(host, held, async |conn| {
+                    write_move(conn, &pending.mv, pending.finish.as_ref(), pending.fence).await
+                })
+                .await;
                 let _ = pending.reply.send(result);
             }
             None
@@ -291,7 +302,7 @@ async fn write_batch(
 /// game is owned under another token is not written (and fails as
 /// [`StoreError::Fenced`]); the others are.
 async fn write_together(
-    conn: &mut DbConnection,
+    conn: &mut impl LogConnection,
     batch: &Batch,
 ) -> Result<Vec<Written>, StoreError> {
     let moves: Vec<(&MoveRecord, Fence)> = batch
@@ -301,55 +312,63 @@ async fn write_together(
         .collect();
     let no_endings = batch.moves.iter().all(|pending| pending.finish.is_none());
     if batch.starts.is_empty() && no_endings {
-        let inserted = insert_moves(conn, &moves).await?;
+        let inserted = conn.insert_moves(&moves).await?;
         return Ok(batch
             .moves
             .iter()
-            .map(|pending| inserted.check(&pending.mv).map(|()| None))
+            .enumerate()
+            .map(|(index, pending)| inserted.check(index, &pending.mv).map(|()| None))
             .collect());
     }
-    let mut tx = conn.begin().await?;
+    conn.begin().await?;
     let games: Vec<(&NewGame, Fence)> = batch
         .starts
         .iter()
         .map(|start| (&start.game, start.fence))
         .collect();
-    insert_games(&mut tx, &games).await?;
-    let inserted = insert_moves(&mut tx, &moves).await?;
+    insert_games(conn, &games).await?;
+    let inserted = conn.insert_moves(&moves).await?;
     let finishes: Vec<(&GameFinish, Fence)> = batch
         .moves
         .iter()
-        .filter(|pending| inserted.check(&pending.mv).is_ok())
-        .filter_map(|pending| Some((pending.finish.as_ref()?, pending.fence)))
+        .enumerate()
+        .filter(|(index, _)| inserted.written(*index))
+        .filter_map(|(_, pending)| Some((pending.finish.as_ref()?, pending.fence)))
         .collect();
-    let mut changes = write_finishes(&mut tx, &finishes).await?.into_iter();
+    let mut changes = write_finishes(conn, &finishes).await?.into_iter();
     let results = batch
         .moves
         .iter()
-        .map(|pending| {
-            inserted.check(&pending.mv)?;
+        .enumerate()
+        .map(|(index, pending)| {
+            inserted.check(index, &pending.mv)?;
             Ok(pending
                 .finish
                 .as_ref()
                 .and_then(|_| changes.next().flatten()))
         })
         .collect();
-    tx.commit().await?;
+    conn.commit().await?;
     Ok(results)
 }
 
-/// One move (and its ending) in a transaction of its own.
-async fn write_alone(pool: &Pool<Db>, pending: &Pending) -> Written {
-    let mut tx = pool.begin().await?;
-    let changes = write_move(&mut tx, &pending.mv, pending.finish.as_ref(), pending.fence).await?;
-    tx.commit().await?;
-    Ok(changes)
-}
-
-/// One game start in a transaction of its own.
-async fn start_alone(pool: &Pool<Db>, game: &NewGame, fence: Fence) -> Result<(), StoreError> {
-    let mut tx = pool.begin().await?;
-    insert_games(&mut tx, &[(game, fence)]).await?;
-    tx.commit().await?;
-    Ok(())
+/// One entry of a refused batch, written by `work` in a transaction of its own on the
+/// writer's connection (a fresh one if the last failed, and dropped again if this fails).
+async fn alone<H: LogHost, T>(
+    host: &H,
+    held: &mut Option<H::Connection>,
+    work: impl AsyncFnOnce(&mut H::Connection) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let conn = connection(host, held).await?;
+    let result = async {
+        conn.begin().await?;
+        let written = work(conn).await?;
+        conn.commit().await?;
+        Ok(written)
+    }
+    .await;
+    if result.is_err() {
+        *held = None;
+    }
+    result
 }

@@ -20,9 +20,9 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
-use super::{DbConnection, PLACEHOLDERS, RATINGS_LOCK};
+use super::{PLACEHOLDERS, RATINGS_LOCK};
 use crate::ratings::{self, Rating};
-use crate::store::sql::rows::RatingRow;
+use crate::store::sql::log_connection::{LogConnection, Param};
 use crate::store::{Fence, GameFinish, GameStatus, RatingChange, StoreError};
 use parlor_rules::games::Seat;
 
@@ -32,7 +32,7 @@ use parlor_rules::games::Seat;
 /// unknown, already over, or owned under another token, so no leaderboard row can point
 /// at a missing game and no ending is rated twice.
 pub(super) async fn write_finishes(
-    conn: &mut DbConnection,
+    conn: &mut impl LogConnection,
     finishes: &[(&GameFinish, Fence)],
 ) -> Result<Vec<Option<[RatingChange; 2]>>, StoreError> {
     if finishes.is_empty() {
@@ -50,7 +50,7 @@ pub(super) async fn write_finishes(
 /// Marks the games finished, with their result, duration and move count: each only if
 /// it is still playing and owned under the token its ending came with, else none is.
 async fn update_games(
-    conn: &mut DbConnection,
+    conn: &mut impl LogConnection,
     finishes: &[(&GameFinish, Fence)],
 ) -> Result<(), StoreError> {
     let mut sql = format!(
@@ -71,19 +71,22 @@ async fn update_games(
          AND games.status = '{}'",
         GameStatus::Playing.as_str()
     );
-    let mut query = sqlx::query(&sql);
-    for (finish, fence) in finishes {
-        query = query
-            .bind(finish.game_id.as_str())
-            .bind(finish.finished_at_ms)
-            .bind(finish.winner.map(i64::from))
-            .bind(finish.reason.as_str())
-            .bind(finish.duration_ms)
-            .bind(i64::from(finish.moves))
-            .bind(fence.0);
-    }
-    let updated = query.execute(&mut *conn).await?;
-    if updated.rows_affected() != finishes.len() as u64 {
+    let params: Vec<Param<'_>> = finishes
+        .iter()
+        .flat_map(|(finish, fence)| {
+            [
+                Param::text(&finish.game_id),
+                Param::int(finish.finished_at_ms),
+                Param::Int(finish.winner.map(i64::from)),
+                Param::text(finish.reason.as_str()),
+                Param::int(finish.duration_ms),
+                Param::int(finish.moves),
+                Param::int(fence.0),
+            ]
+        })
+        .collect();
+    let updated = conn.execute(&sql, &params).await?;
+    if updated != finishes.len() as u64 {
         return Err(StoreError::Database(sqlx::Error::RowNotFound));
     }
     Ok(())
@@ -101,7 +104,7 @@ struct Rated {
 /// Rates the rated games in order and writes the players' new ratings; returns each
 /// game's changes.
 async fn rate(
-    conn: &mut DbConnection,
+    conn: &mut impl LogConnection,
     finishes: &[&GameFinish],
 ) -> Result<Vec<Option<[RatingChange; 2]>>, StoreError> {
     let wanted: HashSet<(&str, &str)> = finishes
@@ -115,7 +118,7 @@ async fn rate(
         return Ok(vec![None; finishes.len()]);
     }
     for statement in RATINGS_LOCK {
-        sqlx::query(statement).execute(&mut *conn).await?;
+        conn.execute(statement, &[]).await?;
     }
     let stored = read_ratings(conn, &wanted).await?;
 
@@ -164,7 +167,7 @@ async fn rate(
 /// players with none are absent. One query however many pairs; also what a room's
 /// display of its seats' ratings reads.
 pub(super) async fn read_ratings(
-    conn: &mut DbConnection,
+    conn: &mut impl LogConnection,
     wanted: &HashSet<(&str, &str)>,
 ) -> Result<HashMap<String, HashMap<String, Rating>>, StoreError> {
     let mut sql = String::from(
@@ -173,11 +176,11 @@ pub(super) async fn read_ratings(
     );
     PLACEHOLDERS.push_typed_rows(&mut sql, wanted.len(), &["TEXT", "TEXT"]);
     sql.push_str(") AS v ON r.game = v.column1 AND r.player_key = v.column2");
-    let mut query = sqlx::query_as(&sql);
-    for (game, key) in wanted {
-        query = query.bind(*game).bind(*key);
-    }
-    let rows: Vec<RatingRow> = query.fetch_all(&mut *conn).await?;
+    let params: Vec<Param<'_>> = wanted
+        .iter()
+        .flat_map(|(game, key)| [Param::text(game), Param::text(key)])
+        .collect();
+    let rows = conn.rating_rows(&sql, &params).await?;
     let mut stored: HashMap<String, HashMap<String, Rating>> = HashMap::new();
     for row in rows {
         let rating = row.rating();
@@ -191,7 +194,7 @@ pub(super) async fn read_ratings(
 
 /// Upserts every player's rating as the endings leave it, counting the games added.
 async fn write_ratings(
-    conn: &mut DbConnection,
+    conn: &mut impl LogConnection,
     current: &HashMap<(&str, &str), Rated>,
 ) -> Result<(), StoreError> {
     let mut sql = String::from(
@@ -204,25 +207,28 @@ async fn write_ratings(
          deviation = excluded.deviation, volatility = excluded.volatility, \
          games = ratings.games + excluded.games, updated_at = excluded.updated_at",
     );
-    let mut query = sqlx::query(&sql);
-    for ((game, key), rated) in current {
-        query = query
-            .bind(*game)
-            .bind(*key)
-            .bind(rated.rating.rating)
-            .bind(rated.rating.deviation)
-            .bind(rated.rating.volatility)
-            .bind(rated.games)
-            .bind(rated.updated_at_ms);
-    }
-    query.execute(&mut *conn).await?;
+    let params: Vec<Param<'_>> = current
+        .iter()
+        .flat_map(|((game, key), rated)| {
+            [
+                Param::text(game),
+                Param::text(key),
+                Param::Real(Some(rated.rating.rating)),
+                Param::Real(Some(rated.rating.deviation)),
+                Param::Real(Some(rated.rating.volatility)),
+                Param::int(rated.games),
+                Param::int(rated.updated_at_ms),
+            ]
+        })
+        .collect();
+    conn.execute(&sql, &params).await?;
     Ok(())
 }
 
 /// Writes each seat's thinking time and score and, in rated games, its rating before
 /// and after.
 async fn update_seats(
-    conn: &mut DbConnection,
+    conn: &mut impl LogConnection,
     finishes: &[&GameFinish],
     changes: &[Option<[RatingChange; 2]>],
 ) -> Result<(), StoreError> {
@@ -247,22 +253,23 @@ async fn update_seats(
         ],
     );
     sql.push_str(") AS v WHERE game_seats.game_id = v.column1 AND game_seats.seat = v.column2");
-    let mut query = sqlx::query(&sql);
+    let mut params = Vec::with_capacity(seats * 6);
     for (finish, change) in finishes.iter().zip(changes) {
         for seat in &finish.seats {
             let rating = change
                 .as_ref()
                 .and_then(|change| change.get(usize::from(seat.seat)));
-            query = query
-                .bind(finish.game_id.as_str())
-                .bind(i64::from(seat.seat))
-                .bind(seat.thinking_ms)
-                .bind(seat.score)
-                .bind(rating.map(|change| change.before.rating))
-                .bind(rating.map(|change| change.after.rating));
+            params.extend([
+                Param::text(&finish.game_id),
+                Param::int(seat.seat),
+                Param::int(seat.thinking_ms),
+                Param::Int(seat.score),
+                Param::Real(rating.map(|change| change.before.rating)),
+                Param::Real(rating.map(|change| change.after.rating)),
+            ]);
         }
     }
-    query.execute(&mut *conn).await?;
+    conn.execute(&sql, &params).await?;
     Ok(())
 }
 
@@ -270,7 +277,7 @@ async fn update_seats(
 /// score, so on ties the earliest achievement keeps its place; a player who is a
 /// candidate in several of these games enters with the first of their best scores.
 async fn upsert_leaderboard(
-    conn: &mut DbConnection,
+    conn: &mut impl LogConnection,
     finishes: &[&GameFinish],
 ) -> Result<(), StoreError> {
     let mut best: Vec<(&GameFinish, &str, i64)> = Vec::new();
@@ -299,15 +306,18 @@ async fn upsert_leaderboard(
          game_id = excluded.game_id, achieved_at = excluded.achieved_at \
          WHERE excluded.score > leaderboard.score",
     );
-    let mut query = sqlx::query(&sql);
-    for (finish, player_id, score) in &best {
-        query = query
-            .bind(finish.game.as_str())
-            .bind(*player_id)
-            .bind(*score)
-            .bind(finish.game_id.as_str())
-            .bind(finish.finished_at_ms);
-    }
-    query.execute(&mut *conn).await?;
+    let params: Vec<Param<'_>> = best
+        .iter()
+        .flat_map(|(finish, player_id, score)| {
+            [
+                Param::text(finish.game.as_str()),
+                Param::text(player_id),
+                Param::int(*score),
+                Param::text(&finish.game_id),
+                Param::int(finish.finished_at_ms),
+            ]
+        })
+        .collect();
+    conn.execute(&sql, &params).await?;
     Ok(())
 }

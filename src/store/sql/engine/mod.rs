@@ -11,6 +11,7 @@ mod batch;
 mod endings;
 mod names;
 mod reads;
+mod sqlx_log;
 #[cfg(test)]
 mod tests;
 mod writes;
@@ -27,18 +28,16 @@ use self::batch::MoveWriter;
 #[cfg(test)]
 use super::TestDb;
 use super::{
-    Db, ExclusiveHold, PLACEHOLDERS, RATINGS_LOCK, READ_SNAPSHOT, ROW_SHARE_LOCK,
+    Db, DbConnection, ExclusiveHold, PLACEHOLDERS, RATINGS_LOCK, READ_SNAPSHOT, ROW_SHARE_LOCK,
     ROW_SHARE_LOCK_PLAIN,
 };
 use crate::ratings::Rating;
 use crate::store::sql::BatchStats;
+use crate::store::sql::log_connection::LogHost;
 use crate::store::{
     DrawOfferRecord, Fence, GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame,
     PlayerRecord, RatingChange, RatingEntry, Store, StoreError, StoredGame, UnfinishedGame,
 };
-
-/// A connection to this engine's database.
-type DbConnection = <Db as sqlx::Database>::Connection;
 
 /// The schema migrations in `migrations/`, embedded at compile time; the same files for
 /// every engine.
@@ -62,13 +61,14 @@ pub(crate) struct SqlStore {
 }
 
 impl SqlStore {
-    /// Brings the schema of `pool`'s database up to date and starts the move writer;
-    /// `exclusive` is kept until the store closes. The pool is closed again if the
-    /// schema cannot be brought up to date.
+    /// Brings the schema of `pool`'s database up to date and starts the move writer
+    /// where `log` runs it; `exclusive` is kept until the store closes. The pool is
+    /// closed again if the schema cannot be brought up to date or the writer started.
     pub(super) async fn start(
         pool: Pool<Db>,
         exclusive: ExclusiveHold,
         stats: BatchStats,
+        log: impl LogHost,
     ) -> Result<SqlStore, StoreError> {
         if let Err(err) = MIGRATOR.run(&pool).await {
             pool.close().await;
@@ -79,8 +79,15 @@ impl SqlStore {
             return Err(err);
         }
         let writes = Arc::new(Mutex::new(()));
+        let moves = match MoveWriter::spawn(log, writes.clone(), stats) {
+            Ok(moves) => moves,
+            Err(err) => {
+                pool.close().await;
+                return Err(err);
+            }
+        };
         Ok(SqlStore {
-            moves: MoveWriter::spawn(pool.clone(), writes.clone(), stats),
+            moves,
             pool,
             writes,
             exclusive: Arc::new(std::sync::Mutex::new(Some(exclusive))),

@@ -84,7 +84,7 @@ pub(super) async fn ratings(
 ) -> Result<[Option<Rating>; 2], StoreError> {
     let mut conn = pool.acquire().await?;
     let wanted = HashSet::from([(game.as_str(), keys[0]), (game.as_str(), keys[1])]);
-    let stored = read_ratings(&mut conn, &wanted).await?;
+    let stored = read_ratings(&mut *conn, &wanted).await?;
     let in_game = stored.get(game.as_str());
     Ok(keys.map(|key| in_game.and_then(|ratings| ratings.get(key)).copied()))
 }

@@ -6,24 +6,19 @@
 //! [`super::batch`]) or open and commit one of their own; either way they return only
 //! once the write is committed. The store's write lock is taken by the caller.
 
-use std::collections::HashSet;
+use std::borrow::Cow;
 
 use sqlx::Pool;
 
 use super::endings::write_finishes;
 use super::names::claim_name;
-use super::{Db, DbConnection, PLACEHOLDERS, ROW_SHARE_LOCK, ROW_SHARE_LOCK_PLAIN};
+use super::{Db, DbConnection, PLACEHOLDERS, ROW_SHARE_LOCK_PLAIN};
+use crate::store::sql::log_connection::{LogConnection, Param};
 use crate::store::sql::names::name_key;
 use crate::store::{
     DrawOfferRecord, Fence, GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord,
     RatingChange, StoreError,
 };
-
-/// The columns of one stored move and its room's token, in the order [`insert_moves`]
-/// binds them, with their SQL types (a `VALUES` list joined to `games` needs them).
-const MOVE_TYPES: [&str; 9] = [
-    "TEXT", "BIGINT", "BIGINT", "TEXT", "BIGINT", "BIGINT", "BIGINT", "BIGINT", "BIGINT",
-];
 
 /// The columns of a stored game's row, as [`insert_games`] binds them.
 const GAME_COLUMNS: usize = 8;
@@ -34,7 +29,7 @@ const SEAT_COLUMNS: usize = 5;
 /// Records games as started under their rooms' tokens, with their seats: one `INSERT`
 /// for the games and one for all their seats, inside the caller's transaction.
 pub(super) async fn insert_games(
-    conn: &mut DbConnection,
+    conn: &mut impl LogConnection,
     games: &[(&NewGame, Fence)],
 ) -> Result<(), StoreError> {
     if games.is_empty() {
@@ -45,19 +40,22 @@ pub(super) async fn insert_games(
          VALUES ",
     );
     PLACEHOLDERS.push_rows(&mut sql, games.len(), GAME_COLUMNS);
-    let mut query = sqlx::query(&sql);
-    for (game, fence) in games {
-        query = query
-            .bind(game.game_id.as_str())
-            .bind(game.game.as_str())
-            .bind(game.room_id.as_str())
-            .bind(GameStatus::Playing.as_str())
-            .bind(game.options_json.as_str())
-            .bind(game.started_at_ms)
-            .bind(game.rules_json.as_str())
-            .bind(fence.0);
-    }
-    query.execute(&mut *conn).await?;
+    let params: Vec<Param<'_>> = games
+        .iter()
+        .flat_map(|(game, fence)| {
+            [
+                Param::text(&game.game_id),
+                Param::text(game.game.as_str()),
+                Param::text(&game.room_id),
+                Param::text(GameStatus::Playing.as_str()),
+                Param::text(&game.options_json),
+                Param::int(game.started_at_ms),
+                Param::text(&game.rules_json),
+                Param::int(fence.0),
+            ]
+        })
+        .collect();
+    conn.execute(&sql, &params).await?;
 
     let seats = games.iter().map(|(game, _)| game.seats.len()).sum();
     if seats == 0 {
@@ -66,89 +64,31 @@ pub(super) async fn insert_games(
     let mut sql =
         String::from("INSERT INTO game_seats (game_id, seat, kind, player_id, name) VALUES ");
     PLACEHOLDERS.push_rows(&mut sql, seats, SEAT_COLUMNS);
-    let mut query = sqlx::query(&sql);
+    let mut params = Vec::with_capacity(seats * SEAT_COLUMNS);
     for (game, _) in games {
         for seat in &game.seats {
-            query = query
-                .bind(game.game_id.as_str())
-                .bind(i64::from(seat.seat))
-                .bind(seat.kind.to_string())
-                .bind(seat.player_id.as_deref())
-                .bind(seat.name.as_str());
+            params.extend([
+                Param::text(&game.game_id),
+                Param::int(seat.seat),
+                Param::Text(Some(Cow::Owned(seat.kind.to_string()))),
+                Param::Text(seat.player_id.as_deref().map(Cow::Borrowed)),
+                Param::text(&seat.name),
+            ]);
         }
     }
-    query.execute(&mut *conn).await?;
+    conn.execute(&sql, &params).await?;
     Ok(())
-}
-
-/// Which moves an [`insert_moves`] wrote: those whose game is owned under the token
-/// they came with.
-pub(super) struct Inserted(HashSet<(String, i64)>);
-
-impl Inserted {
-    /// `Ok` if `mv` was written, [`StoreError::Fenced`] if its game is owned under
-    /// another token.
-    pub(super) fn check(&self, mv: &MoveRecord) -> Result<(), StoreError> {
-        if self.0.contains(&(mv.game_id.clone(), i64::from(mv.ply))) {
-            Ok(())
-        } else {
-            Err(StoreError::Fenced {
-                game_id: mv.game_id.clone(),
-            })
-        }
-    }
-}
-
-/// Appends moves to their games' logs with one `INSERT` (one round trip to the database
-/// however many moves), inside the caller's transaction: each only if its game is owned
-/// under the token it came with. On PostgreSQL the game rows are share-locked, so a new
-/// owner's take-over waits for this transaction and then sees its moves.
-pub(super) async fn insert_moves(
-    conn: &mut DbConnection,
-    moves: &[(&MoveRecord, Fence)],
-) -> Result<Inserted, StoreError> {
-    if moves.is_empty() {
-        return Ok(Inserted(HashSet::new()));
-    }
-    const HEAD: &str = "INSERT INTO moves (game_id, ply, seat, notation, played_at, \
-                        think_ms, clock0_ms, clock1_ms) \
-                        SELECT v.column1, v.column2, v.column3, v.column4, v.column5, \
-                        v.column6, v.column7, v.column8 FROM (VALUES ";
-    const TAIL: &str = ") AS v JOIN games g ON g.game_id = v.column1 AND g.fence = v.column9";
-    // One allocation for the whole statement: each row is at most 9 casts of a
-    // placeholder of up to 5 characters ("$2304") and their separators.
-    let mut sql = String::with_capacity(HEAD.len() + TAIL.len() + 40 + moves.len() * 9 * 25);
-    sql.push_str(HEAD);
-    PLACEHOLDERS.push_typed_rows(&mut sql, moves.len(), &MOVE_TYPES);
-    sql.push_str(TAIL);
-    sql.push_str(ROW_SHARE_LOCK);
-    sql.push_str(" RETURNING game_id, ply");
-    let mut query = sqlx::query_as(&sql);
-    for (mv, fence) in moves {
-        query = query
-            .bind(mv.game_id.as_str())
-            .bind(i64::from(mv.ply))
-            .bind(i64::from(mv.seat))
-            .bind(mv.notation.as_str())
-            .bind(mv.played_at_ms)
-            .bind(mv.think_ms)
-            .bind(mv.clocks_ms.map(|clocks| clocks[0]))
-            .bind(mv.clocks_ms.map(|clocks| clocks[1]))
-            .bind(fence.0);
-    }
-    let rows: Vec<(String, i64)> = query.fetch_all(&mut *conn).await?;
-    Ok(Inserted(rows.into_iter().collect()))
 }
 
 /// Appends one move to its game's log and, when it ends the game, writes the ending
 /// (and the ratings) too: the statements of one move, inside the caller's transaction.
 pub(super) async fn write_move(
-    conn: &mut DbConnection,
+    conn: &mut impl LogConnection,
     mv: &MoveRecord,
     finish: Option<&GameFinish>,
     fence: Fence,
 ) -> Result<Option<[RatingChange; 2]>, StoreError> {
-    insert_moves(conn, &[(mv, fence)]).await?.check(mv)?;
+    conn.insert_moves(&[(mv, fence)]).await?.check(0, mv)?;
     match finish {
         Some(finish) => Ok(write_finishes(conn, &[(finish, fence)])
             .await?
@@ -219,7 +159,7 @@ pub(super) async fn finish_game(
     fence: Fence,
 ) -> Result<Option<[RatingChange; 2]>, StoreError> {
     let mut tx = pool.begin().await?;
-    let changes = write_finishes(&mut tx, &[(finish, fence)])
+    let changes = write_finishes(&mut *tx, &[(finish, fence)])
         .await?
         .pop()
         .flatten();

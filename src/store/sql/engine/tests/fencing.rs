@@ -24,17 +24,20 @@ async fn a_move_under_a_stale_token_is_refused_and_its_batch_neighbours_commit()
     }
     take_over(&store, "g2", 4).await;
     let batches = stats.moves.get_sample_count();
-    // Queued before the writer runs (one-threaded runtime): one batch.
+    // Queued before the writer forms a batch: one batch.
     let (one, two, three) = (
         mv("g1", 1, "4", 10),
         mv("g2", 1, "0", 11),
         mv("g1", 2, "0", 12),
     );
-    let (first, stale, second) = tokio::join!(
-        store.append_move(&one, None, Fence(3)),
-        store.append_move(&two, None, Fence(3)),
-        store.append_move(&three, None, Fence(3)),
-    );
+    let (first, stale, second) = queued_together(&store, async {
+        tokio::join!(
+            store.append_move(&one, None, Fence(3)),
+            store.append_move(&two, None, Fence(3)),
+            store.append_move(&three, None, Fence(3)),
+        )
+    })
+    .await;
     first.expect("g1's first move");
     second.expect("g1's second move");
     assert!(

@@ -1,0 +1,196 @@
+//! The SQLite game log's writer thread and its connection: a thread of its own that
+//! owns one synchronous connection to the database file and runs the batch writer
+//! (`engine/batch.rs`) there, with its statements prepared once and cached.
+//!
+//! Through sqlx, every statement was a round trip to the driver's worker thread (and a
+//! batch one to three statements), so a move crossed four threads before it was stored.
+//! Here a batch is one hand-off from the rooms to this thread and one answer back; the
+//! SQL between is the same code the PostgreSQL store runs, driven by a connection whose
+//! futures are complete when they are made.
+//!
+//! The connection runs with the pragmas of the store's own (`synchronous`, foreign keys,
+//! the busy timeout; the file is already in WAL mode) and through the one SQLite library
+//! sqlx links, so both share the file's locks. A move is appended with one small
+//! prepared `INSERT … SELECT … FROM games WHERE` per move, whose changed-row count says
+//! whether the game is still owned under the move's token: no temporary tables, which
+//! the multi-row `INSERT … RETURNING` needed.
+
+use std::future::{Future, ready};
+use std::path::PathBuf;
+
+use rusqlite::types::{ToSql, ToSqlOutput, Value, ValueRef};
+use rusqlite::{Connection, OpenFlags, params_from_iter};
+
+use super::SqliteTuning;
+use crate::config::Synchronous;
+use crate::store::sql::log_connection::{Inserted, LogConnection, LogHost, Param, move_params};
+use crate::store::sql::rows::RatingRow;
+use crate::store::{Fence, MoveRecord, StoreError};
+
+/// The thread's name, as `top -H` and the profiles show it.
+const THREAD_NAME: &str = "parlor-game-log";
+
+/// Prepared statements kept: a batch's statements differ by their number of rows, so
+/// a busy server uses a few dozen.
+const CACHED_STATEMENTS: usize = 64;
+
+/// One move appended if its game is owned under the move's token (`?9`): one row
+/// inserted, or none.
+const FENCED_MOVE: &str = "INSERT INTO moves (game_id, ply, seat, notation, played_at, \
+                           think_ms, clock0_ms, clock1_ms) \
+                           SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 FROM games \
+                           WHERE game_id = ?1 AND fence = ?9";
+
+/// The game log's writer on SQLite: a thread of its own, writing through a connection
+/// it opens to the file at `path`.
+pub(super) struct ThreadLog {
+    path: PathBuf,
+    tuning: SqliteTuning,
+}
+
+impl ThreadLog {
+    /// The writer for the database file at `path`, tuned as the store's connections.
+    pub(super) fn new(path: PathBuf, tuning: SqliteTuning) -> ThreadLog {
+        ThreadLog { path, tuning }
+    }
+
+    fn open(&self) -> rusqlite::Result<Connection> {
+        let connection = Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        connection.busy_timeout(self.tuning.busy_timeout)?;
+        let synchronous = match self.tuning.synchronous {
+            Synchronous::Full => "FULL",
+            Synchronous::Normal => "NORMAL",
+        };
+        connection.pragma_update(None, "synchronous", synchronous)?;
+        connection.pragma_update(None, "foreign_keys", "ON")?;
+        connection.set_prepared_statement_cache_capacity(CACHED_STATEMENTS);
+        Ok(connection)
+    }
+}
+
+impl LogHost for ThreadLog {
+    type Connection = Connection;
+
+    fn connect(&self) -> impl Future<Output = Result<Connection, StoreError>> + Send {
+        ready(self.open().map_err(StoreError::from))
+    }
+
+    fn disconnect(connection: Connection) -> impl Future<Output = ()> + Send {
+        if let Err((_, error)) = connection.close() {
+            tracing::warn!(%error, "the game log's connection did not close cleanly");
+        }
+        ready(())
+    }
+
+    fn spawn(writer: impl Future<Output = ()> + Send + 'static) -> Result<(), StoreError> {
+        // The writer waits on tokio's channels and the store's lock, which need no
+        // runtime driver: any runtime's handle can block this thread on them.
+        let runtime = tokio::runtime::Handle::try_current()
+            .map_err(|error| StoreError::WriterThread(std::io::Error::other(error.to_string())))?;
+        std::thread::Builder::new()
+            .name(THREAD_NAME.to_owned())
+            .spawn(move || runtime.block_on(writer))
+            .map_err(StoreError::WriterThread)?;
+        Ok(())
+    }
+}
+
+impl ToSql for Param<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match self {
+            Param::Text(Some(text)) => ToSqlOutput::Borrowed(ValueRef::Text(text.as_bytes())),
+            Param::Int(Some(value)) => ToSqlOutput::Owned(Value::Integer(*value)),
+            Param::Real(Some(value)) => ToSqlOutput::Owned(Value::Real(*value)),
+            Param::Text(None) | Param::Int(None) | Param::Real(None) => {
+                ToSqlOutput::Owned(Value::Null)
+            }
+        })
+    }
+}
+
+impl LogConnection for Connection {
+    fn begin(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send {
+        ready(
+            self.execute_batch("BEGIN IMMEDIATE")
+                .map_err(StoreError::from),
+        )
+    }
+
+    fn commit(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send {
+        ready(self.execute_batch("COMMIT").map_err(StoreError::from))
+    }
+
+    fn execute(
+        &mut self,
+        sql: &str,
+        params: &[Param<'_>],
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send {
+        let changed = self
+            .prepare_cached(sql)
+            .and_then(|mut statement| statement.execute(params_from_iter(params)));
+        ready(changed.map(|rows| rows as u64).map_err(StoreError::from))
+    }
+
+    fn rating_rows(
+        &mut self,
+        sql: &str,
+        params: &[Param<'_>],
+    ) -> impl Future<Output = Result<Vec<RatingRow>, StoreError>> + Send {
+        let rows = self.prepare_cached(sql).and_then(|mut statement| {
+            let rows = statement.query_map(params_from_iter(params), |row| {
+                Ok(RatingRow {
+                    game: row.get(0)?,
+                    player_key: row.get(1)?,
+                    rating: row.get(2)?,
+                    deviation: row.get(3)?,
+                    volatility: row.get(4)?,
+                })
+            })?;
+            rows.collect::<rusqlite::Result<Vec<RatingRow>>>()
+        });
+        ready(rows.map_err(StoreError::from))
+    }
+
+    fn insert_moves(
+        &mut self,
+        moves: &[(&MoveRecord, Fence)],
+    ) -> impl Future<Output = Result<Inserted, StoreError>> + Send {
+        ready(append_moves(self, moves).map_err(StoreError::from))
+    }
+}
+
+/// Appends each move with [`FENCED_MOVE`]; several moves outside a transaction are
+/// written in one of their own, so they cost one commit.
+fn append_moves(
+    connection: &Connection,
+    moves: &[(&MoveRecord, Fence)],
+) -> rusqlite::Result<Inserted> {
+    let own_transaction = moves.len() > 1 && connection.is_autocommit();
+    if own_transaction {
+        connection.execute_batch("BEGIN IMMEDIATE")?;
+    }
+    let written = append_each(connection, moves);
+    if own_transaction {
+        match &written {
+            Ok(_) => connection.execute_batch("COMMIT")?,
+            Err(_) => connection.execute_batch("ROLLBACK")?,
+        }
+    }
+    written
+}
+
+fn append_each(
+    connection: &Connection,
+    moves: &[(&MoveRecord, Fence)],
+) -> rusqlite::Result<Inserted> {
+    let mut statement = connection.prepare_cached(FENCED_MOVE)?;
+    let mut written = Vec::with_capacity(moves.len());
+    for (mv, fence) in moves {
+        let rows = statement.execute(params_from_iter(move_params(mv, *fence)))?;
+        written.push(rows == 1);
+    }
+    Ok(Inserted(written))
+}
