@@ -3,6 +3,8 @@
 #
 #   start_parlor LOG [COMMAND PREFIX...]   e.g. start_parlor "$log" taskset -c 0
 #
+# BENCH_SERVER_BIN names another build to start (default target/release/parlor), for A/B pairs.
+#
 # Sets `db` (the scratch directory, removed by `stop_parlor`), `server` (the pid of
 # what was started) and `port`; `moves` prints the moves the server has accepted.
 
@@ -13,7 +15,7 @@ start_parlor() {
   PARLOR_STORE__PATH=$db/parlor.db PARLOR_ROOMS__FIRST_MOVE_SECS=3600 RUST_LOG=info \
     PARLOR_LIMITS__CONNECTIONS_PER_IP=100000 PARLOR_LIMITS__PLAYERS_PER_MINUTE_PER_IP=100000 \
     PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_IP=100000 \
-    "$@" target/release/parlor --port 0 > "$log" 2>&1 &
+    "$@" "${BENCH_SERVER_BIN:-target/release/parlor}" --port 0 > "$log" 2>&1 &
   server=$!
   port=
   for _ in $(seq 1 240); do

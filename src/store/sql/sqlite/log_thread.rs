@@ -34,6 +34,16 @@ const THREAD_NAME: &str = "parlor-game-log";
 /// a busy server uses a few dozen.
 const CACHED_STATEMENTS: usize = 64;
 
+/// Starts a transaction that takes the file's write lock at once: the writer never
+/// finds its transaction unable to write half-way through.
+const BEGIN: &str = "BEGIN IMMEDIATE";
+
+/// Ends the transaction, keeping its writes.
+const COMMIT: &str = "COMMIT";
+
+/// Ends the transaction, dropping its writes.
+const ROLLBACK: &str = "ROLLBACK";
+
 /// One move appended if its game is owned under the move's token (`?9`): one row
 /// inserted, or none.
 const FENCED_MOVE: &str = "INSERT INTO moves (game_id, ply, seat, notation, played_at, \
@@ -113,14 +123,11 @@ impl ToSql for Param<'_> {
 
 impl LogConnection for Connection {
     fn begin(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send {
-        ready(
-            self.execute_batch("BEGIN IMMEDIATE")
-                .map_err(StoreError::from),
-        )
+        ready(run_cached(self, BEGIN).map_err(StoreError::from))
     }
 
     fn commit(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send {
-        ready(self.execute_batch("COMMIT").map_err(StoreError::from))
+        ready(run_cached(self, COMMIT).map_err(StoreError::from))
     }
 
     fn execute(
@@ -170,16 +177,20 @@ fn append_moves(
 ) -> rusqlite::Result<Inserted> {
     let own_transaction = moves.len() > 1 && connection.is_autocommit();
     if own_transaction {
-        connection.execute_batch("BEGIN IMMEDIATE")?;
+        run_cached(connection, BEGIN)?;
     }
     let written = append_each(connection, moves);
     if own_transaction {
-        match &written {
-            Ok(_) => connection.execute_batch("COMMIT")?,
-            Err(_) => connection.execute_batch("ROLLBACK")?,
-        }
+        run_cached(connection, if written.is_ok() { COMMIT } else { ROLLBACK })?;
     }
     written
+}
+
+/// Runs a statement without parameters through the statement cache (`execute_batch`
+/// would prepare it again each time).
+fn run_cached(connection: &Connection, sql: &str) -> rusqlite::Result<()> {
+    connection.prepare_cached(sql)?.execute([])?;
+    Ok(())
 }
 
 fn append_each(
