@@ -49,6 +49,13 @@ impl StoreError {
                         | sqlx::Error::PoolClosed
                         | sqlx::Error::WorkerCrashed
                 )
+                | StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error {
+                        code: rusqlite::ErrorCode::CannotOpen,
+                        ..
+                    },
+                    _,
+                ))
         )
     }
 }

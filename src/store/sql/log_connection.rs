@@ -72,6 +72,10 @@ pub(super) trait LogConnection: Send {
     /// Commits the transaction `begin` started.
     fn commit(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send;
 
+    /// Drops what the open transaction wrote, if one is open (a failed statement may
+    /// already have ended it); fails only if the connection cannot be trusted further.
+    fn rollback(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send;
+
     /// Runs one statement with `params` bound in order; returns how many rows it
     /// changed.
     fn execute(

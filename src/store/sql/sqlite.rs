@@ -29,8 +29,9 @@ use self::log_thread::ThreadLog;
 mod log_thread;
 
 /// SQLite has no row locks (one process writes the file, one transaction at a time):
-/// a fenced `INSERT … SELECT … JOIN games g` needs no locking clause, and neither does
-/// a read of a game's token.
+/// a fenced `INSERT … SELECT … JOIN games g` (which the game log's own connection does
+/// not use, `log_thread`) needs no locking clause, and neither does a read of a game's
+/// token.
 const ROW_SHARE_LOCK: &str = "";
 
 /// See [`ROW_SHARE_LOCK`].
@@ -56,6 +57,9 @@ const READ_SNAPSHOT: Option<&str> = None;
 /// What keeps a second server off the file while the store is open.
 type ExclusiveHold = sqlite_file::FileLock;
 
+/// The longest busy timeout a connection is given, whatever `store.busy_timeout_ms` says.
+const MAX_LOCK_WAIT: Duration = Duration::from_secs(3600);
+
 /// SQLite allows a single writer at a time; a few connections are enough for readers.
 const SQLITE_MAX_CONNECTIONS: u32 = 4;
 
@@ -75,6 +79,12 @@ impl SqliteTuning {
             busy_timeout: Duration::from_millis(config.busy_timeout_ms),
             synchronous: config.synchronous,
         }
+    }
+
+    /// The busy timeout every connection is given: `busy_timeout`, at most an hour
+    /// (SQLite counts it in an `int` of milliseconds).
+    pub(crate) fn lock_wait(self) -> Duration {
+        self.busy_timeout.min(MAX_LOCK_WAIT)
     }
 }
 
@@ -102,7 +112,7 @@ impl SqlStore {
         let options = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)
-            .busy_timeout(tuning.busy_timeout.min(Duration::from_secs(3600)))
+            .busy_timeout(tuning.lock_wait())
             .journal_mode(SqliteJournalMode::Wal)
             .foreign_keys(true)
             .synchronous(match tuning.synchronous {
@@ -113,7 +123,13 @@ impl SqlStore {
             .max_connections(SQLITE_MAX_CONNECTIONS)
             .connect_with(options)
             .await?;
-        let log = ThreadLog::new(path.to_path_buf(), tuning);
+        let log = match ThreadLog::new(path.to_path_buf(), tuning) {
+            Ok(log) => log,
+            Err(error) => {
+                pool.close().await;
+                return Err(error);
+            }
+        };
         let store = SqlStore::start(pool, file_lock, stats, log).await?;
         tracing::info!(path = %path.display(), "opened the SQLite database");
         Ok(store)

@@ -1,5 +1,5 @@
 //! Group commit of the game log: game starts and moves from every room are written
-//! together, one transaction per batch, by one writer task.
+//! together, one transaction per batch, by one writer.
 //!
 //! A room awaits `MoveWriter::append` and broadcasts its move only once the batch
 //! holding it has committed, so moves stay durable before they are visible; what the
@@ -10,13 +10,15 @@
 //! batches, so starting a game costs no transaction and no pool connection of its own.
 //!
 //! A batch is one transaction of a few statements whatever its size: one `INSERT` for the
-//! games it starts and one for their seats, one for all its moves, plus at most five for
-//! all the games its moves finished (`endings`). A batch of moves alone, ending no game, is that `INSERT`
-//! alone, which the database commits by itself as one atomic statement (on SQLite, with
-//! the same `synchronous` durability as an explicit transaction), saving the `BEGIN` and
-//! `COMMIT` round trips. If the database refuses the batch (say, one move breaks a
-//! constraint), each of its entries is written again in a transaction of its own, so a
-//! bad one fails alone and the rest still commit.
+//! games it starts and one for their seats, the moves (`LogConnection::insert_moves`:
+//! one multi-row `INSERT` on PostgreSQL, one cached prepared `INSERT` per move on
+//! SQLite, where a statement costs no round trip), plus at most five for all the games
+//! its moves finished (`endings`). A batch of moves alone, ending no game, needs no
+//! `BEGIN` and `COMMIT` of its own: PostgreSQL commits its one `INSERT` as one atomic
+//! statement, and SQLite's connection wraps several moves in a transaction by itself. If
+//! the database refuses the batch (say, one move breaks a constraint), each of its
+//! entries is written again in a transaction of its own, so a bad one fails alone and
+//! the rest still commit.
 //!
 //! The writer keeps one connection of its own, opened by its [`LogHost`] at the first
 //! batch and again after a failure. On PostgreSQL it is a tokio task on a connection
@@ -61,7 +63,7 @@ struct PendingStart {
     reply: oneshot::Sender<Result<(), StoreError>>,
 }
 
-/// What the writer task is asked to do.
+/// What the writer is asked to do.
 enum Job {
     /// Boxed: a move is hundreds of bytes, and the queue holds jobs by value.
     Write(Box<Pending>),
@@ -298,7 +300,7 @@ async fn write_batch<H: LogHost>(
 
 /// The whole batch in one transaction: the games it starts, every move, then all the
 /// endings together, then the commit; each move's result, in order. A batch of moves
-/// that ends no game is the one `INSERT`, atomic and committed on its own. A move whose
+/// that ends no game is only `insert_moves`, which commits it atomically. A move whose
 /// game is owned under another token is not written (and fails as
 /// [`StoreError::Fenced`]); the others are.
 async fn write_together(
@@ -353,7 +355,7 @@ async fn write_together(
 }
 
 /// One entry of a refused batch, written by `work` in a transaction of its own on the
-/// writer's connection (a fresh one if the last failed, and dropped again if this fails).
+/// writer's connection (a fresh one if the last was dropped), rolled back if it fails.
 async fn alone<H: LogHost, T>(
     host: &H,
     held: &mut Option<H::Connection>,
@@ -367,7 +369,9 @@ async fn alone<H: LogHost, T>(
         Ok(written)
     }
     .await;
-    if result.is_err() {
+    // A refused entry (fenced, or breaking a constraint) leaves the connection usable
+    // once rolled back; one that cannot even roll back is dropped.
+    if result.is_err() && conn.rollback().await.is_err() {
         *held = None;
     }
     result

@@ -5,7 +5,8 @@
 //! Every write runs in a transaction and returns only after it has committed; moves share
 //! transactions with other rooms' moves (group commit, [`batch`]). The parts: `writes`
 //! and [`batch`] write, `endings` writes games' endings, `reads` answers the read API,
-//! and `names` claims players' names; rows decode through `super::rows`.
+//! `names` claims players' names, and `sqlx_log` makes this engine's connection a
+//! `LogConnection` for the game log's SQL; rows decode through `super::rows`.
 
 mod batch;
 mod endings;

@@ -1,6 +1,11 @@
 //! This engine's sqlx connection as a [`LogConnection`]: parameters bound through the
 //! driver's own types, and moves appended with one fenced `INSERT … RETURNING` (one
 //! round trip to the database however many moves).
+//!
+//! On PostgreSQL the game log's writer writes through it. On SQLite the writer has a
+//! connection of its own (`sqlite/log_thread.rs`), and the store's other connections
+//! use this one only for what they share with the log: an ending no move caused
+//! (`finish_game`) and the reading of ratings.
 
 use std::collections::HashSet;
 
@@ -39,6 +44,22 @@ impl LogConnection for DbConnection {
     async fn commit(&mut self) -> Result<(), StoreError> {
         sqlx::query("COMMIT").execute(&mut *self).await?;
         Ok(())
+    }
+
+    async fn rollback(&mut self) -> Result<(), StoreError> {
+        // Both engines take a `ROLLBACK` outside a transaction without failing the
+        // connection (PostgreSQL warns; SQLite's error is only that none is open).
+        match sqlx::query("ROLLBACK").execute(&mut *self).await {
+            Ok(_) => Ok(()),
+            Err(error) => {
+                let error = StoreError::from(error);
+                if error.is_connection_lost() {
+                    Err(error)
+                } else {
+                    Ok(())
+                }
+            }
+        }
     }
 
     async fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, StoreError> {

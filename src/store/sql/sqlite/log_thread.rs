@@ -8,12 +8,13 @@
 //! SQL between is the same code the PostgreSQL store runs, driven by a connection whose
 //! futures are complete when they are made.
 //!
-//! The connection runs with the pragmas of the store's own (`synchronous`, foreign keys,
-//! the busy timeout; the file is already in WAL mode) and through the one SQLite library
-//! sqlx links, so both share the file's locks. A move is appended with one small
-//! prepared `INSERT … SELECT … FROM games WHERE` per move, whose changed-row count says
-//! whether the game is still owned under the move's token: no temporary tables, which
-//! the multi-row `INSERT … RETURNING` needed.
+//! The connection is opened as the store's own are (the same flags, `synchronous`,
+//! foreign keys and busy timeout; the file is already in WAL mode) and through the one
+//! SQLite library sqlx links, so both share the file's locks. A move is appended with
+//! one small prepared `INSERT … SELECT … FROM games WHERE` per move, whose changed-row
+//! count says whether the game is still owned under the move's token: no statement text
+//! per batch and no temporary b-trees, which the multi-row `INSERT … SELECT … FROM
+//! (VALUES …) … RETURNING` needed for its `VALUES` list and its returned rows.
 
 use std::future::{Future, ready};
 use std::path::PathBuf;
@@ -54,22 +55,32 @@ const FENCED_MOVE: &str = "INSERT INTO moves (game_id, ply, seat, notation, play
 /// The game log's writer on SQLite: a thread of its own, writing through a connection
 /// it opens to the file at `path`.
 pub(super) struct ThreadLog {
+    /// The database file.
     path: PathBuf,
+    /// The store's tuning, applied to this connection as to the pool's.
     tuning: SqliteTuning,
 }
 
 impl ThreadLog {
-    /// The writer for the database file at `path`, tuned as the store's connections.
-    pub(super) fn new(path: PathBuf, tuning: SqliteTuning) -> ThreadLog {
-        ThreadLog { path, tuning }
+    /// The writer for the existing database file at `path`, tuned as the store's
+    /// connections. Opens a connection once, so a file it cannot write is refused now
+    /// rather than at the first game.
+    pub(super) fn new(path: PathBuf, tuning: SqliteTuning) -> Result<ThreadLog, StoreError> {
+        let log = ThreadLog { path, tuning };
+        log.open()?;
+        Ok(log)
     }
 
+    /// Opens the writer's connection to the existing file (the store created it), with
+    /// the flags sqlx opens the store's own with.
     fn open(&self) -> rusqlite::Result<Connection> {
         let connection = Connection::open_with_flags(
             &self.path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_URI,
         )?;
-        connection.busy_timeout(self.tuning.busy_timeout)?;
+        connection.busy_timeout(self.tuning.lock_wait())?;
         let synchronous = match self.tuning.synchronous {
             Synchronous::Full => "FULL",
             Synchronous::Normal => "NORMAL",
@@ -130,6 +141,10 @@ impl LogConnection for Connection {
         ready(run_cached(self, COMMIT).map_err(StoreError::from))
     }
 
+    fn rollback(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send {
+        ready(roll_back(self).map_err(StoreError::from))
+    }
+
     fn execute(
         &mut self,
         sql: &str,
@@ -169,8 +184,8 @@ impl LogConnection for Connection {
     }
 }
 
-/// Appends each move with [`FENCED_MOVE`]; several moves outside a transaction are
-/// written in one of their own, so they cost one commit.
+/// Appends the moves; several moves outside a transaction are written in one of their
+/// own, so they cost one commit and are written all or none.
 fn append_moves(
     connection: &Connection,
     moves: &[(&MoveRecord, Fence)],
@@ -181,9 +196,22 @@ fn append_moves(
     }
     let written = append_each(connection, moves);
     if own_transaction {
-        run_cached(connection, if written.is_ok() { COMMIT } else { ROLLBACK })?;
+        match &written {
+            Ok(_) => run_cached(connection, COMMIT)?,
+            // The move's own error is the one to report, not the rollback's.
+            Err(_) => drop(roll_back(connection)),
+        }
     }
     written
+}
+
+/// Rolls back the open transaction, if any: some failures (a full disk, an I/O error)
+/// have SQLite roll it back by itself.
+fn roll_back(connection: &Connection) -> rusqlite::Result<()> {
+    if connection.is_autocommit() {
+        return Ok(());
+    }
+    run_cached(connection, ROLLBACK)
 }
 
 /// Runs a statement without parameters through the statement cache (`execute_batch`
@@ -193,6 +221,7 @@ fn run_cached(connection: &Connection, sql: &str) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Appends each move with [`FENCED_MOVE`]; says which were written.
 fn append_each(
     connection: &Connection,
     moves: &[(&MoveRecord, Fence)],

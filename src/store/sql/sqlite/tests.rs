@@ -6,9 +6,11 @@ use std::time::Duration;
 
 use tempfile::TempDir;
 
+use super::log_thread::ThreadLog;
 use super::{SqlStore, SqliteTuning};
 use crate::config::Synchronous;
 use crate::store::sql::BatchStats;
+use crate::store::sql::log_connection::LogHost;
 use crate::store::{PlayerRecord, Store};
 
 const TEST_TUNING: SqliteTuning = SqliteTuning {
@@ -89,6 +91,55 @@ async fn open_creates_the_folder_and_sets_the_pragmas() {
     }
     drop(conns);
     store.close().await;
+}
+
+#[tokio::test]
+async fn the_game_logs_own_connection_gets_the_same_pragmas_and_a_bounded_timeout() {
+    let db = TestDb::new_file();
+    let store = db.open_with(BatchStats::unreported()).await;
+    // A timeout far past what SQLite's `int` of milliseconds holds is bounded, not a
+    // panic on the writer's thread.
+    for (busy_timeout, expected_ms) in [
+        (Duration::from_secs(5), 5_000),
+        (Duration::from_secs(u64::from(u32::MAX)), 3_600_000),
+    ] {
+        for synchronous in [Synchronous::Full, Synchronous::Normal] {
+            let tuning = SqliteTuning {
+                busy_timeout,
+                synchronous,
+            };
+            let log = ThreadLog::new(db.path(), tuning).expect("the writer's connection");
+            let conn = log.connect().await.expect("connect");
+            let pragma = |name: &str| -> i64 {
+                conn.query_row(&format!("PRAGMA {name}"), [], |row| row.get(0))
+                    .expect(name)
+            };
+            assert_eq!(pragma("busy_timeout"), expected_ms);
+            let level = match synchronous {
+                Synchronous::Full => 2,
+                Synchronous::Normal => 1,
+            };
+            assert_eq!(pragma("synchronous"), level);
+            assert_eq!(pragma("foreign_keys"), 1);
+            let mode: String = conn
+                .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+                .expect("journal_mode");
+            assert_eq!(mode, "wal");
+        }
+    }
+    store.close().await;
+}
+
+#[test]
+fn the_game_log_refuses_a_file_it_cannot_open_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("nowhere").join("parlor.db");
+    let refused = ThreadLog::new(missing, TEST_TUNING);
+    assert!(
+        matches!(&refused, Err(error) if error.is_connection_lost()),
+        "{:?}",
+        refused.err()
+    );
 }
 
 #[tokio::test]

@@ -56,7 +56,6 @@ async fn count(store: &SqlStore, sql: &str) -> i64 {
         .expect("count query")
 }
 
-/// A tic-tac-toe game: `player_id` (human) in seat 0, a bot in seat 1.
 /// Runs `calls` (store writes awaited together) so that all of them are queued before
 /// the writer forms its next batch: the store's write lock, which the writer takes
 /// before it forms a batch, is held until each call has been polled once.
@@ -69,6 +68,7 @@ async fn queued_together<T>(store: &SqlStore, calls: impl Future<Output = T>) ->
     result
 }
 
+/// A tic-tac-toe game: `player_id` (human) in seat 0, a bot in seat 1.
 fn new_game(game_id: &str, player_id: &str, name: &str, started_at_ms: i64) -> NewGame {
     NewGame {
         game_id: game_id.to_owned(),
