@@ -324,11 +324,17 @@ mod tests {
             if !name.starts_with(prefix) {
                 continue;
             }
-            let stat = std::fs::read_to_string(dir.join("stat")).unwrap_or_default();
+            // A thread that ended since its name was read has no `stat` left to read.
+            let Ok(stat) = std::fs::read_to_string(dir.join("stat")) else {
+                continue;
+            };
             // Fields after the parenthesised name, counted from state (field 3): nice is
             // field 19, the scheduling policy field 41.
             let fields: Vec<&str> = stat.rsplit(") ").next().unwrap().split(' ').collect();
-            found.push((fields[16].parse().unwrap(), fields[38].parse().unwrap()));
+            let (Some(nice), Some(policy)) = (fields.get(16), fields.get(38)) else {
+                continue;
+            };
+            found.push((nice.parse().unwrap(), policy.parse().unwrap()));
         }
         found
     }
