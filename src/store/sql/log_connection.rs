@@ -46,7 +46,7 @@ impl Inserted {
     /// `Ok` if the `index`-th move given, `mv`, was written; [`StoreError::Fenced`] if
     /// its game is owned under another token.
     pub(super) fn check(&self, index: usize, mv: &MoveRecord) -> Result<(), StoreError> {
-        if self.0.get(index).copied().unwrap_or(false) {
+        if self.written(index) {
             Ok(())
         } else {
             Err(StoreError::Fenced {
