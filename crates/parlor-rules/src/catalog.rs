@@ -66,6 +66,8 @@ pub trait AnyGame: Send + Sync {
     fn position(&self) -> String;
     /// The structured board for clients.
     fn board(&self) -> BoardView;
+    /// The board's cells alone, as one-letter piece codes (see [`Game::cells`]).
+    fn cells(&self) -> Vec<Option<char>>;
     /// A bot's move at `level` within `limits` for the side to move, in notation; `None`
     /// once over.
     fn bot_move(&self, level: BotLevel, limits: &Limits, rng: &mut dyn RngCore) -> Option<String>;
@@ -121,6 +123,10 @@ impl<G: Evaluate> AnyGame for G {
 
     fn board(&self) -> BoardView {
         Game::board(self)
+    }
+
+    fn cells(&self) -> Vec<Option<char>> {
+        Game::cells(self)
     }
 
     fn bot_move(&self, level: BotLevel, limits: &Limits, rng: &mut dyn RngCore) -> Option<String> {
@@ -262,6 +268,33 @@ mod tests {
             prop_assert_eq!(room.position(), position.clone());
             if game.turn().is_some() {
                 prop_assert_eq!(room.legal_moves(), game.legal_moves());
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// The cells a room compares before and after each move are the board's, at
+        /// every ply of random games of every kind.
+        #[test]
+        fn cells_are_the_boards_cells_at_every_ply(
+            game_index in 0..GameKind::ALL.len(),
+            seed in any::<u64>(),
+        ) {
+            let mut game = new_game(GameKind::ALL[game_index], &GameSettings::default(), None).unwrap();
+            let mut rng = TestRng::new(seed);
+            loop {
+                let BoardView::Grid { rows, cols, cells, .. } = game.board();
+                let codes: Vec<Option<String>> =
+                    game.cells().into_iter().map(|code| code.map(String::from)).collect();
+                prop_assert_eq!(codes.len(), usize::from(rows) * usize::from(cols));
+                prop_assert_eq!(codes, cells);
+                let moves = game.legal_moves();
+                if moves.is_empty() || rng.below(200) == 0 {
+                    break;
+                }
+                game.play(&moves[rng.below(moves.len())]).unwrap();
             }
         }
     }

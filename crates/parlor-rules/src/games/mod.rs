@@ -239,6 +239,22 @@ pub enum BoardView {
     },
 }
 
+impl BoardView {
+    /// A grid of `rows × cols` from its cells' one-letter piece codes (as
+    /// [`Game::cells`] gives them) and its labels.
+    pub fn grid(rows: u8, cols: u8, cells: Vec<Option<char>>, labels: Vec<Option<String>>) -> Self {
+        BoardView::Grid {
+            rows,
+            cols,
+            cells: cells
+                .into_iter()
+                .map(|code| code.map(String::from))
+                .collect(),
+            labels,
+        }
+    }
+}
+
 /// Why a game could not be set up from a given position.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PositionError {
@@ -314,4 +330,9 @@ pub trait Game: Clone + Send + Sync + 'static {
 
     /// A structured view of the board for clients.
     fn board(&self) -> BoardView;
+
+    /// The board's cells in [`Game::board`]'s order, each a piece's one-letter code or
+    /// `None` (empty, or off the board): the board without its labels, cheap enough to
+    /// compare before and after every move.
+    fn cells(&self) -> Vec<Option<char>>;
 }

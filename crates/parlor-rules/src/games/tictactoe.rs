@@ -56,10 +56,10 @@ impl TicTacToe {
         })
     }
 
-    fn mark(seat: Seat) -> &'static str {
+    fn mark(seat: Seat) -> char {
         match seat {
-            Seat::First => "X",
-            Seat::Second => "O",
+            Seat::First => 'X',
+            Seat::Second => 'O',
         }
     }
 }
@@ -149,21 +149,17 @@ impl Game for TicTacToe {
     fn position(&self) -> String {
         self.cells
             .iter()
-            .map(|cell| cell.map_or(".", Self::mark))
+            .map(|cell| cell.map_or('.', Self::mark))
             .collect()
     }
 
     fn board(&self) -> BoardView {
-        BoardView::Grid {
-            rows: 3,
-            cols: 3,
-            cells: self
-                .cells
-                .iter()
-                .map(|cell| cell.map(|seat| Self::mark(seat).to_owned()))
-                .collect(),
-            labels: (0..9).map(|i| Some(i.to_string())).collect(),
-        }
+        let labels = (0..9).map(|i| Some(i.to_string())).collect();
+        BoardView::grid(3, 3, Game::cells(self), labels)
+    }
+
+    fn cells(&self) -> Vec<Option<char>> {
+        self.cells.iter().map(|cell| cell.map(Self::mark)).collect()
     }
 }
 

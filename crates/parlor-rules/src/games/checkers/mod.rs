@@ -139,15 +139,20 @@ impl Checkers {
     }
 
     /// The board code of a square index: `b`/`B` for a black man/king, `w`/`W` for white.
-    fn code(&self, square: u8) -> Option<String> {
+    fn code(&self, square: u8) -> Option<char> {
         let piece = self.board.piece_at(square)?;
-        let code = match (piece.seat, piece.king) {
-            (Seat::First, false) => "b",
-            (Seat::First, true) => "B",
-            (Seat::Second, false) => "w",
-            (Seat::Second, true) => "W",
-        };
-        Some(code.to_owned())
+        Some(match (piece.seat, piece.king) {
+            (Seat::First, false) => 'b',
+            (Seat::First, true) => 'B',
+            (Seat::Second, false) => 'w',
+            (Seat::Second, true) => 'W',
+        })
+    }
+
+    /// Every cell of the 8×8 diagram, row by row: its square, or [`board::NONE`] on a
+    /// light one.
+    fn diagram() -> impl Iterator<Item = u8> {
+        (0..8).flat_map(|row| (0..8).map(move |col| square_at(row, col)))
     }
 }
 
@@ -227,18 +232,18 @@ impl Game for Checkers {
     }
 
     fn board(&self) -> BoardView {
-        let squares = (0..8).flat_map(|row| (0..8).map(move |col| square_at(row, col)));
-        let (cells, labels) = squares
+        let labels = Self::diagram()
+            .map(|square| (square != board::NONE).then(|| (square + 1).to_string()))
+            .collect();
+        BoardView::grid(8, 8, Game::cells(self), labels)
+    }
+
+    fn cells(&self) -> Vec<Option<char>> {
+        Self::diagram()
             .map(|square| match square {
-                board::NONE => (None, None),
-                _ => (self.code(square), Some((square + 1).to_string())),
+                board::NONE => None,
+                _ => self.code(square),
             })
-            .unzip();
-        BoardView::Grid {
-            rows: 8,
-            cols: 8,
-            cells,
-            labels,
-        }
+            .collect()
     }
 }

@@ -402,26 +402,25 @@ impl Game for Chess {
     /// as FEN letters (`"K"` White king, `"q"` Black queen) and every cell labelled with
     /// its square name.
     fn board(&self) -> BoardView {
-        let board = self.pos.board();
-        let squares: Vec<Square> = Rank::ALL
-            .iter()
-            .rev()
-            .flat_map(|&rank| {
-                File::ALL
-                    .iter()
-                    .map(move |&file| Square::from_coords(file, rank))
-            })
-            .collect();
-        BoardView::Grid {
-            rows: 8,
-            cols: 8,
-            cells: squares
-                .iter()
-                .map(|&sq| board.piece_at(sq).map(|piece| piece.char().to_string()))
-                .collect(),
-            labels: squares.iter().map(|sq| Some(sq.to_string())).collect(),
-        }
+        let labels = diagram().map(|sq| Some(sq.to_string())).collect();
+        BoardView::grid(8, 8, Game::cells(self), labels)
     }
+
+    fn cells(&self) -> Vec<Option<char>> {
+        let board = self.pos.board();
+        diagram()
+            .map(|sq| board.piece_at(sq).map(|piece| piece.char()))
+            .collect()
+    }
+}
+
+/// Every square of the diagram, row by row from a8 (rank 8 at the top).
+fn diagram() -> impl Iterator<Item = Square> {
+    Rank::ALL.into_iter().rev().flat_map(|rank| {
+        File::ALL
+            .into_iter()
+            .map(move |file| Square::from_coords(file, rank))
+    })
 }
 
 #[cfg(test)]

@@ -384,24 +384,25 @@ impl Game for FoxGeese {
     }
 
     fn board(&self) -> BoardView {
-        let cell = |x: i8, y: i8| index_at(x, y).map(Point);
-        let grid: Vec<Option<Point>> = (0..SIZE)
-            .flat_map(|y| (0..SIZE).map(move |x| cell(x, y)))
-            .collect();
-        BoardView::Grid {
-            rows: SIZE as u8,
-            cols: SIZE as u8,
-            cells: grid
-                .iter()
-                .map(|p| match p {
-                    Some(p) if *p == self.fox => Some("F".to_owned()),
-                    Some(p) if self.has_goose(*p) => Some("G".to_owned()),
-                    _ => None,
-                })
-                .collect(),
-            labels: grid.iter().map(|p| p.map(|p| p.to_string())).collect(),
-        }
+        let labels = diagram().map(|p| p.map(|p| p.to_string())).collect();
+        BoardView::grid(SIZE as u8, SIZE as u8, Game::cells(self), labels)
     }
+
+    fn cells(&self) -> Vec<Option<char>> {
+        diagram()
+            .map(|p| match p {
+                Some(p) if p == self.fox => Some('F'),
+                Some(p) if self.has_goose(p) => Some('G'),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Every cell of the 7×7 diagram, row by row: its point, or `None` in a corner off the
+/// board.
+fn diagram() -> impl Iterator<Item = Option<Point>> {
+    (0..SIZE).flat_map(|y| (0..SIZE).map(move |x| index_at(x, y).map(Point)))
 }
 
 #[cfg(test)]
