@@ -237,7 +237,10 @@ async fn rooms(
 async fn room(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let not_found = || ApiError::NotFound(format!("there is no live room \"{id}\""));
     let body = match (state.lobby.get(&id), &state.relay) {
-        (Ok(handle), _) => handle.state_json().into_bytes(),
+        (Ok(handle), _) => match handle.state_json().await {
+            Some(state) => state.into_bytes(),
+            None => return Err(not_found()),
+        },
         // In a fleet, the node that holds the room answers through this one.
         (Err(_), Some(relay)) if could_be_room_id(&id) => match relay.room_state(&id).await {
             Ok(Some(text)) => text.into(),

@@ -1,10 +1,22 @@
 //! What clients send: every client message, and the order in which a frame is checked
 //! before it becomes one (`bad_json`, `bad_message`, `unknown_type`, then its fields).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{ClientError, ErrorCode};
+
+/// How a connection hears of a move (`hello.updates`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Updates {
+    /// A full `state` after every change, moves included.
+    #[default]
+    States,
+    /// A move that leaves the game on comes as a `moved` event, carrying only what the
+    /// move changed; every other change as a full `state`.
+    Moves,
+}
 
 /// A message from a client, after its `type` was recognised and its fields checked.
 #[derive(Clone, Debug, PartialEq, Deserialize, strum::VariantNames)]
@@ -18,6 +30,9 @@ pub enum ClientMsg {
         /// The token from an earlier `welcome`, to resume that player.
         #[serde(default)]
         token: Option<String>,
+        /// How this connection wants to hear of moves; full states when absent.
+        #[serde(default)]
+        updates: Option<Updates>,
     },
     /// Create a room.
     CreateRoom {

@@ -14,12 +14,12 @@ mod tests;
 use bytestring::ByteString;
 use serde::Serialize;
 
-pub use client::{ClientMsg, Envelope, Rejected, parse};
+pub use client::{ClientMsg, Envelope, Rejected, Updates, parse};
 pub use errors::{ClientError, ErrorCode};
 pub use server::{LobbyChange, Role, RoomSummary, ServerMsg, ShutdownReason};
 pub use state::{
-    ClockView, GameOverMsg, LastMove, PlayerRef, ResultView, ScoreView, SeatView, StateMsg, Status,
-    TimeControl,
+    CellChange, ClockView, GameOverMsg, LastMove, MovedMsg, PlayerRef, ResultView, ScoreView,
+    SeatView, StateMsg, Status, TimeControl,
 };
 
 /// The protocol version sent in `welcome`. Bumped only for incompatible changes; new

@@ -1,5 +1,6 @@
 //! What a room broadcasts: its full `state` after every change (seats, board, clocks,
-//! result) and `game_over`, and the time controls a room may be created with.
+//! result), the `moved` event that stands for a move's `state` where a connection asked
+//! for it, and `game_over`; and the time controls a room may be created with.
 
 use parlor_rules::GameKind;
 use parlor_rules::games::{BoardView, EndReason};
@@ -145,6 +146,39 @@ pub struct StateMsg {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history_display: Option<Vec<String>>,
 }
+
+/// A move that left the game on, for connections that asked for moves as events
+/// (`hello.updates`): exactly the fields of `state` that a move changes, and the board's
+/// cells it changed. Applied to the connection's last `state`, it gives the `state` the
+/// room would have sent.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename = "moved")]
+pub struct MovedMsg {
+    /// The room's id.
+    pub room: String,
+    /// The room's state counter, as the `state` in its place would carry.
+    pub seq: u64,
+    /// The move.
+    pub last_move: LastMove,
+    /// How many moves have been played.
+    pub moves: usize,
+    /// The seat to move.
+    pub to_move: Option<u8>,
+    /// The position in the game's text form.
+    pub position: String,
+    /// The board's cells the move changed, in index order.
+    pub cells: Vec<CellChange>,
+    /// The legal moves of the side to move.
+    pub legal_moves: Vec<String>,
+    /// Both clocks, or `null` without a time control.
+    pub clocks: Option<ClockView>,
+    /// The seat whose draw offer is still open, if any.
+    pub draw_offer: Option<u8>,
+}
+
+/// One cell of `board.cells` a move changed: its index, and its new piece code (`null`
+/// for empty). On the wire, a pair: `[12, "P"]`.
+pub type CellChange = (usize, Option<char>);
 
 /// How much time each side has, chosen at `create_room` (`options.time_control`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

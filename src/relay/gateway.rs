@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use super::awaited::{Awaited, Unanswered};
 use super::wire::{Asker, Envelope};
 use super::{ANSWER_WITHIN, Relay, RemoteRoomEntry};
-use crate::protocol::{ClientError, ErrorCode};
+use crate::protocol::{ClientError, ErrorCode, Updates};
 use crate::room::{ConnId, PlayerInfo, Request, RoomHandle, Subscriber};
 use parlor_rules::games::Seat;
 
@@ -255,10 +255,15 @@ impl Relay {
     ) -> Result<Result<Option<String>, ClientError>, Unanswered> {
         let inner = &self.inner;
         let awaited = Awaited::new(&inner.waiting, &inner.next_reply);
+        let updates = inner
+            .clients
+            .get(&conn)
+            .map_or_else(Updates::default, |client| client.sub.updates);
         let asker = Asker {
             node: inner.cluster.node().to_owned(),
             conn,
             reply: awaited.reply(),
+            updates,
         };
         match self.send(node, &envelope(asker)).await {
             Ok(0) => Err(Unanswered::NotHeard),

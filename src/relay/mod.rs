@@ -248,14 +248,13 @@ impl Relay {
             Envelope::Heartbeat => {}
             // Answered apart, so that many looks never hold up what arrives behind.
             Envelope::Look { node, reply, room } => {
-                let state = self
-                    .inner
-                    .lobby
-                    .get(&room)
-                    .ok()
-                    .map(|handle| handle.state_json().to_string());
+                let handle = self.inner.lobby.get(&room).ok();
                 let relay = self.clone();
                 tokio::spawn(async move {
+                    let state = match handle {
+                        Some(handle) => handle.state_json().await.map(|state| state.to_string()),
+                        None => None,
+                    };
                     let _ = relay.send(&node, &Envelope::Seen { reply, state }).await;
                 });
             }

@@ -216,7 +216,8 @@ impl Relay {
         let key = (asker.node.clone(), asker.conn);
         let mut member = self.inner.members.entry(key).or_insert_with(|| {
             let (outbox, queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
-            let sub = Subscriber::new(new_conn_id(), outbox);
+            let mut sub = Subscriber::new(new_conn_id(), outbox);
+            sub.updates = asker.updates;
             tokio::spawn(self.clone().pass_back(
                 asker.node.clone(),
                 asker.conn,

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::protocol::{ClientError, ErrorCode};
+use crate::protocol::{ClientError, ErrorCode, Updates};
 use crate::room::{ConnId, PlayerInfo, Request};
 
 /// A client connection on its gateway, and the request it is waiting on.
@@ -17,6 +17,10 @@ pub(super) struct Asker {
     pub(super) conn: ConnId,
     /// The gateway's number for the answer it waits for.
     pub(super) reply: u64,
+    /// How the connection hears of moves (full states when a node that predates the
+    /// choice leaves it out).
+    #[serde(default)]
+    pub(super) updates: Updates,
 }
 
 /// One message between two nodes.
@@ -140,6 +144,7 @@ mod tests {
             node: "n1".to_owned(),
             conn: 7,
             reply: 9,
+            updates: Updates::Moves,
         };
         let envelopes = [
             Envelope::Join {
@@ -177,6 +182,7 @@ mod tests {
                     node: "n1".to_owned(),
                     conn: 8,
                     reply: 10,
+                    updates: Updates::States,
                 },
                 room: "r2".to_owned(),
                 player: PlayerInfo {

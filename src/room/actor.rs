@@ -13,14 +13,14 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{Instant, sleep_until};
 use tracing::{error, info, warn};
 
-use super::fanout::{Snapshots, frame, send_to};
+use super::fanout::{Broadcast, Snapshots, frame, send_to};
 use super::handle::Request;
 use super::recent::Recent;
 use super::state::{Effect, RoomState, Step, Then, Tick};
 use super::{
     ConnId, Creator, Frame, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, now,
 };
-use crate::protocol::{ClientError, RoomSummary, ServerMsg};
+use crate::protocol::{ClientError, RoomSummary, ServerMsg, Updates};
 use crate::store::Fence;
 use crate::thinkers::DrawAnswer;
 use parlor_rules::catalog::AnyGame;
@@ -81,15 +81,20 @@ pub(super) enum Command {
     BotJudgedDraw { ply: usize, answer: DrawAnswer },
     /// Another node holds the room now: stop without writing anything more.
     Relinquish,
+    /// Someone outside (`GET /api/rooms/{id}`) reads the current `state`, which the room
+    /// has not encoded yet.
+    ReadState { reply: oneshot::Sender<ByteString> },
 }
 
-/// What a room makes readable without asking its task: its listing and current state.
+/// What a room makes readable without asking its task: its listing and, when it was
+/// encoded for someone already, its current state.
 #[derive(Debug)]
 pub(super) struct Published {
     /// The room as listings show it.
     pub(super) summary: RoomSummary,
-    /// The room's current `state` message, encoded.
-    pub(super) state: ByteString,
+    /// The room's current `state` message, encoded, if it was sent to anyone: a move
+    /// announced only as `moved` leaves it to be read from the room (`ReadState`).
+    pub(super) state: Option<ByteString>,
     /// The `seq` of `state`.
     pub(super) seq: u64,
     /// The token the room writes under ([`Fence::SINGLE`] until a room of a fleet has
@@ -346,6 +351,10 @@ impl Room {
                 // A bot's answer fails no one: `follow` only logs what the store refused.
                 let _ = self.follow(step).await;
             }
+            Command::ReadState { reply } => {
+                let _ = reply.send(self.current_state());
+                return Flow::Continue;
+            }
             Command::Relinquish => {
                 info!(room = %self.state.id(), "another node holds the room now; it stops here");
                 // Everyone in it reconnects and finds it where it is now.
@@ -482,16 +491,25 @@ impl Room {
                     }
                     let frame = frame(&*msg);
                     self.last_state = Some((msg.seq, Frame::clone(&frame)));
-                    // Readers outside (`GET /api/rooms/{id}`) never lag behind a state a
-                    // client has received.
                     self.publish();
-                    dropped |= self.broadcast(&frame, except);
-                    self.recent.push(msg.seq, frame);
+                    dropped |= self.broadcast(msg.seq, Broadcast::Same(frame), except);
+                }
+                Effect::Moved(msg) => {
+                    // The machine has just played the move: its state is this `seq`'s.
+                    let state = self
+                        .audience
+                        .values()
+                        .any(|sub| sub.updates == Updates::States)
+                        .then(|| frame(&self.state.state_msg(false, Instant::now())));
+                    if let Some(state) = &state {
+                        self.last_state = Some((msg.seq, Frame::clone(state)));
+                    }
+                    self.publish();
+                    let moved = frame(&*msg);
+                    dropped |= self.broadcast(msg.seq, Broadcast::Move { moved, state }, None);
                 }
                 Effect::GameOver(msg) => {
-                    let frame = frame(&*msg);
-                    dropped |= self.broadcast(&frame, None);
-                    self.recent.push(msg.seq, frame);
+                    dropped |= self.broadcast(msg.seq, Broadcast::Same(frame(&*msg)), None);
                 }
                 Effect::Replaced(conn) => {
                     if let Some(sub) = self.audience.get(&conn) {

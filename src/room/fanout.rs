@@ -1,7 +1,7 @@
 //! Sending a room's frames to its audience without letting the audience cost the
-//! players: frames encoded once and shared, a snapshot encoded once for a burst of
-//! newcomers, and subscribers that cannot keep up dropped once, quietly, with the
-//! warnings summarised.
+//! players: frames encoded once and shared (a move in its two forms, each only if
+//! someone takes it), a snapshot encoded once for a burst of newcomers, and
+//! subscribers that cannot keep up dropped once, quietly, with the warnings summarised.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,7 +14,7 @@ use tracing::warn;
 
 use super::{ConnId, Frame, Subscriber};
 use crate::metrics::Metrics;
-use crate::protocol::encode;
+use crate::protocol::{Updates, encode};
 
 /// A snapshot (state with history) is encoded once and given to every newcomer of the
 /// same `seq` for at most this long, so the clocks it shows are never more stale.
@@ -23,13 +23,41 @@ const SNAPSHOT_REUSE: Duration = Duration::from_millis(250);
 /// Dropped connections are logged at most once per this interval, as a count.
 const DROP_LOG_EVERY: Duration = Duration::from_secs(5);
 
-/// Queues one frame to each subscriber but `except`; returns the connections whose
-/// queue was full. Those are kicked (their connection closes; they may reconnect for a
-/// fresh snapshot) and counted, and the caller must forget them without announcing it
-/// at once: announcing is another broadcast, which could overflow more queues.
+/// One broadcast, as the room sent it: the same frame for everyone, or a move that left
+/// the game on, whose `moved` event goes to those who asked for moves as events and whose
+/// `state` to the rest (encoded only if someone took it).
+#[derive(Clone, Debug)]
+pub(super) enum Broadcast {
+    /// A `state` or `game_over`, the same for everyone.
+    Same(Frame),
+    /// A move's two forms.
+    Move {
+        /// The `moved` event.
+        moved: Frame,
+        /// The `state` of the same `seq`, if it was encoded.
+        state: Option<Frame>,
+    },
+}
+
+impl Broadcast {
+    /// The frame a connection that hears of moves as `updates` says gets, if there is one.
+    pub(super) fn for_updates(&self, updates: Updates) -> Option<&Frame> {
+        match (self, updates) {
+            (Broadcast::Same(frame), _) => Some(frame),
+            (Broadcast::Move { moved, .. }, Updates::Moves) => Some(moved),
+            (Broadcast::Move { state, .. }, Updates::States) => state.as_ref(),
+        }
+    }
+}
+
+/// Queues a broadcast to each subscriber but `except`, in the form it asked for;
+/// returns the connections whose queue was full. Those are kicked (their connection
+/// closes; they may reconnect for a fresh snapshot) and counted, and the caller must
+/// forget them without announcing it at once: announcing is another broadcast, which
+/// could overflow more queues.
 pub(super) fn fan_out<'a>(
     subscribers: impl Iterator<Item = &'a Subscriber>,
-    frame: &Frame,
+    broadcast: &Broadcast,
     except: Option<ConnId>,
     metrics: &Metrics,
 ) -> Vec<ConnId> {
@@ -39,6 +67,9 @@ pub(super) fn fan_out<'a>(
         if Some(sub.conn) == except {
             continue;
         }
+        let Some(frame) = broadcast.for_updates(sub.updates) else {
+            continue;
+        };
         if send_to(sub, frame, metrics) {
             reached += 1;
         } else {
@@ -156,13 +187,38 @@ mod tests {
         let (full, _inbox) = subscriber(1, 1);
         let (roomy, mut roomy_inbox) = subscriber(2, 8);
         let frame = frame(&"x");
+        let same = Broadcast::Same(Frame::clone(&frame));
         let subs = [full.clone(), roomy.clone()];
-        assert!(fan_out(subs.iter(), &frame, None, &metrics).is_empty());
-        assert_eq!(fan_out(subs.iter(), &frame, None, &metrics), vec![1]);
-        assert_eq!(fan_out(subs.iter(), &frame, None, &metrics), vec![1]);
+        assert!(fan_out(subs.iter(), &same, None, &metrics).is_empty());
+        assert_eq!(fan_out(subs.iter(), &same, None, &metrics), vec![1]);
+        assert_eq!(fan_out(subs.iter(), &same, None, &metrics), vec![1]);
         assert!(full.kick.is_cancelled());
         assert_eq!(metrics.slow_consumers_dropped.get(), 1);
         assert_eq!(roomy_inbox.try_recv().unwrap(), frame);
+    }
+
+    #[test]
+    fn a_move_reaches_each_subscriber_in_the_form_it_asked_for() {
+        let metrics = Metrics::new().unwrap();
+        let (mut eventful, mut eventful_inbox) = subscriber(1, 8);
+        eventful.updates = Updates::Moves;
+        let (stately, mut stately_inbox) = subscriber(2, 8);
+        let moved = frame(&"moved");
+        let state = frame(&"state");
+        let both = Broadcast::Move {
+            moved: Frame::clone(&moved),
+            state: Some(Frame::clone(&state)),
+        };
+        let subs = [eventful, stately];
+        assert!(fan_out(subs.iter(), &both, None, &metrics).is_empty());
+        assert_eq!(eventful_inbox.try_recv().unwrap(), moved);
+        assert_eq!(stately_inbox.try_recv().unwrap(), state);
+        let events_only = Broadcast::Move {
+            moved: Frame::clone(&moved),
+            state: None,
+        };
+        assert_eq!(events_only.for_updates(Updates::States), None);
+        assert_eq!(events_only.for_updates(Updates::Moves), Some(&moved));
     }
 
     #[test]

@@ -204,9 +204,18 @@ impl RoomHandle {
         self.published.borrow().summary.clone()
     }
 
-    /// The room's current `state` message, as last broadcast.
-    pub(crate) fn state_json(&self) -> bytestring::ByteString {
-        self.published.borrow().state.clone()
+    /// The room's current `state` message: as last broadcast when that is current,
+    /// otherwise as the room encodes it now. `None` if the room has just closed.
+    pub(crate) async fn state_json(&self) -> Option<bytestring::ByteString> {
+        if let Some(state) = self.published.borrow().state.clone() {
+            return Some(state);
+        }
+        let (reply, answer) = oneshot::channel();
+        self.commands
+            .send(Box::new(Command::ReadState { reply }))
+            .await
+            .ok()?;
+        answer.await.ok()
     }
 
     async fn ask(

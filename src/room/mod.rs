@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cluster::Cluster;
 use crate::config::{Config, Takeover};
 use crate::metrics::Metrics;
-use crate::protocol::{ClientError, ErrorCode, TimeControl};
+use crate::protocol::{ClientError, ErrorCode, TimeControl, Updates};
 use crate::store::Store;
 use crate::thinkers::Thinkers;
 
@@ -67,6 +67,8 @@ pub(crate) struct Subscriber {
     pub(crate) moved: CancellationToken,
     /// Set once the connection has been counted as dropped for not reading.
     pub(crate) dropped: Arc<AtomicBool>,
+    /// How the connection hears of moves: full states, or `moved` events.
+    pub(crate) updates: Updates,
 }
 
 impl Subscriber {
@@ -78,6 +80,7 @@ impl Subscriber {
             kick: CancellationToken::new(),
             moved: CancellationToken::new(),
             dropped: Arc::default(),
+            updates: Updates::default(),
         }
     }
 

@@ -12,7 +12,7 @@ use super::session::Connection;
 use crate::lobby::{could_be_room_id, parse_game};
 use crate::players::{self, Identity};
 use crate::protocol::{
-    self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, encode,
+    self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, Updates, encode,
 };
 use crate::relay::{NewRoom, Opening, RoomLink};
 use crate::room::{Creator, PlayerInfo, Request, RoomOptions, unix_ms};
@@ -93,8 +93,18 @@ impl Connection {
     ) -> Result<Vec<ServerMsg>, ClientError> {
         // Every message but hello needs an identity, checked before anything else.
         match msg {
-            ClientMsg::Hello { name, token } => {
-                self.hello(&name, token.as_deref(), reference).await
+            ClientMsg::Hello {
+                name,
+                token,
+                updates,
+            } => {
+                self.hello(
+                    &name,
+                    token.as_deref(),
+                    updates.unwrap_or_default(),
+                    reference,
+                )
+                .await
             }
             ClientMsg::CreateRoom {
                 game,
@@ -334,6 +344,7 @@ impl Connection {
         &mut self,
         name: &str,
         token: Option<&str>,
+        updates: Updates,
         reference: Option<Value>,
     ) -> Result<Vec<ServerMsg>, ClientError> {
         if self.identity.is_some() {
@@ -361,6 +372,12 @@ impl Connection {
             reference,
         };
         self.identity = Some(identity);
+        // Every room this connection enters gets this subscriber, so they all hear of
+        // moves as it asked; so do rooms on other nodes, which ask the relay.
+        self.subscriber.updates = updates;
+        if let Some(relay) = &self.app.relay {
+            relay.register(self.subscriber.clone());
+        }
         Ok(vec![welcome])
     }
 }

@@ -7,8 +7,8 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::{Published, Room};
-use crate::protocol::{Role, ServerMsg, encode};
-use crate::room::fanout::{fan_out, frame, send_to};
+use crate::protocol::{Role, ServerMsg};
+use crate::room::fanout::{Broadcast, fan_out, frame, send_to};
 use crate::room::{ConnId, Frame};
 use parlor_rules::games::Seat;
 
@@ -32,7 +32,7 @@ impl Room {
         let metrics = &self.context.metrics;
         let state = &self.state;
         let since = self.caught_up.remove(&conn);
-        let missed = since.and_then(|since| self.recent.since(since, state.seq()));
+        let missed = since.and_then(|since| self.recent.since(since, state.seq(), sub.updates));
         send_to(sub, &frame(&joined), metrics);
         match missed {
             Some(missed) => {
@@ -57,14 +57,16 @@ impl Room {
         }
     }
 
-    /// Queues one encoded frame to everyone in the room but `except`. Those that cannot
-    /// take it are dropped quietly: the machine announces the change in the audience at
-    /// its pace, so drops can never set off a storm of broadcasts. `true` if anyone was
+    /// Queues the broadcast of `seq` to everyone in the room but `except`, each in the
+    /// form it asked for, and keeps it for those who come back. Those that cannot take
+    /// it are dropped quietly: the machine announces the change in the audience at its
+    /// pace, so drops can never set off a storm of broadcasts. `true` if anyone was
     /// dropped.
-    pub(super) fn broadcast(&mut self, frame: &Frame, except: Option<ConnId>) -> bool {
+    pub(super) fn broadcast(&mut self, seq: u64, sent: Broadcast, except: Option<ConnId>) -> bool {
         // The machine releases every connection it lets go of before announcing, so the
         // audience is exactly the room's connections.
-        let dropped = fan_out(self.audience.values(), frame, except, &self.context.metrics);
+        let dropped = fan_out(self.audience.values(), &sent, except, &self.context.metrics);
+        self.recent.push(seq, sent);
         let any = !dropped.is_empty();
         for conn in dropped {
             self.audience.remove(&conn);
@@ -91,19 +93,34 @@ impl Room {
         });
     }
 
-    /// The room's listing and state. The state is the frame last broadcast when nothing
-    /// has happened since (every change raises `seq`), so a move is encoded once.
+    /// The room's listing and, when the state last broadcast is still current (every
+    /// change raises `seq`), that state: a change is encoded at most once, and only if
+    /// someone is sent it.
     pub(in crate::room) fn publication(&self) -> Published {
         let seq = self.state.seq();
         let state = match &self.last_state {
-            Some((at, frame)) if *at == seq => ByteString::clone(frame),
-            _ => encode(&self.state.state_msg(false, Instant::now())),
+            Some((at, frame)) if *at == seq => Some(ByteString::clone(frame)),
+            _ => None,
         };
         Published {
             summary: self.state.summary(),
             state,
             seq,
             fence: self.fence,
+        }
+    }
+
+    /// The room's current `state`, encoded: the one last broadcast if still current,
+    /// otherwise encoded now and kept for the next reader.
+    pub(super) fn current_state(&mut self) -> ByteString {
+        let seq = self.state.seq();
+        match &self.last_state {
+            Some((at, frame)) if *at == seq => ByteString::clone(frame),
+            _ => {
+                let state = frame(&self.state.state_msg(false, Instant::now()));
+                self.last_state = Some((seq, Frame::clone(&state)));
+                ByteString::clone(&state)
+            }
         }
     }
 }

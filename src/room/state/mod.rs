@@ -31,7 +31,7 @@ use super::clock::Clock;
 use super::seats::SeatState;
 use super::{ConnId, RoomOptions, SeatSpec};
 use crate::config::Config;
-use crate::protocol::{GameOverMsg, StateMsg, Status};
+use crate::protocol::{GameOverMsg, MovedMsg, StateMsg, Status};
 use parlor_rules::bots::BotLevel;
 use parlor_rules::catalog::{AnyGame, GameSettings, PlayedMove};
 use parlor_rules::games::{Outcome, Seat};
@@ -64,6 +64,9 @@ pub(crate) enum Effect {
         /// The connection that gets a snapshot instead, if any.
         except: Option<ConnId>,
     },
+    /// A move that left the game on: send this `moved` to those who asked for moves as
+    /// events, and the room's `state` (the same `seq`) to everyone else.
+    Moved(Box<MovedMsg>),
     /// Send this `game_over` to everyone in the room.
     GameOver(Box<GameOverMsg>),
     /// Tell `conn` that its seat moved to another connection of its player.

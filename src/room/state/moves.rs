@@ -5,8 +5,9 @@ use tokio::time::Instant;
 use tracing::debug;
 
 use super::endings::{OnFailure, duration_ms};
+use super::views::shown_move;
 use super::{Effect, Now, PendingEnding, RoomState};
-use crate::protocol::{ClientError, ErrorCode, Status};
+use crate::protocol::{ClientError, ErrorCode, LastMove, Status};
 use crate::room::ConnId;
 use crate::room::clock::Clock;
 use crate::room::seats::SeatState;
@@ -151,6 +152,8 @@ impl RoomState {
             thinking_ms,
         } = pending;
         debug!(room = %self.id, seat = seat.index(), mv = %played.notation, think_ms = record.think_ms, "move");
+        let before = self.game.cells();
+        let shown = shown_move(seat, &played);
         self.game = next;
         self.history.push((seat, played));
         self.thinking_ms = thinking_ms;
@@ -165,16 +168,44 @@ impl RoomState {
         if self.draw_offer == Some(seat.other()) {
             self.draw_offer = None;
         }
+        let mut seats_changed = false;
         for seat in Seat::BOTH {
-            self.hand_back(seat);
+            seats_changed |= self.hand_back(seat);
         }
+        let mut effects = Vec::new();
         match ending {
-            Some(ending) => self.conclude(ending, ratings, now),
-            None => {
-                let mut effects = Vec::new();
+            Some(ending) => return self.conclude(ending, ratings, now),
+            // A `moved` event stands for the `state` only when that state differs from
+            // the last one in nothing but what a move changes: not when a seat was handed
+            // back with the move, nor when a paced announcement of the audience is owed
+            // (a `state` carries it).
+            None if seats_changed || self.pacer.due().is_some() => {
                 self.announce_state(now, None, &mut effects);
-                effects
             }
+            None => self.announce_move(shown, &before, now, &mut effects),
         }
+        effects
+    }
+
+    /// Announces a move that left the game on as a `moved` event, with the board's
+    /// cells it changed from `before`.
+    fn announce_move(
+        &mut self,
+        shown: LastMove,
+        before: &[Option<char>],
+        now: Instant,
+        effects: &mut Vec<Effect>,
+    ) {
+        let cells = self
+            .game
+            .cells()
+            .into_iter()
+            .zip(before)
+            .enumerate()
+            .filter(|(_, (after, before))| after != *before)
+            .map(|(index, (after, _))| (index, after))
+            .collect();
+        self.seq += 1;
+        effects.push(Effect::Moved(Box::new(self.moved_msg(shown, cells, now))));
     }
 }

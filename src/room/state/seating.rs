@@ -297,7 +297,7 @@ impl RoomState {
 
     /// Gives a seat back to its returning player unless its bot is making their move
     /// right now; then the move, once played, hands it back.
-    pub(super) fn hand_back(&mut self, seat: Seat) {
+    pub(super) fn hand_back(&mut self, seat: Seat) -> bool {
         let bot_busy = self.status() == Status::Playing
             && self.game.turn() == Some(seat)
             && self.bot_thinking == Some(self.history.len());
@@ -315,6 +315,8 @@ impl RoomState {
                 conn: Some(*conn),
                 away_since: None,
             };
+            return true;
         }
+        false
     }
 }

@@ -1,9 +1,13 @@
-//! How a room is shown: its `state` message and its listing summary.
+//! How a room is shown: its `state` message, the `moved` event that stands for a
+//! move's `state`, and its listing summary.
 
 use tokio::time::Instant;
 
 use super::RoomState;
-use crate::protocol::{ClockView, LastMove, ResultView, RoomSummary, SeatView, StateMsg, Status};
+use crate::protocol::{
+    CellChange, ClockView, LastMove, MovedMsg, ResultView, RoomSummary, SeatView, StateMsg, Status,
+};
+use parlor_rules::catalog::PlayedMove;
 use parlor_rules::games::Seat;
 
 impl RoomState {
@@ -30,11 +34,7 @@ impl RoomState {
             } else {
                 Vec::new()
             },
-            last_move: self.history.last().map(|(seat, played)| LastMove {
-                seat: seat.index() as u8,
-                text: played.notation.clone(),
-                display: played.display.clone(),
-            }),
+            last_move: self.last_move(),
             moves: self.history.len(),
             result: self.result.map(|outcome| ResultView {
                 winner: outcome.winner.map(|s| s.index() as u8),
@@ -48,10 +48,7 @@ impl RoomState {
                 .filter(|seat| self.rematch[seat.index()])
                 .map(|seat| seat.index() as u8)
                 .collect(),
-            clocks: self.clock.remaining_at(now).map(|remaining_ms| ClockView {
-                remaining_ms,
-                running: self.clock.running().map(|seat| seat.index() as u8),
-            }),
+            clocks: self.clocks(now),
             history: with_history.then(|| {
                 self.history
                     .iter()
@@ -65,6 +62,43 @@ impl RoomState {
                     .collect()
             }),
         }
+    }
+
+    /// The `moved` event for `last_move`, just played, which left the game on, given
+    /// the board's cells it changed.
+    pub(super) fn moved_msg(
+        &self,
+        last_move: LastMove,
+        cells: Vec<CellChange>,
+        now: Instant,
+    ) -> MovedMsg {
+        MovedMsg {
+            room: self.id.clone(),
+            seq: self.seq,
+            last_move,
+            moves: self.history.len(),
+            to_move: self.game.turn().map(|s| s.index() as u8),
+            position: self.game.position(),
+            cells,
+            legal_moves: self.game.legal_moves(),
+            clocks: self.clocks(now),
+            draw_offer: self.draw_offer.map(|seat| seat.index() as u8),
+        }
+    }
+
+    /// The last move as shown, if any.
+    fn last_move(&self) -> Option<LastMove> {
+        self.history
+            .last()
+            .map(|(seat, played)| shown_move(*seat, played))
+    }
+
+    /// Both clocks as of `now`, or `None` without a time control.
+    fn clocks(&self, now: Instant) -> Option<ClockView> {
+        self.clock.remaining_at(now).map(|remaining_ms| ClockView {
+            remaining_ms,
+            running: self.clock.running().map(|seat| seat.index() as u8),
+        })
     }
 
     /// Both seats as shown, with their ratings.
@@ -90,6 +124,15 @@ impl RoomState {
             time_control: self.clock.control(),
             created_at_ms: self.created_at_ms,
         }
+    }
+}
+
+/// A move as shown in `last_move`.
+pub(super) fn shown_move(seat: Seat, played: &PlayedMove) -> LastMove {
+    LastMove {
+        seat: seat.index() as u8,
+        text: played.notation.clone(),
+        display: played.display.clone(),
     }
 }
 

@@ -77,7 +77,7 @@ fn moving_instead_of_answering_lets_the_offer_lapse() {
     let mut fx = Fixture::playing();
     fx.request(Request::OfferDraw, &bob(), BOB, fx.t0).unwrap();
     let effects = fx.play(Seat::First, "0", fx.t0).unwrap();
-    assert_eq!(states(&effects)[0].draw_offer, None);
+    assert_eq!(moved(&effects)[0].draw_offer, None);
 }
 
 #[test]
@@ -86,7 +86,7 @@ fn the_offerers_own_move_leaves_the_offer_open() {
     fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
         .unwrap();
     let effects = fx.play(Seat::First, "0", fx.t0).unwrap();
-    assert_eq!(states(&effects)[0].draw_offer, Some(0));
+    assert_eq!(moved(&effects)[0].draw_offer, Some(0));
 }
 
 #[test]

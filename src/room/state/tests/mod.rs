@@ -4,6 +4,7 @@
 
 mod draws_and_rematches;
 mod lifecycle;
+mod moved_events;
 mod moves_and_seq;
 mod rebuild;
 mod seats;
@@ -16,7 +17,7 @@ use tokio::time::Instant;
 
 use super::{AfterStart, DrawChange, Effect, Now, RoomState, Step, Then, Tick};
 use crate::config::Config;
-use crate::protocol::{ClientError, ErrorCode, GameOverMsg, StateMsg};
+use crate::protocol::{ClientError, ErrorCode, GameOverMsg, MovedMsg, StateMsg};
 use crate::room::{ConnId, PlayerInfo, RoomOptions, SeatSpec};
 use parlor_rules::GameKind;
 use parlor_rules::catalog;
@@ -71,12 +72,18 @@ impl Fixture {
     }
 
     fn with_config(seats: [SeatSpec; 2], options: RoomOptions, config: Config) -> Fixture {
-        let game = catalog::new_game(
-            GameKind::TicTacToe,
-            &config.game_settings(),
-            options.start.as_deref(),
-        )
-        .unwrap();
+        Fixture::of_game(GameKind::TicTacToe, seats, options, config)
+    }
+
+    /// A room of `kind`.
+    fn of_game(
+        kind: GameKind,
+        seats: [SeatSpec; 2],
+        options: RoomOptions,
+        config: Config,
+    ) -> Fixture {
+        let game =
+            catalog::new_game(kind, &config.game_settings(), options.start.as_deref()).unwrap();
         let t0 = Instant::now();
         let now = when(t0, t0);
         let room = RoomState::new("r1".into(), game, seats, options, Arc::new(config), now);
@@ -216,6 +223,29 @@ fn states(effects: &[Effect]) -> Vec<&StateMsg> {
         .iter()
         .filter_map(|effect| match effect {
             Effect::State { msg, .. } => Some(msg.as_ref()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `moved` events an effect list broadcasts.
+fn moved(effects: &[Effect]) -> Vec<&MovedMsg> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Moved(msg) => Some(msg.as_ref()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `seq` of every `state` and `moved` an effect list broadcasts, in order.
+fn broadcast_seqs(effects: &[Effect]) -> Vec<u64> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::State { msg, .. } => Some(msg.seq),
+            Effect::Moved(msg) => Some(msg.seq),
             _ => None,
         })
         .collect()

@@ -73,7 +73,7 @@ fn moves_are_checked_in_the_documented_order() {
 fn every_state_raises_seq_by_one() {
     let mut fx = Fixture::open();
     let mut seen = Vec::new();
-    let mut record = |effects: Vec<Effect>| seen.extend(states(&effects).iter().map(|s| s.seq));
+    let mut record = |effects: Vec<Effect>| seen.extend(broadcast_seqs(&effects));
     record(fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap());
     record(fx.join(bob(), Seat::Second, BOB, fx.t0).unwrap());
     record(fx.play(Seat::First, "0", fx.t0).unwrap());
@@ -165,7 +165,7 @@ fn a_stored_move_carries_both_clocks_as_the_state_after_it_shows_them() {
         let pending = fx.room.prepare_move(seat, cell, at, fx.now(at)).unwrap();
         let stored = pending.record.clocks_ms;
         let effects = fx.room.apply_move(pending, None, at);
-        let shown = states(&effects)[0]
+        let shown = moved(&effects)[0]
             .clocks
             .map(|c| c.remaining_ms.map(|ms| ms as i64));
         assert_eq!(stored, shown, "what is stored is what the state showed");
