@@ -494,13 +494,13 @@ impl Room {
                     self.publish();
                     dropped |= self.broadcast(msg.seq, Broadcast::Same(frame), except);
                 }
-                Effect::Moved(msg) => {
+                Effect::Moved { msg, at } => {
                     // The machine has just played the move: its state is this `seq`'s.
                     let state = self
                         .audience
                         .values()
                         .any(|sub| sub.updates == Updates::States)
-                        .then(|| frame(&self.state.state_msg(false, Instant::now())));
+                        .then(|| frame(&self.state.state_msg(false, at)));
                     if let Some(state) = &state {
                         self.last_state = Some((msg.seq, Frame::clone(state)));
                     }

@@ -31,6 +31,7 @@ mod health_sees_frozen_rooms;
 mod http_answers_strangers_safely;
 mod live_server_properties;
 mod lobby_subscribers_see_rooms_come_and_go;
+mod moves_come_as_events_to_who_asks;
 mod names_cannot_impersonate;
 mod one_server_per_database;
 mod operators_scrape_metrics;

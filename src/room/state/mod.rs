@@ -66,7 +66,12 @@ pub(crate) enum Effect {
     },
     /// A move that left the game on: send this `moved` to those who asked for moves as
     /// events, and the room's `state` (the same `seq`) to everyone else.
-    Moved(Box<MovedMsg>),
+    Moved {
+        /// The event.
+        msg: Box<MovedMsg>,
+        /// The time its clocks were read at, for the `state` to show the same.
+        at: Instant,
+    },
     /// Send this `game_over` to everyone in the room.
     GameOver(Box<GameOverMsg>),
     /// Tell `conn` that its seat moved to another connection of its player.

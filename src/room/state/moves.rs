@@ -206,6 +206,7 @@ impl RoomState {
             .map(|(index, (after, _))| (index, after))
             .collect();
         self.seq += 1;
-        effects.push(Effect::Moved(Box::new(self.moved_msg(shown, cells, now))));
+        let msg = Box::new(self.moved_msg(shown, cells, now));
+        effects.push(Effect::Moved { msg, at: now });
     }
 }

@@ -233,7 +233,7 @@ fn moved(effects: &[Effect]) -> Vec<&MovedMsg> {
     effects
         .iter()
         .filter_map(|effect| match effect {
-            Effect::Moved(msg) => Some(msg.as_ref()),
+            Effect::Moved { msg, .. } => Some(msg.as_ref()),
             _ => None,
         })
         .collect()
@@ -245,7 +245,7 @@ fn broadcast_seqs(effects: &[Effect]) -> Vec<u64> {
         .iter()
         .filter_map(|effect| match effect {
             Effect::State { msg, .. } => Some(msg.seq),
-            Effect::Moved(msg) => Some(msg.seq),
+            Effect::Moved { msg, .. } => Some(msg.seq),
             _ => None,
         })
         .collect()
