@@ -52,6 +52,8 @@ let baseUrl = null;
 let clockedGame = null;
 
 const problems = [];
+// The frames the page received from the server, by message type.
+const framesByType = new Map();
 const tid = (id) => page.locator(`[data-testid="${id}"]`);
 
 async function setUp() {
@@ -69,6 +71,10 @@ async function setUp() {
   await checkServedStatic(base, log);
   page = await context.newPage();
   watchPage(page, problems);
+  page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => {
+    const type = typeof payload === 'string' ? /^\{"type":"([a-z_]+)"/.exec(payload)?.[1] : null;
+    if (type) framesByType.set(type, (framesByType.get(type) ?? 0) + 1);
+  }));
 
   await page.goto(`${base}/`);
   await tid('name-input').fill(PLAYER_NAME);
@@ -237,6 +243,7 @@ async function boardGame({ game, seat, moves: wanted, keyboard }) {
   if (flipped !== String(expectFlipped)) fail(`${game}: the board is ${flipped === 'true' ? '' : 'not '}turned for seat ${seat}`);
 
   const used = new Set();
+  const eventsBefore = framesByType.get('moved') ?? 0;
   let mine = 0;
   for (;;) {
     await waitForTurnOrEnd(game);
@@ -286,6 +293,11 @@ async function boardGame({ game, seat, moves: wanted, keyboard }) {
   }
   const ended = await tid('result').isVisible();
   if (!ended && mine < wanted) fail(`${game}: stopped after ${mine} moves without a result`);
+  // The page asks for moves as `moved` events (PROTOCOL.md §7.14) and drew the board
+  // from them: every move above changed it.
+  const events = (framesByType.get('moved') ?? 0) - eventsBefore;
+  if (mine > 1 && events === 0) fail(`${game}: no move came as a moved event`);
+  log(`${game}: ${events} moves came as moved events`);
 
   // Show a piece selected with its targets in the screenshot, when the game goes on.
   if (!ended) {

@@ -35,7 +35,8 @@ function requireOnline() {
 /** Signs in on a socket that has just opened, as the stored player if there is one. */
 export function hello() {
   const name = local.get(KEY_NAME) ?? ui['name-input'].value.trim();
-  const msg = { type: 'hello', name, ref: 'hello' };
+  // Moves come as small `moved` events rather than whole states (PROTOCOL.md §7.14).
+  const msg = { type: 'hello', name, updates: 'moves', ref: 'hello' };
   const token = local.get(KEY_TOKEN);
   if (token) msg.token = token;
   send(msg);

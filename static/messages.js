@@ -42,6 +42,7 @@ const handlers = {
   },
 
   joined(m) {
+    app.catchingUp = null;
     const seat = typeof m.seat === 'number' ? m.seat : null;
     const sameRoom = app.room && app.room.id === m.room;
     const known = sameRoom ? app.room.game : app.rooms.get(m.room)?.game;
@@ -100,7 +101,25 @@ const handlers = {
     render();
   },
 
+  moved(m) {
+    // A move as an event (we ask for these in hello; PROTOCOL.md §7.14): applied to the
+    // last state, it is the state the room would have sent.
+    const last = app.state;
+    if (!app.room || m.room !== app.room.id || !last || last.room !== m.room) return;
+    if (typeof m.seq !== 'number' || typeof last.seq !== 'number' || m.seq <= last.seq) return;
+    if (m.seq !== last.seq + 1) {
+      // Frames were lost: come back saying the last one seen, once per gap (§8.1).
+      if (app.catchingUp !== last.seq) {
+        app.catchingUp = last.seq;
+        resumeRoom();
+      }
+      return;
+    }
+    handlers.state(withMove(last, m));
+  },
+
   game_over(m) {
+
     app.leaderboard.load();
     if (!app.room || m.room !== app.room.id) return;
     app.over = m;
@@ -175,6 +194,31 @@ const handlers = {
 export function dispatch(msg) {
   const handler = Object.hasOwn(handlers, msg.type) ? handlers[msg.type] : null;
   if (handler) handler(msg);
+}
+
+/** The state `last` becomes with the `moved` event `m` applied (PROTOCOL.md §7.14). */
+function withMove(last, m) {
+  const cells = Array.isArray(last.board?.cells) ? last.board.cells.slice() : [];
+  for (const change of Array.isArray(m.cells) ? m.cells : []) {
+    if (Array.isArray(change) && Number.isInteger(change[0])) cells[change[0]] = change[1];
+  }
+  const next = {
+    ...last,
+    seq: m.seq,
+    last_move: m.last_move,
+    moves: m.moves,
+    to_move: m.to_move,
+    position: m.position,
+    legal_moves: m.legal_moves,
+    clocks: m.clocks,
+    draw_offer: m.draw_offer,
+    board: { ...last.board, cells },
+  };
+  // A move ends `resumed`; the history of a snapshot is not this state's.
+  delete next.resumed;
+  delete next.history;
+  delete next.history_display;
+  return next;
 }
 
 /** After a rematch the seats are swapped: find this player's seat again by player id. */

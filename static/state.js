@@ -50,6 +50,7 @@ export const app = {
   over: null, // the `game_over` of the current game, if seen
   moves: [], // move strings of the current game
   pendingMove: false,
+  catchingUp: null, // the `seq` after which frames were lost and asked for again, if any
   pendingGame: null, // the game of the room being created, until its state arrives
   // The move being built on the board: the labels clicked so far, and the moves to
   // choose between when several share that path (chess promotion).
