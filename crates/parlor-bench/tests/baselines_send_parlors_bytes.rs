@@ -1,7 +1,9 @@
-//! The two baselines parlor-bench compares Parlor with send the same `state` frames as
-//! Parlor, byte for byte, for the same requests: a room created, watched and joined, a
-//! game played to a win, a rematch and its first move. Only the values of ids and of
-//! Parlor's ratings (which the baselines do not compute) are masked before comparing.
+//! The two baselines parlor-bench compares Parlor with send the same `state` and
+//! `moved` frames as Parlor, byte for byte, for the same requests: a room created,
+//! watched and joined, a game played to a win, a rematch and its first move; with every
+//! connection taking full states, every one asking for moves as events
+//! (`hello.updates`), and a room with both. Only the values of ids and of Parlor's
+//! ratings (which the baselines do not compute) are masked before comparing.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -103,28 +105,51 @@ async fn next_text(ws: &mut Ws) -> String {
     }
 }
 
-/// Skips frames up to the next `state` and returns it as it came.
+/// Skips frames up to the next `state` or `moved` and returns it as it came.
 async fn next_state(ws: &mut Ws) -> String {
     loop {
         let text = next_text(ws).await;
-        if text.starts_with(r#"{"type":"state""#) {
+        if text.starts_with(r#"{"type":"state""#) || text.starts_with(r#"{"type":"moved""#) {
             return text;
         }
     }
 }
 
-/// The state frames each of Alice, Bob and Carol receives during the script, in order.
-async fn script(addr: SocketAddr) -> Vec<String> {
+/// The `updates` each of Alice, Bob and Carol says in `hello`; `None` leaves it out.
+type Updates = [Option<&'static str>; 3];
+
+/// Everyone takes full states, without saying so.
+const STATES: Updates = [None, None, None];
+/// Everyone asks for moves as events.
+const MOVES: Updates = [Some("moves"), Some("moves"), Some("moves")];
+/// Alice and Carol ask for moves as events, Bob for full states: the room needs both.
+const MIXED: Updates = [Some("moves"), Some("states"), Some("moves")];
+
+/// The script's runs against one server: a name suffix (Parlor keeps a name for its
+/// player) and everyone's `updates`.
+const RUNS: [(&str, Updates); 3] = [("", STATES), ("M", MOVES), ("X", MIXED)];
+
+/// The `state` and `moved` frames each of Alice, Bob and Carol (their names followed by
+/// `suffix`) receives during the script, in order, each having said hello with its
+/// `updates`.
+async fn script(addr: SocketAddr, suffix: &str, updates: Updates) -> Vec<String> {
     let mut seen = Vec::new();
     let mut alice = connect(addr).await;
     let mut bob = connect(addr).await;
     let mut carol = connect(addr).await;
-    for (ws, name) in [
+    for ((ws, name), updates) in [
         (&mut alice, "Alice"),
         (&mut bob, "Bob"),
         (&mut carol, "Carol"),
-    ] {
-        send(ws, json!({"type": "hello", "name": name})).await;
+    ]
+    .into_iter()
+    .zip(updates)
+    {
+        let mut hello = json!({"type": "hello", "name": format!("{name}{suffix}")});
+        if let Some(updates) = updates {
+            hello["updates"] = json!(updates);
+        }
+        send(ws, hello).await;
         next_text(ws).await;
     }
     send(
@@ -192,21 +217,54 @@ fn mask(frame: &str, room: &str) -> String {
     out
 }
 
+/// How many of `frames` are `moved` events.
+fn moved_count(frames: &[String]) -> usize {
+    frames
+        .iter()
+        .filter(|frame| frame.starts_with(r#"{"type":"moved""#))
+        .count()
+}
+
+/// The `code` of the error a `hello` whose `updates` is not a known value gets.
+async fn unknown_updates_refusal(addr: SocketAddr) -> Value {
+    let mut ws = connect(addr).await;
+    send(
+        &mut ws,
+        json!({"type": "hello", "name": "Dave", "updates": "sometimes"}),
+    )
+    .await;
+    let refusal: Value = serde_json::from_str(&next_text(&mut ws).await).unwrap();
+    refusal["code"].clone()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn baselines_send_the_same_state_frames_as_parlor() {
+async fn baselines_send_the_same_state_and_moved_frames_as_parlor() {
     let parlor = Parlor::start().await;
-    let expected = script(parlor.addr).await;
+    let mut expected = Vec::new();
+    for (suffix, updates) in RUNS {
+        expected.push(script(parlor.addr, suffix, updates).await);
+    }
+    assert_eq!(unknown_updates_refusal(parlor.addr).await, "bad_message");
     parlor.stop().await;
-    assert_eq!(expected.len(), 36);
-    assert!(
-        expected[0].contains(r#""status":"waiting""#),
-        "{}",
-        expected[0]
-    );
-    assert!(
-        expected[24].contains(r#""reason":"three_in_a_row""#),
-        "{}",
-        expected[24]
+    for frames in &expected {
+        assert_eq!(frames.len(), 36);
+        assert!(frames[0].contains(r#""status":"waiting""#), "{}", frames[0]);
+        // The finishing move is a full state for everyone.
+        assert!(
+            frames[24].contains(r#""reason":"three_in_a_row""#),
+            "{}",
+            frames[24]
+        );
+    }
+    // Every other move, six of the first game and the rematch's first, is a `moved`
+    // event for those who asked: all three, then Alice and Carol.
+    assert_eq!(moved_count(&expected[0]), 0);
+    assert_eq!(moved_count(&expected[1]), 7 * 3);
+    assert_eq!(moved_count(&expected[2]), 7 * 2);
+    // Alice's first move, as she hears of it.
+    assert_eq!(
+        expected[1][6],
+        r#"{"type":"moved","room":"ROOM","seq":5,"last_move":{"seat":0,"move":"4","display":"4"},"moves":1,"to_move":1,"position":"....X....","cells":[[4,"X"]],"legal_moves":["0","1","2","3","5","6","7","8"],"clocks":null,"draw_offer":null}"#
     );
 
     for binary in [
@@ -214,15 +272,18 @@ async fn baselines_send_the_same_state_frames_as_parlor() {
         Path::new(env!("CARGO_BIN_EXE_parlor-baseline-tungstenite")),
     ] {
         let (_baseline, addr) = start_baseline(binary);
-        let got = script(addr).await;
-        for (i, (got, expected)) in got.iter().zip(&expected).enumerate() {
-            assert_eq!(
-                got,
-                expected,
-                "{}: state frame {i} differs",
-                binary.display()
-            );
+        for ((suffix, updates), expected) in RUNS.into_iter().zip(&expected) {
+            let got = script(addr, suffix, updates).await;
+            for (i, (got, expected)) in got.iter().zip(expected).enumerate() {
+                assert_eq!(
+                    got,
+                    expected,
+                    "{}, updates {updates:?}: frame {i} differs",
+                    binary.display()
+                );
+            }
+            assert_eq!(got.len(), expected.len());
         }
-        assert_eq!(got.len(), expected.len());
+        assert_eq!(unknown_updates_refusal(addr).await, "bad_message");
     }
 }

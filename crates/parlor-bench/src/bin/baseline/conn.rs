@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
-use crate::rooms::{Frame, Game, Hub, Player, Room, SeatHolder, lock};
+use crate::rooms::{Frame, Game, Hub, Player, Room, SeatHolder, Updates, lock};
 
 /// The client messages a baseline understands.
 #[derive(Deserialize)]
@@ -15,6 +15,10 @@ use crate::rooms::{Frame, Game, Hub, Player, Room, SeatHolder, lock};
 enum ClientMsg {
     Hello {
         name: String,
+        /// Absent or `null`: full states. An unknown value fails the whole message,
+        /// which is `bad_message`, as in Parlor.
+        #[serde(default)]
+        updates: Option<Updates>,
     },
     CreateRoom {
         game: String,
@@ -52,6 +56,8 @@ pub(crate) struct Conn<F> {
     hub: Arc<Hub<F>>,
     outbox: mpsc::Sender<F>,
     player: Option<Arc<Player>>,
+    /// How this connection hears of moves in every room it enters, from its `hello`.
+    updates: Updates,
     rooms: Vec<Arc<Mutex<Room<F>>>>,
 }
 
@@ -64,6 +70,7 @@ impl<F: Frame> Conn<F> {
             hub,
             outbox,
             player: None,
+            updates: Updates::States,
             rooms: Vec::new(),
         }
     }
@@ -89,7 +96,9 @@ impl<F: Frame> Conn<F> {
 
     fn handle(&mut self, msg: ClientMsg) -> Result<Option<String>, Refusal> {
         match msg {
-            ClientMsg::Hello { name } => self.hello(name).map(Some),
+            ClientMsg::Hello { name, updates } => {
+                self.hello(name, updates.unwrap_or_default()).map(Some)
+            }
             ClientMsg::CreateRoom { game, seats } => {
                 let player = self.identified()?;
                 self.create(&player, &game, &seats)
@@ -123,7 +132,7 @@ impl<F: Frame> Conn<F> {
             .ok_or(Refusal("hello_required", "Say hello first."))
     }
 
-    fn hello(&mut self, name: String) -> Result<String, Refusal> {
+    fn hello(&mut self, name: String, updates: Updates) -> Result<String, Refusal> {
         if self.player.is_some() {
             return Err(Refusal("already_identified", "This connection said hello."));
         }
@@ -146,6 +155,7 @@ impl<F: Frame> Conn<F> {
             player.id, player.name_json, token[0], token[1], token[2], token[3]
         );
         self.player = Some(player);
+        self.updates = updates;
         Ok(reply)
     }
 
@@ -233,7 +243,7 @@ impl<F: Frame> Conn<F> {
             room.game = Some(Game::new());
         }
         room.changed(Some(self.id));
-        room.subscribe(self.id, &self.outbox, false);
+        room.subscribe(self.id, &self.outbox, false, self.updates);
         let joined = format!(
             r#"{{"type":"joined","room":"{}","seat":{seat},"role":"player"}}"#,
             room.id
@@ -249,7 +259,7 @@ impl<F: Frame> Conn<F> {
         let mut room = lock(&room_arc);
         if !room.subscribers.iter().any(|sub| sub.conn == self.id) {
             room.spectators += 1;
-            room.subscribe(self.id, &self.outbox, true);
+            room.subscribe(self.id, &self.outbox, true, self.updates);
         }
         room.changed(Some(self.id));
         let joined = format!(
@@ -295,9 +305,12 @@ impl<F: Frame> Conn<F> {
             return Err(Refusal("illegal_move", "That cell is already marked."));
         }
         game.play(seat, index);
-        let over = game.result.is_some();
+        if game.result.is_none() {
+            room.moved();
+            return Ok(());
+        }
         room.changed(None);
-        if over && let Some(game) = &room.game {
+        if let Some(game) = &room.game {
             let text = room.game_over_json(game);
             room.broadcast(text, None);
         }

@@ -2,9 +2,12 @@
 //!
 //! A room is plain data behind a mutex, changed in place by the connection that sent the
 //! request: no room task, no store, no clock, no ratings. Each change is rendered to JSON
-//! once and the same frame is queued to every subscriber, as Parlor does. The `state`
-//! frames are written byte for byte like Parlor's (tests/it/baselines_send_parlors_bytes.rs
-//! checks it); only ids and, after a first game, Parlor's ratings differ in value.
+//! once and the same frame is queued to every subscriber, as Parlor does; a move that
+//! leaves the game on is rendered in its two forms, a `moved` event for subscribers that
+//! asked for moves (`hello.updates`) and a `state` for the rest, each only if someone
+//! takes it. The `state` and `moved` frames are written byte for byte like Parlor's
+//! (tests/baselines_send_parlors_bytes.rs checks it); only ids and, after a first game,
+//! Parlor's ratings differ in value.
 
 use std::fmt::Write as _;
 use std::sync::atomic::AtomicU64;
@@ -13,6 +16,7 @@ use std::time::Instant;
 
 use dashmap::DashMap;
 use parlor_rules::games::tictactoe::LINES;
+use serde::Deserialize;
 use tokio::sync::mpsc;
 
 /// How many frames may wait for one connection; past that it gets no more room frames.
@@ -59,10 +63,22 @@ pub(crate) struct SeatHolder {
     pub(crate) connected: bool,
 }
 
+/// How a connection hears of moves, as it said in `hello` (`updates`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Updates {
+    /// A full `state` after every change.
+    #[default]
+    States,
+    /// A move that leaves the game on as a `moved` event, every other change as a `state`.
+    Moves,
+}
+
 pub(crate) struct Subscriber<F> {
     pub(crate) conn: u64,
     pub(crate) outbox: mpsc::Sender<F>,
     pub(crate) spectator: bool,
+    pub(crate) updates: Updates,
 }
 
 pub(crate) struct Game {
@@ -178,15 +194,8 @@ impl<F: Frame> Room<F> {
             None => (&empty, &[][..], None, None),
         };
         push_opt_num(&mut out, to_move.map(u64::from));
-        out.push_str(r#","position":""#);
-        for cell in cells {
-            out.push(match cell {
-                Some(0) => 'X',
-                Some(_) => 'O',
-                None => '.',
-            });
-        }
-        out.push_str(r#"","board":{"layout":"grid","rows":3,"cols":3,"cells":["#);
+        push_position(&mut out, cells);
+        out.push_str(r#","board":{"layout":"grid","rows":3,"cols":3,"cells":["#);
         for (i, cell) in cells.iter().enumerate() {
             if i > 0 {
                 out.push(',');
@@ -197,30 +206,10 @@ impl<F: Frame> Room<F> {
                 None => "null",
             });
         }
-        out.push_str(r#"],"labels":["0","1","2","3","4","5","6","7","8"]},"legal_moves":["#);
-        if to_move.is_some() {
-            let mut first = true;
-            for (i, cell) in cells.iter().enumerate() {
-                if cell.is_none() {
-                    if !first {
-                        out.push(',');
-                    }
-                    first = false;
-                    let _ = write!(out, r#""{i}""#);
-                }
-            }
-        }
-        out.push_str(r#"],"last_move":"#);
-        match history.last() {
-            Some(&cell) => {
-                let seat = (history.len() - 1) % 2;
-                let _ = write!(
-                    out,
-                    r#"{{"seat":{seat},"move":"{cell}","display":"{cell}"}}"#
-                );
-            }
-            None => out.push_str("null"),
-        }
+        out.push_str(r#"],"labels":["0","1","2","3","4","5","6","7","8"]}"#);
+        push_legal_moves(&mut out, cells, to_move.is_some());
+        out.push_str(r#","last_move":"#);
+        push_last_move(&mut out, history);
         let _ = write!(out, r#","moves":{},"result":"#, history.len());
         match result {
             Some((winner, reason)) => {
@@ -254,6 +243,35 @@ impl<F: Frame> Room<F> {
             }
         }
         out.push('}');
+        out
+    }
+
+    /// The `moved` event for `game`'s last move, which left it on, in Parlor's field
+    /// order and spelling: only the played cell changed.
+    pub(crate) fn moved_json(&self, game: &Game) -> String {
+        let mut out = String::with_capacity(256);
+        let _ = write!(
+            out,
+            r#"{{"type":"moved","room":"{}","seq":{},"last_move":"#,
+            self.id, self.seq
+        );
+        push_last_move(&mut out, &game.history);
+        let to_move = game.to_move();
+        let _ = write!(out, r#","moves":{},"to_move":"#, game.history.len());
+        push_opt_num(&mut out, to_move.map(u64::from));
+        push_position(&mut out, &game.cells);
+        out.push_str(r#","cells":["#);
+        if let Some(&cell) = game.history.last() {
+            let code = match game.cells[usize::from(cell)] {
+                Some(0) => r#""X""#,
+                Some(_) => r#""O""#,
+                None => "null",
+            };
+            let _ = write!(out, "[{cell},{code}]");
+        }
+        out.push(']');
+        push_legal_moves(&mut out, &game.cells, to_move.is_some());
+        out.push_str(r#","clocks":null,"draw_offer":null}"#);
         out
     }
 
@@ -303,14 +321,88 @@ impl<F: Frame> Room<F> {
         self.broadcast(state, except);
     }
 
-    pub(crate) fn subscribe(&mut self, conn: u64, outbox: &mpsc::Sender<F>, spectator: bool) {
+    /// A new `seq` for a move that left the game on: the `moved` event to subscribers
+    /// that asked for moves, the state to the rest, each encoded only if someone takes
+    /// it. A subscriber whose queue is full is dropped, as in [`Room::broadcast`].
+    pub(crate) fn moved(&mut self) {
+        self.seq += 1;
+        let wanted = |updates| self.subscribers.iter().any(|sub| sub.updates == updates);
+        let moved = match &self.game {
+            Some(game) if wanted(Updates::Moves) => Some(F::from(self.moved_json(game))),
+            _ => None,
+        };
+        let state = wanted(Updates::States).then(|| F::from(self.state_json(false)));
+        self.subscribers.retain(|sub| {
+            let frame = match sub.updates {
+                Updates::Moves => &moved,
+                Updates::States => &state,
+            };
+            frame
+                .as_ref()
+                .is_none_or(|frame| sub.outbox.try_send(frame.clone()).is_ok())
+        });
+    }
+
+    pub(crate) fn subscribe(
+        &mut self,
+        conn: u64,
+        outbox: &mpsc::Sender<F>,
+        spectator: bool,
+        updates: Updates,
+    ) {
         if !self.subscribers.iter().any(|sub| sub.conn == conn) {
             self.subscribers.push(Subscriber {
                 conn,
                 outbox: outbox.clone(),
                 spectator,
+                updates,
             });
         }
+    }
+}
+
+/// `,"position":"…"`: the board as nine characters, X, O or `.`.
+fn push_position(out: &mut String, cells: &[Option<u8>; 9]) {
+    out.push_str(r#","position":""#);
+    for cell in cells {
+        out.push(match cell {
+            Some(0) => 'X',
+            Some(_) => 'O',
+            None => '.',
+        });
+    }
+    out.push('"');
+}
+
+/// `,"legal_moves":[…]`: the empty cells while the game is `on`, else none.
+fn push_legal_moves(out: &mut String, cells: &[Option<u8>; 9], on: bool) {
+    out.push_str(r#","legal_moves":["#);
+    if on {
+        let mut first = true;
+        for (i, cell) in cells.iter().enumerate() {
+            if cell.is_none() {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                let _ = write!(out, r#""{i}""#);
+            }
+        }
+    }
+    out.push(']');
+}
+
+/// The last move of `history` as `last_move` shows it, or `null`.
+fn push_last_move(out: &mut String, history: &[u8]) {
+    match history.last() {
+        Some(&cell) => {
+            let seat = (history.len() - 1) % 2;
+            let _ = write!(
+                out,
+                r#"{{"seat":{seat},"move":"{cell}","display":"{cell}"}}"#
+            );
+        }
+        None => out.push_str("null"),
     }
 }
 
