@@ -12,7 +12,7 @@ use tokio::task::JoinSet;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
-use crate::load::{hello, send};
+use crate::load::{Updates, hello, send};
 
 /// How long an abuser waits before reconnecting after the server closed it.
 const RECONNECT_PAUSE: Duration = Duration::from_millis(100);
@@ -133,7 +133,7 @@ impl Abuser {
 
     async fn one_connection(&self, name: &str) {
         // A refused hello counts like a closed connection.
-        let Ok((mut ws, _)) = hello(&self.url, name).await else {
+        let Ok((mut ws, _)) = hello(&self.url, name, Updates::States).await else {
             return;
         };
         let message = match self.kind {

@@ -3,9 +3,10 @@
 //!
 //! It opens real WebSocket connections in rooms of two players and K spectators; the
 //! players play legal moves (closed loop: as soon as it is their turn; open loop: at a
-//! fixed total rate) and ask for a rematch when a game ends. It reports connections
-//! held, moves/s, broadcast messages/s, move-to-opponent latency, errors, and the
-//! server's memory and CPU per move, as text and as JSON. `--compare` runs Parlor and
+//! fixed total rate) and ask for a rematch when a game ends; they hear of moves as
+//! compact `moved` events, or as full states with `--updates states`. It reports
+//! connections held, moves/s, broadcast messages/s, move-to-opponent latency, errors,
+//! and the server's memory and CPU per move, as text and as JSON. `--compare` runs Parlor and
 //! both baselines with the same load and states Parlor's figures as ratios.
 //!
 //! See BENCHMARKS.md for the commands and what was measured.
@@ -26,7 +27,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use error::BenchError;
-use load::{Load, Placement};
+use load::{Load, Placement, Updates};
 use report::{Comparison, Ratios, Report};
 use server::{Server, Target};
 
@@ -57,6 +58,13 @@ struct Args {
     /// The game to play (the baselines play only tictactoe).
     #[arg(long, default_value = "tictactoe")]
     game: String,
+    /// How the load's players and spectators hear of moves. `moves` (the product's fast
+    /// path): each says `"updates":"moves"` in hello, and a move that leaves the game on
+    /// comes as a compact `moved` event; `states`: no `updates` in hello, a full `state`
+    /// after every move, as in runs measured before the `moved` event existed. The
+    /// baselines honour the choice too, so `--compare` compares the same bytes.
+    #[arg(long, value_enum, default_value_t = Updates::Moves)]
+    updates: Updates,
     /// Open loop: this many moves per second in total, latency timed from each move's
     /// scheduled time. Without it, closed loop: each player moves as soon as it may.
     #[arg(long, value_name = "MOVES_PER_S")]
@@ -175,6 +183,7 @@ fn run(args: &Args) -> Result<(), BenchError> {
         connections: args.connections,
         spectators: args.spectators,
         game: args.game.clone(),
+        updates: args.updates,
         open_rate: args.rate,
         warmup: secs(args.warmup)?,
         duration: secs(args.duration)?,

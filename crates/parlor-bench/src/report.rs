@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::abuse::AbuseFigures;
-use crate::load::{Load, Measured};
+use crate::load::{Load, Measured, Updates};
 use crate::store::StoreFigures;
 
 /// One target's figures.
@@ -21,6 +21,9 @@ pub(crate) struct Report {
     pub(crate) mode: &'static str,
     /// Open loop: the total move rate asked for, per second.
     pub(crate) open_rate_per_s: Option<f64>,
+    /// How the load's connections heard of moves: `moves` (most moves as `moved`
+    /// events) or `states` (a full `state` for every move). The frame sizes depend on it.
+    pub(crate) updates: Updates,
     /// Whether server and generator were pinned to cores 0 and 1.
     pub(crate) pinned: bool,
     /// Connections asked for.
@@ -37,13 +40,14 @@ pub(crate) struct Report {
     pub(crate) setup_secs: f64,
     /// The measured window, seconds.
     pub(crate) window_secs: f64,
-    /// Moves whose state reached the opponent in the window.
+    /// Moves whose state (or `moved` event) reached the opponent in the window.
     pub(crate) moves: u64,
     /// Moves per second.
     pub(crate) moves_per_s: f64,
-    /// `state` and `game_over` frames received per second, all connections.
+    /// `state`, `moved` and `game_over` frames received per second, all connections.
     pub(crate) broadcasts_per_s: f64,
-    /// Their average size, bytes of text.
+    /// Their average size, bytes of text (mostly `moved` events with `updates` `moves`,
+    /// full states with `states`).
     pub(crate) bytes_per_broadcast: f64,
     /// Games finished in the window.
     pub(crate) games: u64,
@@ -56,7 +60,7 @@ pub(crate) struct Report {
     /// What abusing clients alongside the load did, and what the server made of it.
     pub(crate) abuse: Option<AbuseFigures>,
     /// From a move's sending (open loop: its scheduled time) to the opponent's receipt
-    /// of the new state.
+    /// of the frame announcing it (its new state or `moved` event).
     pub(crate) latency_us: Latency,
     /// Everything that went wrong, whole run.
     pub(crate) errors: Errors,
@@ -168,6 +172,7 @@ impl Report {
                 "closed"
             },
             open_rate_per_s: load.open_rate,
+            updates: load.updates,
             pinned,
             connections_requested: load.connections,
             rooms: m.rooms,
@@ -238,17 +243,21 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "  {:.0} moves/s, {:.0} broadcast messages/s of {:.0} bytes on average, {} games, over {:.1} s (setup took {:.1} s){bots}",
+            "  {:.0} moves/s, {:.0} broadcast messages/s of {:.0} bytes on average ({}), {} games, over {:.1} s (setup took {:.1} s){bots}",
             self.moves_per_s,
             self.broadcasts_per_s,
             self.bytes_per_broadcast,
+            match self.updates {
+                Updates::Moves => "updates: moves, most moves as moved events",
+                Updates::States => "updates: states, a full state for every move",
+            },
             self.games,
             self.window_secs,
             self.setup_secs
         );
         let _ = writeln!(
             out,
-            "  latency (move sent -> opponent has the state), us: p50 {} p90 {} p99 {} p99.9 {} max {} ({} moves)",
+            "  latency (move sent -> opponent hears of it), us: p50 {} p90 {} p99 {} p99.9 {} max {} ({} moves)",
             l.p50, l.p90, l.p99, l.p999, l.max, l.samples
         );
         if let Some(s) = &self.server {
@@ -323,7 +332,8 @@ pub(crate) struct Ratios {
     pub(crate) idle_bytes_per_connection: Option<f64>,
     /// Server CPU per move.
     pub(crate) cpu_per_move: Option<f64>,
-    /// Bytes per broadcast frame: what each server sends for the same move.
+    /// Bytes per broadcast frame: what each server sends for the same move, with the
+    /// same `updates` mode.
     pub(crate) bytes_per_broadcast: Option<f64>,
 }
 

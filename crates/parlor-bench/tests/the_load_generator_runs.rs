@@ -1,5 +1,6 @@
 //! CI's smoke run of parlor-bench: about 50 connections for 2 seconds against a real
-//! Parlor (debug build) that the generator starts and stops itself. Keeps the generator
+//! Parlor (debug build) that the generator starts and stops itself, once hearing of
+//! moves as `moved` events (the default) and once as full states. Keeps the generator
 //! working; the real measurements are made by hand (BENCHMARKS.md).
 //!
 //! The server binary is another workspace member's: `cargo test --workspace` builds it
@@ -10,8 +11,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
-#[test]
-fn the_load_generator_plays_moves_without_errors() {
+/// Runs the generator with `args` on top of the smoke run's; its JSON report, checked
+/// for what every run must show, and its text report.
+fn smoke_run(args: &[&str]) -> (Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("report.json");
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_parlor-bench"))
@@ -28,6 +30,7 @@ fn the_load_generator_plays_moves_without_errors() {
         .arg(bin_dir)
         .arg("--json")
         .arg(&json)
+        .args(args)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -43,8 +46,8 @@ fn the_load_generator_plays_moves_without_errors() {
         "{report}"
     );
     assert_eq!(report["errors"]["total"], 0, "{report}");
-    // Every broadcast is a state or a game_over of a tic-tac-toe room: far above 100
-    // bytes of text.
+    // Every broadcast is a state, a moved event or a game_over of a tic-tac-toe room:
+    // far above 100 bytes of text.
     assert!(
         report["bytes_per_broadcast"].as_f64().unwrap() > 100.0,
         "{report}"
@@ -55,4 +58,18 @@ fn the_load_generator_plays_moves_without_errors() {
         server["cpu_per_move_us"].as_f64().unwrap() > 0.0,
         "{report}"
     );
+    (report, stdout.into_owned())
+}
+
+#[test]
+fn the_load_generator_plays_moves_without_errors() {
+    let (moves, text) = smoke_run(&[]);
+    assert_eq!(moves["updates"], "moves", "{moves}");
+    assert!(text.contains("updates: moves"), "{text}");
+    let (states, text) = smoke_run(&["--updates", "states"]);
+    assert_eq!(states["updates"], "states", "{states}");
+    assert!(text.contains("updates: states"), "{text}");
+    // Most moves come as moved events, a fraction of a state's size.
+    let bytes = |report: &Value| report["bytes_per_broadcast"].as_f64().unwrap();
+    assert!(bytes(&moves) < bytes(&states), "{moves}\n{states}");
 }

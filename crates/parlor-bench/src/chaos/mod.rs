@@ -23,7 +23,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::BenchError;
-use crate::load::wire::{RoomCreated, hello_as, send, until};
+use crate::load::wire::{RoomCreated, Updates, hello_as, send, until};
 use crate::server::{Server, Target};
 use player::Player;
 
@@ -354,7 +354,7 @@ async fn set_up(chaos: &Chaos, url: &str) -> Result<Vec<Player>, BenchError> {
         tasks.push(tokio::spawn(async move {
             let _permit = gate.acquire_owned().await.map_err(|e| e.to_string())?;
             let (first, second) = (format!("chaos{n}a"), format!("chaos{n}b"));
-            let (mut ws, welcome) = hello_as(&url, &first, None).await?;
+            let (mut ws, welcome) = hello_as(&url, &first, None, Updates::States).await?;
             let create = json!({
                 "type": "create_room",
                 "game": game,
@@ -366,7 +366,7 @@ async fn set_up(chaos: &Chaos, url: &str) -> Result<Vec<Player>, BenchError> {
             let room = serde_json::from_str::<RoomCreated>(&created)
                 .map_err(|e| format!("room_created without a room: {e}"))?
                 .room;
-            let (_, other) = hello_as(&url, &second, None).await?;
+            let (_, other) = hello_as(&url, &second, None, Updates::States).await?;
             Ok::<_, String>([
                 Player {
                     name: first,

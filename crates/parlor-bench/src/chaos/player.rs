@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::Ctx;
-use crate::load::wire::{Seen, Ws, hello_as};
+use crate::load::wire::{Seen, Updates, Ws, hello_as};
 
 /// How long a player waits for any message before it counts the room as stuck.
 const STUCK: Duration = Duration::from_secs(30);
@@ -49,7 +49,10 @@ impl Player {
         let mut incarnation = 0;
         while !ctx.cancel.is_cancelled() && !self.done {
             let url = address.borrow_and_update().clone();
-            let Ok((mut ws, _)) = hello_as(&url, &self.name, Some(&self.token)).await else {
+            // Full states: the player reads each one's status and seats.
+            let Ok((mut ws, _)) =
+                hello_as(&url, &self.name, Some(&self.token), Updates::States).await
+            else {
                 tokio::select! {
                     () = ctx.cancel.cancelled() => return,
                     _ = address.changed() => {}

@@ -8,7 +8,7 @@ use futures_util::StreamExt;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::Ctx;
-use super::wire::{RoomCreated, close, hello, send};
+use super::wire::{RoomCreated, Updates, close, hello, send};
 
 /// Rooms in which two bots play each other, kept busy for the whole run: the load whose
 /// effect on the human rooms' latency the issue asks about.
@@ -24,7 +24,8 @@ impl BotRooms {
     /// Creates the rooms from one connection, watches each, and replaces every room
     /// whose game ends with a new one, until the run ends.
     pub(super) async fn keep(self, ctx: Arc<Ctx>) {
-        let mut ws = match hello(&self.url, &self.name).await {
+        // Full states: what the bot rooms' figure has always counted.
+        let mut ws = match hello(&self.url, &self.name, Updates::States).await {
             Ok((ws, _)) => ws,
             Err(why) => {
                 ctx.failure(format!("the bot rooms' connection: {why}"));

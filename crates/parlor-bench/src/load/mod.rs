@@ -1,5 +1,6 @@
-//! The load: rooms of two players and K spectators on real WebSocket connections,
-//! players moving from `legal_moves`, and what they saw counted and timed.
+//! The load: rooms of two players and K spectators on real WebSocket connections that
+//! hear of moves as full states or as `moved` events, players moving from
+//! `legal_moves`, and what they saw counted and timed.
 //!
 //! [`run`] sets the rooms up and collects the figures; [`wire`] speaks the protocol,
 //! [`player`] plays and watches, [`bot_rooms`] keeps bot-against-bot rooms busy.
@@ -24,7 +25,7 @@ pub(crate) mod wire;
 use bot_rooms::BotRooms;
 use player::{PlayerConn, watch_room};
 use wire::{RoomCreated, until};
-pub(crate) use wire::{Ws, hello, send};
+pub(crate) use wire::{Updates, Ws, hello, send};
 
 /// How long the generator waits for its connections to close at the end.
 const CLOSE_PATIENCE: Duration = Duration::from_secs(20);
@@ -45,6 +46,8 @@ pub(crate) struct Load {
     pub(crate) spectators: usize,
     /// The game id to create rooms for.
     pub(crate) game: String,
+    /// How the players and spectators ask to hear of moves.
+    pub(crate) updates: Updates,
     /// `None`: closed loop; `Some(r)`: open loop at `r` moves per second in total.
     pub(crate) open_rate: Option<f64>,
     /// Load before the measured window starts.
@@ -86,9 +89,10 @@ pub(crate) struct Measured {
     pub(crate) setup_secs: f64,
     /// The measured window, seconds.
     pub(crate) window_secs: f64,
-    /// Moves whose new state reached the opponent within the window.
+    /// Moves whose new state (or `moved` event) reached the opponent within the window.
     pub(crate) moves: u64,
-    /// `state` and `game_over` frames received by all connections within the window.
+    /// `state`, `moved` and `game_over` frames received by all connections within the
+    /// window.
     pub(crate) broadcasts: u64,
     /// Their bytes (the frames' text).
     pub(crate) broadcast_bytes: u64,
@@ -144,7 +148,7 @@ impl Counters {
         ]
     }
 
-    /// Counts one `state` or `game_over` frame of `bytes` received.
+    /// Counts one `state`, `moved` or `game_over` frame of `bytes` received.
     fn broadcast(&self, bytes: usize) {
         self.broadcasts.fetch_add(1, Ordering::Relaxed);
         self.broadcast_bytes
@@ -269,14 +273,7 @@ pub(crate) async fn run(load: &Load, pids: &[u32]) -> Result<Measured, BenchErro
                     next_due: AtomicU64::new(room.phase),
                 });
                 for (i, (ws, me)) in room.players.into_iter().enumerate() {
-                    let player = PlayerConn {
-                        ws,
-                        room: room.id.clone(),
-                        me,
-                        clock: clock.clone(),
-                        counts_games: i == 0,
-                        acted: None,
-                    };
+                    let player = PlayerConn::new(ws, room.id.clone(), me, clock.clone(), i == 0);
                     tasks.spawn(player.run(ctx.clone()));
                 }
                 for ws in room.spectators {
@@ -426,8 +423,9 @@ struct ReadyRoom {
 }
 
 /// Creates a room: seat 0 creates it, the spectators watch, then seat 1 joins, which
-/// starts the game (the players wait for the start signal before moving). In a fleet,
-/// the room number `index` is placed as `load.placement` says.
+/// starts the game (the players wait for the start signal before moving). Everyone says
+/// hello asking to hear of moves as `load.updates` says. In a fleet, the room number
+/// `index` is placed as `load.placement` says.
 async fn set_up_room(
     load: &Load,
     name: &str,
@@ -440,7 +438,7 @@ async fn set_up_room(
         Placement::Spread(other) if index % 2 == 1 => (other.as_str(), other.as_str()),
         Placement::Spread(_) => (load.url.as_str(), load.url.as_str()),
     };
-    let (mut first, first_id) = hello(home, &format!("{name}-a")).await?;
+    let (mut first, first_id) = hello(home, &format!("{name}-a"), load.updates).await?;
     let create = serde_json::json!({
         "type": "create_room", "game": load.game, "seats": ["me", "open"],
     });
@@ -453,13 +451,13 @@ async fn set_up_room(
     until(&mut first, "state").await?;
     let mut spectators = Vec::with_capacity(load.spectators);
     for i in 0..load.spectators {
-        let (mut ws, _) = hello(elsewhere, &format!("{name}-s{i}")).await?;
+        let (mut ws, _) = hello(elsewhere, &format!("{name}-s{i}"), load.updates).await?;
         send(&mut ws, format!(r#"{{"type":"watch","room":"{id}"}}"#)).await?;
         until(&mut ws, "joined").await?;
         until(&mut ws, "state").await?;
         spectators.push(ws);
     }
-    let (mut second, second_id) = hello(elsewhere, &format!("{name}-b")).await?;
+    let (mut second, second_id) = hello(elsewhere, &format!("{name}-b"), load.updates).await?;
     send(
         &mut second,
         format!(r#"{{"type":"join","room":"{id}","seat":1}}"#),

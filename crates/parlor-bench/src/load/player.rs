@@ -1,5 +1,6 @@
-//! One player's and one spectator's connection during the load: reading states,
-//! moving when it is their turn, and timing each move from send to broadcast.
+//! One player's and one spectator's connection during the load: reading states and
+//! `moved` events, moving when it is their turn, and timing each move from send to
+//! broadcast.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -21,17 +22,43 @@ enum Next {
 
 /// One player's connection.
 pub(super) struct PlayerConn {
-    pub(super) ws: Ws,
-    pub(super) room: String,
-    pub(super) me: String,
-    pub(super) clock: Arc<RoomClock>,
+    ws: Ws,
+    room: String,
+    me: String,
+    clock: Arc<RoomClock>,
     /// Whether this player counts the room's finished games (one of the two does).
-    pub(super) counts_games: bool,
-    /// The game and move number of the last state this player moved on.
-    pub(super) acted: Option<(String, u64)>,
+    counts_games: bool,
+    /// This player's seat, as the last `state` showed it (a `moved` does not say).
+    seat: Option<u8>,
+    /// The current game's id, as the last `state` showed it (a `moved` does not say).
+    game: String,
+    /// The move number of the current game this player last moved on.
+    acted: Option<u64>,
 }
 
 impl PlayerConn {
+    /// The player `me` on `ws`, seated in `room`, whose moves are timed on `clock`;
+    /// `counts_games` for one of the room's two players.
+    pub(super) fn new(
+        ws: Ws,
+        room: String,
+        me: String,
+        clock: Arc<RoomClock>,
+        counts_games: bool,
+    ) -> PlayerConn {
+        PlayerConn {
+            ws,
+            room,
+            me,
+            clock,
+            counts_games,
+            seat: None,
+            game: String::new(),
+            acted: None,
+        }
+    }
+
+    /// Plays until the run ends or the connection fails.
     pub(super) async fn run(mut self, ctx: Arc<Ctx>) {
         ctx.counters.open.fetch_add(1, Ordering::Relaxed);
         let mut start = ctx.start.clone();
@@ -130,6 +157,11 @@ impl PlayerConn {
                 ctx.counters.broadcast(text.len());
                 self.on_state(&seen, ctx)
             }
+            "moved" => {
+                ctx.counters.broadcast(text.len());
+                // It stands for the state of a move that left the game on.
+                self.on_news(true, &seen, ctx)
+            }
             "game_over" => {
                 ctx.counters.broadcast(text.len());
                 if self.counts_games {
@@ -154,12 +186,27 @@ impl PlayerConn {
         }
     }
 
+    /// A full `state`: remembers this player's seat and the game, which a `moved` does
+    /// not carry, then reads it as news.
     fn on_state(&mut self, seen: &Seen<'_>, ctx: &Ctx) -> Next {
-        let seat = seen
+        self.seat = seen
             .seats
             .iter()
-            .position(|s| s.player_id.as_deref() == Some(self.me.as_str()));
-        let Some(seat) = seat.and_then(|s| u8::try_from(s).ok()) else {
+            .position(|s| s.player_id.as_deref() == Some(self.me.as_str()))
+            .and_then(|s| u8::try_from(s).ok());
+        let game = seen.game_id.as_deref().unwrap_or("");
+        if self.game != game {
+            self.game.clear();
+            self.game.push_str(game);
+            self.acted = None;
+        }
+        self.on_news(seen.status.as_deref() == Some("playing"), seen, ctx)
+    }
+
+    /// A `state` or a `moved` of the current game, `playing` or not: times the
+    /// opponent's move it announces, and chooses a move if it is this player's turn.
+    fn on_news(&mut self, playing: bool, seen: &Seen<'_>, ctx: &Ctx) -> Next {
+        let Some(seat) = self.seat else {
             return Next::Nothing;
         };
         if let Some(last) = &seen.last_move
@@ -171,26 +218,18 @@ impl PlayerConn {
                 ctx.record(micros);
             }
         }
-        if seen.status.as_deref() != Some("playing") || seen.to_move != Some(seat) {
-            return Next::Nothing;
-        }
-        let game = seen.game_id.as_deref().unwrap_or("");
-        if self
-            .acted
-            .as_ref()
-            .is_some_and(|(g, moves)| g == game && *moves == seen.moves)
-        {
+        if !playing || seen.to_move != Some(seat) || self.acted == Some(seen.moves) {
             return Next::Nothing;
         }
         let Some(choice) = seen.legal_moves.choose(&mut rand::rng()) else {
             return Next::Nothing;
         };
-        self.acted = Some((game.to_owned(), seen.moves));
+        self.acted = Some(seen.moves);
         Next::Move(choice.to_string())
     }
 }
 
-/// A spectator: counts what it is sent.
+/// A spectator: counts the broadcasts it is sent (`state`, `moved` and `game_over`).
 pub(super) async fn watch_room(mut ws: Ws, ctx: Arc<Ctx>) {
     ctx.counters.open.fetch_add(1, Ordering::Relaxed);
     loop {
@@ -199,7 +238,10 @@ pub(super) async fn watch_room(mut ws: Ws, ctx: Arc<Ctx>) {
             frame = ws.next() => match frame {
                 Some(Ok(Message::Text(text))) => {
                     let text = text.as_str();
-                    if text.starts_with(r#"{"type":"state""#) || text.starts_with(r#"{"type":"game_over""#) {
+                    if text.starts_with(r#"{"type":"state""#)
+                        || text.starts_with(r#"{"type":"moved""#)
+                        || text.starts_with(r#"{"type":"game_over""#)
+                    {
                         ctx.counters.broadcast(text.len());
                     } else if text.starts_with(r#"{"type":"error""#) {
                         ctx.error(text.to_owned());

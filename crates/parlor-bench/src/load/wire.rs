@@ -1,11 +1,11 @@
-//! The generator's side of the protocol: connecting and saying hello, sending, and
-//! reading until a given message.
+//! The generator's side of the protocol: connecting and saying hello (with how the
+//! connection hears of moves), sending, and reading until a given message.
 
 use std::borrow::Cow;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -20,6 +20,27 @@ const SETUP_PATIENCE: Duration = Duration::from_secs(30);
 
 pub(crate) type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
+/// How a connection asks in `hello` to hear of moves (`hello.updates`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Updates {
+    /// `"updates":"moves"`: a move that leaves the game on comes as a compact `moved`
+    /// event, every other change as a full `state`.
+    Moves,
+    /// No `updates` in `hello` (the server's default): a full `state` after every change.
+    States,
+}
+
+impl Updates {
+    /// The mode's name, as on the command line and in `hello`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Updates::Moves => "moves",
+            Updates::States => "states",
+        }
+    }
+}
+
 /// What `room_created` says.
 #[derive(Deserialize)]
 pub(crate) struct RoomCreated {
@@ -27,8 +48,8 @@ pub(crate) struct RoomCreated {
     pub(crate) room: String,
 }
 
-/// The parts of a message (most often a `state`) the generator's players read; what is
-/// absent from a message is left at its default.
+/// The parts of a message (most often a `state` or a `moved`) the generator's players
+/// read; what is absent from a message is left at its default.
 #[derive(Deserialize)]
 pub(crate) struct Seen<'a> {
     /// The message's `type`.
@@ -90,24 +111,28 @@ pub(crate) struct Welcome {
     pub(crate) token: String,
 }
 
+/// A message's `type`, all [`until`] reads of it.
 #[derive(Deserialize)]
 pub(super) struct Kind<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
 }
 
-/// A new connection that has said hello; returns it and the player's id.
-pub(crate) async fn hello(url: &str, name: &str) -> Result<(Ws, String), String> {
-    let (ws, welcome) = hello_as(url, name, None).await?;
+/// A new connection that has said hello, asking to hear of moves as `updates` says;
+/// returns it and the player's id.
+pub(crate) async fn hello(url: &str, name: &str, updates: Updates) -> Result<(Ws, String), String> {
+    let (ws, welcome) = hello_as(url, name, None, updates).await?;
     Ok((ws, welcome.player_id))
 }
 
 /// A new connection that has said hello as `name`, resuming the player `token` speaks
-/// for if given; returns it and the `welcome`.
+/// for if given and asking to hear of moves as `updates` says; returns it and the
+/// `welcome`.
 pub(crate) async fn hello_as(
     url: &str,
     name: &str,
     token: Option<&str>,
+    updates: Updates,
 ) -> Result<(Ws, Welcome), String> {
     let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER_BYTES);
     let connecting = connect_async_with_config(url, Some(config), true);
@@ -119,6 +144,11 @@ pub(crate) async fn hello_as(
     if let Some(token) = token {
         hello["token"] = serde_json::json!(token);
     }
+    // Full states are the default: a hello without `updates` asks for them as it always
+    // did, so such a run sends what earlier runs sent.
+    if updates == Updates::Moves {
+        hello["updates"] = serde_json::json!(updates.name());
+    }
     send(&mut ws, hello.to_string()).await?;
     let welcome = until(&mut ws, "welcome").await?;
     let welcome = serde_json::from_str::<Welcome>(&welcome)
@@ -126,6 +156,7 @@ pub(crate) async fn hello_as(
     Ok((ws, welcome))
 }
 
+/// Sends `text`, failing if that takes longer than setting up a room may.
 pub(crate) async fn send(ws: &mut Ws, text: String) -> Result<(), String> {
     tokio::time::timeout(SETUP_PATIENCE, ws.send(Message::text(text)))
         .await
