@@ -21,9 +21,13 @@ pub(crate) struct Report {
     pub(crate) mode: &'static str,
     /// Open loop: the total move rate asked for, per second.
     pub(crate) open_rate_per_s: Option<f64>,
-    /// How the load's connections heard of moves: `moves` (most moves as `moved`
-    /// events) or `states` (a full `state` for every move). The frame sizes depend on it.
+    /// How the load's connections asked to hear of moves: `moves` (most moves as
+    /// `moved` events) or `states` (a full `state` for every move). The frame sizes
+    /// depend on it.
     pub(crate) updates: Updates,
+    /// The share of the broadcasts received that were `moved` events: what the server
+    /// actually sent (one that predates the event sends states whatever is asked).
+    pub(crate) moved_share: f64,
     /// Whether server and generator were pinned to cores 0 and 1.
     pub(crate) pinned: bool,
     /// Connections asked for.
@@ -184,6 +188,11 @@ impl Report {
             moves: m.moves,
             moves_per_s: per_s(m.moves),
             broadcasts_per_s: per_s(m.broadcasts),
+            moved_share: if m.broadcasts > 0 {
+                m.moved_events as f64 / m.broadcasts as f64
+            } else {
+                0.0
+            },
             bytes_per_broadcast: if m.broadcasts > 0 {
                 m.broadcast_bytes as f64 / m.broadcasts as f64
             } else {
@@ -243,14 +252,15 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "  {:.0} moves/s, {:.0} broadcast messages/s of {:.0} bytes on average ({}), {} games, over {:.1} s (setup took {:.1} s){bots}",
+            "  {:.0} moves/s, {:.0} broadcast messages/s of {:.0} bytes on average (updates: {}; {:.0}% of them moved events), {} games, over {:.1} s (setup took {:.1} s){bots}",
             self.moves_per_s,
             self.broadcasts_per_s,
             self.bytes_per_broadcast,
             match self.updates {
-                Updates::Moves => "updates: moves, most moves as moved events",
-                Updates::States => "updates: states, a full state for every move",
+                Updates::Moves => "moves",
+                Updates::States => "states",
             },
+            self.moved_share * 100.0,
             self.games,
             self.window_secs,
             self.setup_secs

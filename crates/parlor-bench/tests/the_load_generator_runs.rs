@@ -69,7 +69,11 @@ fn the_load_generator_plays_moves_without_errors() {
     let (states, text) = smoke_run(&["--updates", "states"]);
     assert_eq!(states["updates"], "states", "{states}");
     assert!(text.contains("updates: states"), "{text}");
-    // Most moves come as moved events, a fraction of a state's size.
+    // Most moves come as moved events, a fraction of a state's size; none do to
+    // connections that did not ask.
     let bytes = |report: &Value| report["bytes_per_broadcast"].as_f64().unwrap();
     assert!(bytes(&moves) < bytes(&states), "{moves}\n{states}");
+    let share = |report: &Value| report["moved_share"].as_f64().unwrap();
+    assert!(share(&moves) > 0.5, "{moves}");
+    assert_eq!(share(&states), 0.0, "{states}");
 }

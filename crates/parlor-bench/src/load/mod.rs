@@ -96,6 +96,9 @@ pub(crate) struct Measured {
     pub(crate) broadcasts: u64,
     /// Their bytes (the frames' text).
     pub(crate) broadcast_bytes: u64,
+    /// How many of them were `moved` events: what the server sent, whatever the load
+    /// asked for.
+    pub(crate) moved_events: u64,
     /// Games finished within the window.
     pub(crate) games: u64,
     /// States of the bot rooms received within the window.
@@ -128,6 +131,7 @@ struct Counters {
     moves: AtomicU64,
     broadcasts: AtomicU64,
     broadcast_bytes: AtomicU64,
+    moved_events: AtomicU64,
     games: AtomicU64,
     error_messages: AtomicU64,
     connection_failures: AtomicU64,
@@ -137,7 +141,7 @@ struct Counters {
 }
 
 impl Counters {
-    fn get(&self) -> [u64; 6] {
+    fn get(&self) -> [u64; 7] {
         [
             self.moves.load(Ordering::Relaxed),
             self.broadcasts.load(Ordering::Relaxed),
@@ -145,6 +149,7 @@ impl Counters {
             self.bot_states.load(Ordering::Relaxed),
             self.bot_games.load(Ordering::Relaxed),
             self.broadcast_bytes.load(Ordering::Relaxed),
+            self.moved_events.load(Ordering::Relaxed),
         ]
     }
 
@@ -153,6 +158,12 @@ impl Counters {
         self.broadcasts.fetch_add(1, Ordering::Relaxed);
         self.broadcast_bytes
             .fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    /// Counts one `moved` event of `bytes` received (it is a broadcast too).
+    fn moved_event(&self, bytes: usize) {
+        self.broadcast(bytes);
+        self.moved_events.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -362,6 +373,7 @@ pub(crate) async fn run(load: &Load, pids: &[u32]) -> Result<Measured, BenchErro
         moves: after[0] - before[0],
         broadcasts: after[1] - before[1],
         broadcast_bytes: after[5] - before[5],
+        moved_events: after[6] - before[6],
         games: after[2] - before[2],
         bot_states: after[3] - before[3],
         bot_games: after[4] - before[4],

@@ -158,7 +158,7 @@ impl PlayerConn {
                 self.on_state(&seen, ctx)
             }
             "moved" => {
-                ctx.counters.broadcast(text.len());
+                ctx.counters.moved_event(text.len());
                 // It stands for the state of a move that left the game on.
                 self.on_news(true, &seen, ctx)
             }
@@ -238,8 +238,9 @@ pub(super) async fn watch_room(mut ws: Ws, ctx: Arc<Ctx>) {
             frame = ws.next() => match frame {
                 Some(Ok(Message::Text(text))) => {
                     let text = text.as_str();
-                    if text.starts_with(r#"{"type":"state""#)
-                        || text.starts_with(r#"{"type":"moved""#)
+                    if text.starts_with(r#"{"type":"moved""#) {
+                        ctx.counters.moved_event(text.len());
+                    } else if text.starts_with(r#"{"type":"state""#)
                         || text.starts_with(r#"{"type":"game_over""#)
                     {
                         ctx.counters.broadcast(text.len());
