@@ -179,8 +179,14 @@ pub(crate) trait Store: Send + Sync + 'static {
     /// Fails with [`StoreError::NameTaken`] if another player owns it.
     async fn rename_player(&self, player_id: &str, name: &str) -> Result<(), StoreError>;
 
-    /// Records a game that has just started, with both seats, owned under `fence`.
-    async fn create_game(&self, game: &NewGame, fence: Fence) -> Result<(), StoreError>;
+    /// Records a game that has just started, with both seats, owned under `fence`;
+    /// returns both seats' ratings in its game as they stand (each `None` without one),
+    /// read in the same transaction, for the room to show.
+    async fn create_game(
+        &self,
+        game: &NewGame,
+        fence: Fence,
+    ) -> Result<[Option<Rating>; 2], StoreError>;
 
     /// Appends a move to its game's log; if `finish` is given (the move ended the game)
     /// the ending is written in the same transaction, with the rating changes it causes.

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::domain::SeatKind;
 
-use crate::ratings::Rating;
+use crate::ratings::{Rating, rated_key};
 
 /// The ownership token a room writes under. In a fleet every room has one owner node at
 /// a time, and each new owner takes a higher token; the store keeps a game's token and
@@ -60,6 +60,22 @@ pub(crate) struct NewGame {
     pub(crate) options_json: String,
     /// The game's rule settings as it starts, JSON (see `catalog::GameSettings`).
     pub(crate) rules_json: String,
+}
+
+impl NewGame {
+    /// The keys its seats are rated under in its game, seat 0's first (see
+    /// [`rated_key`]); a seat missing from `seats` has the key of an open seat.
+    pub(crate) fn rating_keys(&self) -> [String; 2] {
+        [0, 1].map(|index| {
+            self.seats
+                .iter()
+                .find(|seat| seat.seat == index)
+                .map_or_else(
+                    || rated_key(&SeatKind::Open.to_string(), None),
+                    |seat| rated_key(&seat.kind.to_string(), seat.player_id.as_deref()),
+                )
+        })
+    }
 }
 
 /// One move as appended to a game's log.

@@ -1,10 +1,10 @@
 //! The room's writes that need more than a move: a game's start (and the ratings it
-//! shows), its ending, a change to the draw offer and a bot standing in. Each is
-//! recorded in the store before the machine applies it; what a failure leads to is
-//! the machine's to say.
+//! shows, read as it is recorded), its ending, a change to the draw offer and a bot
+//! standing in. Each is recorded in the store before the machine applies it; what a
+//! failure leads to is the machine's to say.
 
 use tokio::time::Instant;
-use tracing::{error, info, warn};
+use tracing::{error, info};
 
 use super::Room;
 use crate::players::random_hex;
@@ -97,32 +97,16 @@ impl Room {
         let Some(record) = self.state.start_record(now(), game_id) else {
             return;
         };
-        if let Err(error) = self.context.store.create_game(&record, self.fence).await {
-            error!(room = %self.state.id(), %error, "could not record the start of a game; will retry");
-            self.state.start_failed(Instant::now());
-            return;
-        }
-        info!(room = %self.state.id(), game_id = record.game_id, "game started");
-        let ratings = self.read_ratings().await;
-        // The first mover's time starts now, not before the database work above.
-        self.state.started(record.game_id, ratings, Instant::now());
-    }
-
-    /// Reads both seats' ratings for display; unknown ratings show as none.
-    pub(super) async fn read_ratings(&self) -> [Option<f64>; 2] {
-        let keys = self.state.rating_keys();
-        let game = self.state.game().kind();
-        match self
-            .context
-            .store
-            .ratings(game, [keys[0].as_str(), keys[1].as_str()])
-            .await
-        {
+        let ratings = match self.context.store.create_game(&record, self.fence).await {
             Ok(ratings) => ratings.map(|rating| rating.map(|r| r.rating)),
             Err(error) => {
-                warn!(room = %self.state.id(), %error, "could not read the ratings; they are not shown");
-                [None, None]
+                error!(room = %self.state.id(), %error, "could not record the start of a game; will retry");
+                self.state.start_failed(Instant::now());
+                return;
             }
-        }
+        };
+        info!(room = %self.state.id(), game_id = record.game_id, "game started");
+        // The first mover's time starts now, not before the database work above.
+        self.state.started(record.game_id, ratings, Instant::now());
     }
 }

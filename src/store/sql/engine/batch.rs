@@ -32,8 +32,9 @@ use std::time::Instant;
 
 use tokio::sync::{Mutex, mpsc, oneshot};
 
-use super::endings::write_finishes;
+use super::endings::{read_ratings, write_finishes};
 use super::writes::{insert_games, write_move};
+use crate::ratings::Rating;
 use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::{LogConnection, LogHost};
 use crate::store::{Fence, GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
@@ -56,11 +57,14 @@ struct Pending {
     reply: oneshot::Sender<Written>,
 }
 
+/// Both seats' ratings in a game as it starts (see [`crate::store::Store::create_game`]).
+type SeatRatings = [Option<Rating>; 2];
+
 /// One game start waiting to be written, under its room's ownership token.
 struct PendingStart {
     game: NewGame,
     fence: Fence,
-    reply: oneshot::Sender<Result<(), StoreError>>,
+    reply: oneshot::Sender<Result<SeatRatings, StoreError>>,
 }
 
 /// What the writer is asked to do.
@@ -130,7 +134,11 @@ impl MoveWriter {
 
     /// Records a game's start with its seats, owned under `fence`; returns once the
     /// batch holding it has committed.
-    pub(crate) async fn start(&self, game: &NewGame, fence: Fence) -> Result<(), StoreError> {
+    pub(crate) async fn start(
+        &self,
+        game: &NewGame,
+        fence: Fence,
+    ) -> Result<SeatRatings, StoreError> {
         let (reply, written) = oneshot::channel();
         let job = Job::Start(Box::new(PendingStart {
             game: game.clone(),
@@ -237,12 +245,12 @@ async fn write_batch<H: LogHost>(
         Err(error) => Err(error),
     };
     match written {
-        Ok(results) => {
+        Ok((ratings, results)) => {
             stats
                 .commit_seconds
                 .observe(started.elapsed().as_secs_f64());
-            for start in batch.starts.drain(..) {
-                let _ = start.reply.send(Ok(()));
+            for (start, ratings) in batch.starts.drain(..).zip(ratings) {
+                let _ = start.reply.send(Ok(ratings));
             }
             for (pending, result) in batch.moves.drain(..).zip(results) {
                 let _ = pending.reply.send(result);
@@ -281,7 +289,10 @@ async fn write_batch<H: LogHost>(
             );
             for start in batch.starts.drain(..) {
                 let result = alone(host, held, async |conn| {
-                    insert_games(conn, &[(&start.game, start.fence)]).await
+                    let games = [(&start.game, start.fence)];
+                    insert_games(conn, &games).await?;
+                    let mut ratings = starting_ratings(conn, &games).await?;
+                    Ok(ratings.pop().unwrap_or_default())
                 })
                 .await;
                 let _ = start.reply.send(result);
@@ -298,15 +309,16 @@ async fn write_batch<H: LogHost>(
     }
 }
 
-/// The whole batch in one transaction: the games it starts, every move, then all the
-/// endings together, then the commit; each move's result, in order. A batch of moves
+/// The whole batch in one transaction: the games it starts (and their seats' ratings,
+/// read as they stand), every move, then all the endings together, then the commit;
+/// each start's ratings and each move's result, in order. A batch of moves
 /// that ends no game is only `insert_moves`, which commits it atomically. A move whose
 /// game is owned under another token is not written (and fails as
 /// [`StoreError::Fenced`]); the others are.
 async fn write_together(
     conn: &mut impl LogConnection,
     batch: &Batch,
-) -> Result<Vec<Written>, StoreError> {
+) -> Result<(Vec<SeatRatings>, Vec<Written>), StoreError> {
     let moves: Vec<(&MoveRecord, Fence)> = batch
         .moves
         .iter()
@@ -315,12 +327,13 @@ async fn write_together(
     let no_endings = batch.moves.iter().all(|pending| pending.finish.is_none());
     if batch.starts.is_empty() && no_endings {
         let inserted = conn.insert_moves(&moves).await?;
-        return Ok(batch
+        let results = batch
             .moves
             .iter()
             .enumerate()
             .map(|(index, pending)| inserted.check(index, &pending.mv).map(|()| None))
-            .collect());
+            .collect();
+        return Ok((Vec::new(), results));
     }
     conn.begin().await?;
     let games: Vec<(&NewGame, Fence)> = batch
@@ -329,6 +342,7 @@ async fn write_together(
         .map(|start| (&start.game, start.fence))
         .collect();
     insert_games(conn, &games).await?;
+    let ratings = starting_ratings(conn, &games).await?;
     let inserted = conn.insert_moves(&moves).await?;
     let finishes: Vec<(&GameFinish, Fence)> = batch
         .moves
@@ -351,7 +365,35 @@ async fn write_together(
         })
         .collect();
     conn.commit().await?;
-    Ok(results)
+    Ok((ratings, results))
+}
+
+/// The seats' ratings of each game in `games`, in order, read in one query.
+async fn starting_ratings(
+    conn: &mut impl LogConnection,
+    games: &[(&NewGame, Fence)],
+) -> Result<Vec<SeatRatings>, StoreError> {
+    if games.is_empty() {
+        return Ok(Vec::new());
+    }
+    let keys: Vec<(&str, [String; 2])> = games
+        .iter()
+        .map(|(game, _)| (game.game.as_str(), game.rating_keys()))
+        .collect();
+    let wanted = keys
+        .iter()
+        .flat_map(|(game, [first, second])| [(*game, first.as_str()), (*game, second.as_str())])
+        .collect();
+    let stored = read_ratings(conn, &wanted).await?;
+    Ok(keys
+        .iter()
+        .map(|(game, seats)| {
+            let in_game = stored.get(*game);
+            seats
+                .each_ref()
+                .map(|key| in_game.and_then(|ratings| ratings.get(key)).copied())
+        })
+        .collect())
 }
 
 /// One entry of a refused batch, written by `work` in a transaction of its own on the

@@ -121,10 +121,14 @@ impl Store for SqlStore {
         Ok(())
     }
 
-    async fn create_game(&self, game: &NewGame, fence: Fence) -> Result<(), StoreError> {
-        self.moves.start(game, fence).await?;
+    async fn create_game(
+        &self,
+        game: &NewGame,
+        fence: Fence,
+    ) -> Result<[Option<Rating>; 2], StoreError> {
+        let ratings = self.moves.start(game, fence).await?;
         tracing::debug!(game_id = %game.game_id, game = %game.game, "game recorded");
-        Ok(())
+        Ok(ratings)
     }
 
     async fn append_move(

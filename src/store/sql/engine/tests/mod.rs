@@ -823,11 +823,16 @@ async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
         .await
         .expect("create alice");
     let keys = ["p1".to_owned(), "bot:easy".to_owned()];
+    let mut before_each = [None, None];
     for (game_id, at) in [("g1", 1_000), ("g2", 2_000)] {
-        store
+        let shown = store
             .create_game(&new_game(game_id, "p1", "Alice", at), Fence::SINGLE)
             .await
             .expect("create game");
+        assert_eq!(
+            shown, before_each,
+            "a game starts showing the ratings its seats have"
+        );
         let finish = GameFinish {
             rated: Some(keys.clone()),
             ..win(game_id, "p1", 600, at + 500)
@@ -845,6 +850,7 @@ async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
             changes[1].after.rating < changes[1].before.rating,
             "the loser drops"
         );
+        before_each = changes.map(|change| Some(change.after));
     }
     let [alice, bot] = store
         .ratings(GameKind::TicTacToe, ["p1", "bot:easy"])
