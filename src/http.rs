@@ -13,6 +13,7 @@ use crate::AppState;
 use crate::lobby::{PageCursor, could_be_room_id};
 use crate::metrics::MetricsError;
 use crate::protocol::TimeControl;
+use crate::room::StateUnread;
 use crate::room::probe::{PROBE_BOUND, probe};
 use crate::store::{GameStatus, LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
 use parlor_rules::GameKind;
@@ -63,6 +64,9 @@ pub(crate) enum ApiError {
     /// The node of the fleet holding a room did not answer in time.
     #[error("{0}")]
     Unreachable(String),
+    /// The room is too busy to say its state now.
+    #[error("{0}")]
+    RoomBusy(String),
 }
 
 #[derive(Serialize)]
@@ -97,7 +101,9 @@ impl ResponseError for ApiError {
             ApiError::Export(_) | ApiError::Metrics(_) | ApiError::Unreadable(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
-            ApiError::Unavailable(_) | ApiError::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable(_) | ApiError::Unreachable(_) | ApiError::RoomBusy(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
         }
     }
 
@@ -126,6 +132,7 @@ impl ResponseError for ApiError {
             ApiError::Unavailable(_) => "storage_unavailable",
             ApiError::Unreadable(_) => "stored_record_unreadable",
             ApiError::Unreachable(_) => "room_unreachable",
+            ApiError::RoomBusy(_) => "room_busy",
         };
         HttpResponse::build(self.status_code()).json(ErrorBody {
             error: ErrorDetail {
@@ -238,8 +245,9 @@ async fn room(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpR
     let not_found = || ApiError::NotFound(format!("there is no live room \"{id}\""));
     let body = match (state.lobby.get(&id), &state.relay) {
         (Ok(handle), _) => match handle.state_json().await {
-            Some(state) => state.into_bytes(),
-            None => return Err(not_found()),
+            Ok(state) => state.into_bytes(),
+            Err(StateUnread::Closed) => return Err(not_found()),
+            Err(busy @ StateUnread::Busy) => return Err(ApiError::RoomBusy(busy.to_string())),
         },
         // In a fleet, the node that holds the room answers through this one.
         (Err(_), Some(relay)) if could_be_room_id(&id) => match relay.room_state(&id).await {

@@ -37,7 +37,7 @@ use self::wire::Envelope;
 use crate::cluster::Cluster;
 use crate::lobby::Lobby;
 use crate::protocol::ClientError;
-use crate::room::{ConnId, Subscriber};
+use crate::room::{ConnId, StateUnread, Subscriber};
 
 pub(crate) use self::gateway::RoomLink;
 pub(crate) use self::opening::{NewRoom, Opening};
@@ -252,7 +252,12 @@ impl Relay {
                 let relay = self.clone();
                 tokio::spawn(async move {
                     let state = match handle {
-                        Some(handle) => handle.state_json().await.map(|state| state.to_string()),
+                        Some(handle) => match handle.state_json().await {
+                            Ok(state) => Some(state.to_string()),
+                            Err(StateUnread::Closed) => None,
+                            // Unanswered: the asking node says the room did not answer.
+                            Err(StateUnread::Busy) => return,
+                        },
                         None => None,
                     };
                     let _ = relay.send(&node, &Envelope::Seen { reply, state }).await;

@@ -95,7 +95,7 @@ pub(super) struct Published {
     /// The room's current `state` message, encoded, if it was sent to anyone: a move
     /// announced only as `moved` leaves it to be read from the room (`ReadState`).
     pub(super) state: Option<ByteString>,
-    /// The `seq` of `state`.
+    /// The room's `seq` when this was published (and of `state`, when there is one).
     pub(super) seq: u64,
     /// The token the room writes under ([`Fence::SINGLE`] until a room of a fleet has
     /// taken its lease).

@@ -2,9 +2,11 @@
 //! room's task and reads what the room last published.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::runtime::Handle as Runtime;
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -92,6 +94,22 @@ fn room_gone() -> ClientError {
         ErrorCode::UnknownRoom,
         "That room has just closed. List the rooms to find another.",
     )
+}
+
+/// How long a reader of a room's state waits for the room to encode it.
+const READ_STATE_WITHIN: Duration = Duration::from_secs(2);
+
+/// Why a room's current state could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum StateUnread {
+    /// The room closed meanwhile.
+    #[error("the room has just closed")]
+    Closed,
+    /// The room has too much to do to answer now.
+    #[error(
+        "the room is busy (its queue is full or it is waiting for the database); try again in a moment"
+    )]
+    Busy,
 }
 
 impl RoomHandle {
@@ -204,18 +222,26 @@ impl RoomHandle {
         self.published.borrow().summary.clone()
     }
 
-    /// The room's current `state` message: as last broadcast when that is current,
-    /// otherwise as the room encodes it now. `None` if the room has just closed.
-    pub(crate) async fn state_json(&self) -> Option<bytestring::ByteString> {
+    /// The room's current `state` message: as last broadcast or read when that is
+    /// current, otherwise as the room encodes it now (once per change: the room
+    /// publishes what it encoded). A reader never waits behind a full queue of the
+    /// room's commands, nor longer than [`READ_STATE_WITHIN`].
+    pub(crate) async fn state_json(&self) -> Result<bytestring::ByteString, StateUnread> {
         if let Some(state) = self.published.borrow().state.clone() {
-            return Some(state);
+            return Ok(state);
         }
         let (reply, answer) = oneshot::channel();
         self.commands
-            .send(Box::new(Command::ReadState { reply }))
-            .await
-            .ok()?;
-        answer.await.ok()
+            .try_send(Box::new(Command::ReadState { reply }))
+            .map_err(|error| match error {
+                TrySendError::Full(_) => StateUnread::Busy,
+                TrySendError::Closed(_) => StateUnread::Closed,
+            })?;
+        match tokio::time::timeout(READ_STATE_WITHIN, answer).await {
+            Ok(Ok(state)) => Ok(state),
+            Ok(Err(_)) => Err(StateUnread::Closed),
+            Err(_) => Err(StateUnread::Busy),
+        }
     }
 
     async fn ask(

@@ -28,7 +28,7 @@ use crate::protocol::{ClientError, ErrorCode, TimeControl, Updates};
 use crate::store::Store;
 use crate::thinkers::Thinkers;
 
-pub(crate) use handle::{Creator, Request, RoomHandle};
+pub(crate) use handle::{Creator, Request, RoomHandle, StateUnread};
 pub(crate) use resume::{ResumeError, resume};
 pub(crate) use seats::SeatSpec;
 pub(crate) use state::Now;

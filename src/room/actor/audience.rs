@@ -111,16 +111,26 @@ impl Room {
     }
 
     /// The room's current `state`, encoded: the one last broadcast if still current,
-    /// otherwise encoded now and kept for the next reader.
+    /// otherwise encoded now, kept, and published (without waking anyone) so that the
+    /// next readers find it without asking.
     pub(super) fn current_state(&mut self) -> ByteString {
         let seq = self.state.seq();
-        match &self.last_state {
-            Some((at, frame)) if *at == seq => ByteString::clone(frame),
-            _ => {
-                let state = frame(&self.state.state_msg(false, Instant::now()));
-                self.last_state = Some((seq, Frame::clone(&state)));
-                ByteString::clone(&state)
-            }
+        if let Some((at, frame)) = &self.last_state
+            && *at == seq
+        {
+            return ByteString::clone(frame);
         }
+        let state = frame(&self.state.state_msg(false, Instant::now()));
+        self.last_state = Some((seq, Frame::clone(&state)));
+        let text = ByteString::clone(&state);
+        if let Some(publisher) = &self.publisher {
+            publisher.send_if_modified(|current| {
+                if current.seq == seq {
+                    current.state = Some(ByteString::clone(&text));
+                }
+                false
+            });
+        }
+        text
     }
 }
