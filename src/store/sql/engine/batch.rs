@@ -309,9 +309,9 @@ async fn write_batch<H: LogHost>(
     }
 }
 
-/// The whole batch in one transaction: the games it starts (and their seats' ratings,
-/// read as they stand), every move, then all the endings together, then the commit;
-/// each start's ratings and each move's result, in order. A batch of moves
+/// The whole batch in one transaction: the games it starts, every move, then all the
+/// endings together, then the starts' seats' ratings as the endings left them, then
+/// the commit; each start's ratings and each move's result, in order. A batch of moves
 /// that ends no game is only `insert_moves`, which commits it atomically. A move whose
 /// game is owned under another token is not written (and fails as
 /// [`StoreError::Fenced`]); the others are.
@@ -342,7 +342,6 @@ async fn write_together(
         .map(|start| (&start.game, start.fence))
         .collect();
     insert_games(conn, &games).await?;
-    let ratings = starting_ratings(conn, &games).await?;
     let inserted = conn.insert_moves(&moves).await?;
     let finishes: Vec<(&GameFinish, Fence)> = batch
         .moves
@@ -352,6 +351,9 @@ async fn write_together(
         .filter_map(|(_, pending)| Some((pending.finish.as_ref()?, pending.fence)))
         .collect();
     let mut changes = write_finishes(conn, &finishes).await?.into_iter();
+    // Read after the endings: a game that starts as its players' last one ends shows
+    // the ratings that ending left.
+    let ratings = starting_ratings(conn, &games).await?;
     let results = batch
         .moves
         .iter()

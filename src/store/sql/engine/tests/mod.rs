@@ -248,6 +248,42 @@ async fn games_started_together_share_a_batch_and_a_duplicate_fails_alone() {
 }
 
 #[tokio::test]
+async fn a_game_started_as_the_last_one_ends_shows_the_ratings_that_ending_left() {
+    let Some(db) = test_db().await else { return };
+    let (store, stats) = open_with_alice(&db).await;
+    store
+        .create_game(&new_game("g1", "p1", "Alice", 0), Fence::SINGLE)
+        .await
+        .expect("g1");
+    let keys = ["p1".to_owned(), "bot:easy".to_owned()];
+    let ending = GameFinish {
+        rated: Some(keys),
+        ..win("g1", "p1", 600, 500)
+    };
+    let (last, next) = (mv("g1", 1, "4", 400), new_game("g2", "p1", "Alice", 600));
+    let commits = stats.commit_seconds.get_sample_count();
+    let (ended, shown) = queued_together(&store, async {
+        tokio::join!(
+            store.append_move(&last, Some(&ending), Fence::SINGLE),
+            store.create_game(&next, Fence::SINGLE)
+        )
+    })
+    .await;
+    let changes = ended.expect("the last move").expect("rated");
+    assert_eq!(
+        stats.commit_seconds.get_sample_count(),
+        commits + 1,
+        "one batch"
+    );
+    assert_eq!(
+        shown.expect("g2"),
+        changes.map(|change| Some(change.after)),
+        "the new game shows the ratings as the ending left them"
+    );
+    store.close().await;
+}
+
+#[tokio::test]
 async fn a_batch_the_database_takes_is_one_commit_with_its_endings() {
     let Some(db) = test_db().await else { return };
     let (store, stats) = open_with_alice(&db).await;
