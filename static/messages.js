@@ -119,7 +119,6 @@ const handlers = {
   },
 
   game_over(m) {
-
     app.leaderboard.load();
     if (!app.room || m.room !== app.room.id) return;
     app.over = m;

@@ -191,3 +191,77 @@ async fn an_unknown_choice_of_updates_is_refused_and_the_connection_stays() {
     client.expect("welcome").await;
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_comes_back_gets_what_it_missed_in_its_form_or_a_snapshot() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let mut alice = View::new(&server, "Alice", Some("moves")).await;
+    let mut bob = View::new(&server, "Bob", Some("moves")).await;
+    let (room, _) = alice.client.create(["me", "open"]).await;
+    bob.client.join(&room, 1).await;
+    // Carol takes full states, Dave events; both watch, then leave.
+    let mut last_seen = Vec::new();
+    for (name, updates) in [("Carol", None), ("Dave", Some("moves"))] {
+        let mut view = View::new(&server, name, updates).await;
+        view.client
+            .send(json!({"type": "watch", "room": room}))
+            .await;
+        view.client.until("joined").await;
+        let snapshot = view.client.expect("state").await;
+        view.client
+            .send(json!({"type": "leave", "room": room}))
+            .await;
+        view.client.until("left").await;
+        last_seen.push((view, snapshot["seq"].as_u64().unwrap()));
+    }
+    // The audience's paced announcement goes out first; then two moves reach only
+    // clients of events, so they are sent only as events.
+    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+    alice.until_moves(0).await;
+    alice.client.play(&room, "4").await;
+    bob.until_moves(1).await;
+    bob.client.play(&room, "0").await;
+    alice.until_moves(2).await;
+    assert!(alice.events >= 2, "{} events", alice.events);
+
+    let (mut dave, dave_seq) = last_seen.pop().unwrap();
+    dave.client
+        .send(json!({"type": "watch", "room": room, "since": dave_seq}))
+        .await;
+    dave.client.until("joined").await;
+    let mut missed = Vec::new();
+    while missed
+        .last()
+        .is_none_or(|frame: &Value| frame["moves"] != json!(2))
+    {
+        missed.push(dave.client.recv().await);
+    }
+    assert!(
+        missed.iter().all(|frame| frame.get("history").is_none()),
+        "what Dave missed, not a snapshot: {missed:?}"
+    );
+    assert_eq!(
+        missed
+            .iter()
+            .filter(|frame| frame["type"] == "moved")
+            .count(),
+        2,
+        "{missed:?}"
+    );
+
+    let (mut carol, carol_seq) = last_seen.pop().unwrap();
+    carol
+        .client
+        .send(json!({"type": "watch", "room": room, "since": carol_seq}))
+        .await;
+    carol.client.until("joined").await;
+    let snapshot = carol.client.expect("state").await;
+    assert_eq!(snapshot["moves"], 2);
+    assert_eq!(
+        snapshot["history"],
+        json!(["4", "0"]),
+        "the moves went out only as events: a client of states gets a snapshot"
+    );
+    server.stop().await;
+}
