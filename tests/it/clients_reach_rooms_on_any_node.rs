@@ -4,8 +4,9 @@
 //! Every node's clients see the room's states in `seq` order. Then the room's node is
 //! killed: the others close their clients' connections as a restarting server would
 //! (`shutdown`, 1012), another node adopts the game, and the clients come back through
-//! their own nodes and finish it. Every game is played to its end this way, and
-//! `quick_join` pairs players who arrived at different nodes.
+//! their own nodes and finish it. Every game is played to its end this way,
+//! `quick_join` pairs players who arrived at different nodes, and a spectator who asked
+//! for moves as events (`hello.updates`) hears them as events from another node.
 
 use std::time::Duration;
 
@@ -230,4 +231,54 @@ async fn every_game_is_played_to_its_end_by_players_on_two_nodes_and_watched_fro
             last["moves"], carol_over["reason"]
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spectator_of_events_on_another_node_hears_each_move_as_an_event() {
+    let test = "a_spectator_of_events_on_another_node_hears_each_move_as_an_event";
+    let Some(fleet) = TestFleet::new(test).await else {
+        return;
+    };
+    let dirs = [temp_dir(), temp_dir()];
+    let nodes = fleet.start_nodes(&dirs);
+    let (mut alice, _) = client_at(&nodes[0].address, "Alice", None).await;
+    let (mut bob, _) = client_at(&nodes[0].address, "Bob", None).await;
+    // Dave, on the node that does not hold the room, asks for moves as events.
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", nodes[1].address))
+        .await
+        .unwrap();
+    let mut dave = Client { ws };
+    dave.send(json!({"type": "hello", "name": "Dave", "updates": "moves"}))
+        .await;
+    dave.expect("welcome").await;
+    let (room, _) = alice.create_game("chess", ["me", "open"], json!({})).await;
+    dave.send(json!({"type": "watch", "room": room})).await;
+    dave.until("joined").await;
+    let mut seq = dave.expect("state").await["seq"].as_u64().unwrap();
+    bob.join(&room, 1).await;
+    let moves = ["e2e4", "e7e5", "g1f3", "b8c6"];
+    let mut events = 0;
+    for (ply, text) in moves.iter().enumerate() {
+        let mover = if ply % 2 == 0 { &mut alice } else { &mut bob };
+        mover.play(&room, text).await;
+        loop {
+            let frame = dave.recv().await;
+            if frame["room"] != room {
+                continue;
+            }
+            assert_eq!(frame["seq"], seq + 1, "every frame, in order: {frame}");
+            seq += 1;
+            if frame["type"] == "moved" {
+                events += 1;
+            }
+            if frame["moves"] == ply + 1 {
+                assert_eq!(frame["last_move"]["move"], *text, "{frame}");
+                break;
+            }
+        }
+    }
+    assert!(
+        events >= moves.len() - 1,
+        "{events} of the moves came as events"
+    );
 }
