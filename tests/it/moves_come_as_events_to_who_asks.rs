@@ -153,14 +153,21 @@ async fn events_rebuild_the_states_a_client_of_full_states_gets() {
     server.stop().await;
 }
 
+/// Alice and Bob, both taking moves as events, in a new tic-tac-toe room whose game has
+/// started; returns them and the room's id.
+async fn event_players_in_a_room(server: &TestServer) -> (View, View, String) {
+    let mut alice = View::new(server, "Alice", Some("moves")).await;
+    let mut bob = View::new(server, "Bob", Some("moves")).await;
+    let (room, _) = alice.client.create(["me", "open"]).await;
+    bob.client.join(&room, 1).await;
+    (alice, bob, room)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_room_of_event_clients_still_shows_its_current_state_over_http() {
     let dir = temp_dir();
     let server = TestServer::in_dir(dir.path()).await;
-    let mut alice = View::new(&server, "Alice", Some("moves")).await;
-    let mut bob = View::new(&server, "Bob", Some("moves")).await;
-    let (room, _) = alice.client.create(["me", "open"]).await;
-    bob.client.join(&room, 1).await;
+    let (mut alice, _bob, room) = event_players_in_a_room(&server).await;
     alice.until_moves(0).await;
     alice.client.play(&room, "4").await;
     alice.until_moves(1).await;
@@ -196,10 +203,7 @@ async fn an_unknown_choice_of_updates_is_refused_and_the_connection_stays() {
 async fn a_client_that_comes_back_gets_what_it_missed_in_its_form_or_a_snapshot() {
     let dir = temp_dir();
     let server = TestServer::in_dir(dir.path()).await;
-    let mut alice = View::new(&server, "Alice", Some("moves")).await;
-    let mut bob = View::new(&server, "Bob", Some("moves")).await;
-    let (room, _) = alice.client.create(["me", "open"]).await;
-    bob.client.join(&room, 1).await;
+    let (mut alice, mut bob, room) = event_players_in_a_room(&server).await;
     // Carol takes full states, Dave events; both watch, then leave.
     let mut last_seen = Vec::new();
     for (name, updates) in [("Carol", None), ("Dave", Some("moves"))] {
