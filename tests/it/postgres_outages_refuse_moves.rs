@@ -39,7 +39,7 @@ async fn a_move_postgres_cannot_record_is_refused_and_nothing_is_lost() {
     let [alice, bob] = &mut players;
     alice.until_state(|s| s["moves"] == 2).await;
 
-    relay.cut();
+    relay.cut().await;
     let asked = Instant::now();
     let refusals = others.iter_mut().map(|(first, _, other)| {
         first.expect_error(
@@ -80,7 +80,8 @@ async fn a_move_postgres_cannot_record_is_refused_and_nothing_is_lost() {
         assert_eq!(reply["code"], "storage_unavailable", "{reply}");
         assert!(
             back.elapsed() < REFUSED_WITHIN,
-            "the store did not come back"
+            "the store did not come back within {:?}: {reply}",
+            back.elapsed()
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }

@@ -8,6 +8,8 @@
 //! (`parlor::scratch_schema`).
 
 use parlor::scratch_schema::ScratchSchema;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 /// A schema of the test's own, and the `store.url` that points a server at it.
 pub(crate) struct PostgresSchema {
@@ -99,7 +101,32 @@ pub(crate) struct CuttableRelay {
     /// Where the relay listens.
     pub(crate) address: std::net::SocketAddr,
     target: String,
-    relaying: Option<tokio::task::JoinHandle<()>>,
+    relaying: Option<Relaying>,
+}
+
+/// A running relay: the task accepting connections, and the one task per connection.
+struct Relaying {
+    accepting: tokio::task::JoinHandle<()>,
+    connections: TaskTracker,
+    cut: CancellationToken,
+}
+
+impl Relaying {
+    fn start(listener: tokio::net::TcpListener, target: String) -> Relaying {
+        let connections = TaskTracker::new();
+        let cut = CancellationToken::new();
+        let accepting = tokio::spawn(relay_from(
+            listener,
+            target,
+            connections.clone(),
+            cut.clone(),
+        ));
+        Relaying {
+            accepting,
+            connections,
+            cut,
+        }
+    }
 }
 
 impl CuttableRelay {
@@ -107,44 +134,58 @@ impl CuttableRelay {
     pub(crate) async fn start(target: &str) -> CuttableRelay {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let mut relay = CuttableRelay {
+        CuttableRelay {
             address,
             target: target.to_owned(),
-            relaying: None,
-        };
-        relay.relaying = Some(tokio::spawn(relay_from(listener, relay.target.clone())));
-        relay
+            relaying: Some(Relaying::start(listener, target.to_owned())),
+        }
     }
 
-    /// Closes every relayed connection and stops listening.
-    pub(crate) fn cut(&mut self) {
+    /// Closes every relayed connection and stops listening; returns once every
+    /// connection is closed, so that nothing sent afterwards reaches the database.
+    pub(crate) async fn cut(&mut self) {
         if let Some(relaying) = self.relaying.take() {
-            relaying.abort();
+            relaying.cut.cancel();
+            relaying.accepting.abort();
+            let _ = relaying.accepting.await;
+            relaying.connections.close();
+            relaying.connections.wait().await;
         }
     }
 
     /// Listens again on the same address.
     pub(crate) async fn restore(&mut self) {
         let listener = tokio::net::TcpListener::bind(self.address).await.unwrap();
-        self.relaying = Some(tokio::spawn(relay_from(listener, self.target.clone())));
+        self.relaying = Some(Relaying::start(listener, self.target.clone()));
     }
 }
 
 impl Drop for CuttableRelay {
     fn drop(&mut self) {
-        self.cut();
+        if let Some(relaying) = self.relaying.take() {
+            relaying.cut.cancel();
+            relaying.accepting.abort();
+        }
     }
 }
 
-/// Accepts connections on `listener` and relays each to `target`; aborting it drops the
-/// listener and every connection with it.
-async fn relay_from(listener: tokio::net::TcpListener, target: String) {
-    let mut connections = tokio::task::JoinSet::new();
+/// Accepts connections on `listener` and relays each to `target` on a task of
+/// `connections`, until aborted; each connection closes when `cut` is cancelled.
+async fn relay_from(
+    listener: tokio::net::TcpListener,
+    target: String,
+    connections: TaskTracker,
+    cut: CancellationToken,
+) {
     while let Ok((mut inbound, _)) = listener.accept().await {
         let target = target.clone();
+        let cut = cut.clone();
         connections.spawn(async move {
             if let Ok(mut outbound) = tokio::net::TcpStream::connect(&target).await {
-                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                tokio::select! {
+                    () = cut.cancelled() => {}
+                    _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                }
             }
         });
     }
