@@ -172,17 +172,18 @@ impl RoomState {
         for seat in Seat::BOTH {
             seats_changed |= self.hand_back(seat);
         }
+        if let Some(ending) = ending {
+            return self.conclude(ending, ratings, now);
+        }
         let mut effects = Vec::new();
-        match ending {
-            Some(ending) => return self.conclude(ending, ratings, now),
-            // A `moved` event stands for the `state` only when that state differs from
-            // the last one in nothing but what a move changes: not when a seat was handed
-            // back with the move, nor when a paced announcement of the audience is owed
-            // (a `state` carries it).
-            None if seats_changed || self.pacer.due().is_some() => {
-                self.announce_state(now, None, &mut effects);
-            }
-            None => self.announce_move(shown, &before, now, &mut effects),
+        // A `moved` event stands for the `state` only when that state differs from the
+        // last one in nothing but what a move changes: not when a seat was handed back
+        // with the move, nor when a paced announcement of the audience is owed (a
+        // `state` carries it).
+        if seats_changed || self.pacer.due().is_some() {
+            self.announce_state(now, None, &mut effects);
+        } else {
+            self.announce_move(shown, &before, now, &mut effects);
         }
         effects
     }
