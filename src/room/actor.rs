@@ -495,17 +495,15 @@ impl Room {
                     dropped |= self.broadcast(msg.seq, Broadcast::Same(frame), except);
                 }
                 Effect::Moved { msg, at } => {
+                    let wanted = |updates| self.audience.values().any(|sub| sub.updates == updates);
                     // The machine has just played the move: its state is this `seq`'s.
-                    let state = self
-                        .audience
-                        .values()
-                        .any(|sub| sub.updates == Updates::States)
-                        .then(|| frame(&self.state.state_msg(false, at)));
+                    let state =
+                        wanted(Updates::States).then(|| frame(&self.state.state_msg(false, at)));
+                    let moved = wanted(Updates::Moves).then(|| frame(&*msg));
                     if let Some(state) = &state {
                         self.last_state = Some((msg.seq, Frame::clone(state)));
                     }
                     self.publish();
-                    let moved = frame(&*msg);
                     dropped |= self.broadcast(msg.seq, Broadcast::Move { moved, state }, None);
                 }
                 Effect::GameOver(msg) => {

@@ -25,15 +25,15 @@ const DROP_LOG_EVERY: Duration = Duration::from_secs(5);
 
 /// One broadcast, as the room sent it: the same frame for everyone, or a move that left
 /// the game on, whose `moved` event goes to those who asked for moves as events and whose
-/// `state` to the rest (encoded only if someone took it).
+/// `state` to the rest (each encoded only if someone took it).
 #[derive(Clone, Debug)]
 pub(super) enum Broadcast {
     /// A `state` or `game_over`, the same for everyone.
     Same(Frame),
     /// A move's two forms.
     Move {
-        /// The `moved` event.
-        moved: Frame,
+        /// The `moved` event, if it was encoded.
+        moved: Option<Frame>,
         /// The `state` of the same `seq`, if it was encoded.
         state: Option<Frame>,
     },
@@ -44,7 +44,7 @@ impl Broadcast {
     pub(super) fn for_updates(&self, updates: Updates) -> Option<&Frame> {
         match (self, updates) {
             (Broadcast::Same(frame), _) => Some(frame),
-            (Broadcast::Move { moved, .. }, Updates::Moves) => Some(moved),
+            (Broadcast::Move { moved, .. }, Updates::Moves) => moved.as_ref(),
             (Broadcast::Move { state, .. }, Updates::States) => state.as_ref(),
         }
     }
@@ -206,7 +206,7 @@ mod tests {
         let moved = frame(&"moved");
         let state = frame(&"state");
         let both = Broadcast::Move {
-            moved: Frame::clone(&moved),
+            moved: Some(Frame::clone(&moved)),
             state: Some(Frame::clone(&state)),
         };
         let subs = [eventful, stately];
@@ -214,7 +214,7 @@ mod tests {
         assert_eq!(eventful_inbox.try_recv().unwrap(), moved);
         assert_eq!(stately_inbox.try_recv().unwrap(), state);
         let events_only = Broadcast::Move {
-            moved: Frame::clone(&moved),
+            moved: Some(Frame::clone(&moved)),
             state: None,
         };
         assert_eq!(events_only.for_updates(Updates::States), None);

@@ -30,7 +30,7 @@ impl Recent {
     /// in order, when the room is at `current`: every kept frame after `since` (none
     /// when it is up to date), or `None` when the client needs a snapshot: the history
     /// no longer reaches back that far, `since` is not a `seq` this room has had, or a
-    /// move after it was sent only as `moved` and the client takes full states.
+    /// move after it went out only in the other form than the one the client takes.
     pub(super) fn since(&self, since: u64, current: u64, updates: Updates) -> Option<Vec<Frame>> {
         if since > current {
             return None;
@@ -123,14 +123,14 @@ mod tests {
         recent.push(
             2,
             Broadcast::Move {
-                moved: frame("m2"),
+                moved: Some(frame("m2")),
                 state: None,
             },
         );
         recent.push(
             3,
             Broadcast::Move {
-                moved: frame("m3"),
+                moved: Some(frame("m3")),
                 state: Some(frame("s3")),
             },
         );
@@ -142,6 +142,18 @@ mod tests {
         assert_eq!(
             texts(recent.since(2, 3, Updates::States)),
             Some(vec!["s3".into()])
+        );
+        recent.push(
+            4,
+            Broadcast::Move {
+                moved: None,
+                state: Some(frame("s4")),
+            },
+        );
+        assert_eq!(
+            texts(recent.since(3, 4, Updates::Moves)),
+            None,
+            "a move sent only as a state sends a client of events to a snapshot"
         );
     }
 }
