@@ -14,7 +14,7 @@ use crate::lobby::{PageCursor, could_be_room_id};
 use crate::metrics::MetricsError;
 use crate::protocol::TimeControl;
 use crate::room::StateUnread;
-use crate::room::probe::{PROBE_BOUND, probe};
+use crate::room::probe::{PROBE_BOUND, probe_all};
 use crate::store::{GameStatus, LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
 use parlor_rules::GameKind;
 use parlor_rules::catalog::{self, Replay, ReplayedPosition};
@@ -188,12 +188,12 @@ fn get_or_head() -> Route {
     web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
 }
 
-/// `GET /healthz`: 200 `{"status":"ok","rooms":"ok"}` while the rooms' runtime runs a
-/// probe task within [`PROBE_BOUND`]; 503 `{"status":"unavailable","rooms":"stalled",
-/// "problem":…}` when it does not (every room is frozen), so a load balancer or
-/// supervisor sees it.
+/// `GET /healthz`: 200 `{"status":"ok","rooms":"ok"}` while every runtime rooms run on
+/// runs a probe task within [`PROBE_BOUND`]; 503 `{"status":"unavailable","rooms":
+/// "stalled","problem":…}` when one does not (its rooms are frozen), so a load balancer
+/// or supervisor sees it.
 async fn health(state: web::Data<AppState>) -> HttpResponse {
-    match probe(state.lobby.runtime(), PROBE_BOUND).await {
+    match probe_all(&state.lobby.hosts().all(), PROBE_BOUND).await {
         Ok(took) => HttpResponse::Ok().json(serde_json::json!({
             "status": "ok",
             "rooms": "ok",

@@ -49,7 +49,7 @@ use crate::limits::Limits;
 use crate::lobby::{Lobby, LobbyFeed};
 use crate::metrics::Metrics;
 use crate::relay::Relay;
-use crate::room::RoomContext;
+use crate::room::{RoomContext, RoomHosts};
 use crate::store::{BatchStats, Store};
 use crate::thinkers::Thinkers;
 use crate::ws::{ConnectionSocket, OriginPolicy};
@@ -168,7 +168,8 @@ pub async fn run(
         cluster: cluster.clone(),
     });
     let limits = Arc::new(Limits::new(&config.limits));
-    let lobby = Lobby::new(context, lobby_feed, tokio::runtime::Handle::current());
+    let hosts = RoomHosts::new(tokio::runtime::Handle::current());
+    let lobby = Lobby::new(context, lobby_feed, hosts.clone());
     let relay = cluster.as_ref().map(|cluster| {
         let relay = Relay::start(
             cluster.clone(),
@@ -215,6 +216,9 @@ pub async fn run(
     let address = listener.local_addr()?;
     let app_state = state.clone();
     let server = HttpServer::new(move || {
+        // Called on each worker thread as it starts: the rooms its clients create run
+        // there.
+        hosts.enlist_this_thread();
         App::new()
             .wrap(http::security_headers())
             .app_data(app_state.clone())
@@ -233,6 +237,18 @@ pub async fn run(
     let grace = Duration::from_secs(state.config.server.shutdown_grace_secs);
     info!(grace_secs = grace.as_secs(), "shutting down");
     let deadline = tokio::time::Instant::now() + grace;
+    // Rooms run on the HTTP workers, which drop them when they stop: stop accepting,
+    // let the rooms close (they close on `shutdown`), and only then stop the workers.
+    server_handle.pause().await;
+    if tokio::time::timeout_at(deadline, state.lobby.wait_closed())
+        .await
+        .is_err()
+    {
+        warn!(
+            rooms = ?state.lobby.live_ids(),
+            "these rooms were still busy when the shutdown grace ran out; stopping without them"
+        );
+    }
     let stopped = async {
         server_handle.stop(true).await;
         (&mut serving).await
@@ -245,15 +261,6 @@ pub async fn run(
             warn!("connections were still open when the shutdown grace ran out");
             serving.abort();
         }
-    }
-    if tokio::time::timeout_at(deadline, state.lobby.wait_closed())
-        .await
-        .is_err()
-    {
-        warn!(
-            rooms = ?state.lobby.live_ids(),
-            "these rooms were still busy when the shutdown grace ran out; stopping without them"
-        );
     }
     if let Some(relay) = &state.relay {
         relay.stopped_telling(Duration::from_secs(2)).await;

@@ -12,7 +12,6 @@ use std::time::Duration;
 use dashmap::DashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::runtime::Handle as Runtime;
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 use tokio_util::task::TaskTracker;
@@ -22,7 +21,9 @@ use crate::players::random_hex;
 use crate::protocol::{
     ClientError, ErrorCode, LobbyChange, RoomSummary, SeatView, Status, TimeControl,
 };
-use crate::room::{self, Creator, ResumeError, RoomContext, RoomHandle, RoomOptions, SeatSpec};
+use crate::room::{
+    self, Creator, ResumeError, RoomContext, RoomHandle, RoomHosts, RoomOptions, SeatSpec,
+};
 use crate::store::{Fence, StoredGame};
 use parlor_rules::GameKind;
 use parlor_rules::catalog::{self, AnyGame};
@@ -57,21 +58,21 @@ pub(crate) struct Lobby {
     feed: LobbyFeed,
     /// The rooms other nodes of the fleet list (none on a single node).
     remote: RemoteListings,
-    runtime: Runtime,
+    hosts: RoomHosts,
     tracker: TaskTracker,
 }
 
 impl Lobby {
-    /// A lobby whose rooms run on `runtime` (a multi-threaded runtime, so rooms spread
-    /// over every core rather than over the HTTP workers' single-threaded ones) and
+    /// A lobby whose rooms run on `hosts` (each room a client creates on the worker
+    /// serving that client, when it has enlisted; the others on the shared runtime) and
     /// announce their changes on `feed` (the feed `context` reports followers of).
-    pub(crate) fn new(context: Arc<RoomContext>, feed: LobbyFeed, runtime: Runtime) -> Self {
+    pub(crate) fn new(context: Arc<RoomContext>, feed: LobbyFeed, hosts: RoomHosts) -> Self {
         Self {
             rooms: Arc::new(DashMap::new()),
             context,
             feed,
             remote: RemoteListings::default(),
-            runtime,
+            hosts,
             tracker: TaskTracker::new(),
         }
     }
@@ -127,7 +128,7 @@ impl Lobby {
             options,
             creator,
             self.context.clone(),
-            &self.runtime,
+            &self.hosts.here(),
             &self.tracker,
         );
         self.register(id.to_owned(), handle.clone(), task);
@@ -195,7 +196,7 @@ impl Lobby {
             (seq, fence),
             live,
             &self.context,
-            &self.runtime,
+            self.hosts.shared(),
             &self.tracker,
         )?;
         self.register(stored.room_id.clone(), handle, task);
@@ -210,7 +211,7 @@ impl Lobby {
         let feed = self.feed.clone();
         let remote = self.remote.clone();
         let mut summaries = (!handle.is_private()).then(|| handle.summaries());
-        self.runtime.spawn(async move {
+        self.hosts.shared().spawn(async move {
             // The watch ends when the room's task does, having announced its last state.
             if let Some(summaries) = summaries.as_mut() {
                 let mut change = LobbyChange::Added;
@@ -408,9 +409,9 @@ impl Lobby {
             .collect()
     }
 
-    /// The runtime the rooms run on, for the health check's probe.
-    pub(crate) fn runtime(&self) -> &Runtime {
-        &self.runtime
+    /// Where the rooms run, for the health check's probe.
+    pub(crate) fn hosts(&self) -> &RoomHosts {
+        &self.hosts
     }
 
     /// The ids of every live room, private ones included, for logs at shutdown.

@@ -6,6 +6,7 @@ mod actor;
 mod clock;
 mod fanout;
 mod handle;
+mod hosts;
 pub(crate) mod probe;
 mod recent;
 mod resume;
@@ -29,6 +30,7 @@ use crate::store::Store;
 use crate::thinkers::Thinkers;
 
 pub(crate) use handle::{Creator, Request, RoomHandle, StateUnread};
+pub(crate) use hosts::RoomHosts;
 pub(crate) use resume::{ResumeError, resume};
 pub(crate) use seats::SeatSpec;
 pub(crate) use state::Now;
