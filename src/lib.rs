@@ -127,7 +127,10 @@ fn on_connect(connection: &dyn std::any::Any, extensions: &mut actix_web::dev::E
 /// still busy then is logged and left behind, so `run` always returns. (A runtime so
 /// frozen that `run` cannot even time out is `main`'s watchdog's business.)
 ///
-/// Must be called inside a multi-threaded tokio runtime, where the rooms run.
+/// Must be called inside a multi-threaded tokio runtime: the rooms no client of this
+/// server created (resumed at start, adopted from another node, created for a client of
+/// another node) run there; the others on the HTTP worker of the client that created
+/// them.
 pub async fn run(
     config: Config,
     listener: TcpListener,

@@ -438,6 +438,8 @@ pub(crate) struct ParlorProcess {
     child: std::process::Child,
     /// Where it listens, `127.0.0.1:port`, as its log announced.
     pub(crate) address: String,
+    /// Every line it has logged so far.
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl ParlorProcess {
@@ -460,6 +462,8 @@ impl ParlorProcess {
         let stdout = child.stdout.take().unwrap();
         let (address, found) = std::sync::mpsc::channel();
         let pid = child.id();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let lines = log.clone();
         std::thread::spawn(move || {
             let mut address = Some(address);
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -469,10 +473,20 @@ impl ParlorProcess {
                 {
                     let _ = address.send(rest.trim().to_owned());
                 }
+                lines.lock().unwrap().push(line);
             }
         });
         let address = found.recv_timeout(Duration::from_secs(60)).unwrap();
-        ParlorProcess { child, address }
+        ParlorProcess {
+            child,
+            address,
+            log,
+        }
+    }
+
+    /// Every line the process has logged so far.
+    pub(crate) fn log_lines(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
     }
 
     /// Sends the process `signal` (`libc::SIGTERM`, `libc::SIGKILL`…).

@@ -53,3 +53,55 @@ async fn sigterm_ends_a_server_whose_room_is_stuck_writing_a_move() {
         "the server was still running {took:?} after SIGTERM with a {GRACE_SECS} s grace"
     );
 }
+
+/// A room a client created runs on that client's HTTP worker, which drops whatever it
+/// still runs when it stops: shutdown must let the room finish first. Here the room is
+/// waiting on the database (locked by another process) when SIGTERM comes, and its
+/// clients are told to go at once; the lock is released a second later, well within the
+/// grace, and the room must then finish its move's write and close on its own before
+/// the server stops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_lets_a_client_made_room_finish_its_move_before_its_worker_stops() {
+    let dir = temp_dir();
+    let mut parlor = ParlorProcess::start(
+        dir.path(),
+        &[
+            ("PARLOR_STORE__BUSY_TIMEOUT_MS", "600000"),
+            ("PARLOR_SERVER__SHUTDOWN_GRACE_SECS", "10"),
+        ],
+    );
+    let (mut alice, _) = client_at(&parlor.address, "Alice", None).await;
+    let (mut bob, _) = client_at(&parlor.address, "Bob", None).await;
+    let (room, _) = alice.create(["me", "open"]).await;
+    bob.join(&room, 1).await;
+    alice.until_state(|s| s["status"] == "playing").await;
+
+    let url = format!("sqlite://{}", dir.path().join("parlor.db").display());
+    let mut lock = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    sqlx::query("BEGIN EXCLUSIVE")
+        .execute(&mut lock)
+        .await
+        .unwrap();
+    alice.play(&room, "4").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    parlor.signal(libc::SIGTERM);
+    // Long enough for the clients' connections to close and an idle worker to stop.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    sqlx::query("ROLLBACK").execute(&mut lock).await.unwrap();
+    let exited = parlor.exited_within(Duration::from_secs(10) + MARGIN);
+    assert!(exited.is_some_and(|status| status.success()), "{exited:?}");
+
+    let log = parlor.log_lines();
+    let removed = log
+        .iter()
+        .position(|line| line.contains("room removed") && line.contains(&room));
+    let stopped = log.iter().position(|line| line.ends_with("stopped"));
+    assert!(
+        removed.is_some() && removed < stopped,
+        "the room must close on its own before the server stops: {log:#?}"
+    );
+    assert!(
+        !log.iter().any(|line| line.contains("still busy")),
+        "{log:#?}"
+    );
+}
