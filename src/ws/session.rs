@@ -149,22 +149,32 @@ pub(crate) async fn run(opened: Box<Opened>) {
     let mut last_heard = Instant::now();
     let hello_by = last_heard + hello_within;
     let mut refusals = 0u32;
+    // The futures every turn of the loop waits on are made once, not once per frame:
+    // making and dropping them registered and struck off a waiter or a timer each time.
+    let shutting_down = shutdown.cancelled();
+    let room_moved = moved.cancelled();
+    let kicked = kick.cancelled();
+    let hello_due = sleep_until(hello_by);
+    // Set for when the connection would have been silent too long if nothing came
+    // since it was last set; moved on when it fires early (rather than at every frame).
+    let silence = sleep_until(last_heard + timeout);
+    tokio::pin!(shutting_down, room_moved, kicked, hello_due, silence);
     let end = loop {
         tokio::select! {
-            () = shutdown.cancelled() => {
+            () = &mut shutting_down => {
                 let (notice, code, reason) = shutdown_notice(server);
                 write_or_end!(writer, Outbound::Text(encode(&notice)));
                 break End::close(code, Some(reason.into()), "server shutdown");
             }
-            () = moved.cancelled() => {
+            () = &mut room_moved => {
                 let (notice, code, reason) = moved_notice(server);
                 write_or_end!(writer, Outbound::Text(encode(&notice)));
                 break End::close(code, Some(reason.into()), "a room moved to another node");
             }
-            () = kick.cancelled() => {
+            () = &mut kicked => {
                 break End::close(CloseCode::Again, Some("too slow to keep up; reconnect".into()), "too slow to keep up");
             }
-            () = sleep_until(hello_by), if connection.identity.is_none() && !hello_within.is_zero() => {
+            () = &mut hello_due, if connection.identity.is_none() && !hello_within.is_zero() => {
                 let reason = format!("say hello within {} seconds of connecting", hello_within.as_secs());
                 break End::close(CloseCode::Policy, Some(reason), "no hello in time");
             }
@@ -225,7 +235,12 @@ pub(crate) async fn run(opened: Box<Opened>) {
             Some(frame) = queued.recv() => {
                 write_or_end!(writer, Outbound::Text(Frame::unwrap_or_clone(frame)));
             }
-            () = sleep_until(last_heard + timeout) => {
+            () = &mut silence => {
+                let quiet_until = last_heard + timeout;
+                if quiet_until > Instant::now() {
+                    silence.as_mut().reset(quiet_until);
+                    continue;
+                }
                 break End::close(CloseCode::Normal, Some("no messages or pongs for too long".into()), "timed out");
             }
             _ = ping.tick() => write_or_end!(writer, Outbound::Ping),

@@ -257,6 +257,32 @@ async fn a_silent_connection_is_closed_after_the_timeout() {
     server.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_keeps_talking_outlives_the_timeout_and_is_closed_once_silent() {
+    let dir = temp_dir();
+    let mut config = test_config(dir.path());
+    config.server.ping_interval_secs = 1;
+    config.server.client_timeout_secs = 2;
+    let server = TestServer::start(config).await;
+    let mut client = server.player("Chatty").await;
+    // Twice the timeout of talking: the first deadline passes while the client is heard
+    // from, and must be moved on, not acted upon.
+    for _ in 0..8 {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        client.send(json!({"type": "list_rooms"})).await;
+        client.until("rooms").await;
+    }
+    let silent_since = std::time::Instant::now();
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(close_code(&mut client).await, Some(CloseCode::Normal));
+    assert!(
+        silent_since.elapsed() < Duration::from_secs(6),
+        "closed {:?} after it fell silent",
+        silent_since.elapsed()
+    );
+    server.stop().await;
+}
+
 /// Reads until the server's close frame and returns its code.
 async fn close_code(client: &mut crate::common::Client) -> Option<CloseCode> {
     tokio::time::timeout(Duration::from_secs(5), async {
