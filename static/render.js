@@ -123,9 +123,9 @@ function renderSeats(s) {
     if (app.me && seat.stand_in_for?.player_id === app.me.player_id) {
       item.append(el('span', 'tag away', 'away: join your seat again to play on'));
     }
-    const level = botLevel(seat.kind);
-    if (level) {
-      item.append(el('span', 'tag bot', `bot · ${level}`));
+    if (botLevel(seat.kind)) {
+      // The level is in the name already ("Hard bot").
+      item.append(el('span', 'tag bot', 'bot'));
     } else if (seat.kind !== 'open') {
       // Our own seat is only as connected as this page is.
       const online = seat.connected !== false && (!mine || app.ready);

@@ -9,6 +9,7 @@
 import { el, button, capitalise } from './dom.js';
 import { gameTitle, sidesOf, topSeatOf, buildGrid, paintGrid, movePath, recordOf } from './boards/index.js';
 import { hasClock, timeControlLabel, formatClock, formatDuration, thinkText } from './time.js';
+import { seatName } from './sides.js';
 
 /**
  * Ply `ply` of a stored game in the shape of a `state`, for the board helpers that read
@@ -42,7 +43,8 @@ function written(move) {
 function storedSeatLabel(data, entry, { short = false } = {}) {
   const sides = storedSides(data, entry);
   return (seat) => {
-    const name = data.seats?.find((x) => x.seat === seat)?.name ?? `seat ${seat}`;
+    const stored = data.seats?.find((x) => x.seat === seat);
+    const name = stored ? seatName(stored) : `seat ${seat}`;
     const side = sides?.[seat];
     if (short) return side ?? name;
     return side ? `${name} (${side})` : name;

@@ -5,7 +5,7 @@
 import { app, ui, currentGame, markOf, markEl } from './state.js';
 import { onRematch } from './actions.js';
 import { gameReasons } from './boards/index.js';
-import { seatName } from './sides.js';
+import { seatName, botLevel } from './sides.js';
 import { formatDuration } from './time.js';
 import { el, button, capitalise } from './dom.js';
 
@@ -116,7 +116,8 @@ export function renderResult(s) {
     for (const entry of scores) {
       const item = el('li');
       item.append(markEl(entry.seat));
-      item.append(el('span', 'score-name', entry.name ?? seatName(s?.seats?.find((x) => x.seat === entry.seat))));
+      const live = s?.seats?.find((x) => x.seat === entry.seat);
+      item.append(el('span', 'score-name', botLevel(live?.kind) || !entry.name ? seatName(live) : entry.name));
       if (typeof entry.rating_before === 'number' && typeof entry.rating_after === 'number') {
         const change = el('span', 'rating-change', ratingChangeText(entry.rating_before, entry.rating_after));
         change.dataset.testid = `rating-change-${entry.seat}`;

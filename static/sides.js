@@ -2,7 +2,7 @@
 // a small badge of that side, and a seat's occupant as people read it. Shared by the
 // game card and the room list.
 
-import { el } from './dom.js';
+import { el, capitalise } from './dom.js';
 import { sidesOf, pieceElement, sideIsMark } from './boards/index.js';
 
 /** The name of a seat's side in `game`; `state` (or null) is that game's latest state. */
@@ -28,17 +28,28 @@ export function botLevel(kind) {
   return typeof kind === 'string' && kind.startsWith('bot:') ? kind.slice(4) : null;
 }
 
-/** How a seat's occupant is named on screen. */
+/**
+ * A bot as named on screen: "Hard bot". No brackets, since a seat's side often follows
+ * in brackets ("Hard bot (Black)").
+ */
+function botName(level) {
+  return `${capitalise(level)} bot`;
+}
+
+/**
+ * How a seat's occupant is named on screen. A bot is named by this page from its level,
+ * not by the server's `name` ("Bot (easy)"), whose brackets would double up with the
+ * side's.
+ */
 export function seatName(seat) {
   if (!seat) return '?';
+  const level = botLevel(seat.kind);
   const standIn = seat.stand_in_for;
   if (standIn && typeof standIn === 'object') {
-    const level = botLevel(seat.kind);
-    return `${level ? `Bot (${level})` : (seat.name || 'A bot')} playing for ${standIn.name ?? 'someone'}`;
+    return `${level ? botName(level) : (seat.name || 'A bot')} playing for ${standIn.name ?? 'someone'}`;
   }
+  if (level) return botName(level);
   if (seat.name) return seat.name;
-  const level = botLevel(seat.kind);
-  if (level) return `Bot (${level})`;
   if (seat.kind === 'open') return 'open seat';
   return 'someone';
 }
