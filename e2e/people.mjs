@@ -7,7 +7,11 @@
 //   players reloads mid-game and gets the seat back; the leaderboard shows the winner;
 // - a private room is not listed, and its link seats whoever opens it;
 // - checkers: a forced double jump that crowns, from `options.start`;
-// - chess: a promotion made by dragging the pawn, from `options.start`;
+// - chess: a promotion made by dragging the pawn, from `options.start`; a back-rank mate
+//   marks the mated king;
+// - a tic-tac-toe win sets the winning line apart; the invitation's notice goes once
+//   the opponent sits down; bots are named without doubled brackets; a taken name is
+//   refused without talk of tokens;
 // - two bots play while a person watches;
 // - axe-core finds no serious or critical accessibility problem (contrast included) in
 //   the lobby, on every game's board (chess with a piece selected), on the game-over
@@ -178,12 +182,16 @@ async function ticTacToeWatched() {
   await ann.tid('quick-join').click();
   await ann.page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Waiting for an opponent'));
   if (!(await ann.tid('invite').isVisible())) fail('while waiting, Ann is not shown a link to invite someone');
+  await ann.tid('copy-link').click();
+  await ann.tid('notice').waitFor({ state: 'visible', timeout: 3000 }).catch(() => fail('copying the invitation says nothing'));
   await ann.screenshot('waiting-with-link');
   const room = await ann.roomId();
   await ben.pickGame('tictactoe');
   await ben.tid('quick-join').click();
   await ben.page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.game === 'tictactoe');
   if (await ben.roomId() !== room) fail('Ben\'s "Play a person" did not seat him opposite Ann, who was waiting');
+  await ann.tid('notice').waitFor({ state: 'hidden', timeout: 5000 })
+    .catch(async () => fail(`once Ben sat down, Ann still reads the invitation's notice: ${JSON.stringify(await ann.tid('notice').innerText())}`));
   log(`tic-tac-toe: Ben's quick join sat him opposite Ann in ${room}`);
 
   await cara.roomItem(room).locator('[data-testid="watch"]').click();
@@ -216,6 +224,12 @@ async function ticTacToeWatched() {
   if (!texts[1].startsWith('You lost')) fail(`Ben's result reads ${JSON.stringify(texts[1])}`);
   if (!texts[2].includes('Ann')) fail(`Cara's result does not name the winner: ${JSON.stringify(texts[2])}`);
   log(`tic-tac-toe: Cara saw all ${moves.length} moves; she reads "${texts[2].slice(0, 60)}…"`);
+  for (const who of [ann, cara]) {
+    const line = await who.page.locator('[data-testid="board"] .cell[data-emphasis="win"]')
+      .evaluateAll((cells) => cells.map((c) => c.dataset.label).sort().join());
+    if (line !== '0,1,2') fail(`${who.name} sees the winning line as ${JSON.stringify(line)}, expected cells 0,1,2`);
+  }
+  log('tic-tac-toe: the players and the spectator see the winning row set apart');
   const ratings = cara.roomItem(room).locator('.rating');
   await cara.page.waitForFunction((r) => document.querySelectorAll(`[data-testid="room-item"][data-room="${r}"] .rating`).length === 2, room, { timeout: 3000 })
     .catch(() => fail('the room list does not show both players\' ratings after the rated game'));
@@ -376,6 +390,40 @@ async function chessPromotionByDrag() {
   await resignAndLeave(cara);
 }
 
+/** A back-rank mate: the mated king is set apart on the board. */
+async function chessMateShown() {
+  await fromPosition(cara, 'chess', '6k1/5ppp/8/8/8/8/8/R3K3 w - - 0 1');
+  await cara.tid('cell-a1').click();
+  await cara.tid('cell-a8').click();
+  await untilListed(cara, 'Ra8#');
+  await cara.page.waitForFunction(() => document.querySelector('[data-testid="cell-g8"]')?.dataset.emphasis === 'mate', null, { timeout: 5000 })
+    .catch(() => fail('after Ra8# the mated king on g8 is not set apart'));
+  const label = await cara.tid('cell-g8').getAttribute('aria-label');
+  if (!label.includes('checkmated')) fail(`the mated king's square reads ${JSON.stringify(label)}`);
+  log('chess: after Ra8# the king on g8 is marked checkmated');
+  await cara.screenshot('chess-mate');
+  await resignAndLeave(cara);
+}
+
+/** Someone choosing a name another player owns is told so, without talk of tokens they never saw. */
+async function nameTakenSaysWhat() {
+  const context = await browser.newContext({ viewport: NARROW });
+  try {
+    const page = await context.newPage();
+    watchPage(page, problems, 'the second Ann\'s page');
+    await page.goto(`${server.base}/`);
+    await page.locator('[data-testid="name-input"]').fill('Ann');
+    await page.locator('[data-testid="connect"]').click();
+    const error = page.locator('[data-testid="error"]');
+    await error.waitFor({ state: 'visible', timeout: 5000 }).catch(() => fail('taking a name another player owns shows no error'));
+    const text = await error.innerText();
+    if (!text.includes('belongs to another player') || /token/i.test(text)) fail(`a taken name reads ${JSON.stringify(text)}`);
+    log(`a taken name: "${text}"`);
+  } finally {
+    await context.close().catch(() => {});
+  }
+}
+
 async function resignAndLeave(who) {
   if (!(await who.tid('result').isVisible())) {
     await who.tid('resign').click();
@@ -399,6 +447,10 @@ async function botVersusBot() {
   await ann.page.waitForFunction(() => document.querySelectorAll('[data-testid="moves"] li').length >= 4, null, { timeout: 15_000 })
     .catch(() => fail('the two bots did not play four moves'));
   if (await ann.tid('leave').textContent() !== 'Stop watching') fail('Ann is not shown as a spectator of the bots\' game');
+  const seat = (await ann.tid('seat-0').innerText()).replace(/\s+/g, ' ');
+  const status = await ann.tid('status').innerText();
+  if (!seat.includes('Random bot')) fail(`a random bot's seat reads ${JSON.stringify(seat)}`);
+  if (/\)\s*\(/.test(status) || /\)\s*\(/.test(seat)) fail(`a bot's name doubles its brackets: ${JSON.stringify(status)}, ${JSON.stringify(seat)}`);
   await ann.screenshot('fox_geese-bots');
   log(`bot vs bot: Ann watches; ${await ann.page.locator('[data-testid="moves"] li').count()} moves so far`);
   await ann.tid('leave').click();
@@ -489,6 +541,8 @@ const CHECKS = [
   ['a dropped connection shows reconnecting… and resumes the seat', reconnectAfterDrop],
   ['checkers: a forced double jump that crowns', checkersCrowning],
   ['chess: a promotion by drag and drop', chessPromotionByDrag],
+  ['chess: a mated king is set apart on the board', chessMateShown],
+  ['a name another player owns is refused in words the page explains', nameTakenSaysWhat],
   ['bot against bot, watched', botVersusBot],
   ['no serious accessibility problem in the lobby, on any board, the game-over panel or the replay (axe-core); a move by the keyboard', accessibility],
   ['the page at 360 px and 1024 px wide', wideLayout],

@@ -252,7 +252,7 @@ export function takeSeat(seat) {
 /** Copies the invitation link, or selects it where the clipboard is out of reach. */
 export async function onCopyLink() {
   const copied = await copyText(ui['room-link'].value, ui['room-link']);
-  showNotice(copied ? 'Link copied. Send it to the person you want to play.' : 'Select the link and copy it to send it.');
+  showNotice(copied ? 'Link copied. Send it to the person you want to play.' : 'Select the link and copy it to send it.', 'invite');
 }
 
 // ---------------------------------------------------------------------------

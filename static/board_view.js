@@ -7,7 +7,7 @@
 import { app, ui, currentGame, myTurn, resetPick, isFlipped } from './state.js';
 import { sendMove, cancelPick } from './actions.js';
 import {
-  gameTitle, gridOf, buildGrid, paintGrid, movePath, promotionLabel, promotionPieceElement,
+  gameTitle, gridOf, buildGrid, paintGrid, movePath, promotionLabel, promotionPieceElement, emphasisOf,
 } from './boards/index.js';
 import { indexMoves, optionsAfter } from './moves.js';
 import { el, button } from './dom.js';
@@ -64,6 +64,7 @@ export function renderBoard(s) {
     starts: interactive ? optionsAfter(entries, []).next : new Set(),
     interactive,
     selecting: sel.length > 0,
+    emphasis: emphasisOf(game, s),
   });
   renderHelper(game, entries, mappable, canPlay);
   restoreBoardFocus(canPlay);

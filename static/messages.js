@@ -82,6 +82,8 @@ const handlers = {
     const unanswered = app.pendingMove && sameGame && m.status === 'playing' && m.moves === previous.moves;
     app.state = m;
     app.clockAt = performance.now();
+    // The invitation's notice is about a seat still open: gone once the game is on.
+    if (ui.notice.dataset.kind === 'invite' && m.status !== 'waiting') showNotice('');
     if (m.resumed === true && previous?.resumed !== true) {
       showNotice('The server restarted. This game goes on where it stopped; the clocks did not run meanwhile.', 'resumed');
     }
@@ -163,8 +165,13 @@ const handlers = {
   },
 
   error(m) {
-    const message = m.message || `The server refused that (${m.code || 'error'}).`;
+    let message = m.message || `The server refused that (${m.code || 'error'}).`;
     if (m.ref === 'hello') {
+      // The server's own text speaks of tokens, which this page never shows anyone.
+      if (m.code === 'name_taken') {
+        const name = ui['name-input'].value.trim();
+        message = `The name “${name}” belongs to another player. Choose another name.`;
+      }
       // Still signing in: send the user back to the name form.
       if (typeof m.code === 'string' && m.code.includes('token')) local.remove(KEY_TOKEN);
       closeSocket();

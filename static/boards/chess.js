@@ -59,6 +59,19 @@ export const chess = {
     return label;
   },
 
+  /**
+   * The king left in check (or mated) by the last move, as its SAN says (`+`, `#`): the
+   * king of the seat that did not make it (each side's code here is its king).
+   */
+  emphasis(state, sides) {
+    const last = state?.last_move;
+    const text = String(last?.display ?? '');
+    if (!/[+#]$/.test(text) || (last.seat !== 0 && last.seat !== 1)) return null;
+    const cells = Array.isArray(state.board?.cells) ? state.board.cells : [];
+    const at = cells.indexOf(sides.codes[1 - last.seat]);
+    return at < 0 ? null : { kind: text.endsWith('#') ? 'mate' : 'check', cells: [at] };
+  },
+
   pieceName(code) {
     if (!/^[KQRBNPkqrbnp]$/.test(code)) return null;
     return `${code === code.toUpperCase() ? 'white' : 'black'} ${NAMES[code.toLowerCase()]}`;

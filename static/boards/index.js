@@ -21,6 +21,8 @@
 //                           (who, isYou) => text; the shared ones are in result.js
 //   movesInPairs            optional: the list of moves numbers each pair ("1. e4 e5")
 //   moveInWords(move, cols) optional: a move as the list of moves reads it
+//   emphasis(state, sides)  optional: cells to set apart on the live board and why,
+//                           { kind: 'win' | 'check' | 'mate', cells: [indices] }, or null
 //   sideIsMark              optional: the side's name is its mark (X, O): badges show the
 //                           letter and seats do not repeat the side's name
 //   promotionName(suffix), promotionPiece(suffix, seat)   optional: the promotion chooser
@@ -146,6 +148,14 @@ export function sidesOf(game, state) {
   return meta.sidesIn?.(state) ?? { names: meta.sides, codes: meta.sideCodes, known: true };
 }
 
+/** The cells of `state`'s board to set apart (a winning line, a king in check), or null. */
+export function emphasisOf(game, state) {
+  return GAMES[game]?.emphasis?.(state, sidesOf(game, state)) ?? null;
+}
+
+/** What a screen reader is told of a cell set apart, by the emphasis's kind. */
+const EMPHASIS_WORDS = { win: 'winning line', check: 'in check', mate: 'checkmated' };
+
 /**
  * The seat whose pieces start at the top of the server's grid, or null if the board
  * is never turned. The player in that seat sees the board turned by 180 degrees, so
@@ -238,7 +248,7 @@ export function buildGrid(boardEl, game, board, flipped) {
 /**
  * Paints pieces and highlights onto cells built by buildGrid.
  * view = { game, board, last: Set, selected: [labels], targets: Set, starts: Set,
- *          interactive: bool, selecting: bool }
+ *          interactive: bool, selecting: bool, emphasis: emphasisOf(…) or absent }
  */
 export function paintGrid(cells, view) {
   const cellsData = Array.isArray(view.board.cells) ? view.board.cells : [];
@@ -266,6 +276,9 @@ export function paintGrid(cells, view) {
     cell.classList.toggle('target', isTarget);
     cell.classList.toggle('occupied', code !== null);
     cell.classList.toggle('can-start', isStart && !view.selecting);
+    const emphasis = view.emphasis?.cells.includes(index) ? view.emphasis.kind : null;
+    if (emphasis) cell.dataset.emphasis = emphasis;
+    else delete cell.dataset.emphasis;
     // Clickable: anything that continues or starts a move; while a move is being built,
     // every cell (a click elsewhere cancels), but only useful ones are in the Tab order.
     const useful = view.selecting ? isTarget || isSelected || isStart : isStart;
@@ -275,6 +288,7 @@ export function paintGrid(cells, view) {
     const name = pieceName(view.game, code);
     let text = `${cell._name}, ${name ?? 'empty'}`;
     if (isLast) text += ', last move';
+    if (emphasis) text += `, ${EMPHASIS_WORDS[emphasis] ?? emphasis}`;
     if (isSelected) text += label === selectedLast ? ', selected' : ', on the chosen path';
     if (isTarget) text += name ? ', can capture here' : ', can move here';
     cell.setAttribute('aria-label', text);

@@ -38,6 +38,24 @@ export const tictactoe = {
     return code === 'X' || code === 'O' ? code : null;
   },
 
+  /** Once won: the full lines of one mark (rows, columns, diagonals) that won it. */
+  emphasis(state) {
+    if (state?.result?.reason !== 'three_in_a_row') return null;
+    const rows = Number(state.board?.rows);
+    const cols = Number(state.board?.cols);
+    const cells = Array.isArray(state.board?.cells) ? state.board.cells : [];
+    if (!rows || rows !== cols) return null;
+    const span = [...Array(rows).keys()];
+    const lines = [
+      ...span.map((r) => span.map((c) => r * cols + c)),
+      ...span.map((c) => span.map((r) => r * cols + c)),
+      span.map((i) => i * cols + i),
+      span.map((i) => i * cols + (cols - 1 - i)),
+    ];
+    const won = lines.filter((line) => cells[line[0]] && line.every((i) => cells[i] === cells[line[0]]));
+    return won.length ? { kind: 'win', cells: [...new Set(won.flat())] } : null;
+  },
+
   /** The four lines of the grid. */
   drawBoard(layer, { rows, cols }) {
     for (let c = 1; c < cols; c += 1) layer.append(svg('line', { class: 'ttt-line', x1: c, y1: 0.08, x2: c, y2: rows - 0.08 }));
