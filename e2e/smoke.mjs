@@ -320,6 +320,12 @@ async function boardGame({ game, seat, moves: wanted, keyboard }) {
   }
   const result = (await tid('result').innerText()).replace(/\s+/g, ' ').trim();
   log(`${game}: ${mine} moves played (${[...used].join(', ') || 'plain moves'}); result: ${result}`);
+  if (mine >= 3) {
+    // Turns alternate, so the bot made two moves or more too: the game is rated
+    // (PROTOCOL.md §13.4).
+    const change = await tid('rating-change-0').textContent().catch(() => null);
+    if (!change || !/^\d+ → \d+ \([+−±]\d+\)$/.test(change)) fail(`${game}: the game-over panel shows our rating change as ${JSON.stringify(change)}`);
+  }
   if (/_/.test(await tid('result').locator('.reason').textContent())) fail(`${game}: the reason is not a phrase: ${result}`);
   const errorsAfter = Number(await tid('error').getAttribute('data-count'));
   if (errorsAfter !== errorsBefore) fail(`${game}: an error was shown during the game`);
@@ -544,8 +550,10 @@ async function clocks() {
 
   clockedGame = { id: await tid('board').getAttribute('data-game-id'), move };
   await resignNow();
-  const change = await tid('rating-change-0').textContent().catch(() => null);
-  if (!change || !/^\d+ → \d+ \([+−±]\d+\)$/.test(change)) fail(`the game-over panel shows our rating change as ${JSON.stringify(change)}`);
+  // One move each: too short to be rated (PROTOCOL.md §13.4).
+  const unrated = await tid('unrated').textContent().catch(() => null);
+  if (unrated !== 'Not rated: a side made fewer than two moves.') fail(`a game of one move each shows ${JSON.stringify(unrated)} for its rating`);
+  if (await tid('rating-change-0').count()) fail('a game of one move each changed our rating');
   log(`clocks: result ${await resultText()}`);
   await tid('time-control').selectOption('none');
   if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
@@ -590,6 +598,8 @@ async function drawWithBot() {
     fail(`after offering bot:easy a draw the result is ${reason}/${winner}: ${text}`);
   }
   if (await tid('offer-draw').isVisible()) fail('Offer draw is still shown after the game ended');
+  if (await tid('rating-change-0').count()) fail('a draw agreed before any move changed our rating');
+  if (!(await tid('unrated').isVisible())) fail('a draw agreed before any move does not say it was not rated');
   log(`draw with bot:easy: ${text}`);
   await tid('play-bot').waitFor({ state: 'visible' });
   if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));

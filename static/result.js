@@ -9,6 +9,15 @@ import { seatName, botLevel } from './sides.js';
 import { formatDuration } from './time.js';
 import { el, button, capitalise } from './dom.js';
 
+/** Why a game was not rated, by `game_over.unrated` (PROTOCOL.md §13.4). */
+const UNRATED = {
+  too_short: 'a side made fewer than two moves',
+  from_position: 'the game started from a set position',
+  aborted: 'the game was aborted',
+  bot_stood_in: 'a bot played for an absent player',
+  same_bot: 'a bot level played against itself',
+};
+
 // End reasons any game can have, as phrases; each game's own are in its module in
 // boards/. `who` is "Name (Side)": the loser, or in a draw the side whose clock ran out
 // (which only a draw on time mentions); isYou says `who` is this player.
@@ -130,6 +139,12 @@ export function renderResult(s) {
       list.append(item);
     }
     parts.push(list);
+  }
+  const unrated = UNRATED[app.over?.unrated];
+  if (unrated) {
+    const note = el('p', 'unrated', `Not rated: ${unrated}.`);
+    note.dataset.testid = 'unrated';
+    parts.push(note);
   }
   if (typeof app.over?.duration_ms === 'number') {
     parts.push(el('p', 'duration', `Played in ${formatDuration(app.over.duration_ms)}.`));

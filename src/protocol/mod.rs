@@ -18,8 +18,8 @@ pub use client::{ClientMsg, Envelope, Rejected, Updates, parse};
 pub use errors::{ClientError, ErrorCode};
 pub use server::{LobbyChange, Role, RoomSummary, ServerMsg, ShutdownReason};
 pub use state::{
-    CellChange, ClockView, GameOverMsg, LastMove, MovedMsg, PlayerRef, ResultView, ScoreView,
-    SeatView, StateMsg, Status, TimeControl,
+    CellChange, ClockView, GameOverMsg, LastMove, MIN_MOVES_EACH_TO_RATE, MovedMsg, PlayerRef,
+    ResultView, ScoreView, SeatView, StateMsg, Status, TimeControl, Unrated,
 };
 
 /// The protocol version sent in `welcome`. Bumped only for incompatible changes; new

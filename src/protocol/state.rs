@@ -256,6 +256,26 @@ pub struct ScoreView {
     pub rating_after: Option<i64>,
 }
 
+/// Why a finished game was not rated (PROTOCOL.md §13.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unrated {
+    /// It started from a given position (`options.start`).
+    FromPosition,
+    /// It ended as `aborted`.
+    Aborted,
+    /// A bot played for an absent person in it.
+    BotStoodIn,
+    /// Two bots of the same level, which share one rating, played it.
+    SameBot,
+    /// A side made fewer than [`MIN_MOVES_EACH_TO_RATE`] moves.
+    TooShort,
+}
+
+/// How many moves each side must have made for a game to be rated (as on Lichess): a
+/// game decided before both sides have really played says nothing about their skill.
+pub const MIN_MOVES_EACH_TO_RATE: u32 = 2;
+
 /// Sent after the finishing `state`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename = "game_over")]
@@ -272,6 +292,8 @@ pub struct GameOverMsg {
     pub reason: EndReason,
     /// Both seats' scores.
     pub scores: Vec<ScoreView>,
+    /// Why the game was not rated; `null` when it was.
+    pub unrated: Option<Unrated>,
     /// Wall-clock length of the game, ms.
     pub duration_ms: u64,
 }

@@ -55,7 +55,7 @@ async fn a_win_raises_the_winner_and_lowers_the_loser() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn games_from_a_position_are_not_rated_and_bots_are_rated_but_not_listed() {
+async fn games_from_a_position_or_too_short_are_not_rated_and_bots_are_rated_but_not_listed() {
     let dir = temp_dir();
     let server = TestServer::in_dir(dir.path()).await;
     let mut alice = server.player("Alice").await;
@@ -67,12 +67,37 @@ async fn games_from_a_position_are_not_rated_and_bots_are_rated_but_not_listed()
     let over = alice.until("game_over").await;
     assert_eq!(over["reason"], "checkmate");
     assert_eq!(over["scores"][0]["rating_before"], Value::Null);
+    assert_eq!(over["unrated"], "from_position");
 
+    // Resigned before each side has made two moves: not rated either.
     let (room, _) = alice
         .create_game("tictactoe", ["me", "bot:random"], json!({}))
         .await;
     alice.send(json!({"type": "resign", "room": room})).await;
     let over = alice.until("game_over").await;
+    assert_eq!(over["unrated"], "too_short", "{over}");
+    assert_eq!(over["scores"][1]["rating_after"], Value::Null, "{over}");
+
+    // Two moves each, then resigned: rated.
+    let (room, snapshot) = alice
+        .create_game("tictactoe", ["me", "bot:random"], json!({}))
+        .await;
+    let mut seen = snapshot;
+    for made in [0, 2] {
+        let ours = |s: &Value| s["moves"] == made && s["to_move"] == 0;
+        let state = match seen.take() {
+            Some(state) if ours(&state) => state,
+            _ => alice.until_state(ours).await,
+        };
+        let cell = state["legal_moves"][0].as_str().unwrap().to_owned();
+        alice.play(&room, &cell).await;
+    }
+    alice
+        .until_state(|s| s["moves"] == 4 && s["to_move"] == 0)
+        .await;
+    alice.send(json!({"type": "resign", "room": room})).await;
+    let over = alice.until("game_over").await;
+    assert_eq!(over["unrated"], Value::Null, "{over}");
     assert!(
         over["scores"][1]["rating_after"].as_i64() > Some(1500),
         "the bot level gains: {over}"

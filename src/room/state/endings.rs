@@ -8,7 +8,7 @@ use tracing::info;
 
 use super::views::rounded;
 use super::{Effect, Now, RoomState};
-use crate::protocol::{GameOverMsg, ScoreView};
+use crate::protocol::{GameOverMsg, MIN_MOVES_EACH_TO_RATE, ScoreView, Unrated};
 use crate::ratings::rated_key;
 use crate::room::seats::SeatState;
 use crate::scoring::{self, ScoreInput};
@@ -37,6 +37,8 @@ pub(crate) struct PendingEnding {
     pub(crate) leaving: Option<Seat>,
     outcome: Outcome,
     scores: [Option<u32>; 2],
+    /// Why it is not rated, if it is not.
+    unrated: Option<Unrated>,
     duration_ms: u64,
 }
 
@@ -102,6 +104,7 @@ impl RoomState {
             ),
             None => (String::new(), Duration::ZERO),
         };
+        let unrated = self.unrated_because(outcome, moves_by_seat);
         let leaderboard = Seat::BOTH
             .into_iter()
             .filter(|seat| outcome.winner.is_none_or(|winner| winner == *seat))
@@ -129,7 +132,7 @@ impl RoomState {
                 })
                 .to_vec(),
             leaderboard,
-            rated: self.rated(outcome).then(|| self.rating_keys()),
+            rated: unrated.is_none().then(|| self.rating_keys()),
         };
         PendingEnding {
             finish,
@@ -137,6 +140,7 @@ impl RoomState {
             leaving: None,
             outcome,
             scores,
+            unrated,
             duration_ms: duration_ms(duration),
         }
     }
@@ -149,15 +153,29 @@ impl RoomState {
         })
     }
 
-    /// Whether a game that ended this way counts for ratings: not when it started from a
-    /// given position, was aborted, or had a bot stand in for a person.
-    fn rated(&self, outcome: Outcome) -> bool {
+    /// Why a game that ended this way after `moves_by_seat` does not count for ratings,
+    /// if it does not: it started from a given position, was aborted, had a bot stand in
+    /// for a person, was a bot level against itself, or ended before each side had made
+    /// [`MIN_MOVES_EACH_TO_RATE`] moves.
+    fn unrated_because(&self, outcome: Outcome, moves_by_seat: [u32; 2]) -> Option<Unrated> {
         let [first, second] = self.rating_keys();
-        // Two bots of one level share a rating: a game against itself teaches it nothing.
-        self.options.scored()
-            && outcome.reason != EndReason::Aborted
-            && !self.stood_in.contains(&true)
-            && first != second
+        if !self.options.scored() {
+            Some(Unrated::FromPosition)
+        } else if outcome.reason == EndReason::Aborted {
+            Some(Unrated::Aborted)
+        } else if self.stood_in.contains(&true) {
+            Some(Unrated::BotStoodIn)
+        } else if first == second {
+            // Two bots of one level share a rating: a game against itself teaches it nothing.
+            Some(Unrated::SameBot)
+        } else if moves_by_seat
+            .iter()
+            .any(|&moves| moves < MIN_MOVES_EACH_TO_RATE)
+        {
+            Some(Unrated::TooShort)
+        } else {
+            None
+        }
     }
 
     /// Applies a recorded ending (with the rating changes the store made) and
@@ -173,6 +191,7 @@ impl RoomState {
             leaving,
             outcome,
             scores,
+            unrated,
             duration_ms,
             ..
         } = ending;
@@ -214,6 +233,7 @@ impl RoomState {
                         .map(|changes| rounded(changes[seat.index()].after.rating)),
                 })
                 .to_vec(),
+            unrated,
             duration_ms,
         };
         effects.push(Effect::GameOver(Box::new(game_over)));

@@ -1,7 +1,7 @@
 //! Draw offers and rematches (PROTOCOL.md §6.9–6.12).
 
 use super::*;
-use crate::protocol::Status;
+use crate::protocol::{Status, Unrated};
 use crate::room::Request;
 use crate::thinkers::DrawAnswer;
 use parlor_rules::bots::BotLevel;
@@ -237,5 +237,70 @@ fn a_bot_always_agrees_to_a_rematch() {
             .iter()
             .any(|e| matches!(e, Effect::Think { ply: 0, .. })),
         "the bot, now in seat 0, moves first"
+    );
+}
+
+#[test]
+fn a_game_ended_before_each_side_has_made_two_moves_is_not_rated() {
+    let cases: [(&[&str], Option<Unrated>); 4] = [
+        (&[], Some(Unrated::TooShort)),
+        (&["4", "0"], Some(Unrated::TooShort)),
+        (&["4", "0", "8"], Some(Unrated::TooShort)),
+        (&["4", "0", "8", "2"], None),
+    ];
+    for (moves, unrated) in cases {
+        let mut fx = Fixture::playing();
+        for (ply, cell) in moves.iter().enumerate() {
+            let seat = if ply % 2 == 0 {
+                Seat::First
+            } else {
+                Seat::Second
+            };
+            fx.play(seat, cell, fx.t0).unwrap();
+        }
+        fx.request(Request::OfferDraw, &bob(), BOB, fx.t0).unwrap();
+        let step = fx
+            .room
+            .request(
+                Request::AcceptDraw,
+                &alice().player_id,
+                ALICE,
+                fx.now(fx.t0),
+            )
+            .unwrap();
+        let Then::End(ending) = step.then else {
+            panic!("accepting the offer ends the game");
+        };
+        assert_eq!(
+            ending.finish.rated.is_some(),
+            unrated.is_none(),
+            "what the store is told to rate after {moves:?}"
+        );
+        let effects = fx.room.conclude(*ending, None, fx.t0);
+        let over = game_over(&effects).unwrap();
+        assert_eq!(over.unrated, unrated, "game_over after {moves:?}");
+    }
+}
+
+#[test]
+fn a_short_game_against_a_bot_level_of_its_own_says_why_it_is_unrated() {
+    let mut fx = Fixture::new(
+        [SeatSpec::Bot(BotLevel::Easy), SeatSpec::Bot(BotLevel::Easy)],
+        RoomOptions::default(),
+    );
+    let effects = fx.settle(fx.t0);
+    assert!(game_over(&effects).is_none(), "two bots play on");
+    let step = fx.room.prepare_ending(
+        None,
+        EndReason::DrawAgreed,
+        crate::room::state::OnFailure::Shrug,
+        fx.now(fx.t0),
+    );
+    assert_eq!(step.finish.rated, None);
+    let effects = fx.room.conclude(step, None, fx.t0);
+    assert_eq!(
+        game_over(&effects).unwrap().unrated,
+        Some(Unrated::SameBot),
+        "the first reason that applies is given"
     );
 }
