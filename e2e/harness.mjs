@@ -228,3 +228,24 @@ export async function runChecks({ tag, log, checks, budgetMs, setUp, onFailure, 
   console.log(`${passed} passed, ${failed} failed`);
   process.exit(failed === 0 ? 0 : 1);
 }
+
+/**
+ * Waits until the live board is wholly on screen with the keyboard focus on it or in
+ * it; fails with `what` and where the board and the focus are if that does not happen
+ * within a few seconds.
+ */
+export async function expectBoardInView(page, what) {
+  const shown = await page.waitForFunction(() => {
+    const board = document.querySelector('[data-testid="board"]');
+    if (!board || board.hidden) return false;
+    const box = board.getBoundingClientRect();
+    return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight && board.contains(document.activeElement);
+  }, null, { timeout: 5000 }).then(() => true, () => false);
+  if (shown) return;
+  const where = await page.evaluate(() => {
+    const box = document.querySelector('[data-testid="board"]')?.getBoundingClientRect();
+    const focus = document.activeElement;
+    return `board at ${Math.round(box?.top)}..${Math.round(box?.bottom)} px of ${window.innerHeight}, focus on ${focus?.tagName}${focus?.dataset?.testid ? `[${focus.dataset.testid}]` : ''}`;
+  });
+  fail(`${what}: the board is not on screen with the focus on it (${where})`);
+}

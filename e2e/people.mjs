@@ -24,6 +24,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import {
   ROOT, SHOT_DIR, fail, makeLog, Server, checkServedStatic, launchBrowser, watchPage, runChecks,
+  expectBoardInView,
 } from './harness.mjs';
 import { axeReport } from './a11y.mjs';
 
@@ -181,6 +182,7 @@ async function ticTacToeWatched() {
   await ann.pickGame('tictactoe');
   await ann.tid('quick-join').click();
   await ann.page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Waiting for an opponent'));
+  await expectBoardInView(ann.page, 'Ann started a game with "Play a person"');
   if (!(await ann.tid('invite').isVisible())) fail('while waiting, Ann is not shown a link to invite someone');
   await ann.tid('copy-link').click();
   await ann.tid('notice').waitFor({ state: 'visible', timeout: 3000 }).catch(() => fail('copying the invitation says nothing'));
@@ -190,12 +192,14 @@ async function ticTacToeWatched() {
   await ben.tid('quick-join').click();
   await ben.page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.game === 'tictactoe');
   if (await ben.roomId() !== room) fail('Ben\'s "Play a person" did not seat him opposite Ann, who was waiting');
+  await expectBoardInView(ben.page, 'Ben joined Ann\'s game');
   await ann.tid('notice').waitFor({ state: 'hidden', timeout: 5000 })
     .catch(async () => fail(`once Ben sat down, Ann still reads the invitation's notice: ${JSON.stringify(await ann.tid('notice').innerText())}`));
   log(`tic-tac-toe: Ben's quick join sat him opposite Ann in ${room}`);
 
   await cara.roomItem(room).locator('[data-testid="watch"]').click();
   await cara.page.waitForFunction((r) => document.querySelector('[data-testid="room-id"]')?.title === `Room ${r}`, room);
+  await expectBoardInView(cara.page, 'Cara chose Watch in the room list');
   await ann.page.waitForFunction(() => document.querySelector('[data-testid="spectators"]')?.textContent === '1 watching')
     .catch(() => fail('the players do not see that someone watches'));
 

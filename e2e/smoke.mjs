@@ -20,6 +20,7 @@ import { mkdirSync, existsSync, rmSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import {
   ROOT, SHOT_DIR, fail, makeLog, Server, checkServedStatic, launchBrowser, watchPage, runChecks,
+  expectBoardInView,
 } from './harness.mjs';
 
 const TOTAL_BUDGET_MS = 240_000;
@@ -621,6 +622,7 @@ async function rematchWithBot() {
       document.querySelector('[data-testid="result"]').hidden);
   }, firstGame, { timeout: 10_000 }).catch(() => fail('Rematch did not start a new game'));
   if (await tid('error').isVisible()) fail(`Rematch failed: ${await tid('error').innerText()}`);
+  await expectBoardInView(page, 'the rematch began');
   if (!(await tid('seat-1').locator('.tag.you').count()) || (await tid('seat-0').locator('.tag.you').count())) {
     fail('after the rematch we are not in seat 1');
   }

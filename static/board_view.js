@@ -141,6 +141,20 @@ function renderHelper(game, entries, mappable, canPlay) {
   }
 }
 
+/**
+ * Brings the live board into view and puts the keyboard focus on it (on a cell one can
+ * move from, else on the board itself), as a room is entered or a rematch begins:
+ * otherwise, on a phone, the board may be a screen or more away and the focus back at
+ * the top of the page.
+ */
+export function showBoard() {
+  const board = ui.board;
+  if (ui.game.hidden || board.hidden) return;
+  board.scrollIntoView({ block: 'center', behavior: 'instant' });
+  const cell = (board._cells ?? []).find((c) => c && !c.disabled && c.tabIndex !== -1);
+  (cell ?? board).focus({ preventScroll: true });
+}
+
 function restoreBoardFocus(canPlay) {
   // Sending a move disables the cell that had the focus; once it is our turn again, a
   // keyboard player gets the focus back on the board instead of at the top of the page.

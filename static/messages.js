@@ -11,6 +11,7 @@ import {
   send, closeSocket, subscribeLobby, rememberRoom, forgetRoom, resumeRoom, exitRoom, followLink,
 } from './actions.js';
 import { render } from './render.js';
+import { showBoard } from './board_view.js';
 import { sidesOf } from './boards/index.js';
 import { seatName } from './sides.js';
 
@@ -55,6 +56,7 @@ const handlers = {
       app.moves = [];
       app.drawNote = '';
       app.replay.close({ focus: false });
+      app.showBoard = true;
     }
     app.pendingMove = false;
     rememberRoom();
@@ -92,7 +94,10 @@ const handlers = {
     noteDrawAnswer(previous, m, sameGame);
     keepBoard(m);
     // A new game in this room (a rematch) takes over from a replay of the last one.
-    if (!sameGame && m.status === 'playing') app.replay.close({ focus: false });
+    if (!sameGame && m.status === 'playing') {
+      app.replay.close({ focus: false });
+      if (previous) app.showBoard = true;
+    }
     if (typeof m.game === 'string' && app.room.game !== m.game) {
       app.room.game = m.game;
       rememberRoom();
@@ -101,6 +106,10 @@ const handlers = {
     if (m.status === 'finished') forgetRoom();
     else if (app.room.role === 'player') rememberRoom(); // again, after a rematch
     render();
+    if (app.showBoard) {
+      app.showBoard = false;
+      showBoard();
+    }
   },
 
   moved(m) {

@@ -57,6 +57,7 @@ export const app = {
   pick: { key: '', sel: [], choices: null },
   lobbyGame: DEFAULT_GAME,
   boardHadFocus: null, // label of the board cell that last had the keyboard focus
+  showBoard: false, // a room was entered or a rematch began: bring the board into view once drawn
   keyboard: false, // the player uses the keyboard, so moving the focus helps
   orientation: null, // the sides and orientation of the current game, once known (see orientation())
   rooms: new RoomList(),
