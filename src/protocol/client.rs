@@ -121,6 +121,9 @@ pub enum ClientMsg {
         #[serde(default)]
         time_control: Option<Value>,
     },
+    /// Ask for a `pong`: a heartbeat for clients that cannot see WebSocket pings (a
+    /// browser's script), so they notice a connection that died without closing.
+    Ping {},
 }
 
 /// Every `type` a client may send, for telling `unknown_type` from `bad_message`: the

@@ -110,6 +110,12 @@ pub enum ServerMsg {
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
         reference: Option<Value>,
     },
+    /// Answer to `ping`.
+    Pong {
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
     /// The server is shutting down; reconnect after `retry_after_ms`.
     Shutdown {
         /// Whether games go on after the restart.

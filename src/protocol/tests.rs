@@ -10,9 +10,17 @@ fn code(text: &str) -> ErrorCode {
 }
 
 #[test]
-fn every_client_type_is_read_by_serde() {
-    assert_eq!(CLIENT_TYPES.len(), 15);
+fn every_client_type_is_read_by_serde_and_documented() {
+    assert_eq!(CLIENT_TYPES.len(), 16);
+    let protocol = include_str!("../../docs/PROTOCOL.md");
     for kind in CLIENT_TYPES {
+        let heading = format!("`{kind}`");
+        assert!(
+            protocol
+                .lines()
+                .any(|line| line.starts_with("### 6.") && line.contains(&heading)),
+            "{kind} has no section of its own in PROTOCOL.md §6"
+        );
         let error = serde_json::from_value::<ClientMsg>(serde_json::json!({ "type": kind }))
             .err()
             .map(|e| e.to_string())
@@ -51,6 +59,19 @@ fn errors_are_checked_in_order() {
     assert_eq!(
         code(r#"{"type":"join","room":"a","seat":-1}"#),
         ErrorCode::BadMessage
+    );
+}
+
+#[test]
+fn a_ping_is_answered_with_a_pong_carrying_its_ref() {
+    let ping = parse(r#"{"type":"ping","ref":"hb1"}"#).unwrap();
+    assert_eq!(ping.msg, ClientMsg::Ping {});
+    let pong = ServerMsg::Pong {
+        reference: ping.reference,
+    };
+    assert_eq!(
+        serde_json::to_value(&pong).unwrap(),
+        serde_json::json!({"type": "pong", "ref": "hb1"})
     );
 }
 

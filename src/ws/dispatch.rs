@@ -169,6 +169,8 @@ impl Connection {
             ClientMsg::QuickJoin { game, time_control } => {
                 self.quick_join(game, time_control, reference).await
             }
+            // Needs no hello: a heartbeat may start as soon as the socket opens.
+            ClientMsg::Ping {} => Ok(vec![ServerMsg::Pong { reference }]),
             ClientMsg::ListRooms {} => {
                 self.player()?;
                 Ok(vec![ServerMsg::Rooms {

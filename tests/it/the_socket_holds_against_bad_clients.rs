@@ -230,3 +230,19 @@ async fn pings_answered_and_binary_frames_refused_as_before() {
     assert_eq!(reply["code"], "bad_message", "{reply}");
     server.stop().await;
 }
+
+/// The application-level heartbeat (PROTOCOL.md §6.16): a `ping` is answered with a
+/// `pong` carrying its `ref`, before `hello` as after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ping_message_is_answered_before_and_after_hello() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let mut client = server.connect().await;
+    client.send(json!({"type": "ping", "ref": "hb1"})).await;
+    assert_eq!(client.expect("pong").await["ref"], "hb1");
+    client.hello("Pinger", None).await;
+    client.send(json!({"type": "ping"})).await;
+    let pong = client.expect("pong").await;
+    assert!(pong.get("ref").is_none(), "{pong}");
+    server.stop().await;
+}
