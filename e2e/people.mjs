@@ -9,6 +9,8 @@
 // - checkers: a forced double jump that crowns, from `options.start`;
 // - chess: a promotion made by dragging the pawn, from `options.start`; a back-rank mate
 //   marks the mated king;
+// - a connection that dies without closing, and going offline, are noticed within
+//   seconds (clocks shown as uncertain) and the page reconnects once the network is back;
 // - a tic-tac-toe win sets the winning line apart; the invitation's notice goes once
 //   the opponent sits down; bots are named without doubled brackets; a taken name is
 //   refused without talk of tokens;
@@ -324,6 +326,64 @@ async function reconnectAfterDrop() {
   await ben.tid('leave').click();
 }
 
+/** The connection pill's state on `who`'s page: 'online', 'reconnecting'… */
+function pillState(who) {
+  return who.tid('connection').getAttribute('data-state');
+}
+
+/**
+ * A connection that dies without closing is noticed by the page's heartbeat within
+ * seconds, and the clocks are shown as uncertain meanwhile; the browser going offline is
+ * noticed at once, and the page reconnects as soon as the network is back.
+ */
+async function silentOutageNoticed() {
+  // Every socket of Ben's page passes through here; `silent` ones stop carrying
+  // anything either way, but stay open, as over a network that died.
+  const sockets = [];
+  await ben.page.routeWebSocket(/\/ws$/, (ws) => {
+    const socket = { silent: false };
+    const server = ws.connectToServer();
+    ws.onMessage((message) => { if (!socket.silent) server.send(message); });
+    server.onMessage((message) => { if (!socket.silent) ws.send(message); });
+    sockets.push(socket);
+  });
+  await ben.page.reload();
+  await ben.tid('quick-join').waitFor({ state: 'visible' });
+  await ben.pickGame('chess');
+  await ben.tid('time-control').selectOption('fischer:600000:5000');
+  await ben.tid('bot-level').selectOption('random');
+  await ben.tid('bot-side').selectOption('0');
+  await ben.tid('play-bot').click();
+  await ben.myTurn('chess');
+
+  for (const socket of sockets) socket.silent = true;
+  const cut = Date.now();
+  await ben.page.waitForFunction(() => document.querySelector('[data-testid="connection"]').dataset.state !== 'online', null, { timeout: 20_000 })
+    .catch(() => fail('a connection that went silent was still shown as online 20 s later'));
+  const noticed = Date.now() - cut;
+  const uncertain = await ben.page.locator('[data-testid="seats"] .clock[data-uncertain="true"]').count();
+  if (uncertain !== 2) fail(`while disconnected, ${uncertain} of the 2 clocks are shown as uncertain`);
+  await ben.screenshot('outage-clocks');
+  await ben.page.waitForFunction(() => document.querySelector('[data-testid="connection"]').dataset.state === 'online', null, { timeout: 10_000 })
+    .catch(() => fail('after a silent connection was given up the page did not reconnect'));
+  await ben.myTurn('chess');
+  if (await ben.page.locator('[data-testid="seats"] .clock[data-uncertain="true"]').count()) fail('back online, the clocks are still shown as uncertain');
+
+  await ben.page.context().setOffline(true);
+  await ben.page.waitForFunction(() => /offline/.test(document.querySelector('[data-testid="connection"]').textContent), null, { timeout: 3000 })
+    .catch(async () => fail(`a second after the browser went offline the pill says ${JSON.stringify(await ben.tid('connection').textContent())}`));
+  await ben.page.waitForTimeout(3000);
+  if (await pillState(ben) === 'online') fail('offline, the page went back online');
+  await ben.page.context().setOffline(false);
+  const back = Date.now();
+  await ben.page.waitForFunction(() => document.querySelector('[data-testid="connection"]').dataset.state === 'online', null, { timeout: 5000 })
+    .catch(() => fail('the page did not reconnect within 5 s of the network coming back'));
+  log(`outage: a silent connection was given up after ${noticed} ms (clocks shown as uncertain); offline was noticed at once; back online ${Date.now() - back} ms after the network`);
+  await ben.myTurn('chess');
+  await ben.page.unrouteAll();
+  await resignAndLeave(ben);
+}
+
 /** Starts a game of `game` against bot:random from `position`, as seat 0 (choosing another game later clears the position). */
 async function fromPosition(who, game, position) {
   await who.pickGame(game);
@@ -543,6 +603,7 @@ const CHECKS = [
   ['the leaderboard shows the winner', leaderboardShowsWinner],
   ['a private room reached by its link', privateRoomByLink],
   ['a dropped connection shows reconnecting… and resumes the seat', reconnectAfterDrop],
+  ['a silent connection and going offline are noticed in seconds; back online at once', silentOutageNoticed],
   ['checkers: a forced double jump that crowns', checkersCrowning],
   ['chess: a promotion by drag and drop', chessPromotionByDrag],
   ['chess: a mated king is set apart on the board', chessMateShown],

@@ -30,11 +30,15 @@ export function updateClocks() {
     // Under ten seconds a clock turns red; a per-move clock only while it runs (it
     // starts each turn afresh) or once it has run out.
     const low = left < LOW_TIME_MS && (running || left === 0 || s.time_control?.kind !== 'per_move');
+    // Without a connection the page cannot know what the server's clocks say.
+    const uncertain = !app.ready;
     const text = formatClock(left);
-    if (node.textContent !== text) {
-      node.textContent = text;
-      node.setAttribute('aria-label', `${node.dataset.side}'s clock: ${text}`);
-    }
+    if (node.textContent !== text) node.textContent = text;
+    const label = `${node.dataset.side}'s clock: ${text}${uncertain ? ', uncertain until the connection is back' : ''}`;
+    if (node.getAttribute('aria-label') !== label) node.setAttribute('aria-label', label);
+    node.title = uncertain ? 'Not connected: this clock may be out of date until the connection is back.' : '';
+    node.dataset.uncertain = uncertain ? 'true' : 'false';
+    node.classList.toggle('uncertain', uncertain);
     node.dataset.running = running ? 'true' : 'false';
     node.dataset.low = low ? 'true' : 'false';
     node.classList.toggle('running', running);

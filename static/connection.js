@@ -1,10 +1,15 @@
 // The WebSocket to the server: one JSON object per frame, and reconnection with
 // exponential backoff (and some jitter) for as long as the page wants to be online.
-// It knows nothing of the protocol beyond JSON; actions.js says hello and messages.js
-// handles the messages.
+// It notices a connection that died without closing (a heartbeat of `ping`s, PROTOCOL.md
+// §6.16) and the browser going offline and back online. It knows nothing else of the
+// protocol beyond JSON; actions.js says hello and messages.js handles the messages.
 
 const BACKOFF_FIRST_MS = 1000;
 const BACKOFF_MAX_MS = 30000;
+/** How often a `ping` is sent while the socket is open. */
+const HEARTBEAT_EVERY_MS = 4000;
+/** How long the socket may stay silent (no `pong`, nor anything else) before it is given up. */
+const SILENT_DEAD_MS = 10000;
 
 function socketUrl() {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
@@ -31,6 +36,11 @@ export class Connection {
     this.countdownTimer = null;
     /** The server's own hint for the next reconnection (`shutdown.retry_after_ms`). */
     this.hintMs = null;
+    this.heartbeatTimer = null;
+    /** When anything last arrived on the open socket (Date.now()). */
+    this.lastHeard = 0;
+    window.addEventListener('offline', () => this.networkLost());
+    window.addEventListener('online', () => this.networkBack());
   }
 
   get isOpen() {
@@ -63,10 +73,12 @@ export class Connection {
     ws.addEventListener('open', () => {
       if (this.ws !== ws) return;
       this.hooks.status('connecting', 'signing in…');
+      this.startHeartbeat(ws);
       this.hooks.open();
     });
     ws.addEventListener('message', (event) => {
       if (this.ws !== ws || typeof event.data !== 'string') return;
+      this.lastHeard = Date.now();
       let msg;
       try {
         msg = JSON.parse(event.data);
@@ -74,15 +86,53 @@ export class Connection {
         console.warn('Parlor: ignoring a frame that is not JSON');
         return;
       }
-      if (msg && typeof msg === 'object') this.hooks.message(msg);
+      if (msg && typeof msg === 'object' && msg.type !== 'pong') this.hooks.message(msg);
     });
     ws.addEventListener('close', () => {
       if (this.ws !== ws) return;
-      this.ws = null;
-      if (this.wanted) this.scheduleRetry();
-      else this.hooks.status('offline');
-      this.hooks.closed();
+      this.lost();
     });
+  }
+
+  /** The socket is gone (closed, silent, or its network went away): reconnect as wanted. */
+  lost() {
+    const ws = this.ws;
+    this.ws = null;
+    this.stopHeartbeat();
+    // A dead socket's close handshake may never finish: do not wait for it.
+    if (ws && ws.readyState <= WebSocket.OPEN) ws.close(1000, 'gone silent');
+    if (this.wanted) this.scheduleRetry();
+    else this.hooks.status('offline');
+    this.hooks.closed();
+  }
+
+  /** Pings every few seconds, and gives the socket up once nothing has come for too long. */
+  startHeartbeat(ws) {
+    this.stopHeartbeat();
+    this.lastHeard = Date.now();
+    this.heartbeatTimer = setInterval(() => {
+      if (this.ws !== ws) return;
+      if (Date.now() - this.lastHeard > SILENT_DEAD_MS) this.lost();
+      else this.send({ type: 'ping' });
+    }, HEARTBEAT_EVERY_MS);
+  }
+
+  stopHeartbeat() {
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = null;
+  }
+
+  /** The browser says the network is gone: give the socket up, and wait for it to return. */
+  networkLost() {
+    if (!this.wanted) return;
+    if (this.ws) this.lost();
+    this.cancelRetry();
+    this.hooks.status('reconnecting', 'offline: reconnecting when the network is back…');
+  }
+
+  /** The network is back: reconnect now rather than at the next step of the backoff. */
+  networkBack() {
+    if (this.wanted && !this.isOpen) this.retryNow();
   }
 
   /** Closes the socket and stops reconnecting. */
@@ -107,6 +157,7 @@ export class Connection {
   drop() {
     const ws = this.ws;
     this.ws = null;
+    this.stopHeartbeat();
     if (ws && ws.readyState <= WebSocket.OPEN) ws.close(1000, 'bye');
   }
 

@@ -35,9 +35,9 @@ export class RoomListView {
     setInterval(() => this.preview(), PREVIEW_EVERY_MS);
   }
 
-  /** Before the page has signed in (or while it reconnects), reads the listed rooms once. */
+  /** Before the page has signed in (or while it reconnects, unless offline), reads the listed rooms once. */
   async preview() {
-    if (this.hooks.ready() || document.hidden) return;
+    if (this.hooks.ready() || document.hidden || !navigator.onLine) return;
     let rooms = null;
     let note = '';
     try {
