@@ -560,12 +560,30 @@ async function clocks() {
   if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
 }
 
-/** A 3 s per-move clock that runs out: red under 10 s, and the server ends the game. */
+/**
+ * A 3 s per-move clock that runs out: not red at once (low time is relative to the
+ * control: under 0.6 s here), the waiting side showing its whole 3 s, then red, and the
+ * server ends the game.
+ */
 async function timeout() {
   const problemsBefore = problems.length;
   await startBotGame('tictactoe', { clock: 'per_move:3000' });
+  const start = await page.evaluate(() => ['clock-0', 'clock-1'].map((id) => {
+    const node = document.querySelector(`[data-testid="${id}"]`);
+    return { text: node?.textContent, low: node?.dataset.low };
+  }));
+  if (start[0].low !== 'false') fail(`with 3 s a move, our clock is marked low at ${start[0].text}, at the start of the turn`);
+  // One move each, so that the bot's clock has run once: waiting again, it shows the
+  // whole allowance its next turn starts with, not what it left over.
+  const legal = JSON.parse(await tid('board').getAttribute('data-legal'));
+  await tid(`cell-${legal[0]}`).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.mine === 'true' &&
+    document.querySelectorAll('[data-testid="board"] .cell.occupied').length === 2, null, { timeout: 3000 })
+    .catch(() => fail('the bot did not answer our first move under the 3 s clock'));
+  const waiting = await tid('clock-1').textContent();
+  if (waiting !== '0:03.0') fail(`the waiting side of a 3 s per-move clock shows ${JSON.stringify(waiting)}, not its whole 0:03.0`);
   await page.waitForFunction(() => document.querySelector('[data-testid="clock-0"]')?.dataset.low === 'true', null, { timeout: 5000 })
-    .catch(() => fail('a running clock under 10 s is not marked low'));
+    .catch(() => fail('a running clock in its last fifth is not marked low'));
   const color = await tid('clock-0').evaluate((e) => getComputedStyle(e).color);
   const [r, g, b] = color.match(/\d+/g).map(Number);
   if (!(r > 150 && g < 100 && b < 100)) fail(`the low clock is not red: ${color}`);

@@ -6,15 +6,35 @@ import { app, ui } from './state.js';
 import { formatClock } from './time.js';
 
 const CLOCK_TICK_MS = 100;
+/** A clock is low under a fifth of the time it is given, and never above ten seconds. */
 const LOW_TIME_MS = 10000;
+const LOW_TIME_SHARE = 0.2;
 
-/** A seat's time left now: counted down from the state's reading if its clock runs. */
+/** The time each side is given: a per-move clock's allowance, a Fischer clock's base. */
+function allowanceOf(s) {
+  const tc = s?.time_control;
+  const ms = tc?.kind === 'per_move' ? tc.per_move_ms : tc?.kind === 'fischer' ? tc.base_ms : null;
+  return Number.isFinite(ms) && ms > 0 ? ms : null;
+}
+
+/** Below how much time left a clock is shown as low: relative to the control. */
+function lowTimeMs(s) {
+  const allowance = allowanceOf(s);
+  return allowance === null ? LOW_TIME_MS : Math.min(LOW_TIME_MS, allowance * LOW_TIME_SHARE);
+}
+
+/**
+ * A seat's time left now: counted down from the state's reading if its clock runs. The
+ * side waiting under a per-move clock shows the whole allowance its turn will start with.
+ */
 function clockLeft(s, seat, now = performance.now()) {
   const c = s?.clocks;
   if (!c || !Array.isArray(c.remaining_ms)) return null;
   const base = Number(c.remaining_ms[seat]);
   if (!Number.isFinite(base)) return null;
-  if (c.running === seat && s.status === 'playing') return Math.max(0, base - (now - app.clockAt));
+  if (s.status !== 'playing') return base;
+  if (c.running === seat) return Math.max(0, base - (now - app.clockAt));
+  if (s.time_control?.kind === 'per_move' && typeof c.running === 'number') return allowanceOf(s) ?? base;
   return base;
 }
 
@@ -27,9 +47,9 @@ export function updateClocks() {
     const left = clockLeft(s, seat, now);
     if (left === null) continue;
     const running = s.status === 'playing' && s.clocks?.running === seat;
-    // Under ten seconds a clock turns red; a per-move clock only while it runs (it
-    // starts each turn afresh) or once it has run out.
-    const low = left < LOW_TIME_MS && (running || left === 0 || s.time_control?.kind !== 'per_move');
+    // Low time (see lowTimeMs) turns a clock red; a per-move clock only while it runs
+    // (it starts each turn afresh) or once it has run out.
+    const low = left < lowTimeMs(s) && (running || left === 0 || s.time_control?.kind !== 'per_move');
     // Without a connection the page cannot know what the server's clocks say.
     const uncertain = !app.ready;
     const text = formatClock(left);
