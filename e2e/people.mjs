@@ -253,6 +253,12 @@ async function leaderboardShowsWinner() {
     .catch(async () => fail(`the leaderboard does not list Ann: ${await cara.tid('leaderboard').innerText()}`));
   const first = (await cara.page.locator('[data-testid="leaderboard"] li').first().innerText()).replace(/\s+/g, ' ');
   log(`leaderboard: ${first}`);
+  const scoreNote = await cara.tid('leaderboard-note').textContent();
+  if (!/best score/.test(scoreNote) || !/fewer moves/.test(scoreNote)) fail(`the leaderboard of scores does not say what a score is: ${JSON.stringify(scoreNote)}`);
+  await cara.tid('leaderboard-by').selectOption('rating');
+  await cara.page.waitForFunction(() => /Glicko-2/.test(document.querySelector('[data-testid="leaderboard-note"]').textContent), null, { timeout: 5000 })
+    .catch(async () => fail(`the leaderboard of ratings does not say what a rating is: ${JSON.stringify(await cara.tid('leaderboard-note').textContent())}`));
+  await cara.tid('leaderboard-by').selectOption('score');
   for (const who of [ann, ben, cara]) await who.tid('leave').click();
 }
 

@@ -5,6 +5,15 @@ import { gameTitle } from './boards/index.js';
 
 const LIMIT = 10;
 
+/** What each board ranks, in plain words (PROTOCOL.md §13.2–13.4). */
+const EXPLAINED = {
+  score: 'Each player\'s best score in this game. A win scores more the fewer moves it took and the less time '
+    + 'the winner spent thinking; a draw scores only for that time; a loss scores nothing. Games from a set position, '
+    + 'and games resigned, drawn or lost on time before each side made two moves, are not scored.',
+  rating: 'Glicko-2 ratings: everyone starts at 1500, and beating a stronger player gains more than beating a weaker '
+    + 'one. Games from a set position, aborted games and games that ended before each side made two moves are not rated.',
+};
+
 /** The leaderboard card: loads and draws one game's board at a time. */
 export class Leaderboard {
   /**
@@ -71,8 +80,9 @@ export class Leaderboard {
       }
       return item;
     }));
-    note.textContent = entries.length ? '' : by === 'rating'
+    const empty = by === 'rating'
       ? 'No ratings yet. Finish a game from the usual start to get a rating.'
       : 'No scores yet. Win or draw a game to get on the board.';
+    note.textContent = entries.length ? EXPLAINED[by] : `${empty} ${EXPLAINED[by]}`;
   }
 }
