@@ -274,6 +274,7 @@ async function privateRoomByLink() {
   if (!link.endsWith(`/?room=${room}`)) fail(`the invitation link is ${link}`);
   await cara.page.waitForTimeout(500);
   if (await cara.roomItem(room).count()) fail('a private room is listed in the lobby');
+  await visitorReadsInvitation(link);
   await ben.page.goto(link);
   await ben.page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.game === 'checkers', null, { timeout: 10_000 })
     .catch(() => fail('opening the link did not take Ben to the room'));
@@ -289,6 +290,23 @@ async function privateRoomByLink() {
   await ben.tid('result').waitFor({ state: 'visible' });
   await ben.tid('leave').click();
   await noProblems();
+}
+
+/** Someone opening an invitation before choosing a name is told whose room it is and which game. */
+async function visitorReadsInvitation(link) {
+  const context = await browser.newContext({ viewport: NARROW });
+  try {
+    const page = await context.newPage();
+    watchPage(page, problems, 'the invited visitor\'s page');
+    await page.goto(link);
+    const notice = page.locator('[data-testid="notice"]');
+    await notice.waitFor({ state: 'visible', timeout: 5000 }).catch(() => fail('opening an invitation before signing in says nothing about it'));
+    const text = await notice.innerText();
+    if (!text.includes('Ann') || !text.includes('Checkers') || !text.includes('open seat')) fail(`the invitation reads ${JSON.stringify(text)}`);
+    log(`invitation, before signing in: "${text}"`);
+  } finally {
+    await context.close().catch(() => {});
+  }
 }
 
 /**

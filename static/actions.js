@@ -170,12 +170,39 @@ export function quickJoin() {
   send(msg);
 }
 
+/**
+ * Says, until the link is followed, what a `/?room=` link leads to: whose room, which
+ * game, and whether a seat is open, so that whoever opens it knows before signing in.
+ */
+export async function announceLink() {
+  const id = app.linkedRoom;
+  if (!id) return;
+  let state = null;
+  try {
+    const res = await fetch(`/api/rooms/${encodeURIComponent(id)}`, { headers: { accept: 'application/json' } });
+    if (res.ok) state = await res.json();
+  } catch {
+    return; // followLink says what went wrong, once signed in
+  }
+  if (app.linkedRoom !== id || !state) return;
+  const seats = Array.isArray(state.seats) ? state.seats : [];
+  const people = seats.filter((x) => x.kind === 'human' && x.name).map((x) => x.name);
+  const game = gameTitle(state.game);
+  const open = state.status === 'waiting' && seats.some((x) => x.kind === 'open');
+  const whose = people.length ? `${people[0]}’s` : 'a';
+  const text = open
+    ? `You are invited to ${whose} game of ${game}: enter your name to take the open seat.`
+    : `This link opens ${whose} game of ${game}: enter your name to watch it.`;
+  showNotice(text, 'invitation');
+}
+
 /** Opens the room of a `/?room=` link: its open seat if there is one, else to watch. */
 export async function followLink() {
   const id = app.linkedRoom;
   if (!id) return;
   app.linkedRoom = null;
   forgetRoomInAddress();
+  if (ui.notice.dataset.kind === 'invitation') showNotice('');
   if (app.room?.id === id) return;
   if (app.room) {
     showNotice('Leave the room you are in, then open the link again to go to the other room.');

@@ -34,6 +34,7 @@ import { dispatch } from './messages.js';
 import {
   hello, connect, subscribeLobby, createRoom, quickJoin, joinRoom, watchRoom, onCopyLink,
   onConnect, onChangeName, onTimeControlChange, roomRequest, onResign, onLeave, setLobbyGame,
+  announceLink,
 } from './actions.js';
 import { render, listGames } from './render.js';
 import { storedEndSentence } from './result.js';
@@ -116,6 +117,7 @@ function init() {
   const savedFilter = local.get(KEY_FILTER);
   if (savedFilter && [...ui['rooms-filter'].options].some((o) => o.value === savedFilter)) ui['rooms-filter'].value = savedFilter;
   app.linkedRoom = roomFromAddress();
+  announceLink();
   const savedGame = local.get(KEY_GAME);
   setLobbyGame(GAMES[savedGame] ? savedGame : DEFAULT_GAME);
   ui['game-pick'].addEventListener('change', (event) => {
