@@ -337,7 +337,7 @@ async function reconnectAfterDrop() {
   const shown = await ben.tid('connection').textContent();
   const status = await ben.tid('status').textContent();
   await ben.screenshot('reconnecting');
-  await ben.page.waitForFunction(() => document.querySelector('[data-testid="connection"]').dataset.state === 'online', null, { timeout: 10_000 })
+  await untilOnline(ben, 10_000)
     .catch(() => fail('the page did not reconnect by itself'));
   await ben.myTurn('chess');
   await ben.tid('cell-e7').click();
@@ -350,9 +350,9 @@ async function reconnectAfterDrop() {
   await ben.tid('leave').click();
 }
 
-/** The connection pill's state on `who`'s page: 'online', 'reconnecting'… */
-function pillState(who) {
-  return who.tid('connection').getAttribute('data-state');
+/** Waits up to `timeout` ms for `who`'s connection pill to say online. */
+function untilOnline(who, timeout) {
+  return who.page.waitForFunction(() => document.querySelector('[data-testid="connection"]').dataset.state === 'online', null, { timeout });
 }
 
 /**
@@ -388,7 +388,7 @@ async function silentOutageNoticed() {
   const uncertain = await ben.page.locator('[data-testid="seats"] .clock[data-uncertain="true"]').count();
   if (uncertain !== 2) fail(`while disconnected, ${uncertain} of the 2 clocks are shown as uncertain`);
   await ben.screenshot('outage-clocks');
-  await ben.page.waitForFunction(() => document.querySelector('[data-testid="connection"]').dataset.state === 'online', null, { timeout: 10_000 })
+  await untilOnline(ben, 10_000)
     .catch(() => fail('after a silent connection was given up the page did not reconnect'));
   await ben.myTurn('chess');
   if (await ben.page.locator('[data-testid="seats"] .clock[data-uncertain="true"]').count()) fail('back online, the clocks are still shown as uncertain');
@@ -397,10 +397,10 @@ async function silentOutageNoticed() {
   await ben.page.waitForFunction(() => /offline/.test(document.querySelector('[data-testid="connection"]').textContent), null, { timeout: 3000 })
     .catch(async () => fail(`a second after the browser went offline the pill says ${JSON.stringify(await ben.tid('connection').textContent())}`));
   await ben.page.waitForTimeout(3000);
-  if (await pillState(ben) === 'online') fail('offline, the page went back online');
+  if (await ben.tid('connection').getAttribute('data-state') === 'online') fail('offline, the page went back online');
   await ben.page.context().setOffline(false);
   const back = Date.now();
-  await ben.page.waitForFunction(() => document.querySelector('[data-testid="connection"]').dataset.state === 'online', null, { timeout: 5000 })
+  await untilOnline(ben, 5000)
     .catch(() => fail('the page did not reconnect within 5 s of the network coming back'));
   log(`outage: a silent connection was given up after ${noticed} ms (clocks shown as uncertain); offline was noticed at once; back online ${Date.now() - back} ms after the network`);
   await ben.myTurn('chess');

@@ -171,19 +171,28 @@ export function quickJoin() {
 }
 
 /**
+ * A room's current state from `GET /api/rooms/{id}`: `{ gone: true }` if there is no
+ * such room, `{ state }` otherwise (`state` null when it could not be read).
+ */
+async function readRoom(id) {
+  try {
+    const res = await fetch(`/api/rooms/${encodeURIComponent(id)}`, { headers: { accept: 'application/json' } });
+    if (res.status === 404) return { gone: true };
+    return { state: res.ok ? await res.json() : null };
+  } catch {
+    return { state: null };
+  }
+}
+
+/**
  * Says, until the link is followed, what a `/?room=` link leads to: whose room, which
  * game, and whether a seat is open, so that whoever opens it knows before signing in.
  */
 export async function announceLink() {
   const id = app.linkedRoom;
   if (!id) return;
-  let state = null;
-  try {
-    const res = await fetch(`/api/rooms/${encodeURIComponent(id)}`, { headers: { accept: 'application/json' } });
-    if (res.ok) state = await res.json();
-  } catch {
-    return; // followLink says what went wrong, once signed in
-  }
+  // A room gone or unreadable is told by followLink, once signed in.
+  const { state } = await readRoom(id);
   if (app.linkedRoom !== id || !state) return;
   const seats = Array.isArray(state.seats) ? state.seats : [];
   const people = seats.filter((x) => x.kind === 'human' && x.name).map((x) => x.name);
@@ -208,16 +217,11 @@ export async function followLink() {
     showNotice('Leave the room you are in, then open the link again to go to the other room.');
     return;
   }
-  let state = null;
-  try {
-    const res = await fetch(`/api/rooms/${encodeURIComponent(id)}`, { headers: { accept: 'application/json' } });
-    if (res.status === 404) {
-      showError('The room in that link no longer exists. Start a new game, or ask for a new link.', 'unknown_room');
-      return;
-    }
-    if (res.ok) state = await res.json();
-  } catch {
-    // Watching still works without knowing the seats.
+  // Watching still works without knowing the seats.
+  const { gone, state } = await readRoom(id);
+  if (gone) {
+    showError('The room in that link no longer exists. Start a new game, or ask for a new link.', 'unknown_room');
+    return;
   }
   if (app.room || !requireOnline()) return;
   const seats = Array.isArray(state?.seats) ? state.seats : [];

@@ -96,11 +96,8 @@ export class Connection {
 
   /** The socket is gone (closed, silent, or its network went away): reconnect as wanted. */
   lost() {
-    const ws = this.ws;
-    this.ws = null;
-    this.stopHeartbeat();
-    // A dead socket's close handshake may never finish: do not wait for it.
-    if (ws && ws.readyState <= WebSocket.OPEN) ws.close(1000, 'gone silent');
+    // A dead socket's close handshake may never finish: drop it without waiting.
+    this.drop();
     if (this.wanted) this.scheduleRetry();
     else this.hooks.status('offline');
     this.hooks.closed();
