@@ -2,7 +2,9 @@
 //!
 //! A room's clock knows the time control, each seat's remaining time and whose clock is
 //! running. The room asks it when the running side would flag and tells it when a move
-//! is made.
+//! is made. As players know it from Lichess, a side's clock starts only once that side
+//! has made its first move: before that, the room's first-move abort guards against a
+//! no-show, and the clock stands still.
 
 use std::time::Duration;
 
@@ -23,6 +25,8 @@ pub(crate) struct Clock {
     remaining_ms: [u64; 2],
     /// The seat whose clock runs, and since when.
     running: Option<(Seat, Instant)>,
+    /// Which seats have made their first move (only theirs can run).
+    moved: [bool; 2],
 }
 
 impl Clock {
@@ -33,6 +37,7 @@ impl Clock {
             control,
             remaining_ms: [initial, initial],
             running: None,
+            moved: [false; 2],
         }
     }
 
@@ -41,7 +46,8 @@ impl Clock {
         self.control
     }
 
-    /// Starts `seat`'s clock at `now` (a per-move clock is reset to the full time).
+    /// Begins `seat`'s turn at `now`: a per-move clock is reset to the full time, and the
+    /// clock runs if `seat` has made its first move (before that it stands still).
     pub(crate) fn start(&mut self, seat: Seat, now: Instant) {
         if self.control == TimeControl::None {
             return;
@@ -49,7 +55,7 @@ impl Clock {
         if let TimeControl::PerMove { per_move_ms } = self.control {
             self.remaining_ms[seat.index()] = per_move_ms;
         }
-        self.running = Some((seat, now));
+        self.running = self.moved[seat.index()].then_some((seat, now));
     }
 
     /// Sets the clocks as a resumed game had them: each side's remaining time as stored
@@ -67,12 +73,16 @@ impl Clock {
         if let Some(remaining_ms) = remaining_ms {
             self.remaining_ms = remaining_ms;
         }
-        self.running = next.map(|seat| (seat, now));
+        self.running = next
+            .filter(|seat| self.moved[seat.index()])
+            .map(|seat| (seat, now));
     }
 
-    /// Stops the running clock for a move received at `now`: charges the time used and
+    /// Stops the clock for `seat`'s move received at `now`: charges the time used and
     /// adds the increment; a move that came too late flags instead (the time is then 0).
-    pub(crate) fn stop(&mut self, now: Instant) -> Result<(), Flagged> {
+    /// A side's first move costs nothing and gains nothing: its clock was not running.
+    pub(crate) fn stop(&mut self, seat: Seat, now: Instant) -> Result<(), Flagged> {
+        self.moved[seat.index()] = true;
         let Some((seat, since)) = self.running.take() else {
             return Ok(());
         };
@@ -149,14 +159,47 @@ mod tests {
         Duration::from_millis(n)
     }
 
+    /// A clock under `control` once both sides have made their (free) first moves
+    /// before `t0`, with `seat`'s turn beginning at `t0`.
+    fn after_the_opening(control: TimeControl, seat: Seat, t0: Instant) -> Clock {
+        let mut clock = Clock::new(control);
+        for mover in [seat, seat.other()] {
+            clock.start(mover, t0);
+            assert_eq!(clock.stop(mover, t0), Ok(()));
+        }
+        clock.start(seat, t0);
+        clock
+    }
+
     #[test]
-    fn a_resumed_clock_runs_from_the_stored_time_charging_nothing_for_the_gap() {
+    fn each_sides_clock_stands_still_until_its_first_move() {
         let t0 = Instant::now();
         let mut clock = Clock::new(TimeControl::Fischer {
             base_ms: 60_000,
-            increment_ms: 0,
+            increment_ms: 2_000,
         });
         clock.start(Seat::First, t0);
+        assert_eq!(clock.running(), None);
+        assert_eq!(clock.deadline(), None);
+        assert_eq!(clock.remaining_at(t0 + ms(20_000)), Some([60_000, 60_000]));
+        assert_eq!(clock.stop(Seat::First, t0 + ms(20_000)), Ok(()));
+        clock.start(Seat::Second, t0 + ms(20_000));
+        assert_eq!(clock.running(), None);
+        assert_eq!(clock.stop(Seat::Second, t0 + ms(45_000)), Ok(()));
+        assert_eq!(clock.remaining_at(t0 + ms(45_000)), Some([60_000, 60_000]));
+        clock.start(Seat::First, t0 + ms(45_000));
+        assert_eq!(clock.running(), Some(Seat::First));
+        assert_eq!(clock.remaining_at(t0 + ms(46_000)), Some([59_000, 60_000]));
+    }
+
+    #[test]
+    fn a_resumed_clock_runs_from_the_stored_time_charging_nothing_for_the_gap() {
+        let t0 = Instant::now();
+        let control = TimeControl::Fischer {
+            base_ms: 60_000,
+            increment_ms: 0,
+        };
+        let mut clock = after_the_opening(control, Seat::First, t0);
         let resumed_at = t0 + ms(30_000);
         clock.resume(Some([41_000, 52_000]), Some(Seat::Second), resumed_at);
         assert_eq!(clock.remaining_at(resumed_at), Some([41_000, 52_000]));
@@ -171,16 +214,30 @@ mod tests {
     }
 
     #[test]
-    fn fischer_charges_time_used_and_adds_the_increment() {
+    fn a_game_resumed_before_a_sides_first_move_keeps_that_clock_still() {
         let t0 = Instant::now();
         let mut clock = Clock::new(TimeControl::Fischer {
-            base_ms: 1_000,
-            increment_ms: 100,
+            base_ms: 60_000,
+            increment_ms: 0,
         });
         clock.start(Seat::First, t0);
+        assert_eq!(clock.stop(Seat::First, t0 + ms(5_000)), Ok(()));
+        clock.resume(Some([60_000, 60_000]), Some(Seat::Second), t0 + ms(9_000));
+        assert_eq!(clock.running(), None);
+        assert_eq!(clock.deadline(), None);
+    }
+
+    #[test]
+    fn fischer_charges_time_used_and_adds_the_increment() {
+        let t0 = Instant::now();
+        let control = TimeControl::Fischer {
+            base_ms: 1_000,
+            increment_ms: 100,
+        };
+        let mut clock = after_the_opening(control, Seat::First, t0);
         assert_eq!(clock.deadline(), Some((Seat::First, t0 + ms(1_000))));
         assert_eq!(clock.remaining_at(t0 + ms(300)), Some([700, 1_000]));
-        assert_eq!(clock.stop(t0 + ms(300)), Ok(()));
+        assert_eq!(clock.stop(Seat::First, t0 + ms(300)), Ok(()));
         assert_eq!(clock.remaining_at(t0 + ms(300)), Some([800, 1_000]));
         clock.start(Seat::Second, t0 + ms(300));
         assert_eq!(clock.running(), Some(Seat::Second));
@@ -190,21 +247,24 @@ mod tests {
     #[test]
     fn a_late_move_flags_and_leaves_zero() {
         let t0 = Instant::now();
-        let mut clock = Clock::new(TimeControl::Fischer {
+        let control = TimeControl::Fischer {
             base_ms: 500,
             increment_ms: 1_000,
-        });
-        clock.start(Seat::Second, t0);
-        assert_eq!(clock.stop(t0 + ms(501)), Err(Flagged(Seat::Second)));
+        };
+        let mut clock = after_the_opening(control, Seat::Second, t0);
+        assert_eq!(
+            clock.stop(Seat::Second, t0 + ms(501)),
+            Err(Flagged(Seat::Second))
+        );
         assert_eq!(clock.remaining_at(t0 + ms(501)), Some([500, 0]));
     }
 
     #[test]
     fn per_move_resets_every_turn() {
         let t0 = Instant::now();
-        let mut clock = Clock::new(TimeControl::PerMove { per_move_ms: 3_000 });
-        clock.start(Seat::First, t0);
-        assert_eq!(clock.stop(t0 + ms(2_900)), Ok(()));
+        let control = TimeControl::PerMove { per_move_ms: 3_000 };
+        let mut clock = after_the_opening(control, Seat::First, t0);
+        assert_eq!(clock.stop(Seat::First, t0 + ms(2_900)), Ok(()));
         clock.start(Seat::First, t0 + ms(5_000));
         assert_eq!(clock.remaining_at(t0 + ms(5_000)), Some([3_000, 3_000]));
         assert_eq!(clock.deadline(), Some((Seat::First, t0 + ms(8_000))));
@@ -213,21 +273,20 @@ mod tests {
     #[test]
     fn no_time_control_never_runs() {
         let t0 = Instant::now();
-        let mut clock = Clock::new(TimeControl::None);
-        clock.start(Seat::First, t0);
+        let mut clock = after_the_opening(TimeControl::None, Seat::First, t0);
         assert_eq!(clock.deadline(), None);
         assert_eq!(clock.remaining_at(t0), None);
-        assert_eq!(clock.stop(t0 + ms(1_000_000)), Ok(()));
+        assert_eq!(clock.stop(Seat::First, t0 + ms(1_000_000)), Ok(()));
     }
 
     #[test]
     fn halting_charges_the_running_side() {
         let t0 = Instant::now();
-        let mut clock = Clock::new(TimeControl::Fischer {
+        let control = TimeControl::Fischer {
             base_ms: 1_000,
             increment_ms: 0,
-        });
-        clock.start(Seat::First, t0);
+        };
+        let mut clock = after_the_opening(control, Seat::First, t0);
         clock.halt(t0 + ms(250));
         assert_eq!(clock.running(), None);
         assert_eq!(clock.remaining_at(t0 + ms(9_999)), Some([750, 1_000]));

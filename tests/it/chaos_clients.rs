@@ -318,6 +318,12 @@ pub(crate) fn check_stored_game(
             }
         }
         let mover = stored["seat"].as_u64().unwrap() as usize;
+        // A side's first move is free: its clock had not started.
+        let first_of_mover = moves
+            .iter()
+            .find(|earlier| earlier["seat"] == stored["seat"])
+            .is_some_and(|earliest| earliest["ply"] == stored["ply"]);
+        let think = if first_of_mover { 0 } else { think };
         let clocks: Vec<u64> = match stored["clocks_ms"].as_array() {
             Some(clocks) => clocks.iter().map(|ms| ms.as_u64().unwrap()).collect(),
             None => {
@@ -337,8 +343,11 @@ pub(crate) fn check_stored_game(
                         .map(|ms| ms.as_u64().unwrap())
                         .collect()
                 });
+                let increment = control["increment_ms"].as_u64().unwrap();
                 let mut after = before;
-                after[mover] = after[mover] - think + control["increment_ms"].as_u64().unwrap();
+                if !first_of_mover {
+                    after[mover] = after[mover] - think + increment;
+                }
                 after
             }
             Some("per_move") => {

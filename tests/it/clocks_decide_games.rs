@@ -18,16 +18,26 @@ async fn running_out_of_time_loses_and_the_increment_is_added() {
     let (room, snapshot) = alice.create_game("chess", ["me", "open"], options).await;
     assert_eq!(snapshot.unwrap()["time_control"], fischer(1_500, 1_000));
     let started = bob.join(&room, 1).await;
-    assert_eq!(started["clocks"]["running"], 0);
+    // Each side's clock starts only with its own first move, as on Lichess.
+    assert_eq!(started["clocks"]["running"], Value::Null, "{started}");
 
     alice.play(&room, "e2e4").await;
     let after = bob.until_state(|s| s["moves"] == 1).await;
+    assert_eq!(after["clocks"]["running"], Value::Null, "{after}");
+    assert_eq!(after["clocks"]["remaining_ms"], json!([1_500, 1_500]));
+    bob.play(&room, "e7e5").await;
+    let after = alice.until_state(|s| s["moves"] == 2).await;
+    assert_eq!(after["clocks"]["running"], 0, "{after}");
+    assert_eq!(after["clocks"]["remaining_ms"], json!([1_500, 1_500]));
+
+    alice.play(&room, "d2d4").await;
+    let after = bob.until_state(|s| s["moves"] == 3).await;
     let white_left = after["clocks"]["remaining_ms"][0].as_u64().unwrap();
     // 1,500 ms minus the moment the move took, plus the 1,000 ms increment.
     assert!((2_000..=2_500).contains(&white_left), "{after}");
     assert_eq!(after["clocks"]["running"], 1);
 
-    // Bob never moves: the room flags him by itself.
+    // Bob never moves again: the room flags him by itself.
     let over = alice.until("game_over").await;
     assert_eq!(over["reason"], "timeout");
     assert_eq!(over["winner"], 0);
@@ -35,7 +45,8 @@ async fn running_out_of_time_loses_and_the_increment_is_added() {
         .get_json(&format!("/api/games/{}", over["game_id"].as_str().unwrap()))
         .await
         .1;
-    let clocks = &game["moves"][0]["clocks_ms"];
+    assert_eq!(game["moves"][0]["clocks_ms"], json!([1_500, 1_500]));
+    let clocks = &game["moves"][2]["clocks_ms"];
     assert!(
         clocks[0].as_i64().unwrap() >= 2_000,
         "stored clocks after the move: {game}"
@@ -52,7 +63,10 @@ async fn running_out_of_time_loses_and_the_increment_is_added() {
     .await
     .unwrap();
     assert!(pgn.contains("[TimeControl \"1.500+1\"]"), "{pgn}");
-    assert!(pgn.contains("1. e4 { [%clk 0:00:02] } 1-0"), "{pgn}");
+    assert!(
+        pgn.contains("1. e4 { [%clk 0:00:01] } e5 { [%clk 0:00:01] } 2. d4 { [%clk 0:00:02] } 1-0"),
+        "{pgn}"
+    );
     server.stop().await;
 }
 
@@ -66,6 +80,9 @@ async fn a_timeout_against_a_bare_king_is_a_draw() {
         json!({"start": "7k/8/8/8/8/8/8/1Q5K w - - 0 1", "time_control": fischer(300, 0)});
     let (room, _) = alice.create_game("chess", ["me", "open"], options).await;
     bob.join(&room, 1).await;
+    alice.play(&room, "b1b3").await;
+    bob.until_state(|s| s["moves"] == 1).await;
+    bob.play(&room, "h8g7").await;
     // White, with a queen, lets the clock run out; Black's lone king could never mate.
     let over = bob.until("game_over").await;
     assert_eq!(over["reason"], "timeout_vs_insufficient_material");

@@ -99,7 +99,7 @@ impl RoomState {
             ));
         };
         let mut clock = self.clock.clone();
-        if clock.stop(received).is_err() {
+        if clock.stop(seat, received).is_err() {
             return Err(ClientError::new(
                 ErrorCode::OutOfTime,
                 "Your time ran out before this move arrived, so it was not played; the game ends on time.",

@@ -115,7 +115,15 @@ fn a_dropped_connection_is_announced_by_the_timer_not_at_once() {
     assert_eq!((state.spectators, state.seats[1].connected), (0, false));
 }
 
+/// Alice and Bob under a Fischer clock, each side's free first move made at `t0`.
 fn fischer(base_ms: u64, increment_ms: u64) -> Fixture {
+    let mut fx = fischer_before_any_move(base_ms, increment_ms);
+    fx.play(Seat::First, "4", fx.t0).unwrap();
+    fx.play(Seat::Second, "8", fx.t0).unwrap();
+    fx
+}
+
+fn fischer_before_any_move(base_ms: u64, increment_ms: u64) -> Fixture {
     let options = RoomOptions {
         time_control: TimeControl::Fischer {
             base_ms,
@@ -135,6 +143,26 @@ fn a_move_after_the_flag_is_refused_out_of_time() {
     let late = fx.human_move(&alice(), ALICE, "0", fx.at(ms(1_001)));
     assert_eq!(code(late), ErrorCode::OutOfTime);
     assert_eq!(fx.room.status(), Status::Playing);
+}
+
+#[test]
+fn each_sides_first_move_is_free_and_only_then_its_clock_runs() {
+    let mut fx = fischer_before_any_move(1_000, 500);
+    assert_eq!(fx.room.clock.running(), None);
+    assert_eq!(
+        fx.room.next_deadline(),
+        Some(fx.t0 + secs(Config::default().rooms.first_move_secs)),
+        "no flag, only the first-move abort guards the opening"
+    );
+    fx.play(Seat::First, "4", fx.at(ms(5_000))).unwrap();
+    assert_eq!(fx.room.clock.running(), None, "Bob has not moved yet");
+    fx.play(Seat::Second, "8", fx.at(ms(9_000))).unwrap();
+    assert_eq!(fx.room.clock.running(), Some(Seat::First));
+    assert_eq!(
+        fx.room.clock.remaining_at(fx.at(ms(9_000))),
+        Some([1_000, 1_000]),
+        "neither first move was charged, nor given the increment"
+    );
 }
 
 #[test]
@@ -159,8 +187,10 @@ fn a_stored_move_carries_both_clocks_as_the_state_after_it_shows_them() {
     let mut fx = Fixture::new([SeatSpec::Open, SeatSpec::Open], options);
     fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
     fx.join(bob(), Seat::Second, BOB, fx.t0).unwrap();
+    fx.play(Seat::First, "4", fx.t0).unwrap();
+    fx.play(Seat::Second, "8", fx.t0).unwrap();
     let mut clocks = Vec::new();
-    for (seat, cell, at) in [(Seat::First, "0", 1_500), (Seat::Second, "4", 1_900)] {
+    for (seat, cell, at) in [(Seat::First, "0", 1_500), (Seat::Second, "2", 1_900)] {
         let at = fx.at(ms(at));
         let pending = fx.room.prepare_move(seat, cell, at, fx.now(at)).unwrap();
         let stored = pending.record.clocks_ms;
@@ -180,7 +210,7 @@ fn a_stored_move_carries_both_clocks_as_the_state_after_it_shows_them() {
 fn running_out_of_time_loses() {
     let mut fx = fischer(60_000, 0);
     fx.play(Seat::First, "0", fx.t0).unwrap();
-    fx.play(Seat::Second, "4", fx.t0).unwrap();
+    fx.play(Seat::Second, "1", fx.t0).unwrap();
     let flag = fx.room.next_deadline().unwrap();
     assert_eq!(flag, fx.at(secs(60)));
     let effects = fx.tick(flag).unwrap();
