@@ -83,6 +83,9 @@ pub struct ServerConfig {
     pub ping_interval_secs: u64,
     /// A connection silent for this many seconds is closed.
     pub client_timeout_secs: u64,
+    /// A connection that keeps a heartbeat (has sent a `ping` message) and is then silent
+    /// for this many seconds is closed: its player shows as not connected sooner.
+    pub heartbeat_timeout_secs: u64,
     /// A connection that has not said `hello` this many seconds after opening is closed.
     pub hello_timeout_secs: u64,
     /// A connection whose socket accepts none of a frame for this many seconds (a client
@@ -111,6 +114,7 @@ impl Default for ServerConfig {
             port: 8080,
             ping_interval_secs: 15,
             client_timeout_secs: 45,
+            heartbeat_timeout_secs: 15,
             hello_timeout_secs: 10,
             write_timeout_secs: 10,
             allowed_origins: Vec::new(),
@@ -442,6 +446,14 @@ impl Config {
             return out_of_range(
                 "server.client_timeout_secs",
                 "must be greater than server.ping_interval_secs",
+            );
+        }
+        if self.server.heartbeat_timeout_secs == 0
+            || self.server.heartbeat_timeout_secs > self.server.client_timeout_secs
+        {
+            return out_of_range(
+                "server.heartbeat_timeout_secs",
+                "must be from 1 to server.client_timeout_secs",
             );
         }
         if self.server.hello_timeout_secs == 0 {

@@ -170,7 +170,10 @@ impl Connection {
                 self.quick_join(game, time_control, reference).await
             }
             // Needs no hello: a heartbeat may start as soon as the socket opens.
-            ClientMsg::Ping {} => Ok(vec![ServerMsg::Pong { reference }]),
+            ClientMsg::Ping {} => {
+                self.on_heartbeat = true;
+                Ok(vec![ServerMsg::Pong { reference }])
+            }
             ClientMsg::ListRooms {} => {
                 self.player()?;
                 Ok(vec![ServerMsg::Rooms {

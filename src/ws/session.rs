@@ -56,6 +56,9 @@ pub(super) struct Connection {
     pub(super) address: IpAddr,
     /// Rooms this connection may still create this minute.
     pub(super) room_budget: Budget,
+    /// The client has sent a `ping` message: it keeps a heartbeat, so a shorter silence
+    /// (`server.heartbeat_timeout_secs`) means it is gone.
+    pub(super) on_heartbeat: bool,
 }
 
 /// How a session ends.
@@ -121,7 +124,8 @@ pub(crate) async fn run(opened: Box<Opened>) {
     let shutdown = app.shutdown.clone();
     let server = &app.config.server;
     let ping_every = Duration::from_secs(server.ping_interval_secs);
-    let timeout = Duration::from_secs(server.client_timeout_secs);
+    let mut timeout = Duration::from_secs(server.client_timeout_secs);
+    let heartbeat_timeout = Duration::from_secs(server.heartbeat_timeout_secs);
     let hello_within = Duration::from_secs(server.hello_timeout_secs);
     let write_timeout = Duration::from_secs(server.write_timeout_secs);
     let mut writer = Writer::new(session, socket.clone(), write_timeout);
@@ -136,6 +140,7 @@ pub(crate) async fn run(opened: Box<Opened>) {
         lobby: None,
         address,
         room_budget: budgets.rooms,
+        on_heartbeat: false,
     };
     let kick = connection.subscriber.kick.clone();
     let moved = connection.subscriber.moved.clone();
@@ -211,6 +216,10 @@ pub(crate) async fn run(opened: Box<Opened>) {
                         // Boxed: handling a request holds far more state than waiting
                         // for one, and an idle connection should not carry it.
                         let replies = Box::pin(connection.on_text(&text, received)).await;
+                        if connection.on_heartbeat && timeout > heartbeat_timeout {
+                            timeout = heartbeat_timeout;
+                            silence.as_mut().reset(last_heard + timeout);
+                        }
                         write_or_end!(all writer, replies);
                     }
                     Some(Ok(AggregatedMessage::Binary(_))) => {
@@ -241,7 +250,8 @@ pub(crate) async fn run(opened: Box<Opened>) {
                     silence.as_mut().reset(quiet_until);
                     continue;
                 }
-                break End::close(CloseCode::Normal, Some("no messages or pongs for too long".into()), "timed out");
+                let reason = if connection.on_heartbeat { "no ping for too long" } else { "no messages or pongs for too long" };
+                break End::close(CloseCode::Normal, Some(reason.into()), "timed out");
             }
             _ = ping.tick() => write_or_end!(writer, Outbound::Ping),
         }

@@ -314,15 +314,12 @@ impl TestServer {
 
     /// A value from `/metrics` (a metric without labels).
     pub(crate) async fn metric(&self, name: &str) -> f64 {
-        let text = reqwest::get(self.url("/metrics"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let response = reqwest::get(self.url("/metrics")).await.unwrap();
+        let status = response.status();
+        let text = response.text().await.unwrap();
         text.lines()
             .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
-            .unwrap_or_else(|| panic!("no metric {name}"))
+            .unwrap_or_else(|| panic!("no metric {name} in the {status} answer: {text:.400}"))
             .trim()
             .parse()
             .unwrap()
