@@ -184,7 +184,13 @@ pub(crate) async fn run(opened: Box<Opened>) {
                 break End::close(CloseCode::Policy, Some(reason), "no hello in time");
             }
             frame = stream.recv() => {
-                last_heard = Instant::now();
+                // On a heartbeat only messages show the client is there: a WebSocket
+                // pong may come from a browser whose page is frozen.
+                let from_the_client = !connection.on_heartbeat
+                    || matches!(frame, Some(Ok(AggregatedMessage::Text(_) | AggregatedMessage::Binary(_))));
+                if from_the_client {
+                    last_heard = Instant::now();
+                }
                 match frame {
                     None => break End::Gone("closed by peer"),
                     Some(Err(error)) => {
