@@ -6,10 +6,10 @@
 
 const BACKOFF_FIRST_MS = 1000;
 const BACKOFF_MAX_MS = 30000;
-/** How often a `ping` is sent while the socket is open. */
+/** How often a `ping` is sent while the socket is open (the server expects one within 15 s). */
 const HEARTBEAT_EVERY_MS = 4000;
-/** How long the socket may stay silent (no `pong`, nor anything else) before it is given up. */
-const SILENT_DEAD_MS = 10000;
+/** How long a `ping` may go unanswered (nothing at all arriving) before the socket is given up. */
+const PONG_PATIENCE_MS = 6000;
 
 function socketUrl() {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
@@ -36,9 +36,13 @@ export class Connection {
     this.countdownTimer = null;
     /** The server's own hint for the next reconnection (`shutdown.retry_after_ms`). */
     this.hintMs = null;
+    /** The heartbeat's ticks: a worker's (see heartbeat_worker.js), else a page timer. */
+    this.metronome = null;
     this.heartbeatTimer = null;
     /** When anything last arrived on the open socket (Date.now()). */
     this.lastHeard = 0;
+    /** When the last `ping` was sent (Date.now()); unanswered while later than lastHeard. */
+    this.pingSentAt = 0;
     window.addEventListener('offline', () => this.networkLost());
     window.addEventListener('online', () => this.networkBack());
   }
@@ -103,18 +107,42 @@ export class Connection {
     this.hooks.closed();
   }
 
-  /** Pings every few seconds, and gives the socket up once nothing has come for too long. */
+  /**
+   * Pings every few seconds, and gives the socket up once a ping has gone unanswered for
+   * too long. Only an unanswered ping counts: ticks that come late (a hidden page's
+   * timers slowed down) never make a live socket look dead.
+   */
   startHeartbeat(ws) {
     this.stopHeartbeat();
     this.lastHeard = Date.now();
-    this.heartbeatTimer = setInterval(() => {
+    this.pingSentAt = 0;
+    const beat = () => {
       if (this.ws !== ws) return;
-      if (Date.now() - this.lastHeard > SILENT_DEAD_MS) this.lost();
-      else this.send({ type: 'ping' });
-    }, HEARTBEAT_EVERY_MS);
+      const now = Date.now();
+      const awaiting = this.pingSentAt > this.lastHeard;
+      if (awaiting && now - this.pingSentAt > PONG_PATIENCE_MS) this.lost();
+      else if (!awaiting && this.send({ type: 'ping' })) this.pingSentAt = now;
+    };
+    this.metronome ??= this.makeMetronome();
+    if (this.metronome) {
+      this.metronome.onmessage = beat;
+      this.metronome.postMessage({ every: HEARTBEAT_EVERY_MS });
+    } else {
+      this.heartbeatTimer = setInterval(beat, HEARTBEAT_EVERY_MS);
+    }
+  }
+
+  /** A worker that ticks for the heartbeat, or null where workers cannot start. */
+  makeMetronome() {
+    try {
+      return new Worker(new URL('./heartbeat_worker.js', import.meta.url));
+    } catch {
+      return null;
+    }
   }
 
   stopHeartbeat() {
+    this.metronome?.postMessage({ every: 0 });
     clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = null;
   }
