@@ -357,41 +357,59 @@ function untilOnline(who, timeout) {
 
 /**
  * A connection that dies without closing is noticed by the page's heartbeat within
- * seconds, and the clocks are shown as uncertain meanwhile; the browser going offline is
- * noticed at once, and the page reconnects as soon as the network is back.
+ * seconds, and the clocks are shown as uncertain meanwhile; the opponent sees the silent
+ * player as not connected within the server's heartbeat timeout (15 s), not its 45 s
+ * client timeout. The browser going offline is noticed at once, and the page reconnects
+ * as soon as the network is back.
  */
 async function silentOutageNoticed() {
-  // Every socket of Ben's page passes through here; `silent` ones stop carrying
-  // anything either way, but stay open, as over a network that died.
-  const sockets = [];
+  // Every socket of Ben's page passes through here. While the network is `dead`, every
+  // socket, old or new, stops carrying anything either way, closing included: the
+  // server learns nothing until its own heartbeat timeout.
+  const network = { dead: false };
   await ben.page.routeWebSocket(/\/ws$/, (ws) => {
-    const socket = { silent: false };
     const server = ws.connectToServer();
-    ws.onMessage((message) => { if (!socket.silent) server.send(message); });
-    server.onMessage((message) => { if (!socket.silent) ws.send(message); });
-    sockets.push(socket);
+    ws.onMessage((message) => { if (!network.dead) server.send(message); });
+    server.onMessage((message) => { if (!network.dead) ws.send(message); });
+    ws.onClose((code, reason) => { if (!network.dead) server.close({ code, reason }); });
+    server.onClose((code, reason) => { if (!network.dead) ws.close({ code, reason }); });
   });
   await ben.page.reload();
   await ben.tid('quick-join').waitFor({ state: 'visible' });
-  await ben.pickGame('chess');
-  await ben.tid('time-control').selectOption('fischer:600000:5000');
-  await ben.tid('bot-level').selectOption('random');
-  await ben.tid('bot-side').selectOption('0');
-  await ben.tid('play-bot').click();
+  for (const who of [ann, ben]) {
+    await who.pickGame('chess');
+    await who.tid('time-control').selectOption('fischer:600000:5000');
+    await who.tid('quick-join').click();
+  }
+  await ann.myTurn('chess');
+  await ann.tid('cell-e2').click();
+  await ann.tid('cell-e4').click();
   await ben.myTurn('chess');
+  // Black's own clock sits under the board, White's above it, as on Lichess.
+  const [whiteAt, boardAt, blackAt] = await ben.page.evaluate(() => ['clock-0', 'board', 'clock-1']
+    .map((id) => document.querySelector(`[data-testid="${id}"]`)?.getBoundingClientRect().top));
+  if (!(whiteAt < boardAt && blackAt > boardAt)) fail(`Ben plays Black, yet his clock is at ${blackAt} px and White's at ${whiteAt} px, the board at ${boardAt} px`);
+  const bensSeatAtAnns = ann.page.locator('[data-testid^="seat-"]', { hasText: 'Ben' });
+  if (await bensSeatAtAnns.locator('.tag.online').count() !== 1) fail('before the outage Ann does not see Ben as connected');
 
-  for (const socket of sockets) socket.silent = true;
+  network.dead = true;
   const cut = Date.now();
   await ben.page.waitForFunction(() => document.querySelector('[data-testid="connection"]').dataset.state !== 'online', null, { timeout: 20_000 })
     .catch(() => fail('a connection that went silent was still shown as online 20 s later'));
   const noticed = Date.now() - cut;
-  const uncertain = await ben.page.locator('[data-testid="seats"] .clock[data-uncertain="true"]').count();
+  const uncertain = await ben.page.locator('.seat .clock[data-uncertain="true"]').count();
   if (uncertain !== 2) fail(`while disconnected, ${uncertain} of the 2 clocks are shown as uncertain`);
   await ben.screenshot('outage-clocks');
-  await untilOnline(ben, 10_000)
-    .catch(() => fail('after a silent connection was given up the page did not reconnect'));
+  await bensSeatAtAnns.locator('.tag.away').waitFor({ state: 'visible', timeout: 25_000 })
+    .catch(() => fail('25 s after Ben\'s network died, Ann still sees him as connected'));
+  const seenGone = Date.now() - cut;
+  network.dead = false;
+  await untilOnline(ben, 20_000)
+    .catch(() => fail('after the network came back the page did not reconnect'));
   await ben.myTurn('chess');
-  if (await ben.page.locator('[data-testid="seats"] .clock[data-uncertain="true"]').count()) fail('back online, the clocks are still shown as uncertain');
+  if (await ben.page.locator('.seat .clock[data-uncertain="true"]').count()) fail('back online, the clocks are still shown as uncertain');
+  await bensSeatAtAnns.locator('.tag.online').waitFor({ state: 'visible', timeout: 5000 })
+    .catch(() => fail('Ben is back, but Ann does not see him as connected'));
 
   await ben.page.context().setOffline(true);
   await ben.page.waitForFunction(() => /offline/.test(document.querySelector('[data-testid="connection"]').textContent), null, { timeout: 3000 })
@@ -402,10 +420,12 @@ async function silentOutageNoticed() {
   const back = Date.now();
   await untilOnline(ben, 5000)
     .catch(() => fail('the page did not reconnect within 5 s of the network coming back'));
-  log(`outage: a silent connection was given up after ${noticed} ms (clocks shown as uncertain); offline was noticed at once; back online ${Date.now() - back} ms after the network`);
+  log(`outage: a silent connection was given up after ${noticed} ms (clocks shown as uncertain); Ann saw Ben as not connected after ${seenGone} ms; offline was noticed at once; back online ${Date.now() - back} ms after the network`);
   await ben.myTurn('chess');
   await ben.page.unrouteAll();
   await resignAndLeave(ben);
+  await ann.tid('result').waitFor({ state: 'visible' });
+  await ann.tid('leave').click();
 }
 
 /** Starts a game of `game` against bot:random from `position`, as seat 0 (choosing another game later clears the position). */
@@ -627,7 +647,7 @@ const CHECKS = [
   ['the leaderboard shows the winner', leaderboardShowsWinner],
   ['a private room reached by its link', privateRoomByLink],
   ['a dropped connection shows reconnecting… and resumes the seat', reconnectAfterDrop],
-  ['a silent connection and going offline are noticed in seconds; back online at once', silentOutageNoticed],
+  ['a silent connection and going offline are noticed in seconds, by the page and by the opponent; back online at once', silentOutageNoticed],
   ['checkers: a forced double jump that crowns', checkersCrowning],
   ['chess: a promotion by drag and drop', chessPromotionByDrag],
   ['chess: a mated king is set apart on the board', chessMateShown],

@@ -124,7 +124,7 @@ function leaveCurrentRoom({ ask }) {
   if (playing && ask && !window.confirm('Leave the game you are playing? Leaving a game in progress loses it.')) {
     return false;
   }
-  if (!app.room.detached) app.conn.send({ type: 'leave', room: app.room.id });
+  if (!app.room.detached) app.conn.send({ type: 'leave', room: app.room.id, ref: 'leave' });
   exitRoom();
   return true;
 }
@@ -274,7 +274,7 @@ export function watchRoom(roomId) {
 
 /** A spectator takes an open seat of the room being watched. */
 export function takeSeat(seat) {
-  app.conn.send({ type: 'leave', room: app.room.id });
+  app.conn.send({ type: 'leave', room: app.room.id, ref: 'leave' });
   const id = app.room.id;
   exitRoom();
   send({ type: 'join', room: id, seat, ref: 'join' });

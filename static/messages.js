@@ -199,6 +199,9 @@ const handlers = {
       render();
       return;
     }
+    // Leaving a room that closed meanwhile (a finished room's idle time ran out) has
+    // already done what leaving is for.
+    if (m.ref === 'leave' && m.code === 'unknown_room') return;
     if (m.ref === 'move') app.pendingMove = false;
     showError(message, m.code);
     render();
