@@ -150,7 +150,8 @@ function renderHelper(game, entries, mappable, canPlay) {
 export function showBoard() {
   const board = ui.board;
   if (ui.game.hidden || board.hidden) return;
-  board.scrollIntoView({ block: 'center', behavior: 'instant' });
+  // The board with both players' lines, above and below it.
+  (board.closest('.table') ?? board).scrollIntoView({ block: 'center', behavior: 'instant' });
   const cell = (board._cells ?? []).find((c) => c && !c.disabled && c.tabIndex !== -1);
   (cell ?? board).focus({ preventScroll: true });
 }

@@ -4,7 +4,7 @@
 // The board and its helper line are drawn by board_view.js, the end of a game by
 // result.js.
 
-import { app, ui, currentGame, markOf, markEl, myTurn } from './state.js';
+import { app, ui, currentGame, markOf, markEl, myTurn, orientation } from './state.js';
 import { renderBoard } from './board_view.js';
 import { renderResult, resultHeadline } from './result.js';
 import { updateClocks, syncClockTicker } from './clocks.js';
@@ -98,12 +98,25 @@ function renderInvite(s) {
   }
 }
 
+/**
+ * The seat drawn under the board, as players know it from Lichess: your own; for a
+ * spectator, the side whose pieces start at the bottom of the board.
+ */
+function bottomSeatOf(s) {
+  const mine = app.me ? s.seats.find((x) => x.player_id && x.player_id === app.me.player_id) : null;
+  if (app.room?.role === 'player' && mine) return mine.seat;
+  const { top } = orientation(currentGame(), s);
+  return top === null ? 0 : 1 - top;
+}
+
 function renderSeats(s) {
-  const list = ui.seats;
-  list.replaceChildren();
+  const slots = ui.seats.querySelectorAll('.seat-slot');
+  for (const slot of slots) slot.replaceChildren();
   if (!s || !Array.isArray(s.seats)) return;
+  const bottom = bottomSeatOf(s);
   for (const seat of s.seats) {
-    const item = el('li', 'seat');
+    const item = el('div', 'seat');
+    const slot = ui.seats.querySelector(`.seat-slot[data-slot="${seat.seat === bottom ? 'bottom' : 'top'}"]`);
     item.dataset.testid = `seat-${seat.seat}`;
     if (s.status === 'playing' && s.to_move === seat.seat) item.classList.add('to-move');
     item.append(markEl(seat.seat));
@@ -143,7 +156,7 @@ function renderSeats(s) {
       clock.setAttribute('role', 'timer');
       item.append(clock);
     }
-    list.append(item);
+    slot.append(item);
   }
   updateClocks();
 }
