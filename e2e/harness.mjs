@@ -195,7 +195,11 @@ export function describeError(err) {
  * screenshots), then `tearDown`, a summary line and the exit code. A watchdog calls
  * `abort` and exits if the whole run takes longer than `budgetMs`.
  */
-export async function runChecks({ tag, log, checks, budgetMs, setUp, onFailure, tearDown, abort }) {
+export async function runChecks({ tag, log, checks: all, budgetMs, setUp, onFailure, tearDown, abort }) {
+  // E2E_ONLY=<words> runs only the checks whose names contain them (while working on one).
+  const only = process.env.E2E_ONLY;
+  const checks = only ? all.filter(([name]) => name.includes(only)) : all;
+  if (only) log(`E2E_ONLY: ${checks.length} of ${all.length} checks`);
   let passed = 0;
   let failed = 0;
   const watchdog = setTimeout(() => {
