@@ -30,7 +30,7 @@ import {
 } from './harness.mjs';
 import { axeReport } from './a11y.mjs';
 
-const TOTAL_BUDGET_MS = 180_000;
+const TOTAL_BUDGET_MS = 360_000;
 const NARROW = { width: 360, height: 780 };
 
 const log = makeLog('people');
@@ -49,7 +49,9 @@ class Person {
     const context = await browser.newContext({ viewport });
     const page = await context.newPage();
     watchPage(page, problems, `${name}'s page`);
-    await page.goto(`${server.base}/`);
+    // Generous: right after another suite, a fresh browser's first load has been seen
+    // to take over 10 s on this shared machine.
+    await page.goto(`${server.base}/`, { timeout: 30_000 });
     await page.locator('[data-testid="name-input"]').fill(name);
     await page.locator('[data-testid="connect"]').click();
     await page.locator('[data-testid="quick-join"]').waitFor({ state: 'visible' });
@@ -281,7 +283,9 @@ async function privateRoomByLink() {
   await ann.myTurn('checkers');
   const seat = (await ann.tid('seat-1').innerText()).replace(/\s+/g, ' ');
   if (!seat.includes('Ben <i>B</i>')) fail(`after Ben opened the link, seat 1 shows ${JSON.stringify(seat)}`);
-  if (new URL(ben.page.url()).search) fail(`the address still carries the link after it was followed: ${ben.page.url()}`);
+  for (const who of [ann, ben]) {
+    if (new URL(who.page.url()).search !== `?room=${room}`) fail(`in the room, ${who.name}'s address is ${who.page.url()}, not the room's link`);
+  }
   log(`private room ${room}: unlisted; the link seated Ben`);
   await ann.tid('resign').click();
   await ann.tid('resign').click();
@@ -289,7 +293,35 @@ async function privateRoomByLink() {
   await ann.tid('leave').click();
   await ben.tid('result').waitFor({ state: 'visible' });
   await ben.tid('leave').click();
+  if (new URL(ben.page.url()).search) fail(`back in the lobby, the address still names the room: ${ben.page.url()}`);
   await noProblems();
+}
+
+/**
+ * A newcomer sees what Parlor is in one line and can play a bot before choosing a name:
+ * one click signs them in as a guest and seats them against an easy bot.
+ */
+async function newcomerPlaysABotAtOnce() {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  try {
+    const page = await context.newPage();
+    watchPage(page, problems, 'the newcomer\'s page');
+    await page.goto(`${server.base}/`);
+    const tagline = await page.locator('[data-testid="tagline"]').innerText();
+    if (!/chess/.test(tagline) || !/bots/.test(tagline)) fail(`the first screen says what Parlor is as ${JSON.stringify(tagline)}`);
+    const playNow = page.locator('[data-testid="play-bot-now"]');
+    if (!(await playNow.isVisible())) fail('a newcomer sees no "Play a bot now" before choosing a name');
+    await playNow.click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.mine === 'true', null, { timeout: 10_000 })
+      .catch(() => fail('"Play a bot now" did not seat the newcomer at a board, to move'));
+    await expectBoardInView(page, 'after "Play a bot now"');
+    const seats = (await page.locator('[data-testid="seats"]').innerText()).replace(/\s+/g, ' ');
+    if (!/Guest \d{4}/.test(seats) || !/Easy bot/.test(seats)) fail(`after "Play a bot now" the seats read ${JSON.stringify(seats)}`);
+    await page.screenshot({ path: path.join(SHOT_DIR, 'newcomer-390.png') });
+    log(`newcomer: "${tagline}"; one click later: ${seats}`);
+  } finally {
+    await context.close().catch(() => {});
+  }
 }
 
 /** Someone opening an invitation before choosing a name is told whose room it is and which game. */
@@ -381,9 +413,12 @@ async function silentOutageNoticed() {
     await who.tid('time-control').selectOption('fischer:600000:5000');
     await who.tid('quick-join').click();
   }
-  await ann.myTurn('chess');
-  await ann.tid('cell-e2').click();
-  await ann.tid('cell-e4').click();
+  // A move each first: a side that has not moved in 30 s would have the game aborted.
+  for (const [who, from, to] of [[ann, 'e2', 'e4'], [ben, 'e7', 'e5'], [ann, 'd2', 'd4']]) {
+    await who.myTurn('chess');
+    await who.tid(`cell-${from}`).click();
+    await who.tid(`cell-${to}`).click();
+  }
   await ben.myTurn('chess');
   // Black's own clock sits under the board, White's above it, as on Lichess.
   const [whiteAt, boardAt, blackAt] = await ben.page.evaluate(() => ['clock-0', 'board', 'clock-1']
@@ -401,7 +436,7 @@ async function silentOutageNoticed() {
   if (uncertain !== 2) fail(`while disconnected, ${uncertain} of the 2 clocks are shown as uncertain`);
   await ben.screenshot('outage-clocks');
   await bensSeatAtAnns.locator('.tag.away').waitFor({ state: 'visible', timeout: 25_000 })
-    .catch(() => fail('25 s after Ben\'s network died, Ann still sees him as connected'));
+    .catch(async (err) => fail(`25 s after Ben's network died, Ann's seats read ${JSON.stringify(await ann.tid('seats').innerText())} (${err.message.split('\n')[0]})`));
   const seenGone = Date.now() - cut;
   network.dead = false;
   await untilOnline(ben, 20_000)
@@ -560,8 +595,17 @@ async function botVersusBot() {
   if (!seat.includes('Random bot')) fail(`a random bot's seat reads ${JSON.stringify(seat)}`);
   if (/\)\s*\(/.test(status) || /\)\s*\(/.test(seat)) fail(`a bot's name doubles its brackets: ${JSON.stringify(status)}, ${JSON.stringify(seat)}`);
   await ann.screenshot('fox_geese-bots');
-  log(`bot vs bot: Ann watches; ${await ann.page.locator('[data-testid="moves"] li').count()} moves so far`);
+  // A spectator can pass the game on at any time: Share gives the room's link, which the
+  // address bar holds too.
+  const room = await ann.roomId();
+  await ann.tid('share-link').click();
+  await ann.tid('notice').waitFor({ state: 'visible', timeout: 3000 }).catch(() => fail('Share said nothing'));
+  const shared = await ann.tid('notice').innerText();
+  if (!shared.includes(`/?room=${room}`)) fail(`Share says ${JSON.stringify(shared)}, without the room's link`);
+  if (new URL(ann.page.url()).search !== `?room=${room}`) fail(`watching, Ann's address is ${ann.page.url()}`);
+  log(`bot vs bot: Ann watches; ${await ann.page.locator('[data-testid="moves"] li').count()} moves so far; Share: "${shared}"`);
   await ann.tid('leave').click();
+  if (await ann.tid('notice').isVisible()) fail('the Share notice outlives the room');
 }
 
 /**
@@ -581,6 +625,7 @@ async function accessibility() {
   await cara.page.emulateMedia({ colorScheme: 'dark' });
   await audit('lobby in dark mode');
   await cara.page.emulateMedia({ colorScheme: 'light' });
+  await themeSwitchHolds();
   // The king is picked up and moved one square with the keyboard alone.
   await fromPosition(cara, 'chess', '8/4P3/8/8/8/8/k7/4K3 w - - 0 1');
   await cara.tid('cell-e1').focus();
@@ -626,14 +671,101 @@ async function accessibility() {
   if (found.length) fail(`axe-core found:\n  ${found.join('\n  ')}`);
 }
 
-/** The lobby on a wide screen, for a look at the layout. */
-async function wideLayout() {
-  const dana = await Person.signIn('Dana', { width: 1024, height: 900 });
-  await dana.screenshot('lobby-1024', { fullPage: true });
+/**
+ * The colour switch beside the system's scheme: dark on a light system, kept across a
+ * reload, with no accessibility problem; then back to following the system.
+ */
+async function themeSwitchHolds() {
+  const background = () => cara.page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+  const brightness = (color) => color.match(/\d+/g).slice(0, 3).map(Number).reduce((a, b) => a + b, 0) / 3;
+  const systemLight = await background();
+  await cara.tid('theme').selectOption('dark');
+  const chosenDark = await background();
+  if (!(brightness(chosenDark) < 80 && brightness(systemLight) > 180)) fail(`the switch set to dark on a light system gives ${chosenDark} (light was ${systemLight})`);
+  await cara.page.reload();
+  await cara.tid('quick-join').waitFor({ state: 'visible' });
+  if (await background() !== chosenDark || await cara.tid('theme').inputValue() !== 'dark') fail('after a reload the dark colours chosen with the switch are gone');
+  const { violations, contrastChecked } = await axeReport(cara.page);
+  if (contrastChecked === 0 || violations.length) fail(`axe-core on the lobby switched to dark: ${violations.join('; ') || 'nothing checked'}`);
+  await cara.tid('theme').selectOption('system');
+  if (await background() !== systemLight) fail('back to the system setting, the page stays dark on a light system');
+  log(`colour switch: dark on a light system (${chosenDark}), kept across a reload, 0 axe violations; back to the system's light`);
+}
+
+/** The board's width in `who`'s page, in CSS pixels. */
+function boardWidth(who) {
+  return who.page.evaluate(() => Math.round(document.querySelector('[data-testid="board"]').getBoundingClientRect().width));
+}
+
+/** Starts a game of `game` against a random bot, `who` moving first. */
+async function againstABot(who, game) {
+  await who.pickGame(game);
+  await who.tid('bot-level').selectOption('random');
+  await who.tid('bot-side').selectOption('0');
+  await who.tid('play-bot').click();
+  await who.myTurn(game);
+}
+
+/**
+ * Every game on a 1280×800 desktop and a 390×844 phone, with a screenshot of each: on
+ * the desktop a big board, which its handle resizes (kept across a reload, back to the
+ * usual size on a double-click); on the phone the whole board, nothing wider than the
+ * screen. The lobby at 360 px wide is checked for overflow too.
+ */
+async function everyGameAtBothSizes() {
+  const desk = await Person.signIn('Dana', { width: 1280, height: 800 });
+  await desk.screenshot('lobby-1280', { fullPage: true });
+  const widths = [];
+  for (const game of ['tictactoe', 'checkers', 'fox_geese', 'chess']) {
+    await againstABot(desk, game);
+    const width = await boardWidth(desk);
+    if (width < 480) fail(`${game} at 1280×800: the board is only ${width} px wide`);
+    widths.push(`${game} ${width} px`);
+    await desk.screenshot(`game-${game}-1280`);
+    if (game !== 'chess') await resignAndLeave(desk);
+  }
+  const usual = await boardWidth(desk);
+  const handle = desk.tid('board-resize');
+  await handle.scrollIntoViewIfNeeded();
+  const box = await handle.boundingBox();
+  await desk.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await desk.page.mouse.down();
+  await desk.page.mouse.move(box.x + box.width / 2 + 120, box.y + box.height / 2 + 120, { steps: 6 });
+  await desk.page.mouse.up();
+  const dragged = await boardWidth(desk);
+  if (dragged < usual + 100) fail(`dragging the board's handle 120 px made it ${dragged} px wide, from ${usual} px`);
+  await desk.page.reload();
+  await desk.myTurn('chess');
+  const kept = await boardWidth(desk);
+  if (Math.abs(kept - dragged) > 2) fail(`after a reload the board is ${kept} px wide, not the ${dragged} px chosen`);
+  await desk.tid('board-resize').dblclick();
+  const back = await boardWidth(desk);
+  if (Math.abs(back - usual) > 2) fail(`a double-click on the handle left the board at ${back} px, not the usual ${usual} px`);
+  await desk.tid('board-resize').focus();
+  await desk.page.keyboard.press('ArrowDown');
+  const smaller = await boardWidth(desk);
+  if (smaller >= back) fail(`the down arrow on the handle left the board at ${smaller} px`);
+  await desk.tid('board-resize').dblclick();
+  await resignAndLeave(desk);
+  await desk.close();
+  log(`desktop 1280×800: boards ${widths.join(', ')}; the handle took chess from ${usual} to ${dragged} px, kept across a reload; double-click back to ${back} px`);
+
+  const phone = await Person.signIn('Dora', { width: 390, height: 844 });
+  for (const game of ['tictactoe', 'checkers', 'chess', 'fox_geese']) {
+    await againstABot(phone, game);
+    const fit = await phone.page.evaluate(() => {
+      const box = document.querySelector('[data-testid="board"]').getBoundingClientRect();
+      return { left: box.left, right: box.right, overflow: document.documentElement.scrollWidth - window.innerWidth };
+    });
+    if (fit.left < 0 || fit.right > 390 || fit.overflow > 0) fail(`${game} at 390×844: the board spans ${fit.left}..${fit.right} px and the page overflows by ${fit.overflow} px`);
+    await phone.screenshot(`game-${game}-390`);
+    await resignAndLeave(phone);
+  }
+  await phone.close();
   const overflow = await ann.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   if (overflow > 0) fail(`at 360 px the page is ${overflow} px wider than the screen`);
   await ann.screenshot('lobby-360-full', { fullPage: true });
-  await dana.close();
+  log('phone 390×844: every board whole on the screen, nothing wider than it');
 }
 
 async function noProblems() {
@@ -645,6 +777,7 @@ const CHECKS = [
   ['the lobby shows a new room without a reload, also to a visitor not signed in, and filters by game', lobbyIsLive],
   ['quick join, tic-tac-toe to a win by clicking, a reload mid-game, a spectator sees every move', ticTacToeWatched],
   ['the leaderboard shows the winner', leaderboardShowsWinner],
+  ['a newcomer reads what Parlor is and plays a bot before choosing a name', newcomerPlaysABotAtOnce],
   ['a private room reached by its link', privateRoomByLink],
   ['a dropped connection shows reconnecting… and resumes the seat', reconnectAfterDrop],
   ['a silent connection and going offline are noticed in seconds, by the page and by the opponent; back online at once', silentOutageNoticed],
@@ -654,7 +787,7 @@ const CHECKS = [
   ['a name another player owns is refused in words the page explains', nameTakenSaysWhat],
   ['bot against bot, watched', botVersusBot],
   ['no serious accessibility problem in the lobby, on any board, the game-over panel or the replay (axe-core); a move by the keyboard', accessibility],
-  ['the page at 360 px and 1024 px wide', wideLayout],
+  ['every game on a 1280×800 desktop (a big board its handle resizes) and a 390×844 phone', everyGameAtBothSizes],
 ];
 
 await runChecks({
@@ -671,6 +804,7 @@ await runChecks({
     for (const who of [ann, ben, cara]) {
       await who?.screenshot(`failure-${who.name.split(' ')[0].toLowerCase()}`, { fullPage: true }).catch(() => {});
     }
+    if (server?.output) console.error(`--- last server output ---\n${server.tail()}\n---`);
     problems.length = 0;
   },
   async tearDown() {

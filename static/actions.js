@@ -9,7 +9,7 @@ import { showError, hideError, showNotice, OFFLINE_MESSAGE } from './notices.js'
 import { render } from './render.js';
 import { GAMES, gameTitle, sidesOf } from './boards/index.js';
 import { timeControlFromChoice, hasClock } from './time.js';
-import { forgetRoomInAddress, copyText } from './link.js';
+import { forgetRoomInAddress, copyText, roomLink } from './link.js';
 
 const NAME_MAX = 24;
 
@@ -107,6 +107,7 @@ export function resumeRoom() {
 export function exitRoom() {
   resetPick('');
   app.orientation = null;
+  app.browsing = null;
   app.room = null;
   app.state = null;
   app.over = null;
@@ -114,6 +115,8 @@ export function exitRoom() {
   app.pendingMove = false;
   disarmResign();
   forgetRoom();
+  forgetRoomInAddress();
+  if (['share', 'invite'].includes(ui.notice.dataset.kind)) showNotice('');
   render();
 }
 
@@ -280,6 +283,17 @@ export function takeSeat(seat) {
   send({ type: 'join', room: id, seat, ref: 'join' });
 }
 
+/** Share: copies the room's link for anyone, at any time (they watch, or take an open seat). */
+export async function onShareLink() {
+  if (!app.room) return;
+  const id = app.room.id;
+  const link = roomLink(id);
+  showNotice(`Share this link to let someone watch: ${link}`, 'share');
+  if (await copyText(link, null) && app.room?.id === id) {
+    showNotice(`Link copied: ${link}. Whoever opens it watches this game.`, 'share');
+  }
+}
+
 /** Copies the invitation link, or selects it where the clipboard is out of reach. */
 export async function onCopyLink() {
   const copied = await copyText(ui['room-link'].value, ui['room-link']);
@@ -378,6 +392,36 @@ export function onConnect(event) {
   app.me = null;
   local.set(KEY_NAME, name);
   connect();
+}
+
+/**
+ * "Play a bot now", before any name: signs in under the name typed, or a guest name,
+ * and starts a game against an easy bot as soon as the server has said welcome.
+ */
+export function playBotNow() {
+  if (ui['name-input'].value.trim() === '') ui['name-input'].value = guestName();
+  app.afterWelcome = 'bot';
+  ui['bot-level'].value = 'easy';
+  ui['bot-side'].value = '0';
+  ui['login-form'].requestSubmit();
+}
+
+/** A guest's name: "Guest" and four digits. */
+export function guestName() {
+  return `Guest ${String(Math.floor(1000 + Math.random() * 9000))}`;
+}
+
+/** What was asked for before signing in, once signed in: a bot game for "Play a bot now". */
+export function startAfterWelcome() {
+  const wanted = app.afterWelcome;
+  app.afterWelcome = null;
+  if (wanted === 'bot' && !app.room) playBot();
+}
+
+/** A game against the bot chosen in the lobby, on the side chosen there. */
+export function playBot() {
+  const bot = `bot:${ui['bot-level'].value}`;
+  createRoom(ui['bot-side'].value === '1' ? [bot, 'me'] : ['me', bot]);
 }
 
 /** Change name: signs out and goes back to the name form. */

@@ -34,7 +34,7 @@ import { dispatch } from './messages.js';
 import {
   hello, connect, subscribeLobby, createRoom, quickJoin, joinRoom, watchRoom, onCopyLink,
   onConnect, onChangeName, onTimeControlChange, roomRequest, onResign, onLeave, setLobbyGame,
-  announceLink,
+  announceLink, playBot, playBotNow, onShareLink,
 } from './actions.js';
 import { render, listGames } from './render.js';
 import { storedEndSentence } from './result.js';
@@ -50,6 +50,10 @@ import { Connection } from './connection.js';
 import { ReplayView } from './replay.js';
 import { Leaderboard } from './leaderboard.js';
 import { RecentGames } from './recent.js';
+import { initTheme } from './theme.js';
+import { initBoardSize } from './board_size.js';
+import { initSound } from './sound.js';
+import { stopBrowsing } from './browse.js';
 
 /** What the connection reports: the socket opened, closed, or could not be made. */
 const connectionHooks = {
@@ -81,6 +85,10 @@ const replayPage = {
 
 function init() {
   bindUi();
+  initTheme(ui.theme);
+  initBoardSize(ui.seats, ui.board, ui['board-resize']);
+  initSound(ui.sound);
+  ui['browse-live'].addEventListener('click', () => stopBrowsing(render));
   listGames();
   app.replay = new ReplayView(ui, replayPage);
   app.recent = new RecentGames({ list: ui['recent-games'], empty: ui['recent-empty'] }, {
@@ -114,6 +122,7 @@ function init() {
     createRoom([`bot:${ui['bot-level'].value}`, `bot:${ui['bot2-level'].value}`], { ref: 'bots' });
   });
   ui['copy-link'].addEventListener('click', onCopyLink);
+  ui['share-link'].addEventListener('click', onShareLink);
   const savedFilter = local.get(KEY_FILTER);
   if (savedFilter && [...ui['rooms-filter'].options].some((o) => o.value === savedFilter)) ui['rooms-filter'].value = savedFilter;
   app.linkedRoom = roomFromAddress();
@@ -136,11 +145,8 @@ function init() {
   ui['time-control'].addEventListener('change', onTimeControlChange);
   ui['time-control-custom'].hidden = ui['time-control'].value !== 'custom';
   ui['offer-draw'].addEventListener('click', () => roomRequest('offer_draw'));
-  ui['play-bot'].addEventListener('click', () => {
-    const level = ui['bot-level'].value;
-    const bot = `bot:${level}`;
-    createRoom(ui['bot-side'].value === '1' ? [bot, 'me'] : ['me', bot]);
-  });
+  ui['play-bot'].addEventListener('click', playBot);
+  ui['play-bot-now'].addEventListener('click', playBotNow);
   ui['rooms-filter'].addEventListener('change', () => {
     local.set(KEY_FILTER, ui['rooms-filter'].value);
     app.rooms.clear();

@@ -19,7 +19,7 @@ export function onBoardClick(event) {
 
 /** The moves that can be picked on the board now, or null when none can. */
 function pickableMoves() {
-  if (!app.room || !app.state || !myTurn() || app.pendingMove) return null;
+  if (!app.room || !app.state || !myTurn() || app.pendingMove || app.browsing !== null) return null;
   const s = app.state;
   const { entries, mappable } = indexMoves(currentGame(), s.legal_moves, gridOf(s));
   return mappable ? entries : null;

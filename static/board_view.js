@@ -21,7 +21,7 @@ function pickKey(s) {
 export function renderBoard(s) {
   const boardEl = ui.board;
   const game = currentGame();
-  const canPlay = myTurn() && !app.pendingMove;
+  const canPlay = myTurn() && !app.pendingMove && app.browsing === null;
   const legal = Array.isArray(s?.legal_moves) ? s.legal_moves.map(String) : [];
   const key = pickKey(s);
   if (app.pick.key !== key || !canPlay) resetPick(key);

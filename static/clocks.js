@@ -4,6 +4,7 @@
 
 import { app, ui } from './state.js';
 import { formatClock } from './time.js';
+import { playSound } from './sound.js';
 
 const CLOCK_TICK_MS = 100;
 /** A clock is low under a fifth of the time it is given, and never above ten seconds. */
@@ -63,7 +64,21 @@ export function updateClocks() {
     node.dataset.low = low ? 'true' : 'false';
     node.classList.toggle('running', running);
     node.classList.toggle('low', low);
+    if (low && running && seat === mySeat()) warnLowTime(s);
   }
+}
+
+/** This player's seat in the current game (kept right after a rematch by messages.js), or null for a spectator. */
+function mySeat() {
+  return app.room?.role === 'player' && typeof app.room.seat === 'number' ? app.room.seat : null;
+}
+
+/** Sounds low time on your own clock, once a turn. */
+function warnLowTime(s) {
+  const turn = `${s.game_id}|${s.moves}`;
+  if (app.lowWarned === turn) return;
+  app.lowWarned = turn;
+  playSound('low');
 }
 
 /** Runs the clock display while a clock runs (and only then). */

@@ -123,6 +123,9 @@ export class Connection {
       if (awaiting && now - this.pingSentAt > PONG_PATIENCE_MS) this.lost();
       else if (!awaiting && this.send({ type: 'ping' })) this.pingSentAt = now;
     };
+    // The first ping goes at once: it tells the server this socket keeps a heartbeat
+    // (PROTOCOL.md §2.3), so a silence is taken for a dead network from the start.
+    beat();
     this.metronome ??= this.makeMetronome();
     if (this.metronome) {
       this.metronome.onmessage = beat;

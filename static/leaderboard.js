@@ -2,16 +2,14 @@
 
 import { el } from './dom.js';
 import { gameTitle } from './boards/index.js';
+import { SCORE_EXPLAINED, RATING_EXPLAINED } from './scoring_words.js';
 
 const LIMIT = 10;
 
-/** What each board ranks, in plain words (PROTOCOL.md §13.2–13.4). */
+/** What each board ranks, in plain words. */
 const EXPLAINED = {
-  score: 'Each player\'s best score in this game. A win scores more the fewer moves it took and the less time '
-    + 'the winner spent thinking; a draw scores only for that time; a loss scores nothing. Games from a set position, '
-    + 'and games resigned, drawn or lost on time before each side made two moves, are not scored.',
-  rating: 'Glicko-2 ratings: everyone starts at 1500, and beating a stronger player gains more than beating a weaker '
-    + 'one. Games from a set position, aborted games and games that ended before each side made two moves are not rated.',
+  score: `Each player's best score in this game. ${SCORE_EXPLAINED}`,
+  rating: RATING_EXPLAINED,
 };
 
 /** The leaderboard card: loads and draws one game's board at a time. */

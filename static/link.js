@@ -1,5 +1,5 @@
 // Links to rooms: `/?room=<id>` opens a room (joins its open seat, or watches), which is
-// how private rooms are shared.
+// how private rooms are shared; while the page is in a room, its address is that link.
 
 const PARAM = 'room';
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -17,7 +17,18 @@ export function roomFromAddress() {
   return id && ID_PATTERN.test(id) ? id : null;
 }
 
-/** Takes the room out of the address once it has been followed, so a reload does not follow it again. */
+/**
+ * Puts the room in the page's address while the page is in it, so the address bar
+ * always holds a link to share and a reload comes back to the same room.
+ */
+export function showRoomInAddress(id) {
+  const url = new URL(location.href);
+  if (url.searchParams.get(PARAM) === id) return;
+  url.searchParams.set(PARAM, id);
+  history.replaceState(history.state, '', url.pathname + url.search + url.hash);
+}
+
+/** Takes the room out of the address once the page has left it (or followed its link). */
 export function forgetRoomInAddress() {
   const url = new URL(location.href);
   if (!url.searchParams.has(PARAM)) return;

@@ -6,14 +6,17 @@
 import {
   app, ui, local, KEY_TOKEN, KEY_NAME, currentGame, resetPick, isFlipped,
 } from './state.js';
+import { soundFor, playSound } from './sound.js';
 import { showError, showNotice, setConnection } from './notices.js';
 import {
-  send, closeSocket, subscribeLobby, rememberRoom, forgetRoom, resumeRoom, exitRoom, followLink,
+  send, closeSocket, subscribeLobby, rememberRoom, forgetRoom, resumeRoom, exitRoom, followLink, startAfterWelcome,
+  guestName,
 } from './actions.js';
 import { render } from './render.js';
 import { showBoard } from './board_view.js';
-import { sidesOf } from './boards/index.js';
+import { sidesOf, emphasisOf } from './boards/index.js';
 import { seatName } from './sides.js';
+import { showRoomInAddress } from './link.js';
 
 const PROTOCOL = 1;
 const SEEN_GAMES_MAX = 8; // games whose boards are kept in memory for replays
@@ -32,6 +35,7 @@ const handlers = {
     }
     resumeRoom();
     followLink();
+    startAfterWelcome();
     subscribeLobby();
     app.recent.load();
     render();
@@ -60,6 +64,7 @@ const handlers = {
     }
     app.pendingMove = false;
     rememberRoom();
+    showRoomInAddress(m.room);
     render();
   },
 
@@ -68,7 +73,10 @@ const handlers = {
     const previous = app.state;
     const sameGame = previous && previous.game_id === m.game_id;
     if (sameGame && typeof m.seq === 'number' && typeof previous.seq === 'number' && m.seq < previous.seq) return;
-    if (!sameGame) app.over = null;
+    if (!sameGame) {
+      app.over = null;
+      app.browsing = null;
+    }
     // The moves as players write them (SAN in chess), from the snapshot and each state.
     if (Array.isArray(m.history_display) || Array.isArray(m.history)) {
       app.moves = (m.history_display ?? m.history).map(String);
@@ -84,6 +92,8 @@ const handlers = {
     const unanswered = app.pendingMove && sameGame && m.status === 'playing' && m.moves === previous.moves;
     app.state = m;
     app.clockAt = performance.now();
+    const sound = soundFor(previous, m, emphasisOf(m.game, m));
+    if (sound) playSound(sound);
     // The invitation's notice is about a seat still open: gone once the game is on.
     if (ui.notice.dataset.kind === 'invite' && m.status !== 'waiting') showNotice('');
     if (m.resumed === true && previous?.resumed !== true) {
@@ -179,6 +189,12 @@ const handlers = {
       // The server's own text speaks of tokens, which this page never shows anyone.
       if (m.code === 'name_taken') {
         const name = ui['name-input'].value.trim();
+        if (app.afterWelcome && /^Guest \d{4}$/.test(name)) {
+          // A guest name already taken: draw another and sign in again.
+          ui['name-input'].value = guestName();
+          ui['login-form'].requestSubmit();
+          return;
+        }
         message = `The name “${name}” belongs to another player. Choose another name.`;
       }
       // Still signing in: send the user back to the name form.

@@ -13,6 +13,7 @@ import { GAMES, gameTitle, movesInPairs, moveInWords, sideIsMark } from './board
 import { hasClock, timeControlLabel, timeControlDescription } from './time.js';
 import { seatName, botLevel, roomLabel } from './sides.js';
 import { roomLink } from './link.js';
+import { browseTo, shownState } from './browse.js';
 import { el, button } from './dom.js';
 
 /** Lists the games of boards/index.js in the lobby's game choice, the room filter and the leaderboard's menu. */
@@ -68,8 +69,11 @@ function renderGame() {
   tcPill.title = timeControlDescription(clock);
   renderSeats(s);
   renderInvite(s);
-  renderBoard(s);
+  const shown = shownState(s);
+  renderBoard(shown);
+  renderBrowseBar(s);
   ui.board.dataset.gameId = s?.game_id ?? '';
+  ui.board.dataset.browsing = app.browsing === null ? '' : String(app.browsing);
   ui.status.textContent = statusText(s);
   ui.status.dataset.turn = myTurn() ? 'mine' : 'theirs';
   renderDrawPanel(s);
@@ -103,8 +107,7 @@ function renderInvite(s) {
  * spectator, the side whose pieces start at the bottom of the board.
  */
 function bottomSeatOf(s) {
-  const mine = app.me ? s.seats.find((x) => x.player_id && x.player_id === app.me.player_id) : null;
-  if (app.room?.role === 'player' && mine) return mine.seat;
+  if (app.room?.role === 'player' && typeof app.room.seat === 'number') return app.room.seat;
   const { top } = orientation(currentGame(), s);
   return top === null ? 0 : 1 - top;
 }
@@ -225,6 +228,26 @@ function renderDrawPanel(s) {
   box.hidden = parts.length === 0;
 }
 
+/** While looking back at a move: which, and the way back to the live board. */
+function renderBrowseBar(s) {
+  const bar = ui['browse-bar'];
+  bar.hidden = app.browsing === null;
+  if (bar.hidden) return;
+  const move = app.moves[app.browsing - 1] ?? '';
+  const live = s?.status === 'playing' ? 'The game goes on meanwhile.' : '';
+  bar.querySelector('.browse-text').textContent = `The board after move ${app.browsing} (${move}) of ${s.moves}. ${live}`.trim();
+}
+
+/** A move in the list: a button that shows the board after it (ply counts from 1). */
+function moveButton(text, ply) {
+  const b = button(text, `move-${ply}`, () => browseTo(ply, render), 'move-link');
+  b.dataset.ply = String(ply);
+  const current = (app.browsing ?? app.moves.length) === ply;
+  if (current) b.setAttribute('aria-current', 'step');
+  b.title = `Show the board after move ${ply}`;
+  return b;
+}
+
 function renderMoves(s) {
   const list = ui.moves;
   list.replaceChildren();
@@ -242,13 +265,20 @@ function renderMoves(s) {
     // first; "1. … e5" when a game from a set position starts with the second side.
     const rows = [];
     app.moves.forEach((move, i) => {
-      if (seatOf(i) === 0 || rows.length === 0) rows.push(seatOf(i) === 0 ? [move] : ['…', move]);
-      else rows[rows.length - 1].push(move);
+      const entry = moveButton(move, i + 1);
+      if (seatOf(i) === 0 || rows.length === 0) rows.push(seatOf(i) === 0 ? [entry] : ['…', entry]);
+      else rows[rows.length - 1].push(entry);
     });
-    for (const row of rows) list.append(el('li', null, row.join(' ')));
+    for (const row of rows) {
+      const item = el('li');
+      row.forEach((part, j) => item.append(...(j ? [' ', part] : [part])));
+      list.append(item);
+    }
   } else {
     app.moves.forEach((move, i) => {
-      list.append(el('li', null, `${markOf(seatOf(i))} ${moveInWords(game, move, cols)}`));
+      const item = el('li');
+      item.append(moveButton(`${markOf(seatOf(i))} ${moveInWords(game, move, cols)}`, i + 1));
+      list.append(item);
     });
   }
   list.hidden = app.moves.length === 0;

@@ -8,6 +8,7 @@ import { gameReasons } from './boards/index.js';
 import { seatName, botLevel } from './sides.js';
 import { formatDuration } from './time.js';
 import { el, button, capitalise } from './dom.js';
+import { SCORE_EXPLAINED, RATING_EXPLAINED } from './scoring_words.js';
 
 /** Why a game was not rated, by `game_over.unrated` (PROTOCOL.md §13.4). */
 const UNRATED = {
@@ -139,6 +140,7 @@ export function renderResult(s) {
       list.append(item);
     }
     parts.push(list);
+    parts.push(scoresExplained(scores));
   }
   const unrated = UNRATED[app.over?.unrated];
   if (unrated) {
@@ -160,6 +162,17 @@ export function renderResult(s) {
   }
   if (actions.childElementCount) parts.push(actions);
   box.replaceChildren(...parts);
+}
+
+/** A fold under the scores that says what the points, and any ratings shown, mean. */
+function scoresExplained(scores) {
+  const rated = scores.some((x) => typeof x.rating_before === 'number' && typeof x.rating_after === 'number');
+  const box = el('details', 'explained');
+  box.dataset.testid = 'scores-explained';
+  box.append(el('summary', null, rated ? 'What are points and ratings?' : 'What are points?'));
+  box.append(el('p', null, SCORE_EXPLAINED));
+  if (rated) box.append(el('p', null, RATING_EXPLAINED));
+  return box;
 }
 
 /** The Rematch button and a line on who has asked, for a player of a finished game. */

@@ -21,6 +21,12 @@ export const KEY_ROOM = 'parlor.room';
 export const KEY_CLOCK = 'parlor.clock';
 /** The game the room list is limited to ('' for all). */
 export const KEY_FILTER = 'parlor.rooms-filter';
+/** The board's size chosen with its resize handle, in CSS pixels (none: fit the screen). */
+export const KEY_BOARD_SIZE = 'parlor.board-size';
+/** 'off' when the player muted the game's sounds. */
+export const KEY_SOUND = 'parlor.sound';
+/** The colour scheme chosen with the switch: 'light' or 'dark' (none: the system's). */
+export const KEY_THEME = 'parlor.theme';
 
 /** localStorage / sessionStorage that never throws (private modes may refuse). */
 function storage(kind) {
@@ -59,6 +65,9 @@ export const app = {
   boardHadFocus: null, // label of the board cell that last had the keyboard focus
   showBoard: false, // a room was entered or a rematch began: bring the board into view once drawn
   keyboard: false, // the player uses the keyboard, so moving the focus helps
+  browsing: null, // while looking back: the number of moves after which the board is shown (browse.js)
+  lowWarned: null, // the turn (game id and move count) whose low time was sounded
+  afterWelcome: null, // what to start once signed in: 'bot' after "Play a bot now"
   orientation: null, // the sides and orientation of the current game, once known (see orientation())
   rooms: new RoomList(),
   roomList: null, // the rooms card (rooms.js)
@@ -86,8 +95,8 @@ const byTestId = (id, root = document) => root.querySelector(`[data-testid="${id
 export function bindUi() {
   for (const id of [
     'connection', 'reconnect', 'error', 'notice', 'login-form', 'name-input', 'connect',
-    'me', 'change-name', 'quick-join', 'open-room', 'private-room', 'play-bot', 'bot-level', 'bot-side', 'person-side',
-    'bot2-level', 'bot-vs-bot', 'rooms-filter', 'invite', 'room-link', 'copy-link',
+    'me', 'change-name', 'play-bot-now', 'quick-join', 'open-room', 'private-room', 'play-bot', 'bot-level', 'bot-side', 'person-side',
+    'bot2-level', 'bot-vs-bot', 'rooms-filter', 'invite', 'room-link', 'copy-link', 'share-link',
     'game-pick', 'new-title', 'start-options', 'start-label', 'start-position',
     'game-name', 'room-id', 'spectators', 'seats', 'status', 'board', 'move-helper', 'result',
     'moves', 'resign', 'leave', 'rooms-empty', 'room-list',
@@ -96,7 +105,7 @@ export function bindUi() {
     'time-control', 'time-control-custom', 'time-control-base', 'time-control-increment',
     'replay', 'replay-title', 'replay-close', 'replay-info', 'replay-board', 'replay-missing',
     'replay-first', 'replay-back', 'replay-step', 'replay-forward', 'replay-last', 'replay-moves',
-    'recent-games', 'recent-empty',
+    'recent-games', 'recent-empty', 'theme', 'board-resize', 'sound', 'browse-bar', 'browse-live',
   ]) {
     ui[id] = byTestId(id);
   }

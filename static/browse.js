@@ -1,0 +1,53 @@
+// Browsing the moves of the game in the room, during play as after it: a click on a move
+// in the list shows the board after that move without leaving the game, until "Back to
+// the game". Boards come from what the page saw, else once from the stored game
+// (GET /api/games/{id}, which has every position, PROTOCOL.md §14.4).
+
+import { app } from './state.js';
+
+function boardAfter(id, ply) {
+  return app.seen.get(id)?.boards?.[ply] ?? null;
+}
+
+/** Fills the boards the page did not see (before a reload, say) from the stored game. */
+async function loadBoards(id) {
+  const entry = app.seen.get(id);
+  if (!entry) return;
+  try {
+    const res = await fetch(`/api/games/${encodeURIComponent(id)}`, { headers: { accept: 'application/json' } });
+    const body = res.ok ? await res.json() : null;
+    if (!Array.isArray(body?.positions)) return;
+    body.positions.forEach((position, ply) => {
+      if (position?.board && !entry.boards[ply]) entry.boards[ply] = position.board;
+    });
+  } catch {
+    // Nothing to show for that move; the live board stays.
+  }
+}
+
+/** Shows the board after `ply` moves of the current game; the last move is the live board. */
+export async function browseTo(ply, render) {
+  const id = app.state?.game_id;
+  if (typeof id !== 'string') return;
+  if (!boardAfter(id, ply)) await loadBoards(id);
+  if (app.state?.game_id !== id || !boardAfter(id, ply)) return;
+  app.browsing = ply >= app.state.moves ? null : ply;
+  render();
+}
+
+/** Back to the live board. */
+export function stopBrowsing(render) {
+  app.browsing = null;
+  render();
+}
+
+/** The state to draw: the live one, or while browsing, the board after the chosen move (nothing to play on it). */
+export function shownState(s) {
+  if (app.browsing === null) return s;
+  const board = typeof s?.game_id === 'string' ? boardAfter(s.game_id, app.browsing) : null;
+  if (!board || app.browsing >= s.moves) {
+    app.browsing = null;
+    return s;
+  }
+  return { ...s, board, legal_moves: [], last_move: null };
+}
