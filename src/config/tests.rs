@@ -65,6 +65,11 @@ fn bad_values_are_refused_by_name() {
         assert!(error.contains("fill_level"), "{error}");
         let error = load_in(jail, Some("[server]\nclient_timeout_secs = 5\n")).unwrap_err();
         assert!(error.contains("server.client_timeout_secs"), "{error}");
+        for heartbeat in ["0", "46"] {
+            let toml = format!("[server]\nheartbeat_timeout_secs = {heartbeat}\n");
+            let error = load_in(jail, Some(&toml)).unwrap_err();
+            assert!(error.contains("server.heartbeat_timeout_secs"), "{error}");
+        }
         let error = load_in(jail, Some("[cluster]\nowns_rooms = false\n")).unwrap_err();
         assert!(error.contains("cluster.owns_rooms"), "{error}");
         let fleet =
