@@ -10,11 +10,13 @@ use serde_json::{Value, json};
 
 use crate::common::{ParlorProcess, client_at, temp_dir};
 use crate::fleet::{LEASE_MS, TestFleet, join_when_taken_over};
+use serial_test::serial;
 
 /// How soon after the kill the other node must have the game live.
 const ADOPTED_WITHIN: Duration = Duration::from_secs(10);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn the_owner_is_killed_and_another_node_plays_its_game_on() {
     let test = "the_owner_is_killed_and_another_node_plays_its_game_on";
     let Some(fleet) = TestFleet::new(test).await else {
@@ -103,6 +105,7 @@ async fn the_owner_is_killed_and_another_node_plays_its_game_on() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn a_node_that_lost_its_lease_stops_the_room_and_its_players_follow_it() {
     let test = "a_node_that_lost_its_lease_stops_the_room_and_its_players_follow_it";
     let Some(fleet) = TestFleet::new(test).await else {
@@ -164,6 +167,7 @@ async fn a_node_that_lost_its_lease_stops_the_room_and_its_players_follow_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn a_single_server_plays_on_the_games_a_fleet_left() {
     let test = "a_single_server_plays_on_the_games_a_fleet_left";
     let Some(fleet) = TestFleet::new(test).await else {

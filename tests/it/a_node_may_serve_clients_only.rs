@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::common::{Client, client_at, temp_dir};
 use crate::fleet::TestFleet;
+use serial_test::serial;
 
 /// How long the serving node may take to hear of a node that holds rooms.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -37,6 +38,7 @@ async fn open_room(client: &mut Client, game: &str, seats: [&str; 2]) -> (String
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn rooms_opened_through_a_serving_node_live_on_a_holding_node() {
     let test = "rooms_opened_through_a_serving_node_live_on_a_holding_node";
     let Some(fleet) = TestFleet::new(test).await else {

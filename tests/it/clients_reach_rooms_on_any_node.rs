@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::common::{Client, client_at, temp_dir};
 use crate::fleet::{TestFleet, join_when_taken_over};
+use serial_test::serial;
 
 /// Reads `client`'s states until one satisfies `done`, checking that their `seq` only
 /// rises; returns it.
@@ -34,6 +35,7 @@ async fn until_state_in_order(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn players_and_a_spectator_on_three_nodes_play_through_the_owners_death() {
     let test = "players_and_a_spectator_on_three_nodes_play_through_the_owners_death";
     let Some(fleet) = TestFleet::new(test).await else {
@@ -101,6 +103,7 @@ async fn players_and_a_spectator_on_three_nodes_play_through_the_owners_death() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn quick_join_pairs_players_who_arrived_at_different_nodes_once() {
     let test = "quick_join_pairs_players_who_arrived_at_different_nodes_once";
     let Some(fleet) = TestFleet::new(test).await else {
@@ -202,6 +205,7 @@ async fn watch_every_state(client: &mut Client, room: &str, mut seq: u64) -> (Va
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn every_game_is_played_to_its_end_by_players_on_two_nodes_and_watched_from_a_third() {
     let test = "every_game_is_played_to_its_end_by_players_on_two_nodes_and_watched_from_a_third";
     let Some(fleet) = TestFleet::new(test).await else {
@@ -234,6 +238,7 @@ async fn every_game_is_played_to_its_end_by_players_on_two_nodes_and_watched_fro
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn a_spectator_of_events_on_another_node_hears_each_move_as_an_event() {
     let test = "a_spectator_of_events_on_another_node_hears_each_move_as_an_event";
     let Some(fleet) = TestFleet::new(test).await else {

@@ -510,6 +510,41 @@ impl ParlorProcess {
         }
     }
 
+    /// Each of the process's threads as `name state wchan` (Linux's /proc), one per
+    /// line: what a process that will not exit is waiting on.
+    pub(crate) fn threads_report(&self) -> String {
+        let tasks = format!("/proc/{}/task", self.child.id());
+        let Ok(entries) = std::fs::read_dir(&tasks) else {
+            return format!("(no {tasks}: the process has gone)");
+        };
+        let read = |path: std::path::PathBuf| {
+            std::fs::read_to_string(path)
+                .unwrap_or_default()
+                .trim()
+                .to_owned()
+        };
+        let mut lines: Vec<String> = entries
+            .filter_map(Result::ok)
+            .map(|task| {
+                let dir = task.path();
+                let stat = read(dir.join("stat"));
+                // The state follows the parenthesised name, which may hold spaces.
+                let state = stat
+                    .rsplit_once(") ")
+                    .and_then(|(_, rest)| rest.split(' ').next())
+                    .unwrap_or("?")
+                    .to_owned();
+                format!(
+                    "{} {state} {}",
+                    read(dir.join("comm")),
+                    read(dir.join("wchan"))
+                )
+            })
+            .collect();
+        lines.sort();
+        lines.join("\n")
+    }
+
     /// Kills the process with SIGKILL and reaps it.
     pub(crate) fn kill(mut self) {
         self.signal(libc::SIGKILL);

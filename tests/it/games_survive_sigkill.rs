@@ -21,6 +21,7 @@ use crate::chaos_clients::{
 };
 use crate::common::{ParlorProcess, client_at, temp_dir};
 use crate::services::PostgresSchema;
+use serial_test::serial;
 
 /// How many times the server is killed.
 const KILLS: usize = 3;
@@ -71,11 +72,13 @@ fn no_clock() -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn games_survive_repeated_sigkills() {
     survive_sigkills(ENV).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn games_survive_repeated_sigkills_on_postgres() {
     let Some(schema) = PostgresSchema::new("games_survive_repeated_sigkills_on_postgres").await
     else {

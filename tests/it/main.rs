@@ -7,6 +7,11 @@
 //! variables, the current directory, signal handlers, resource limits): child processes
 //! get their settings through `Command::env` and `Command::current_dir`, and every
 //! server has its own directory, database, port and metrics registry.
+//!
+//! Tests marked `#[serial(whole_machine)]` take turns: those that start several server
+//! processes load both of CI's cores for up to a minute, and those that time the server
+//! against the clock (a shutdown's deadline, a stuck socket's drop) fail if such a test
+//! runs beside them. Every other test may run beside any.
 
 mod chaos_clients;
 mod common;

@@ -18,6 +18,7 @@ use crate::chaos_clients::{
 };
 use crate::common::{ParlorProcess, client_at, temp_dir};
 use crate::fleet::TestFleet;
+use serial_test::serial;
 
 /// Games in flight while the fleet restarts.
 const GAMES: usize = 50;
@@ -37,6 +38,7 @@ const FINISH_WITHIN: Duration = Duration::from_secs(240);
 const LONGEST_THOUGHT: Duration = Duration::from_secs(10);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn a_rolling_restart_of_the_fleet_ends_no_game() {
     let test = "a_rolling_restart_of_the_fleet_ends_no_game";
     let Some(fleet) = TestFleet::new(test).await else {

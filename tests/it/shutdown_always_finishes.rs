@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use crate::common::{Client, ParlorProcess, client_at, temp_dir};
+use serial_test::serial;
 use sqlx::Connection;
 
 /// The grace the server is given, seconds.
@@ -61,6 +62,7 @@ async fn a_room_stuck_writing_a_move(grace_secs: u64) -> StuckRoom {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn sigterm_ends_a_server_whose_room_is_stuck_writing_a_move() {
     // Bound whole: its clients and directory must live as long as the test.
     let mut stuck = a_room_stuck_writing_a_move(GRACE_SECS).await;
@@ -72,13 +74,15 @@ async fn sigterm_ends_a_server_whose_room_is_stuck_writing_a_move() {
     // Blocking is fine here: nothing else runs in this test while it waits.
     let exited = stuck.parlor.exited_within(limit);
     let took = signalled.elapsed();
+    let threads = stuck.parlor.threads_report();
     sqlx::query("ROLLBACK")
         .execute(&mut stuck.lock)
         .await
         .unwrap();
     assert!(
         exited.is_some(),
-        "the server was still running {took:?} after SIGTERM with a {GRACE_SECS} s grace"
+        "the server was still running {took:?} after SIGTERM with a {GRACE_SECS} s grace; \
+         its threads (name, state, waiting in):\n{threads}"
     );
 }
 
@@ -89,6 +93,7 @@ async fn sigterm_ends_a_server_whose_room_is_stuck_writing_a_move() {
 /// grace, and the room must then finish its move's write and close on its own before
 /// the server stops.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn sigterm_lets_a_client_made_room_finish_its_move_before_its_worker_stops() {
     let mut stuck = a_room_stuck_writing_a_move(10).await;
     tokio::time::sleep(Duration::from_millis(300)).await;

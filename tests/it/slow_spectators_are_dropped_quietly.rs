@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use crate::common::{Client, TestServer, temp_dir, test_config};
 use parlor::config::LimitsConfig;
 use serde_json::{Value, json};
+use serial_test::serial;
 use tokio::net::TcpSocket;
 use tokio_tungstenite::{MaybeTlsStream, client_async};
 
@@ -36,6 +37,7 @@ async fn dropped_so_far(server: &TestServer) -> u64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn non_reading_spectators_are_dropped_once_without_a_broadcast_storm() {
     let dir = temp_dir();
     let mut config = test_config(dir.path());
@@ -98,6 +100,7 @@ async fn non_reading_spectators_are_dropped_once_without_a_broadcast_storm() {
     // Let any announcement of the drops go out.
     tokio::time::sleep(Duration::from_millis(2_500)).await;
     let took = started.elapsed();
+    eprintln!("{STUCK} stuck spectators dropped after {offers} offers, in {took:?}");
     stop.send(()).unwrap();
     let states = reading.await.unwrap();
 

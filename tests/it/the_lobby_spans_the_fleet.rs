@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::common::{Client, client_at, temp_dir};
 use crate::fleet::{LEASE_MS, TestFleet};
+use serial_test::serial;
 
 /// How long a change on one node may take to reach another's listings.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -64,6 +65,7 @@ async fn listed_ids(address: &str) -> Vec<String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
 async fn every_node_lists_every_nodes_rooms_and_forgets_a_dead_nodes() {
     let test = "every_node_lists_every_nodes_rooms_and_forgets_a_dead_nodes";
     let Some(fleet) = TestFleet::new(test).await else {
