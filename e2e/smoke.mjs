@@ -617,6 +617,21 @@ async function clocks() {
   }
   log(`clocks: move 1 looked back at during play (16 black pieces home, 15 live), then back to the game`);
 
+  // The same by keyboard: from the last move in the list, ArrowLeft steps back to move 1
+  // and End returns to the game, the focus staying on the move shown.
+  const browsing = () => tid('board').getAttribute('data-browsing');
+  const focusedPly = () => page.evaluate(() => document.activeElement?.dataset?.ply ?? null);
+  await page.locator('[data-testid="moves"] [data-ply="2"]').focus();
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.browsing === '1', null, { timeout: 3000 })
+    .catch(async () => fail(`ArrowLeft on move 2 in the list shows ${JSON.stringify(await browsing())}, not the board after move 1`));
+  if (await focusedPly() !== '1' || await blackHome() !== 16) fail(`after ArrowLeft the focus is on move ${await focusedPly()} and ${await blackHome()} black pieces are home`);
+  await page.keyboard.press('End');
+  if (await browsing() !== '' || await focusedPly() !== '2' || await blackHome() !== 15) {
+    fail(`End on the list left the board browsing ${JSON.stringify(await browsing())} with the focus on move ${await focusedPly()}`);
+  }
+  log('clocks: ArrowLeft stepped back to move 1 and End returned to the game, by keyboard');
+
   clockedGame = { id: await tid('board').getAttribute('data-game-id'), move };
   await resignNow();
   // One move each: too short to be rated (PROTOCOL.md §13.4).

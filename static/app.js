@@ -53,7 +53,7 @@ import { RecentGames } from './recent.js';
 import { initTheme } from './theme.js';
 import { initBoardSize } from './board_size.js';
 import { initSound } from './sound.js';
-import { stopBrowsing } from './browse.js';
+import { onMovesKey, stopBrowsing } from './browse.js';
 
 /** What the connection reports: the socket opened, closed, or could not be made. */
 const connectionHooks = {
@@ -89,6 +89,7 @@ function init() {
   initBoardSize(ui.seats, ui.board, ui['board-resize']);
   initSound(ui.sound);
   ui['browse-live'].addEventListener('click', () => stopBrowsing(render));
+  ui.moves.addEventListener('keydown', (event) => onMovesKey(event, ui.moves, render));
   listGames();
   app.replay = new ReplayView(ui, replayPage);
   app.recent = new RecentGames({ list: ui['recent-games'], empty: ui['recent-empty'] }, {

@@ -51,3 +51,29 @@ export function shownState(s) {
   }
   return { ...s, board, legal_moves: [], last_move: null };
 }
+
+/** Keys that step through the list of moves, to the ply they lead to from `current` of `total`. */
+const STEPS = {
+  ArrowLeft: (current) => current - 1,
+  ArrowUp: (current) => current - 1,
+  ArrowRight: (current) => current + 1,
+  ArrowDown: (current) => current + 1,
+  Home: () => 1,
+  End: (_, total) => total,
+};
+
+/**
+ * The arrow keys, Home and End on a move in the list: step to the board before or after
+ * it (End and stepping past the last move return to the game), keeping the focus on the
+ * move shown.
+ */
+export async function onMovesKey(event, list, render) {
+  const step = STEPS[event.key];
+  if (!step || !event.target.closest?.('[data-ply]')) return;
+  event.preventDefault();
+  const total = app.moves.length;
+  const target = Math.max(1, Math.min(total, step(app.browsing ?? total, total)));
+  if (target >= total) stopBrowsing(render);
+  else await browseTo(target, render);
+  list.querySelector(`[data-ply="${app.browsing ?? total}"]`)?.focus();
+}

@@ -244,7 +244,7 @@ function moveButton(text, ply) {
   b.dataset.ply = String(ply);
   const current = (app.browsing ?? app.moves.length) === ply;
   if (current) b.setAttribute('aria-current', 'step');
-  b.title = `Show the board after move ${ply}`;
+  b.title = `Show the board after move ${ply} (the arrow keys step through the moves)`;
   return b;
 }
 
