@@ -376,10 +376,37 @@ async function expectListed(game, move) {
   if (await tid('error').isVisible()) fail(`${game}: after ${move} the page shows an error: ${await tid('error').innerText()}`);
 }
 
+/**
+ * What each seat is shown to be ahead by, beside its name: `ahead` maps a seat to the
+ * codes of the other side's pieces it is ahead by (joined, as `data-pieces`) and its
+ * points; a seat not named must show nothing.
+ */
+async function expectMaterial(what, ahead) {
+  const shown = {};
+  for (const seat of [0, 1]) {
+    const box = tid(`material-${seat}`);
+    if (!(await box.count())) continue;
+    const drawn = await box.locator('.piece-icon').count();
+    const codes = await box.getAttribute('data-pieces');
+    if (drawn !== codes.length) fail(`${what}: seat ${seat} is ahead by ${codes} but ${drawn} pieces are drawn`);
+    shown[seat] = [codes, await box.getAttribute('data-points'), await box.getAttribute('aria-label')];
+  }
+  for (const seat of [0, 1]) {
+    const want = ahead[seat];
+    const got = shown[seat];
+    if (!want && !got) continue;
+    if (!want || !got || got[0] !== want[0] || got[1] !== String(want[1])) {
+      fail(`${what}: seat ${seat} is shown ahead by ${JSON.stringify(got ?? 'nothing')}, expected ${JSON.stringify(want ?? 'nothing')}`);
+    }
+  }
+  log(`${what}: ${JSON.stringify(Object.values(shown).map((s) => s[2]))}`);
+}
+
 /** A promotion through the chooser and a double jump, set up with options.start. */
 async function startPositions() {
   const problemsBefore = problems.length;
   await startFrom('chess', '8/4P3/8/8/8/8/k7/4K3 w - - 0 1', 0);
+  await expectMaterial('chess: a pawn against none', { 0: ['p', 1] });
   await tid('cell-e7').click();
   await tid('cell-e8').click();
   const choices = await page.locator('[data-testid^="promote-"]').evaluateAll((els) => els.map((e) => e.dataset.testid).sort());
@@ -388,10 +415,14 @@ async function startPositions() {
   await expectListed('chess', 'e8=N');
   const piece = await tid('cell-e8').getAttribute('data-piece');
   if (piece !== 'N') fail(`chess: after e7e8n, e8 holds ${JSON.stringify(piece)}`);
+  await expectMaterial('chess: promoted to a knight', { 0: ['n', 3] });
   // King and knight against king: the game may well be over already.
   log(`chess: promoted to a knight through the chooser; result: ${await resignGame()}`);
 
   await startFrom('checkers', 'B:W10,18,19:B6', 0);
+  await expectMaterial('checkers: three men against one', { 1: ['bb', 2] });
+  mkdirSync(SHOT_DIR, { recursive: true });
+  await tid('seats').screenshot({ path: path.join(SHOT_DIR, 'material.png') });
   await tid('cell-6').click();
   await tid('cell-15').click();
   const targets = await page.locator('[data-testid="board"] .cell.target').evaluateAll((els) => els.map((e) => e.dataset.label).sort());
@@ -402,6 +433,7 @@ async function startPositions() {
     const left = await tid(`cell-${label}`).getAttribute('data-piece');
     if (left) fail(`checkers: after 6x15x24, square ${label} still holds ${left}`);
   }
+  await expectMaterial('checkers: one man each after the double jump', {});
   log(`checkers: double jump 6x15x24 made by clicking each landing square; result: ${await resignGame()}`);
   await tid('start-position').fill('');
   if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
@@ -922,7 +954,7 @@ async function cleanup() {
 const CHECKS = [
   ['tic-tac-toe against bot:random, then a reload', ticTacToe],
   ...BOARD_GAMES.map((g) => [`${g.game} against bot:random as seat ${g.seat}`, () => boardGame(g)]),
-  ['start positions: a chess promotion and a checkers double jump', startPositions],
+  ['start positions: a chess promotion and a checkers double jump, and the material each side is ahead by', startPositions],
   ['clocks of a chess game under a 20 s clock against bot:random', clocks],
   ['a server restart in the middle of a clocked game', restartMidGame],
   ['timeout of a 3 s per-move clock', timeout],

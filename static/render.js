@@ -9,7 +9,7 @@ import { renderBoard } from './board_view.js';
 import { renderResult, resultHeadline } from './result.js';
 import { updateClocks, syncClockTicker } from './clocks.js';
 import { disarmResign, roomRequest, takeSeat } from './actions.js';
-import { GAMES, gameTitle, movesInPairs, moveInWords, sideIsMark } from './boards/index.js';
+import { GAMES, gameTitle, materialOf, materialWords, movesInPairs, moveInWords, pieceElement, sideIsMark } from './boards/index.js';
 import { hasClock, timeControlLabel, timeControlDescription } from './time.js';
 import { seatName, botLevel, roomLabel } from './sides.js';
 import { roomLink } from './link.js';
@@ -67,9 +67,9 @@ function renderGame() {
   tcPill.hidden = !hasClock(clock);
   tcPill.textContent = hasClock(clock) ? `Clock ${timeControlLabel(clock)}` : '';
   tcPill.title = timeControlDescription(clock);
-  renderSeats(s);
-  renderInvite(s);
   const shown = shownState(s);
+  renderSeats(s, shown);
+  renderInvite(s);
   renderBoard(shown);
   renderBrowseBar(s);
   ui.board.dataset.gameId = s?.game_id ?? '';
@@ -112,11 +112,27 @@ function bottomSeatOf(s) {
   return top === null ? 0 : 1 - top;
 }
 
-function renderSeats(s) {
+/** What a seat is ahead by on the board shown, as small pieces and "+points"; null if nothing. */
+function materialEl(game, seat, lead) {
+  if (!lead?.pieces.length) return null;
+  const box = el('span', 'material');
+  box.dataset.testid = `material-${seat}`;
+  box.dataset.points = String(lead.points);
+  box.dataset.pieces = lead.pieces.join('');
+  box.setAttribute('role', 'img');
+  box.setAttribute('aria-label', materialWords(game, lead));
+  box.append(...lead.pieces.map((code) => pieceElement(game, code)).filter(Boolean));
+  if (lead.points > 0) box.append(el('span', 'material-points', `+${lead.points}`));
+  return box;
+}
+
+/** The seats, each with its clock and what it is ahead by on the board `shown`. */
+function renderSeats(s, shown) {
   const slots = ui.seats.querySelectorAll('.seat-slot');
   for (const slot of slots) slot.replaceChildren();
   if (!s || !Array.isArray(s.seats)) return;
   const bottom = bottomSeatOf(s);
+  const material = materialOf(currentGame(), shown?.board);
   for (const seat of s.seats) {
     const item = el('div', 'seat');
     const slot = ui.seats.querySelector(`.seat-slot[data-slot="${seat.seat === bottom ? 'bottom' : 'top'}"]`);
@@ -151,6 +167,8 @@ function renderSeats(s) {
     if (seat.kind === 'open' && app.room.role === 'spectator' && s.status !== 'finished') {
       item.append(button('Take this seat', `seat-join-${seat.seat}`, () => takeSeat(seat.seat), 'small'));
     }
+    const lead = materialEl(currentGame(), seat.seat, material?.[seat.seat]);
+    if (lead) item.append(lead);
     if (s.clocks && Array.isArray(s.clocks.remaining_ms)) {
       const clock = el('span', 'clock');
       clock.dataset.testid = `clock-${seat.seat}`;

@@ -13,6 +13,7 @@ export const checkers = {
   startOption: { label: 'Start position (PDN FEN)', placeholder: 'W:W21,22,23:B1,2,K3' },
   order: ['first', 'second'],
   movesInPairs: true, // numbered "1. 11-15 23-19", as draughts records are
+  material: [['B', 'W', 1], ['b', 'w', 1]], // a piece is a piece: kings, then men
   record: { format: 'pdn', note: 'The moves are listed below, and the PDN opens in draughts programs.' },
 
   /** How this game's own endings are told. `loser` is "Name (Side)"; isYou says it is this player. */

@@ -24,6 +24,7 @@ export const chess = {
   startOption: { label: 'Start position (FEN)', placeholder: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1' },
   order: ['first', 'second'],
   movesInPairs: true, // numbered "1. e4 e5", as chess records are
+  material: [['Q', 'q', 9], ['R', 'r', 5], ['B', 'b', 3], ['N', 'n', 3], ['P', 'p', 1]],
   record: { format: 'pgn', note: 'The moves are listed below, and the PGN opens in any chess program.' },
 
   /** How this game's own endings are told. `loser` is "Name (Side)"; isYou says it is this player. */

@@ -26,6 +26,9 @@
 //   sideIsMark              optional: the side's name is its mark (X, O): badges show the
 //                           letter and seats do not repeat the side's name
 //   promotionName(suffix), promotionPiece(suffix, seat)   optional: the promotion chooser
+//   material                optional: pieces that can be counted against each other, as
+//                           [seat 0's code, seat 1's code, points]: beside each seat the
+//                           page shows what it is ahead by (see materialOf)
 //   record                  optional: { format, note }: finished games download as
 //                           /api/games/<id>.<format>, from the replay card's link with
 //                           data-record="<format>" in index.html
@@ -132,6 +135,36 @@ export function pieceElement(game, code) {
   const parts = moduleOf(game).drawPiece(String(code));
   if (!parts.length) return null;
   return svg('svg', { class: `piece-icon game-${GAMES[game] ? game : 'other'}`, viewBox: '0 0 1 1', 'aria-hidden': 'true', focusable: 'false' }, parts);
+}
+
+/**
+ * What each seat is ahead by on `board`, as Lichess shows it: for each kind of piece the
+ * side with more of it lists the other side's pieces it is ahead by, and the points
+ * they are worth. `[{ pieces: [codes], points }, …]` by seat, or null for a game
+ * without a material table. Counted from the board, so it holds for any start position.
+ */
+export function materialOf(game, board) {
+  const table = GAMES[game]?.material;
+  if (!table || !Array.isArray(board?.cells)) return null;
+  const count = (code) => board.cells.filter((c) => c === code).length;
+  const ahead = [{ pieces: [], points: 0 }, { pieces: [], points: 0 }];
+  for (const [first, second, points] of table) {
+    const lead = count(first) - count(second);
+    if (lead === 0) continue;
+    const seat = lead > 0 ? 0 : 1;
+    const theirs = seat === 0 ? second : first;
+    for (let i = 0; i < Math.abs(lead); i += 1) ahead[seat].pieces.push(theirs);
+    ahead[seat].points += Math.abs(lead) * points;
+    ahead[1 - seat].points -= Math.abs(lead) * points;
+  }
+  return ahead;
+}
+
+/** What a screen reader is told of a seat's lead: "ahead by black pawn, black knight (4 points)". */
+export function materialWords(game, { pieces, points }) {
+  const names = pieces.map((code) => pieceName(game, code)).join(', ');
+  const plural = points === 1 ? 'point' : 'points';
+  return points > 0 ? `ahead by ${names} (${points} ${plural})` : `ahead by ${names}`;
 }
 
 // ---------------------------------------------------------------------------
