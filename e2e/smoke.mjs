@@ -616,6 +616,15 @@ async function clocks() {
     return (result && !result.hidden) || (board.dataset.mine === 'true' && Number(document.querySelector('[data-testid="moves"]').dataset.plies) >= 2);
   }, null, { timeout: 10_000 });
   if (await tid('result').isVisible()) fail(`the clocked game ended early: ${await resultText()}`);
+  // The bot's move glided in: from and to are the cells marked as the last move.
+  const glide = await page.evaluate(() => {
+    const board = document.querySelector('[data-testid="board"]');
+    const last = [...board.querySelectorAll('.cell.last')].map((c) => c.dataset.label).sort();
+    return { glided: board.dataset.glided ?? null, last };
+  });
+  const glidedCells = glide.glided ? [glide.glided.slice(0, 2), glide.glided.slice(2, 4)].sort() : [];
+  if (glidedCells.join() !== glide.last.join()) fail(`the bot's move (last move ${glide.last.join('–')}) did not glide in; the last glide was ${JSON.stringify(glide.glided)}`);
+  log(`clocks: the bot's move ${glide.glided} glided in`);
   const botClock = await tid('clock-1').textContent();
   if (botClock !== '0:20') fail(`after the bot's first move its clock shows ${JSON.stringify(botClock)}: a first move is free`);
   const afterFirst = await running();

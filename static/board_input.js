@@ -46,6 +46,7 @@ export function onDrop(from, to) {
     cancelPick();
     return;
   }
+  app.dropped = to;
   pickCell(to);
 }
 

@@ -11,6 +11,7 @@ import {
 } from './boards/index.js';
 import { indexMoves, optionsAfter } from './moves.js';
 import { el, button } from './dom.js';
+import { glideLastMove } from './animate.js';
 
 /** Which position a move being built belongs to: it is dropped when this changes. */
 function pickKey(s) {
@@ -66,6 +67,7 @@ export function renderBoard(s) {
     selecting: sel.length > 0,
     emphasis: emphasisOf(game, s),
   });
+  glideLastMove(boardEl, cells, s, lastPath);
   renderHelper(game, entries, mappable, canPlay);
   restoreBoardFocus(canPlay);
 }

@@ -66,6 +66,7 @@ export const app = {
   showBoard: false, // a room was entered or a rematch began: bring the board into view once drawn
   keyboard: false, // the player uses the keyboard, so moving the focus helps
   browsing: null, // while looking back: the number of moves after which the board is shown (browse.js)
+  dropped: null, // the cell this player last dropped a piece on by hand, so that it does not glide there (animate.js)
   lowWarned: null, // the turn (game id and move count) whose low time was sounded
   afterWelcome: null, // what to start once signed in: 'bot' after "Play a bot now"
   orientation: null, // the sides and orientation of the current game, once known (see orientation())
