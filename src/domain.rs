@@ -1,4 +1,5 @@
-//! The server's domain values shared by room, store and wire: what holds a seat.
+//! The server's domain values shared by room, store and wire: what holds a seat, and
+//! what is said in a room's chats.
 
 use std::fmt;
 use std::str::FromStr;
@@ -62,6 +63,59 @@ impl<'de> Deserialize<'de> for SeatKind {
         let text = String::deserialize(deserializer)?;
         text.parse().map_err(serde::de::Error::custom)
     }
+}
+
+/// Which of a room's two chats a line belongs to: as on Lichess, the players talk among
+/// themselves and the spectators among themselves, and neither side hears the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatChannel {
+    /// The two seated players.
+    Players,
+    /// Everyone watching.
+    Spectators,
+}
+
+impl ChatChannel {
+    /// The channel's wire name, as the store keeps it too.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChatChannel::Players => "players",
+            ChatChannel::Spectators => "spectators",
+        }
+    }
+}
+
+/// A chat name that is not `players` or `spectators`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a chat; the chats are players and spectators")]
+pub struct UnknownChatChannel(pub String);
+
+impl FromStr for ChatChannel {
+    type Err = UnknownChatChannel;
+
+    fn from_str(name: &str) -> Result<ChatChannel, UnknownChatChannel> {
+        match name {
+            "players" => Ok(ChatChannel::Players),
+            "spectators" => Ok(ChatChannel::Spectators),
+            other => Err(UnknownChatChannel(other.to_owned())),
+        }
+    }
+}
+
+/// One line of chat, as it is sent and kept with its game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatLine {
+    /// Who said it: their public id.
+    pub player_id: String,
+    /// Their name when they said it.
+    pub name: String,
+    /// What they said.
+    pub text: String,
+    /// When the room received it, Unix ms.
+    pub at_ms: i64,
+    /// Moves played when it was said.
+    pub ply: usize,
 }
 
 #[cfg(test)]

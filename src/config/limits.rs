@@ -28,6 +28,10 @@ pub struct LimitsConfig {
     pub max_rooms: u32,
     /// Spectators one room may have at once (0: no limit).
     pub spectators_per_room: u32,
+    /// Chat lines one connection may send per minute, sustained (0: no limit).
+    pub chat_lines_per_minute: u32,
+    /// Chat lines one connection may send at once before the sustained rate applies.
+    pub chat_burst: u32,
     /// A lobby subscriber gets at most one batch of room changes this often, in
     /// milliseconds: changes to the same room in between are merged.
     pub lobby_flush_ms: u64,
@@ -47,6 +51,8 @@ impl Default for LimitsConfig {
             players_per_minute_per_ip: 30,
             max_rooms: 20_000,
             spectators_per_room: 1_000,
+            chat_lines_per_minute: 12,
+            chat_burst: 3,
             lobby_flush_ms: 250,
             rooms_page_size: 100,
         }
@@ -67,6 +73,7 @@ impl LimitsConfig {
             players_per_minute_per_ip: 0,
             max_rooms: 0,
             spectators_per_room: 0,
+            chat_lines_per_minute: 0,
             ..Self::default()
         }
     }

@@ -229,6 +229,8 @@ pub struct RoomsConfig {
     /// A game in which either side has not made its first move this many seconds after
     /// it became their turn is aborted (no result, no score).
     pub first_move_secs: u64,
+    /// The longest chat line, in characters (0: no chat on this server).
+    pub chat_max_chars: u32,
 }
 
 impl Default for RoomsConfig {
@@ -238,6 +240,7 @@ impl Default for RoomsConfig {
             reconnect_grace_secs: 60,
             takeover: Takeover::None,
             first_move_secs: 30,
+            chat_max_chars: 140,
         }
     }
 }

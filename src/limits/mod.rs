@@ -37,6 +37,8 @@ pub(crate) struct ConnectionBudgets {
     pub(crate) messages: Budget,
     /// Every room created takes one.
     pub(crate) rooms: Budget,
+    /// Every chat line takes one.
+    pub(crate) chat: Budget,
 }
 
 impl Limits {
@@ -65,6 +67,10 @@ impl Limits {
         ConnectionBudgets {
             messages: Budget::per_second(self.config.messages_per_sec, self.config.messages_burst),
             rooms: Budget::per_minute(self.config.rooms_per_minute_per_connection),
+            chat: Budget::per_minute_in_bursts(
+                self.config.chat_lines_per_minute,
+                self.config.chat_burst,
+            ),
         }
     }
 
@@ -111,6 +117,21 @@ impl Limits {
             ));
         }
         Ok(())
+    }
+
+    /// Takes one chat line from the connection's budget, or says it is used up.
+    pub(crate) fn chat_line(&self, connection: &Budget) -> Result<(), ClientError> {
+        if connection.allow() {
+            return Ok(());
+        }
+        Err(ClientError::new(
+            ErrorCode::RateLimited,
+            format!(
+                "Too many chat lines: a connection may send {} a minute ({} at once). This one was not sent; wait a few seconds.",
+                self.config.chat_lines_per_minute,
+                self.config.chat_burst.max(1)
+            ),
+        ))
     }
 
     /// Takes one new player from the address's quota, or says it is used up.

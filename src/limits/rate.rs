@@ -27,6 +27,18 @@ impl Budget {
         Budget(NonZeroU32::new(count).map(|count| RateLimiter::direct(Quota::per_minute(count))))
     }
 
+    /// `count` requests a minute sustained, at most `burst` (at least 1) of them at once;
+    /// off when `count` is 0.
+    pub(crate) fn per_minute_in_bursts(count: u32, burst: u32) -> Budget {
+        let Some(rate) = NonZeroU32::new(count) else {
+            return Budget(None);
+        };
+        let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
+        Budget(Some(RateLimiter::direct(
+            Quota::per_minute(rate).allow_burst(burst),
+        )))
+    }
+
     /// Takes one request from the budget: `false` if there is none left right now.
     pub(crate) fn allow(&self) -> bool {
         self.0

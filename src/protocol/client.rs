@@ -121,6 +121,14 @@ pub enum ClientMsg {
         #[serde(default)]
         time_control: Option<Value>,
     },
+    /// Say something in the room's chat: the players' chat from a seat, the
+    /// spectators' chat when watching.
+    Chat {
+        /// The room's id.
+        room: String,
+        /// The line, at most `rooms.chat_max_chars` characters.
+        text: String,
+    },
     /// Ask for a `pong`: a heartbeat for clients that cannot see WebSocket pings (a
     /// browser's script), so they notice a connection that died without closing.
     Ping {},

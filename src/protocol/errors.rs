@@ -73,6 +73,11 @@ pub enum ErrorCode {
     ServerFull,
     /// The room has as many spectators as it may; nobody else can watch it now.
     RoomFull,
+    /// A chat line that is empty, too long or holds control characters, or chat that
+    /// the server has turned off.
+    BadChat,
+    /// The sender neither plays nor watches the room (from this connection).
+    NotInRoom,
     /// In a fleet: the node holding the room did not answer in time, so whether the
     /// request was done is not known. Join or watch the room again to see.
     RoomUnreachable,

@@ -14,6 +14,7 @@ mod tests;
 use bytestring::ByteString;
 use serde::Serialize;
 
+pub use crate::domain::{ChatChannel, ChatLine};
 pub use client::{ClientMsg, Envelope, Rejected, Updates, parse};
 pub use errors::{ClientError, ErrorCode};
 pub use server::{LobbyChange, Role, RoomSummary, ServerMsg, ShutdownReason};

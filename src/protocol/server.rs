@@ -5,7 +5,7 @@ use parlor_rules::GameKind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{ClientError, ErrorCode, SeatView, Status, TimeControl};
+use super::{ChatChannel, ChatLine, ClientError, ErrorCode, SeatView, Status, TimeControl};
 
 /// Whether a client plays or watches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -115,6 +115,16 @@ pub enum ServerMsg {
         /// The client's `ref`.
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
         reference: Option<Value>,
+    },
+    /// Lines of one of a room's chats: each new line as it is said, and on joining or
+    /// watching, the lines said so far in the current game.
+    Chat {
+        /// The room's id.
+        room: String,
+        /// The players' chat or the spectators'.
+        channel: ChatChannel,
+        /// The lines, oldest first.
+        lines: Vec<ChatLine>,
     },
     /// The server is shutting down; reconnect after `retry_after_ms`.
     Shutdown {

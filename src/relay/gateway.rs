@@ -146,6 +146,29 @@ impl RoomLink {
         }
     }
 
+    /// Says something in the room's chat (see [`RoomHandle::chat`]).
+    pub(crate) async fn chat(
+        &self,
+        player: PlayerInfo,
+        conn: ConnId,
+        text: String,
+    ) -> Result<(), ClientError> {
+        match self {
+            RoomLink::Local(handle) => handle.chat(player, conn, text).await,
+            RoomLink::Remote(remote) => {
+                let room = remote.room.clone();
+                remote
+                    .ask(conn, |asker| Envelope::Chat {
+                        asker,
+                        room,
+                        player,
+                        text,
+                    })
+                    .await
+            }
+        }
+    }
+
     /// Leaves the room (see [`RoomHandle::leave`]).
     pub(crate) async fn leave(&self, player_id: String, conn: ConnId) -> Result<(), ClientError> {
         match self {

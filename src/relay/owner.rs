@@ -109,6 +109,19 @@ impl Relay {
                 };
                 (asker, outcome)
             }
+            Envelope::Chat {
+                asker,
+                room,
+                player,
+                text,
+            } => {
+                let conn = self.member_conn(&asker);
+                let outcome = match self.local_room(&room) {
+                    Ok(handle) => handle.chat(player, conn, text).await,
+                    Err(error) => Err(error),
+                };
+                (asker, outcome)
+            }
             Envelope::Leave {
                 asker,
                 room,

@@ -68,6 +68,13 @@ pub(super) enum Envelope {
         player_id: String,
         request: Request,
     },
+    /// A gateway's client says something in the room's chat.
+    Chat {
+        asker: Asker,
+        room: String,
+        player: PlayerInfo,
+        text: String,
+    },
     /// A gateway's client leaves the room.
     Leave {
         asker: Asker,

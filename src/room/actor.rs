@@ -28,6 +28,7 @@ use parlor_rules::games::Seat;
 
 mod audience;
 mod bots;
+mod chat;
 mod writes;
 
 /// Reply channel for commands that either succeed or fail with a client error.
@@ -65,6 +66,13 @@ pub(super) enum Command {
         request: Request,
         player_id: String,
         conn: ConnId,
+        reply: Reply,
+    },
+    /// Say something in the room's chat.
+    Chat {
+        player: PlayerInfo,
+        conn: ConnId,
+        text: String,
         reply: Reply,
     },
     /// Stop watching, or give up a seat.
@@ -330,6 +338,18 @@ impl Room {
                 };
                 let _ = reply.send(result);
             }
+            Command::Chat {
+                player,
+                conn,
+                text,
+                reply,
+            } => {
+                let result = match self.state.chat(&player, conn, &text, now()) {
+                    Ok(step) => self.follow(step).await,
+                    Err(error) => Err(error),
+                };
+                let _ = reply.send(result);
+            }
             Command::Leave {
                 player_id,
                 conn,
@@ -532,6 +552,7 @@ impl Room {
                     not_before,
                 } => self.think(ply, level, budget, not_before),
                 Effect::JudgeDraw { ply, seat } => self.judge_draw(ply, seat),
+                Effect::Chat { to, said } => self.say(&to, *said),
             }
         }
     }

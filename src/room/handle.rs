@@ -329,6 +329,23 @@ impl RoomHandle {
         .await
     }
 
+    /// Says `text` in the room's chat as `player` on connection `conn`: the players'
+    /// chat from a seat, the spectators' when watching.
+    pub(crate) async fn chat(
+        &self,
+        player: PlayerInfo,
+        conn: ConnId,
+        text: String,
+    ) -> Result<(), ClientError> {
+        self.ask(|reply| Command::Chat {
+            player,
+            conn,
+            text,
+            reply,
+        })
+        .await
+    }
+
     /// Leaves the room: a spectator stops watching; a player gives up their seat, which
     /// during a game loses it by `abandoned`.
     pub(crate) async fn leave(&self, player_id: String, conn: ConnId) -> Result<(), ClientError> {

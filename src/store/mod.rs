@@ -19,13 +19,14 @@ use parlor_rules::GameKind;
 use crate::ratings::Rating;
 
 pub(crate) use records::{
-    DrawOfferRecord, Fence, GameFinish, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord,
-    RatingChange, SeatRecord, SeatResult,
+    ChatRecord, DrawOfferRecord, Fence, GameFinish, LeaderboardCandidate, MoveRecord, NewGame,
+    PlayerRecord, RatingChange, SeatRecord, SeatResult,
 };
 pub(crate) use sql::{BatchStats, open};
 pub(crate) use status::GameStatus;
 pub(crate) use stored::{
-    LeaderboardEntry, PlayerGame, RatingEntry, StoredGame, StoredMove, StoredSeat, UnfinishedGame,
+    LeaderboardEntry, PlayerGame, RatingEntry, StoredChatLine, StoredGame, StoredMove, StoredSeat,
+    UnfinishedGame,
 };
 
 impl StoreError {
@@ -248,6 +249,11 @@ pub(crate) trait Store: Send + Sync + 'static {
         seat: u8,
         fence: Fence,
     ) -> Result<(), StoreError>;
+
+    /// Records a line said in one of a game's chats; a line already recorded under its
+    /// number is left as it is. Fails with [`StoreError::Fenced`] if the game is owned
+    /// under another token.
+    async fn record_chat(&self, said: &ChatRecord, fence: Fence) -> Result<(), StoreError>;
 
     /// Marks every game still `playing` as `interrupted`; returns how many. Called at
     /// shutdown when the operator has asked for games to end with the process.

@@ -1,11 +1,12 @@
 //! The records rooms and sessions write to the store: players, game starts, moves,
-//! endings and leaderboard candidates, and the rating changes a write returns.
+//! endings, chat lines and leaderboard candidates, and the rating changes a write
+//! returns.
 
 use parlor_rules::GameKind;
 use parlor_rules::games::EndReason;
 use serde::Serialize;
 
-use crate::domain::SeatKind;
+use crate::domain::{ChatChannel, ChatLine, SeatKind};
 
 use crate::ratings::{Rating, rated_key};
 
@@ -159,4 +160,17 @@ pub(crate) struct DrawOfferRecord {
     pub(crate) seat: u8,
     /// How many moves had been played when it did.
     pub(crate) ply: u32,
+}
+
+/// A line said in one of a game's chats, as it is stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ChatRecord {
+    /// The game it was said in.
+    pub(crate) game_id: String,
+    /// Its number in the game, both chats counted together, from 0.
+    pub(crate) number: u64,
+    /// Which chat.
+    pub(crate) channel: ChatChannel,
+    /// The line.
+    pub(crate) line: ChatLine,
 }

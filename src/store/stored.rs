@@ -1,11 +1,11 @@
-//! What the store's read API returns: stored games with their seats and moves, a
-//! player's games, and the two leaderboards (by score and by rating).
+//! What the store's read API returns: stored games with their seats, moves and chat,
+//! a player's games, and the two leaderboards (by score and by rating).
 
 use parlor_rules::GameKind;
 use parlor_rules::games::EndReason;
 use serde::Serialize;
 
-use crate::domain::SeatKind;
+use crate::domain::{ChatChannel, ChatLine, SeatKind};
 
 use super::{DrawOfferRecord, Fence, GameStatus};
 
@@ -132,6 +132,8 @@ pub(crate) struct StoredGame {
     pub(crate) seats: Vec<StoredSeat>,
     /// Every move, in order.
     pub(crate) moves: Vec<StoredMove>,
+    /// Every line said in its two chats, in the order the room received them.
+    pub(crate) chat: Vec<StoredChatLine>,
     /// The draw offer last recorded, while the game is unfinished; it is still open
     /// unless the other seat has moved since (not shown: it matters only to resuming).
     #[serde(skip)]
@@ -157,4 +159,14 @@ pub(crate) struct LeaderboardEntry {
     pub(crate) game_id: String,
     /// When, Unix ms.
     pub(crate) achieved_at_ms: i64,
+}
+
+/// A line said in one of a game's chats, as the read API shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct StoredChatLine {
+    /// The players' chat or the spectators'.
+    pub(crate) channel: ChatChannel,
+    /// The line.
+    #[serde(flatten)]
+    pub(crate) line: ChatLine,
 }

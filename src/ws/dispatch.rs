@@ -147,6 +147,13 @@ impl Connection {
             ClientMsg::AcceptDraw { room } => self.request(&room, Request::AcceptDraw).await,
             ClientMsg::DeclineDraw { room } => self.request(&room, Request::DeclineDraw).await,
             ClientMsg::Rematch { room } => self.request(&room, Request::Rematch).await,
+            ClientMsg::Chat { room, text } => {
+                let player = self.player_info()?;
+                let handle = self.room(&room).await?;
+                self.app.limits.chat_line(&self.chat_budget)?;
+                handle.chat(player, self.conn, text).await?;
+                Ok(Vec::new())
+            }
             ClientMsg::Leave { room } => {
                 let player = self.player_info()?;
                 let handle = self.room(&room).await?;

@@ -56,6 +56,8 @@ pub(super) struct Connection {
     pub(super) address: IpAddr,
     /// Rooms this connection may still create this minute.
     pub(super) room_budget: Budget,
+    /// Chat lines this connection may still send (`limits.chat_lines_per_minute`).
+    pub(super) chat_budget: Budget,
     /// The client has sent a `ping` message: it keeps a heartbeat, so a shorter silence
     /// (`server.heartbeat_timeout_secs`) means it is gone.
     pub(super) on_heartbeat: bool,
@@ -140,6 +142,7 @@ pub(crate) async fn run(opened: Box<Opened>) {
         lobby: None,
         address,
         room_budget: budgets.rooms,
+        chat_budget: budgets.chat,
         on_heartbeat: false,
     };
     let kick = connection.subscriber.kick.clone();

@@ -69,6 +69,23 @@ async fn players_and_a_spectator_on_three_nodes_play_through_the_owners_death() 
     let refused = json!({"type": "move", "room": room, "move": "4"});
     bob.expect_error(refused, "not_your_turn").await;
 
+    // Chat crosses nodes too, each line to its own side only: Bob's, through his node,
+    // reaches Alice on the owner's; Carol's stays among the spectators.
+    let said = json!({"type": "chat", "room": room, "text": "Well played so far"});
+    bob.send(said).await;
+    let heard = alice.until("chat").await;
+    assert_eq!(
+        (
+            heard["channel"].as_str(),
+            heard["lines"][0]["text"].as_str()
+        ),
+        (Some("players"), Some("Well played so far"))
+    );
+    let said = json!({"type": "chat", "room": room, "text": "Bob is in trouble"});
+    carol.send(said).await;
+    let own = carol.until("chat").await;
+    assert_eq!(own["channel"], "spectators", "{own}");
+
     // The room's node dies. Bob's and Carol's nodes close their connections as a
     // restarting server would, and another node adopts the game.
     owner.kill();

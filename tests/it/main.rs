@@ -40,6 +40,7 @@ mod moves_come_as_events_to_who_asks;
 mod names_cannot_impersonate;
 mod one_server_per_database;
 mod operators_scrape_metrics;
+mod players_and_spectators_chat_apart;
 mod players_reconnect_or_lose_by_abandonment;
 mod postgres_outages_refuse_moves;
 mod private_rooms_are_reached_only_by_link;

@@ -7,14 +7,14 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::{Published, Room};
-use crate::protocol::{Role, ServerMsg};
+use crate::protocol::{ChatChannel, Role, ServerMsg};
 use crate::room::fanout::{Broadcast, fan_out, frame, send_to};
 use crate::room::{ConnId, Frame};
 use parlor_rules::games::Seat;
 
 impl Room {
     /// Sends a newcomer `joined` and a snapshot of the current state with its history,
-    /// encoded once for a burst of newcomers.
+    /// encoded once for a burst of newcomers, then the lines said so far in its chat.
     pub(super) fn greet(&mut self, conn: ConnId, seat: Option<Seat>, reference: Option<Value>) {
         let Some(sub) = self.audience.get(&conn) else {
             return;
@@ -47,6 +47,21 @@ impl Room {
                     .get(state.seq(), now, || frame(&state.state_msg(true, now)));
                 send_to(sub, &snapshot, metrics);
             }
+        }
+        // What was said so far in this game, in the newcomer's own chat.
+        let channel = if seat.is_some() {
+            ChatChannel::Players
+        } else {
+            ChatChannel::Spectators
+        };
+        let lines = state.chat_lines(channel);
+        if !lines.is_empty() {
+            let history = ServerMsg::Chat {
+                room: state.id().to_owned(),
+                channel,
+                lines: lines.to_vec(),
+            };
+            send_to(sub, &frame(&history), metrics);
         }
     }
 

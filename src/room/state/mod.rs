@@ -8,6 +8,7 @@
 //! then does the machine apply it; if the write fails, the room is as it was.
 
 mod bots;
+mod chat;
 mod endings;
 mod moves;
 mod pacer;
@@ -32,10 +33,12 @@ use super::seats::SeatState;
 use super::{ConnId, RoomOptions, SeatSpec};
 use crate::config::Config;
 use crate::protocol::{GameOverMsg, MovedMsg, StateMsg, Status};
+use crate::store::ChatRecord;
 use parlor_rules::bots::BotLevel;
 use parlor_rules::catalog::{AnyGame, GameSettings, PlayedMove};
 use parlor_rules::games::{Outcome, Seat};
 
+use chat::ChatLog;
 pub(crate) use endings::{OnFailure, PendingEnding};
 use pacer::Pacer;
 pub(crate) use rebuild::{RebuildError, Records};
@@ -97,6 +100,13 @@ pub(crate) enum Effect {
         budget: Option<Duration>,
         /// Its move is not handed back before this.
         not_before: Instant,
+    },
+    /// Send a chat line to `to` (its side of the room), and store it.
+    Chat {
+        /// The connections that hear it.
+        to: Vec<ConnId>,
+        /// The line, with its game and chat.
+        said: Box<ChatRecord>,
     },
     /// Ask the bot in `seat` to judge the draw offer open after `ply` moves.
     JudgeDraw {
@@ -243,6 +253,8 @@ pub(crate) struct RoomState {
     /// the reconnect grace runs out so, the game is aborted rather than lost by whoever's
     /// grace happens to end first.
     nobody_back: bool,
+    /// The current game's chat lines, for newcomers.
+    chat: ChatLog,
 }
 
 impl RoomState {
@@ -290,6 +302,7 @@ impl RoomState {
             pacer: Pacer::default(),
             resumed: false,
             nobody_back: false,
+            chat: ChatLog::default(),
         }
     }
 

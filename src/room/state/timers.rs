@@ -77,6 +77,7 @@ impl RoomState {
     pub(crate) fn started(&mut self, game_id: String, ratings: [Option<f64>; 2], now: Instant) {
         self.ratings = ratings;
         self.started = Some(Started { game_id, at: now });
+        self.clear_chat();
         self.turn_began = now;
         self.last_move_at = now;
         self.fill_at = None;

@@ -5,10 +5,11 @@
 
 use std::str::FromStr;
 
+use crate::domain::ChatLine;
 use crate::ratings::Rating;
 use crate::store::{
     DrawOfferRecord, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError,
-    StoredGame, StoredMove, StoredSeat,
+    StoredChatLine, StoredGame, StoredMove, StoredSeat,
 };
 
 /// A `players` row: its `player_id` and `name`.
@@ -83,6 +84,7 @@ impl GameRow {
         self,
         seats: Vec<StoredSeat>,
         moves: Vec<StoredMove>,
+        chat: Vec<StoredChatLine>,
     ) -> Result<StoredGame, StoreError> {
         Ok(StoredGame {
             game: named(&self.game, "game")?,
@@ -97,6 +99,7 @@ impl GameRow {
             duration_ms: self.duration_ms,
             seats,
             moves,
+            chat,
             draw_offer: match (self.draw_offer_seat, self.draw_offer_ply) {
                 (Some(seat), Some(ply)) => Some(DrawOfferRecord {
                     seat: narrow(seat, "draw_offer_seat")?,
@@ -171,6 +174,34 @@ impl TryFrom<MoveRow> for StoredMove {
             clocks_ms: match (row.clock0_ms, row.clock1_ms) {
                 (Some(first), Some(second)) => Some([first, second]),
                 _ => None,
+            },
+        })
+    }
+}
+
+/// A `chat_lines` row.
+#[derive(sqlx::FromRow)]
+pub(super) struct ChatRow {
+    channel: String,
+    player_id: String,
+    name: String,
+    text: String,
+    said_at: i64,
+    ply: i64,
+}
+
+impl TryFrom<ChatRow> for StoredChatLine {
+    type Error = StoreError;
+
+    fn try_from(row: ChatRow) -> Result<StoredChatLine, StoreError> {
+        Ok(StoredChatLine {
+            channel: named(&row.channel, "channel")?,
+            line: ChatLine {
+                player_id: row.player_id,
+                name: row.name,
+                text: row.text,
+                at_ms: row.said_at,
+                ply: narrow(row.ply, "ply")?,
             },
         })
     }

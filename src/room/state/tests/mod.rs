@@ -2,6 +2,7 @@
 //! built from one instant, and the store's part played by the test (a record is
 //! "written" by applying it).
 
+mod chat;
 mod draws_and_rematches;
 mod lifecycle;
 mod moved_events;

@@ -36,8 +36,9 @@ use crate::ratings::Rating;
 use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::LogHost;
 use crate::store::{
-    DrawOfferRecord, Fence, GameFinish, LeaderboardEntry, MoveRecord, NewGame, PlayerGame,
-    PlayerRecord, RatingChange, RatingEntry, Store, StoreError, StoredGame, UnfinishedGame,
+    ChatRecord, DrawOfferRecord, Fence, GameFinish, LeaderboardEntry, MoveRecord, NewGame,
+    PlayerGame, PlayerRecord, RatingChange, RatingEntry, Store, StoreError, StoredGame,
+    UnfinishedGame,
 };
 
 /// The schema migrations in `migrations/`, embedded at compile time; the same files for
@@ -193,6 +194,11 @@ impl Store for SqlStore {
     ) -> Result<(), StoreError> {
         let _writing = self.writes.lock().await;
         writes::record_stand_in(&self.pool, game_id, seat, fence).await
+    }
+
+    async fn record_chat(&self, said: &ChatRecord, fence: Fence) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::record_chat(&self.pool, said, fence).await
     }
 
     async fn interrupt_unfinished(&self) -> Result<u64, StoreError> {

@@ -13,7 +13,7 @@ use super::endings::read_ratings;
 use super::{Db, READ_SNAPSHOT};
 use crate::ratings::Rating;
 use crate::store::sql::rows::{
-    GameRow, LeaderboardRow, MoveRow, PlayerGameRow, PlayerRow, RatingEntryRow, SeatRow,
+    ChatRow, GameRow, LeaderboardRow, MoveRow, PlayerGameRow, PlayerRow, RatingEntryRow, SeatRow,
 };
 use crate::store::{
     Fence, GameStatus, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError,
@@ -160,6 +160,13 @@ pub(super) async fn game(pool: &Pool<Db>, game_id: &str) -> Result<Option<Stored
     .bind(game_id)
     .fetch_all(&mut *tx)
     .await?;
+    let chat: Vec<ChatRow> = sqlx::query_as(
+        "SELECT channel, player_id, name, text, said_at, ply FROM chat_lines \
+         WHERE game_id = $1 ORDER BY line",
+    )
+    .bind(game_id)
+    .fetch_all(&mut *tx)
+    .await?;
     tx.commit().await?;
 
     let seats = seats
@@ -170,7 +177,11 @@ pub(super) async fn game(pool: &Pool<Db>, game_id: &str) -> Result<Option<Stored
         .into_iter()
         .map(TryFrom::try_from)
         .collect::<Result<_, _>>()?;
-    row.into_game(seats, moves).map(Some)
+    let chat = chat
+        .into_iter()
+        .map(TryFrom::try_from)
+        .collect::<Result<_, _>>()?;
+    row.into_game(seats, moves, chat).map(Some)
 }
 
 /// Every game still playing, oldest first, with its room.

@@ -16,7 +16,7 @@ use super::{Db, DbConnection, PLACEHOLDERS, ROW_SHARE_LOCK_PLAIN};
 use crate::store::sql::log_connection::{LogConnection, Param};
 use crate::store::sql::names::name_key;
 use crate::store::{
-    DrawOfferRecord, Fence, GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord,
+    ChatRecord, DrawOfferRecord, Fence, GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord,
     RatingChange, StoreError,
 };
 
@@ -233,6 +233,34 @@ pub(super) async fn record_stand_in(
         .bind(i64::from(seat))
         .execute(&mut *tx)
         .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Records a chat line of a game (once: a line already stored under its number stays);
+/// refused as [`StoreError::Fenced`] if the game is owned under another token.
+pub(super) async fn record_chat(
+    pool: &Pool<Db>,
+    said: &ChatRecord,
+    fence: Fence,
+) -> Result<(), StoreError> {
+    let mut tx = pool.begin().await?;
+    check_fence(&mut tx, &said.game_id, fence).await?;
+    let line = &said.line;
+    sqlx::query(
+        "INSERT INTO chat_lines (game_id, line, channel, player_id, name, text, said_at, ply) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (game_id, line) DO NOTHING",
+    )
+    .bind(&said.game_id)
+    .bind(i64::try_from(said.number).unwrap_or(i64::MAX))
+    .bind(said.channel.as_str())
+    .bind(&line.player_id)
+    .bind(&line.name)
+    .bind(&line.text)
+    .bind(line.at_ms)
+    .bind(i64::try_from(line.ply).unwrap_or(i64::MAX))
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(())
 }

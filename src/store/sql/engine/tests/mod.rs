@@ -3,6 +3,7 @@
 //! own (`PARLOR_TEST_POSTGRES_URL`). `recovery` holds those of what a restarting server
 //! reads and writes.
 
+mod chat;
 mod fencing;
 mod recovery;
 
@@ -592,6 +593,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
                 clocks_ms: m.clocks_ms,
             })
             .collect(),
+        chat: Vec::new(),
         draw_offer: None,
         rules: Some(serde_json::json!({"checkers": {"quiet_moves": 40}})),
     };

@@ -1,0 +1,154 @@
+//! The room's two chats: a line is checked, sent only to its own side (the players'
+//! chat to the seated players, the spectators' to the spectators) and kept with the
+//! current game, so that whoever joins or watches later is given what was said.
+
+use super::{Effect, RoomState, Step};
+use crate::protocol::{ChatChannel, ChatLine, ClientError, ErrorCode};
+use crate::room::{ConnId, Now, PlayerInfo};
+use crate::store::ChatRecord;
+
+/// The most lines a room keeps of each chat for newcomers; the store keeps them all.
+const KEPT_LINES: usize = 100;
+
+/// The current game's chat lines, as newcomers are given them.
+#[derive(Debug, Default)]
+pub(crate) struct ChatLog {
+    players: Vec<ChatLine>,
+    spectators: Vec<ChatLine>,
+    /// Lines said in this game so far, both chats: the next line's number.
+    said: u64,
+}
+
+impl ChatLog {
+    fn lines_mut(&mut self, channel: ChatChannel) -> &mut Vec<ChatLine> {
+        match channel {
+            ChatChannel::Players => &mut self.players,
+            ChatChannel::Spectators => &mut self.spectators,
+        }
+    }
+
+    /// The lines kept of one chat, oldest first.
+    pub(crate) fn lines(&self, channel: ChatChannel) -> &[ChatLine] {
+        match channel {
+            ChatChannel::Players => &self.players,
+            ChatChannel::Spectators => &self.spectators,
+        }
+    }
+
+    /// Keeps `line`; returns its number in the game (both chats counted).
+    fn keep(&mut self, channel: ChatChannel, line: ChatLine) -> u64 {
+        let lines = self.lines_mut(channel);
+        if lines.len() == KEPT_LINES {
+            lines.remove(0);
+        }
+        lines.push(line);
+        self.said += 1;
+        self.said - 1
+    }
+}
+
+impl RoomState {
+    /// The chat `conn` talks in: the players' from a seat, the spectators' when watching.
+    pub(crate) fn chat_channel_of(&self, conn: ConnId) -> Option<ChatChannel> {
+        if self.seats.iter().any(|seat| seat.conn() == Some(conn)) {
+            Some(ChatChannel::Players)
+        } else if self.spectators.contains(&conn) {
+            Some(ChatChannel::Spectators)
+        } else {
+            None
+        }
+    }
+
+    /// The lines of the current game's chat `channel` kept for newcomers.
+    pub(crate) fn chat_lines(&self, channel: ChatChannel) -> &[ChatLine] {
+        self.chat.lines(channel)
+    }
+
+    /// `player` on connection `conn` says `text`: sent to their side of the room and
+    /// kept with the current game. Refused when chat is off, before the game has
+    /// started, from a connection that is not in the room, or for a line that is empty,
+    /// too long or holds control characters.
+    pub(crate) fn chat(
+        &mut self,
+        player: &PlayerInfo,
+        conn: ConnId,
+        text: &str,
+        now: Now,
+    ) -> Result<Step, ClientError> {
+        let max_chars = self.config.rooms.chat_max_chars as usize;
+        if max_chars == 0 {
+            return Err(ClientError::new(
+                ErrorCode::BadChat,
+                "Chat is turned off on this server.",
+            ));
+        }
+        let channel = self.chat_channel_of(conn).ok_or_else(|| {
+            ClientError::new(
+                ErrorCode::NotInRoom,
+                "You neither play nor watch this room from this connection. Join or watch it first.",
+            )
+        })?;
+        let Some(started) = &self.started else {
+            return Err(ClientError::new(
+                ErrorCode::GameNotStarted,
+                "Chat opens once the game has started.",
+            ));
+        };
+        let game_id = started.game_id.clone();
+        let text = checked_line(text, max_chars)?;
+        let line = ChatLine {
+            player_id: player.player_id.clone(),
+            name: player.name.clone(),
+            text,
+            at_ms: now.unix_ms,
+            ply: self.history.len(),
+        };
+        let number = self.chat.keep(channel, line.clone());
+        let to = match channel {
+            ChatChannel::Players => self.seats.iter().filter_map(|seat| seat.conn()).collect(),
+            ChatChannel::Spectators => self.spectators.iter().copied().collect(),
+        };
+        Ok(Step::done(vec![Effect::Chat {
+            to,
+            said: Box::new(ChatRecord {
+                game_id,
+                number,
+                channel,
+                line,
+            }),
+        }]))
+    }
+
+    /// A new game begins: its chat starts empty.
+    pub(super) fn clear_chat(&mut self) {
+        self.chat = ChatLog::default();
+    }
+}
+
+/// The line as it is kept: trimmed, at least one and at most `max_chars` characters,
+/// with no control characters (a line is one line).
+fn checked_line(text: &str, max_chars: usize) -> Result<String, ClientError> {
+    let text = text.trim();
+    let chars = text.chars().count();
+    if chars == 0 {
+        return Err(ClientError::new(
+            ErrorCode::BadChat,
+            "Say something: the chat line is empty.",
+        ));
+    }
+    if chars > max_chars {
+        return Err(ClientError::new(
+            ErrorCode::BadChat,
+            format!(
+                "A chat line is at most {max_chars} characters; this one has {chars}. Say it in shorter lines."
+            ),
+        ));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(ClientError::new(
+            ErrorCode::BadChat,
+            "A chat line is one line of text, without control characters or line breaks.",
+        ));
+    }
+    Ok(text.to_owned())
+}

@@ -1,0 +1,121 @@
+//! The room's two chats (PROTOCOL.md §6.17): who hears a line, what is refused, and what
+//! a newcomer is given.
+
+use super::*;
+use crate::protocol::ChatChannel;
+use crate::room::Request;
+use crate::store::ChatRecord;
+
+/// Says `text` as `player` on `conn`; the connections that hear it and the record.
+fn say(
+    fx: &mut Fixture,
+    player: &PlayerInfo,
+    conn: ConnId,
+    text: &str,
+) -> Result<(Vec<ConnId>, ChatRecord), ClientError> {
+    let step = fx.room.chat(player, conn, text, fx.now(fx.t0))?;
+    let [Effect::Chat { to, said }] = step.effects.as_slice() else {
+        panic!("one line, one effect: {:?}", step.effects);
+    };
+    let mut to = to.clone();
+    to.sort_unstable();
+    Ok((to, (**said).clone()))
+}
+
+fn carol() -> PlayerInfo {
+    PlayerInfo {
+        player_id: "p_carol".into(),
+        name: "Carol".into(),
+    }
+}
+
+#[test]
+fn players_hear_the_players_chat_and_spectators_the_spectators() {
+    let mut fx = Fixture::playing();
+    fx.room.watch(CAROL, None, fx.t0).unwrap();
+
+    let (to, said) = say(&mut fx, &alice(), ALICE, "  good luck ").unwrap();
+    assert_eq!(to, vec![ALICE, BOB], "only the players");
+    assert_eq!(said.channel, ChatChannel::Players);
+    assert_eq!((said.game_id.as_str(), said.number), ("g_test", 0));
+    assert_eq!(
+        (said.line.text.as_str(), said.line.name.as_str()),
+        ("good luck", "Alice"),
+        "trimmed, with the speaker's name"
+    );
+
+    let (to, said) = say(&mut fx, &carol(), CAROL, "nice opening").unwrap();
+    assert_eq!(to, vec![CAROL], "only the spectators");
+    assert_eq!((said.channel, said.number), (ChatChannel::Spectators, 1));
+
+    assert_eq!(fx.room.chat_lines(ChatChannel::Players).len(), 1);
+    assert_eq!(
+        fx.room.chat_lines(ChatChannel::Spectators)[0].text,
+        "nice opening"
+    );
+}
+
+#[test]
+fn a_line_records_the_moves_played_when_it_was_said() {
+    let mut fx = Fixture::playing();
+    fx.play(Seat::First, "4", fx.t0).unwrap();
+    let (_, said) = say(&mut fx, &bob(), BOB, "hm").unwrap();
+    assert_eq!(said.line.ply, 1);
+}
+
+#[test]
+fn empty_long_and_multi_line_chat_is_refused_by_name() {
+    let mut fx = Fixture::playing();
+    let max = fx.room.config.rooms.chat_max_chars as usize;
+    for text in ["", "   ", "two\nlines", &"x".repeat(max + 1)] {
+        let error = say(&mut fx, &alice(), ALICE, text).unwrap_err();
+        assert_eq!(error.code, ErrorCode::BadChat, "{text:?}: {error:?}");
+    }
+    assert!(
+        say(&mut fx, &alice(), ALICE, &"é".repeat(max)).is_ok(),
+        "characters, not bytes"
+    );
+    assert_eq!(fx.room.chat_lines(ChatChannel::Players).len(), 1);
+}
+
+#[test]
+fn chat_needs_a_started_game_a_place_in_the_room_and_a_server_that_allows_it() {
+    let mut fx = Fixture::open();
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    let waiting = say(&mut fx, &alice(), ALICE, "anyone?").unwrap_err();
+    assert_eq!(waiting.code, ErrorCode::GameNotStarted);
+
+    let mut fx = Fixture::playing();
+    let stranger = say(&mut fx, &carol(), CAROL, "hi").unwrap_err();
+    assert_eq!(stranger.code, ErrorCode::NotInRoom);
+
+    let mut config = Config::default();
+    config.rooms.chat_max_chars = 0;
+    let mut fx = Fixture::with_config(
+        [SeatSpec::Open, SeatSpec::Open],
+        RoomOptions::default(),
+        config,
+    );
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    fx.join(bob(), Seat::Second, BOB, fx.t0).unwrap();
+    let off = say(&mut fx, &alice(), ALICE, "hi").unwrap_err();
+    assert_eq!(off.code, ErrorCode::BadChat);
+}
+
+#[test]
+fn a_rematch_starts_with_an_empty_chat_and_the_finished_game_keeps_talking() {
+    let mut fx = Fixture::playing();
+    fx.request(Request::Resign, &bob(), BOB, fx.t0).unwrap();
+    let (_, said) = say(&mut fx, &bob(), BOB, "gg").unwrap();
+    assert_eq!(
+        said.game_id, "g_test",
+        "said after the end, kept with that game"
+    );
+    fx.request(Request::Rematch, &alice(), ALICE, fx.t0)
+        .unwrap();
+    fx.request(Request::Rematch, &bob(), BOB, fx.t0).unwrap();
+    assert_eq!(fx.room.status(), crate::protocol::Status::Playing);
+    assert!(fx.room.chat_lines(ChatChannel::Players).is_empty());
+    let (_, said) = say(&mut fx, &alice(), ALICE, "again").unwrap();
+    assert_eq!(said.number, 0, "numbered afresh in the new game");
+}
