@@ -11,6 +11,7 @@ use bytestring::ByteString;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{Instant, sleep_until};
+use tokio_util::task::TaskTracker;
 use tracing::{error, info, warn};
 
 use super::fanout::{Broadcast, Snapshots, frame, send_to};
@@ -133,6 +134,9 @@ pub(super) struct Room {
     /// Whether the room has announced itself to the lobby: until then it publishes
     /// silently.
     announced: bool,
+    /// What the room leaves running in the background (chat lines being stored), so
+    /// that a graceful shutdown waits for it as it waits for the room.
+    background: TaskTracker,
 }
 
 /// Whether the room's task should keep running.
@@ -178,7 +182,14 @@ impl Room {
             fence,
             publisher: None,
             announced: false,
+            background: TaskTracker::new(),
         }
+    }
+
+    /// The room, with what it leaves running in the background tracked by `tracker`.
+    pub(super) fn tracked_by(mut self, tracker: &TaskTracker) -> Room {
+        self.background = tracker.clone();
+        self
     }
 
     /// Runs the room until it is idle long enough, or the server shuts down.

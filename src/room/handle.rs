@@ -182,6 +182,7 @@ impl RoomHandle {
         let (commands, inbox) = queue;
         let (private, usual_start) = kind;
         let (publisher, published) = watch::channel(room.publication());
+        let room = room.tracked_by(tracker);
         let task = runtime.spawn(tracker.track_future(room.run(inbox, publisher, creator)));
         let handle = RoomHandle {
             id: id.into(),

@@ -63,6 +63,7 @@ pub(crate) fn resume(
         seats: &stored.seats,
         moves: &stored.moves,
         draw_offer: stored.draw_offer,
+        chat: &stored.chat,
     };
     let state = RoomState::rebuild(
         stored.room_id.clone(),

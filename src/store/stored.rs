@@ -164,6 +164,10 @@ pub(crate) struct LeaderboardEntry {
 /// A line said in one of a game's chats, as the read API shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct StoredChatLine {
+    /// Its number in the game, both chats counted together (not shown: a resumed room
+    /// numbers its next line after it).
+    #[serde(skip)]
+    pub(crate) number: u64,
     /// The players' chat or the spectators'.
     pub(crate) channel: ChatChannel,
     /// The line.

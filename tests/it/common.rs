@@ -3,7 +3,7 @@
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use parlor::config::{BotPriority, Config};
@@ -589,4 +589,24 @@ pub(crate) fn comparable(state: &Value) -> Value {
         }
     }
     state
+}
+
+/// The game's stored chat once it holds `count` lines (they are written in the
+/// background); fails after ten seconds.
+pub(crate) async fn stored_chat(server: &TestServer, game_id: &str, count: usize) -> Vec<Value> {
+    let since = Instant::now();
+    loop {
+        let (status, game) = server.get_json(&format!("/api/games/{game_id}")).await;
+        assert_eq!(status, 200, "{game}");
+        let lines = game["chat"].as_array().cloned().unwrap_or_default();
+        if lines.len() >= count {
+            return lines;
+        }
+        assert!(
+            since.elapsed() < Duration::from_secs(10),
+            "only {} of {count} chat lines stored: {game}",
+            lines.len()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

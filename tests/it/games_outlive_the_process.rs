@@ -9,7 +9,9 @@ use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::common::{Client, PATIENCE, TestServer, play_alternately, temp_dir, test_config};
+use crate::common::{
+    Client, PATIENCE, TestServer, play_alternately, stored_chat, temp_dir, test_config,
+};
 
 /// How long the server is down between the stop and the start.
 const OUTAGE: Duration = Duration::from_secs(4);
@@ -57,6 +59,10 @@ async fn a_graceful_restart_ends_no_game() {
     bob.send(json!({"type": "offer_draw", "room": room})).await;
     let offered = alice.until_state(|s| s["draw_offer"] == 1).await;
     let game_id = offered["game_id"].as_str().unwrap().to_owned();
+    // And says something: the chat outlives the restart too.
+    bob.send(json!({"type": "chat", "room": room, "text": "Draw?"}))
+        .await;
+    alice.until("chat").await;
 
     let notices = tokio::spawn(async move {
         let alice = shutdown_and_close(alice).await;
@@ -96,6 +102,8 @@ async fn a_graceful_restart_ends_no_game() {
     alice.until("joined").await;
     let resumed = alice.expect("state").await;
     assert_eq!(resumed["resumed"], true, "{resumed}");
+    let chat = alice.expect("chat").await;
+    assert_eq!(chat["lines"][0]["text"], "Draw?", "{chat}");
     assert!(
         resumed["seq"].as_u64().unwrap() > since,
         "seq goes on rising"
@@ -123,6 +131,9 @@ async fn a_graceful_restart_ends_no_game() {
     bob.hello("Bob", Some(bob_token.as_str().unwrap())).await;
     let seated = bob.join(&room, 1).await;
     assert_eq!(seated["seats"][1]["name"], "Bob");
+    bob.send(json!({"type": "chat", "room": room, "text": "Still on?"}))
+        .await;
+    alice.until("chat").await;
 
     alice
         .send(json!({"type": "accept_draw", "room": room}))
@@ -132,6 +143,13 @@ async fn a_graceful_restart_ends_no_game() {
     let (_, stored) = server.get_json(&format!("/api/games/{game_id}")).await;
     assert_eq!(stored["status"], "finished");
     assert_eq!(stored["moves"].as_array().unwrap().len(), 2);
+    // The line said after the restart is numbered after the one before it, not over it.
+    let chat = stored_chat(&server, &game_id, 2).await;
+    let said: Vec<&str> = chat
+        .iter()
+        .filter_map(|line| line["text"].as_str())
+        .collect();
+    assert_eq!(said, ["Draw?", "Still on?"]);
     server.stop().await;
 }
 

@@ -3,9 +3,7 @@
 //! lines, strangers and floods are refused with the socket kept open; and every line is
 //! stored with its game.
 
-use std::time::{Duration, Instant};
-
-use crate::common::{Client, TestServer, temp_dir, test_config};
+use crate::common::{Client, TestServer, stored_chat, temp_dir, test_config};
 use serde_json::{Value, json};
 
 /// Says `text` in `room` and returns the `chat` that brings it back to the speaker.
@@ -129,24 +127,4 @@ async fn dave_game_id(server: &TestServer, room: &str) -> String {
     let (status, state) = server.get_json(&format!("/api/rooms/{room}")).await;
     assert_eq!(status, 200, "{state}");
     state["game_id"].as_str().unwrap().to_owned()
-}
-
-/// The game's stored chat once it holds `count` lines (they are written in the
-/// background); fails after ten seconds.
-async fn stored_chat(server: &TestServer, game_id: &str, count: usize) -> Vec<Value> {
-    let since = Instant::now();
-    loop {
-        let (status, game) = server.get_json(&format!("/api/games/{game_id}")).await;
-        assert_eq!(status, 200, "{game}");
-        let lines = game["chat"].as_array().cloned().unwrap_or_default();
-        if lines.len() >= count {
-            return lines;
-        }
-        assert!(
-            since.elapsed() < Duration::from_secs(10),
-            "only {} of {count} chat lines stored: {game}",
-            lines.len()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }

@@ -1,5 +1,6 @@
 //! A chat line's way out of the room: to the connections of its own side, and to the
-//! store, which the room does not wait for (a line is not worth holding a move up).
+//! store, which the room does not wait for (a line is not worth holding a move up) but
+//! a graceful shutdown does.
 
 use tracing::warn;
 
@@ -24,7 +25,7 @@ impl Room {
         let store = self.context.store.clone();
         let fence = self.fence;
         let room = self.state.id().to_owned();
-        tokio::spawn(async move {
+        self.background.spawn(async move {
             if let Err(error) = store.record_chat(&said, fence).await {
                 warn!(room, game_id = %said.game_id, %error, "could not store a chat line; it was still sent");
             }

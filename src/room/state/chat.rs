@@ -5,7 +5,7 @@
 use super::{Effect, RoomState, Step};
 use crate::protocol::{ChatChannel, ChatLine, ClientError, ErrorCode};
 use crate::room::{ConnId, Now, PlayerInfo};
-use crate::store::ChatRecord;
+use crate::store::{ChatRecord, StoredChatLine};
 
 /// The most lines a room keeps of each chat for newcomers; the store keeps them all.
 const KEPT_LINES: usize = 100;
@@ -20,6 +20,17 @@ pub(crate) struct ChatLog {
 }
 
 impl ChatLog {
+    /// The chat of a game resumed from the store: its last lines kept for newcomers, and
+    /// the next line numbered after every stored one.
+    pub(crate) fn resumed(stored: &[StoredChatLine]) -> ChatLog {
+        let mut log = ChatLog::default();
+        for said in stored {
+            log.keep(said.channel, said.line.clone());
+        }
+        log.said = stored.iter().map(|said| said.number + 1).max().unwrap_or(0);
+        log
+    }
+
     fn lines_mut(&mut self, channel: ChatChannel) -> &mut Vec<ChatLine> {
         match channel {
             ChatChannel::Players => &mut self.players,

@@ -38,7 +38,7 @@ use parlor_rules::bots::BotLevel;
 use parlor_rules::catalog::{AnyGame, GameSettings, PlayedMove};
 use parlor_rules::games::{Outcome, Seat};
 
-use chat::ChatLog;
+pub(crate) use chat::ChatLog;
 pub(crate) use endings::{OnFailure, PendingEnding};
 use pacer::Pacer;
 pub(crate) use rebuild::{RebuildError, Records};

@@ -1,18 +1,19 @@
 //! Rebuilding a room from its stored records: the seats and moves the store keeps of a
-//! game, replayed through the same checks and the same apply path a live move takes.
+//! game, replayed through the same checks and the same apply path a live move takes,
+//! and its chat taken up where it stood.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::{Now, RoomState};
+use super::{ChatLog, Now, RoomState};
 use crate::config::Config;
 use crate::domain::SeatKind;
 use crate::protocol::ClientError;
 use crate::room::seats::SeatState;
 use crate::room::{PlayerInfo, RoomOptions, SeatSpec};
-use crate::store::{DrawOfferRecord, StoredMove, StoredSeat};
+use crate::store::{DrawOfferRecord, StoredChatLine, StoredMove, StoredSeat};
 use parlor_rules::GameKind;
 use parlor_rules::catalog::{self, GameSettings};
 use parlor_rules::games::{PositionError, Seat};
@@ -67,6 +68,8 @@ pub(crate) struct Records<'a> {
     pub(crate) moves: &'a [StoredMove],
     /// The draw offer last recorded, if any.
     pub(crate) draw_offer: Option<DrawOfferRecord>,
+    /// Every chat line stored with it, in order.
+    pub(crate) chat: &'a [StoredChatLine],
 }
 
 impl Records<'_> {
@@ -158,6 +161,7 @@ impl RoomState {
         }
         room.created_at_ms = records.started_at_ms;
         room.draw_offer = records.open_offer();
+        room.chat = ChatLog::resumed(records.chat);
         room.resumed = true;
         room.seq = seq;
         Ok(room)

@@ -182,6 +182,7 @@ impl TryFrom<MoveRow> for StoredMove {
 /// A `chat_lines` row.
 #[derive(sqlx::FromRow)]
 pub(super) struct ChatRow {
+    line: i64,
     channel: String,
     player_id: String,
     name: String,
@@ -195,6 +196,7 @@ impl TryFrom<ChatRow> for StoredChatLine {
 
     fn try_from(row: ChatRow) -> Result<StoredChatLine, StoreError> {
         Ok(StoredChatLine {
+            number: narrow(row.line, "line")?,
             channel: named(&row.channel, "channel")?,
             line: ChatLine {
                 player_id: row.player_id,

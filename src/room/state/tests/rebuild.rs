@@ -73,6 +73,7 @@ fn records<'a>(
         seats,
         moves,
         draw_offer,
+        chat: &[],
     }
 }
 
@@ -320,4 +321,55 @@ fn an_open_offer_to_a_bot_is_judged_once_the_game_is_resumed() {
         "the bot is asked: {effects:?}"
     );
     assert!(room.settle(at).is_empty(), "and asked once");
+}
+
+#[test]
+fn a_rebuilt_room_keeps_its_chat_and_numbers_the_next_line_after_the_stored_ones() {
+    use crate::domain::{ChatChannel, ChatLine};
+    use crate::store::StoredChatLine;
+    let (live, moves, at) = played(&RoomOptions::default(), &["4"]);
+    let line = |number, channel, text: &str| StoredChatLine {
+        number,
+        channel,
+        line: ChatLine {
+            player_id: "p_alice".into(),
+            name: "Alice".into(),
+            text: text.into(),
+            at_ms: 1_700_000_000_000,
+            ply: 0,
+        },
+    };
+    // Line 1 never reached the store (it is written in the background).
+    let chat = [
+        line(0, ChatChannel::Players, "good luck"),
+        line(2, ChatChannel::Spectators, "here we go"),
+    ];
+    let seats = stored_seats();
+    let records = Records {
+        chat: &chat,
+        ..records(&seats, &moves, None)
+    };
+    let mut room = rebuilt_from(
+        &records,
+        RoomOptions::default(),
+        live.now(at),
+        live.room.seq(),
+    );
+    assert_eq!(room.chat_lines(ChatChannel::Players)[0].text, "good luck");
+    assert_eq!(
+        room.chat_lines(ChatChannel::Spectators)[0].text,
+        "here we go"
+    );
+
+    room.join(alice(), Seat::First, ALICE, None).unwrap();
+    let step = room
+        .chat(&alice(), ALICE, "back again", live.now(at))
+        .unwrap();
+    let [Effect::Chat { said, .. }] = step.effects.as_slice() else {
+        panic!("one line: {:?}", step.effects);
+    };
+    assert_eq!(
+        said.number, 3,
+        "after the highest stored line, not after the count"
+    );
 }

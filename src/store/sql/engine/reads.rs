@@ -161,7 +161,7 @@ pub(super) async fn game(pool: &Pool<Db>, game_id: &str) -> Result<Option<Stored
     .fetch_all(&mut *tx)
     .await?;
     let chat: Vec<ChatRow> = sqlx::query_as(
-        "SELECT channel, player_id, name, text, said_at, ply FROM chat_lines \
+        "SELECT line, channel, player_id, name, text, said_at, ply FROM chat_lines \
          WHERE game_id = $1 ORDER BY line",
     )
     .bind(game_id)
