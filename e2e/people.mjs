@@ -297,6 +297,83 @@ async function privateRoomByLink() {
   await noProblems();
 }
 
+/** The chat lines `who` shows, as "name: text". */
+function chatLines(who) {
+  return who.page.locator('[data-testid="chat-lines"] .chat-line')
+    .evaluateAll((items) => items.map((li) => `${li.querySelector('.chat-name')?.textContent}: ${li.querySelector('.chat-text')?.textContent}`));
+}
+
+/** Waits until `who` shows the chat line `line` ("name: text"). */
+async function untilChatLine(who, line, what) {
+  await who.page.waitForFunction((l) => [...document.querySelectorAll('[data-testid="chat-lines"] .chat-line')]
+    .some((li) => `${li.querySelector('.chat-name')?.textContent}: ${li.querySelector('.chat-text')?.textContent}` === l), line, { timeout: 5000 })
+    .catch(async () => fail(`${what}: ${who.name} never shows ${JSON.stringify(line)}; shows ${JSON.stringify(await chatLines(who))}`));
+}
+
+/**
+ * The two chats: the players talk among themselves (a quick line, then typed), the
+ * spectator in the spectators' chat, and neither side sees the other's. Ben mutes Ann:
+ * her lines are hidden, also after a reload, until he unmutes her.
+ */
+async function chatApart() {
+  await ann.pickGame('tictactoe');
+  await ann.tid('quick-join').click();
+  await ann.page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Waiting for an opponent'));
+  if (!(await ann.tid('chat-input').isDisabled())) fail('while Ann waits alone, the chat can be typed in');
+  const room = await ann.roomId();
+  await ben.pickGame('tictactoe');
+  await ben.tid('quick-join').click();
+  await ben.page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.game === 'tictactoe');
+  if (await ben.roomId() !== room) fail('Ben\'s quick join did not seat him opposite Ann');
+  await cara.roomItem(room).locator('[data-testid="watch"]').click();
+  await cara.page.waitForFunction((r) => document.querySelector('[data-testid="room-id"]')?.title === `Room ${r}`, room);
+
+  await ann.tid('chat-input').waitFor({ state: 'visible' });
+  await ann.page.waitForFunction(() => !document.querySelector('[data-testid="chat-input"]')?.disabled, null, { timeout: 5000 })
+    .catch(() => fail('once the game started, Ann still cannot chat'));
+  const titles = await Promise.all([ann, cara].map((who) => who.tid('chat-title').textContent()));
+  if (titles[0] !== 'Chat with your opponent' || titles[1] !== 'Spectators’ chat') fail(`the chats are titled ${JSON.stringify(titles)}`);
+  await ann.tid('chat-quick-good-luck').click();
+  for (const who of [ann, ben]) await untilChatLine(who, `${ann.name}: Good luck`, 'a quick line');
+  await cara.tid('chat-input').fill('Nice opening');
+  await cara.tid('chat-input').press('Enter');
+  await untilChatLine(cara, `${cara.name}: Nice opening`, 'a spectator\'s line');
+  await ben.tid('chat-input').fill('You too!');
+  await ben.tid('chat-send').click();
+  for (const who of [ann, ben]) await untilChatLine(who, `${ben.name}: You too!`, 'a typed line');
+  const seen = { ann: await chatLines(ann), ben: await chatLines(ben), cara: await chatLines(cara) };
+  if (seen.cara.some((line) => line.endsWith('Good luck') || line.endsWith('You too!'))) fail(`Cara, watching, sees the players' chat: ${JSON.stringify(seen.cara)}`);
+  if ([...seen.ann, ...seen.ben].some((line) => line.endsWith('Nice opening'))) fail(`a player sees the spectators' chat: ${JSON.stringify(seen)}`);
+  log(`chat: the players see ${JSON.stringify(seen.ben)}; Cara sees ${JSON.stringify(seen.cara)}`);
+
+  // Ben mutes Ann: her lines go, and stay gone after a reload, until he unmutes her.
+  const annId = await ben.page.locator('[data-testid="chat-lines"] .chat-line').first().getAttribute('data-player');
+  await ben.tid(`chat-mute-${annId}`).click();
+  await ann.tid('chat-input').fill('Still there?');
+  await ann.tid('chat-input').press('Enter');
+  await untilChatLine(ann, `${ann.name}: Still there?`, 'Ann\'s line to a Ben who muted her');
+  await ben.page.waitForTimeout(500);
+  const muted = await chatLines(ben);
+  if (muted.some((line) => line.startsWith(`${ann.name}:`))) fail(`after muting Ann, Ben still sees ${JSON.stringify(muted)}`);
+  if (!(await ben.tid('chat-muted').innerText()).includes(ann.name)) fail('Ben is not told whom he muted');
+  await ben.page.reload();
+  await untilChatLine(ben, `${ben.name}: You too!`, 'after a reload, the history');
+  const reloaded = await chatLines(ben);
+  if (reloaded.some((line) => line.startsWith(`${ann.name}:`))) fail(`after a reload, Ann is no longer muted for Ben: ${JSON.stringify(reloaded)}`);
+  await ben.tid(`chat-unmute-${annId}`).click();
+  await untilChatLine(ben, `${ann.name}: Still there?`, 'unmuted');
+  log(`chat: muted, Ann's lines were hidden from Ben across a reload; unmuted, he sees ${JSON.stringify(await chatLines(ben))}`);
+  await ben.screenshotOf('[data-testid="chat"]', 'chat');
+
+  await ann.tid('resign').click();
+  await ann.tid('resign').click();
+  for (const who of [ann, ben, cara]) {
+    await who.tid('result').waitFor({ state: 'visible' });
+    await who.tid('leave').click();
+  }
+  await noProblems();
+}
+
 /**
  * A newcomer sees what Parlor is in one line and can play a bot before choosing a name:
  * one click signs them in as a guest and seats them against an easy bot.
@@ -779,6 +856,7 @@ const CHECKS = [
   ['the leaderboard shows the winner', leaderboardShowsWinner],
   ['a newcomer reads what Parlor is and plays a bot before choosing a name', newcomerPlaysABotAtOnce],
   ['a private room reached by its link', privateRoomByLink],
+  ['chat: the players and the spectator each in their own chat, quick lines, and a mute that holds across a reload', chatApart],
   ['a dropped connection shows reconnecting… and resumes the seat', reconnectAfterDrop],
   ['a silent connection and going offline are noticed in seconds, by the page and by the opponent; back online at once', silentOutageNoticed],
   ['checkers: a forced double jump that crowns', checkersCrowning],

@@ -54,6 +54,7 @@ import { initTheme } from './theme.js';
 import { initBoardSize } from './board_size.js';
 import { initSound } from './sound.js';
 import { onMovesKey, stopBrowsing } from './browse.js';
+import { setUpChat } from './chat.js';
 
 /** What the connection reports: the socket opened, closed, or could not be made. */
 const connectionHooks = {
@@ -90,6 +91,7 @@ function init() {
   initSound(ui.sound);
   ui['browse-live'].addEventListener('click', () => stopBrowsing(render));
   ui.moves.addEventListener('keydown', (event) => onMovesKey(event, ui.moves, render));
+  setUpChat();
   listGames();
   app.replay = new ReplayView(ui, replayPage);
   app.recent = new RecentGames({ list: ui['recent-games'], empty: ui['recent-empty'] }, {

@@ -17,6 +17,7 @@ import { showBoard } from './board_view.js';
 import { sidesOf, emphasisOf } from './boards/index.js';
 import { seatName } from './sides.js';
 import { showRoomInAddress } from './link.js';
+import { addChatLines, clearChat } from './chat.js';
 
 const PROTOCOL = 1;
 const SEEN_GAMES_MAX = 8; // games whose boards are kept in memory for replays
@@ -63,9 +64,15 @@ const handlers = {
       app.showBoard = true;
     }
     app.pendingMove = false;
+    // The server sends what was said so far right after the state that follows.
+    clearChat();
     rememberRoom();
     showRoomInAddress(m.room);
     render();
+  },
+
+  chat(m) {
+    addChatLines(m);
   },
 
   state(m) {

@@ -15,6 +15,7 @@ import { seatName, botLevel, roomLabel } from './sides.js';
 import { roomLink } from './link.js';
 import { browseTo, shownState } from './browse.js';
 import { el, button } from './dom.js';
+import { renderChat } from './chat.js';
 
 /** Lists the games of boards/index.js in the lobby's game choice, the room filter and the leaderboard's menu. */
 export function listGames() {
@@ -45,6 +46,7 @@ export function render() {
   ui.game.hidden = !inRoom || app.replay.current !== null;
   ui.replay.hidden = app.replay.current === null;
   if (inRoom) renderGame();
+  renderChat();
   syncClockTicker();
   document.title = titleText();
   app.roomList.render();

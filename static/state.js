@@ -27,6 +27,8 @@ export const KEY_BOARD_SIZE = 'parlor.board-size';
 export const KEY_SOUND = 'parlor.sound';
 /** The colour scheme chosen with the switch: 'light' or 'dark' (none: the system's). */
 export const KEY_THEME = 'parlor.theme';
+/** The players whose chat lines this browser hides: JSON, player id → name. */
+export const KEY_MUTED = 'parlor.chat-muted';
 
 /** localStorage / sessionStorage that never throws (private modes may refuse). */
 function storage(kind) {
@@ -66,6 +68,7 @@ export const app = {
   showBoard: false, // a room was entered or a rematch began: bring the board into view once drawn
   keyboard: false, // the player uses the keyboard, so moving the focus helps
   browsing: null, // while looking back: the number of moves after which the board is shown (browse.js)
+  chat: { channel: null, lines: [] }, // the current room's chat as shown (chat.js)
   dropped: null, // the cell this player last dropped a piece on by hand, so that it does not glide there (animate.js)
   lowWarned: null, // the turn (game id and move count) whose low time was sounded
   afterWelcome: null, // what to start once signed in: 'bot' after "Play a bot now"
@@ -100,7 +103,8 @@ export function bindUi() {
     'bot2-level', 'bot-vs-bot', 'rooms-filter', 'invite', 'room-link', 'copy-link', 'share-link',
     'game-pick', 'new-title', 'start-options', 'start-label', 'start-position',
     'game-name', 'room-id', 'spectators', 'seats', 'status', 'board', 'move-helper', 'result',
-    'moves', 'resign', 'leave', 'rooms-empty', 'room-list',
+    'moves', 'chat', 'chat-title', 'chat-lines', 'chat-quick', 'chat-form', 'chat-input', 'chat-send', 'chat-muted',
+    'resign', 'leave', 'rooms-empty', 'room-list',
     'leaderboard', 'leaderboard-note', 'leaderboard-game', 'leaderboard-by',
     'room-time-control', 'draw-panel', 'offer-draw',
     'time-control', 'time-control-custom', 'time-control-base', 'time-control-increment',
