@@ -375,6 +375,62 @@ async function chatApart() {
 }
 
 /**
+ * Premoves in chess between two people: a premove that is no longer legal when the turn
+ * comes is dropped with a word why; one that is legal is played the moment the
+ * opponent has moved, without a click.
+ */
+async function chessPremoves() {
+  await ann.pickGame('chess');
+  await ann.tid('quick-join').click();
+  await ann.page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Waiting for an opponent'));
+  await ben.pickGame('chess');
+  await ben.tid('quick-join').click();
+  await ben.page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.game === 'chess');
+  const mine = (who) => who.tid('board').getAttribute('data-mine');
+  await ann.page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.game === 'chess');
+  await Promise.race([ann.myTurn('chess'), ben.myTurn('chess')]);
+  const [white, black] = (await mine(ann)) === 'true' ? [ann, ben] : [ben, ann];
+  const click = async (who, from, to) => {
+    await who.tid(`cell-${from}`).click();
+    await who.tid(`cell-${to}`).click();
+  };
+  const premoveShown = (who) => who.tid('board').getAttribute('data-premove');
+
+  await click(white, 'e2', 'e4');
+  await untilListed(black, 'e4');
+  await click(white, 'e4', 'e5');
+  if (await premoveShown(white) !== 'e4-e5') fail(`${white.name} premoved e4 → e5, and the board shows ${JSON.stringify(await premoveShown(white))}`);
+  const marked = await white.page.locator('[data-testid="board"] .cell.premove').evaluateAll((cells) => cells.map((c) => c.dataset.label).sort().join());
+  if (marked !== 'e4,e5') fail(`the premove's cells are marked as ${JSON.stringify(marked)}`);
+  await black.myTurn('chess');
+  await click(black, 'e7', 'e5');
+  await white.myTurn('chess');
+  await white.tid('notice').waitFor({ state: 'visible', timeout: 3000 })
+    .catch(() => fail('a premove blocked by the reply was dropped without a word'));
+  const why = await white.tid('notice').innerText();
+  if (!why.includes('not a legal move') || await premoveShown(white) !== '') fail(`after a blocked premove: notice ${JSON.stringify(why)}, premove ${JSON.stringify(await premoveShown(white))}`);
+  log(`premoves: e4 → e5, blocked by …e5, was dropped: "${why}"`);
+
+  await click(white, 'g1', 'f3');
+  await untilListed(black, 'Nf3');
+  await click(white, 'f1', 'c4');
+  await black.myTurn('chess');
+  await click(black, 'b8', 'c6');
+  await untilListed(black, 'Bc4', 5000)
+    .catch(() => fail(`${white.name}'s premove f1 → c4 was not played after …Nc6`));
+  await black.myTurn('chess');
+  log(`premoves: f1 → c4, set during ${black.name}'s turn, was played the moment he answered: both see Bc4`);
+
+  await white.tid('resign').click();
+  await white.tid('resign').click();
+  for (const who of [white, black]) {
+    await who.tid('result').waitFor({ state: 'visible' });
+    await who.tid('leave').click();
+  }
+  await noProblems();
+}
+
+/**
  * A newcomer sees what Parlor is in one line and can play a bot before choosing a name:
  * one click signs them in as a guest and seats them against an easy bot.
  */
@@ -861,6 +917,7 @@ const CHECKS = [
   ['a silent connection and going offline are noticed in seconds, by the page and by the opponent; back online at once', silentOutageNoticed],
   ['checkers: a forced double jump that crowns', checkersCrowning],
   ['chess: a promotion by drag and drop', chessPromotionByDrag],
+  ['chess: premoves, one dropped as no longer legal, one played the moment the opponent moves', chessPremoves],
   ['chess: a mated king is set apart on the board', chessMateShown],
   ['a name another player owns is refused in words the page explains', nameTakenSaysWhat],
   ['bot against bot, watched', botVersusBot],

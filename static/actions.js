@@ -310,6 +310,13 @@ export function cancelPick() {
   render();
 }
 
+/** Drops the premove, if there is one. */
+export function cancelPremove() {
+  if (!app.premove) return;
+  app.premove = null;
+  render();
+}
+
 /** Sends a move, when it is this player's turn and no move is on its way already. */
 export function sendMove(move) {
   if (!app.room || !myTurn() || app.pendingMove) return;

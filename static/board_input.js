@@ -1,12 +1,14 @@
 // What the hands do on the live board: clicks, drops and Enter add a cell to the move
-// being built (moves.js says what each one means), the arrow keys walk the board,
-// Escape or a click elsewhere drops a half-built move.
+// being built (moves.js says what each one means), or while the opponent is to move a
+// premove (premove.js); the arrow keys walk the board, Escape or a click elsewhere drops
+// a half-built move or a premove.
 
 import { app, ui, currentGame, myTurn, resetPick } from './state.js';
-import { sendMove, cancelPick } from './actions.js';
+import { sendMove, cancelPick, cancelPremove } from './actions.js';
 import { render } from './render.js';
 import { gridOf } from './boards/index.js';
 import { indexMoves, optionsAfter, clickOutcome } from './moves.js';
+import { canPremove, premoveClick } from './premove.js';
 
 const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
@@ -14,6 +16,11 @@ const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowR
 export function onBoardClick(event) {
   const cell = event.target.closest('[data-label]');
   if (!cell || cell.disabled) return;
+  if (canPremove()) {
+    premoveClick(cell.dataset.label, ui.board._cells ?? [], gridOf(app.state));
+    render();
+    return;
+  }
   pickCell(cell.dataset.label);
 }
 
@@ -73,6 +80,11 @@ function pickCell(label) {
 
 /** Escape drops a half-built move. */
 export function onEscape(event) {
+  if (event.key === 'Escape' && app.premove) {
+    event.preventDefault();
+    cancelPremove();
+    return;
+  }
   if (event.key !== 'Escape' || (!app.pick.sel.length && !app.pick.choices)) return;
   event.preventDefault();
   const hadFocus = ui['move-helper'].contains(document.activeElement);

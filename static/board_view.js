@@ -5,13 +5,14 @@
 // board_input.js.
 
 import { app, ui, currentGame, myTurn, resetPick, isFlipped } from './state.js';
-import { sendMove, cancelPick } from './actions.js';
+import { sendMove, cancelPick, cancelPremove } from './actions.js';
 import {
   gameTitle, gridOf, buildGrid, paintGrid, movePath, promotionLabel, promotionPieceElement, emphasisOf,
 } from './boards/index.js';
 import { indexMoves, optionsAfter } from './moves.js';
 import { el, button } from './dom.js';
 import { glideLastMove } from './animate.js';
+import { canPremove, ownCells } from './premove.js';
 
 /** Which position a move being built belongs to: it is dropped when this changes. */
 function pickKey(s) {
@@ -56,19 +57,25 @@ export function renderBoard(s) {
   const sel = app.pick.sel;
   const lastPath = s.last_move ? movePath(game, String(s.last_move.move)).path : [];
   const interactive = canPlay && mappable;
+  // While the opponent is to move: this player's pieces can be picked for a premove.
+  const premoving = canPremove();
+  if (!premoving && app.premove && s.status !== 'playing') app.premove = null;
+  const premove = premoving ? app.premove : null;
+  boardEl.dataset.premove = premove ? [premove.from, premove.to].filter(Boolean).join('-') : '';
   paintGrid(cells, {
     game,
     board,
     last: new Set(lastPath),
-    selected: sel,
+    selected: premove && !premove.to ? [premove.from] : sel,
     targets: interactive && sel.length && !app.pick.choices ? optionsAfter(entries, sel).next : new Set(),
-    starts: interactive ? optionsAfter(entries, []).next : new Set(),
-    interactive,
-    selecting: sel.length > 0,
+    starts: premoving ? ownCells(cells, board) : interactive ? optionsAfter(entries, []).next : new Set(),
+    interactive: interactive || premoving,
+    selecting: premoving ? premove !== null : sel.length > 0,
+    premove: new Set(premove?.to ? [premove.from, premove.to] : []),
     emphasis: emphasisOf(game, s),
   });
   glideLastMove(boardEl, cells, s, lastPath);
-  renderHelper(game, entries, mappable, canPlay);
+  renderHelper(game, entries, mappable, canPlay, premove);
   restoreBoardFocus(canPlay);
 }
 
@@ -84,15 +91,23 @@ function listLabels(labels) {
  * go, "Stop here" when a chain of jumps may end at this point, the promotion chooser,
  * and Cancel. Also lists the moves as buttons when they cannot be drawn on the board.
  */
-function renderHelper(game, entries, mappable, canPlay) {
+function renderHelper(game, entries, mappable, canPlay, premove) {
   const box = ui['move-helper'];
   // Rebuilt only when what it shows changes, so its buttons keep the focus.
-  const key = JSON.stringify([canPlay, mappable, app.pick, entries.map((e) => e.move)]);
+  const key = JSON.stringify([canPlay, mappable, app.pick, entries.map((e) => e.move), premove]);
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   const parts = [];
   const sel = app.pick.sel;
-  if (canPlay && !mappable && entries.length) {
+  if (premove) {
+    const text = premove.to
+      ? `Premove ${premove.from} → ${premove.to}: played the moment it is your turn, if it is legal then.`
+      : `Premove from ${premove.from}: choose where it goes.`;
+    parts.push(el('p', 'helper-text', text));
+    const list = el('div', 'helper-buttons');
+    list.append(button('Cancel premove', 'cancel-premove', cancelPremove, 'small'));
+    parts.push(list);
+  } else if (canPlay && !mappable && entries.length) {
     parts.push(el('p', 'helper-text', 'Choose your move:'));
     const list = el('div', 'helper-buttons');
     for (const entry of entries) {

@@ -9,7 +9,7 @@ import {
 import { soundFor, playSound } from './sound.js';
 import { showError, showNotice, setConnection } from './notices.js';
 import {
-  send, closeSocket, subscribeLobby, rememberRoom, forgetRoom, resumeRoom, exitRoom, followLink, startAfterWelcome,
+  send, sendMove, closeSocket, subscribeLobby, rememberRoom, forgetRoom, resumeRoom, exitRoom, followLink, startAfterWelcome,
   guestName,
 } from './actions.js';
 import { render } from './render.js';
@@ -18,6 +18,7 @@ import { sidesOf, emphasisOf } from './boards/index.js';
 import { seatName } from './sides.js';
 import { showRoomInAddress } from './link.js';
 import { addChatLines, clearChat } from './chat.js';
+import { premovedMove } from './premove.js';
 
 const PROTOCOL = 1;
 const SEEN_GAMES_MAX = 8; // games whose boards are kept in memory for replays
@@ -123,6 +124,10 @@ const handlers = {
     if (m.status === 'finished') forgetRoom();
     else if (app.room.role === 'player') rememberRoom(); // again, after a rematch
     render();
+    // A premove is played the moment the turn comes (or dropped, saying why).
+    const premoved = premovedMove((why) => showNotice(why, 'premove'));
+    if (premoved) sendMove(premoved);
+    else if (!app.premove && ui.board.dataset.premove) render();
     if (app.showBoard) {
       app.showBoard = false;
       showBoard();

@@ -69,6 +69,7 @@ export const app = {
   keyboard: false, // the player uses the keyboard, so moving the focus helps
   browsing: null, // while looking back: the number of moves after which the board is shown (browse.js)
   chat: { channel: null, lines: [] }, // the current room's chat as shown (chat.js)
+  premove: null, // { game, from, to }: the move to play once it is this player's turn (premove.js)
   dropped: null, // the cell this player last dropped a piece on by hand, so that it does not glide there (animate.js)
   lowWarned: null, // the turn (game id and move count) whose low time was sounded
   afterWelcome: null, // what to start once signed in: 'bot' after "Play a bot now"

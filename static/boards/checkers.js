@@ -13,6 +13,11 @@ export const checkers = {
   startOption: { label: 'Start position (PDN FEN)', placeholder: 'W:W21,22,23:B1,2,K3' },
   order: ['first', 'second'],
   movesInPairs: true, // numbered "1. 11-15 23-19", as draughts records are
+  premoves: true,
+  /** Seat 0 is Black (b, B), seat 1 White (w, W). */
+  ownsPiece(code, seat) {
+    return code.toLowerCase() === (seat === 0 ? 'b' : 'w');
+  },
   material: [['B', 'W', 1], ['b', 'w', 1]], // a piece is a piece: kings, then men
   record: { format: 'pdn', note: 'The moves are listed below, and the PDN opens in draughts programs.' },
 

@@ -24,6 +24,11 @@ export const chess = {
   startOption: { label: 'Start position (FEN)', placeholder: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1' },
   order: ['first', 'second'],
   movesInPairs: true, // numbered "1. e4 e5", as chess records are
+  premoves: true,
+  /** White's pieces are capitals (seat 0), Black's small letters. */
+  ownsPiece(code, seat) {
+    return /^[KQRBNPkqrbnp]$/.test(code) && (code === code.toUpperCase()) === (seat === 0);
+  },
   material: [['Q', 'q', 9], ['R', 'r', 5], ['B', 'b', 3], ['N', 'n', 3], ['P', 'p', 1]],
   record: { format: 'pgn', note: 'The moves are listed below, and the PGN opens in any chess program.' },
 

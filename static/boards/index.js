@@ -26,6 +26,8 @@
 //   sideIsMark              optional: the side's name is its mark (X, O): badges show the
 //                           letter and seats do not repeat the side's name
 //   promotionName(suffix), promotionPiece(suffix, seat)   optional: the promotion chooser
+//   premoves, ownsPiece(code, seat)   optional: the board takes premoves (premove.js),
+//                           and which pieces are the seat's own
 //   material                optional: pieces that can be counted against each other, as
 //                           [seat 0's code, seat 1's code, points]: beside each seat the
 //                           page shows what it is ahead by (see materialOf)
@@ -116,6 +118,17 @@ export function promotionLabel(game, suffix) {
 export function promotionPieceElement(game, suffix, seat) {
   const code = suffix ? GAMES[game]?.promotionPiece?.(suffix, seat) ?? null : null;
   return code ? pieceElement(game, code) : null;
+}
+
+/** Whether this game's board takes premoves while the opponent is to move. */
+export function premovesAllowed(game) {
+  return Boolean(GAMES[game]?.premoves);
+}
+
+/** Whether the piece `code` belongs to `seat` in this game. */
+export function ownsPiece(game, code, seat) {
+  if (!code) return false;
+  return Boolean(GAMES[game]?.ownsPiece?.(String(code), seat));
 }
 
 /** How finished games of this game are exported ({ format, note }), or null. */
@@ -281,7 +294,8 @@ export function buildGrid(boardEl, game, board, flipped) {
 /**
  * Paints pieces and highlights onto cells built by buildGrid.
  * view = { game, board, last: Set, selected: [labels], targets: Set, starts: Set,
- *          interactive: bool, selecting: bool, emphasis: emphasisOf(…) or absent }
+ *          interactive: bool, selecting: bool, premove: Set (optional),
+ *          emphasis: emphasisOf(…) or absent }
  */
 export function paintGrid(cells, view) {
   const cellsData = Array.isArray(view.board.cells) ? view.board.cells : [];
@@ -309,6 +323,8 @@ export function paintGrid(cells, view) {
     cell.classList.toggle('target', isTarget);
     cell.classList.toggle('occupied', code !== null);
     cell.classList.toggle('can-start', isStart && !view.selecting);
+    const isPremove = view.premove?.has(label) ?? false;
+    cell.classList.toggle('premove', isPremove);
     const emphasis = view.emphasis?.cells.includes(index) ? view.emphasis.kind : null;
     if (emphasis) cell.dataset.emphasis = emphasis;
     else delete cell.dataset.emphasis;
@@ -321,6 +337,7 @@ export function paintGrid(cells, view) {
     const name = pieceName(view.game, code);
     let text = `${cell._name}, ${name ?? 'empty'}`;
     if (isLast) text += ', last move';
+    if (isPremove) text += ', premove';
     if (emphasis) text += `, ${EMPHASIS_WORDS[emphasis] ?? emphasis}`;
     if (isSelected) text += label === selectedLast ? ', selected' : ', on the chosen path';
     if (isTarget) text += name ? ', can capture here' : ', can move here';
