@@ -407,6 +407,21 @@ async function startPositions() {
   const problemsBefore = problems.length;
   await startFrom('chess', '8/4P3/8/8/8/8/k7/4K3 w - - 0 1', 0);
   await expectMaterial('chess: a pawn against none', { 0: ['p', 1] });
+  // The pieces are drawn from the credited sprite: the white king fills most of e1.
+  const king = await page.waitForFunction(() => {
+    const cell = document.querySelector('[data-testid="cell-e1"]');
+    const use = cell?.querySelector('use');
+    const drawn = use?.getBoundingClientRect().width ?? 0;
+    return drawn > cell.getBoundingClientRect().width * 0.5 ? { drawn, href: use.getAttribute('href') } : null;
+  }, null, { timeout: 5000 }).then((handle) => handle.jsonValue())
+    .catch(() => fail('the white king on e1 is not drawn from the piece sprite'));
+  const sprite = await page.evaluate(async () => {
+    const res = await fetch('/pieces/cburnett.svg');
+    return `${res.status} ${res.headers.get('content-type')}`;
+  });
+  if (!sprite.startsWith('200 image/svg+xml')) fail(`the piece sprite is served as ${sprite}`);
+  if (!(await tid('credits').innerText()).includes('Cburnett')) fail('the page does not credit the chess pieces');
+  log(`chess: the king is drawn from ${king?.href} (${Math.round(king?.drawn ?? 0)} px), served as ${sprite}; credited`);
   await tid('cell-e7').click();
   await tid('cell-e8').click();
   const choices = await page.locator('[data-testid^="promote-"]').evaluateAll((els) => els.map((e) => e.dataset.testid).sort());

@@ -1,17 +1,15 @@
 // Chess: light and dark squares with file letters and rank numbers on the edges; the
-// pieces are the Unicode chess glyphs drawn as SVG text. A white piece is the solid glyph
-// filled white under the outline glyph (which gives it its inner lines); a black piece
-// is the solid glyph filled dark with a light edge, so it shows on the dark squares.
+// pieces are Cburnett's set from Wikimedia Commons (CC BY-SA 3.0, credited on the page),
+// each drawn from one sprite file, /pieces/cburnett.svg, by its id (wk … bp).
 // A move is sent as from- and to-square plus the promotion piece (`e7e8q`), listed as
 // players write it (SAN); finished games are exported as PGN.
 
 import { svg } from './svg.js';
 
 const NAMES = { k: 'king', q: 'queen', r: 'rook', b: 'bishop', n: 'knight', p: 'pawn' };
-const SOLID = { k: '\u265A', q: '\u265B', r: '\u265C', b: '\u265D', n: '\u265E', p: '\u265F' };
-const OUTLINE = { k: '\u2654', q: '\u2655', r: '\u2656', b: '\u2657', n: '\u2658', p: '\u2659' };
-// Asks for the text form of a glyph, never an emoji.
-const TEXT_STYLE = '\uFE0E';
+/** The sprite of the pieces, whose drawings are 40 units square. */
+const PIECES = '/pieces/cburnett.svg';
+const PIECE_UNITS = 40;
 
 const PROMOTION_NAMES = { q: 'queen', r: 'rook', b: 'bishop', n: 'knight' };
 
@@ -98,14 +96,7 @@ export const chess = {
 
   drawPiece(code) {
     if (!this.pieceName(code)) return [];
-    const kind = code.toLowerCase();
-    const at = { x: 0.5, y: 0.53, 'text-anchor': 'middle', 'dominant-baseline': 'central' };
-    if (code === kind) {
-      return [svg('text', { ...at, class: 'chess-glyph black' }, [SOLID[kind] + TEXT_STYLE])];
-    }
-    return [
-      svg('text', { ...at, class: 'chess-glyph white-fill' }, [SOLID[kind] + TEXT_STYLE]),
-      svg('text', { ...at, class: 'chess-glyph white-line' }, [OUTLINE[kind] + TEXT_STYLE]),
-    ];
+    const id = `${code === code.toUpperCase() ? 'w' : 'b'}${code.toLowerCase()}`;
+    return [svg('use', { href: `${PIECES}#${id}`, class: 'chess-piece', transform: `scale(${1 / PIECE_UNITS})` })];
   },
 };
