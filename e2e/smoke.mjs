@@ -376,6 +376,12 @@ async function expectListed(game, move) {
   if (await tid('error').isVisible()) fail(`${game}: after ${move} the page shows an error: ${await tid('error').innerText()}`);
 }
 
+/** Waits until the page has played the sound `name` among its last few (data-recent). */
+async function untilSound(name, what) {
+  await page.waitForFunction((n) => (document.querySelector('[data-testid="sound"]')?.dataset.recent ?? '').split(' ').includes(n), name, { timeout: 5000 })
+    .catch(async () => fail(`${what} did not sound as a ${name}: the last sounds were ${JSON.stringify(await tid('sound').getAttribute('data-recent'))}`));
+}
+
 /**
  * What each seat is shown to be ahead by, beside its name: `ahead` maps a seat to the
  * codes of the other side's pieces it is ahead by (joined, as `data-pieces`) and its
@@ -449,7 +455,17 @@ async function startPositions() {
     if (left) fail(`checkers: after 6x15x24, square ${label} still holds ${left}`);
   }
   await expectMaterial('checkers: one man each after the double jump', {});
+  await untilSound('capture', 'the double jump');
   log(`checkers: double jump 6x15x24 made by clicking each landing square; result: ${await resignGame()}`);
+
+  // A check sounds as one: Ra8+ against a lone king.
+  await startFrom('chess', '4k3/8/8/8/8/8/8/R3K3 w - - 0 1', 0);
+  await tid('cell-a1').click();
+  await tid('cell-a8').click();
+  await expectListed('chess', 'Ra8+');
+  await untilSound('check', 'Ra8+');
+  log(`sounds: the capture and the check were heard as such (${await tid('sound').getAttribute('data-recent')})`);
+  await resignGame();
   await tid('start-position').fill('');
   if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
 }

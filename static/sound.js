@@ -1,7 +1,8 @@
 // Sounds of the game: a move, a capture, a check, low time on your clock, a game's start
 // and end. Short tones made with the Web Audio API (no files to load), and a switch to
 // mute them, kept in this browser. The switch shows the last sound played in
-// data-last-sound (and how many in data-played), for tests and the curious.
+// data-last-sound, the last few in data-recent (and how many in data-played), for tests
+// and the curious.
 
 import { local, KEY_SOUND } from './state.js';
 
@@ -14,6 +15,9 @@ const SOUNDS = {
   start: { tones: [[440, 0, 0.08], [660, 0.09, 0.1]], gain: 0.18 },
   end: { tones: [[660, 0, 0.1], [440, 0.11, 0.16]], gain: 0.18 },
 };
+
+/** How many of the last sounds data-recent lists. */
+const RECENT = 8;
 
 let context = null;
 let toggle = null;
@@ -48,6 +52,7 @@ export function playSound(name) {
   if (toggle) {
     toggle.dataset.lastSound = name;
     toggle.dataset.played = String(Number(toggle.dataset.played ?? 0) + 1);
+    toggle.dataset.recent = [...(toggle.dataset.recent ?? '').split(' ').filter(Boolean), name].slice(-RECENT).join(' ');
   }
   try {
     context ??= new AudioContext();
