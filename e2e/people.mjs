@@ -857,16 +857,28 @@ async function everyGameAtBothSizes() {
     await desk.screenshot(`game-${game}-1280`);
     if (game !== 'chess') await resignAndLeave(desk);
   }
+  // Beside the board on a wide screen: the moves (a list that scrolls) and the chat.
+  const side = await desk.page.evaluate(() => {
+    const board = document.querySelector('[data-testid="board"]').getBoundingClientRect();
+    const moves = document.querySelector('[data-testid="moves"]');
+    const chat = document.querySelector('[data-testid="chat"]').getBoundingClientRect();
+    const panel = moves.closest('aside').getBoundingClientRect();
+    return { boardRight: board.right, boardTop: board.top, movesLeft: panel.left, chatLeft: chat.left, chatTop: chat.top, scrolls: getComputedStyle(moves).overflowY };
+  });
+  if (side.movesLeft < side.boardRight || side.chatLeft < side.boardRight || side.chatTop > side.boardTop + 700 || side.scrolls !== 'auto') {
+    fail(`at 1280×800 the moves and the chat are not in a panel beside the board: ${JSON.stringify(side)}`);
+  }
   const usual = await boardWidth(desk);
   const handle = desk.tid('board-resize');
   await handle.scrollIntoViewIfNeeded();
   const box = await handle.boundingBox();
   await desk.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await desk.page.mouse.down();
-  await desk.page.mouse.move(box.x + box.width / 2 + 120, box.y + box.height / 2 + 120, { steps: 6 });
+  // The screen's height and the panel beside it leave no room to grow here: drag it smaller.
+  await desk.page.mouse.move(box.x + box.width / 2 - 120, box.y + box.height / 2 - 120, { steps: 6 });
   await desk.page.mouse.up();
   const dragged = await boardWidth(desk);
-  if (dragged < usual + 100) fail(`dragging the board's handle 120 px made it ${dragged} px wide, from ${usual} px`);
+  if (dragged > usual - 100) fail(`dragging the board's handle 120 px in made it ${dragged} px wide, from ${usual} px`);
   await desk.page.reload();
   await desk.myTurn('chess');
   const kept = await boardWidth(desk);
@@ -881,7 +893,7 @@ async function everyGameAtBothSizes() {
   await desk.tid('board-resize').dblclick();
   await resignAndLeave(desk);
   await desk.close();
-  log(`desktop 1280×800: boards ${widths.join(', ')}; the handle took chess from ${usual} to ${dragged} px, kept across a reload; double-click back to ${back} px`);
+  log(`desktop 1280×800: boards ${widths.join(', ')}, the moves and chat beside them; the handle took chess from ${usual} to ${dragged} px, kept across a reload; double-click back to ${back} px`);
 
   const phone = await Person.signIn('Dora', { width: 390, height: 844 });
   for (const game of ['tictactoe', 'checkers', 'chess', 'fox_geese']) {
@@ -891,6 +903,9 @@ async function everyGameAtBothSizes() {
       return { left: box.left, right: box.right, overflow: document.documentElement.scrollWidth - window.innerWidth };
     });
     if (fit.left < 0 || fit.right > 390 || fit.overflow > 0) fail(`${game} at 390×844: the board spans ${fit.left}..${fit.right} px and the page overflows by ${fit.overflow} px`);
+    const below = await phone.page.evaluate(() => document.querySelector('[data-testid="chat"]').getBoundingClientRect().top
+      >= document.querySelector('[data-testid="board"]').getBoundingClientRect().bottom);
+    if (!below) fail(`${game} at 390×844: the chat is not under the board`);
     await phone.screenshot(`game-${game}-390`);
     await resignAndLeave(phone);
   }
