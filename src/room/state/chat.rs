@@ -137,7 +137,10 @@ impl RoomState {
 }
 
 /// The line as it is kept: trimmed, at least one and at most `max_chars` characters,
-/// with no control characters (a line is one line).
+/// with no control characters (a line is one line) and no bidirectional controls (a
+/// `U+202E` would make the rest of the line, and the next name shown, read backwards).
+/// Unlike names (players.rs), other invisible characters pass: emoji are built with
+/// zero-width joiners and variation selectors.
 fn checked_line(text: &str, max_chars: usize) -> Result<String, ClientError> {
     let text = text.trim();
     let chars = text.chars().count();
@@ -155,11 +158,17 @@ fn checked_line(text: &str, max_chars: usize) -> Result<String, ClientError> {
             ),
         ));
     }
-    if text.chars().any(char::is_control) {
+    if text.chars().any(|c| c.is_control() || is_bidi_control(c)) {
         return Err(ClientError::new(
             ErrorCode::BadChat,
-            "A chat line is one line of text, without control characters or line breaks.",
+            "A chat line is one line of text, without control characters, line breaks or direction overrides.",
         ));
     }
     Ok(text.to_owned())
+}
+
+/// Unicode's bidirectional formatting characters: marks, embeddings, overrides and
+/// isolates.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }

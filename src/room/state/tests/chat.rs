@@ -67,7 +67,13 @@ fn a_line_records_the_moves_played_when_it_was_said() {
 fn empty_long_and_multi_line_chat_is_refused_by_name() {
     let mut fx = Fixture::playing();
     let max = fx.room.config.rooms.chat_max_chars as usize;
-    for text in ["", "   ", "two\nlines", &"x".repeat(max + 1)] {
+    for text in [
+        "",
+        "   ",
+        "two\nlines",
+        "Ann\u{202E}rekcah",
+        &"x".repeat(max + 1),
+    ] {
         let error = say(&mut fx, &alice(), ALICE, text).unwrap_err();
         assert_eq!(error.code, ErrorCode::BadChat, "{text:?}: {error:?}");
     }
@@ -75,7 +81,12 @@ fn empty_long_and_multi_line_chat_is_refused_by_name() {
         say(&mut fx, &alice(), ALICE, &"é".repeat(max)).is_ok(),
         "characters, not bytes"
     );
-    assert_eq!(fx.room.chat_lines(ChatChannel::Players).len(), 1);
+    let emoji = "gg \u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467} \u{2764}\u{FE0F}";
+    assert!(
+        say(&mut fx, &alice(), ALICE, emoji).is_ok(),
+        "emoji joined with zero-width joiners and variation selectors pass"
+    );
+    assert_eq!(fx.room.chat_lines(ChatChannel::Players).len(), 2);
 }
 
 #[test]
