@@ -364,6 +364,14 @@ async function chatApart() {
   await untilChatLine(ben, `${ann.name}: Still there?`, 'unmuted');
   log(`chat: muted, Ann's lines were hidden from Ben across a reload; unmuted, he sees ${JSON.stringify(await chatLines(ben))}`);
   await ben.screenshotOf('[data-testid="chat"]', 'chat');
+  // The chat with its lines and Mute buttons, in both schemes.
+  for (const scheme of ['light', 'dark']) {
+    await ben.page.emulateMedia({ colorScheme: scheme });
+    const { violations, contrastChecked } = await axeReport(ben.page);
+    if (contrastChecked === 0 || violations.length) fail(`axe-core on a room with chat lines (${scheme}): ${violations.join('; ') || 'nothing checked'}`);
+  }
+  await ben.page.emulateMedia({ colorScheme: 'light' });
+  log('chat: axe-core finds nothing on the room with chat lines, light or dark');
 
   await ann.tid('resign').click();
   await ann.tid('resign').click();

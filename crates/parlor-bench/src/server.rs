@@ -255,7 +255,6 @@ impl Launch {
     }
 }
 
-/// The `ADDR` of the first `listening on http://ADDR` line.
 /// The environment variables that turn Parlor's limits off: those per address and the
 /// server-wide caps always, those per connection unless `connection_limits`.
 fn limits_off(connection_limits: bool) -> impl Iterator<Item = &'static str> {
@@ -270,6 +269,7 @@ fn limits_off(connection_limits: bool) -> impl Iterator<Item = &'static str> {
         "PARLOR_LIMITS__MESSAGES_PER_SEC",
         "PARLOR_LIMITS__CLOSE_AFTER_REFUSALS",
         "PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_CONNECTION",
+        "PARLOR_LIMITS__CHAT_LINES_PER_MINUTE",
     ];
     let per_connection = per_connection
         .into_iter()
@@ -277,6 +277,7 @@ fn limits_off(connection_limits: bool) -> impl Iterator<Item = &'static str> {
     always.into_iter().chain(per_connection)
 }
 
+/// The `ADDR` of the first `listening on http://ADDR` line.
 fn listening_address(log: &str) -> Option<&str> {
     let rest = log.split_once("listening on http://")?.1;
     let end = rest.find(|c: char| c.is_whitespace())?;
@@ -292,8 +293,8 @@ mod tests {
         let unlimited = serde_json::to_value(parlor::config::LimitsConfig::unlimited()).unwrap();
         let off: Vec<&str> = limits_off(false).collect();
         for (key, value) in unlimited.as_object().unwrap() {
-            // The burst means nothing once the rate is off.
-            if key == "messages_burst" {
+            // A burst means nothing once its rate is off.
+            if key == "messages_burst" || key == "chat_burst" {
                 continue;
             }
             let variable = format!("PARLOR_LIMITS__{}", key.to_uppercase());
