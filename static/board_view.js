@@ -62,6 +62,7 @@ export function renderBoard(s) {
   if (!premoving && app.premove && s.status !== 'playing') app.premove = null;
   const premove = premoving ? app.premove : null;
   boardEl.dataset.premove = premove ? [premove.from, premove.to].filter(Boolean).join('-') : '';
+  const focused = cells.find((cell) => cell && cell === document.activeElement) ?? null;
   paintGrid(cells, {
     game,
     board,
@@ -76,7 +77,19 @@ export function renderBoard(s) {
   });
   glideLastMove(boardEl, cells, s, lastPath);
   renderHelper(game, entries, mappable, canPlay, premove);
+  keepFocusOnBoard(focused, cells);
   restoreBoardFocus(canPlay);
+}
+
+/**
+ * A cell that had the focus and cannot be used any more (a piece picked for a premove
+ * that has no move once the turn comes) would drop the focus to the top of the page:
+ * it goes to a cell that can be used, else to the board.
+ */
+function keepFocusOnBoard(focused, cells) {
+  if (!focused || !focused.disabled) return;
+  const usable = cells.find((cell) => cell && !cell.disabled && cell.tabIndex !== -1);
+  (usable ?? ui.board).focus({ preventScroll: true });
 }
 
 /** A readable list of labels: "e3, e4" or "15, 24 and 2 more". */
