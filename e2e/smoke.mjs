@@ -413,7 +413,8 @@ async function startPositions() {
   const problemsBefore = problems.length;
   await startFrom('chess', '8/4P3/8/8/8/8/k7/4K3 w - - 0 1', 0);
   await expectMaterial('chess: a pawn against none', { 0: ['p', 1] });
-  // The pieces are drawn from the credited sprite: the white king fills most of e1.
+  // The pieces are drawn from the credited sprite, kept in the page: the white king
+  // fills most of e1.
   const king = await page.waitForFunction(() => {
     const cell = document.querySelector('[data-testid="cell-e1"]');
     const use = cell?.querySelector('use');

@@ -55,6 +55,7 @@ import { initBoardSize } from './board_size.js';
 import { initSound } from './sound.js';
 import { onMovesKey, stopBrowsing } from './browse.js';
 import { setUpChat } from './chat.js';
+import { loadPieces } from './pieces.js';
 
 /** What the connection reports: the socket opened, closed, or could not be made. */
 const connectionHooks = {
@@ -92,6 +93,7 @@ function init() {
   ui['browse-live'].addEventListener('click', () => stopBrowsing(render));
   ui.moves.addEventListener('keydown', (event) => onMovesKey(event, ui.moves, render));
   setUpChat();
+  loadPieces();
   listGames();
   app.replay = new ReplayView(ui, replayPage);
   app.recent = new RecentGames({ list: ui['recent-games'], empty: ui['recent-empty'] }, {

@@ -1,14 +1,14 @@
 // Chess: light and dark squares with file letters and rank numbers on the edges; the
 // pieces are Cburnett's set from Wikimedia Commons (CC BY-SA 3.0, credited on the page),
-// each drawn from one sprite file, /pieces/cburnett.svg, by its id (wk … bp).
+// each drawn from the sprite pieces.js keeps in the page, by its id (piece-wk … piece-bp).
 // A move is sent as from- and to-square plus the promotion piece (`e7e8q`), listed as
 // players write it (SAN); finished games are exported as PGN.
 
 import { svg } from './svg.js';
+import { PIECE_ID_PREFIX } from '../pieces.js';
 
 const NAMES = { k: 'king', q: 'queen', r: 'rook', b: 'bishop', n: 'knight', p: 'pawn' };
-/** The sprite of the pieces, whose drawings are 40 units square. */
-const PIECES = '/pieces/cburnett.svg';
+/** The sprite's drawings are 40 units square. */
 const PIECE_UNITS = 40;
 
 const PROMOTION_NAMES = { q: 'queen', r: 'rook', b: 'bishop', n: 'knight' };
@@ -97,6 +97,6 @@ export const chess = {
   drawPiece(code) {
     if (!this.pieceName(code)) return [];
     const id = `${code === code.toUpperCase() ? 'w' : 'b'}${code.toLowerCase()}`;
-    return [svg('use', { href: `${PIECES}#${id}`, class: 'chess-piece', transform: `scale(${1 / PIECE_UNITS})` })];
+    return [svg('use', { href: `#${PIECE_ID_PREFIX}${id}`, class: 'chess-piece', transform: `scale(${1 / PIECE_UNITS})` })];
   },
 };
