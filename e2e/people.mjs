@@ -383,11 +383,11 @@ async function chatApart() {
 }
 
 /**
- * Premoves in chess between two people: a premove that is no longer legal when the turn
- * comes is dropped with a word why; one that is legal is played the moment the
- * opponent has moved, without a click.
+ * Premoves between two people: in chess, a premove that is no longer legal when the turn
+ * comes is dropped with a word why, and one that is legal is played the moment the
+ * opponent has moved, without a click; in checkers, one of Black's men goes likewise.
  */
-async function chessPremoves() {
+async function premovesInChessAndCheckers() {
   await ann.pickGame('chess');
   await ann.tid('quick-join').click();
   await ann.page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Waiting for an opponent'));
@@ -428,14 +428,39 @@ async function chessPremoves() {
     .catch(() => fail(`${white.name}'s premove f1 → c4 was not played after …Nc6`));
   await black.myTurn('chess');
   log(`premoves: f1 → c4, set during ${black.name}'s turn, was played the moment he answered: both see Bc4`);
+  await resignAndLeaveBoth(white, black);
 
-  await white.tid('resign').click();
-  await white.tid('resign').click();
-  for (const who of [white, black]) {
+  // Checkers, where Black (seat 0) moves first and owns the b pieces: 10 → 14 premoved
+  // during White's reply is played at once.
+  await ann.pickGame('checkers');
+  await ann.tid('quick-join').click();
+  await ann.page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('Waiting for an opponent'));
+  await ben.pickGame('checkers');
+  await ben.tid('quick-join').click();
+  await Promise.race([ann.myTurn('checkers'), ben.myTurn('checkers')]);
+  const [first, second] = (await mine(ann)) === 'true' ? [ann, ben] : [ben, ann];
+  await click(first, '11', '15');
+  await untilListed(second, '11-15');
+  await click(first, '10', '14');
+  if (await premoveShown(first) !== '10-14') fail(`a checkers premove 10 → 14 shows as ${JSON.stringify(await premoveShown(first))}`);
+  await second.myTurn('checkers');
+  await click(second, '24', '20');
+  await untilListed(second, '10-14', 5000)
+    .catch(() => fail(`${first.name}'s checkers premove 10 → 14 was not played after 24-20`));
+  log('premoves: in checkers, 10 → 14 premoved during White\'s 24-20 was played at once');
+  await resignAndLeaveBoth(first, second);
+  await noProblems();
+}
+
+/** The player to move resigns; both players leave the finished room. */
+async function resignAndLeaveBoth(one, other) {
+  const resigner = (await one.tid('resign').isVisible()) ? one : other;
+  await resigner.tid('resign').click();
+  await resigner.tid('resign').click();
+  for (const who of [one, other]) {
     await who.tid('result').waitFor({ state: 'visible' });
     await who.tid('leave').click();
   }
-  await noProblems();
 }
 
 /**
@@ -940,7 +965,7 @@ const CHECKS = [
   ['a silent connection and going offline are noticed in seconds, by the page and by the opponent; back online at once', silentOutageNoticed],
   ['checkers: a forced double jump that crowns', checkersCrowning],
   ['chess: a promotion by drag and drop', chessPromotionByDrag],
-  ['chess: premoves, one dropped as no longer legal, one played the moment the opponent moves', chessPremoves],
+  ['premoves: in chess one dropped as no longer legal and one played the moment the opponent moves; one in checkers', premovesInChessAndCheckers],
   ['chess: a mated king is set apart on the board', chessMateShown],
   ['a name another player owns is refused in words the page explains', nameTakenSaysWhat],
   ['bot against bot, watched', botVersusBot],
