@@ -59,7 +59,6 @@ export function renderBoard(s) {
   const interactive = canPlay && mappable;
   // While the opponent is to move: this player's pieces can be picked for a premove.
   const premoving = canPremove();
-  if (!premoving && app.premove && s.status !== 'playing') app.premove = null;
   const premove = premoving ? app.premove : null;
   boardEl.dataset.premove = premove ? [premove.from, premove.to].filter(Boolean).join('-') : '';
   const focused = cells.find((cell) => cell && cell === document.activeElement) ?? null;

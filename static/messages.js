@@ -123,11 +123,10 @@ const handlers = {
     }
     if (m.status === 'finished') forgetRoom();
     else if (app.room.role === 'player') rememberRoom(); // again, after a rematch
-    render();
     // A premove is played the moment the turn comes (or dropped, saying why).
     const premoved = premovedMove((why) => showNotice(why, 'premove'));
+    render();
     if (premoved) sendMove(premoved);
-    else if (!app.premove && ui.board.dataset.premove) render();
     if (app.showBoard) {
       app.showBoard = false;
       showBoard();

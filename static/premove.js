@@ -40,9 +40,10 @@ export function premoveClick(label, cells, board) {
 }
 
 /**
- * Once it is this player's turn: the move the premove stands for, or null. A premove
- * that fits no legal move, or several that are not promotions, is dropped, and `note`
- * is told why.
+ * For each new state: once it is this player's turn, the move the premove stands for,
+ * or null. A premove that fits no legal move, or several that are not promotions, is
+ * dropped, and `note` is told why; one of a game that ended or gave way to another is
+ * dropped quietly.
  */
 export function premovedMove(note) {
   const premove = app.premove;
