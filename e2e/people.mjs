@@ -744,17 +744,63 @@ async function resignAndLeave(who) {
   await noProblems();
 }
 
-/** Two bots play Fox & Geese while Ann watches. */
-async function botVersusBot() {
-  await ann.pickGame('fox_geese');
-  await ann.tid('bot-level').selectOption('random');
-  await ann.unfold('[data-testid="bot-vs-bot-options"]');
-  await ann.tid('bot2-level').selectOption('random');
-  await ann.tid('bot-vs-bot').click();
-  await ann.page.waitForFunction(() => document.querySelector('[data-testid="board"]')?.dataset.game === 'fox_geese', null, { timeout: 10_000 })
+/** `who` starts a game between two random bots of `game` and watches it. */
+async function watchTwoBots(who, game) {
+  await who.pickGame(game);
+  await who.tid('bot-level').selectOption('random');
+  await who.unfold('[data-testid="bot-vs-bot-options"]');
+  await who.tid('bot2-level').selectOption('random');
+  await who.tid('bot-vs-bot').click();
+  await who.page.waitForFunction((g) => document.querySelector('[data-testid="board"]')?.dataset.game === g, game, { timeout: 10_000 })
     .catch(() => fail('Watch two bots did not show their board'));
-  await ann.page.waitForFunction(() => document.querySelectorAll('[data-testid="moves"] li').length >= 4, null, { timeout: 15_000 })
-    .catch(() => fail('the two bots did not play four moves'));
+}
+
+/** Waits until the room's move list holds `plies` moves, or the game is over. */
+async function movesPlayed(who, plies) {
+  await who.page.waitForFunction((n) => document.querySelectorAll('[data-testid="moves"] .move-link').length >= n
+    || !document.querySelector('[data-testid="result"]').hidden, plies, { timeout: 30_000 })
+    .catch(() => fail(`${who.name}: the game did not reach ${plies} moves`));
+}
+
+/**
+ * How the move list sits: whether it overflows sideways, whether the move the board
+ * shows is in sight inside it, and where the Leave button is on the page.
+ */
+async function moveListLayout(who) {
+  return who.page.evaluate(() => {
+    const list = document.querySelector('[data-testid="moves"]');
+    const box = list.getBoundingClientRect();
+    const current = list.querySelector('[aria-current="step"]')?.getBoundingClientRect();
+    return {
+      plies: list.querySelectorAll('.move-link').length,
+      over: !document.querySelector('[data-testid="result"]').hidden,
+      sideways: list.scrollWidth > list.clientWidth + 1,
+      scrolls: list.scrollHeight > list.clientHeight,
+      currentInSight: !!current && current.top >= box.top - 1 && current.bottom <= box.bottom + 1
+        && current.left >= box.left - 1 && current.right <= box.right + 1,
+      leaveAt: Math.round(document.querySelector('[data-testid="leave"]').getBoundingClientRect().top + window.scrollY),
+    };
+  });
+}
+
+/**
+ * Two bots play Fox & Geese while Ann watches on her phone: as the game grows, the move
+ * list scrolls within its box, the latest move in sight, and the buttons under the board
+ * stay where they are.
+ */
+async function botVersusBot() {
+  await watchTwoBots(ann, 'fox_geese');
+  await movesPlayed(ann, 4);
+  const early = await moveListLayout(ann);
+  await movesPlayed(ann, 24);
+  const later = await moveListLayout(ann);
+  if (!later.over) {
+    if (!later.scrolls || !later.currentInSight || later.sideways) fail(`after ${later.plies} moves the move list is not a box that scrolls to the latest move: ${JSON.stringify(later)}`);
+    if (later.leaveAt !== early.leaveAt) fail(`the Leave button moved from y=${early.leaveAt} to y=${later.leaveAt} as the game went from ${early.plies} to ${later.plies} moves`);
+    log(`bot vs bot: from ${early.plies} to ${later.plies} moves the Leave button stayed at y=${later.leaveAt}; the list scrolls, the latest move in sight`);
+  } else {
+    log(`bot vs bot: the game ended after ${later.plies} moves, before the move list filled its box`);
+  }
   if (await ann.tid('leave').textContent() !== 'Stop watching') fail('Ann is not shown as a spectator of the bots\' game');
   const seat = (await ann.tid('seat-0').innerText()).replace(/\s+/g, ' ');
   const status = await ann.tid('status').innerText();
@@ -925,8 +971,14 @@ async function everyGameAtBothSizes() {
   if (smaller >= back) fail(`the down arrow on the handle left the board at ${smaller} px`);
   await desk.tid('board-resize').dblclick();
   await resignAndLeave(desk);
+  // A long game: its moves scroll down in the panel, never out sideways.
+  await watchTwoBots(desk, 'chess');
+  await movesPlayed(desk, 60);
+  const long = await moveListLayout(desk);
+  if (long.sideways || !long.currentInSight) fail(`at 1280×800, after ${long.plies} moves the move list runs sideways or hides the latest move: ${JSON.stringify(long)}`);
+  await desk.tid('leave').click();
   await desk.close();
-  log(`desktop 1280×800: boards ${widths.join(', ')}, the moves and chat beside them; the handle took chess from ${usual} to ${dragged} px, kept across a reload; double-click back to ${back} px`);
+  log(`desktop 1280×800: boards ${widths.join(', ')}, the moves and chat beside them (${long.plies} moves scroll down, the latest in sight); the handle took chess from ${usual} to ${dragged} px, kept across a reload; double-click back to ${back} px`);
 
   const phone = await Person.signIn('Dora', { width: 390, height: 844 });
   for (const game of ['tictactoe', 'checkers', 'chess', 'fox_geese']) {

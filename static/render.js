@@ -302,4 +302,19 @@ function renderMoves(s) {
     });
   }
   list.hidden = app.moves.length === 0;
+  list.classList.toggle('paired', movesInPairs(game));
+  keepCurrentMoveInSight(list);
+}
+
+/**
+ * Scrolls the move list, and only it, so the move the board shows is in sight: the
+ * latest one during play, the chosen one while browsing.
+ */
+function keepCurrentMoveInSight(list) {
+  const current = list.querySelector('[aria-current="step"]');
+  if (list.hidden || !current) return;
+  const box = list.getBoundingClientRect();
+  const item = current.getBoundingClientRect();
+  if (item.top < box.top) list.scrollTop -= box.top - item.top;
+  else if (item.bottom > box.bottom) list.scrollTop += item.bottom - box.bottom;
 }
