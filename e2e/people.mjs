@@ -750,8 +750,15 @@ async function watchTwoBots(who, game) {
   await who.tid('bot-level').selectOption('random');
   await who.unfold('[data-testid="bot-vs-bot-options"]');
   await who.tid('bot2-level').selectOption('random');
+  const before = await who.roomId();
   await who.tid('bot-vs-bot').click();
-  await who.page.waitForFunction((g) => document.querySelector('[data-testid="board"]')?.dataset.game === g, game, { timeout: 10_000 })
+  // A new room, shown with its board: not the board of the room just left.
+  await who.page.waitForFunction(({ g, left }) => {
+    const room = JSON.parse(sessionStorage.getItem('parlor.room') ?? 'null')?.id ?? null;
+    return room !== null && room !== left && !document.getElementById('game').hidden
+      && document.querySelector('[data-testid="board"]')?.dataset.game === g
+      && document.querySelector('[data-testid="result"]').hidden;
+  }, { g: game, left: before }, { timeout: 10_000 })
     .catch(() => fail('Watch two bots did not show their board'));
 }
 
