@@ -1,4 +1,5 @@
-//! HTTP routes: the bundled web client, health, rooms, stored games and the leaderboard.
+//! HTTP routes: the bundled web client, health, rooms, stored games (in `games`) and the
+//! leaderboard.
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::ContentType;
@@ -6,21 +7,17 @@ use actix_web::middleware::DefaultHeaders;
 use actix_web::{HttpResponse, ResponseError, Route, guard, web};
 use rust_embed::RustEmbed;
 use serde::{Deserialize, Serialize};
-use time::OffsetDateTime;
 use tracing::warn;
 
 use crate::AppState;
 use crate::lobby::{PageCursor, could_be_room_id};
 use crate::metrics::MetricsError;
-use crate::protocol::TimeControl;
 use crate::room::StateUnread;
 use crate::room::probe::{PROBE_BOUND, probe_all};
-use crate::store::{GameStatus, LeaderboardEntry, PlayerGame, RatingEntry, StoreError, StoredGame};
+use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError};
 use parlor_rules::GameKind;
-use parlor_rules::catalog::{self, Replay, ReplayedPosition};
-use parlor_rules::games::Seat;
-use parlor_rules::games::checkers::{PdnTags, pdn};
-use parlor_rules::games::chess::{PgnTags, pgn};
+
+mod games;
 
 /// The web client, built into the binary (read from `static/` on disk in debug builds).
 #[derive(RustEmbed)]
@@ -42,6 +39,10 @@ pub(crate) enum ApiError {
     /// The resource exists but is not ready for this request (e.g. an unfinished game).
     #[error("{0}")]
     Conflict(String),
+    /// The request names a player in a way that does not hold (a malformed
+    /// `Authorization` header, or a token no player has).
+    #[error("{0}")]
+    Unauthorized(String),
     /// The page's origin may not open a WebSocket here.
     #[error("{0}")]
     Forbidden(String),
@@ -96,6 +97,7 @@ impl ResponseError for ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Export(_) | ApiError::Metrics(_) | ApiError::Unreadable(_) => {
@@ -125,6 +127,7 @@ impl ResponseError for ApiError {
             ApiError::NotFound(_) => "not_found",
             ApiError::BadRequest(_) => "bad_request",
             ApiError::Conflict(_) => "not_finished",
+            ApiError::Unauthorized(_) => "unauthorized",
             ApiError::Forbidden(_) => "origin_not_allowed",
             ApiError::TooManyRequests(_) => "rate_limited",
             ApiError::Export(_) => "export_failed",
@@ -134,7 +137,11 @@ impl ResponseError for ApiError {
             ApiError::Unreachable(_) => "room_unreachable",
             ApiError::RoomBusy(_) => "room_busy",
         };
-        HttpResponse::build(self.status_code()).json(ErrorBody {
+        let mut response = HttpResponse::build(self.status_code());
+        if let ApiError::Unauthorized(_) = self {
+            response.insert_header(("WWW-Authenticate", "Bearer"));
+        }
+        response.json(ErrorBody {
             error: ErrorDetail {
                 code,
                 message: self.to_string(),
@@ -174,9 +181,9 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route("/metrics", get_or_head().to(metrics))
         .route("/api/rooms", get_or_head().to(rooms))
         .route("/api/rooms/{id}", get_or_head().to(room))
-        .route("/api/games/{id}.pgn", get_or_head().to(game_pgn))
-        .route("/api/games/{id}.pdn", get_or_head().to(game_pdn))
-        .route("/api/games/{id}", get_or_head().to(game))
+        .route("/api/games/{id}.pgn", get_or_head().to(games::game_pgn))
+        .route("/api/games/{id}.pdn", get_or_head().to(games::game_pdn))
+        .route("/api/games/{id}", get_or_head().to(games::game))
         .route("/api/leaderboard", get_or_head().to(leaderboard))
         .route("/api/players/{id}/games", get_or_head().to(player_games))
         .route("/", get_or_head().to(index))
@@ -260,202 +267,6 @@ async fn room(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpR
     Ok(HttpResponse::Ok()
         .content_type(ContentType::json())
         .body(body))
-}
-
-/// `GET /api/games/{id}`'s body: the stored game, with what a client needs to replay it
-/// without knowing the rules.
-#[derive(Serialize)]
-struct GameRecord {
-    #[serde(flatten)]
-    game: StoredGame,
-    /// The start and the position after each move that replays (all of them, unless the
-    /// rules have changed since the game was played).
-    positions: Vec<ReplayedPosition>,
-}
-
-async fn game(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let Some(mut game) = state.store.game(&id).await? else {
-        return Err(ApiError::NotFound(format!(
-            "there is no stored game \"{id}\""
-        )));
-    };
-    let start = game.options.get("start").and_then(|start| start.as_str());
-    let replay = catalog::replay(
-        game.game,
-        &state.config.game_settings(),
-        start,
-        game.moves.iter().map(|mv| mv.notation.as_str()),
-    )
-    .unwrap_or_else(|error| {
-        warn!(game_id = %game.game_id, %error, "a stored game cannot be replayed");
-        Replay::default()
-    });
-    if replay.displays.len() < game.moves.len() {
-        warn!(
-            game_id = %game.game_id,
-            replayed = replay.displays.len(),
-            moves = game.moves.len(),
-            "a stored game no longer replays to its end under the current rules"
-        );
-    }
-    for (stored, display) in game.moves.iter_mut().zip(replay.displays) {
-        stored.display = display;
-    }
-    Ok(HttpResponse::Ok().json(GameRecord {
-        game,
-        positions: replay.positions,
-    }))
-}
-
-/// `GET /api/games/{id}.pgn`: a finished chess game in PGN, moves in SAN.
-async fn game_pgn(
-    state: web::Data<AppState>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let game = finished_game(&state, &id, GameKind::Chess, "PGN").await?;
-    let name = |seat: usize| seat_name(&game, seat);
-    let tags = PgnTags {
-        event: "Parlor game".to_owned(),
-        site: "Parlor".to_owned(),
-        date: pgn_date(game.started_at_ms),
-        round: "-".to_owned(),
-        white: name(0),
-        black: name(1),
-        result: match game.winner {
-            Some(0) => "1-0",
-            Some(_) => "0-1",
-            None => "1/2-1/2",
-        }
-        .to_owned(),
-        time_control: Some(pgn_time_control(game.options.get("time_control"))),
-    };
-    let start = game.options.get("start").and_then(|start| start.as_str());
-    let clocks: Vec<Option<u64>> = game
-        .moves
-        .iter()
-        .map(|mv| {
-            let after = mv.clocks_ms?[usize::from(mv.seat).min(1)];
-            u64::try_from(after).ok()
-        })
-        .collect();
-    let moves: Vec<String> = game.moves.iter().map(|mv| mv.notation.clone()).collect();
-    let text =
-        pgn(&tags, start, &moves, &clocks).map_err(|error| ApiError::Export(error.to_string()))?;
-    Ok(download(
-        text,
-        "application/x-chess-pgn",
-        &game.game_id,
-        "pgn",
-    ))
-}
-
-/// `GET /api/games/{id}.pdn`: a finished checkers game in PDN.
-async fn game_pdn(
-    state: web::Data<AppState>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let game = finished_game(&state, &id, GameKind::Checkers, "PDN").await?;
-    let tags = PdnTags {
-        event: "Parlor game".to_owned(),
-        site: "Parlor".to_owned(),
-        date: pgn_date(game.started_at_ms),
-        round: "-".to_owned(),
-        black: seat_name(&game, 0),
-        white: seat_name(&game, 1),
-        winner: game
-            .winner
-            .and_then(|seat| Seat::from_index(u64::from(seat))),
-    };
-    let start = game.options.get("start").and_then(|start| start.as_str());
-    let moves: Vec<String> = game.moves.iter().map(|mv| mv.notation.clone()).collect();
-    let text = pdn(&tags, start, &moves).ok_or_else(|| {
-        ApiError::Export("the stored start position is not a valid PDN FEN".to_owned())
-    })?;
-    Ok(download(
-        text,
-        "application/x-checkers-pdn",
-        &game.game_id,
-        "pdn",
-    ))
-}
-
-/// A stored game of `kind` that has finished, for exporting as `format`: 404 if there is
-/// none, 409 while it is unfinished.
-async fn finished_game(
-    state: &AppState,
-    id: &str,
-    kind: GameKind,
-    format: &str,
-) -> Result<StoredGame, ApiError> {
-    let game = state
-        .store
-        .game(id)
-        .await?
-        .filter(|game| game.game == kind)
-        .ok_or_else(|| ApiError::NotFound(format!("there is no stored {kind} game \"{id}\"")))?;
-    if game.status != GameStatus::Finished {
-        return Err(ApiError::Conflict(format!(
-            "game \"{id}\" is {}; {format} is available once it has finished",
-            game.status
-        )));
-    }
-    Ok(game)
-}
-
-/// The name stored for a seat, `?` if missing.
-fn seat_name(game: &StoredGame, seat: usize) -> String {
-    game.seats
-        .get(seat)
-        .map_or_else(|| "?".to_owned(), |s| s.name.clone())
-}
-
-/// A text file offered as a download named after the game.
-fn download(text: String, content_type: &str, game_id: &str, extension: &str) -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type(format!("{content_type}; charset=utf-8"))
-        .insert_header((
-            "Content-Disposition",
-            format!("attachment; filename=\"{game_id}.{extension}\""),
-        ))
-        .body(text)
-}
-
-/// The PGN `TimeControl` value for a stored `options.time_control`: `base+increment` in
-/// seconds for Fischer clocks, `1/seconds` (one move per period) per move, `-` for none.
-fn pgn_time_control(stored: Option<&serde_json::Value>) -> String {
-    let control = stored
-        .and_then(|value| serde_json::from_value::<TimeControl>(value.clone()).ok())
-        .unwrap_or_default();
-    let seconds = |ms: u64| {
-        if ms.is_multiple_of(1000) {
-            (ms / 1000).to_string()
-        } else {
-            format!("{:.3}", ms as f64 / 1000.0)
-        }
-    };
-    match control {
-        TimeControl::None => "-".to_owned(),
-        TimeControl::PerMove { per_move_ms } => format!("1/{}", seconds(per_move_ms)),
-        TimeControl::Fischer {
-            base_ms,
-            increment_ms,
-        } => format!("{}+{}", seconds(base_ms), seconds(increment_ms)),
-    }
-}
-
-/// A Unix-ms instant as a PGN date, `YYYY.MM.DD` in UTC (`????.??.??` if out of range).
-fn pgn_date(unix_ms: i64) -> String {
-    OffsetDateTime::from_unix_timestamp_nanos(i128::from(unix_ms) * 1_000_000).map_or_else(
-        |_| "????.??.??".to_owned(),
-        |at| {
-            format!(
-                "{:04}.{:02}.{:02}",
-                at.year(),
-                u8::from(at.month()),
-                at.day()
-            )
-        },
-    )
 }
 
 #[derive(Deserialize)]

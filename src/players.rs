@@ -41,6 +41,15 @@ fn hash_token(token: &str) -> String {
     to_hex(&Sha256::digest(token.as_bytes()))
 }
 
+/// The player a token belongs to, if any (the token as the player holds it; the store
+/// keeps only its hash).
+pub(crate) async fn player_by_token(
+    store: &dyn Store,
+    token: &str,
+) -> Result<Option<PlayerRecord>, StoreError> {
+    store.player_by_token(&hash_token(token)).await
+}
+
 /// Checks and trims a requested name.
 pub(crate) fn clean_name(name: &str) -> Result<String, ClientError> {
     let name = name.trim();
@@ -104,8 +113,7 @@ pub(crate) async fn hello(
 ) -> Result<Identity, ClientError> {
     let name = clean_name(name)?;
     if let Some(token) = token {
-        let known = store
-            .player_by_token(&hash_token(token))
+        let known = player_by_token(store, token)
             .await
             .map_err(|e| store_error(e, &name))?;
         if let Some(player) = known {

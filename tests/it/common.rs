@@ -90,6 +90,20 @@ impl TestServer {
         (status, response.json().await.unwrap())
     }
 
+    /// `GET path` with the header `Authorization: <authorization>`: the response, unread.
+    pub(crate) async fn get_with_authorization(
+        &self,
+        path: &str,
+        authorization: &str,
+    ) -> reqwest::Response {
+        reqwest::Client::new()
+            .get(self.url(path))
+            .header("Authorization", authorization)
+            .send()
+            .await
+            .unwrap()
+    }
+
     /// A new WebSocket connection (not yet identified).
     pub(crate) async fn connect(&self) -> Client {
         let (ws, _) = connect_async(format!("ws://{}/ws", self.addr))
@@ -591,12 +605,22 @@ pub(crate) fn comparable(state: &Value) -> Value {
     state
 }
 
-/// The game's stored chat once it holds `count` lines (they are written in the
+/// The game's stored chat, as the player whose token is `token` reads it (the players'
+/// lines are theirs alone), once it holds `count` lines (they are written in the
 /// background); fails after ten seconds.
-pub(crate) async fn stored_chat(server: &TestServer, game_id: &str, count: usize) -> Vec<Value> {
+pub(crate) async fn stored_chat(
+    server: &TestServer,
+    game_id: &str,
+    token: &str,
+    count: usize,
+) -> Vec<Value> {
     let since = Instant::now();
     loop {
-        let (status, game) = server.get_json(&format!("/api/games/{game_id}")).await;
+        let response = server
+            .get_with_authorization(&format!("/api/games/{game_id}"), &format!("Bearer {token}"))
+            .await;
+        let status = response.status().as_u16();
+        let game: Value = response.json().await.unwrap();
         assert_eq!(status, 200, "{game}");
         let lines = game["chat"].as_array().cloned().unwrap_or_default();
         if lines.len() >= count {

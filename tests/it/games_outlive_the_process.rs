@@ -144,7 +144,7 @@ async fn a_graceful_restart_ends_no_game() {
     assert_eq!(stored["status"], "finished");
     assert_eq!(stored["moves"].as_array().unwrap().len(), 2);
     // The line said after the restart is numbered after the one before it, not over it.
-    let chat = stored_chat(&server, &game_id, 2).await;
+    let chat = stored_chat(&server, &game_id, bob_token.as_str().unwrap(), 2).await;
     let said: Vec<&str> = chat
         .iter()
         .filter_map(|line| line["text"].as_str())

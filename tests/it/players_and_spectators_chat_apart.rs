@@ -1,7 +1,7 @@
 //! A room's two chats over real sockets: the players hear only the players' chat and
 //! the spectators only theirs; a newcomer is given what was said in its own chat; bad
 //! lines, strangers and floods are refused with the socket kept open; and every line is
-//! stored with its game.
+//! stored with its game, the players' lines shown to the players alone.
 
 use crate::common::{Client, TestServer, stored_chat, temp_dir, test_config};
 use serde_json::{Value, json};
@@ -30,7 +30,11 @@ async fn players_and_spectators_each_hear_only_their_own_chat_and_it_is_stored()
     config.limits.chat_burst = 3;
     let server = TestServer::start(config).await;
 
-    let mut alice = server.player("Alice").await;
+    let mut alice = server.connect().await;
+    let alice_token = alice.hello("Alice", None).await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let (room, _) = alice.create(["me", "open"]).await;
     let chat = |text: &str| json!({"type": "chat", "room": room, "text": text});
     alice
@@ -39,7 +43,11 @@ async fn players_and_spectators_each_hear_only_their_own_chat_and_it_is_stored()
 
     let mut bob = server.player("Bob").await;
     bob.join(&room, 1).await;
-    let mut carol = server.player("Carol").await;
+    let mut carol = server.connect().await;
+    let carol_token = carol.hello("Carol", None).await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     carol.send(json!({"type": "watch", "room": room})).await;
     carol.until("joined").await;
     let mut erin = server.player("Erin").await;
@@ -95,21 +103,11 @@ async fn players_and_spectators_each_hear_only_their_own_chat_and_it_is_stored()
     }
     bob.expect_error(chat("line 4"), "rate_limited").await;
 
-    // Every line is stored with the game, in order, with its chat.
+    // Every line is stored with the game, in order, with its chat; a player reads both.
     let game_id = dave_game_id(&server, &room).await;
-    let stored = stored_chat(&server, &game_id, 6).await;
-    let read: Vec<(&str, &str, &str)> = stored
-        .iter()
-        .map(|l| {
-            (
-                l["channel"].as_str().unwrap_or(""),
-                l["name"].as_str().unwrap_or(""),
-                l["text"].as_str().unwrap_or(""),
-            )
-        })
-        .collect();
+    let stored = stored_chat(&server, &game_id, &alice_token, 6).await;
     assert_eq!(
-        read,
+        lines_of(&stored),
         vec![
             ("players", "Alice", "Good luck!"),
             ("spectators", "Carol", "This will be close"),
@@ -119,7 +117,58 @@ async fn players_and_spectators_each_hear_only_their_own_chat_and_it_is_stored()
             ("players", "Bob", "line 3"),
         ]
     );
+
+    // The players' chat stays theirs: anyone else, a spectator with their own token
+    // included, reads the spectators' lines only, and is told the players' are withheld.
+    let path = format!("/api/games/{game_id}");
+    let (status, anyone) = server.get_json(&path).await;
+    assert_eq!(status, 200, "{anyone}");
+    let spectator: Value = server
+        .get_with_authorization(&path, &format!("bearer {carol_token}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    for (who, game) in [("anyone", &anyone), ("Carol", &spectator)] {
+        let chat = game["chat"].as_array().cloned().unwrap_or_default();
+        assert_eq!(
+            lines_of(&chat),
+            vec![("spectators", "Carol", "This will be close")],
+            "as {who}: {game}"
+        );
+        assert_eq!(game["players_chat_shown"], false, "as {who}");
+    }
+
+    // A token no player holds, or a header that is not `Bearer <token>`, is refused by
+    // name rather than read as anyone.
+    for authorization in ["Bearer not-a-token", "Basic QWxpY2U6", "Bearer "] {
+        let refused = server.get_with_authorization(&path, authorization).await;
+        assert_eq!(refused.status().as_u16(), 401, "{authorization}");
+        assert_eq!(
+            refused
+                .headers()
+                .get("www-authenticate")
+                .map(|v| v.as_bytes()),
+            Some(&b"Bearer"[..])
+        );
+        let body: Value = refused.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "unauthorized", "{body}");
+    }
     server.stop().await;
+}
+
+/// Each stored line as (channel, name, text).
+fn lines_of(stored: &[Value]) -> Vec<(&str, &str, &str)> {
+    stored
+        .iter()
+        .map(|l| {
+            (
+                l["channel"].as_str().unwrap_or(""),
+                l["name"].as_str().unwrap_or(""),
+                l["text"].as_str().unwrap_or(""),
+            )
+        })
+        .collect()
 }
 
 /// The id of the game in `room`, from its state over HTTP.

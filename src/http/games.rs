@@ -1,0 +1,270 @@
+//! Stored games over HTTP: `GET /api/games/{id}` (the record, with the players' chat
+//! only for the game's own players) and its PGN and PDN exports.
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Serialize;
+use time::OffsetDateTime;
+use tracing::warn;
+
+use super::ApiError;
+use crate::AppState;
+use crate::domain::ChatChannel;
+use crate::players;
+use crate::protocol::TimeControl;
+use crate::store::{GameStatus, StoredGame};
+use parlor_rules::GameKind;
+use parlor_rules::catalog::{self, Replay, ReplayedPosition};
+use parlor_rules::games::Seat;
+use parlor_rules::games::checkers::{PdnTags, pdn};
+use parlor_rules::games::chess::{PgnTags, pgn};
+
+/// `GET /api/games/{id}`'s body: the stored game, with what a client needs to replay it
+/// without knowing the rules.
+#[derive(Serialize)]
+struct GameRecord {
+    #[serde(flatten)]
+    game: StoredGame,
+    /// Whether `chat` holds the players' lines: only a request that carries the token of
+    /// one of the game's players sees them.
+    players_chat_shown: bool,
+    /// The start and the position after each move that replays (all of them, unless the
+    /// rules have changed since the game was played).
+    positions: Vec<ReplayedPosition>,
+}
+
+/// `GET /api/games/{id}`: the stored game. The players' chat is theirs alone, as it was
+/// during the game: it is left out unless the request names one of the game's players
+/// by their token (`Authorization: Bearer <token>`).
+pub(super) async fn game(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let reader = reader(&state, &request).await?;
+    let Some(mut game) = state.store.game(&id).await? else {
+        return Err(ApiError::NotFound(format!(
+            "there is no stored game \"{id}\""
+        )));
+    };
+    let players_chat_shown = reader.is_some_and(|reader| {
+        game.seats
+            .iter()
+            .any(|seat| seat.player_id.as_deref() == Some(reader.as_str()))
+    });
+    if !players_chat_shown {
+        game.chat
+            .retain(|line| line.channel != ChatChannel::Players);
+    }
+    let start = game.options.get("start").and_then(|start| start.as_str());
+    let replay = catalog::replay(
+        game.game,
+        &state.config.game_settings(),
+        start,
+        game.moves.iter().map(|mv| mv.notation.as_str()),
+    )
+    .unwrap_or_else(|error| {
+        warn!(game_id = %game.game_id, %error, "a stored game cannot be replayed");
+        Replay::default()
+    });
+    if replay.displays.len() < game.moves.len() {
+        warn!(
+            game_id = %game.game_id,
+            replayed = replay.displays.len(),
+            moves = game.moves.len(),
+            "a stored game no longer replays to its end under the current rules"
+        );
+    }
+    for (stored, display) in game.moves.iter_mut().zip(replay.displays) {
+        stored.display = display;
+    }
+    Ok(HttpResponse::Ok()
+        .insert_header((header::VARY, "Authorization"))
+        .json(GameRecord {
+            game,
+            players_chat_shown,
+            positions: replay.positions,
+        }))
+}
+
+/// The player a request names by `Authorization: Bearer <token>` (the token of their
+/// `welcome`); `None` without the header. A malformed header or a token no player holds
+/// is refused rather than read as anonymous, so a client sees its mistake.
+async fn reader(state: &AppState, request: &HttpRequest) -> Result<Option<String>, ApiError> {
+    let Some(value) = request.headers().get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(|value| value.trim().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+        .filter(|token| !token.is_empty())
+        .ok_or_else(|| {
+            ApiError::Unauthorized(
+                "the Authorization header must read `Bearer <token>`, with the token of your `welcome`"
+                    .to_owned(),
+            )
+        })?;
+    let player = players::player_by_token(state.store.as_ref(), token)
+        .await?
+        .ok_or_else(|| {
+            ApiError::Unauthorized(
+                "no player holds this token: send the token of your `welcome`, or no Authorization header"
+                    .to_owned(),
+            )
+        })?;
+    Ok(Some(player.player_id))
+}
+
+/// `GET /api/games/{id}.pgn`: a finished chess game in PGN, moves in SAN.
+pub(super) async fn game_pgn(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let game = finished_game(&state, &id, GameKind::Chess, "PGN").await?;
+    let name = |seat: usize| seat_name(&game, seat);
+    let tags = PgnTags {
+        event: "Parlor game".to_owned(),
+        site: "Parlor".to_owned(),
+        date: pgn_date(game.started_at_ms),
+        round: "-".to_owned(),
+        white: name(0),
+        black: name(1),
+        result: match game.winner {
+            Some(0) => "1-0",
+            Some(_) => "0-1",
+            None => "1/2-1/2",
+        }
+        .to_owned(),
+        time_control: Some(pgn_time_control(game.options.get("time_control"))),
+    };
+    let start = game.options.get("start").and_then(|start| start.as_str());
+    let clocks: Vec<Option<u64>> = game
+        .moves
+        .iter()
+        .map(|mv| {
+            let after = mv.clocks_ms?[usize::from(mv.seat).min(1)];
+            u64::try_from(after).ok()
+        })
+        .collect();
+    let moves: Vec<String> = game.moves.iter().map(|mv| mv.notation.clone()).collect();
+    let text =
+        pgn(&tags, start, &moves, &clocks).map_err(|error| ApiError::Export(error.to_string()))?;
+    Ok(download(
+        text,
+        "application/x-chess-pgn",
+        &game.game_id,
+        "pgn",
+    ))
+}
+
+/// `GET /api/games/{id}.pdn`: a finished checkers game in PDN.
+pub(super) async fn game_pdn(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let game = finished_game(&state, &id, GameKind::Checkers, "PDN").await?;
+    let tags = PdnTags {
+        event: "Parlor game".to_owned(),
+        site: "Parlor".to_owned(),
+        date: pgn_date(game.started_at_ms),
+        round: "-".to_owned(),
+        black: seat_name(&game, 0),
+        white: seat_name(&game, 1),
+        winner: game
+            .winner
+            .and_then(|seat| Seat::from_index(u64::from(seat))),
+    };
+    let start = game.options.get("start").and_then(|start| start.as_str());
+    let moves: Vec<String> = game.moves.iter().map(|mv| mv.notation.clone()).collect();
+    let text = pdn(&tags, start, &moves).ok_or_else(|| {
+        ApiError::Export("the stored start position is not a valid PDN FEN".to_owned())
+    })?;
+    Ok(download(
+        text,
+        "application/x-checkers-pdn",
+        &game.game_id,
+        "pdn",
+    ))
+}
+
+/// A stored game of `kind` that has finished, for exporting as `format`: 404 if there is
+/// none, 409 while it is unfinished.
+async fn finished_game(
+    state: &AppState,
+    id: &str,
+    kind: GameKind,
+    format: &str,
+) -> Result<StoredGame, ApiError> {
+    let game = state
+        .store
+        .game(id)
+        .await?
+        .filter(|game| game.game == kind)
+        .ok_or_else(|| ApiError::NotFound(format!("there is no stored {kind} game \"{id}\"")))?;
+    if game.status != GameStatus::Finished {
+        return Err(ApiError::Conflict(format!(
+            "game \"{id}\" is {}; {format} is available once it has finished",
+            game.status
+        )));
+    }
+    Ok(game)
+}
+
+/// The name stored for a seat, `?` if missing.
+fn seat_name(game: &StoredGame, seat: usize) -> String {
+    game.seats
+        .get(seat)
+        .map_or_else(|| "?".to_owned(), |s| s.name.clone())
+}
+
+/// A text file offered as a download named after the game.
+fn download(text: String, content_type: &str, game_id: &str, extension: &str) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(format!("{content_type}; charset=utf-8"))
+        .insert_header((
+            "Content-Disposition",
+            format!("attachment; filename=\"{game_id}.{extension}\""),
+        ))
+        .body(text)
+}
+
+/// The PGN `TimeControl` value for a stored `options.time_control`: `base+increment` in
+/// seconds for Fischer clocks, `1/seconds` (one move per period) per move, `-` for none.
+fn pgn_time_control(stored: Option<&serde_json::Value>) -> String {
+    let control = stored
+        .and_then(|value| serde_json::from_value::<TimeControl>(value.clone()).ok())
+        .unwrap_or_default();
+    let seconds = |ms: u64| {
+        if ms.is_multiple_of(1000) {
+            (ms / 1000).to_string()
+        } else {
+            format!("{:.3}", ms as f64 / 1000.0)
+        }
+    };
+    match control {
+        TimeControl::None => "-".to_owned(),
+        TimeControl::PerMove { per_move_ms } => format!("1/{}", seconds(per_move_ms)),
+        TimeControl::Fischer {
+            base_ms,
+            increment_ms,
+        } => format!("{}+{}", seconds(base_ms), seconds(increment_ms)),
+    }
+}
+
+/// A Unix-ms instant as a PGN date, `YYYY.MM.DD` in UTC (`????.??.??` if out of range).
+fn pgn_date(unix_ms: i64) -> String {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(unix_ms) * 1_000_000).map_or_else(
+        |_| "????.??.??".to_owned(),
+        |at| {
+            format!(
+                "{:04}.{:02}.{:02}",
+                at.year(),
+                u8::from(at.month()),
+                at.day()
+            )
+        },
+    )
+}
