@@ -657,16 +657,19 @@ async function checkersCrowning() {
   if (legal.join() !== '15x24x31') fail(`the capture is not forced: legal moves are ${legal.join(', ')}`);
   const starts = await cara.page.locator('[data-testid="board"] .cell.can-start').evaluateAll((els) => els.map((e) => e.dataset.label));
   if (starts.join() !== '15') fail(`with a capture forced, the page offers to move ${starts.join(', ')}`);
-  await cara.tid('cell-15').click();
-  await cara.tid('cell-24').click();
-  await cara.tid('cell-31').click();
-  await untilListed(cara, '15x24x31');
+  const animations = await animationsDuring(cara, async () => {
+    await cara.tid('cell-15').click();
+    await cara.tid('cell-24').click();
+    await cara.tid('cell-31').click();
+  }, '15x24x31');
   const crowned = await cara.tid('cell-31').getAttribute('data-piece');
   if (crowned !== 'B') fail(`after 15x24x31 square 31 holds ${JSON.stringify(crowned)}, expected a black king`);
   for (const taken of ['19', '27']) {
     if (await cara.tid(`cell-${taken}`).getAttribute('data-piece')) fail(`after 15x24x31 the man on ${taken} is still there`);
   }
-  log('checkers: forced 15x24x31, clicked square by square, crowned the man');
+  const faded = animations.find((a) => a.glided === '15x24x31')?.faded ?? '';
+  if (faded.split(' ').sort().join() !== '19,27') fail(`after 15x24x31 the men taken on 19 and 27 did not fade out; faded: ${JSON.stringify(faded)}`);
+  log('checkers: forced 15x24x31, clicked square by square, crowned the man; the men taken on 19 and 27 faded out');
   await cara.screenshot('checkers-crowned');
   await resignAndLeave(cara);
 }
@@ -696,6 +699,45 @@ async function chessPromotionByDrag() {
   if (piece !== 'Q') fail(`after e7e8q, e8 holds ${JSON.stringify(piece)}`);
   log('chess: dragged e7 to e8 and chose a queen; the move list shows e8=Q');
   await cara.screenshot('chess-promoted');
+  await resignAndLeave(cara);
+}
+
+/**
+ * The animations of the board's repaints while `act` runs and until `listed` shows in
+ * the move list: one entry a paint, as the board marks them (animate.js). Watched as
+ * they happen, since the bot's answer soon paints over them.
+ */
+async function animationsDuring(who, act, listed) {
+  await who.tid('board').evaluate((board) => {
+    board._animations = [];
+    board._watcher?.disconnect();
+    board._watcher = new MutationObserver(() => board._animations.push({
+      glided: board.dataset.glided ?? '', alongside: board.dataset.glidedAlongside ?? '', faded: board.dataset.faded ?? '',
+    }));
+    board._watcher.observe(board, { attributes: true, attributeFilter: ['data-glided', 'data-glided-alongside', 'data-faded'] });
+  });
+  await act();
+  await untilListed(who, listed);
+  return who.tid('board').evaluate((board) => {
+    board._watcher.disconnect();
+    return board._animations;
+  });
+}
+
+/** What a move moves is animated: castling glides the rook with the king, and a piece taken where the mover lands fades out. */
+async function chessMovesAnimated() {
+  const clicks = (from, to) => async () => {
+    await cara.tid(`cell-${from}`).click();
+    await cara.tid(`cell-${to}`).click();
+  };
+  await fromPosition(cara, 'chess', '4k3/8/8/8/8/8/8/4K2R w K - 0 1');
+  const castled = (await animationsDuring(cara, clicks('e1', 'g1'), 'O-O')).find((a) => a.glided === 'e1g1');
+  if (!castled || castled.alongside !== 'h1-f1' || castled.faded !== '') fail(`castling did not glide the king and the rook: ${JSON.stringify(castled)}`);
+  await resignAndLeave(cara);
+  await fromPosition(cara, 'chess', '4k3/8/8/8/8/8/8/3rK3 w - - 0 1');
+  const took = (await animationsDuring(cara, clicks('e1', 'd1'), 'Kxd1')).find((a) => a.glided === 'e1d1');
+  if (!took || took.faded !== 'd1' || took.alongside !== '') fail(`Kxd1 did not glide the king over a fading rook: ${JSON.stringify(took)}`);
+  log(`chess: O-O glided the king and, alongside, the rook (${castled.alongside}); Kxd1 faded the rook taken on ${took.faded}`);
   await resignAndLeave(cara);
 }
 
@@ -1026,6 +1068,7 @@ const CHECKS = [
   ['chess: a promotion by drag and drop', chessPromotionByDrag],
   ['premoves: in chess one dropped as no longer legal and one played the moment the opponent moves; one in checkers', premovesInChessAndCheckers],
   ['chess: a mated king is set apart on the board', chessMateShown],
+  ['chess: castling glides the rook too, and a piece taken fades out', chessMovesAnimated],
   ['a name another player owns is refused in words the page explains', nameTakenSaysWhat],
   ['bot against bot, watched', botVersusBot],
   ['no serious accessibility problem in the lobby, on any board, the game-over panel or the replay (axe-core); a move by the keyboard', accessibility],

@@ -11,7 +11,7 @@ import {
 } from './boards/index.js';
 import { indexMoves, optionsAfter } from './moves.js';
 import { el, button } from './dom.js';
-import { glideLastMove } from './animate.js';
+import { animateLastMove } from './animate.js';
 import { canPremove, ownCells } from './premove.js';
 
 /** Which position a move being built belongs to: it is dropped when this changes. */
@@ -74,7 +74,7 @@ export function renderBoard(s) {
     premove: new Set(premove?.to ? [premove.from, premove.to] : []),
     emphasis: emphasisOf(game, s),
   });
-  glideLastMove(boardEl, cells, s, lastPath);
+  animateLastMove(boardEl, cells, s, lastPath, game);
   renderHelper(game, entries, mappable, canPlay, premove);
   keepFocusOnBoard(focused, cells);
   restoreBoardFocus(canPlay);
