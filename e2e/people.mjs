@@ -403,6 +403,20 @@ async function premovesInChessAndCheckers() {
     await who.tid(`cell-${to}`).click();
   };
   const premoveShown = (who) => who.tid('board').getAttribute('data-premove');
+  const drag = async (who, from, to) => {
+    await who.tid('board').scrollIntoViewIfNeeded();
+    const centre = async (label) => {
+      const b = await who.tid(`cell-${label}`).boundingBox();
+      return [b.x + b.width / 2, b.y + b.height / 2];
+    };
+    const [fx, fy] = await centre(from);
+    const [tx, ty] = await centre(to);
+    await who.page.mouse.move(fx, fy);
+    await who.page.mouse.down();
+    await who.page.mouse.move(fx + 5, fy - 5, { steps: 2 });
+    await who.page.mouse.move(tx, ty, { steps: 5 });
+    await who.page.mouse.up();
+  };
 
   await click(white, 'e2', 'e4');
   await untilListed(black, 'e4');
@@ -421,13 +435,15 @@ async function premovesInChessAndCheckers() {
 
   await click(white, 'g1', 'f3');
   await untilListed(black, 'Nf3');
-  await click(white, 'f1', 'c4');
+  // This one by drag and drop, as a move can be.
+  await drag(white, 'f1', 'c4');
+  if (await premoveShown(white) !== 'f1-c4') fail(`${white.name} dragged f1 to c4 for a premove, and the board shows ${JSON.stringify(await premoveShown(white))}`);
   await black.myTurn('chess');
   await click(black, 'b8', 'c6');
   await untilListed(black, 'Bc4', 5000)
     .catch(() => fail(`${white.name}'s premove f1 → c4 was not played after …Nc6`));
   await black.myTurn('chess');
-  log(`premoves: f1 → c4, set during ${black.name}'s turn, was played the moment he answered: both see Bc4`);
+  log(`premoves: f1 → c4, dragged during ${black.name}'s turn, was played the moment he answered: both see Bc4`);
   await resignAndLeaveBoth(white, black);
 
   // Checkers, where Black (seat 0) moves first and owns the b pieces: 10 → 14 premoved
@@ -1066,7 +1082,7 @@ const CHECKS = [
   ['a silent connection and going offline are noticed in seconds, by the page and by the opponent; back online at once', silentOutageNoticed],
   ['checkers: a forced double jump that crowns', checkersCrowning],
   ['chess: a promotion by drag and drop', chessPromotionByDrag],
-  ['premoves: in chess one dropped as no longer legal and one played the moment the opponent moves; one in checkers', premovesInChessAndCheckers],
+  ['premoves: in chess one dropped as no longer legal and one, dragged, played the moment the opponent moves; one in checkers', premovesInChessAndCheckers],
   ['chess: a mated king is set apart on the board', chessMateShown],
   ['chess: castling glides the rook too, and a piece taken fades out', chessMovesAnimated],
   ['a name another player owns is refused in words the page explains', nameTakenSaysWhat],

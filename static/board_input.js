@@ -8,7 +8,7 @@ import { sendMove, cancelPick, cancelPremove } from './actions.js';
 import { render } from './render.js';
 import { gridOf } from './boards/index.js';
 import { indexMoves, optionsAfter, clickOutcome } from './moves.js';
-import { canPremove, premoveClick } from './premove.js';
+import { canPremove, ownCells, premoveClick } from './premove.js';
 
 const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
@@ -32,8 +32,12 @@ function pickableMoves() {
   return mappable ? entries : null;
 }
 
-/** Whether a piece may be dragged from this cell: it starts a move, or continues the one being built. */
+/**
+ * Whether a piece may be dragged from this cell: it starts a move, or continues the one
+ * being built; while the opponent is to move, any of this player's pieces (a premove).
+ */
 export function canDrag(label) {
+  if (canPremove()) return ownCells(ui.board._cells ?? [], gridOf(app.state)).has(label);
   const entries = pickableMoves();
   if (!entries) return false;
   return app.pick.sel.at(-1) === label || optionsAfter(entries, []).next.has(label);
@@ -41,14 +45,31 @@ export function canDrag(label) {
 
 /** A drag lifts the piece: selected as by a click, unless it ends the path being built already. */
 export function onDragStart(label) {
+  if (canPremove()) {
+    app.premove = { game: app.state.game_id, from: label, to: null };
+    render();
+    return;
+  }
   if (app.pick.sel.at(-1) !== label) {
     resetPick();
     pickCell(label);
   }
 }
 
-/** A drop is a click on the square it lands on; off the board it puts the piece back. */
+/**
+ * A drop is a click on the square it lands on; off the board it puts the piece back.
+ * While the opponent is to move it sets the premove to that square, whatever stands on
+ * it now (the opponent may take there first, to be taken back), or drops it off the board.
+ */
 export function onDrop(from, to) {
+  if (canPremove() && app.premove?.from === from) {
+    if (to === null) cancelPremove();
+    else {
+      app.premove = { ...app.premove, to };
+      render();
+    }
+    return;
+  }
   if (to === null) {
     cancelPick();
     return;
