@@ -43,7 +43,10 @@ export function canDrag(label) {
   return app.pick.sel.at(-1) === label || optionsAfter(entries, []).next.has(label);
 }
 
-/** A drag lifts the piece: selected as by a click, unless it ends the path being built already. */
+/**
+ * A drag lifts the piece: selected as by a click, unless it ends the path being built
+ * already; while the opponent is to move, it starts a premove from there.
+ */
 export function onDragStart(label) {
   if (canPremove()) {
     app.premove = { game: app.state.game_id, from: label, to: null };
