@@ -229,13 +229,7 @@ async function boardGame({ game, seat, moves: wanted, keyboard }) {
   await tid(`game-${game}`).check();
   await tid('bot-level').selectOption('random');
   await tid('bot-side').selectOption(String(seat));
-  await tid('play-bot').click();
-  await page.waitForFunction((g) => {
-    const board = document.querySelector('[data-testid="board"]');
-    const error = document.querySelector('[data-testid="error"]');
-    return (error && !error.hidden) || (board && board.dataset.game === g && board.querySelector('[data-label]'));
-  }, game);
-  if (await tid('error').isVisible()) fail(`creating a ${game} room failed: ${await tid('error').innerText()}`);
+  await playBotAndWait(game);
   const title = await tid('game-name').textContent();
   log(`${game}: room created against bot:random, seat ${seat} (${title})`);
 
@@ -349,7 +343,7 @@ async function startFrom(game, position, seat) {
   await tid('start-position').fill(position);
   await tid('bot-level').selectOption('random');
   await tid('bot-side').selectOption(String(seat));
-  await tid('play-bot').click();
+  await playBotAndWait(game);
   await waitForTurnOrEnd(game);
   if (await tid('result').isVisible()) fail(`${game}: the game from ${position} ended at once`);
 }
@@ -484,6 +478,15 @@ async function startBotGame(game, { level = 'random', seat = 0, clock = 'none', 
   }
   await tid('bot-level').selectOption(level);
   await tid('bot-side').selectOption(String(seat));
+  await playBotAndWait(game);
+}
+
+/**
+ * Clicks "Play" against the bot and waits until the new game's board is drawn (or an
+ * error shows): not the board, seats or result of the game before, which stay in the
+ * page until the new room's first state comes.
+ */
+async function playBotAndWait(game) {
   const before = await tid('board').getAttribute('data-game-id');
   await tid('play-bot').click();
   await page.waitForFunction(([g, old]) => {
