@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use bytestring::ByteString;
-use serde_json::Value;
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::time::Instant;
 
@@ -12,8 +11,7 @@ use super::awaited::{Awaited, Unanswered};
 use super::wire::{Asker, Envelope};
 use super::{ANSWER_WITHIN, Relay, RemoteRoomEntry};
 use crate::protocol::{ClientError, ErrorCode, Updates};
-use crate::room::{ConnId, PlayerInfo, Request, RoomHandle, Subscriber};
-use parlor_rules::games::Seat;
+use crate::room::{Asked, Caller, ConnId, RoomCommand, RoomHandle, Subscriber};
 
 /// A room as a session reaches it: on this node, or on the node that holds it.
 #[derive(Clone)]
@@ -47,141 +45,39 @@ fn unknown_room() -> ClientError {
 }
 
 impl RoomLink {
-    /// Seats `player` in `seat` for the connection `sub` (see [`RoomHandle::join`]).
-    pub(crate) async fn join(
+    /// Has the room answer `asked` from this node's connection `sub`, received at
+    /// `received` (see [`RoomHandle::ask`]). On another node a move's thinking time is
+    /// counted from its arrival there. A connection counts as in a room of another node
+    /// from the moment it asks to enter, so that it hears if the room moves even when
+    /// the answer is lost, and no longer once it has left.
+    pub(crate) async fn ask(
         &self,
-        player: PlayerInfo,
-        seat: Seat,
-        sub: Subscriber,
-        reference: Option<Value>,
-        since: Option<u64>,
-    ) -> Result<(), ClientError> {
-        match self {
-            RoomLink::Local(handle) => handle.join(player, seat, sub, reference, since).await,
-            RoomLink::Remote(remote) => {
-                let seat = seat.index() as u8;
-                let room = remote.room.clone();
-                remote
-                    .ask_for(sub.conn, |asker| Envelope::Join {
-                        asker,
-                        room,
-                        player,
-                        seat,
-                        reference,
-                        since,
-                    })
-                    .await
-            }
-        }
-    }
-
-    /// Has the connection `sub` watch the room (see [`RoomHandle::watch`]).
-    pub(crate) async fn watch(
-        &self,
-        sub: Subscriber,
-        reference: Option<Value>,
-        since: Option<u64>,
-    ) -> Result<(), ClientError> {
-        match self {
-            RoomLink::Local(handle) => handle.watch(sub, reference, since).await,
-            RoomLink::Remote(remote) => {
-                let room = remote.room.clone();
-                remote
-                    .ask_for(sub.conn, |asker| Envelope::Watch {
-                        asker,
-                        room,
-                        reference,
-                        since,
-                    })
-                    .await
-            }
-        }
-    }
-
-    /// Plays a move received at `received` (see [`RoomHandle::play`]). On another node
-    /// the move's thinking time is counted from its arrival there.
-    pub(crate) async fn play(
-        &self,
-        player_id: String,
-        conn: ConnId,
-        text: String,
+        asked: Asked,
+        sub: &Subscriber,
         received: Instant,
     ) -> Result<(), ClientError> {
         match self {
-            RoomLink::Local(handle) => handle.play(player_id, conn, text, received).await,
-            RoomLink::Remote(remote) => {
-                let room = remote.room.clone();
-                remote
-                    .ask(conn, |asker| Envelope::Move {
-                        asker,
-                        room,
-                        player_id,
-                        text,
-                    })
-                    .await
+            RoomLink::Local(handle) => {
+                let caller = Caller::of(sub, &asked.command);
+                handle.ask(asked, caller, received).await
             }
-        }
-    }
-
-    /// Passes a seated player's request (see [`RoomHandle::request`]).
-    pub(crate) async fn request(
-        &self,
-        request: Request,
-        player_id: String,
-        conn: ConnId,
-    ) -> Result<(), ClientError> {
-        match self {
-            RoomLink::Local(handle) => handle.request(request, player_id, conn).await,
             RoomLink::Remote(remote) => {
+                let (conn, entering) = (sub.conn, asked.command.enters());
+                let leaving = asked.command == RoomCommand::Leave;
+                if entering {
+                    remote.enter(conn);
+                }
                 let room = remote.room.clone();
-                remote
-                    .ask(conn, |asker| Envelope::Request {
-                        asker,
-                        room,
-                        player_id,
-                        request,
-                    })
-                    .await
-            }
-        }
-    }
-
-    /// Says something in the room's chat (see [`RoomHandle::chat`]).
-    pub(crate) async fn chat(
-        &self,
-        player: PlayerInfo,
-        conn: ConnId,
-        text: String,
-    ) -> Result<(), ClientError> {
-        match self {
-            RoomLink::Local(handle) => handle.chat(player, conn, text).await,
-            RoomLink::Remote(remote) => {
-                let room = remote.room.clone();
-                remote
-                    .ask(conn, |asker| Envelope::Chat {
-                        asker,
-                        room,
-                        player,
-                        text,
-                    })
-                    .await
-            }
-        }
-    }
-
-    /// Leaves the room (see [`RoomHandle::leave`]).
-    pub(crate) async fn leave(&self, player_id: String, conn: ConnId) -> Result<(), ClientError> {
-        match self {
-            RoomLink::Local(handle) => handle.leave(player_id, conn).await,
-            RoomLink::Remote(remote) => {
-                let room = remote.room.clone();
-                remote
-                    .ask(conn, |asker| Envelope::Leave {
-                        asker,
-                        room,
-                        player_id,
-                    })
-                    .await
+                let outcome = remote
+                    .ask(conn, |asker| Envelope::Ask { asker, room, asked })
+                    .await;
+                let refused = outcome
+                    .as_ref()
+                    .is_err_and(|error| error.code != ErrorCode::RoomUnreachable);
+                if (entering && refused) || (leaving && outcome.is_ok()) {
+                    remote.leave(conn);
+                }
+                outcome
             }
         }
     }
@@ -234,24 +130,6 @@ impl RemoteRoom {
             entry.clients.retain(|client| *client != conn);
         }
         rooms.remove_if(&self.room, |_, entry| entry.clients.is_empty());
-    }
-
-    /// Asks the owner for what `envelope` says (a join or a watch) on behalf of `conn`
-    /// and waits for its answer. `conn` counts as in the room from the start, so that
-    /// it hears if the room moves even when the answer is lost; a refusal takes it out.
-    async fn ask_for(
-        &self,
-        conn: ConnId,
-        envelope: impl FnOnce(Asker) -> Envelope,
-    ) -> Result<(), ClientError> {
-        self.enter(conn);
-        let outcome = self.ask(conn, envelope).await;
-        if let Err(error) = &outcome
-            && error.code != ErrorCode::RoomUnreachable
-        {
-            self.leave(conn);
-        }
-        outcome
     }
 
     /// Sends the owner `envelope` on behalf of `conn` and waits for its answer.

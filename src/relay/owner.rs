@@ -12,9 +12,8 @@ use super::Relay;
 use super::wire::{Asker, Envelope, Refusal};
 use crate::protocol::{ClientError, ErrorCode};
 use crate::room::{
-    ConnId, Creator, Frame, OUTBOX_FRAMES, PlayerInfo, RoomHandle, Subscriber, new_conn_id,
+    Caller, ConnId, Creator, Frame, OUTBOX_FRAMES, PlayerInfo, RoomHandle, Subscriber, new_conn_id,
 };
-use parlor_rules::games::Seat;
 
 /// Another node's client in this node's rooms.
 pub(super) struct Member {
@@ -42,94 +41,28 @@ impl Relay {
                 self.answer(&asker, created.map(|()| Some(room))).await;
                 return;
             }
-            Envelope::Join {
-                asker,
-                room,
-                player,
-                seat,
-                reference,
-                since,
-            } => {
-                let outcome = match (self.local_room(&room), Seat::from_index(u64::from(seat))) {
-                    (Ok(handle), Some(seat)) => {
-                        let sub = self.member(&asker, Some(&room));
-                        let joined = handle.join(player, seat, sub, reference, since).await;
-                        if joined.is_err() {
-                            self.not_in(&asker, Some(&room));
-                        }
-                        joined
-                    }
-                    (Err(error), _) => Err(error),
-                    (_, None) => Err(ClientError::new(ErrorCode::BadSeat, "A seat is 0 or 1.")),
-                };
-                (asker, outcome)
-            }
-            Envelope::Watch {
-                asker,
-                room,
-                reference,
-                since,
-            } => {
+            Envelope::Ask { asker, room, asked } => {
                 let outcome = match self.local_room(&room) {
                     Ok(handle) => {
-                        let sub = self.member(&asker, Some(&room));
-                        let watching = handle.watch(sub, reference, since).await;
-                        if watching.is_err() {
+                        let entering = asked.command.enters();
+                        let caller = if entering {
+                            let sub = self.member(&asker, Some(&room));
+                            Caller {
+                                conn: sub.conn,
+                                sub: Some(sub),
+                            }
+                        } else {
+                            Caller {
+                                conn: self.member_conn(&asker),
+                                sub: None,
+                            }
+                        };
+                        let outcome = handle.ask(asked, caller, Instant::now()).await;
+                        if entering && outcome.is_err() {
                             self.not_in(&asker, Some(&room));
                         }
-                        watching
+                        outcome
                     }
-                    Err(error) => Err(error),
-                };
-                (asker, outcome)
-            }
-            Envelope::Move {
-                asker,
-                room,
-                player_id,
-                text,
-            } => {
-                let conn = self.member_conn(&asker);
-                let outcome = match self.local_room(&room) {
-                    Ok(handle) => handle.play(player_id, conn, text, Instant::now()).await,
-                    Err(error) => Err(error),
-                };
-                (asker, outcome)
-            }
-            Envelope::Request {
-                asker,
-                room,
-                player_id,
-                request,
-            } => {
-                let conn = self.member_conn(&asker);
-                let outcome = match self.local_room(&room) {
-                    Ok(handle) => handle.request(request, player_id, conn).await,
-                    Err(error) => Err(error),
-                };
-                (asker, outcome)
-            }
-            Envelope::Chat {
-                asker,
-                room,
-                player,
-                text,
-            } => {
-                let conn = self.member_conn(&asker);
-                let outcome = match self.local_room(&room) {
-                    Ok(handle) => handle.chat(player, conn, text).await,
-                    Err(error) => Err(error),
-                };
-                (asker, outcome)
-            }
-            Envelope::Leave {
-                asker,
-                room,
-                player_id,
-            } => {
-                let conn = self.member_conn(&asker);
-                let outcome = match self.local_room(&room) {
-                    Ok(handle) => handle.leave(player_id, conn).await,
                     Err(error) => Err(error),
                 };
                 (asker, outcome)

@@ -8,10 +8,11 @@ use tracing::warn;
 
 use super::{Relay, RoomLink};
 use crate::protocol::{ClientError, TimeControl};
-use crate::room::{PlayerInfo, Subscriber};
+use crate::room::{Asked, PlayerInfo, RoomCommand, Subscriber};
 use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
 use serde_json::Value;
+use tokio::time::Instant;
 
 /// How many waiting rooms a `quick_join` tries before it opens its own.
 const TRIES: usize = 8;
@@ -46,13 +47,15 @@ impl Relay {
                 continue;
             };
             let link = RoomLink::Remote(remote);
-            let Some(seat) = Seat::from_index(1) else {
-                return Ok(None);
+            let asked = Asked {
+                player: player.clone(),
+                command: RoomCommand::Join {
+                    seat: Seat::Second,
+                    since: None,
+                },
+                reference: reference.clone(),
             };
-            match link
-                .join(player.clone(), seat, sub.clone(), reference.clone(), None)
-                .await
-            {
+            match link.ask(asked, sub, Instant::now()).await {
                 Ok(()) => return Ok(Some((room, link))),
                 Err(error) if error.code.means_seat_gone() => {}
                 Err(error) => return Err(error),

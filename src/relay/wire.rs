@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::protocol::{ClientError, ErrorCode, Updates};
-use crate::room::{ConnId, PlayerInfo, Request};
+use crate::room::{Asked, ConnId, PlayerInfo};
 
 /// A client connection on its gateway, and the request it is waiting on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,21 +27,11 @@ pub(super) struct Asker {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub(super) enum Envelope {
-    /// A gateway's client takes a seat.
-    Join {
+    /// A gateway's client asks something of a room.
+    Ask {
         asker: Asker,
         room: String,
-        player: PlayerInfo,
-        seat: u8,
-        reference: Option<Value>,
-        since: Option<u64>,
-    },
-    /// A gateway's client watches.
-    Watch {
-        asker: Asker,
-        room: String,
-        reference: Option<Value>,
-        since: Option<u64>,
+        asked: Asked,
     },
     /// A gateway's client opens the room `room` (the gateway names it) on a node that
     /// holds rooms (its own node does not), and is seated in it if a seat says `me`.
@@ -53,33 +43,6 @@ pub(super) enum Envelope {
         seats: Vec<String>,
         options: Option<Map<String, Value>>,
         reference: Option<Value>,
-    },
-    /// A gateway's client moves.
-    Move {
-        asker: Asker,
-        room: String,
-        player_id: String,
-        text: String,
-    },
-    /// A gateway's client resigns, offers or answers a draw, or asks for a rematch.
-    Request {
-        asker: Asker,
-        room: String,
-        player_id: String,
-        request: Request,
-    },
-    /// A gateway's client says something in the room's chat.
-    Chat {
-        asker: Asker,
-        room: String,
-        player: PlayerInfo,
-        text: String,
-    },
-    /// A gateway's client leaves the room.
-    Leave {
-        asker: Asker,
-        room: String,
-        player_id: String,
     },
     /// A gateway's client has closed its connection.
     Disconnect { node: String, conn: ConnId },
@@ -143,7 +106,16 @@ impl From<Refusal> for ClientError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::room::{Request, RoomCommand};
+    use parlor_rules::games::Seat;
     use serde_json::json;
+
+    fn ann() -> PlayerInfo {
+        PlayerInfo {
+            player_id: "p".to_owned(),
+            name: "Ann".to_owned(),
+        }
+    }
 
     #[test]
     fn every_envelope_reads_back_as_written() {
@@ -154,22 +126,26 @@ mod tests {
             updates: Updates::Moves,
         };
         let envelopes = [
-            Envelope::Join {
+            Envelope::Ask {
                 asker: asker.clone(),
                 room: "r".to_owned(),
-                player: PlayerInfo {
-                    player_id: "p".to_owned(),
-                    name: "Ann".to_owned(),
+                asked: Asked {
+                    player: ann(),
+                    command: RoomCommand::Join {
+                        seat: Seat::Second,
+                        since: Some(4),
+                    },
+                    reference: Some(json!({"n": 1})),
                 },
-                seat: 1,
-                reference: Some(json!({"n": 1})),
-                since: Some(4),
             },
-            Envelope::Request {
+            Envelope::Ask {
                 asker,
                 room: "r".to_owned(),
-                player_id: "p".to_owned(),
-                request: Request::OfferDraw,
+                asked: Asked {
+                    player: ann(),
+                    command: RoomCommand::Request(Request::OfferDraw),
+                    reference: None,
+                },
             },
             Envelope::Answer {
                 reply: 9,
@@ -192,10 +168,7 @@ mod tests {
                     updates: Updates::States,
                 },
                 room: "r2".to_owned(),
-                player: PlayerInfo {
-                    player_id: "p".to_owned(),
-                    name: "Ann".to_owned(),
-                },
+                player: ann(),
                 game: "chess".to_owned(),
                 seats: vec!["me".to_owned(), "bot:easy".to_owned()],
                 options: Some(Map::from_iter([("private".to_owned(), json!(true))])),

@@ -8,19 +8,16 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use bytestring::ByteString;
-use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{Instant, sleep_until};
 use tokio_util::task::TaskTracker;
 use tracing::{error, info, warn};
 
+use super::command::{Asked, Caller, RoomCommand};
 use super::fanout::{Broadcast, Snapshots, frame, send_to};
-use super::handle::Request;
 use super::recent::Recent;
-use super::state::{Effect, RoomState, Step, Then, Tick};
-use super::{
-    ConnId, Creator, Frame, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber, now,
-};
+use super::state::{Effect, PendingMove, RoomState, Step, Then, Tick};
+use super::{ConnId, Creator, Frame, RoomContext, RoomOptions, SeatSpec, Subscriber, now};
 use crate::protocol::{ClientError, RoomSummary, ServerMsg, Updates};
 use crate::store::Fence;
 use crate::thinkers::DrawAnswer;
@@ -38,48 +35,11 @@ type Reply = oneshot::Sender<Result<(), ClientError>>;
 /// What the room's task is asked to do.
 #[derive(Debug)]
 pub(super) enum Command {
-    /// Take (or take back) a seat.
-    Join {
-        player: PlayerInfo,
-        seat: Seat,
-        sub: Subscriber,
-        reference: Option<Value>,
-        since: Option<u64>,
-        reply: Reply,
-    },
-    /// Spectate.
-    Watch {
-        sub: Subscriber,
-        reference: Option<Value>,
-        since: Option<u64>,
-        reply: Reply,
-    },
-    /// Play a move received at `received`.
-    Move {
-        player_id: String,
-        conn: ConnId,
-        text: String,
+    /// Answer a client's command.
+    Ask {
+        asked: Asked,
+        caller: Caller,
         received: Instant,
-        reply: Reply,
-    },
-    /// Resign, answer or offer a draw, or ask for a rematch.
-    Request {
-        request: Request,
-        player_id: String,
-        conn: ConnId,
-        reply: Reply,
-    },
-    /// Say something in the room's chat.
-    Chat {
-        player: PlayerInfo,
-        conn: ConnId,
-        text: String,
-        reply: Reply,
-    },
-    /// Stop watching, or give up a seat.
-    Leave {
-        player_id: String,
-        conn: ConnId,
         reply: Reply,
     },
     /// A connection has closed.
@@ -237,8 +197,16 @@ impl Room {
             }
             if let Some((seat, creator)) = creator {
                 // The `me` seat is open until now; the creator is the first to take it.
-                let result =
-                    Box::pin(self.join(creator.player, seat, creator.sub, creator.reference)).await;
+                let asked = Asked {
+                    player: creator.player,
+                    command: RoomCommand::Join { seat, since: None },
+                    reference: creator.reference,
+                };
+                let caller = Caller {
+                    conn: creator.sub.conn,
+                    sub: Some(creator.sub),
+                };
+                let result = Box::pin(self.answer(asked, caller, Instant::now())).await;
                 if let Err(error) = result {
                     warn!(room = %self.state.id(), %error, "the creator could not be seated");
                 }
@@ -301,75 +269,16 @@ impl Room {
 
     async fn handle(&mut self, command: Command) -> Flow {
         match command {
-            Command::Join {
-                player,
-                seat,
-                sub,
-                reference,
-                since,
-                reply,
-            } => {
-                let conn = sub.conn;
-                self.catching_up(conn, since);
-                let result = self.join(player, seat, sub, reference).await;
-                self.caught_up.remove(&conn);
-                let _ = reply.send(result);
-            }
-            Command::Watch {
-                sub,
-                reference,
-                since,
-                reply,
-            } => {
-                let conn = sub.conn;
-                self.catching_up(conn, since);
-                let result = self.watch(sub, reference);
-                self.caught_up.remove(&conn);
-                let _ = reply.send(result);
-            }
-            Command::Move {
-                player_id,
-                conn,
-                text,
+            Command::Ask {
+                asked,
+                caller,
                 received,
                 reply,
             } => {
-                let result = self.human_move(&player_id, conn, &text, received).await;
-                let _ = reply.send(result);
-            }
-            Command::Request {
-                request,
-                player_id,
-                conn,
-                reply,
-            } => {
-                let result = match self.state.request(request, &player_id, conn, now()) {
-                    Ok(step) => self.follow(step).await,
-                    Err(error) => Err(error),
-                };
-                let _ = reply.send(result);
-            }
-            Command::Chat {
-                player,
-                conn,
-                text,
-                reply,
-            } => {
-                let result = match self.state.chat(&player, conn, &text, now()) {
-                    Ok(step) => self.follow(step).await,
-                    Err(error) => Err(error),
-                };
-                let _ = reply.send(result);
-            }
-            Command::Leave {
-                player_id,
-                conn,
-                reply,
-            } => {
-                let result = match self.state.leave(&player_id, conn, now()) {
-                    Ok(step) => self.follow(step).await,
-                    Err(error) => Err(error),
-                };
+                let conn = caller.conn;
+                self.catching_up(conn, asked.command.since());
+                let result = self.answer(asked, caller, received).await;
+                self.caught_up.remove(&conn);
                 let _ = reply.send(result);
             }
             Command::Disconnect { conn } => {
@@ -399,40 +308,25 @@ impl Room {
         Flow::Continue
     }
 
-    async fn join(
+    /// Has the machine answer a client's command, lets the connection in if the
+    /// command enters the room, then performs the step.
+    async fn answer(
         &mut self,
-        player: PlayerInfo,
-        seat: Seat,
-        sub: Subscriber,
-        reference: Option<Value>,
+        asked: Asked,
+        caller: Caller,
+        received: Instant,
     ) -> Result<(), ClientError> {
-        let step = self.state.join(player, seat, sub.conn, reference)?;
-        self.audience.insert(sub.conn, sub);
+        let step = self.state.answer(asked, caller.conn, received, now())?;
+        if let Some(sub) = caller.sub {
+            self.audience.insert(sub.conn, sub);
+        }
         self.follow(step).await
     }
 
-    fn watch(&mut self, sub: Subscriber, reference: Option<Value>) -> Result<(), ClientError> {
-        let effects = self.state.watch(sub.conn, reference, Instant::now())?;
-        self.audience.insert(sub.conn, sub);
-        self.perform(effects);
-        Ok(())
-    }
-
-    async fn human_move(
-        &mut self,
-        player_id: &str,
-        conn: ConnId,
-        text: &str,
-        received: Instant,
-    ) -> Result<(), ClientError> {
-        let seat = self.state.mover(player_id, conn)?;
-        self.play(seat, text, received).await
-    }
-
-    /// Has the machine check a move, records it (with the game's ending, if it ends the
-    /// game), and only then has the machine apply it. On any error the room is unchanged.
-    async fn play(&mut self, seat: Seat, text: &str, received: Instant) -> Result<(), ClientError> {
-        let pending = self.state.prepare_move(seat, text, received, now())?;
+    /// Records a move the machine checked (with the game's ending, if it ends the
+    /// game), and only then has the machine apply it. On any error the room is
+    /// unchanged.
+    async fn play(&mut self, pending: PendingMove) -> Result<(), ClientError> {
         let finish = pending.ending.as_ref().map(|ending| &ending.finish);
         let ratings = match self
             .context
@@ -446,6 +340,7 @@ impl Room {
                 return Err(ClientError::storage_unavailable());
             }
         };
+        let received = pending.received();
         let effects = self.state.apply_move(pending, ratings, Instant::now());
         self.perform(effects);
         let metrics = &self.context.metrics;
@@ -463,7 +358,11 @@ impl Room {
         let Some(seat) = self.state.bot_moved(ply) else {
             return;
         };
-        if let Err(error) = self.play(seat, text, Instant::now()).await {
+        let played = match self.state.prepare_move(seat, text, Instant::now(), now()) {
+            Ok(pending) => self.play(pending).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = played {
             warn!(room = %self.state.id(), %error, "a bot's move was not played; it will try again");
             self.state.retry_later(Instant::now());
         }
@@ -474,6 +373,7 @@ impl Room {
         self.perform(step.effects);
         match step.then {
             Then::Nothing => Ok(()),
+            Then::Play(pending) => self.play(*pending).await,
             Then::Start(after) => {
                 self.start(after).await;
                 Ok(())

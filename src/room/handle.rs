@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
 use super::actor::{Command, Published, Room};
+use super::command::{Asked, Caller};
 use super::state::RoomState;
 use super::{ConnId, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber};
 use crate::protocol::{ClientError, ErrorCode, RoomSummary};
@@ -22,22 +23,6 @@ use parlor_rules::games::Seat;
 
 /// How many commands may wait for a room before senders wait their turn.
 const COMMAND_QUEUE: usize = 64;
-
-/// What a seated player may ask of the room besides moving.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum Request {
-    /// Give up the game in progress.
-    Resign,
-    /// Offer the opponent a draw (accepts the opponent's open offer, if there is one).
-    OfferDraw,
-    /// Accept the opponent's open draw offer.
-    AcceptDraw,
-    /// Decline the opponent's open draw offer.
-    DeclineDraw,
-    /// Ask for another game, seats swapped, once this one is over.
-    Rematch,
-}
 
 /// The player who created a room with a `me` seat, seated as the room starts.
 #[derive(Debug)]
@@ -245,117 +230,29 @@ impl RoomHandle {
         }
     }
 
-    async fn ask(
+    /// Has the room answer `asked`, from `caller`, received at `received` (a move's
+    /// thinking time counts to then). On success of a command that enters the room,
+    /// the room has queued `joined` and a snapshot to the caller, or, when `since` is a
+    /// `seq` the room still has the frames after, those frames instead; the room's
+    /// broadcast is the answer to any other.
+    pub(crate) async fn ask(
         &self,
-        make: impl FnOnce(oneshot::Sender<Result<(), ClientError>>) -> Command,
+        asked: Asked,
+        caller: Caller,
+        received: Instant,
     ) -> Result<(), ClientError> {
         let (reply, answer) = oneshot::channel();
+        let command = Command::Ask {
+            asked,
+            caller,
+            received,
+            reply,
+        };
         self.commands
-            .send(Box::new(make(reply)))
+            .send(Box::new(command))
             .await
             .map_err(|_| room_gone())?;
         answer.await.map_err(|_| room_gone())?
-    }
-
-    /// Takes `seat` (or takes it back from another connection of the same player). On
-    /// success the room has queued `joined` and a snapshot to `sub`, or, when `since` is
-    /// a `seq` the room still has the frames after, those frames instead.
-    pub(crate) async fn join(
-        &self,
-        player: PlayerInfo,
-        seat: Seat,
-        sub: Subscriber,
-        reference: Option<Value>,
-        since: Option<u64>,
-    ) -> Result<(), ClientError> {
-        self.ask(|reply| Command::Join {
-            player,
-            seat,
-            sub,
-            reference,
-            since,
-            reply,
-        })
-        .await
-    }
-
-    /// Spectates. On success the room has queued `joined` and a snapshot to `sub` (or
-    /// what it missed since `since`, as in [`RoomHandle::join`]).
-    pub(crate) async fn watch(
-        &self,
-        sub: Subscriber,
-        reference: Option<Value>,
-        since: Option<u64>,
-    ) -> Result<(), ClientError> {
-        self.ask(|reply| Command::Watch {
-            sub,
-            reference,
-            since,
-            reply,
-        })
-        .await
-    }
-
-    /// Plays a move received at `received` from `conn`.
-    pub(crate) async fn play(
-        &self,
-        player_id: String,
-        conn: ConnId,
-        text: String,
-        received: Instant,
-    ) -> Result<(), ClientError> {
-        self.ask(|reply| Command::Move {
-            player_id,
-            conn,
-            text,
-            received,
-            reply,
-        })
-        .await
-    }
-
-    /// Passes on a seated player's request other than a move (resign, draws, rematch).
-    pub(crate) async fn request(
-        &self,
-        request: Request,
-        player_id: String,
-        conn: ConnId,
-    ) -> Result<(), ClientError> {
-        self.ask(|reply| Command::Request {
-            request,
-            player_id,
-            conn,
-            reply,
-        })
-        .await
-    }
-
-    /// Says `text` in the room's chat as `player` on connection `conn`: the players'
-    /// chat from a seat, the spectators' when watching.
-    pub(crate) async fn chat(
-        &self,
-        player: PlayerInfo,
-        conn: ConnId,
-        text: String,
-    ) -> Result<(), ClientError> {
-        self.ask(|reply| Command::Chat {
-            player,
-            conn,
-            text,
-            reply,
-        })
-        .await
-    }
-
-    /// Leaves the room: a spectator stops watching; a player gives up their seat, which
-    /// during a game loses it by `abandoned`.
-    pub(crate) async fn leave(&self, player_id: String, conn: ConnId) -> Result<(), ClientError> {
-        self.ask(|reply| Command::Leave {
-            player_id,
-            conn,
-            reply,
-        })
-        .await
     }
 
     /// Tells the room that a connection has closed. Waits for queue space so the notice

@@ -4,6 +4,7 @@
 
 mod actor;
 mod clock;
+mod command;
 mod fanout;
 mod handle;
 mod hosts;
@@ -29,7 +30,8 @@ use crate::protocol::{ClientError, ErrorCode, TimeControl, Updates};
 use crate::store::Store;
 use crate::thinkers::Thinkers;
 
-pub(crate) use handle::{Creator, Request, RoomHandle, StateUnread};
+pub(crate) use command::{Asked, Caller, Request, RoomCommand};
+pub(crate) use handle::{Creator, RoomHandle, StateUnread};
 pub(crate) use hosts::RoomHosts;
 pub(crate) use resume::{ResumeError, resume};
 pub(crate) use seats::SeatSpec;

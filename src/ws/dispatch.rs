@@ -15,7 +15,7 @@ use crate::protocol::{
     self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, Updates, encode,
 };
 use crate::relay::{NewRoom, Opening, RoomLink};
-use crate::room::{Creator, PlayerInfo, Request, RoomOptions, unix_ms};
+use crate::room::{Asked, Creator, PlayerInfo, Request, RoomCommand, RoomOptions, unix_ms};
 use parlor_rules::games::Seat;
 
 impl Connection {
@@ -117,47 +117,45 @@ impl Connection {
                 Ok(vec![ServerMsg::RoomCreated { room, reference }])
             }
             ClientMsg::Join { room, seat, since } => {
-                let player = self.player_info()?;
-                let handle = self.room(&room).await?;
+                let (player, link) = self.player_and_room(&room).await?;
                 let seat = Seat::from_index(seat)
                     .ok_or_else(|| ClientError::new(ErrorCode::BadSeat, "A seat is 0 or 1."))?;
-                let joined = handle
-                    .join(player, seat, self.subscriber.clone(), reference, since)
-                    .await;
-                self.note_room(room, handle, joined)
+                let command = RoomCommand::Join { seat, since };
+                self.enter(room, link, player.ask(command, reference), received)
+                    .await
             }
             ClientMsg::Watch { room, since } => {
-                self.player()?;
-                let handle = self.room(&room).await?;
-                let watching = handle
-                    .watch(self.subscriber.clone(), reference, since)
-                    .await;
-                self.note_room(room, handle, watching)
+                let (player, link) = self.player_and_room(&room).await?;
+                let command = RoomCommand::Watch { since };
+                self.enter(room, link, player.ask(command, reference), received)
+                    .await
             }
             ClientMsg::Move { room, text } => {
-                let player = self.player_info()?;
-                let handle = self.room(&room).await?;
-                handle
-                    .play(player.player_id, self.conn, text, received)
-                    .await?;
-                Ok(Vec::new())
+                let command = RoomCommand::Move { text };
+                self.ask_room(&room, command, reference, received).await
             }
-            ClientMsg::Resign { room } => self.request(&room, Request::Resign).await,
-            ClientMsg::OfferDraw { room } => self.request(&room, Request::OfferDraw).await,
-            ClientMsg::AcceptDraw { room } => self.request(&room, Request::AcceptDraw).await,
-            ClientMsg::DeclineDraw { room } => self.request(&room, Request::DeclineDraw).await,
-            ClientMsg::Rematch { room } => self.request(&room, Request::Rematch).await,
+            ClientMsg::Resign { room } => self.request(&room, Request::Resign, received).await,
+            ClientMsg::OfferDraw { room } => {
+                self.request(&room, Request::OfferDraw, received).await
+            }
+            ClientMsg::AcceptDraw { room } => {
+                self.request(&room, Request::AcceptDraw, received).await
+            }
+            ClientMsg::DeclineDraw { room } => {
+                self.request(&room, Request::DeclineDraw, received).await
+            }
+            ClientMsg::Rematch { room } => self.request(&room, Request::Rematch, received).await,
             ClientMsg::Chat { room, text } => {
-                let player = self.player_info()?;
-                let handle = self.room(&room).await?;
+                let (player, link) = self.player_and_room(&room).await?;
                 self.app.limits.chat_line(&self.chat_budget)?;
-                handle.chat(player, self.conn, text).await?;
+                let asked = player.ask(RoomCommand::Chat { text }, reference);
+                link.ask(asked, &self.subscriber, received).await?;
                 Ok(Vec::new())
             }
             ClientMsg::Leave { room } => {
-                let player = self.player_info()?;
-                let handle = self.room(&room).await?;
-                handle.leave(player.player_id, self.conn).await?;
+                let (player, link) = self.player_and_room(&room).await?;
+                let asked = player.ask(RoomCommand::Leave, reference.clone());
+                link.ask(asked, &self.subscriber, received).await?;
                 self.rooms.remove(&room);
                 Ok(vec![ServerMsg::Left { room, reference }])
             }
@@ -210,19 +208,14 @@ impl Connection {
         let wanted = RoomOptions::parse(Some(options.clone()))?.time_control;
         let candidates = self.app.lobby.waiting_for(kind, wanted, &player.player_id);
         for (handle, seat) in candidates {
-            let joined = handle
-                .join(
-                    player.clone(),
-                    seat,
-                    self.subscriber.clone(),
-                    reference.clone(),
-                    None,
-                )
-                .await;
-            match joined {
+            let room = handle.id().to_owned();
+            let link = RoomLink::Local(handle);
+            let asked = player
+                .clone()
+                .ask(RoomCommand::Join { seat, since: None }, reference.clone());
+            match link.ask(asked, &self.subscriber, Instant::now()).await {
                 Ok(()) => {
-                    self.rooms
-                        .insert(handle.id().to_owned(), RoomLink::Local(handle));
+                    self.rooms.insert(room, link);
                     return Ok(Vec::new());
                 }
                 Err(error) if error.code.means_seat_gone() => {}
@@ -308,22 +301,50 @@ impl Connection {
     }
 
     /// Passes a seated player's request to a room; the room's broadcast is the answer.
-    async fn request(&self, room: &str, request: Request) -> Result<Vec<ServerMsg>, ClientError> {
-        let player = self.player_info()?;
-        let handle = self.room(room).await?;
-        handle.request(request, player.player_id, self.conn).await?;
+    async fn request(
+        &self,
+        room: &str,
+        request: Request,
+        received: Instant,
+    ) -> Result<Vec<ServerMsg>, ClientError> {
+        self.ask_room(room, RoomCommand::Request(request), None, received)
+            .await
+    }
+
+    /// Has a room answer a command that neither enters nor leaves it; the room's
+    /// broadcast is the answer.
+    async fn ask_room(
+        &self,
+        room: &str,
+        command: RoomCommand,
+        reference: Option<Value>,
+        received: Instant,
+    ) -> Result<Vec<ServerMsg>, ClientError> {
+        let (player, link) = self.player_and_room(room).await?;
+        link.ask(player.ask(command, reference), &self.subscriber, received)
+            .await?;
         Ok(Vec::new())
     }
 
-    /// Keeps `room` among the connection's rooms once it joined or watched it, and also
-    /// when the room's node did not answer in time (it may have), so that the room
-    /// hears when the connection closes.
-    fn note_room(
+    /// The player asking and the room asked, checked in the documented order:
+    /// `hello_required`, then `unknown_room`.
+    async fn player_and_room(&self, room: &str) -> Result<(PlayerInfo, RoomLink), ClientError> {
+        let player = self.player_info()?;
+        let link = self.room(room).await?;
+        Ok((player, link))
+    }
+
+    /// Has the connection enter `room` (join or watch), and keeps the room among its
+    /// rooms once it did, and also when the room's node did not answer in time (it may
+    /// have), so that the room hears when the connection closes.
+    async fn enter(
         &mut self,
         room: String,
         link: RoomLink,
-        outcome: Result<(), ClientError>,
+        asked: Asked,
+        received: Instant,
     ) -> Result<Vec<ServerMsg>, ClientError> {
+        let outcome = link.ask(asked, &self.subscriber, received).await;
         match outcome {
             Ok(()) => {
                 self.rooms.insert(room, link);

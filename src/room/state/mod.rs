@@ -9,6 +9,7 @@
 
 mod bots;
 mod chat;
+mod commands;
 mod endings;
 mod moves;
 mod pacer;
@@ -40,6 +41,7 @@ use parlor_rules::games::{Outcome, Seat};
 
 pub(crate) use chat::ChatLog;
 pub(crate) use endings::{OnFailure, PendingEnding};
+pub(crate) use moves::PendingMove;
 use pacer::Pacer;
 pub(crate) use rebuild::{RebuildError, Records};
 pub(crate) use timers::Tick;
@@ -141,6 +143,9 @@ impl Step {
 pub(crate) enum Then {
     /// Nothing.
     Nothing,
+    /// Record this move, then [`RoomState::apply_move`] it; if the store fails, the
+    /// mover is refused and the room is unchanged.
+    Play(Box<PendingMove>),
     /// Record this ending, then [`RoomState::conclude`] it; if the store fails, the
     /// ending's [`PendingEnding::on_failure`] says what follows.
     End(Box<PendingEnding>),

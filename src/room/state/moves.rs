@@ -26,6 +26,14 @@ pub(crate) struct PendingMove {
     played: PlayedMove,
     clock: Clock,
     thinking_ms: [u64; 2],
+    received: Instant,
+}
+
+impl PendingMove {
+    /// When the move was received: its thinking time counts to then.
+    pub(crate) fn received(&self) -> Instant {
+        self.received
+    }
 }
 
 impl std::fmt::Debug for PendingMove {
@@ -131,6 +139,7 @@ impl RoomState {
             played,
             clock,
             thinking_ms,
+            received,
         })
     }
 
@@ -150,6 +159,7 @@ impl RoomState {
             played,
             clock,
             thinking_ms,
+            received: _,
         } = pending;
         debug!(room = %self.id, seat = seat.index(), mv = %played.notation, think_ms = record.think_ms, "move");
         let before = self.game.cells();

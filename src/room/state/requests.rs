@@ -8,7 +8,7 @@ use super::{AfterStart, DrawChange, Now, RoomState, Step, Then};
 use crate::protocol::{ClientError, ErrorCode, Status};
 use crate::room::ConnId;
 use crate::room::clock::Clock;
-use crate::room::handle::Request;
+use crate::room::command::Request;
 use crate::room::seats::SeatState;
 use crate::store::DrawOfferRecord;
 use parlor_rules::games::{EndReason, Seat};

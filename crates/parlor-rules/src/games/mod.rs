@@ -22,8 +22,8 @@ use std::fmt;
 /// A seat at the table. Seat 0 moves first from every game's standard start (a game set
 /// up from a position starts with whichever side the position says is to move).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "serde", serde(into = "u8"))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(into = "u8", try_from = "u8"))]
 pub enum Seat {
     /// Seat 0: the side that moves first from the standard start (X in tic-tac-toe).
     First,
@@ -64,6 +64,19 @@ impl Seat {
 impl From<Seat> for u8 {
     fn from(seat: Seat) -> u8 {
         seat.index() as u8
+    }
+}
+
+/// A seat number that is neither 0 nor 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("there is no seat {0}; a seat is 0 or 1")]
+pub struct NoSuchSeat(pub u64);
+
+impl TryFrom<u8> for Seat {
+    type Error = NoSuchSeat;
+
+    fn try_from(index: u8) -> Result<Seat, NoSuchSeat> {
+        Seat::from_index(u64::from(index)).ok_or(NoSuchSeat(u64::from(index)))
     }
 }
 

@@ -117,6 +117,7 @@ impl Fixture {
         let mut effects = step.effects;
         match step.then {
             Then::Nothing => {}
+            Then::Play(pending) => effects.extend(self.room.apply_move(*pending, None, at)),
             Then::Start(after) => effects.extend(self.start(after, at)),
             Then::End(ending) => effects.extend(self.room.conclude(*ending, None, at)),
             Then::StandIn { seat, level } => {
