@@ -18,6 +18,8 @@ use std::time::Duration;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Script};
 
+use parlor_room::{NodeId, RoomId};
+
 use crate::config::ClusterConfig;
 use crate::store::Fence;
 
@@ -98,7 +100,7 @@ pub enum ClusterError {
 /// Cloning it is cheap and shares the connection.
 #[derive(Clone)]
 pub(crate) struct Cluster {
-    node: String,
+    node: NodeId,
     prefix: String,
     lease: Duration,
     owns_rooms: bool,
@@ -110,7 +112,7 @@ pub(crate) struct Cluster {
     raise: Script,
     /// The rooms this node has claimed and not given up or lost, to hand over when it
     /// stops (by then its rooms have left the lobby).
-    held: Arc<Mutex<HashSet<String>>>,
+    held: Arc<Mutex<HashSet<RoomId>>>,
 }
 
 impl Cluster {
@@ -133,7 +135,7 @@ impl Cluster {
             .await
             .map_err(|source| ClusterError::Unreachable { place, source })?;
         Ok(Cluster {
-            node: format!("{:016x}", rand::random::<u64>()),
+            node: NodeId::from(format!("{:016x}", rand::random::<u64>())),
             prefix: config.key_prefix.clone(),
             lease,
             owns_rooms: config.owns_rooms,
@@ -148,7 +150,7 @@ impl Cluster {
     }
 
     /// This node's id in the fleet.
-    pub(crate) fn node(&self) -> &str {
+    pub(crate) fn node(&self) -> &NodeId {
         &self.node
     }
 
@@ -162,11 +164,11 @@ impl Cluster {
         self.owns_rooms
     }
 
-    fn owner_key(&self, room: &str) -> String {
+    fn owner_key(&self, room: &RoomId) -> String {
         format!("{}:room:{room}:owner", self.prefix)
     }
 
-    fn fence_key(&self, room: &str) -> String {
+    fn fence_key(&self, room: &RoomId) -> String {
         format!("{}:room:{room}:fence", self.prefix)
     }
 
@@ -176,24 +178,24 @@ impl Cluster {
 
     /// Takes `room` for this node if no node holds it: its new fencing token, or `None`
     /// if another node holds it.
-    pub(crate) async fn claim(&self, room: &str) -> Result<Option<Fence>, ClusterError> {
+    pub(crate) async fn claim(&self, room: &RoomId) -> Result<Option<Fence>, ClusterError> {
         let mut redis = self.redis.clone();
         let token: i64 = self
             .claim
             .key(self.owner_key(room))
             .key(self.fence_key(room))
-            .arg(&self.node)
+            .arg(self.node.as_str())
             .arg(self.lease_ms())
             .invoke_async(&mut redis)
             .await?;
         if token > 0 {
-            self.note(|held| held.insert(room.to_owned()));
+            self.note(|held| held.insert(room.clone()));
         }
         Ok((token > 0).then_some(Fence(token)))
     }
 
     /// Renews this node's leases on `rooms`; returns those it no longer holds.
-    pub(crate) async fn renew(&self, rooms: &[String]) -> Result<Vec<String>, ClusterError> {
+    pub(crate) async fn renew(&self, rooms: &[RoomId]) -> Result<Vec<RoomId>, ClusterError> {
         if rooms.is_empty() {
             return Ok(Vec::new());
         }
@@ -201,10 +203,10 @@ impl Cluster {
         for room in rooms {
             invocation.key(self.owner_key(room));
         }
-        invocation.arg(&self.node).arg(self.lease_ms());
+        invocation.arg(self.node.as_str()).arg(self.lease_ms());
         let mut redis = self.redis.clone();
         let lost: Vec<usize> = invocation.invoke_async(&mut redis).await?;
-        let lost: Vec<String> = lost
+        let lost: Vec<RoomId> = lost
             .into_iter()
             .filter_map(|position| rooms.get(position.checked_sub(1)?).cloned())
             .collect();
@@ -217,12 +219,12 @@ impl Cluster {
     }
 
     /// Gives up this node's lease on `room`, so another node may take it at once.
-    pub(crate) async fn release(&self, room: &str) -> Result<(), ClusterError> {
+    pub(crate) async fn release(&self, room: &RoomId) -> Result<(), ClusterError> {
         let mut redis = self.redis.clone();
         let _: i64 = self
             .release
             .key(self.owner_key(room))
-            .arg(&self.node)
+            .arg(self.node.as_str())
             .invoke_async(&mut redis)
             .await?;
         self.note(|held| held.remove(room));
@@ -230,7 +232,7 @@ impl Cluster {
     }
 
     /// The rooms this node holds, as far as it knows.
-    pub(crate) fn held(&self) -> Vec<String> {
+    pub(crate) fn held(&self) -> Vec<RoomId> {
         self.held
             .lock()
             .map(|held| held.iter().cloned().collect())
@@ -238,7 +240,7 @@ impl Cluster {
     }
 
     /// Updates the set of rooms this node holds.
-    fn note<T>(&self, change: impl FnOnce(&mut HashSet<String>) -> T) {
+    fn note<T>(&self, change: impl FnOnce(&mut HashSet<RoomId>) -> T) {
         if let Ok(mut held) = self.held.lock() {
             change(&mut held);
         }
@@ -246,7 +248,11 @@ impl Cluster {
 
     /// Raises `room`'s fencing counter to at least `fence`, so that its next claim takes
     /// a token above it.
-    pub(crate) async fn raise_fence(&self, room: &str, fence: Fence) -> Result<(), ClusterError> {
+    pub(crate) async fn raise_fence(
+        &self,
+        room: &RoomId,
+        fence: Fence,
+    ) -> Result<(), ClusterError> {
         let mut redis = self.redis.clone();
         let _: i64 = self
             .raise
@@ -265,11 +271,15 @@ impl Cluster {
 
     /// Adds `room` to the rooms waiting for a player of the kind `wanted`, oldest first
     /// (at most [`WAITING_KEPT`] are kept).
-    pub(crate) async fn offer_waiting(&self, wanted: &str, room: &str) -> Result<(), ClusterError> {
+    pub(crate) async fn offer_waiting(
+        &self,
+        wanted: &str,
+        room: &RoomId,
+    ) -> Result<(), ClusterError> {
         let key = self.waiting_key(wanted);
         let mut redis = self.redis.clone();
         let () = redis::pipe()
-            .rpush(&key, room)
+            .rpush(&key, room.as_str())
             .ignore()
             .ltrim(&key, -WAITING_KEPT, -1)
             .ignore()
@@ -280,20 +290,20 @@ impl Cluster {
 
     /// Takes the oldest room waiting for a player of the kind `wanted`, if any: no other
     /// node can take the same one.
-    pub(crate) async fn take_waiting(&self, wanted: &str) -> Result<Option<String>, ClusterError> {
+    pub(crate) async fn take_waiting(&self, wanted: &str) -> Result<Option<RoomId>, ClusterError> {
         let mut redis = self.redis.clone();
         let room: Option<String> = redis.lpop(self.waiting_key(wanted), None).await?;
-        Ok(room)
+        Ok(room.map(RoomId::from))
     }
 
     /// The channel the node `node` hears the fleet's messages for it on.
-    fn inbox(&self, node: &str) -> String {
+    fn inbox(&self, node: &NodeId) -> String {
         format!("{}:node:{node}", self.prefix)
     }
 
     /// Sends `message` to the node `node`; how many subscribers heard it (0 when that
     /// node is gone).
-    pub(crate) async fn send(&self, node: &str, message: &str) -> Result<u64, ClusterError> {
+    pub(crate) async fn send(&self, node: &NodeId, message: &str) -> Result<u64, ClusterError> {
         let mut redis = self.redis.clone();
         let heard: u64 = redis.publish(self.inbox(node), message).await?;
         Ok(heard)
@@ -316,15 +326,18 @@ impl Cluster {
     /// The node holding each of `rooms`, if any.
     pub(crate) async fn owners(
         &self,
-        rooms: &[String],
-    ) -> Result<Vec<Option<String>>, ClusterError> {
+        rooms: &[RoomId],
+    ) -> Result<Vec<Option<NodeId>>, ClusterError> {
         if rooms.is_empty() {
             return Ok(Vec::new());
         }
         let keys: Vec<String> = rooms.iter().map(|room| self.owner_key(room)).collect();
         let mut redis = self.redis.clone();
         let owners: Vec<Option<String>> = redis.mget(keys).await?;
-        Ok(owners)
+        Ok(owners
+            .into_iter()
+            .map(|owner| owner.map(NodeId::from))
+            .collect())
     }
 }
 
@@ -363,23 +376,24 @@ pub(crate) mod tests {
         let (Some(a), Some(b)) = (node(&prefix).await, node(&prefix).await) else {
             return;
         };
-        let first = a.claim("r1").await.expect("claim").expect("free");
-        assert_eq!(b.claim("r1").await.expect("claim"), None, "a holds it");
+        let (r1, r2) = (RoomId::from("r1"), RoomId::from("r2"));
+        let first = a.claim(&r1).await.expect("claim").expect("free");
+        assert_eq!(b.claim(&r1).await.expect("claim"), None, "a holds it");
         assert_eq!(
-            a.owners(&["r1".to_owned(), "r2".to_owned()])
-                .await
-                .expect("owners"),
-            [Some(a.node().to_owned()), None]
+            a.owners(&[r1.clone(), r2]).await.expect("owners"),
+            [Some(a.node().clone()), None]
         );
         // b cannot renew or release what a holds.
-        assert_eq!(b.renew(&["r1".to_owned()]).await.expect("renew"), ["r1"]);
-        b.release("r1").await.expect("release");
-        assert_eq!(b.claim("r1").await.expect("claim"), None, "still a's");
+        let lost = b.renew(std::slice::from_ref(&r1)).await.expect("renew");
+        assert_eq!(lost, std::slice::from_ref(&r1));
+        b.release(&r1).await.expect("release");
+        assert_eq!(b.claim(&r1).await.expect("claim"), None, "still a's");
 
-        a.release("r1").await.expect("release");
-        let second = b.claim("r1").await.expect("claim").expect("released");
+        a.release(&r1).await.expect("release");
+        let second = b.claim(&r1).await.expect("claim").expect("released");
         assert!(second > first, "{second:?} > {first:?}");
-        assert_eq!(a.renew(&["r1".to_owned()]).await.expect("renew"), ["r1"]);
+        let lost = a.renew(std::slice::from_ref(&r1)).await.expect("renew");
+        assert_eq!(lost, [r1]);
     }
 
     #[tokio::test]
@@ -388,7 +402,7 @@ pub(crate) mod tests {
         let (Some(a), Some(b)) = (node(&prefix).await, node(&prefix).await) else {
             return;
         };
-        let rooms = ["kept".to_owned(), "left".to_owned()];
+        let rooms = [RoomId::from("kept"), RoomId::from("left")];
         let kept = a.claim(&rooms[0]).await.expect("claim").expect("free");
         a.claim(&rooms[1]).await.expect("claim").expect("free");
         for _ in 0..4 {
@@ -401,6 +415,6 @@ pub(crate) mod tests {
         let taken = b.claim(&rooms[1]).await.expect("claim").expect("lapsed");
         assert_eq!(taken, Fence(2), "the second holder of \"left\"");
         assert_eq!(kept, Fence(1));
-        assert_eq!(a.renew(&rooms).await.expect("renew"), ["left"]);
+        assert_eq!(a.renew(&rooms).await.expect("renew"), [rooms[1].clone()]);
     }
 }

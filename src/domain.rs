@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use parlor_room::PlayerId;
 use parlor_rules::bots::BotLevel;
 
 /// What holds a seat, as shown on the wire: `open`, `human` or `bot:<level>` (a bot
@@ -107,7 +108,7 @@ impl FromStr for ChatChannel {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatLine {
     /// Who said it: their public id.
-    pub player_id: String,
+    pub player_id: PlayerId,
     /// Their name when they said it.
     pub name: String,
     /// What they said.

@@ -10,11 +10,12 @@ use serde::{Deserialize, Serialize};
 use tracing::warn;
 
 use crate::AppState;
-use crate::lobby::{PageCursor, could_be_room_id};
+use crate::lobby::PageCursor;
 use crate::metrics::MetricsError;
 use crate::room::StateUnread;
 use crate::room::probe::{PROBE_BOUND, probe_all};
 use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError};
+use parlor_room::{PlayerId, RoomId};
 use parlor_rules::GameKind;
 
 mod games;
@@ -248,7 +249,7 @@ async fn rooms(
     Ok(HttpResponse::Ok().json(state.lobby.page(after.as_ref(), limit as usize)))
 }
 
-async fn room(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpResponse, ApiError> {
+async fn room(state: web::Data<AppState>, id: web::Path<RoomId>) -> Result<HttpResponse, ApiError> {
     let not_found = || ApiError::NotFound(format!("there is no live room \"{id}\""));
     let body = match (state.lobby.get(&id), &state.relay) {
         (Ok(handle), _) => match handle.state_json().await {
@@ -257,7 +258,7 @@ async fn room(state: web::Data<AppState>, id: web::Path<String>) -> Result<HttpR
             Err(busy @ StateUnread::Busy) => return Err(ApiError::RoomBusy(busy.to_string())),
         },
         // In a fleet, the node that holds the room answers through this one.
-        (Err(_), Some(relay)) if could_be_room_id(&id) => match relay.room_state(&id).await {
+        (Err(_), Some(relay)) if id.could_be_live() => match relay.room_state(&id).await {
             Ok(Some(text)) => text.into(),
             Ok(None) => return Err(not_found()),
             Err(error) => return Err(ApiError::Unreachable(error.message)),
@@ -276,14 +277,14 @@ struct LimitQuery {
 
 #[derive(Serialize)]
 struct PlayerGames {
-    player_id: String,
+    player_id: PlayerId,
     games: Vec<PlayerGame>,
 }
 
 /// `GET /api/players/{id}/games?limit=N`: a player's games, newest first.
 async fn player_games(
     state: web::Data<AppState>,
-    id: web::Path<String>,
+    id: web::Path<PlayerId>,
     query: web::Query<LimitQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = parse_limit(query.limit.as_deref(), 20)?;

@@ -145,7 +145,7 @@ pub async fn run(
     let cluster = match &config.cluster.redis_url {
         Some(url) => {
             let cluster = Cluster::connect(&config.cluster, url).await?;
-            info!(node = cluster.node(), "joined the fleet");
+            info!(node = %cluster.node(), "joined the fleet");
             Some(cluster)
         }
         None => None,

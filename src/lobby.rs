@@ -25,6 +25,7 @@ use crate::room::{
     self, Creator, ResumeError, RoomContext, RoomHandle, RoomHosts, RoomOptions, SeatSpec,
 };
 use crate::store::{Fence, StoredGame};
+use parlor_room::{NodeId, PlayerId, ROOM_ID_BYTES, RoomId};
 use parlor_rules::GameKind;
 use parlor_rules::catalog::{self, AnyGame};
 use parlor_rules::games::{PositionError, Seat};
@@ -41,19 +42,10 @@ pub(crate) struct CheckedRoom {
     options: RoomOptions,
 }
 
-/// Room ids are this many random bytes, in hex.
-pub(crate) const ROOM_ID_BYTES: usize = 5;
-
-/// Whether `id` could be a room's id: anything else names no room of any node, and is
-/// not worth asking the fleet about.
-pub(crate) fn could_be_room_id(id: &str) -> bool {
-    id.len() == 2 * ROOM_ID_BYTES && id.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
 /// All live rooms, by id. Cloning it is cheap and shares the rooms.
 #[derive(Clone)]
 pub(crate) struct Lobby {
-    rooms: Arc<DashMap<String, RoomHandle>>,
+    rooms: Arc<DashMap<RoomId, RoomHandle>>,
     context: Arc<RoomContext>,
     feed: LobbyFeed,
     /// The rooms other nodes of the fleet list (none on a single node).
@@ -96,7 +88,7 @@ impl Lobby {
     /// unlikely case that it is taken here).
     pub(crate) fn create_as(
         &self,
-        id: &str,
+        id: &RoomId,
         game: &str,
         seats: &[String],
         options: Option<Map<String, Value>>,
@@ -122,7 +114,7 @@ impl Lobby {
             return Err(ClientError::storage_unavailable());
         }
         let (handle, task) = RoomHandle::spawn(
-            id.to_owned(),
+            id.clone(),
             instance,
             seats,
             options,
@@ -131,7 +123,7 @@ impl Lobby {
             &self.hosts.here(),
             &self.tracker,
         );
-        self.register(id.to_owned(), handle.clone(), task);
+        self.register(id.clone(), handle.clone(), task);
         Ok(handle)
     }
 
@@ -205,7 +197,7 @@ impl Lobby {
 
     /// Lists the room `id` until its task ends, announcing its changes on the feed
     /// unless it is private.
-    fn register(&self, id: String, handle: RoomHandle, task: JoinHandle<()>) {
+    fn register(&self, id: RoomId, handle: RoomHandle, task: JoinHandle<()>) {
         self.rooms.insert(id.clone(), handle.clone());
         let rooms = self.rooms.clone();
         let feed = self.feed.clone();
@@ -233,9 +225,9 @@ impl Lobby {
         });
     }
 
-    fn fresh_id(&self) -> String {
+    fn fresh_id(&self) -> RoomId {
         loop {
-            let id = random_hex(ROOM_ID_BYTES);
+            let id = RoomId::from(random_hex(ROOM_ID_BYTES));
             if !self.rooms.contains_key(&id) {
                 return id;
             }
@@ -243,20 +235,20 @@ impl Lobby {
     }
 
     /// Whether a room with this id lives here.
-    pub(crate) fn has(&self, id: &str) -> bool {
+    pub(crate) fn has(&self, id: &RoomId) -> bool {
         self.rooms.contains_key(id)
     }
 
     /// Stops the room `id` at once, sending everyone in it to reconnect: this node no
     /// longer holds it, and another node plays it on from the store.
-    pub(crate) fn relinquish(&self, id: &str) {
+    pub(crate) fn relinquish(&self, id: &RoomId) {
         if let Some(handle) = self.rooms.get(id) {
             handle.relinquish();
         }
     }
 
     /// The room with this id, or `unknown_room`.
-    pub(crate) fn get(&self, id: &str) -> Result<RoomHandle, ClientError> {
+    pub(crate) fn get(&self, id: &RoomId) -> Result<RoomHandle, ClientError> {
         self.rooms
             .get(id)
             .map(|entry| entry.value().clone())
@@ -333,7 +325,7 @@ impl Lobby {
 
     /// Takes in what the fleet's node `node` says happened to one of the rooms it lists,
     /// and tells this node's lobby subscribers.
-    pub(crate) fn hear(&self, node: &str, news: &RoomNews) {
+    pub(crate) fn hear(&self, node: &NodeId, news: &RoomNews) {
         if self.remote.apply(node, news) && !self.rooms.contains_key(&news.summary.room) {
             self.feed.announce_remote(news.change, &news.summary);
         }
@@ -342,7 +334,7 @@ impl Lobby {
     /// Replaces what this node knows of the rooms the fleet's node `node` lists with
     /// `rooms` (each with the token `node` holds it under), and tells this node's lobby
     /// subscribers what that changed.
-    pub(crate) fn hear_all(&self, node: &str, rooms: Vec<(Fence, RoomSummary)>) {
+    pub(crate) fn hear_all(&self, node: &NodeId, rooms: Vec<(Fence, RoomSummary)>) {
         for (change, summary) in self.remote.replace(node, rooms) {
             if !self.rooms.contains_key(&summary.room) {
                 self.feed.announce_remote(change, &summary);
@@ -352,7 +344,7 @@ impl Lobby {
 
     /// Takes every room the fleet's node `node` listed out of the listings (it stopped,
     /// or has not been heard from for a lease).
-    pub(crate) fn forget_node(&self, node: &str) {
+    pub(crate) fn forget_node(&self, node: &NodeId) {
         for summary in self.remote.forget(node) {
             if !self.rooms.contains_key(&summary.room) {
                 self.feed.announce_remote(LobbyChange::Removed, &summary);
@@ -361,7 +353,7 @@ impl Lobby {
     }
 
     /// The other nodes of the fleet whose rooms this node lists.
-    pub(crate) fn listing_nodes(&self) -> std::collections::HashSet<String> {
+    pub(crate) fn listing_nodes(&self) -> std::collections::HashSet<NodeId> {
         self.remote.nodes()
     }
 
@@ -372,7 +364,7 @@ impl Lobby {
         &self,
         game: GameKind,
         time_control: TimeControl,
-        player_id: &str,
+        player_id: &PlayerId,
     ) -> Vec<(RoomHandle, Seat)> {
         let mut found: Vec<(i64, RoomHandle, Seat)> = self
             .rooms
@@ -392,11 +384,11 @@ impl Lobby {
                 let opponent_waits = |seat: &SeatView| {
                     seat.kind == SeatKind::Human
                         && seat.connected
-                        && seat.player_id.as_deref() != Some(player_id)
+                        && seat.player_id.as_ref() != Some(player_id)
                 };
                 let open = match (first.kind, second.kind) {
-                    (SeatKind::Open, _) if opponent_waits(second) => Seat::from_index(0),
-                    (_, SeatKind::Open) if opponent_waits(first) => Seat::from_index(1),
+                    (SeatKind::Open, _) if opponent_waits(second) => Some(Seat::First),
+                    (_, SeatKind::Open) if opponent_waits(first) => Some(Seat::Second),
                     _ => None,
                 }?;
                 Some((summary.created_at_ms, entry.value().clone(), open))
@@ -415,12 +407,12 @@ impl Lobby {
     }
 
     /// The ids of every live room, private ones included, for logs at shutdown.
-    pub(crate) fn live_ids(&self) -> Vec<String> {
+    pub(crate) fn live_ids(&self) -> Vec<RoomId> {
         self.rooms.iter().map(|entry| entry.key().clone()).collect()
     }
 
     /// The ids of the rooms that hold a lease in the fleet (those that have taken one).
-    pub(crate) fn held_ids(&self) -> Vec<String> {
+    pub(crate) fn held_ids(&self) -> Vec<RoomId> {
         self.rooms
             .iter()
             .filter(|entry| entry.value().fence() != Fence::SINGLE)
@@ -459,7 +451,7 @@ pub(crate) struct RoomsPage {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct PageCursor {
     created_at_ms: i64,
-    room: String,
+    room: RoomId,
 }
 
 /// A page cursor that is not `<created_at_ms>-<room id>`.
@@ -495,7 +487,7 @@ impl std::str::FromStr for PageCursor {
         }
         Ok(Self {
             created_at_ms,
-            room: room.to_owned(),
+            room: RoomId::from(room),
         })
     }
 }

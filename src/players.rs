@@ -4,6 +4,7 @@
 //! a SHA-256 hash, so neither logs nor a copy of the database reveal it. A name belongs to
 //! the first player that used it, compared case-insensitively.
 
+use parlor_room::PlayerId;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use unicode_security::GeneralSecurityProfile;
@@ -19,7 +20,7 @@ pub(crate) const MAX_NAME_CHARS: usize = 24;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Identity {
     /// The player's public id.
-    pub(crate) player_id: String,
+    pub(crate) player_id: PlayerId,
     /// The player's name.
     pub(crate) name: String,
     /// The player's secret token (only ever sent back to this player).
@@ -133,7 +134,7 @@ pub(crate) async fn hello(
     admit_new()?;
     let token = random_hex(32);
     let player = PlayerRecord {
-        player_id: format!("p_{}", random_hex(8)),
+        player_id: PlayerId::from(format!("p_{}", random_hex(8))),
         name: name.clone(),
     };
     store

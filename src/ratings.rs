@@ -6,7 +6,10 @@ use serde::Serialize;
 use skillratings::Outcomes;
 use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2};
 
+use parlor_room::PlayerId;
 use parlor_rules::games::Seat;
+
+use crate::domain::SeatKind;
 
 /// A player's Glicko-2 rating in one game.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -50,9 +53,21 @@ impl From<Glicko2Rating> for Rating {
     }
 }
 
-/// The key a seat is rated under: the human's player id, or `bot:<level>`.
-pub(crate) fn rated_key(kind: &str, player_id: Option<&str>) -> String {
-    player_id.map_or_else(|| kind.to_owned(), str::to_owned)
+/// The key a seat is rated under in a game: the human's player id, or the seat's kind
+/// (`bot:<level>`: each bot level is a rated player of its own).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct RatedKey(String);
+
+impl RatedKey {
+    /// The key of a seat of `kind`, held by `player` if a person holds it.
+    pub(crate) fn of(kind: SeatKind, player: Option<&PlayerId>) -> RatedKey {
+        RatedKey(player.map_or_else(|| kind.to_string(), |player| player.to_string()))
+    }
+
+    /// The key as the store keeps it.
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 /// Both seats' new ratings after a game between them that `winner` won (`None`: a draw).

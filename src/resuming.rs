@@ -10,9 +10,11 @@ use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
+use parlor_room::RoomId;
+
 use crate::cluster::{Cluster, ClusterError};
 use crate::lobby::Lobby;
-use crate::ratings::rated_key;
+use crate::ratings::RatedKey;
 use crate::room::{self, ResumeError};
 use crate::store::{Fence, Store, StoreError, StoredGame, UnfinishedGame};
 
@@ -23,10 +25,10 @@ const SEQ_PER_INCARNATION: u64 = 1 << 32;
 /// Both seats' current ratings in `stored`'s game, as its room shows them; none if
 /// they cannot be read (they are only shown).
 async fn shown_ratings(store: &dyn Store, stored: &StoredGame) -> [Option<f64>; 2] {
-    let keys: Vec<String> = stored
+    let keys: Vec<RatedKey> = stored
         .seats
         .iter()
-        .map(|seat| rated_key(&seat.kind.to_string(), seat.player_id.as_deref()))
+        .map(|seat| RatedKey::of(seat.kind, seat.player_id.as_ref()))
         .collect();
     let [Some(first), Some(second)] = [keys.first(), keys.get(1)] else {
         return [None, None];
@@ -34,7 +36,7 @@ async fn shown_ratings(store: &dyn Store, stored: &StoredGame) -> [Option<f64>; 
     match store.ratings(stored.game, [first, second]).await {
         Ok(ratings) => ratings.map(|rating| rating.map(|r| r.rating)),
         Err(error) => {
-            warn!(game_id = stored.game_id, %error, "could not read the ratings of a resumed game; they are not shown");
+            warn!(game_id = %stored.game_id, %error, "could not read the ratings of a resumed game; they are not shown");
             [None, None]
         }
     }
@@ -78,7 +80,7 @@ pub(crate) async fn resume_unfinished(
     let outcome = resume_games(store, lobby, games, incarnation).await?;
     for game in &outcome.left {
         warn!(
-            game_id = game.game_id,
+            game_id = %game.game_id,
             "an unfinished game could not be read; the next start resumes it"
         );
     }
@@ -111,7 +113,7 @@ async fn resume_games(
                 unreadable.push((game, format!("its records cannot be read: {error}")));
             }
             Err(error) => {
-                warn!(game_id = game.game_id, %error, "could not read an unfinished game");
+                warn!(game_id = %game.game_id, %error, "could not read an unfinished game");
                 outcome.left.push(game);
             }
         }
@@ -127,7 +129,7 @@ async fn resume_games(
     }
     for (game, why) in unreadable {
         warn!(
-            game_id = game.game_id,
+            game_id = %game.game_id,
             why, "an unfinished game cannot be resumed; it is marked interrupted"
         );
         store.interrupt_game(&game.game_id, game.fence).await?;
@@ -192,7 +194,7 @@ async fn take_group(
     adopting: &Adopting,
     games: &[UnfinishedGame],
 ) -> Vec<UnfinishedGame> {
-    let rooms: Vec<String> = games.iter().map(|game| game.room_id.clone()).collect();
+    let rooms: Vec<RoomId> = games.iter().map(|game| game.room_id.clone()).collect();
     let owners = match cluster.owners(&rooms).await {
         Ok(owners) => owners,
         Err(error) => {
@@ -212,7 +214,7 @@ async fn take_group(
             }),
             Ok(None) => adopting.forget(std::slice::from_ref(&game.room_id)),
             Err(error) => {
-                warn!(game_id = game.game_id, %error, "could not take an unfinished game over; trying again shortly");
+                warn!(game_id = %game.game_id, %error, "could not take an unfinished game over; trying again shortly");
                 adopting.forget(std::slice::from_ref(&game.room_id));
                 let _ = cluster.release(&game.room_id).await;
             }
@@ -304,7 +306,7 @@ async fn renew_leases(
         match renew_once(&cluster, lobby.held_ids(), &adopting).await {
             Ok(lost) => {
                 for room in lost {
-                    warn!(room, "this node no longer holds a room; it stops here");
+                    warn!(%room, "this node no longer holds a room; it stops here");
                     lobby.relinquish(&room);
                 }
             }
@@ -321,9 +323,9 @@ async fn renew_leases(
 /// returns the rooms it no longer holds (no longer counted as being adopted either).
 async fn renew_once(
     cluster: &Cluster,
-    live: Vec<String>,
+    live: Vec<RoomId>,
     adopting: &Adopting,
-) -> Result<Vec<String>, ClusterError> {
+) -> Result<Vec<RoomId>, ClusterError> {
     let mut rooms = live;
     for room in adopting.ids() {
         if !rooms.contains(&room) {
@@ -340,18 +342,18 @@ async fn renew_once(
 /// from a busy database can outlast a lease, and a lease that lapsed before its room
 /// went live would let another node adopt the same game.
 #[derive(Clone, Debug, Default)]
-struct Adopting(Arc<Mutex<HashSet<String>>>);
+struct Adopting(Arc<Mutex<HashSet<RoomId>>>);
 
 impl Adopting {
     /// Counts `room` as being adopted.
-    fn add(&self, room: &str) {
+    fn add(&self, room: &RoomId) {
         if let Ok(mut rooms) = self.0.lock() {
-            rooms.insert(room.to_owned());
+            rooms.insert(room.clone());
         }
     }
 
     /// The rooms being adopted.
-    fn ids(&self) -> Vec<String> {
+    fn ids(&self) -> Vec<RoomId> {
         self.0
             .lock()
             .map(|rooms| rooms.iter().cloned().collect())
@@ -359,7 +361,7 @@ impl Adopting {
     }
 
     /// No longer counts `rooms` as being adopted.
-    fn forget(&self, rooms: &[String]) {
+    fn forget(&self, rooms: &[RoomId]) {
         if let Ok(mut adopting) = self.0.lock() {
             for room in rooms {
                 adopting.remove(room);
@@ -396,13 +398,13 @@ impl Drop for AdoptionRound<'_> {
 /// Gives up this node's leases on `rooms` once its rooms have stopped (each room gives
 /// its own up as it ends; this catches any left), so that other nodes adopt them at
 /// once instead of when the leases run out.
-pub(crate) async fn hand_over(cluster: &Cluster, rooms: &[String]) {
+pub(crate) async fn hand_over(cluster: &Cluster, rooms: &[RoomId]) {
     let mut handed = 0;
     for room in rooms {
         match cluster.release(room).await {
             Ok(()) => handed += 1,
             Err(error) => {
-                warn!(room, %error, "could not hand a room over; its lease runs out instead");
+                warn!(%room, %error, "could not hand a room over; its lease runs out instead");
             }
         }
     }
@@ -417,6 +419,7 @@ mod tests {
 
     use super::*;
     use crate::cluster::tests::{node, prefix};
+    use parlor_room::GameId;
 
     #[tokio::test]
     async fn a_lease_taken_to_adopt_a_game_is_renewed_until_the_room_is_live() {
@@ -425,7 +428,7 @@ mod tests {
             return;
         };
         let adopting = Adopting::default();
-        let rooms = ["slow".to_owned(), "done".to_owned()];
+        let rooms = [RoomId::from("slow"), RoomId::from("done")];
         for room in &rooms {
             a.claim(room).await.expect("claim").expect("free");
             adopting.add(room);
@@ -451,16 +454,16 @@ mod tests {
     fn a_round_of_adoptions_forgets_its_rooms_however_it_ends() {
         let adopting = Adopting::default();
         let game = |room: &str| UnfinishedGame {
-            game_id: format!("g_{room}"),
-            room_id: room.to_owned(),
+            game_id: GameId::from(format!("g_{room}")),
+            room_id: RoomId::from(room),
             fence: Fence(1),
         };
         let group = [game("r1"), game("r2")];
-        adopting.add("elsewhere");
+        adopting.add(&RoomId::from("elsewhere"));
         {
             let _round = adopting.until_done(&group);
-            adopting.add("r1");
-            adopting.add("r2");
+            adopting.add(&RoomId::from("r1"));
+            adopting.add(&RoomId::from("r2"));
             assert_eq!(adopting.ids().len(), 3);
         }
         assert_eq!(adopting.ids(), ["elsewhere"]);

@@ -7,6 +7,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use parlor_room::{NodeId, RoomId};
 use redis::AsyncCommands;
 
 use super::{Cluster, ClusterError};
@@ -21,13 +22,13 @@ pub(crate) struct ListingWrite {
     /// Whether this replaces the whole listing (after a start or a failure).
     pub(crate) full: bool,
     /// Rooms added or changed: id and summary as JSON.
-    pub(crate) set: Vec<(String, String)>,
+    pub(crate) set: Vec<(RoomId, String)>,
     /// Rooms no longer listed.
-    pub(crate) removed: Vec<String>,
+    pub(crate) removed: Vec<RoomId>,
 }
 
 impl Cluster {
-    fn listing_key(&self, node: &str) -> String {
+    fn listing_key(&self, node: &NodeId) -> String {
         format!("{}:listing:{node}", self.prefix)
     }
 
@@ -58,14 +59,20 @@ impl Cluster {
             pipe.del(&key).ignore();
         }
         if !write.set.is_empty() {
-            pipe.hset_multiple(&key, &write.set).ignore();
+            let set: Vec<(&str, &str)> = write
+                .set
+                .iter()
+                .map(|(room, summary)| (room.as_str(), summary.as_str()))
+                .collect();
+            pipe.hset_multiple(&key, &set).ignore();
         }
         if !write.removed.is_empty() {
-            pipe.hdel(&key, &write.removed).ignore();
+            let removed: Vec<&str> = write.removed.iter().map(RoomId::as_str).collect();
+            pipe.hdel(&key, &removed).ignore();
         }
         pipe.pexpire(&key, i64::try_from(self.lease_ms()).unwrap_or(i64::MAX))
             .ignore()
-            .zadd(self.listers_key(), &self.node, now_ms)
+            .zadd(self.listers_key(), self.node.as_str(), now_ms)
             .ignore()
             .zrembyscore(
                 self.listers_key(),
@@ -87,7 +94,7 @@ impl Cluster {
             .atomic()
             .del(self.listing_key(&self.node))
             .ignore()
-            .zrem(self.listers_key(), &self.node)
+            .zrem(self.listers_key(), self.node.as_str())
             .ignore()
             .publish(self.lobby_channel(), news)
             .ignore()
@@ -98,11 +105,12 @@ impl Cluster {
 
     /// What every other node lists now, as it wrote it: its id and its rooms' summaries
     /// as JSON. A node whose listing has lapsed lists nothing.
-    pub(crate) async fn listings(&self) -> Result<Vec<(String, Vec<String>)>, ClusterError> {
+    pub(crate) async fn listings(&self) -> Result<Vec<(NodeId, Vec<String>)>, ClusterError> {
         let mut redis = self.redis.clone();
         let nodes: Vec<String> = redis.zrange(self.listers_key(), 0, -1).await?;
-        let nodes: Vec<String> = nodes
+        let nodes: Vec<NodeId> = nodes
             .into_iter()
+            .map(NodeId::from)
             .filter(|node| *node != self.node)
             .collect();
         if nodes.is_empty() {
@@ -117,7 +125,7 @@ impl Cluster {
     }
 
     /// What the node `node` lists now, as it wrote it (nothing once its listing lapsed).
-    pub(crate) async fn listing_of(&self, node: &str) -> Result<Vec<String>, ClusterError> {
+    pub(crate) async fn listing_of(&self, node: &NodeId) -> Result<Vec<String>, ClusterError> {
         let mut redis = self.redis.clone();
         let rooms: Vec<String> = redis.hvals(self.listing_key(node)).await?;
         Ok(rooms)
@@ -156,14 +164,14 @@ mod tests {
         let write = ListingWrite {
             full: true,
             set: vec![
-                ("r1".to_owned(), "{\"room\":\"r1\"}".to_owned()),
-                ("r2".to_owned(), "{\"room\":\"r2\"}".to_owned()),
+                (RoomId::from("r1"), "{\"room\":\"r1\"}".to_owned()),
+                (RoomId::from("r2"), "{\"room\":\"r2\"}".to_owned()),
             ],
             removed: Vec::new(),
         };
         a.write_listing(&write, "first").await.expect("write");
         let removal = ListingWrite {
-            removed: vec!["r1".to_owned()],
+            removed: vec![RoomId::from("r1")],
             ..ListingWrite::default()
         };
         a.write_listing(&removal, "second").await.expect("write");
@@ -172,7 +180,7 @@ mod tests {
         let listings = b.listings().await.expect("listings");
         assert_eq!(
             listings,
-            [(a.node().to_owned(), vec!["{\"room\":\"r2\"}".to_owned()])]
+            [(a.node().clone(), vec!["{\"room\":\"r2\"}".to_owned()])]
         );
         assert!(
             a.listings().await.expect("listings").is_empty(),
@@ -182,7 +190,7 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(1_200)).await;
         assert_eq!(
             b.listings().await.expect("listings"),
-            [(a.node().to_owned(), Vec::new())]
+            [(a.node().clone(), Vec::new())]
         );
         a.withdraw_listing("gone").await.expect("withdraw");
         assert_eq!(news.next().await.as_deref(), Some("gone"));

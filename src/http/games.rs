@@ -13,6 +13,7 @@ use crate::domain::ChatChannel;
 use crate::players;
 use crate::protocol::TimeControl;
 use crate::store::{GameStatus, StoredGame};
+use parlor_room::{GameId, PlayerId};
 use parlor_rules::GameKind;
 use parlor_rules::catalog::{self, Replay, ReplayedPosition};
 use parlor_rules::games::Seat;
@@ -38,7 +39,7 @@ struct GameRecord {
 /// by their token (`Authorization: Bearer <token>`).
 pub(super) async fn game(
     state: web::Data<AppState>,
-    id: web::Path<String>,
+    id: web::Path<GameId>,
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let reader = reader(&state, &request).await?;
@@ -50,7 +51,7 @@ pub(super) async fn game(
     let players_chat_shown = reader.is_some_and(|reader| {
         game.seats
             .iter()
-            .any(|seat| seat.player_id.as_deref() == Some(reader.as_str()))
+            .any(|seat| seat.player_id.as_ref() == Some(&reader))
     });
     if !players_chat_shown {
         game.chat
@@ -90,7 +91,7 @@ pub(super) async fn game(
 /// The player a request names by `Authorization: Bearer <token>` (the token of their
 /// `welcome`); `None` without the header. A malformed header or a token no player holds
 /// is refused rather than read as anonymous, so a client sees its mistake.
-async fn reader(state: &AppState, request: &HttpRequest) -> Result<Option<String>, ApiError> {
+async fn reader(state: &AppState, request: &HttpRequest) -> Result<Option<PlayerId>, ApiError> {
     let Some(value) = request.headers().get(header::AUTHORIZATION) else {
         return Ok(None);
     };
@@ -121,7 +122,7 @@ async fn reader(state: &AppState, request: &HttpRequest) -> Result<Option<String
 /// `GET /api/games/{id}.pgn`: a finished chess game in PGN, moves in SAN.
 pub(super) async fn game_pgn(
     state: web::Data<AppState>,
-    id: web::Path<String>,
+    id: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let game = finished_game(&state, &id, GameKind::Chess, "PGN").await?;
     let name = |seat: usize| seat_name(&game, seat);
@@ -133,8 +134,8 @@ pub(super) async fn game_pgn(
         white: name(0),
         black: name(1),
         result: match game.winner {
-            Some(0) => "1-0",
-            Some(_) => "0-1",
+            Some(Seat::First) => "1-0",
+            Some(Seat::Second) => "0-1",
             None => "1/2-1/2",
         }
         .to_owned(),
@@ -145,7 +146,7 @@ pub(super) async fn game_pgn(
         .moves
         .iter()
         .map(|mv| {
-            let after = mv.clocks_ms?[usize::from(mv.seat).min(1)];
+            let after = mv.clocks_ms?[mv.seat.index()];
             u64::try_from(after).ok()
         })
         .collect();
@@ -163,7 +164,7 @@ pub(super) async fn game_pgn(
 /// `GET /api/games/{id}.pdn`: a finished checkers game in PDN.
 pub(super) async fn game_pdn(
     state: web::Data<AppState>,
-    id: web::Path<String>,
+    id: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let game = finished_game(&state, &id, GameKind::Checkers, "PDN").await?;
     let tags = PdnTags {
@@ -173,9 +174,7 @@ pub(super) async fn game_pdn(
         round: "-".to_owned(),
         black: seat_name(&game, 0),
         white: seat_name(&game, 1),
-        winner: game
-            .winner
-            .and_then(|seat| Seat::from_index(u64::from(seat))),
+        winner: game.winner,
     };
     let start = game.options.get("start").and_then(|start| start.as_str());
     let moves: Vec<String> = game.moves.iter().map(|mv| mv.notation.clone()).collect();
@@ -194,7 +193,7 @@ pub(super) async fn game_pdn(
 /// none, 409 while it is unfinished.
 async fn finished_game(
     state: &AppState,
-    id: &str,
+    id: &GameId,
     kind: GameKind,
     format: &str,
 ) -> Result<StoredGame, ApiError> {
@@ -221,7 +220,7 @@ fn seat_name(game: &StoredGame, seat: usize) -> String {
 }
 
 /// A text file offered as a download named after the game.
-fn download(text: String, content_type: &str, game_id: &str, extension: &str) -> HttpResponse {
+fn download(text: String, content_type: &str, game_id: &GameId, extension: &str) -> HttpResponse {
     HttpResponse::Ok()
         .content_type(format!("{content_type}; charset=utf-8"))
         .insert_header((

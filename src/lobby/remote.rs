@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use dashmap::DashMap;
+use parlor_room::{NodeId, RoomId};
 
 use crate::protocol::{LobbyChange, RoomSummary};
 use crate::store::Fence;
@@ -14,13 +15,13 @@ use crate::store::Fence;
 /// node.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RemoteListings {
-    rooms: Arc<DashMap<String, Listed>>,
+    rooms: Arc<DashMap<RoomId, Listed>>,
 }
 
 /// A room another node lists.
 #[derive(Clone, Debug)]
 struct Listed {
-    node: Arc<str>,
+    node: NodeId,
     /// The token the node holds the room under: a node that took the room over holds
     /// it under a higher one, and its news outranks the old node's.
     fence: Fence,
@@ -43,7 +44,7 @@ impl RemoteListings {
     /// News under a lower token than the room's listing is old news from a node that
     /// lost the room, and changes nothing; nor does a removal by a node that no longer
     /// lists the room (it moved to another node meanwhile).
-    pub(crate) fn apply(&self, node: &str, news: &RoomNews) -> bool {
+    pub(crate) fn apply(&self, node: &NodeId, news: &RoomNews) -> bool {
         let room = &news.summary.room;
         match news.change {
             LobbyChange::Added | LobbyChange::Changed => {
@@ -57,7 +58,7 @@ impl RemoteListings {
                 self.rooms.insert(
                     room.clone(),
                     Listed {
-                        node: Arc::from(node),
+                        node: node.clone(),
                         fence: news.fence,
                         summary: news.summary.clone(),
                     },
@@ -67,7 +68,7 @@ impl RemoteListings {
             LobbyChange::Removed => self
                 .rooms
                 .remove_if(room, |_, listed| {
-                    &*listed.node == node && listed.fence <= news.fence
+                    listed.node == *node && listed.fence <= news.fence
                 })
                 .is_some(),
         }
@@ -75,7 +76,7 @@ impl RemoteListings {
 
     /// How another node lists the room `id` under a token above `fence`, if one does; a
     /// listing under a lower token is forgotten (this node held the room since).
-    pub(crate) fn after(&self, id: &str, fence: Fence) -> Option<RoomSummary> {
+    pub(crate) fn after(&self, id: &RoomId, fence: Fence) -> Option<RoomSummary> {
         self.rooms.remove_if(id, |_, listed| {
             listed.fence <= fence && fence != Fence::SINGLE
         });
@@ -86,10 +87,10 @@ impl RemoteListings {
     }
 
     /// Forgets every room `node` lists; returns them as they last were.
-    pub(crate) fn forget(&self, node: &str) -> Vec<RoomSummary> {
+    pub(crate) fn forget(&self, node: &NodeId) -> Vec<RoomSummary> {
         let mut gone = Vec::new();
         self.rooms.retain(|_, listed| {
-            let keep = &*listed.node != node;
+            let keep = listed.node != *node;
             if !keep {
                 gone.push(listed.summary.clone());
             }
@@ -102,13 +103,13 @@ impl RemoteListings {
     /// changes that makes.
     pub(crate) fn replace(
         &self,
-        node: &str,
+        node: &NodeId,
         rooms: Vec<(Fence, RoomSummary)>,
     ) -> Vec<(LobbyChange, RoomSummary)> {
-        let kept: HashSet<&str> = rooms.iter().map(|(_, room)| room.room.as_str()).collect();
+        let kept: HashSet<&RoomId> = rooms.iter().map(|(_, room)| &room.room).collect();
         let mut changes: Vec<(LobbyChange, RoomSummary)> = Vec::new();
         self.rooms.retain(|id, listed| {
-            let keep = &*listed.node != node || kept.contains(id.as_str());
+            let keep = listed.node != *node || kept.contains(id);
             if !keep {
                 changes.push((LobbyChange::Removed, listed.summary.clone()));
             }
@@ -116,7 +117,7 @@ impl RemoteListings {
         });
         for (fence, room) in rooms {
             let change = match self.rooms.get(&room.room) {
-                Some(listed) if listed.summary == room && &*listed.node == node => continue,
+                Some(listed) if listed.summary == room && listed.node == *node => continue,
                 Some(_) => LobbyChange::Changed,
                 None => LobbyChange::Added,
             };
@@ -133,16 +134,13 @@ impl RemoteListings {
     }
 
     /// The nodes that list at least one room here.
-    pub(crate) fn nodes(&self) -> HashSet<String> {
-        self.rooms
-            .iter()
-            .map(|entry| entry.node.to_string())
-            .collect()
+    pub(crate) fn nodes(&self) -> HashSet<NodeId> {
+        self.rooms.iter().map(|entry| entry.node.clone()).collect()
     }
 
     /// Every room other nodes list, except those `is_local` says this node holds (a room
     /// this node took over before the news of its old node leaving arrived).
-    pub(crate) fn summaries(&self, is_local: impl Fn(&str) -> bool) -> Vec<RoomSummary> {
+    pub(crate) fn summaries(&self, is_local: impl Fn(&RoomId) -> bool) -> Vec<RoomSummary> {
         self.rooms
             .iter()
             .filter(|entry| !is_local(entry.key()))
@@ -159,7 +157,7 @@ mod tests {
 
     fn room(id: &str, moves: usize) -> RoomSummary {
         RoomSummary {
-            room: id.to_owned(),
+            room: RoomId::from(id),
             game: GameKind::Chess,
             status: Status::Playing,
             seats: Vec::new(),
@@ -170,6 +168,10 @@ mod tests {
         }
     }
 
+    fn node(name: &str) -> NodeId {
+        NodeId::from(name)
+    }
+
     fn news(change: LobbyChange, fence: i64, summary: RoomSummary) -> RoomNews {
         RoomNews {
             change,
@@ -178,8 +180,8 @@ mod tests {
         }
     }
 
-    fn ids(listings: &RemoteListings) -> Vec<String> {
-        let mut ids: Vec<String> = listings
+    fn ids(listings: &RemoteListings) -> Vec<RoomId> {
+        let mut ids: Vec<RoomId> = listings
             .summaries(|_| false)
             .into_iter()
             .map(|summary| summary.room)
@@ -191,37 +193,44 @@ mod tests {
     #[test]
     fn a_room_that_moved_is_not_removed_or_changed_by_its_old_node() {
         let listings = RemoteListings::default();
-        listings.apply("a", &news(LobbyChange::Added, 1, room("r1", 0)));
+        listings.apply(&node("a"), &news(LobbyChange::Added, 1, room("r1", 0)));
         // Node a lost the room; node b took it over under a higher token before a's
         // last news arrived.
-        listings.apply("b", &news(LobbyChange::Changed, 2, room("r1", 3)));
-        assert!(!listings.apply("a", &news(LobbyChange::Changed, 1, room("r1", 1))));
-        assert!(!listings.apply("a", &news(LobbyChange::Removed, 1, room("r1", 1))));
-        assert_eq!(listings.after("r1", Fence(1)), Some(room("r1", 3)));
-        assert_eq!(listings.after("r1", Fence(2)), None, "not above");
+        listings.apply(&node("b"), &news(LobbyChange::Changed, 2, room("r1", 3)));
+        assert!(!listings.apply(&node("a"), &news(LobbyChange::Changed, 1, room("r1", 1))));
+        assert!(!listings.apply(&node("a"), &news(LobbyChange::Removed, 1, room("r1", 1))));
+        assert_eq!(
+            listings.after(&RoomId::from("r1"), Fence(1)),
+            Some(room("r1", 3))
+        );
+        assert_eq!(
+            listings.after(&RoomId::from("r1"), Fence(2)),
+            None,
+            "not above"
+        );
         // The room ended on a node that held it under a higher token: b's listing is
         // over.
-        listings.apply("b", &news(LobbyChange::Changed, 2, room("r1", 3)));
-        assert_eq!(listings.after("r1", Fence(3)), None);
+        listings.apply(&node("b"), &news(LobbyChange::Changed, 2, room("r1", 3)));
+        assert_eq!(listings.after(&RoomId::from("r1"), Fence(3)), None);
         assert!(ids(&listings).is_empty());
-        listings.apply("b", &news(LobbyChange::Changed, 2, room("r1", 3)));
-        assert!(listings.forget("a").is_empty());
-        assert_eq!(listings.forget("b"), [room("r1", 3)]);
+        listings.apply(&node("b"), &news(LobbyChange::Changed, 2, room("r1", 3)));
+        assert!(listings.forget(&node("a")).is_empty());
+        assert_eq!(listings.forget(&node("b")), [room("r1", 3)]);
         assert!(ids(&listings).is_empty());
     }
 
     #[test]
     fn replacing_a_nodes_rooms_says_what_changed() {
         let listings = RemoteListings::default();
-        listings.apply("a", &news(LobbyChange::Added, 1, room("r1", 0)));
-        listings.apply("a", &news(LobbyChange::Added, 1, room("r2", 0)));
-        listings.apply("b", &news(LobbyChange::Added, 1, room("r9", 0)));
+        listings.apply(&node("a"), &news(LobbyChange::Added, 1, room("r1", 0)));
+        listings.apply(&node("a"), &news(LobbyChange::Added, 1, room("r2", 0)));
+        listings.apply(&node("b"), &news(LobbyChange::Added, 1, room("r9", 0)));
         let rooms = |list: &[(&str, usize)]| -> Vec<(Fence, RoomSummary)> {
             list.iter()
                 .map(|(id, moves)| (Fence(1), room(id, *moves)))
                 .collect()
         };
-        let changes = listings.replace("a", rooms(&[("r2", 0), ("r1", 5), ("r3", 0)]));
+        let changes = listings.replace(&node("a"), rooms(&[("r2", 0), ("r1", 5), ("r3", 0)]));
         assert_eq!(
             changes,
             [
@@ -229,7 +238,7 @@ mod tests {
                 (LobbyChange::Added, room("r3", 0)),
             ]
         );
-        let changes = listings.replace("a", rooms(&[("r3", 0)]));
+        let changes = listings.replace(&node("a"), rooms(&[("r3", 0)]));
         assert_eq!(changes.len(), 2);
         assert!(
             changes
@@ -237,12 +246,9 @@ mod tests {
                 .all(|(change, _)| *change == LobbyChange::Removed)
         );
         assert_eq!(ids(&listings), ["r3", "r9"]);
+        assert_eq!(listings.nodes(), HashSet::from([node("a"), node("b")]));
         assert_eq!(
-            listings.nodes(),
-            HashSet::from(["a".to_owned(), "b".to_owned()])
-        );
-        assert_eq!(
-            listings.summaries(|id| id == "r9"),
+            listings.summaries(|id| *id == "r9"),
             [room("r3", 0)],
             "a room this node holds is listed as its own"
         );

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use bytestring::ByteString;
+use parlor_room::RoomId;
 use tokio::sync::broadcast::Receiver;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::time::{Instant, sleep_until};
@@ -124,7 +125,7 @@ pub(crate) async fn next_lobby_event(subscription: Option<&mut LobbySubscription
 struct Batch {
     updates: Vec<LobbyUpdate>,
     /// Where each room's update is in `updates`.
-    places: HashMap<String, usize>,
+    places: HashMap<RoomId, usize>,
 }
 
 impl Batch {
@@ -164,7 +165,7 @@ mod tests {
         LobbyUpdate {
             frame: ByteString::from(frame.to_owned()),
             summary: Arc::new(RoomSummary {
-                room: room.to_owned(),
+                room: room.into(),
                 game,
                 status: Status::Waiting,
                 seats: Vec::new(),

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{ClientError, ErrorCode};
+use parlor_room::RoomId;
 
 /// How a connection hears of a move (`hello.updates`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,7 +48,7 @@ pub enum ClientMsg {
     /// Take (or take back) a seat.
     Join {
         /// The room's id.
-        room: String,
+        room: RoomId,
         /// 0 or 1.
         seat: u64,
         /// The last `seq` this client saw of the room, when it comes back: it then gets
@@ -58,7 +59,7 @@ pub enum ClientMsg {
     /// Spectate a room.
     Watch {
         /// The room's id.
-        room: String,
+        room: RoomId,
         /// As in `join`.
         #[serde(default)]
         since: Option<u64>,
@@ -66,7 +67,7 @@ pub enum ClientMsg {
     /// Play a move.
     Move {
         /// The room's id.
-        room: String,
+        room: RoomId,
         /// The move in the game's notation.
         #[serde(rename = "move")]
         text: String,
@@ -74,34 +75,34 @@ pub enum ClientMsg {
     /// Resign the game in progress.
     Resign {
         /// The room's id.
-        room: String,
+        room: RoomId,
     },
     /// Leave a room (resigning, by `abandoned`, if playing).
     Leave {
         /// The room's id.
-        room: String,
+        room: RoomId,
     },
     /// List the rooms.
     ListRooms {},
     /// Offer the opponent a draw.
     OfferDraw {
         /// The room's id.
-        room: String,
+        room: RoomId,
     },
     /// Accept the opponent's draw offer.
     AcceptDraw {
         /// The room's id.
-        room: String,
+        room: RoomId,
     },
     /// Decline the opponent's draw offer.
     DeclineDraw {
         /// The room's id.
-        room: String,
+        room: RoomId,
     },
     /// Ask for another game in the same room, seats swapped, once this one is over.
     Rematch {
         /// The room's id.
-        room: String,
+        room: RoomId,
     },
     /// Receive a `lobby` snapshot of the listed rooms, then a `lobby_update` whenever
     /// one is added, changes or is removed.
@@ -125,7 +126,7 @@ pub enum ClientMsg {
     /// spectators' chat when watching.
     Chat {
         /// The room's id.
-        room: String,
+        room: RoomId,
         /// The line, at most `rooms.chat_max_chars` characters.
         text: String,
     },

@@ -1,7 +1,9 @@
 //! What the server sends one connection: direct replies and notices, and the listing of
 //! a room that the lobby shows.
 
+use parlor_room::{PlayerId, RoomId};
 use parlor_rules::GameKind;
+use parlor_rules::games::Seat;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -24,7 +26,7 @@ pub enum ServerMsg {
     /// Answer to `hello`.
     Welcome {
         /// The player's stable public id.
-        player_id: String,
+        player_id: PlayerId,
         /// The name now in use.
         name: String,
         /// The secret to send in a later `hello` to resume this player.
@@ -38,7 +40,7 @@ pub enum ServerMsg {
     /// Answer to `create_room`.
     RoomCreated {
         /// The new room's id.
-        room: String,
+        room: RoomId,
         /// The client's `ref`.
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
         reference: Option<Value>,
@@ -46,9 +48,9 @@ pub enum ServerMsg {
     /// Answer to `join`/`watch` (and `create_room` with `me`); a `state` follows.
     Joined {
         /// The room's id.
-        room: String,
+        room: RoomId,
         /// The seat taken, or `null` for a spectator.
-        seat: Option<u8>,
+        seat: Option<Seat>,
         /// Player or spectator.
         role: Role,
         /// The client's `ref`.
@@ -58,7 +60,7 @@ pub enum ServerMsg {
     /// Answer to `leave`.
     Left {
         /// The room's id.
-        room: String,
+        room: RoomId,
         /// The client's `ref`.
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
         reference: Option<Value>,
@@ -84,7 +86,7 @@ pub enum ServerMsg {
     /// This connection's seat was taken over by the same player on another connection.
     Replaced {
         /// The room's id.
-        room: String,
+        room: RoomId,
     },
     /// Answer to `subscribe_lobby`: the listed rooms (of its game, if it named one),
     /// newest first. `lobby_update`s follow.
@@ -120,7 +122,7 @@ pub enum ServerMsg {
     /// watching, the lines said so far in the current game.
     Chat {
         /// The room's id.
-        room: String,
+        room: RoomId,
         /// The players' chat or the spectators'.
         channel: ChatChannel,
         /// The lines, oldest first.
@@ -175,7 +177,7 @@ pub enum LobbyChange {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RoomSummary {
     /// The room's id.
-    pub room: String,
+    pub room: RoomId,
     /// The game's id.
     pub game: GameKind,
     /// Waiting, playing or finished.

@@ -2,8 +2,9 @@
 //! result), the `moved` event that stands for a move's `state` where a connection asked
 //! for it, and `game_over`; and the time controls a room may be created with.
 
+use parlor_room::{GameId, PlayerId, RoomId};
 use parlor_rules::GameKind;
-use parlor_rules::games::{BoardView, EndReason};
+use parlor_rules::games::{BoardView, EndReason, Seat};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::SeatKind;
@@ -11,14 +12,14 @@ use crate::domain::SeatKind;
 /// A seat as shown in `state` and room listings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatView {
-    /// 0 or 1.
-    pub seat: u8,
+    /// The seat (0 or 1 on the wire).
+    pub seat: Seat,
     /// `open`, `human` or `bot:<level>`.
     pub kind: SeatKind,
     /// The human's or bot's name; `null` when open.
     pub name: Option<String>,
     /// The human's player id; `null` otherwise.
-    pub player_id: Option<String>,
+    pub player_id: Option<PlayerId>,
     /// Whether the seat's occupant is connected (bots always are; open seats never).
     pub connected: bool,
     /// The occupant's Glicko-2 rating in this game (a bot level is rated as a player of
@@ -34,7 +35,7 @@ pub struct SeatView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerRef {
     /// The player's public id.
-    pub player_id: String,
+    pub player_id: PlayerId,
     /// The player's name.
     pub name: String,
 }
@@ -43,7 +44,7 @@ pub struct PlayerRef {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LastMove {
     /// Who played it.
-    pub seat: u8,
+    pub seat: Seat,
     /// The move in notation.
     #[serde(rename = "move")]
     pub text: String,
@@ -56,7 +57,7 @@ pub struct LastMove {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ResultView {
     /// The winning seat, `null` for a draw.
-    pub winner: Option<u8>,
+    pub winner: Option<Seat>,
     /// Why it ended.
     pub reason: EndReason,
 }
@@ -99,11 +100,11 @@ impl<'de> Deserialize<'de> for Status {
 #[serde(tag = "type", rename = "state")]
 pub struct StateMsg {
     /// The room's id.
-    pub room: String,
+    pub room: RoomId,
     /// The game's id.
     pub game: GameKind,
     /// The current game's unique id; `null` until it starts.
-    pub game_id: Option<String>,
+    pub game_id: Option<GameId>,
     /// Rises by one with every state the room broadcasts.
     pub seq: u64,
     /// Waiting, playing or finished.
@@ -113,7 +114,7 @@ pub struct StateMsg {
     /// How many spectators are connected.
     pub spectators: usize,
     /// The seat to move, `null` unless playing.
-    pub to_move: Option<u8>,
+    pub to_move: Option<Seat>,
     /// The position in the game's text form.
     pub position: String,
     /// The board for drawing.
@@ -131,13 +132,13 @@ pub struct StateMsg {
     /// Both clocks, or `null` without a time control.
     pub clocks: Option<ClockView>,
     /// The seat that has offered a draw still open, if any.
-    pub draw_offer: Option<u8>,
+    pub draw_offer: Option<Seat>,
     /// The game was resumed after the server restarted, and no move has been played
     /// since; sent only when true.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub resumed: bool,
     /// The seats that have asked for a rematch of the finished game.
-    pub rematch: Vec<u8>,
+    pub rematch: Vec<Seat>,
     /// Every move so far; only in the snapshot sent after `joined`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<String>>,
@@ -155,7 +156,7 @@ pub struct StateMsg {
 #[serde(tag = "type", rename = "moved")]
 pub struct MovedMsg {
     /// The room's id.
-    pub room: String,
+    pub room: RoomId,
     /// The room's state counter, as the `state` in its place would carry.
     pub seq: u64,
     /// The move.
@@ -163,7 +164,7 @@ pub struct MovedMsg {
     /// How many moves have been played.
     pub moves: usize,
     /// The seat to move.
-    pub to_move: Option<u8>,
+    pub to_move: Option<Seat>,
     /// The position in the game's text form.
     pub position: String,
     /// The board's cells the move changed, in index order.
@@ -173,7 +174,7 @@ pub struct MovedMsg {
     /// Both clocks, or `null` without a time control.
     pub clocks: Option<ClockView>,
     /// The seat whose draw offer is still open, if any.
-    pub draw_offer: Option<u8>,
+    pub draw_offer: Option<Seat>,
 }
 
 /// One cell of `board.cells` a move changed: its index, and its new piece code (`null`
@@ -238,14 +239,14 @@ pub struct ClockView {
     /// Each seat's remaining time when the state was sent, ms.
     pub remaining_ms: [u64; 2],
     /// The seat whose clock is running, if any.
-    pub running: Option<u8>,
+    pub running: Option<Seat>,
 }
 
 /// A seat's score in `game_over`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ScoreView {
-    /// 0 or 1.
-    pub seat: u8,
+    /// The seat (0 or 1 on the wire).
+    pub seat: Seat,
     /// The seat's name.
     pub name: Option<String>,
     /// The score; `null` for bots and unscored games.
@@ -281,13 +282,13 @@ pub const MIN_MOVES_EACH_TO_RATE: u32 = 2;
 #[serde(tag = "type", rename = "game_over")]
 pub struct GameOverMsg {
     /// The room's id.
-    pub room: String,
+    pub room: RoomId,
     /// The finished game's id.
-    pub game_id: String,
+    pub game_id: GameId,
     /// The `seq` of the finishing state.
     pub seq: u64,
     /// The winning seat, `null` for a draw.
-    pub winner: Option<u8>,
+    pub winner: Option<Seat>,
     /// Why it ended.
     pub reason: EndReason,
     /// Both seats' scores.

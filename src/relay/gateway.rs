@@ -12,6 +12,7 @@ use super::wire::{Asker, Envelope};
 use super::{ANSWER_WITHIN, Relay, RemoteRoomEntry};
 use crate::protocol::{ClientError, ErrorCode, Updates};
 use crate::room::{Asked, Caller, ConnId, RoomCommand, RoomHandle, Subscriber};
+use parlor_room::{NodeId, RoomId};
 
 /// A room as a session reaches it: on this node, or on the node that holds it.
 #[derive(Clone)]
@@ -26,8 +27,8 @@ pub(crate) enum RoomLink {
 #[derive(Clone)]
 pub(crate) struct RemoteRoom {
     relay: Relay,
-    room: String,
-    owner: String,
+    room: RoomId,
+    owner: NodeId,
 }
 
 fn unreachable_room() -> ClientError {
@@ -88,7 +89,7 @@ impl RoomLink {
             RoomLink::Local(handle) => handle.disconnect(conn).await,
             RoomLink::Remote(remote) => {
                 let relay = &remote.relay;
-                let node = relay.inner.cluster.node().to_owned();
+                let node = relay.inner.cluster.node().clone();
                 let _ = relay
                     .send(&remote.owner, &Envelope::Disconnect { node, conn })
                     .await;
@@ -99,7 +100,7 @@ impl RoomLink {
 
 impl RemoteRoom {
     /// The room `room`, held by the node `owner`, reached through `relay`.
-    pub(super) fn new(relay: Relay, room: String, owner: String) -> RemoteRoom {
+    pub(super) fn new(relay: Relay, room: RoomId, owner: NodeId) -> RemoteRoom {
         RemoteRoom { relay, room, owner }
     }
 
@@ -150,10 +151,10 @@ impl Relay {
     /// done (with the room it opened, for a `Create`), or refused.
     pub(super) async fn ask_node(
         &self,
-        node: &str,
+        node: &NodeId,
         conn: ConnId,
         envelope: impl FnOnce(Asker) -> Envelope,
-    ) -> Result<Result<Option<String>, ClientError>, Unanswered> {
+    ) -> Result<Result<Option<RoomId>, ClientError>, Unanswered> {
         let inner = &self.inner;
         let awaited = Awaited::new(&inner.waiting, &inner.next_reply);
         let updates = inner
@@ -161,7 +162,7 @@ impl Relay {
             .get(&conn)
             .map_or_else(Updates::default, |client| client.sub.updates);
         let asker = Asker {
-            node: inner.cluster.node().to_owned(),
+            node: inner.cluster.node().clone(),
             conn,
             reply: awaited.reply(),
             updates,
@@ -175,17 +176,17 @@ impl Relay {
     }
 
     /// The room `room` on the node of the fleet that holds it, if another node does.
-    pub(crate) async fn locate(&self, room: &str) -> Result<RemoteRoom, ClientError> {
+    pub(crate) async fn locate(&self, room: &RoomId) -> Result<RemoteRoom, ClientError> {
         let owners = self
             .inner
             .cluster
-            .owners(&[room.to_owned()])
+            .owners(std::slice::from_ref(room))
             .await
             .map_err(|_| unreachable_room())?;
         match owners.into_iter().next().flatten() {
-            Some(owner) if owner != self.inner.cluster.node() => Ok(RemoteRoom {
+            Some(owner) if owner != *self.inner.cluster.node() => Ok(RemoteRoom {
                 relay: self.clone(),
-                room: room.to_owned(),
+                room: room.clone(),
                 owner,
             }),
             _ => Err(unknown_room()),
@@ -194,7 +195,7 @@ impl Relay {
 
     /// The current `state` message of `room` on the node of the fleet that holds it
     /// (`GET /api/rooms/{id}`); `None` if no node holds it.
-    pub(crate) async fn room_state(&self, room: &str) -> Result<Option<String>, ClientError> {
+    pub(crate) async fn room_state(&self, room: &RoomId) -> Result<Option<String>, ClientError> {
         let owner = match self.locate(room).await {
             Ok(remote) => remote.owner,
             Err(error) if error.code == ErrorCode::UnknownRoom => return Ok(None),
@@ -203,9 +204,9 @@ impl Relay {
         let inner = &self.inner;
         let awaited = Awaited::new(&inner.looking, &inner.next_reply);
         let look = Envelope::Look {
-            node: inner.cluster.node().to_owned(),
+            node: inner.cluster.node().clone(),
             reply: awaited.reply(),
-            room: room.to_owned(),
+            room: room.clone(),
         };
         match self.send(&owner, &look).await {
             Ok(heard) if heard > 0 => awaited
@@ -219,10 +220,10 @@ impl Relay {
     /// Queues a frame from a room of the node `owner` for this node's client `conn`; a
     /// client that cannot keep up is dropped, as in a room of this node, and the owner
     /// of a frame for a connection that has closed is told so.
-    pub(super) async fn deliver(&self, owner: &str, conn: ConnId, text: String) {
+    pub(super) async fn deliver(&self, owner: &NodeId, conn: ConnId, text: String) {
         let Some(client) = self.inner.clients.get(&conn) else {
             // The connection has closed: the owner forgets it too.
-            let node = self.inner.cluster.node().to_owned();
+            let node = self.inner.cluster.node().clone();
             let _ = self.send(owner, &Envelope::Disconnect { node, conn }).await;
             return;
         };

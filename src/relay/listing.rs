@@ -24,6 +24,7 @@ use crate::cluster::{Cluster, ListingWrite};
 use crate::lobby::{Lobby, LocalChange, RoomNews};
 use crate::protocol::{LobbyChange, RoomSummary};
 use crate::store::Fence;
+use parlor_room::{NodeId, RoomId};
 
 /// What one node tells the others about the rooms it lists.
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
@@ -34,7 +35,7 @@ enum ListingNews {
     /// wrote costs only itself); when `full`, `node` has rewritten its whole listing,
     /// to be read again from Redis.
     Changes {
-        node: String,
+        node: NodeId,
         /// Whether `node` holds rooms (`cluster.owns_rooms`): where rooms may be opened.
         #[serde(default = "holds_rooms")]
         owns_rooms: bool,
@@ -42,7 +43,7 @@ enum ListingNews {
         changes: Vec<Value>,
     },
     /// `node` has stopped: its rooms are no longer listed by it.
-    Gone { node: String },
+    Gone { node: NodeId },
 }
 
 /// A node that does not say whether it holds rooms does.
@@ -80,7 +81,7 @@ pub(crate) async fn tell_listings(
 ) {
     let mut changes = lobby.local_changes();
     let beat = cluster.lease() / 3;
-    let mut pending: HashMap<String, LocalChange> = HashMap::new();
+    let mut pending: HashMap<RoomId, LocalChange> = HashMap::new();
     // The first news is the whole listing, and so is the next after a failure.
     let mut full = true;
     let mut last_told = Instant::now();
@@ -121,7 +122,7 @@ pub(crate) async fn tell_listings(
                 }
             }
             () = shutdown.cancelled() => {
-                let news = ListingNews::Gone { node: cluster.node().to_owned() };
+                let news = ListingNews::Gone { node: cluster.node().clone() };
                 let told = match serde_json::to_string(&news) {
                     Ok(news) => cluster.withdraw_listing(&news).await.map_err(|error| error.to_string()),
                     Err(error) => Err(error.to_string()),
@@ -141,7 +142,7 @@ async fn tell(
     cluster: &Cluster,
     lobby: &Lobby,
     full: bool,
-    changes: HashMap<String, LocalChange>,
+    changes: HashMap<RoomId, LocalChange>,
 ) -> Result<(), String> {
     let entries: Vec<RoomEntry> = if full {
         lobby
@@ -182,7 +183,7 @@ async fn tell(
         }
     }
     let news = ListingNews::Changes {
-        node: cluster.node().to_owned(),
+        node: cluster.node().clone(),
         owns_rooms: cluster.owns_rooms(),
         full,
         changes: told,
@@ -199,9 +200,9 @@ struct Following<'a> {
     cluster: &'a Cluster,
     lobby: &'a Lobby,
     /// The other nodes that hold rooms (shared with the relay, which opens rooms there).
-    owning_nodes: &'a DashMap<String, ()>,
+    owning_nodes: &'a DashMap<NodeId, ()>,
     /// When each other node was last heard from.
-    heard: HashMap<String, Instant>,
+    heard: HashMap<NodeId, Instant>,
     /// When this node last heard its own news: the subscription still delivers.
     heard_myself: Instant,
 }
@@ -213,7 +214,7 @@ struct Following<'a> {
 pub(crate) async fn follow_listings(
     cluster: Cluster,
     lobby: Lobby,
-    owning_nodes: Arc<DashMap<String, ()>>,
+    owning_nodes: Arc<DashMap<NodeId, ()>>,
     shutdown: CancellationToken,
 ) {
     let lease = cluster.lease();
@@ -310,7 +311,7 @@ impl Following<'_> {
             let alive = at.elapsed() <= lease;
             if !alive {
                 info!(
-                    node,
+                    %node,
                     "a node of the fleet went silent; its rooms leave the listings"
                 );
                 lobby.forget_node(node);
@@ -331,7 +332,7 @@ impl Following<'_> {
             }
         };
         match news {
-            ListingNews::Changes { node, .. } if node == self.cluster.node() => {
+            ListingNews::Changes { node, .. } if node == *self.cluster.node() => {
                 self.heard_myself = Instant::now();
             }
             ListingNews::Changes {
@@ -353,7 +354,7 @@ impl Following<'_> {
                             self.lobby.hear_all(&node, rooms);
                         }
                         Err(error) => {
-                            warn!(node, %error, "could not read a node's rooms; reading the fleet's again");
+                            warn!(%node, %error, "could not read a node's rooms; reading the fleet's again");
                             return false;
                         }
                     }
@@ -363,13 +364,13 @@ impl Following<'_> {
                     match serde_json::from_value::<RoomEntry>(change) {
                         Ok(entry) => self.lobby.hear(&node, &entry.news()),
                         Err(error) => {
-                            warn!(node, %error, "a room in the fleet's news could not be read; it is skipped");
+                            warn!(%node, %error, "a room in the fleet's news could not be read; it is skipped");
                         }
                     }
                 }
             }
             ListingNews::Gone { node } => {
-                if node != self.cluster.node() {
+                if node != *self.cluster.node() {
                     self.lobby.forget_node(&node);
                     self.owning_nodes.remove(&node);
                     self.heard.remove(&node);
@@ -381,12 +382,15 @@ impl Following<'_> {
 }
 
 /// The rooms of `node`'s listing as Redis holds them, skipping any that cannot be read.
-fn read_rooms<'a>(node: &str, rooms: impl Iterator<Item = &'a str>) -> Vec<(Fence, RoomSummary)> {
+fn read_rooms<'a>(
+    node: &NodeId,
+    rooms: impl Iterator<Item = &'a str>,
+) -> Vec<(Fence, RoomSummary)> {
     rooms
         .filter_map(|room| match serde_json::from_str::<RoomEntry>(room) {
             Ok(entry) => Some((Fence(entry.fence), entry.room)),
             Err(error) => {
-                warn!(node, %error, "a room of another node's listing could not be read; it is skipped");
+                warn!(%node, %error, "a room of another node's listing could not be read; it is skipped");
                 None
             }
         })
@@ -401,7 +405,7 @@ mod tests {
 
     fn room() -> RoomSummary {
         RoomSummary {
-            room: "r1".to_owned(),
+            room: RoomId::from("r1"),
             game: GameKind::FoxGeese,
             status: Status::Waiting,
             seats: Vec::new(),
@@ -422,13 +426,13 @@ mod tests {
         let value = serde_json::to_value(&entry).expect("encode");
         for news in [
             ListingNews::Changes {
-                node: "n1".to_owned(),
+                node: NodeId::from("n1"),
                 owns_rooms: false,
                 full: false,
                 changes: vec![value.clone()],
             },
             ListingNews::Gone {
-                node: "n1".to_owned(),
+                node: NodeId::from("n1"),
             },
         ] {
             let text = serde_json::to_string(&news).expect("encode");
@@ -448,7 +452,7 @@ mod tests {
         })
         .expect("encode");
         let rooms = read_rooms(
-            "n1",
+            &NodeId::from("n1"),
             [good.as_str(), "{\"room\":{\"game\":\"go\"}}"].into_iter(),
         );
         assert_eq!(rooms, [(Fence(2), room())]);

@@ -38,6 +38,7 @@ use crate::cluster::Cluster;
 use crate::lobby::Lobby;
 use crate::protocol::ClientError;
 use crate::room::{ConnId, StateUnread, Subscriber};
+use parlor_room::{NodeId, RoomId};
 
 pub(crate) use self::gateway::RoomLink;
 pub(crate) use self::opening::{NewRoom, Opening};
@@ -60,9 +61,9 @@ struct Inner {
     lobby: Lobby,
     /// Gateway: requests sent to owners, waiting for their answers (for a `Create`, the
     /// room opened).
-    waiting: DashMap<u64, oneshot::Sender<Result<Option<String>, ClientError>>>,
+    waiting: DashMap<u64, oneshot::Sender<Result<Option<RoomId>, ClientError>>>,
     /// Gateway: the other nodes that hold rooms, as their news of their rooms says.
-    owning_nodes: Arc<DashMap<String, ()>>,
+    owning_nodes: Arc<DashMap<NodeId, ()>>,
     /// The task telling the fleet about this node's rooms, until it has said the node
     /// stopped.
     telling: Mutex<Option<JoinHandle<()>>>,
@@ -72,9 +73,9 @@ struct Inner {
     /// Gateway: this node's client connections, by connection.
     clients: DashMap<ConnId, Client>,
     /// Gateway: the rooms this node's clients are in on other nodes, with their owner.
-    remote_rooms: DashMap<String, RemoteRoomEntry>,
+    remote_rooms: DashMap<RoomId, RemoteRoomEntry>,
     /// Owner: other nodes' clients in this node's rooms, by (gateway, connection).
-    members: DashMap<(String, ConnId), Member>,
+    members: DashMap<(NodeId, ConnId), Member>,
 }
 
 /// A client connection of this node, as the relay reaches it: its subscriber, whose
@@ -86,7 +87,7 @@ struct Client {
 
 /// A room on another node that clients of this node are in.
 struct RemoteRoomEntry {
-    owner: String,
+    owner: NodeId,
     clients: Vec<ConnId>,
 }
 
@@ -175,7 +176,7 @@ impl Relay {
             };
             match listening {
                 Ok(mut messages) => {
-                    info!(node = self.inner.cluster.node(), "listening for the fleet");
+                    info!(node = %self.inner.cluster.node(), "listening for the fleet");
                     // The node writes to itself every third of a lease: hearing nothing
                     // for a whole lease means the subscription is dead, even if the
                     // connection under it has not said so.
@@ -189,7 +190,7 @@ impl Relay {
                                 if last_heard.elapsed() > lease {
                                     break;
                                 }
-                                let node = self.inner.cluster.node().to_owned();
+                                let node = self.inner.cluster.node().clone();
                                 let _ = self.send(&node, &Envelope::Heartbeat).await;
                                 continue;
                             }
@@ -282,14 +283,14 @@ impl Relay {
     }
 
     /// Sends `envelope` to `node`; how many listeners heard it.
-    async fn send(&self, node: &str, envelope: &Envelope) -> Result<u64, RelayError> {
+    async fn send(&self, node: &NodeId, envelope: &Envelope) -> Result<u64, RelayError> {
         let text = serde_json::to_string(envelope).map_err(RelayError::Encode)?;
         Ok(self.inner.cluster.send(node, &text).await?)
     }
 
     /// Closes every client connection of this node that is in a room on another node.
     fn move_everyone(&self) {
-        let rooms: Vec<String> = self
+        let rooms: Vec<RoomId> = self
             .inner
             .remote_rooms
             .iter()
@@ -303,7 +304,7 @@ impl Relay {
     /// Checks the owners of the rooms this node's clients are in on other nodes, and
     /// closes the connections of the clients of every room whose owner changed.
     async fn check_owners(&self) {
-        let rooms: Vec<(String, String)> = self
+        let rooms: Vec<(RoomId, NodeId)> = self
             .inner
             .remote_rooms
             .iter()
@@ -312,13 +313,13 @@ impl Relay {
         if rooms.is_empty() {
             return;
         }
-        let ids: Vec<String> = rooms.iter().map(|(room, _)| room.clone()).collect();
+        let ids: Vec<RoomId> = rooms.iter().map(|(room, _)| room.clone()).collect();
         match self.inner.cluster.owners(&ids).await {
             Ok(owners) => {
                 for ((room, was), now) in rooms.iter().zip(owners) {
-                    if now.as_deref() != Some(was.as_str()) {
+                    if now.as_ref() != Some(was) {
                         info!(
-                            room,
+                            %room,
                             "a room moved to another node; its clients here reconnect"
                         );
                         self.room_moved(room);
@@ -343,7 +344,7 @@ impl Relay {
     }
 
     /// Closes the connections of this node's clients in `room` (on another node).
-    fn room_moved(&self, room: &str) {
+    fn room_moved(&self, room: &RoomId) {
         if let Some((_, entry)) = self.inner.remote_rooms.remove(room) {
             for conn in entry.clients {
                 if let Some(client) = self.inner.clients.get(&conn) {

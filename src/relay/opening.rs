@@ -9,10 +9,10 @@ use super::Relay;
 use super::awaited::Unanswered;
 use super::gateway::{RemoteRoom, RoomLink};
 use super::wire::Envelope;
-use crate::lobby::ROOM_ID_BYTES;
 use crate::players::random_hex;
 use crate::protocol::{ClientError, ErrorCode};
 use crate::room::{PlayerInfo, Subscriber};
+use parlor_room::{NodeId, ROOM_ID_BYTES, RoomId};
 
 /// A room to open on another node: what `create_room` asks for, and who asks.
 pub(crate) struct NewRoom {
@@ -31,7 +31,7 @@ pub(crate) struct NewRoom {
 /// may have).
 pub(crate) struct Opening {
     /// The room's id.
-    pub(crate) room: String,
+    pub(crate) room: RoomId,
     /// The room as the client reaches it.
     pub(crate) link: RoomLink,
     /// Done, or why not (or that it is not known).
@@ -45,7 +45,7 @@ fn no_room_holder() -> ClientError {
     )
 }
 
-fn opening_unanswered(room: &str) -> ClientError {
+fn opening_unanswered(room: &RoomId) -> ClientError {
     ClientError::new(
         ErrorCode::RoomUnreachable,
         format!(
@@ -64,7 +64,7 @@ impl Relay {
         sub: &Subscriber,
         reference: Option<Value>,
     ) -> Result<Opening, ClientError> {
-        let mut owners: Vec<String> = self
+        let mut owners: Vec<NodeId> = self
             .inner
             .owning_nodes
             .iter()
@@ -72,7 +72,7 @@ impl Relay {
             .collect();
         owners.shuffle(&mut rand::rng());
         let seated = new_room.seats.iter().any(|seat| seat == "me");
-        let room = random_hex(ROOM_ID_BYTES);
+        let room = RoomId::from(random_hex(ROOM_ID_BYTES));
         for owner in owners {
             let asked = self
                 .ask_node(&owner, sub.conn, |asker| Envelope::Create {

@@ -14,13 +14,14 @@ use crate::protocol::{ClientError, ErrorCode};
 use crate::room::{
     Caller, ConnId, Creator, Frame, OUTBOX_FRAMES, PlayerInfo, RoomHandle, Subscriber, new_conn_id,
 };
+use parlor_room::{NodeId, RoomId};
 
 /// Another node's client in this node's rooms.
 pub(super) struct Member {
     /// Its subscriber here (its connection number is this node's).
     sub: Subscriber,
     /// The rooms it joined or watched here.
-    rooms: Vec<String>,
+    rooms: Vec<RoomId>,
 }
 
 impl Relay {
@@ -88,7 +89,7 @@ impl Relay {
     async fn open_for(
         &self,
         asker: &Asker,
-        room: &str,
+        room: &RoomId,
         player: PlayerInfo,
         (game, seats, options): (String, Vec<String>, Option<Map<String, Value>>),
         reference: Option<Value>,
@@ -126,7 +127,7 @@ impl Relay {
 
     /// Sends `asker` the outcome of its request: done (with the room it opened, for a
     /// `Create`), or refused.
-    async fn answer(&self, asker: &Asker, outcome: Result<Option<String>, ClientError>) {
+    async fn answer(&self, asker: &Asker, outcome: Result<Option<RoomId>, ClientError>) {
         let (room, refusal) = match outcome {
             Ok(room) => (room, None),
             Err(error) => (None, Some(Refusal::from(&error))),
@@ -137,12 +138,12 @@ impl Relay {
             room,
         };
         if let Err(error) = self.send(&asker.node, &answer).await {
-            warn!(node = asker.node, %error, "could not answer another node's client");
+            warn!(node = %asker.node, %error, "could not answer another node's client");
         }
     }
 
     /// One of this node's live rooms, or `unknown_room`.
-    fn local_room(&self, room: &str) -> Result<RoomHandle, ClientError> {
+    fn local_room(&self, room: &RoomId) -> Result<RoomHandle, ClientError> {
         self.inner.lobby.get(room)
     }
 
@@ -158,7 +159,7 @@ impl Relay {
     /// The subscriber of `asker`'s connection here, made (with the task that passes its
     /// frames back) when it first joins, watches or opens a room; notes that it is in
     /// `room`, if given.
-    fn member(&self, asker: &Asker, room: Option<&str>) -> Subscriber {
+    fn member(&self, asker: &Asker, room: Option<&RoomId>) -> Subscriber {
         let key = (asker.node.clone(), asker.conn);
         let mut member = self.inner.members.entry(key).or_insert_with(|| {
             let (outbox, queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
@@ -178,18 +179,18 @@ impl Relay {
         if let Some(room) = room
             && !member.rooms.iter().any(|known| known == room)
         {
-            member.rooms.push(room.to_owned());
+            member.rooms.push(room.clone());
         }
         member.sub.clone()
     }
 
     /// Notes that `asker`'s connection did not get into `room` (or into a room it was
     /// opening) after all, forgetting the member if it is in no room here.
-    fn not_in(&self, asker: &Asker, room: Option<&str>) {
+    fn not_in(&self, asker: &Asker, room: Option<&RoomId>) {
         let key = (asker.node.clone(), asker.conn);
         let emptied = match self.inner.members.get_mut(&key) {
             Some(mut member) => {
-                member.rooms.retain(|known| Some(known.as_str()) != room);
+                member.rooms.retain(|known| Some(known) != room);
                 member.rooms.is_empty()
             }
             None => false,
@@ -204,7 +205,7 @@ impl Relay {
     /// fails, or the client cannot keep up, the member is forgotten here.
     async fn pass_back(
         self,
-        node: String,
+        node: NodeId,
         conn: ConnId,
         sub: Subscriber,
         mut queued: mpsc::Receiver<Frame>,
@@ -227,18 +228,18 @@ impl Relay {
             };
             let Some(frame) = frame else { return };
             let envelope = Envelope::Frame {
-                node: self.inner.cluster.node().to_owned(),
+                node: self.inner.cluster.node().clone(),
                 conn,
                 text: frame.to_string(),
             };
             match self.send(&node, &envelope).await {
                 Ok(heard) if heard > 0 => {}
                 Ok(_) => {
-                    debug!(node, conn, "a client's gateway is gone");
+                    debug!(%node, conn, "a client's gateway is gone");
                     break;
                 }
                 Err(error) => {
-                    warn!(node, conn, %error, "could not pass a frame to another node");
+                    warn!(%node, conn, %error, "could not pass a frame to another node");
                     break;
                 }
             }
@@ -247,8 +248,8 @@ impl Relay {
     }
 
     /// Takes another node's client out of every room it is in here.
-    async fn forget_member(&self, node: &str, conn: ConnId) {
-        let Some((_, member)) = self.inner.members.remove(&(node.to_owned(), conn)) else {
+    async fn forget_member(&self, node: &NodeId, conn: ConnId) {
+        let Some((_, member)) = self.inner.members.remove(&(node.clone(), conn)) else {
             return;
         };
         for room in &member.rooms {

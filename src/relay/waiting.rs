@@ -9,6 +9,7 @@ use tracing::warn;
 use super::{Relay, RoomLink};
 use crate::protocol::{ClientError, TimeControl};
 use crate::room::{Asked, PlayerInfo, RoomCommand, Subscriber};
+use parlor_room::RoomId;
 use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
 use serde_json::Value;
@@ -32,7 +33,7 @@ impl Relay {
         player: &PlayerInfo,
         sub: &Subscriber,
         reference: Option<Value>,
-    ) -> Result<Option<(String, RoomLink)>, ClientError> {
+    ) -> Result<Option<(RoomId, RoomLink)>, ClientError> {
         let wanted = wanted(game, time_control);
         for _ in 0..TRIES {
             let room = match self.inner.cluster.take_waiting(&wanted).await {
@@ -69,11 +70,11 @@ impl Relay {
     pub(crate) async fn offer_waiting(
         &self,
         (game, time_control): (GameKind, TimeControl),
-        room: &str,
+        room: &RoomId,
     ) {
         let wanted = wanted(game, time_control);
         if let Err(error) = self.inner.cluster.offer_waiting(&wanted, room).await {
-            warn!(room, %error, "could not offer a waiting room to the other nodes");
+            warn!(%room, %error, "could not offer a waiting room to the other nodes");
         }
     }
 }

@@ -7,12 +7,13 @@ use serde_json::{Map, Value};
 
 use crate::protocol::{ClientError, ErrorCode, Updates};
 use crate::room::{Asked, ConnId, PlayerInfo};
+use parlor_room::{NodeId, RoomId};
 
 /// A client connection on its gateway, and the request it is waiting on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct Asker {
     /// The gateway node.
-    pub(super) node: String,
+    pub(super) node: NodeId,
     /// The connection, as the gateway numbers it.
     pub(super) conn: ConnId,
     /// The gateway's number for the answer it waits for.
@@ -30,14 +31,14 @@ pub(super) enum Envelope {
     /// A gateway's client asks something of a room.
     Ask {
         asker: Asker,
-        room: String,
+        room: RoomId,
         asked: Asked,
     },
     /// A gateway's client opens the room `room` (the gateway names it) on a node that
     /// holds rooms (its own node does not), and is seated in it if a seat says `me`.
     Create {
         asker: Asker,
-        room: String,
+        room: RoomId,
         player: PlayerInfo,
         game: String,
         seats: Vec<String>,
@@ -45,18 +46,18 @@ pub(super) enum Envelope {
         reference: Option<Value>,
     },
     /// A gateway's client has closed its connection.
-    Disconnect { node: String, conn: ConnId },
+    Disconnect { node: NodeId, conn: ConnId },
     /// The owner's answer to a request: `None` when it was done; for `Create`, the room
     /// it opened.
     Answer {
         reply: u64,
         refusal: Option<Refusal>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        room: Option<String>,
+        room: Option<RoomId>,
     },
     /// A frame of one of `node`'s rooms for the gateway's client `conn`.
     Frame {
-        node: String,
+        node: NodeId,
         conn: ConnId,
         text: String,
     },
@@ -69,9 +70,9 @@ pub(super) enum Envelope {
     Heartbeat,
     /// A node asks for one of the owner's rooms' current state (`GET /api/rooms/{id}`).
     Look {
-        node: String,
+        node: NodeId,
         reply: u64,
-        room: String,
+        room: RoomId,
     },
     /// The owner's answer to `Look`: the room's state, or `None` if it has no such room.
     Seen { reply: u64, state: Option<String> },
@@ -107,12 +108,13 @@ impl From<Refusal> for ClientError {
 mod tests {
     use super::*;
     use crate::room::{Request, RoomCommand};
+    use parlor_room::PlayerId;
     use parlor_rules::games::Seat;
     use serde_json::json;
 
     fn ann() -> PlayerInfo {
         PlayerInfo {
-            player_id: "p".to_owned(),
+            player_id: PlayerId::from("p"),
             name: "Ann".to_owned(),
         }
     }
@@ -120,7 +122,7 @@ mod tests {
     #[test]
     fn every_envelope_reads_back_as_written() {
         let asker = Asker {
-            node: "n1".to_owned(),
+            node: NodeId::from("n1"),
             conn: 7,
             reply: 9,
             updates: Updates::Moves,
@@ -128,7 +130,7 @@ mod tests {
         let envelopes = [
             Envelope::Ask {
                 asker: asker.clone(),
-                room: "r".to_owned(),
+                room: RoomId::from("r"),
                 asked: Asked {
                     player: ann(),
                     command: RoomCommand::Join {
@@ -140,7 +142,7 @@ mod tests {
             },
             Envelope::Ask {
                 asker,
-                room: "r".to_owned(),
+                room: RoomId::from("r"),
                 asked: Asked {
                     player: ann(),
                     command: RoomCommand::Request(Request::OfferDraw),
@@ -158,16 +160,16 @@ mod tests {
             Envelope::Answer {
                 reply: 10,
                 refusal: None,
-                room: Some("r2".to_owned()),
+                room: Some(RoomId::from("r2")),
             },
             Envelope::Create {
                 asker: Asker {
-                    node: "n1".to_owned(),
+                    node: NodeId::from("n1"),
                     conn: 8,
                     reply: 10,
                     updates: Updates::States,
                 },
-                room: "r2".to_owned(),
+                room: RoomId::from("r2"),
                 player: ann(),
                 game: "chess".to_owned(),
                 seats: vec!["me".to_owned(), "bot:easy".to_owned()],
@@ -176,16 +178,16 @@ mod tests {
             },
             Envelope::Heartbeat,
             Envelope::Look {
-                node: "n1".to_owned(),
+                node: NodeId::from("n1"),
                 reply: 3,
-                room: "r".to_owned(),
+                room: RoomId::from("r"),
             },
             Envelope::Seen {
                 reply: 3,
                 state: Some("{\"type\":\"state\"}".to_owned()),
             },
             Envelope::Frame {
-                node: "n2".to_owned(),
+                node: NodeId::from("n2"),
                 conn: 7,
                 text: "{\"type\":\"state\"}".to_owned(),
             },

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use bytestring::ByteString;
+use parlor_room::RoomId;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{Instant, sleep_until};
 use tokio_util::task::TaskTracker;
@@ -109,7 +110,7 @@ enum Flow {
 impl Room {
     /// A new room, not yet running: its machine, and no one in it.
     pub(super) fn new(
-        id: String,
+        id: RoomId,
         game: Box<dyn AnyGame>,
         seats: [SeatSpec; 2],
         options: RoomOptions,

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use parlor_room::RoomId;
 use serde_json::Value;
 use tokio::runtime::Handle as Runtime;
 use tokio::sync::mpsc::error::TrySendError;
@@ -38,7 +39,7 @@ pub(crate) struct Creator {
 /// A cheap, cloneable way to talk to one room's task.
 #[derive(Clone, Debug)]
 pub(crate) struct RoomHandle {
-    id: Arc<str>,
+    id: RoomId,
     /// Boxed, so that a room's queue (allocated 32 slots at a time) stays small.
     commands: mpsc::Sender<Box<Command>>,
     published: watch::Receiver<Published>,
@@ -102,7 +103,7 @@ impl RoomHandle {
     /// `creator`, if any, is seated in the `me` seat (and ignored if there is none).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn spawn(
-        id: String,
+        id: RoomId,
         game: Box<dyn AnyGame>,
         seats: [SeatSpec; 2],
         options: RoomOptions,
@@ -147,7 +148,7 @@ impl RoomHandle {
         tracker: &TaskTracker,
     ) -> (RoomHandle, JoinHandle<()>) {
         let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
-        let id = state.id().to_owned();
+        let id = state.id().clone();
         let room = Room::with_state(state, fence, context, commands.downgrade());
         let kind = (options.private, options.start.is_none());
         RoomHandle::start(id, room, (commands, inbox), kind, None, runtime, tracker)
@@ -156,7 +157,7 @@ impl RoomHandle {
     /// Spawns `room`'s task, reading `queue`, tracked by `tracker`; `kind` is whether the
     /// room is private and whether it begins from the usual start.
     fn start(
-        id: String,
+        id: RoomId,
         room: Room,
         queue: (mpsc::Sender<Box<Command>>, mpsc::Receiver<Box<Command>>),
         kind: (bool, bool),
@@ -170,7 +171,7 @@ impl RoomHandle {
         let room = room.tracked_by(tracker);
         let task = runtime.spawn(tracker.track_future(room.run(inbox, publisher, creator)));
         let handle = RoomHandle {
-            id: id.into(),
+            id,
             commands,
             published,
             private,
@@ -180,7 +181,7 @@ impl RoomHandle {
     }
 
     /// The room's id.
-    pub(crate) fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &RoomId {
         &self.id
     }
 

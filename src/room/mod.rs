@@ -29,6 +29,7 @@ use crate::metrics::Metrics;
 use crate::protocol::{ClientError, ErrorCode, TimeControl, Updates};
 use crate::store::Store;
 use crate::thinkers::Thinkers;
+use parlor_room::PlayerId;
 
 pub(crate) use command::{Asked, Caller, Request, RoomCommand};
 pub(crate) use handle::{Creator, RoomHandle, StateUnread};
@@ -104,7 +105,7 @@ impl Subscriber {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct PlayerInfo {
     /// The player's public id.
-    pub(crate) player_id: String,
+    pub(crate) player_id: PlayerId,
     /// The player's name.
     pub(crate) name: String,
 }

@@ -7,7 +7,9 @@ use tokio::time::Instant;
 use super::{ConnId, PlayerInfo};
 use crate::domain::SeatKind;
 use crate::protocol::{ClientError, ErrorCode, PlayerRef, SeatView};
+use parlor_room::PlayerId;
 use parlor_rules::bots::BotLevel;
+use parlor_rules::games::Seat;
 
 /// A seat as asked for in `create_room`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,7 +94,7 @@ impl SeatState {
     }
 
     /// The person the seat belongs to, even while a bot stands in for them.
-    pub(super) fn player_id(&self) -> Option<&str> {
+    pub(super) fn player_id(&self) -> Option<&PlayerId> {
         match self {
             SeatState::Human { player, .. } | SeatState::StandIn { player, .. } => {
                 Some(&player.player_id)
@@ -138,7 +140,7 @@ impl SeatState {
     }
 
     /// The seat as shown in `state` and listings, as seat number `seat`, without rating.
-    pub(super) fn view(&self, seat: u8) -> SeatView {
+    pub(super) fn view(&self, seat: Seat) -> SeatView {
         let (player_id, stand_in_for) = match self {
             SeatState::StandIn { player, .. } => (
                 None,
@@ -147,7 +149,7 @@ impl SeatState {
                     name: player.name.clone(),
                 }),
             ),
-            _ => (self.player_id().map(str::to_owned), None),
+            _ => (self.player_id().cloned(), None),
         };
         SeatView {
             seat,

@@ -14,9 +14,11 @@ mod status;
 mod stored;
 
 use async_trait::async_trait;
+use parlor_room::{GameId, PlayerId};
 use parlor_rules::GameKind;
+use parlor_rules::games::Seat;
 
-use crate::ratings::Rating;
+use crate::ratings::{RatedKey, Rating};
 
 pub(crate) use records::{
     ChatRecord, DrawOfferRecord, Fence, GameFinish, LeaderboardCandidate, MoveRecord, NewGame,
@@ -90,7 +92,7 @@ pub enum StoreError {
     #[error("game {game_id} is now played on another node; this one may not write for it")]
     Fenced {
         /// The game.
-        game_id: String,
+        game_id: GameId,
     },
     /// The store has been closed (the server is shutting down).
     #[error("the store is closed")]
@@ -178,7 +180,7 @@ pub(crate) trait Store: Send + Sync + 'static {
 
     /// Gives an existing player a new display name, claiming it if unclaimed.
     /// Fails with [`StoreError::NameTaken`] if another player owns it.
-    async fn rename_player(&self, player_id: &str, name: &str) -> Result<(), StoreError>;
+    async fn rename_player(&self, player_id: &PlayerId, name: &str) -> Result<(), StoreError>;
 
     /// Records a game that has just started, with both seats, owned under `fence`;
     /// returns both seats' ratings in its game as they stand (each `None` without one),
@@ -214,13 +216,13 @@ pub(crate) trait Store: Send + Sync + 'static {
     async fn ratings(
         &self,
         game: GameKind,
-        keys: [&str; 2],
+        keys: [&RatedKey; 2],
     ) -> Result<[Option<Rating>; 2], StoreError>;
 
     /// A player's games, newest first; `None` if no such player exists.
     async fn player_games(
         &self,
-        player_id: &str,
+        player_id: &PlayerId,
         limit: u32,
     ) -> Result<Option<Vec<PlayerGame>>, StoreError>;
 
@@ -235,7 +237,7 @@ pub(crate) trait Store: Send + Sync + 'static {
     /// Fails with [`StoreError::Fenced`] if the game is owned under another token.
     async fn record_draw_offer(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         offer: Option<DrawOfferRecord>,
         fence: Fence,
     ) -> Result<(), StoreError>;
@@ -245,8 +247,8 @@ pub(crate) trait Store: Send + Sync + 'static {
     /// Fails with [`StoreError::Fenced`] if the game is owned under another token.
     async fn record_stand_in(
         &self,
-        game_id: &str,
-        seat: u8,
+        game_id: &GameId,
+        seat: Seat,
         fence: Fence,
     ) -> Result<(), StoreError>;
 
@@ -261,7 +263,7 @@ pub(crate) trait Store: Send + Sync + 'static {
 
     /// Marks one game still `playing` as `interrupted` (it cannot be resumed), if it is
     /// owned under `fence`.
-    async fn interrupt_game(&self, game_id: &str, fence: Fence) -> Result<(), StoreError>;
+    async fn interrupt_game(&self, game_id: &GameId, fence: Fence) -> Result<(), StoreError>;
 
     /// Every game still `playing`, oldest first, with its room: what a starting server
     /// resumes, and what the nodes of a fleet adopt when their owner is gone.
@@ -272,7 +274,7 @@ pub(crate) trait Store: Send + Sync + 'static {
     /// the old token (PostgreSQL), so a read of the game afterwards sees all of them.
     /// Fails with [`StoreError::Fenced`] if the game is no longer playing or a token as
     /// high already holds it.
-    async fn take_over(&self, game_id: &str, fence: Fence) -> Result<(), StoreError>;
+    async fn take_over(&self, game_id: &GameId, fence: Fence) -> Result<(), StoreError>;
 
     /// A number one higher than the last one this database handed out (1 the first
     /// time): each start of a server on the database takes one, so that what a server
@@ -280,7 +282,7 @@ pub(crate) trait Store: Send + Sync + 'static {
     async fn next_incarnation(&self) -> Result<u64, StoreError>;
 
     /// A stored game with its seats and moves.
-    async fn game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError>;
+    async fn game(&self, game_id: &GameId) -> Result<Option<StoredGame>, StoreError>;
 
     /// The best scores in a game, highest first, earliest first on ties.
     async fn leaderboard(

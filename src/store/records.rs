@@ -2,13 +2,14 @@
 //! endings, chat lines and leaderboard candidates, and the rating changes a write
 //! returns.
 
+use parlor_room::{GameId, PlayerId, RoomId};
 use parlor_rules::GameKind;
-use parlor_rules::games::EndReason;
+use parlor_rules::games::{EndReason, Seat};
 use serde::Serialize;
 
 use crate::domain::{ChatChannel, ChatLine, SeatKind};
 
-use crate::ratings::{Rating, rated_key};
+use crate::ratings::{RatedKey, Rating};
 
 /// The ownership token a room writes under. In a fleet every room has one owner node at
 /// a time, and each new owner takes a higher token; the store keeps a game's token and
@@ -26,7 +27,7 @@ impl Fence {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct PlayerRecord {
     /// The player's public, stable id.
-    pub(crate) player_id: String,
+    pub(crate) player_id: PlayerId,
     /// The player's current display name.
     pub(crate) name: String,
 }
@@ -34,12 +35,12 @@ pub(crate) struct PlayerRecord {
 /// One seat of a game as stored when the game starts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct SeatRecord {
-    /// 0 or 1.
-    pub(crate) seat: u8,
+    /// The seat.
+    pub(crate) seat: Seat,
     /// `human` or `bot:<level>`.
     pub(crate) kind: SeatKind,
     /// The human's player id; `None` for a bot.
-    pub(crate) player_id: Option<String>,
+    pub(crate) player_id: Option<PlayerId>,
     /// The name shown for the seat.
     pub(crate) name: String,
 }
@@ -48,11 +49,11 @@ pub(crate) struct SeatRecord {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct NewGame {
     /// Unique id of this game.
-    pub(crate) game_id: String,
+    pub(crate) game_id: GameId,
     /// Which game it is.
     pub(crate) game: GameKind,
     /// The room the game is played in.
-    pub(crate) room_id: String,
+    pub(crate) room_id: RoomId,
     /// Wall-clock start, Unix milliseconds.
     pub(crate) started_at_ms: i64,
     /// Both seats.
@@ -64,16 +65,16 @@ pub(crate) struct NewGame {
 }
 
 impl NewGame {
-    /// The keys its seats are rated under in its game, seat 0's first (see
-    /// [`rated_key`]); a seat missing from `seats` has the key of an open seat.
-    pub(crate) fn rating_keys(&self) -> [String; 2] {
-        [0, 1].map(|index| {
+    /// The keys its seats are rated under in its game, seat 0's first; a seat missing
+    /// from `seats` has the key of an open seat.
+    pub(crate) fn rating_keys(&self) -> [RatedKey; 2] {
+        Seat::BOTH.map(|wanted| {
             self.seats
                 .iter()
-                .find(|seat| seat.seat == index)
+                .find(|seat| seat.seat == wanted)
                 .map_or_else(
-                    || rated_key(&SeatKind::Open.to_string(), None),
-                    |seat| rated_key(&seat.kind.to_string(), seat.player_id.as_deref()),
+                    || RatedKey::of(SeatKind::Open, None),
+                    |seat| RatedKey::of(seat.kind, seat.player_id.as_ref()),
                 )
         })
     }
@@ -83,11 +84,11 @@ impl NewGame {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct MoveRecord {
     /// The game the move belongs to.
-    pub(crate) game_id: String,
+    pub(crate) game_id: GameId,
     /// 1 for the first move of the game, then up by one.
     pub(crate) ply: u32,
     /// The seat that moved.
-    pub(crate) seat: u8,
+    pub(crate) seat: Seat,
     /// The move in the game's notation.
     pub(crate) notation: String,
     /// When the server received the move, Unix milliseconds.
@@ -101,8 +102,8 @@ pub(crate) struct MoveRecord {
 /// A seat's totals when its game ends.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct SeatResult {
-    /// 0 or 1.
-    pub(crate) seat: u8,
+    /// The seat.
+    pub(crate) seat: Seat,
     /// Sum of the seat's thinking times, ms.
     pub(crate) thinking_ms: i64,
     /// The seat's score; `None` for bots and unscored games.
@@ -113,13 +114,13 @@ pub(crate) struct SeatResult {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct GameFinish {
     /// The finished game.
-    pub(crate) game_id: String,
+    pub(crate) game_id: GameId,
     /// Which game it is (the leaderboard is per game).
     pub(crate) game: GameKind,
     /// Wall-clock end, Unix milliseconds.
     pub(crate) finished_at_ms: i64,
     /// Winning seat, `None` for a draw.
-    pub(crate) winner: Option<u8>,
+    pub(crate) winner: Option<Seat>,
     /// Why it ended (`three_in_a_row`, `resigned`, ...).
     pub(crate) reason: EndReason,
     /// Wall-clock duration from start to end, ms.
@@ -131,8 +132,8 @@ pub(crate) struct GameFinish {
     /// Players whose score may enter the leaderboard (wins and draws of humans).
     pub(crate) leaderboard: Vec<LeaderboardCandidate>,
     /// When the game is rated: the keys both seats are rated under (see
-    /// [`crate::ratings::rated_key`]). Their ratings are updated in the same transaction.
-    pub(crate) rated: Option<[String; 2]>,
+    /// [`RatedKey`]). Their ratings are updated in the same transaction.
+    pub(crate) rated: Option<[RatedKey; 2]>,
 }
 
 /// A seat's rating before and after a rated game.
@@ -148,7 +149,7 @@ pub(crate) struct RatingChange {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct LeaderboardCandidate {
     /// The player.
-    pub(crate) player_id: String,
+    pub(crate) player_id: PlayerId,
     /// The score achieved.
     pub(crate) score: i64,
 }
@@ -157,7 +158,7 @@ pub(crate) struct LeaderboardCandidate {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct DrawOfferRecord {
     /// The seat that offered.
-    pub(crate) seat: u8,
+    pub(crate) seat: Seat,
     /// How many moves had been played when it did.
     pub(crate) ply: u32,
 }
@@ -166,7 +167,7 @@ pub(crate) struct DrawOfferRecord {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ChatRecord {
     /// The game it was said in.
-    pub(crate) game_id: String,
+    pub(crate) game_id: GameId,
     /// Its number in the game, both chats counted together, from 0.
     pub(crate) number: u64,
     /// Which chat.

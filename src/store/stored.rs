@@ -1,8 +1,9 @@
 //! What the store's read API returns: stored games with their seats, moves and chat,
 //! a player's games, and the two leaderboards (by score and by rating).
 
+use parlor_room::{GameId, PlayerId, RoomId};
 use parlor_rules::GameKind;
-use parlor_rules::games::EndReason;
+use parlor_rules::games::{EndReason, Seat};
 use serde::Serialize;
 
 use crate::domain::{ChatChannel, ChatLine, SeatKind};
@@ -13,19 +14,19 @@ use super::{DrawOfferRecord, Fence, GameStatus};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct PlayerGame {
     /// The game's unique id.
-    pub(crate) game_id: String,
+    pub(crate) game_id: GameId,
     /// Which game it is.
     pub(crate) game: GameKind,
     /// Playing, finished or interrupted.
     pub(crate) status: GameStatus,
     /// The seat the player had.
-    pub(crate) seat: u8,
+    pub(crate) seat: Seat,
     /// Both seats' names, by seat.
     pub(crate) names: Vec<String>,
     /// Wall-clock start, Unix ms.
     pub(crate) started_at_ms: i64,
     /// Winning seat; `None` for a draw or an unfinished game.
-    pub(crate) winner: Option<u8>,
+    pub(crate) winner: Option<Seat>,
     /// Why it ended, once finished.
     pub(crate) reason: Option<EndReason>,
 }
@@ -36,7 +37,7 @@ pub(crate) struct RatingEntry {
     /// 1-based rank.
     pub(crate) rank: u32,
     /// The player.
-    pub(crate) player_id: String,
+    pub(crate) player_id: PlayerId,
     /// The player's current name.
     pub(crate) name: String,
     /// Their Glicko-2 rating.
@@ -50,12 +51,12 @@ pub(crate) struct RatingEntry {
 /// A stored game's seat, as returned by [`super::Store::game`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct StoredSeat {
-    /// 0 or 1.
-    pub(crate) seat: u8,
+    /// The seat.
+    pub(crate) seat: Seat,
     /// `human` or `bot:<level>`.
     pub(crate) kind: SeatKind,
     /// The human's player id; `None` for a bot.
-    pub(crate) player_id: Option<String>,
+    pub(crate) player_id: Option<PlayerId>,
     /// The name shown for the seat.
     pub(crate) name: String,
     /// Total thinking time, ms, once the game has finished.
@@ -79,7 +80,7 @@ pub(crate) struct StoredMove {
     /// 1-based move number.
     pub(crate) ply: u32,
     /// The seat that moved.
-    pub(crate) seat: u8,
+    pub(crate) seat: Seat,
     /// The move in the game's notation.
     pub(crate) notation: String,
     /// The move as players write it (SAN in chess). Only `notation` is stored: the store
@@ -98,9 +99,9 @@ pub(crate) struct StoredMove {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct UnfinishedGame {
     /// The game.
-    pub(crate) game_id: String,
+    pub(crate) game_id: GameId,
     /// Its room.
-    pub(crate) room_id: String,
+    pub(crate) room_id: RoomId,
     /// The token its room writes under now.
     pub(crate) fence: Fence,
 }
@@ -109,11 +110,11 @@ pub(crate) struct UnfinishedGame {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct StoredGame {
     /// The game's unique id.
-    pub(crate) game_id: String,
+    pub(crate) game_id: GameId,
     /// Which game it is.
     pub(crate) game: GameKind,
     /// The room it was played in.
-    pub(crate) room_id: String,
+    pub(crate) room_id: RoomId,
     /// Playing, finished or interrupted.
     pub(crate) status: GameStatus,
     /// The room's options when the game started (e.g. `{"start": "<FEN>"}`).
@@ -123,7 +124,7 @@ pub(crate) struct StoredGame {
     /// Wall-clock end, Unix ms, once finished.
     pub(crate) finished_at_ms: Option<i64>,
     /// Winning seat; `None` for a draw or an unfinished game.
-    pub(crate) winner: Option<u8>,
+    pub(crate) winner: Option<Seat>,
     /// Why it ended, once finished.
     pub(crate) reason: Option<EndReason>,
     /// Duration, ms, once finished.
@@ -150,13 +151,13 @@ pub(crate) struct LeaderboardEntry {
     /// 1-based rank.
     pub(crate) rank: u32,
     /// The player.
-    pub(crate) player_id: String,
+    pub(crate) player_id: PlayerId,
     /// The player's current name.
     pub(crate) name: String,
     /// Their best score in this game.
     pub(crate) score: i64,
     /// The game in which they first reached it.
-    pub(crate) game_id: String,
+    pub(crate) game_id: GameId,
     /// When, Unix ms.
     pub(crate) achieved_at_ms: i64,
 }

@@ -9,13 +9,14 @@ use tokio::time::Instant;
 use tracing::{debug, info};
 
 use super::session::Connection;
-use crate::lobby::{could_be_room_id, parse_game};
+use crate::lobby::parse_game;
 use crate::players::{self, Identity};
 use crate::protocol::{
     self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, Updates, encode,
 };
 use crate::relay::{NewRoom, Opening, RoomLink};
 use crate::room::{Asked, Creator, PlayerInfo, Request, RoomCommand, RoomOptions, unix_ms};
+use parlor_room::RoomId;
 use parlor_rules::games::Seat;
 
 impl Connection {
@@ -208,7 +209,7 @@ impl Connection {
         let wanted = RoomOptions::parse(Some(options.clone()))?.time_control;
         let candidates = self.app.lobby.waiting_for(kind, wanted, &player.player_id);
         for (handle, seat) in candidates {
-            let room = handle.id().to_owned();
+            let room = handle.id().clone();
             let link = RoomLink::Local(handle);
             let asked = player
                 .clone()
@@ -250,7 +251,7 @@ impl Connection {
         seats: Vec<String>,
         options: Option<Map<String, Value>>,
         reference: Option<Value>,
-    ) -> Result<String, ClientError> {
+    ) -> Result<RoomId, ClientError> {
         let player = self.player_info()?;
         self.app
             .limits
@@ -297,13 +298,13 @@ impl Connection {
             self.rooms
                 .insert(room.id().to_owned(), RoomLink::Local(room.clone()));
         }
-        Ok(room.id().to_owned())
+        Ok(room.id().clone())
     }
 
     /// Passes a seated player's request to a room; the room's broadcast is the answer.
     async fn request(
         &self,
-        room: &str,
+        room: &RoomId,
         request: Request,
         received: Instant,
     ) -> Result<Vec<ServerMsg>, ClientError> {
@@ -315,7 +316,7 @@ impl Connection {
     /// broadcast is the answer.
     async fn ask_room(
         &self,
-        room: &str,
+        room: &RoomId,
         command: RoomCommand,
         reference: Option<Value>,
         received: Instant,
@@ -328,7 +329,7 @@ impl Connection {
 
     /// The player asking and the room asked, checked in the documented order:
     /// `hello_required`, then `unknown_room`.
-    async fn player_and_room(&self, room: &str) -> Result<(PlayerInfo, RoomLink), ClientError> {
+    async fn player_and_room(&self, room: &RoomId) -> Result<(PlayerInfo, RoomLink), ClientError> {
         let player = self.player_info()?;
         let link = self.room(room).await?;
         Ok((player, link))
@@ -339,7 +340,7 @@ impl Connection {
     /// have), so that the room hears when the connection closes.
     async fn enter(
         &mut self,
-        room: String,
+        room: RoomId,
         link: RoomLink,
         asked: Asked,
         received: Instant,
@@ -360,13 +361,13 @@ impl Connection {
     }
 
     /// The room `room`: one of this node's, or, in a fleet, one another node holds.
-    async fn room(&self, room: &str) -> Result<RoomLink, ClientError> {
+    async fn room(&self, room: &RoomId) -> Result<RoomLink, ClientError> {
         if let Some(link) = self.rooms.get(room) {
             return Ok(link.clone());
         }
         match (self.app.lobby.get(room), &self.app.relay) {
             (Ok(handle), _) => Ok(RoomLink::Local(handle)),
-            (Err(_), Some(relay)) if could_be_room_id(room) => {
+            (Err(_), Some(relay)) if room.could_be_live() => {
                 Ok(RoomLink::Remote(relay.locate(room).await?))
             }
             (Err(error), _) => Err(error),

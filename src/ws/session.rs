@@ -25,6 +25,7 @@ use crate::players::Identity;
 use crate::protocol::{ClientError, ErrorCode, MAX_FRAME_BYTES, ServerMsg, ShutdownReason, encode};
 use crate::relay::RoomLink;
 use crate::room::{ConnId, Frame, OUTBOX_FRAMES, Subscriber, new_conn_id};
+use parlor_room::RoomId;
 
 /// An upgraded connection, ready for its session.
 pub(crate) struct Opened {
@@ -48,7 +49,7 @@ pub(super) struct Connection {
     pub(super) app: Arc<AppState>,
     pub(super) identity: Option<Identity>,
     /// Rooms this connection plays or watches in, told when it closes.
-    pub(super) rooms: HashMap<String, RoomLink>,
+    pub(super) rooms: HashMap<RoomId, RoomLink>,
     pub(super) subscriber: Subscriber,
     /// The lobby feed, while subscribed.
     pub(super) lobby: Option<LobbySubscription>,

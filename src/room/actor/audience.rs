@@ -21,7 +21,7 @@ impl Room {
         };
         let joined = ServerMsg::Joined {
             room: self.state.id().to_owned(),
-            seat: seat.map(|s| s.index() as u8),
+            seat,
             role: if seat.is_some() {
                 Role::Player
             } else {

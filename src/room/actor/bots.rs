@@ -41,7 +41,7 @@ impl Room {
                 (Some(text), Some(room)) => {
                     let _closed = room.send(Box::new(Command::BotMoved { ply, text })).await;
                 }
-                (None, Some(_)) => warn!(room, "a bot found no move to play"),
+                (None, Some(_)) => warn!(%room, "a bot found no move to play"),
                 (_, None) => {}
             }
         });

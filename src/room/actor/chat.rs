@@ -27,7 +27,7 @@ impl Room {
         let room = self.state.id().to_owned();
         self.background.spawn(async move {
             if let Err(error) = store.record_chat(&said, fence).await {
-                warn!(room, game_id = %said.game_id, %error, "could not store a chat line; it was still sent");
+                warn!(%room, game_id = %said.game_id, %error, "could not store a chat line; it was still sent");
             }
         });
     }

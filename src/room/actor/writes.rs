@@ -11,6 +11,7 @@ use crate::players::random_hex;
 use crate::protocol::ClientError;
 use crate::room::now;
 use crate::room::state::{AfterStart, DrawChange, OnFailure, PendingEnding};
+use parlor_room::GameId;
 use parlor_rules::bots::BotLevel;
 use parlor_rules::games::Seat;
 
@@ -18,11 +19,11 @@ impl Room {
     /// Records that a bot plays for an absent person, then has the machine seat it; if
     /// the store fails, the machine tries again later.
     pub(super) async fn stand_in(&mut self, seat: Seat, level: BotLevel) {
-        if let Some((game_id, index)) = self.state.stand_in_record(seat)
+        if let Some((game_id, seat)) = self.state.stand_in_record(seat)
             && let Err(error) = self
                 .context
                 .store
-                .record_stand_in(&game_id, index, self.fence)
+                .record_stand_in(&game_id, seat, self.fence)
                 .await
         {
             error!(room = %self.state.id(), %error, "could not record a bot standing in; will retry");
@@ -93,7 +94,7 @@ impl Room {
     /// Records the start of the game if both seats are filled; if the store is
     /// unavailable the room stays waiting and the machine tries again later.
     pub(super) async fn try_start(&mut self) {
-        let game_id = || format!("g_{}", random_hex(8));
+        let game_id = || GameId::from(format!("g_{}", random_hex(8)));
         let Some(record) = self.state.start_record(now(), game_id) else {
             return;
         };
@@ -105,7 +106,7 @@ impl Room {
                 return;
             }
         };
-        info!(room = %self.state.id(), game_id = record.game_id, "game started");
+        info!(room = %self.state.id(), game_id = %record.game_id, "game started");
         // The first mover's time starts now, not before the database work above.
         self.state.started(record.game_id, ratings, Instant::now());
     }

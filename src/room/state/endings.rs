@@ -8,8 +8,10 @@ use tracing::info;
 
 use super::views::rounded;
 use super::{Effect, Now, RoomState};
+use parlor_room::GameId;
+
 use crate::protocol::{GameOverMsg, MIN_MOVES_EACH_TO_RATE, ScoreView, Unrated};
-use crate::ratings::rated_key;
+use crate::ratings::RatedKey;
 use crate::room::seats::SeatState;
 use crate::scoring::{self, ScoreInput};
 use crate::store::{GameFinish, LeaderboardCandidate, RatingChange, SeatResult};
@@ -102,7 +104,8 @@ impl RoomState {
                 started.game_id.clone(),
                 now.at.saturating_duration_since(started.at),
             ),
-            None => (String::new(), Duration::ZERO),
+            // Only a game in progress ends; an ending without one names no game.
+            None => (GameId::from(""), Duration::ZERO),
         };
         let unrated = self.unrated_because(outcome, moves_by_seat);
         let leaderboard = Seat::BOTH
@@ -120,13 +123,13 @@ impl RoomState {
             game_id,
             game: self.game.kind(),
             finished_at_ms: now.unix_ms,
-            winner: outcome.winner.map(|s| s.index() as u8),
+            winner: outcome.winner,
             reason: outcome.reason,
             duration_ms: duration_ms(duration) as i64,
             moves: moves as u32,
             seats: Seat::BOTH
                 .map(|seat| SeatResult {
-                    seat: seat.index() as u8,
+                    seat,
                     thinking_ms: thinking_ms[seat.index()] as i64,
                     score: scores[seat.index()].map(i64::from),
                 })
@@ -146,10 +149,10 @@ impl RoomState {
     }
 
     /// The keys both seats are rated under in this game.
-    pub(crate) fn rating_keys(&self) -> [String; 2] {
+    pub(crate) fn rating_keys(&self) -> [RatedKey; 2] {
         Seat::BOTH.map(|seat| {
             let state = &self.seats[seat.index()];
-            rated_key(&state.kind().to_string(), state.player_id())
+            RatedKey::of(state.kind(), state.player_id())
         })
     }
 
@@ -213,18 +216,18 @@ impl RoomState {
         self.clock.halt(now);
         self.announce_state(now, None, &mut effects);
         info!(
-            room = %self.id, game_id = finish.game_id, reason = %outcome.reason,
+            room = %self.id, game_id = %finish.game_id, reason = %outcome.reason,
             winner = ?outcome.winner.map(Seat::index), moves = self.history.len(), "game finished"
         );
         let game_over = GameOverMsg {
             room: self.id.clone(),
             game_id: finish.game_id,
             seq: self.seq,
-            winner: outcome.winner.map(|s| s.index() as u8),
+            winner: outcome.winner,
             reason: outcome.reason,
             scores: Seat::BOTH
                 .map(|seat| ScoreView {
-                    seat: seat.index() as u8,
+                    seat,
                     name: self.seats[seat.index()].name(),
                     score: scores[seat.index()],
                     rating_before: ratings

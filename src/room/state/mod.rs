@@ -26,6 +26,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use parlor_room::{GameId, RoomId};
 use serde_json::Value;
 use tokio::time::Instant;
 
@@ -202,13 +203,13 @@ pub(crate) enum AfterStart {
 /// The game being played in the room, once both seats are filled.
 #[derive(Clone, Debug, PartialEq)]
 struct Started {
-    game_id: String,
+    game_id: GameId,
     at: Instant,
 }
 
 /// The room's whole state.
 pub(crate) struct RoomState {
-    id: String,
+    id: RoomId,
     game: Box<dyn AnyGame>,
     /// The game as it starts, for rematches.
     initial: Box<dyn AnyGame>,
@@ -265,7 +266,7 @@ pub(crate) struct RoomState {
 impl RoomState {
     /// A new, waiting room created at `now` with bots seated where `seats` asks.
     pub(crate) fn new(
-        id: String,
+        id: RoomId,
         game: Box<dyn AnyGame>,
         seats: [SeatSpec; 2],
         options: RoomOptions,
@@ -312,7 +313,7 @@ impl RoomState {
     }
 
     /// The room's id.
-    pub(crate) fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &RoomId {
         &self.id
     }
 

@@ -1,6 +1,7 @@
 //! Moves: who may move, checking a move against the game and the clock, the record
 //! written before anyone sees it, and applying it once written.
 
+use parlor_room::PlayerId;
 use tokio::time::Instant;
 use tracing::debug;
 
@@ -48,7 +49,7 @@ impl std::fmt::Debug for PendingMove {
 impl RoomState {
     /// The seat that `player_id` may move for on `conn`, checked in the documented
     /// order: the seat, the game's status, a bot finishing their move, the turn.
-    pub(crate) fn mover(&self, player_id: &str, conn: ConnId) -> Result<Seat, ClientError> {
+    pub(crate) fn mover(&self, player_id: &PlayerId, conn: ConnId) -> Result<Seat, ClientError> {
         let seat = self.seat_of(player_id, conn)?;
         match self.status() {
             Status::Finished => {
@@ -119,7 +120,7 @@ impl RoomState {
         let record = MoveRecord {
             game_id: started.game_id.clone(),
             ply: self.history.len() as u32 + 1,
-            seat: seat.index() as u8,
+            seat,
             notation: played.notation.clone(),
             played_at_ms: now.unix_ms,
             think_ms: think_ms as i64,

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use parlor_room::{GameId, RoomId};
 use tokio::time::Instant;
 
 use super::{ChatLog, Now, RoomState};
@@ -53,7 +54,7 @@ pub(crate) enum RebuildError {
 /// The records of one game, as the store keeps them.
 pub(crate) struct Records<'a> {
     /// The game's unique id.
-    pub(crate) game_id: String,
+    pub(crate) game_id: GameId,
     /// Which game it is.
     pub(crate) kind: GameKind,
     /// The rule settings it started under.
@@ -81,7 +82,7 @@ impl Records<'_> {
             .moves
             .iter()
             .any(|stored| stored.ply > offer.ply && stored.seat != offer.seat);
-        Seat::from_index(u64::from(offer.seat)).filter(|_| !answered)
+        Some(offer.seat).filter(|_| !answered)
     }
 
     /// Both clocks as stored with the last move, if it has them.
@@ -100,7 +101,7 @@ impl RoomState {
     /// away from `live`, with the whole reconnect grace ahead. The store does not keep
     /// `seq`: the rebuilt room goes on from the given one.
     pub(crate) fn rebuild(
-        id: String,
+        id: RoomId,
         options: RoomOptions,
         config: Arc<Config>,
         records: &Records<'_>,
@@ -125,7 +126,7 @@ impl RoomState {
                 notation: stored.notation.clone(),
                 error,
             };
-            let seat = Seat::from_index(u64::from(stored.seat))
+            let seat = Some(stored.seat)
                 .filter(|seat| room.game.turn() == Some(*seat))
                 .ok_or_else(|| {
                     refused(ClientError::new(

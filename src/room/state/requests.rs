@@ -1,6 +1,7 @@
 //! A seated player's requests other than a move: resigning, draw offers and their
 //! answers, and rematches (PROTOCOL.md §6.6, §6.9–6.12).
 
+use parlor_room::{GameId, PlayerId};
 use tracing::info;
 
 use super::endings::OnFailure;
@@ -19,7 +20,7 @@ impl RoomState {
     pub(crate) fn request(
         &mut self,
         request: Request,
-        player_id: &str,
+        player_id: &PlayerId,
         conn: ConnId,
         now: Now,
     ) -> Result<Step, ClientError> {
@@ -76,11 +77,11 @@ impl RoomState {
     pub(crate) fn draw_offer_record(
         &self,
         change: DrawChange,
-    ) -> Option<(String, Option<DrawOfferRecord>)> {
+    ) -> Option<(GameId, Option<DrawOfferRecord>)> {
         let started = self.started.as_ref()?;
         let offer = match change {
             DrawChange::Offered(seat) => Some(DrawOfferRecord {
-                seat: seat.index() as u8,
+                seat,
                 ply: self.history.len() as u32,
             }),
             DrawChange::Declined { .. } => None,

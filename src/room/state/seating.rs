@@ -1,6 +1,7 @@
 //! Who is in a room: taking and taking back seats, watching, leaving, and connections
 //! that close or are dropped (PROTOCOL.md §9.4–9.6).
 
+use parlor_room::PlayerId;
 use serde_json::Value;
 use tokio::time::Instant;
 use tracing::{debug, info};
@@ -154,7 +155,7 @@ impl RoomState {
     }
 
     /// The seat `player_id` holds on `conn`, or `not_a_player`.
-    pub(crate) fn seat_of(&self, player_id: &str, conn: ConnId) -> Result<Seat, ClientError> {
+    pub(crate) fn seat_of(&self, player_id: &PlayerId, conn: ConnId) -> Result<Seat, ClientError> {
         Seat::BOTH
             .into_iter()
             .find(|s| {
@@ -173,7 +174,7 @@ impl RoomState {
     /// loses it by `abandoned` (recorded first: see [`Then::End`]).
     pub(crate) fn leave(
         &mut self,
-        player_id: &str,
+        player_id: &PlayerId,
         conn: ConnId,
         now: Now,
     ) -> Result<Step, ClientError> {

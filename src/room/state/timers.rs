@@ -2,6 +2,7 @@
 //! timer decides (bot fill, reconnect grace, the first-move abort, clocks, idle
 //! removal, paced announcements), all from a `now` given to it (PROTOCOL.md §9.6–9.8).
 
+use parlor_room::GameId;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -37,7 +38,7 @@ impl RoomState {
     pub(crate) fn start_record(
         &self,
         now: Now,
-        game_id: impl FnOnce() -> String,
+        game_id: impl FnOnce() -> GameId,
     ) -> Option<NewGame> {
         if self.status() != Status::Waiting
             || self.seats.iter().any(SeatState::is_open)
@@ -54,9 +55,9 @@ impl RoomState {
                 .map(|seat| {
                     let state = &self.seats[seat.index()];
                     SeatRecord {
-                        seat: seat.index() as u8,
+                        seat,
                         kind: state.kind(),
-                        player_id: state.player_id().map(str::to_owned),
+                        player_id: state.player_id().cloned(),
                         name: state.name().unwrap_or_default(),
                     }
                 })
@@ -74,7 +75,7 @@ impl RoomState {
     }
 
     /// The game `game_id` was recorded and starts at `now`, with the seats' ratings.
-    pub(crate) fn started(&mut self, game_id: String, ratings: [Option<f64>; 2], now: Instant) {
+    pub(crate) fn started(&mut self, game_id: GameId, ratings: [Option<f64>; 2], now: Instant) {
         self.ratings = ratings;
         self.started = Some(Started { game_id, at: now });
         self.clear_chat();
@@ -216,9 +217,9 @@ impl RoomState {
 
     /// The game and seat to record a stand-in for, before
     /// [`RoomState::stand_in_recorded`]; `None` if no game is on.
-    pub(crate) fn stand_in_record(&self, seat: Seat) -> Option<(String, u8)> {
+    pub(crate) fn stand_in_record(&self, seat: Seat) -> Option<(GameId, Seat)> {
         let started = self.started.as_ref()?;
-        Some((started.game_id.clone(), seat.index() as u8))
+        Some((started.game_id.clone(), seat))
     }
 
     /// A bot of `level` has been recorded as playing for the absent person in `seat`:

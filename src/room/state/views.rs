@@ -22,11 +22,7 @@ impl RoomState {
             status: self.status(),
             seats: self.seat_views(),
             spectators: self.spectators.len(),
-            to_move: if playing {
-                self.game.turn().map(|s| s.index() as u8)
-            } else {
-                None
-            },
+            to_move: if playing { self.game.turn() } else { None },
             position: self.game.position(),
             board: self.game.board(),
             legal_moves: if playing {
@@ -37,16 +33,15 @@ impl RoomState {
             last_move: self.last_move(),
             moves: self.history.len(),
             result: self.result.map(|outcome| ResultView {
-                winner: outcome.winner.map(|s| s.index() as u8),
+                winner: outcome.winner,
                 reason: outcome.reason,
             }),
             time_control: self.clock.control(),
-            draw_offer: self.draw_offer.map(|seat| seat.index() as u8),
+            draw_offer: self.draw_offer,
             resumed: self.resumed,
             rematch: Seat::BOTH
                 .into_iter()
                 .filter(|seat| self.rematch[seat.index()])
-                .map(|seat| seat.index() as u8)
                 .collect(),
             clocks: self.clocks(now),
             history: with_history.then(|| {
@@ -77,12 +72,12 @@ impl RoomState {
             seq: self.seq,
             last_move,
             moves: self.history.len(),
-            to_move: self.game.turn().map(|s| s.index() as u8),
+            to_move: self.game.turn(),
             position: self.game.position(),
             cells,
             legal_moves: self.game.legal_moves(),
             clocks: self.clocks(now),
-            draw_offer: self.draw_offer.map(|seat| seat.index() as u8),
+            draw_offer: self.draw_offer,
         }
     }
 
@@ -97,7 +92,7 @@ impl RoomState {
     fn clocks(&self, now: Instant) -> Option<ClockView> {
         self.clock.remaining_at(now).map(|remaining_ms| ClockView {
             remaining_ms,
-            running: self.clock.running().map(|seat| seat.index() as u8),
+            running: self.clock.running(),
         })
     }
 
@@ -105,7 +100,7 @@ impl RoomState {
     fn seat_views(&self) -> Vec<SeatView> {
         Seat::BOTH
             .map(|seat| {
-                let mut view = self.seats[seat.index()].view(seat.index() as u8);
+                let mut view = self.seats[seat.index()].view(seat);
                 view.rating = self.ratings[seat.index()].map(rounded);
                 view
             })
@@ -130,7 +125,7 @@ impl RoomState {
 /// A move as shown in `last_move`.
 pub(super) fn shown_move(seat: Seat, played: &PlayedMove) -> LastMove {
     LastMove {
-        seat: seat.index() as u8,
+        seat,
         text: played.notation.clone(),
         display: played.display.clone(),
     }

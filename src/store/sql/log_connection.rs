@@ -26,9 +26,9 @@ pub(super) enum Param<'a> {
 }
 
 impl<'a> Param<'a> {
-    /// Borrowed text, never `NULL`.
-    pub(super) fn text(text: &'a str) -> Param<'a> {
-        Param::Text(Some(Cow::Borrowed(text)))
+    /// Borrowed text (a string or an id), never `NULL`.
+    pub(super) fn text(text: &'a (impl AsRef<str> + ?Sized)) -> Param<'a> {
+        Param::Text(Some(Cow::Borrowed(text.as_ref())))
     }
 
     /// An integer, never `NULL`.

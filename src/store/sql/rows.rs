@@ -5,6 +5,9 @@
 
 use std::str::FromStr;
 
+use parlor_room::PlayerId;
+use parlor_rules::games::{NoSuchSeat, Seat};
+
 use crate::domain::ChatLine;
 use crate::ratings::Rating;
 use crate::store::{
@@ -22,7 +25,7 @@ pub(super) struct PlayerRow {
 impl From<PlayerRow> for PlayerRecord {
     fn from(row: PlayerRow) -> PlayerRecord {
         PlayerRecord {
-            player_id: row.player_id,
+            player_id: row.player_id.into(),
             name: row.name,
         }
     }
@@ -48,13 +51,16 @@ impl TryFrom<PlayerGameRow> for PlayerGame {
 
     fn try_from(row: PlayerGameRow) -> Result<PlayerGame, StoreError> {
         Ok(PlayerGame {
-            game_id: row.game_id,
+            game_id: row.game_id.into(),
             game: named(&row.game, "game")?,
             status: named(&row.status, "status")?,
-            seat: narrow(row.seat, "seat")?,
+            seat: seat(row.seat, "seat")?,
             names: vec![row.name0, row.name1],
             started_at_ms: row.started_at,
-            winner: narrow_opt(row.winner, "winner")?,
+            winner: row
+                .winner
+                .map(|winner| seat(winner, "winner"))
+                .transpose()?,
             reason: named_opt(row.reason.as_deref(), "reason")?,
         })
     }
@@ -90,11 +96,14 @@ impl GameRow {
             game: named(&self.game, "game")?,
             status: named(&self.status, "status")?,
             options: parse_options(&self.options),
-            game_id: self.game_id,
-            room_id: self.room_id,
+            game_id: self.game_id.into(),
+            room_id: self.room_id.into(),
             started_at_ms: self.started_at,
             finished_at_ms: self.finished_at,
-            winner: narrow_opt(self.winner, "winner")?,
+            winner: self
+                .winner
+                .map(|winner| seat(winner, "winner"))
+                .transpose()?,
             reason: named_opt(self.reason.as_deref(), "reason")?,
             duration_ms: self.duration_ms,
             seats,
@@ -102,7 +111,7 @@ impl GameRow {
             chat,
             draw_offer: match (self.draw_offer_seat, self.draw_offer_ply) {
                 (Some(seat), Some(ply)) => Some(DrawOfferRecord {
-                    seat: narrow(seat, "draw_offer_seat")?,
+                    seat: self::seat(seat, "draw_offer_seat")?,
                     ply: narrow(ply, "draw_offer_ply")?,
                 }),
                 _ => None,
@@ -135,9 +144,9 @@ impl TryFrom<SeatRow> for StoredSeat {
 
     fn try_from(row: SeatRow) -> Result<StoredSeat, StoreError> {
         Ok(StoredSeat {
-            seat: narrow(row.seat, "seat")?,
+            seat: seat(row.seat, "seat")?,
             kind: named(&row.kind, "kind")?,
-            player_id: row.player_id,
+            player_id: row.player_id.map(PlayerId::from),
             name: row.name,
             thinking_ms: row.thinking_ms,
             score: row.score,
@@ -166,7 +175,7 @@ impl TryFrom<MoveRow> for StoredMove {
     fn try_from(row: MoveRow) -> Result<StoredMove, StoreError> {
         Ok(StoredMove {
             ply: narrow(row.ply, "ply")?,
-            seat: narrow(row.seat, "seat")?,
+            seat: seat(row.seat, "seat")?,
             display: row.notation.clone(),
             notation: row.notation,
             played_at_ms: row.played_at,
@@ -199,7 +208,7 @@ impl TryFrom<ChatRow> for StoredChatLine {
             number: narrow(row.line, "line")?,
             channel: named(&row.channel, "channel")?,
             line: ChatLine {
-                player_id: row.player_id,
+                player_id: row.player_id.into(),
                 name: row.name,
                 text: row.text,
                 at_ms: row.said_at,
@@ -250,7 +259,7 @@ impl RatingEntryRow {
     pub(super) fn ranked(self, rank: u32) -> RatingEntry {
         RatingEntry {
             rank,
-            player_id: self.player_key,
+            player_id: self.player_key.into(),
             name: self.name,
             rating: self.rating,
             deviation: self.deviation,
@@ -274,10 +283,10 @@ impl LeaderboardRow {
     pub(super) fn ranked(self, rank: u32) -> LeaderboardEntry {
         LeaderboardEntry {
             rank,
-            player_id: self.player_id,
+            player_id: self.player_id.into(),
             name: self.name,
             score: self.score,
-            game_id: self.game_id,
+            game_id: self.game_id.into(),
             achieved_at_ms: self.achieved_at,
         }
     }
@@ -325,12 +334,10 @@ where
     T::try_from(value).map_err(|e| column_error(column, e))
 }
 
-/// Like [`narrow`] for a nullable column.
-fn narrow_opt<T>(value: Option<i64>, column: &str) -> Result<Option<T>, StoreError>
-where
-    T: TryFrom<i64, Error = std::num::TryFromIntError>,
-{
-    value.map(|v| narrow(v, column)).transpose()
+/// Reads a seat number from `column`: 0 or 1, or a decoding error naming the column.
+fn seat(value: i64, column: &str) -> Result<Seat, StoreError> {
+    let index = u64::try_from(value).unwrap_or(u64::MAX);
+    Seat::from_index(index).ok_or_else(|| column_error(column, NoSuchSeat(index)))
 }
 
 /// The error for a value of `column` that does not decode.

@@ -67,6 +67,18 @@ impl From<Seat> for u8 {
     }
 }
 
+impl From<Seat> for i64 {
+    fn from(seat: Seat) -> i64 {
+        seat.index() as i64
+    }
+}
+
+impl From<Seat> for usize {
+    fn from(seat: Seat) -> usize {
+        seat.index()
+    }
+}
+
 /// A seat number that is neither 0 nor 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("there is no seat {0}; a seat is 0 or 1")]

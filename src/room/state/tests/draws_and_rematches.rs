@@ -11,7 +11,7 @@ use parlor_rules::games::EndReason;
 fn a_draw_offer_is_shown_to_everyone() {
     let mut fx = Fixture::playing();
     let effects = fx.request(Request::OfferDraw, &bob(), BOB, fx.t0).unwrap();
-    assert_eq!(states(&effects)[0].draw_offer, Some(1));
+    assert_eq!(states(&effects)[0].draw_offer, Some(Seat::Second));
 }
 
 #[test]
@@ -21,7 +21,7 @@ fn offering_again_changes_nothing_but_is_broadcast_again() {
     let seq = fx.room.seq();
     let effects = fx.request(Request::OfferDraw, &bob(), BOB, fx.t0).unwrap();
     let state = states(&effects)[0];
-    assert_eq!((state.seq, state.draw_offer), (seq + 1, Some(1)));
+    assert_eq!((state.seq, state.draw_offer), (seq + 1, Some(Seat::Second)));
 }
 
 #[test]
@@ -86,7 +86,7 @@ fn the_offerers_own_move_leaves_the_offer_open() {
     fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
         .unwrap();
     let effects = fx.play(Seat::First, "0", fx.t0).unwrap();
-    assert_eq!(moved(&effects)[0].draw_offer, Some(0));
+    assert_eq!(moved(&effects)[0].draw_offer, Some(Seat::First));
 }
 
 #[test]
@@ -178,7 +178,7 @@ fn an_offer_repeated_in_a_judged_position_is_answered_at_once() {
         .request(Request::OfferDraw, &alice(), ALICE, fx.t0)
         .unwrap();
     let shown: Vec<_> = states(&effects).iter().map(|s| s.draw_offer).collect();
-    assert_eq!(shown, vec![Some(0), None]);
+    assert_eq!(shown, vec![Some(Seat::First), None]);
 }
 
 #[test]
@@ -211,7 +211,7 @@ fn a_rematch_both_seats_agree_to_starts_a_new_game_with_seats_swapped() {
     let state = states(&asked)[0];
     assert_eq!(
         (state.status, state.rematch.clone()),
-        (Status::Finished, vec![0])
+        (Status::Finished, vec![Seat::First])
     );
     let seq = fx.room.seq();
     let agreed = fx.request(Request::Rematch, &bob(), BOB, fx.t0).unwrap();
@@ -219,8 +219,14 @@ fn a_rematch_both_seats_agree_to_starts_a_new_game_with_seats_swapped() {
     assert_eq!(broadcast.len(), 1, "one state announces the new game");
     let state = broadcast[0];
     assert_eq!((state.seq, state.status), (seq + 1, Status::Playing));
-    assert_eq!(state.seats[0].player_id.as_deref(), Some("p_bob"));
-    assert_eq!(state.seats[1].player_id.as_deref(), Some("p_alice"));
+    assert_eq!(
+        state.seats[0].player_id.as_ref().map(PlayerId::as_str),
+        Some("p_bob")
+    );
+    assert_eq!(
+        state.seats[1].player_id.as_ref().map(PlayerId::as_str),
+        Some("p_alice")
+    );
     assert!(state.rematch.is_empty() && state.result.is_none() && state.moves == 0);
 }
 

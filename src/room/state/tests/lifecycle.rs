@@ -31,8 +31,11 @@ fn the_game_starts_when_the_second_seat_is_filled() {
         "one state announces the join and the start"
     );
     assert_eq!(broadcast[0].status, Status::Playing);
-    assert_eq!(broadcast[0].game_id.as_deref(), Some("g_test"));
-    assert_eq!(broadcast[0].to_move, Some(0));
+    assert_eq!(
+        broadcast[0].game_id.as_ref().map(GameId::as_str),
+        Some("g_test")
+    );
+    assert_eq!(broadcast[0].to_move, Some(Seat::First));
 }
 
 #[test]
@@ -105,7 +108,7 @@ fn a_winning_move_finishes_the_game() {
     assert_eq!(fx.room.status(), Status::Finished);
     let finishing = states(&effects)[0];
     let over = game_over(&effects).unwrap();
-    assert_eq!(over.winner, Some(0));
+    assert_eq!(over.winner, Some(Seat::First));
     assert_eq!(over.seq, finishing.seq);
     assert_eq!(finishing.to_move, None);
     assert!(finishing.legal_moves.is_empty());
@@ -162,5 +165,8 @@ fn a_room_writes_nothing_to_the_store_until_its_game_starts() {
         .unwrap();
     assert_eq!(record.game_id, "g_new");
     assert_eq!(record.seats[0].kind, SeatKind::Human);
-    assert_eq!(record.seats[1].player_id.as_deref(), Some("p_bob"));
+    assert_eq!(
+        record.seats[1].player_id.as_ref().map(PlayerId::as_str),
+        Some("p_bob")
+    );
 }

@@ -20,6 +20,7 @@ use super::{AfterStart, DrawChange, Effect, Now, RoomState, Step, Then, Tick};
 use crate::config::Config;
 use crate::protocol::{ClientError, ErrorCode, GameOverMsg, MovedMsg, StateMsg};
 use crate::room::{ConnId, PlayerInfo, RoomOptions, SeatSpec};
+use parlor_room::{GameId, PlayerId};
 use parlor_rules::GameKind;
 use parlor_rules::catalog;
 use parlor_rules::games::Seat;

@@ -18,7 +18,7 @@ fn a_move_changes_nothing_until_it_is_recorded() {
     drop(pending);
     assert_eq!(fx.room.seq(), seq);
     assert_eq!(fx.state().moves, 0);
-    assert_eq!(fx.state().to_move, Some(0));
+    assert_eq!(fx.state().to_move, Some(Seat::First));
 }
 
 #[test]
@@ -33,7 +33,7 @@ fn a_move_that_ends_the_game_is_recorded_with_its_ending() {
         .prepare_move(Seat::First, "2", fx.t0, fx.now(fx.t0))
         .unwrap();
     let finish = &pending.ending.as_ref().unwrap().finish;
-    assert_eq!((finish.moves, finish.winner), (5, Some(0)));
+    assert_eq!((finish.moves, finish.winner), (5, Some(Seat::First)));
 }
 
 #[test]
@@ -217,7 +217,7 @@ fn running_out_of_time_loses() {
     let over = game_over(&effects).unwrap();
     assert_eq!(
         (over.winner, over.reason),
-        (Some(1), parlor_rules::games::EndReason::Timeout)
+        (Some(Seat::Second), parlor_rules::games::EndReason::Timeout)
     );
 }
 

@@ -11,7 +11,7 @@ use parlor_rules::games::EndReason;
 
 /// Alice and Bob as the store keeps the seats of their game.
 fn stored_seats() -> [StoredSeat; 2] {
-    [(0, alice()), (1, bob())].map(|(seat, player)| StoredSeat {
+    [(Seat::First, alice()), (Seat::Second, bob())].map(|(seat, player)| StoredSeat {
         seat,
         kind: SeatKind::Human,
         player_id: Some(player.player_id),
@@ -139,7 +139,7 @@ fn the_outage_is_charged_to_no_one_and_every_person_gets_the_whole_grace() {
         clocks.remaining_ms, stored,
         "nothing was charged for the outage"
     );
-    assert_eq!(clocks.running, Some(1));
+    assert_eq!(clocks.running, Some(Seat::Second));
     let later = room.state_msg(false, back + secs(3)).clocks.unwrap();
     assert_eq!(later.remaining_ms, [stored[0], stored[1] - 3_000]);
     let grace = secs(Config::default().rooms.reconnect_grace_secs);
@@ -170,7 +170,10 @@ fn a_resumed_room_says_so_until_the_next_move() {
 fn a_draw_offer_is_resumed_until_the_other_side_has_moved() {
     let (live, moves, at) = played(&RoomOptions::default(), &["4", "0"]);
     // Alice (seat 0) offered before her opponent's move "0": it lapsed with that move.
-    let lapsed = DrawOfferRecord { seat: 0, ply: 1 };
+    let lapsed = DrawOfferRecord {
+        seat: Seat::First,
+        ply: 1,
+    };
     let room = rebuilt(
         RoomOptions::default(),
         &moves,
@@ -180,9 +183,12 @@ fn a_draw_offer_is_resumed_until_the_other_side_has_moved() {
     );
     assert_eq!(room.state_msg(false, at).draw_offer, None);
     // Bob (seat 1) offered before his move: still open, as Alice has not moved since.
-    let open = DrawOfferRecord { seat: 1, ply: 1 };
+    let open = DrawOfferRecord {
+        seat: Seat::Second,
+        ply: 1,
+    };
     let room = rebuilt(RoomOptions::default(), &moves, Some(open), live.now(at), 1);
-    assert_eq!(room.state_msg(false, at).draw_offer, Some(1));
+    assert_eq!(room.state_msg(false, at).draw_offer, Some(Seat::Second));
 }
 
 #[test]
@@ -190,7 +196,7 @@ fn records_a_game_cannot_replay_are_refused() {
     let seats = stored_seats();
     let moves = [StoredMove {
         ply: 1,
-        seat: 1,
+        seat: Seat::Second,
         notation: "4".into(),
         display: "4".into(),
         played_at_ms: 0,
@@ -291,7 +297,7 @@ fn a_resumed_game_nobody_comes_back_to_is_aborted_not_lost() {
         panic!("Bob's grace has run out");
     };
     assert_eq!(ending.finish.reason, EndReason::Abandoned);
-    assert_eq!(ending.finish.winner, Some(0));
+    assert_eq!(ending.finish.winner, Some(Seat::First));
 }
 
 #[test]
@@ -304,14 +310,17 @@ fn an_open_offer_to_a_bot_is_judged_once_the_game_is_resumed() {
         name: "Bot (easy)".into(),
         ..seats[1].clone()
     };
-    let offer = DrawOfferRecord { seat: 0, ply: 2 };
+    let offer = DrawOfferRecord {
+        seat: Seat::First,
+        ply: 2,
+    };
     let mut room = rebuilt_from(
         &records(&seats, &moves, Some(offer)),
         RoomOptions::default(),
         live.now(at),
         1,
     );
-    assert_eq!(room.state_msg(false, at).draw_offer, Some(0));
+    assert_eq!(room.state_msg(false, at).draw_offer, Some(Seat::First));
     let effects = room.settle(at);
     assert!(
         effects.contains(&Effect::JudgeDraw {

@@ -76,7 +76,10 @@ fn a_spectator_is_counted_and_greeted_and_a_full_room_refuses_more() {
 fn leaving_a_waiting_room_opens_the_seat() {
     let mut fx = Fixture::open();
     fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
-    let step = fx.room.leave("p_alice", ALICE, fx.now(fx.t0)).unwrap();
+    let step = fx
+        .room
+        .leave(&"p_alice".into(), ALICE, fx.now(fx.t0))
+        .unwrap();
     let effects = fx.follow(step, fx.t0);
     assert_eq!(states(&effects)[0].seats[0].kind, SeatKind::Open);
     assert_released_before_any_announcement(&effects, ALICE);
@@ -101,7 +104,10 @@ fn a_spectator_who_leaves_is_let_go_before_anyone_hears_of_it() {
     let mut fx = Fixture::playing();
     fx.room.watch(CAROL, None, fx.t0).unwrap();
     let later = fx.at(secs(5));
-    let step = fx.room.leave("p_carol", CAROL, fx.now(later)).unwrap();
+    let step = fx
+        .room
+        .leave(&"p_carol".into(), CAROL, fx.now(later))
+        .unwrap();
     let effects = fx.follow(step, later);
     assert_eq!(states(&effects)[0].spectators, 0);
     assert_released_before_any_announcement(&effects, CAROL);
@@ -118,7 +124,10 @@ fn a_seated_connection_that_drops_is_let_go_before_its_absence_is_announced() {
 #[test]
 fn leaving_a_game_loses_it_by_abandonment_and_the_seat_stays_the_players() {
     let mut fx = Fixture::playing();
-    let step = fx.room.leave("p_alice", ALICE, fx.now(fx.t0)).unwrap();
+    let step = fx
+        .room
+        .leave(&"p_alice".into(), ALICE, fx.now(fx.t0))
+        .unwrap();
     assert!(
         matches!(step.then, Then::End(_)),
         "recorded before it is applied"
@@ -126,7 +135,10 @@ fn leaving_a_game_loses_it_by_abandonment_and_the_seat_stays_the_players() {
     assert_eq!(fx.room.status(), Status::Playing);
     let effects = fx.follow(step, fx.t0);
     let over = game_over(&effects).unwrap();
-    assert_eq!((over.winner, over.reason), (Some(1), EndReason::Abandoned));
+    assert_eq!(
+        (over.winner, over.reason),
+        (Some(Seat::Second), EndReason::Abandoned)
+    );
     let seat = &states(&effects)[0].seats[0];
     assert_eq!((seat.kind, seat.connected), (SeatKind::Human, false));
     assert_released_before_any_announcement(&effects, ALICE);
@@ -176,7 +188,10 @@ fn a_player_away_past_the_grace_loses_by_abandonment() {
     assert_eq!(fx.room.next_deadline(), Some(left + grace));
     let effects = fx.tick(left + grace).unwrap();
     let over = game_over(&effects).unwrap();
-    assert_eq!((over.winner, over.reason), (Some(0), EndReason::Abandoned));
+    assert_eq!(
+        (over.winner, over.reason),
+        (Some(Seat::First), EndReason::Abandoned)
+    );
 }
 
 #[test]
@@ -269,7 +284,7 @@ fn a_seat_a_bot_stood_in_for_is_not_scored_and_the_game_not_rated() {
     fx.tick(fx.t0 + grace).unwrap();
     let step = fx
         .room
-        .request(Request::Resign, "p_bob", BOB, fx.now(fx.t0 + grace))
+        .request(Request::Resign, &"p_bob".into(), BOB, fx.now(fx.t0 + grace))
         .unwrap();
     let Then::End(ending) = step.then else {
         panic!("a resignation ends the game");

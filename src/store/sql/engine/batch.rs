@@ -34,7 +34,7 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 
 use super::endings::{read_ratings, write_finishes};
 use super::writes::{insert_games, write_move};
-use crate::ratings::Rating;
+use crate::ratings::{RatedKey, Rating};
 use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::{LogConnection, LogHost};
 use crate::store::{Fence, GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
@@ -378,7 +378,7 @@ async fn starting_ratings(
     if games.is_empty() {
         return Ok(Vec::new());
     }
-    let keys: Vec<(&str, [String; 2])> = games
+    let keys: Vec<(&str, [RatedKey; 2])> = games
         .iter()
         .map(|(game, _)| (game.game.as_str(), game.rating_keys()))
         .collect();
@@ -391,9 +391,11 @@ async fn starting_ratings(
         .iter()
         .map(|(game, seats)| {
             let in_game = stored.get(*game);
-            seats
-                .each_ref()
-                .map(|key| in_game.and_then(|ratings| ratings.get(key)).copied())
+            seats.each_ref().map(|key| {
+                in_game
+                    .and_then(|ratings| ratings.get(key.as_str()))
+                    .copied()
+            })
         })
         .collect())
 }

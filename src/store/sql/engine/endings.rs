@@ -24,7 +24,6 @@ use super::{PLACEHOLDERS, RATINGS_LOCK};
 use crate::ratings::{self, Rating};
 use crate::store::sql::log_connection::{LogConnection, Param};
 use crate::store::{Fence, GameFinish, GameStatus, RatingChange, StoreError};
-use parlor_rules::games::Seat;
 
 /// Writes `finishes` (each a different game, under its room's token) inside the
 /// caller's transaction, and returns each one's rating changes (`None` for an unrated
@@ -140,10 +139,7 @@ async fn rate(
                 |rated| rated.rating,
             )
         });
-        let winner = finish
-            .winner
-            .and_then(|seat| Seat::from_index(u64::from(seat)));
-        let after = ratings::rate(before, winner);
+        let after = ratings::rate(before, finish.winner);
         for seat in [0, 1] {
             let rated = current.entry((game, keys[seat].as_str())).or_insert(Rated {
                 rating: after[seat],

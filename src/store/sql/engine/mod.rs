@@ -17,7 +17,9 @@ mod sqlx_log;
 mod tests;
 mod writes;
 
+use parlor_room::{GameId, PlayerId};
 use parlor_rules::GameKind;
+use parlor_rules::games::Seat;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -32,7 +34,7 @@ use super::{
     Db, DbConnection, ExclusiveHold, PLACEHOLDERS, RATINGS_LOCK, READ_SNAPSHOT, ROW_SHARE_LOCK,
     ROW_SHARE_LOCK_PLAIN,
 };
-use crate::ratings::Rating;
+use crate::ratings::{RatedKey, Rating};
 use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::LogHost;
 use crate::store::{
@@ -115,10 +117,10 @@ impl Store for SqlStore {
         Ok(())
     }
 
-    async fn rename_player(&self, player_id: &str, name: &str) -> Result<(), StoreError> {
+    async fn rename_player(&self, player_id: &PlayerId, name: &str) -> Result<(), StoreError> {
         let _writing = self.writes.lock().await;
         writes::rename_player(&self.pool, player_id, name).await?;
-        tracing::debug!(player_id, "player renamed");
+        tracing::debug!(%player_id, "player renamed");
         Ok(())
     }
 
@@ -155,14 +157,14 @@ impl Store for SqlStore {
     async fn ratings(
         &self,
         game: GameKind,
-        keys: [&str; 2],
+        keys: [&RatedKey; 2],
     ) -> Result<[Option<Rating>; 2], StoreError> {
         reads::ratings(&self.pool, game, keys).await
     }
 
     async fn player_games(
         &self,
-        player_id: &str,
+        player_id: &PlayerId,
         limit: u32,
     ) -> Result<Option<Vec<PlayerGame>>, StoreError> {
         reads::player_games(&self.pool, player_id, limit).await
@@ -178,7 +180,7 @@ impl Store for SqlStore {
 
     async fn record_draw_offer(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         offer: Option<DrawOfferRecord>,
         fence: Fence,
     ) -> Result<(), StoreError> {
@@ -188,8 +190,8 @@ impl Store for SqlStore {
 
     async fn record_stand_in(
         &self,
-        game_id: &str,
-        seat: u8,
+        game_id: &GameId,
+        seat: Seat,
         fence: Fence,
     ) -> Result<(), StoreError> {
         let _writing = self.writes.lock().await;
@@ -206,7 +208,7 @@ impl Store for SqlStore {
         writes::interrupt(&self.pool, None).await
     }
 
-    async fn interrupt_game(&self, game_id: &str, fence: Fence) -> Result<(), StoreError> {
+    async fn interrupt_game(&self, game_id: &GameId, fence: Fence) -> Result<(), StoreError> {
         let _writing = self.writes.lock().await;
         writes::interrupt(&self.pool, Some((game_id, fence)))
             .await
@@ -217,7 +219,7 @@ impl Store for SqlStore {
         reads::unfinished_games(&self.pool).await
     }
 
-    async fn take_over(&self, game_id: &str, fence: Fence) -> Result<(), StoreError> {
+    async fn take_over(&self, game_id: &GameId, fence: Fence) -> Result<(), StoreError> {
         let _writing = self.writes.lock().await;
         writes::take_over(&self.pool, game_id, fence).await
     }
@@ -227,7 +229,7 @@ impl Store for SqlStore {
         writes::next_incarnation(&self.pool).await
     }
 
-    async fn game(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
+    async fn game(&self, game_id: &GameId) -> Result<Option<StoredGame>, StoreError> {
         reads::game(&self.pool, game_id).await
     }
 

@@ -1,6 +1,7 @@
 //! Claiming players' names under their keys (`crate::store::sql::names`), and the
 //! one-time upgrade of keys written under the older rule.
 
+use parlor_room::PlayerId;
 use sqlx::Pool;
 
 use super::{Db, DbConnection};
@@ -12,14 +13,14 @@ use crate::store::sql::names::{KEY_RULE, name_key};
 pub(super) async fn claim_name(
     conn: &mut DbConnection,
     name_key: &str,
-    player_id: &str,
+    player_id: &PlayerId,
 ) -> Result<bool, StoreError> {
     sqlx::query(
         "INSERT INTO player_names (name_key, player_id) VALUES ($1, $2) \
          ON CONFLICT (name_key) DO NOTHING",
     )
     .bind(name_key)
-    .bind(player_id)
+    .bind(player_id.as_str())
     .execute(&mut *conn)
     .await?;
     let owner: String =
@@ -27,7 +28,7 @@ pub(super) async fn claim_name(
             .bind(name_key)
             .fetch_one(&mut *conn)
             .await?;
-    Ok(owner == player_id)
+    Ok(owner == player_id.as_str())
 }
 
 /// Gives every name claimed under the older rule (lowercase only) its key under the
@@ -50,7 +51,12 @@ pub(super) async fn upgrade_name_keys(pool: &Pool<Db>) -> Result<(), StoreError>
     .fetch_all(&mut *tx)
     .await?;
     for (old_key, player_id) in &claims {
-        claim_name(&mut tx, &name_key(old_key), player_id).await?;
+        claim_name(
+            &mut tx,
+            &name_key(old_key),
+            &PlayerId::from(player_id.as_str()),
+        )
+        .await?;
     }
     sqlx::query(
         "INSERT INTO store_meta (key, value) VALUES ('name_keys', $1) \

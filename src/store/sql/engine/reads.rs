@@ -7,11 +7,12 @@
 use parlor_rules::GameKind;
 use std::collections::HashSet;
 
+use parlor_room::{GameId, PlayerId};
 use sqlx::Pool;
 
 use super::endings::read_ratings;
 use super::{Db, READ_SNAPSHOT};
-use crate::ratings::Rating;
+use crate::ratings::{RatedKey, Rating};
 use crate::store::sql::rows::{
     ChatRow, GameRow, LeaderboardRow, MoveRow, PlayerGameRow, PlayerRow, RatingEntryRow, SeatRow,
 };
@@ -45,13 +46,13 @@ pub(super) async fn player_by_token(
 /// A player's games, newest first; `None` if no such player exists.
 pub(super) async fn player_games(
     pool: &Pool<Db>,
-    player_id: &str,
+    player_id: &PlayerId,
     limit: u32,
 ) -> Result<Option<Vec<PlayerGame>>, StoreError> {
     let mut tx = snapshot(pool).await?;
     let known: Option<String> =
         sqlx::query_scalar("SELECT player_id FROM players WHERE player_id = $1")
-            .bind(player_id)
+            .bind(player_id.as_str())
             .fetch_optional(&mut *tx)
             .await?;
     if known.is_none() {
@@ -65,7 +66,7 @@ pub(super) async fn player_games(
          FROM games g JOIN game_seats s ON s.game_id = g.game_id \
          WHERE s.player_id = $1 ORDER BY g.started_at DESC, g.game_id LIMIT $2",
     )
-    .bind(player_id)
+    .bind(player_id.as_str())
     .bind(i64::from(limit))
     .fetch_all(&mut *tx)
     .await?;
@@ -80,13 +81,17 @@ pub(super) async fn player_games(
 pub(super) async fn ratings(
     pool: &Pool<Db>,
     game: GameKind,
-    keys: [&str; 2],
+    keys: [&RatedKey; 2],
 ) -> Result<[Option<Rating>; 2], StoreError> {
     let mut conn = pool.acquire().await?;
-    let wanted = HashSet::from([(game.as_str(), keys[0]), (game.as_str(), keys[1])]);
+    let wanted = HashSet::from(keys.map(|key| (game.as_str(), key.as_str())));
     let stored = read_ratings(&mut *conn, &wanted).await?;
     let in_game = stored.get(game.as_str());
-    Ok(keys.map(|key| in_game.and_then(|ratings| ratings.get(key)).copied()))
+    Ok(keys.map(|key| {
+        in_game
+            .and_then(|ratings| ratings.get(key.as_str()))
+            .copied()
+    }))
 }
 
 /// The highest-rated humans in `game`, at most `limit`.
@@ -132,14 +137,17 @@ where
 }
 
 /// A stored game with its seats and moves, read from one snapshot.
-pub(super) async fn game(pool: &Pool<Db>, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
+pub(super) async fn game(
+    pool: &Pool<Db>,
+    game_id: &GameId,
+) -> Result<Option<StoredGame>, StoreError> {
     let mut tx = snapshot(pool).await?;
     let Some(row): Option<GameRow> = sqlx::query_as(
         "SELECT game_id, game, room_id, status, options, started_at, finished_at, winner, \
          reason, duration_ms, draw_offer_seat, draw_offer_ply, rules FROM games \
          WHERE game_id = $1",
     )
-    .bind(game_id)
+    .bind(game_id.as_str())
     .fetch_optional(&mut *tx)
     .await?
     else {
@@ -150,21 +158,21 @@ pub(super) async fn game(pool: &Pool<Db>, game_id: &str) -> Result<Option<Stored
         "SELECT seat, kind, player_id, name, thinking_ms, score, rating_before, \
          rating_after, stood_in FROM game_seats WHERE game_id = $1 ORDER BY seat",
     )
-    .bind(game_id)
+    .bind(game_id.as_str())
     .fetch_all(&mut *tx)
     .await?;
     let moves: Vec<MoveRow> = sqlx::query_as(
         "SELECT ply, seat, notation, played_at, think_ms, clock0_ms, clock1_ms FROM moves \
          WHERE game_id = $1 ORDER BY ply",
     )
-    .bind(game_id)
+    .bind(game_id.as_str())
     .fetch_all(&mut *tx)
     .await?;
     let chat: Vec<ChatRow> = sqlx::query_as(
         "SELECT line, channel, player_id, name, text, said_at, ply FROM chat_lines \
          WHERE game_id = $1 ORDER BY line",
     )
-    .bind(game_id)
+    .bind(game_id.as_str())
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -196,8 +204,8 @@ pub(super) async fn unfinished_games(pool: &Pool<Db>) -> Result<Vec<UnfinishedGa
     Ok(rows
         .into_iter()
         .map(|(game_id, room_id, fence)| UnfinishedGame {
-            game_id,
-            room_id,
+            game_id: game_id.into(),
+            room_id: room_id.into(),
             fence: Fence(fence),
         })
         .collect())

@@ -106,7 +106,7 @@ impl LogConnection for DbConnection {
         Ok(Inserted(
             moves
                 .iter()
-                .map(|(mv, _)| written.contains(&(mv.game_id.clone(), i64::from(mv.ply))))
+                .map(|(mv, _)| written.contains(&(mv.game_id.to_string(), i64::from(mv.ply))))
                 .collect(),
         ))
     }

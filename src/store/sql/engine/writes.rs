@@ -8,6 +8,8 @@
 
 use std::borrow::Cow;
 
+use parlor_room::{GameId, PlayerId};
+use parlor_rules::games::Seat;
 use sqlx::Pool;
 
 use super::endings::write_finishes;
@@ -71,7 +73,7 @@ pub(super) async fn insert_games(
                 Param::text(&game.game_id),
                 Param::int(seat.seat),
                 Param::Text(Some(Cow::Owned(seat.kind.to_string()))),
-                Param::Text(seat.player_id.as_deref().map(Cow::Borrowed)),
+                Param::Text(seat.player_id.as_ref().map(|id| Cow::Borrowed(id.as_str()))),
                 Param::text(&seat.name),
             ]);
         }
@@ -129,7 +131,7 @@ pub(super) async fn create_player(
 /// transaction; nothing is written if the name is taken or the player unknown.
 pub(super) async fn rename_player(
     pool: &Pool<Db>,
-    player_id: &str,
+    player_id: &PlayerId,
     name: &str,
 ) -> Result<(), StoreError> {
     let name_key = name_key(name);
@@ -139,7 +141,7 @@ pub(super) async fn rename_player(
         return Err(StoreError::NameTaken);
     }
     let updated = sqlx::query("UPDATE players SET name = $2 WHERE player_id = $1")
-        .bind(player_id)
+        .bind(player_id.as_str())
         .bind(name)
         .execute(&mut *tx)
         .await?;
@@ -171,7 +173,7 @@ pub(super) async fn finish_game(
 /// it is owned under its token), giving each its move count; returns how many.
 pub(super) async fn interrupt(
     pool: &Pool<Db>,
-    game: Option<(&str, Fence)>,
+    game: Option<(&GameId, Fence)>,
 ) -> Result<u64, StoreError> {
     // The move count is kept per move only in the moves table; an unfinished game
     // gets its count here, as a finished one does from its ending.
@@ -187,7 +189,7 @@ pub(super) async fn interrupt(
         .bind(GameStatus::Interrupted.as_str())
         .bind(GameStatus::Playing.as_str());
     let query = match game {
-        Some((game_id, fence)) => query.bind(game_id).bind(fence.0),
+        Some((game_id, fence)) => query.bind(game_id.as_str()).bind(fence.0),
         None => query,
     };
     let done = query.execute(pool).await?;
@@ -198,7 +200,7 @@ pub(super) async fn interrupt(
 /// [`StoreError::Fenced`] if the game is owned under another token.
 pub(super) async fn record_draw_offer(
     pool: &Pool<Db>,
-    game_id: &str,
+    game_id: &GameId,
     offer: Option<DrawOfferRecord>,
     fence: Fence,
 ) -> Result<(), StoreError> {
@@ -210,7 +212,7 @@ pub(super) async fn record_draw_offer(
     )
     .bind(offer.map(|offer| i64::from(offer.seat)))
     .bind(offer.map(|offer| i64::from(offer.ply)))
-    .bind(game_id)
+    .bind(game_id.as_str())
     .bind(GameStatus::Playing.as_str())
     .execute(&mut *tx)
     .await?;
@@ -222,14 +224,14 @@ pub(super) async fn record_draw_offer(
 /// refused as [`StoreError::Fenced`] if the game is owned under another token.
 pub(super) async fn record_stand_in(
     pool: &Pool<Db>,
-    game_id: &str,
-    seat: u8,
+    game_id: &GameId,
+    seat: Seat,
     fence: Fence,
 ) -> Result<(), StoreError> {
     let mut tx = pool.begin().await?;
     check_fence(&mut tx, game_id, fence).await?;
     sqlx::query("UPDATE game_seats SET stood_in = 1 WHERE game_id = $1 AND seat = $2")
-        .bind(game_id)
+        .bind(game_id.as_str())
         .bind(i64::from(seat))
         .execute(&mut *tx)
         .await?;
@@ -251,10 +253,10 @@ pub(super) async fn record_chat(
         "INSERT INTO chat_lines (game_id, line, channel, player_id, name, text, said_at, ply) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (game_id, line) DO NOTHING",
     )
-    .bind(&said.game_id)
+    .bind(said.game_id.as_str())
     .bind(i64::try_from(said.number).unwrap_or(i64::MAX))
     .bind(said.channel.as_str())
-    .bind(&line.player_id)
+    .bind(line.player_id.as_str())
     .bind(&line.name)
     .bind(&line.text)
     .bind(line.at_ms)
@@ -270,17 +272,17 @@ pub(super) async fn record_chat(
 /// share-locked on PostgreSQL until the caller's transaction ends.
 async fn check_fence(
     conn: &mut DbConnection,
-    game_id: &str,
+    game_id: &GameId,
     fence: Fence,
 ) -> Result<(), StoreError> {
     let sql = format!("SELECT fence FROM games WHERE game_id = $1{ROW_SHARE_LOCK_PLAIN}");
     let owner: Option<i64> = sqlx::query_scalar(&sql)
-        .bind(game_id)
+        .bind(game_id.as_str())
         .fetch_optional(&mut *conn)
         .await?;
     match owner {
         Some(owner) if owner != fence.0 => Err(StoreError::Fenced {
-            game_id: game_id.to_owned(),
+            game_id: game_id.clone(),
         }),
         _ => Ok(()),
     }
@@ -289,20 +291,20 @@ async fn check_fence(
 /// Hands an unfinished game to the owner of `fence`, if no token as high holds it.
 pub(super) async fn take_over(
     pool: &Pool<Db>,
-    game_id: &str,
+    game_id: &GameId,
     fence: Fence,
 ) -> Result<(), StoreError> {
     let updated = sqlx::query(
         "UPDATE games SET fence = $1 WHERE game_id = $2 AND status = $3 AND fence < $1",
     )
     .bind(fence.0)
-    .bind(game_id)
+    .bind(game_id.as_str())
     .bind(GameStatus::Playing.as_str())
     .execute(pool)
     .await?;
     if updated.rows_affected() == 0 {
         return Err(StoreError::Fenced {
-            game_id: game_id.to_owned(),
+            game_id: game_id.clone(),
         });
     }
     Ok(())

@@ -51,7 +51,7 @@ impl TestDb {
 
 fn player(id: &str, name: &str) -> PlayerRecord {
     PlayerRecord {
-        player_id: id.to_owned(),
+        player_id: id.into(),
         name: name.to_owned(),
     }
 }

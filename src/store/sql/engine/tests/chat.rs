@@ -7,11 +7,11 @@ use crate::store::ChatRecord;
 
 fn said(number: u64, channel: ChatChannel, text: &str, fence_game: &str) -> ChatRecord {
     ChatRecord {
-        game_id: fence_game.to_owned(),
+        game_id: fence_game.into(),
         number,
         channel,
         line: ChatLine {
-            player_id: "p1".to_owned(),
+            player_id: "p1".into(),
             name: "Alice".to_owned(),
             text: text.to_owned(),
             at_ms: 1_000 + number as i64,
@@ -48,7 +48,11 @@ async fn chat_lines_come_back_with_their_game_in_the_order_they_were_said() {
         .await;
     assert!(matches!(stale, Err(StoreError::Fenced { .. })), "{stale:?}");
 
-    let game = store.game("g1").await.expect("read").expect("stored");
+    let game = store
+        .game(&"g1".into())
+        .await
+        .expect("read")
+        .expect("stored");
     let read: Vec<(ChatChannel, &str, i64, usize)> = game
         .chat
         .iter()

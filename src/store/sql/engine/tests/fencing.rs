@@ -7,7 +7,7 @@ use crate::store::DrawOfferRecord;
 /// Hands `game_id` to a new owner, as a node taking its room over does.
 async fn take_over(store: &SqlStore, game_id: &str, fence: i64) {
     store
-        .take_over(game_id, Fence(fence))
+        .take_over(&game_id.into(), Fence(fence))
         .await
         .expect("take over");
 }
@@ -82,7 +82,11 @@ async fn an_ending_or_a_move_that_ends_the_game_under_a_stale_token_changes_noth
     );
     let alone = store.finish_game(&finish, Fence(1)).await;
     assert!(alone.is_err(), "{alone:?}");
-    let game = store.game("g1").await.expect("read").expect("stored");
+    let game = store
+        .game(&"g1".into())
+        .await
+        .expect("read")
+        .expect("stored");
     assert_eq!((game.status, game.moves.len()), (GameStatus::Playing, 0));
     assert!(
         store
@@ -92,18 +96,27 @@ async fn an_ending_or_a_move_that_ends_the_game_under_a_stale_token_changes_noth
             .is_empty()
     );
 
-    let offer = Some(DrawOfferRecord { seat: 0, ply: 0 });
-    let stale = store.record_draw_offer("g1", offer, Fence(1)).await;
+    let offer = Some(DrawOfferRecord {
+        seat: Seat::First,
+        ply: 0,
+    });
+    let stale = store.record_draw_offer(&"g1".into(), offer, Fence(1)).await;
     assert!(matches!(stale, Err(StoreError::Fenced { .. })), "{stale:?}");
-    let stale = store.record_stand_in("g1", 0, Fence(1)).await;
+    let stale = store
+        .record_stand_in(&"g1".into(), Seat::First, Fence(1))
+        .await;
     assert!(matches!(stale, Err(StoreError::Fenced { .. })), "{stale:?}");
-    let game = store.game("g1").await.expect("read").expect("stored");
+    let game = store
+        .game(&"g1".into())
+        .await
+        .expect("read")
+        .expect("stored");
     assert_eq!(game.draw_offer, None);
     assert!(game.seats.iter().all(|seat| !seat.stood_in));
 
     // Under the current token all of it goes through, once.
     store
-        .record_draw_offer("g1", offer, Fence(2))
+        .record_draw_offer(&"g1".into(), offer, Fence(2))
         .await
         .expect("offer");
     store
@@ -112,7 +125,11 @@ async fn an_ending_or_a_move_that_ends_the_game_under_a_stale_token_changes_noth
         .expect("the owner's winning move");
     let again = store.finish_game(&finish, Fence(2)).await;
     assert!(again.is_err(), "a game ends once: {again:?}");
-    let game = store.game("g1").await.expect("read").expect("stored");
+    let game = store
+        .game(&"g1".into())
+        .await
+        .expect("read")
+        .expect("stored");
     assert_eq!((game.status, game.moves.len()), (GameStatus::Finished, 1));
     store.close().await;
 }
@@ -128,20 +145,23 @@ async fn a_take_over_needs_a_higher_token_and_a_game_in_play() {
             .expect("game");
     }
     for stale in [Fence(5), Fence(4)] {
-        let refused = store.take_over("g1", stale).await;
+        let refused = store.take_over(&"g1".into(), stale).await;
         assert!(
             matches!(refused, Err(StoreError::Fenced { .. })),
             "{refused:?}"
         );
     }
-    store.take_over("g1", Fence(6)).await.expect("higher");
+    store
+        .take_over(&"g1".into(), Fence(6))
+        .await
+        .expect("higher");
     store
         .finish_game(&win("g2", "p1", 1, 9), Fence(5))
         .await
         .expect("finish g2");
-    let over = store.take_over("g2", Fence(9)).await;
+    let over = store.take_over(&"g2".into(), Fence(9)).await;
     assert!(matches!(over, Err(StoreError::Fenced { .. })), "{over:?}");
-    let unknown = store.take_over("nope", Fence(9)).await;
+    let unknown = store.take_over(&"nope".into(), Fence(9)).await;
     assert!(
         matches!(unknown, Err(StoreError::Fenced { .. })),
         "{unknown:?}"

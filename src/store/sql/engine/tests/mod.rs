@@ -7,9 +7,12 @@ mod chat;
 mod fencing;
 mod recovery;
 
+use parlor_room::PlayerId;
 use parlor_rules::GameKind;
 use parlor_rules::bots::BotLevel;
-use parlor_rules::games::EndReason;
+use parlor_rules::games::{EndReason, Seat};
+
+use crate::ratings::RatedKey;
 
 use crate::domain::SeatKind;
 
@@ -43,9 +46,19 @@ async fn open_with_alice(db: &TestDb) -> (SqlStore, BatchStats) {
     (store, stats)
 }
 
+/// The key the player `id` is rated under.
+fn human(id: &str) -> RatedKey {
+    RatedKey::of(SeatKind::Human, Some(&PlayerId::from(id)))
+}
+
+/// The key the easy bot is rated under.
+fn easy() -> RatedKey {
+    RatedKey::of(SeatKind::Bot(BotLevel::Easy), None)
+}
+
 fn player(id: &str, name: &str) -> PlayerRecord {
     PlayerRecord {
-        player_id: id.to_owned(),
+        player_id: id.into(),
         name: name.to_owned(),
     }
 }
@@ -72,19 +85,19 @@ async fn queued_together<T>(store: &SqlStore, calls: impl Future<Output = T>) ->
 /// A tic-tac-toe game: `player_id` (human) in seat 0, a bot in seat 1.
 fn new_game(game_id: &str, player_id: &str, name: &str, started_at_ms: i64) -> NewGame {
     NewGame {
-        game_id: game_id.to_owned(),
+        game_id: game_id.into(),
         game: GameKind::TicTacToe,
-        room_id: format!("room-{game_id}"),
+        room_id: format!("room-{game_id}").into(),
         started_at_ms,
         seats: vec![
             SeatRecord {
-                seat: 0,
+                seat: Seat::First,
                 kind: SeatKind::Human,
-                player_id: Some(player_id.to_owned()),
+                player_id: Some(player_id.into()),
                 name: name.to_owned(),
             },
             SeatRecord {
-                seat: 1,
+                seat: Seat::Second,
                 kind: SeatKind::Bot(BotLevel::Easy),
                 player_id: None,
                 name: "Easy bot".to_owned(),
@@ -98,27 +111,27 @@ fn new_game(game_id: &str, player_id: &str, name: &str, started_at_ms: i64) -> N
 /// Seat 0 wins `game_id` at `finished_at_ms`, offering `score` for `player_id`.
 fn win(game_id: &str, player_id: &str, score: i64, finished_at_ms: i64) -> GameFinish {
     GameFinish {
-        game_id: game_id.to_owned(),
+        game_id: game_id.into(),
         game: GameKind::TicTacToe,
         finished_at_ms,
-        winner: Some(0),
+        winner: Some(Seat::First),
         reason: EndReason::ThreeInARow,
         duration_ms: 1_000,
         moves: 0,
         seats: vec![
             SeatResult {
-                seat: 0,
+                seat: Seat::First,
                 thinking_ms: 700,
                 score: Some(score),
             },
             SeatResult {
-                seat: 1,
+                seat: Seat::Second,
                 thinking_ms: 300,
                 score: None,
             },
         ],
         leaderboard: vec![LeaderboardCandidate {
-            player_id: player_id.to_owned(),
+            player_id: player_id.into(),
             score,
         }],
         rated: None,
@@ -127,9 +140,13 @@ fn win(game_id: &str, player_id: &str, score: i64, finished_at_ms: i64) -> GameF
 
 fn mv(game_id: &str, ply: u32, notation: &str, played_at_ms: i64) -> MoveRecord {
     MoveRecord {
-        game_id: game_id.to_owned(),
+        game_id: game_id.into(),
         ply,
-        seat: u8::from(ply.is_multiple_of(2)),
+        seat: if ply.is_multiple_of(2) {
+            Seat::Second
+        } else {
+            Seat::First
+        },
         notation: notation.to_owned(),
         played_at_ms,
         think_ms: i64::from(ply) * 100,
@@ -224,7 +241,11 @@ async fn games_started_together_share_a_batch_and_a_duplicate_fails_alone() {
     );
     assert_eq!(count(&store, "SELECT COUNT(*) FROM games").await, 2);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM game_seats").await, 4);
-    let g2 = store.game("g2").await.expect("read").expect("stored");
+    let g2 = store
+        .game(&"g2".into())
+        .await
+        .expect("read")
+        .expect("stored");
     assert_eq!(g2.seats.len(), 2);
 
     let (g3, g4) = (
@@ -256,7 +277,7 @@ async fn a_game_started_as_the_last_one_ends_shows_the_ratings_that_ending_left(
         .create_game(&new_game("g1", "p1", "Alice", 0), Fence::SINGLE)
         .await
         .expect("g1");
-    let keys = ["p1".to_owned(), "bot:easy".to_owned()];
+    let keys = [human("p1"), easy()];
     let ending = GameFinish {
         rated: Some(keys),
         ..win("g1", "p1", 600, 500)
@@ -312,11 +333,15 @@ async fn a_batch_the_database_takes_is_one_commit_with_its_endings() {
         commits + 1,
         "one commit"
     );
-    let g2 = store.game("g2").await.expect("read").expect("stored");
+    let g2 = store
+        .game(&"g2".into())
+        .await
+        .expect("read")
+        .expect("stored");
     assert_eq!((g2.status, g2.moves.len()), (GameStatus::Finished, 1));
     assert_eq!(
         store
-            .game("g1")
+            .game(&"g1".into())
             .await
             .expect("read")
             .expect("stored")
@@ -461,7 +486,7 @@ async fn rename_claims_new_names_and_keeps_old_ones() {
         .expect("create carol");
 
     store
-        .rename_player("p1", "Bob")
+        .rename_player(&"p1".into(), "Bob")
         .await
         .expect("rename to Bob");
     assert_eq!(
@@ -472,7 +497,7 @@ async fn rename_claims_new_names_and_keeps_old_ones() {
     // Alice still owns her first name (and Bob now): Carol can have neither.
     for name in ["alice", "BOB"] {
         let err = store
-            .rename_player("p2", name)
+            .rename_player(&"p2".into(), name)
             .await
             .expect_err("owned by p1");
         assert!(matches!(err, StoreError::NameTaken), "{err:?}");
@@ -489,7 +514,7 @@ async fn rename_claims_new_names_and_keeps_old_ones() {
 
     // Back to a name p1 owns, in another case: allowed, and shown as typed.
     store
-        .rename_player("p1", "ALICE")
+        .rename_player(&"p1".into(), "ALICE")
         .await
         .expect("rename back");
     assert_eq!(
@@ -497,7 +522,10 @@ async fn rename_claims_new_names_and_keeps_old_ones() {
         Some(player("p1", "ALICE"))
     );
     // Renaming to one's own current name is fine too.
-    store.rename_player("p2", "Carol").await.expect("same name");
+    store
+        .rename_player(&"p2".into(), "Carol")
+        .await
+        .expect("same name");
     assert_eq!(count(&store, "SELECT COUNT(*) FROM player_names").await, 3);
     store.close().await;
 }
@@ -515,7 +543,11 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
         .await
         .expect("create game");
 
-    let playing = store.game("g1").await.expect("load").expect("exists");
+    let playing = store
+        .game(&"g1".into())
+        .await
+        .expect("load")
+        .expect("exists");
     assert_eq!(playing.status, GameStatus::Playing);
     assert_eq!(playing.finished_at_ms, None);
     assert_eq!(playing.winner, None);
@@ -544,23 +576,27 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
         .await
         .expect("append the winning move");
 
-    let game = store.game("g1").await.expect("load").expect("exists");
+    let game = store
+        .game(&"g1".into())
+        .await
+        .expect("load")
+        .expect("exists");
     let expected = StoredGame {
-        game_id: "g1".to_owned(),
+        game_id: "g1".into(),
         game: GameKind::TicTacToe,
-        room_id: "room-g1".to_owned(),
+        room_id: "room-g1".into(),
         status: GameStatus::Finished,
         options: serde_json::json!({"bot": "easy"}),
         started_at_ms: 1_000,
         finished_at_ms: Some(1_600),
-        winner: Some(0),
+        winner: Some(Seat::First),
         reason: Some(EndReason::ThreeInARow),
         duration_ms: Some(1_000),
         seats: vec![
             StoredSeat {
-                seat: 0,
+                seat: Seat::First,
                 kind: SeatKind::Human,
-                player_id: Some("p1".to_owned()),
+                player_id: Some("p1".into()),
                 name: "Alice".to_owned(),
                 thinking_ms: Some(700),
                 score: Some(42),
@@ -569,7 +605,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
                 stood_in: false,
             },
             StoredSeat {
-                seat: 1,
+                seat: Seat::Second,
                 kind: SeatKind::Bot(BotLevel::Easy),
                 player_id: None,
                 name: "Easy bot".to_owned(),
@@ -616,7 +652,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
     assert_eq!(board[0].score, 42);
     assert_eq!(board[0].game_id, "g1");
 
-    assert_eq!(store.game("nope").await.expect("load"), None);
+    assert_eq!(store.game(&"nope".into()).await.expect("load"), None);
     store.close().await;
 }
 
@@ -649,7 +685,11 @@ async fn finish_without_a_move_and_failures_roll_back() {
         .finish_game(&resign, Fence::SINGLE)
         .await
         .expect("finish");
-    let game = store.game("g1").await.expect("load").expect("exists");
+    let game = store
+        .game(&"g1".into())
+        .await
+        .expect("load")
+        .expect("exists");
     assert_eq!(game.status, GameStatus::Finished);
     assert_eq!(game.winner, None);
     assert_eq!(game.reason, Some(EndReason::Resigned));
@@ -683,7 +723,11 @@ async fn finish_without_a_move_and_failures_roll_back() {
         matches!(err, StoreError::Database(sqlx::Error::RowNotFound)),
         "{err:?}"
     );
-    let g2 = store.game("g2").await.expect("load").expect("exists");
+    let g2 = store
+        .game(&"g2".into())
+        .await
+        .expect("load")
+        .expect("exists");
     assert!(g2.moves.is_empty());
     assert_eq!(
         count(&store, "SELECT moves FROM games WHERE game_id = 'g2'").await,
@@ -767,7 +811,10 @@ async fn the_leaderboard_keeps_the_best_score_and_the_earliest_on_ties() {
         .finish_game(&win("g6", "p3", 11, 500), Fence::SINGLE)
         .await
         .expect("finish");
-    store.rename_player("p3", "Caroline").await.expect("rename");
+    store
+        .rename_player(&"p3".into(), "Caroline")
+        .await
+        .expect("rename");
     let board = store
         .leaderboard(GameKind::TicTacToe, 2)
         .await
@@ -799,7 +846,10 @@ async fn a_restart_keeps_everything() {
         .create_player(&player("p1", "Alice"), "hash-1", 10)
         .await
         .expect("create alice");
-    store.rename_player("p1", "Alicia").await.expect("rename");
+    store
+        .rename_player(&"p1".into(), "Alicia")
+        .await
+        .expect("rename");
     store
         .create_game(&new_game("g1", "p1", "Alicia", 1_000), Fence::SINGLE)
         .await
@@ -818,8 +868,8 @@ async fn a_restart_keeps_everything() {
         .append_move(&mv("g2", 1, "a1", 2_100), None, Fence::SINGLE)
         .await
         .expect("append");
-    let g1 = store.game("g1").await.expect("load");
-    let g2 = store.game("g2").await.expect("load");
+    let g1 = store.game(&"g1".into()).await.expect("load");
+    let g2 = store.game(&"g2".into()).await.expect("load");
     let board = store
         .leaderboard(GameKind::TicTacToe, 10)
         .await
@@ -832,8 +882,8 @@ async fn a_restart_keeps_everything() {
         store.player_by_token("hash-1").await.expect("lookup"),
         Some(player("p1", "Alicia"))
     );
-    assert_eq!(store.game("g1").await.expect("load"), g1);
-    assert_eq!(store.game("g2").await.expect("load"), g2);
+    assert_eq!(store.game(&"g1".into()).await.expect("load"), g1);
+    assert_eq!(store.game(&"g2".into()).await.expect("load"), g2);
     assert_eq!(
         store
             .leaderboard(GameKind::TicTacToe, 10)
@@ -860,7 +910,7 @@ async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
         .create_player(&player("p1", "Alice"), "hash-1", 10)
         .await
         .expect("create alice");
-    let keys = ["p1".to_owned(), "bot:easy".to_owned()];
+    let keys = [human("p1"), easy()];
     let mut before_each = [None, None];
     for (game_id, at) in [("g1", 1_000), ("g2", 2_000)] {
         let shown = store
@@ -891,14 +941,14 @@ async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
         before_each = changes.map(|change| Some(change.after));
     }
     let [alice, bot] = store
-        .ratings(GameKind::TicTacToe, ["p1", "bot:easy"])
+        .ratings(GameKind::TicTacToe, [&human("p1"), &easy()])
         .await
         .expect("read")
         .map(|rating| rating.expect("rated"));
     assert!(alice.rating > 1500.0 && bot.rating < 1500.0);
     assert_eq!(
         store
-            .ratings(GameKind::TicTacToe, ["bot:easy", "bot:easy"])
+            .ratings(GameKind::TicTacToe, [&easy(), &easy()])
             .await
             .expect("read"),
         [Some(bot), Some(bot)],
@@ -906,7 +956,7 @@ async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
     );
     assert_eq!(
         store
-            .ratings(GameKind::Chess, ["p1", "bot:easy"])
+            .ratings(GameKind::Chess, [&human("p1"), &easy()])
             .await
             .expect("read"),
         [None, None],
@@ -919,7 +969,11 @@ async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
     assert_eq!(board.len(), 1, "bots are rated but not listed");
     assert_eq!((board[0].name.as_str(), board[0].games), ("Alice", 2));
     assert!((board[0].rating - alice.rating).abs() < 1e-9);
-    let second = store.game("g2").await.expect("read").expect("stored");
+    let second = store
+        .game(&"g2".into())
+        .await
+        .expect("read")
+        .expect("stored");
     let alice_seat = &second.seats[0];
     assert!(
         alice_seat.rating_before.expect("recorded") > 1500,
@@ -955,9 +1009,8 @@ async fn endings_as_text(store: &SqlStore) -> String {
 
 #[tokio::test]
 async fn endings_written_together_equal_endings_written_one_by_one() {
-    let bot = || "bot:easy".to_owned();
     let rated = |finish: GameFinish, human: &str| GameFinish {
-        rated: Some([human.to_owned(), bot()]),
+        rated: Some([self::human(human), easy()]),
         ..finish
     };
     // The bot is rated in four games (once in both seats), Alice in two; Alice's
@@ -972,8 +1025,8 @@ async fn endings_written_together_equal_endings_written_one_by_one() {
         },
         win("g4", "p1", 7, 1_400),
         GameFinish {
-            winner: Some(1),
-            rated: Some([bot(), bot()]),
+            winner: Some(Seat::Second),
+            rated: Some([easy(), easy()]),
             leaderboard: Vec::new(),
             ..win("g5", "p1", 0, 1_500)
         },
@@ -990,8 +1043,11 @@ async fn endings_written_together_equal_endings_written_one_by_one() {
                 .expect("create player");
         }
         for (n, finish) in finishes.iter().enumerate() {
-            let owner = finish.leaderboard.first().map_or("p1", |c| &c.player_id);
-            let game = new_game(&finish.game_id, owner, "Someone", n as i64);
+            let owner = finish
+                .leaderboard
+                .first()
+                .map_or("p1", |c| c.player_id.as_str());
+            let game = new_game(finish.game_id.as_str(), owner, "Someone", n as i64);
             store
                 .create_game(&game, Fence::SINGLE)
                 .await
@@ -1085,9 +1141,9 @@ async fn an_unknown_status_in_the_database_is_a_decoding_error_not_a_panic() {
                 if index == "status" && source.to_string().contains("paused")
         )
     };
-    let game = store.game("g1").await;
+    let game = store.game(&"g1".into()).await;
     assert!(game.as_ref().is_err_and(is_status_error), "{game:?}");
-    let games = store.player_games("p1", 10).await;
+    let games = store.player_games(&"p1".into(), 10).await;
     assert!(games.as_ref().is_err_and(is_status_error), "{games:?}");
     store.close().await;
 }
@@ -1110,7 +1166,7 @@ async fn an_unknown_game_seat_kind_or_reason_in_the_database_is_a_decoding_error
             .execute(&store.pool)
             .await
             .expect("corrupt the column");
-        let game = store.game(&id).await;
+        let game = store.game(&id.as_str().into()).await;
         assert!(
             matches!(
                 &game,
@@ -1130,14 +1186,22 @@ async fn options_that_are_not_json_are_read_back_as_their_text() {
         .create_game(&new_game("g1", "p1", "Alice", 1_000), Fence::SINGLE)
         .await
         .expect("create game");
-    let read = store.game("g1").await.expect("read").expect("stored");
+    let read = store
+        .game(&"g1".into())
+        .await
+        .expect("read")
+        .expect("stored");
     assert_eq!(read.options, serde_json::json!({"bot": "easy"}));
 
     sqlx::query("UPDATE games SET options = '{bot: easy' WHERE game_id = 'g1'")
         .execute(&store.pool)
         .await
         .expect("write text that is not JSON");
-    let read = store.game("g1").await.expect("read").expect("stored");
+    let read = store
+        .game(&"g1".into())
+        .await
+        .expect("read")
+        .expect("stored");
     assert_eq!(read.options, serde_json::json!("{bot: easy"));
     store.close().await;
 }

@@ -35,15 +35,15 @@ async fn interrupt_unfinished_marks_only_playing_games() {
     );
     let status = |g: Option<StoredGame>| g.expect("exists").status;
     assert_eq!(
-        status(store.game("g1").await.expect("load")),
+        status(store.game(&"g1".into()).await.expect("load")),
         GameStatus::Interrupted
     );
     assert_eq!(
-        status(store.game("g2").await.expect("load")),
+        status(store.game(&"g2".into()).await.expect("load")),
         GameStatus::Finished
     );
     assert_eq!(
-        status(store.game("g3").await.expect("load")),
+        status(store.game(&"g3".into()).await.expect("load")),
         GameStatus::Interrupted
     );
     assert_eq!(store.interrupt_unfinished().await.expect("again"), 0);
@@ -71,25 +71,40 @@ async fn unfinished_games_are_listed_oldest_first_with_what_resuming_needs() {
         .collect();
     assert_eq!(ids, [("g1", "room-g1"), ("g3", "room-g3")]);
 
-    let offer = DrawOfferRecord { seat: 1, ply: 3 };
+    let offer = DrawOfferRecord {
+        seat: Seat::Second,
+        ply: 3,
+    };
     store
-        .record_draw_offer("g1", Some(offer), Fence::SINGLE)
+        .record_draw_offer(&"g1".into(), Some(offer), Fence::SINGLE)
         .await
         .expect("record the offer");
-    let read = store.game("g1").await.expect("read").expect("stored");
+    let read = store
+        .game(&"g1".into())
+        .await
+        .expect("read")
+        .expect("stored");
     assert_eq!(read.draw_offer, Some(offer));
     store
-        .record_draw_offer("g1", None, Fence::SINGLE)
+        .record_draw_offer(&"g1".into(), None, Fence::SINGLE)
         .await
         .expect("withdraw the offer");
-    let read = store.game("g1").await.expect("read").expect("stored");
+    let read = store
+        .game(&"g1".into())
+        .await
+        .expect("read")
+        .expect("stored");
     assert_eq!(read.draw_offer, None);
 
     store
-        .record_stand_in("g1", 0, Fence::SINGLE)
+        .record_stand_in(&"g1".into(), Seat::First, Fence::SINGLE)
         .await
         .expect("record a stand-in");
-    let read = store.game("g1").await.expect("read").expect("stored");
+    let read = store
+        .game(&"g1".into())
+        .await
+        .expect("read")
+        .expect("stored");
     assert!(read.seats[0].stood_in && !read.seats[1].stood_in);
     assert_eq!(
         read.rules,
@@ -98,12 +113,12 @@ async fn unfinished_games_are_listed_oldest_first_with_what_resuming_needs() {
     );
 
     store
-        .interrupt_game("g1", Fence(9))
+        .interrupt_game(&"g1".into(), Fence(9))
         .await
         .expect("not its token");
     assert_eq!(store.unfinished_games().await.expect("unfinished").len(), 2);
     store
-        .interrupt_game("g1", Fence::SINGLE)
+        .interrupt_game(&"g1".into(), Fence::SINGLE)
         .await
         .expect("interrupt one");
     let unfinished = store.unfinished_games().await.expect("unfinished");
