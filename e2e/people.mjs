@@ -802,7 +802,7 @@ async function resignAndLeave(who) {
   await noProblems();
 }
 
-/** `who` starts a game between two random bots of `game` and watches it. */
+/** `who` starts a game between two random bots of `game` and watches it; the room's id. */
 async function watchTwoBots(who, game) {
   await who.pickGame(game);
   await who.tid('bot-level').selectOption('random');
@@ -810,14 +810,17 @@ async function watchTwoBots(who, game) {
   await who.tid('bot2-level').selectOption('random');
   const before = await who.roomId();
   await who.tid('bot-vs-bot').click();
-  // A new room, shown with its board: not the board of the room just left.
-  await who.page.waitForFunction(({ g, left }) => {
+  // A new room, shown with its board: not the board of the room just left. Its id is
+  // read in the same look, while its game is surely on.
+  const shown = await who.page.waitForFunction(({ g, left }) => {
     const room = JSON.parse(sessionStorage.getItem('parlor.room') ?? 'null')?.id ?? null;
-    return room !== null && room !== left && !document.getElementById('game').hidden
+    const ready = room !== null && room !== left && !document.getElementById('game').hidden
       && document.querySelector('[data-testid="board"]')?.dataset.game === g
       && document.querySelector('[data-testid="result"]').hidden;
+    return ready ? room : null;
   }, { g: game, left: before }, { timeout: 10_000 })
     .catch(() => fail('Watch two bots did not show their board'));
+  return shown.jsonValue();
 }
 
 /** Waits until the room's move list holds `plies` moves, or the game is over. */
@@ -854,7 +857,9 @@ async function moveListLayout(who) {
  * stay where they are.
  */
 async function botVersusBot() {
-  await watchTwoBots(ann, 'fox_geese');
+  // Two random bots may finish their game within the moves waited for below, and a
+  // finished game's room is no longer kept for a reload: its id is taken as it starts.
+  const room = await watchTwoBots(ann, 'fox_geese');
   await movesPlayed(ann, 4);
   const early = await moveListLayout(ann);
   await movesPlayed(ann, 24);
@@ -874,7 +879,6 @@ async function botVersusBot() {
   await ann.screenshot('fox_geese-bots');
   // A spectator can pass the game on at any time: Share gives the room's link, which the
   // address bar holds too.
-  const room = await ann.roomId();
   await ann.tid('share-link').click();
   await ann.tid('notice').waitFor({ state: 'visible', timeout: 3000 }).catch(() => fail('Share said nothing'));
   const shared = await ann.tid('notice').innerText();

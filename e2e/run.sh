@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Browser tests of the bundled web client against a real server binary: e2e/smoke.mjs
-# (one person against bots) and e2e/people.mjs (several people, lobby, links).
+# (one person against bots) and e2e/people.mjs (several people, lobby, links), after
+# madge has checked that the client's modules import one another in no circle.
 # Usage (from anywhere): E2E_SERVER_BIN=target/debug/parlor bash e2e/run.sh
 set -euo pipefail
 
@@ -23,6 +24,11 @@ if [[ ! -f e2e/node_modules/.package-lock.json \
   echo "e2e: installing node packages (npm ci)" >&2
   (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
 fi
+
+# The web client's state flows one way (views get their actions injected, actions never
+# draw): its modules must not import one another in a circle. madge reads the imports
+# with a real parser; no browser needed.
+e2e/node_modules/.bin/madge --circular --extensions js static/
 
 if [[ ! -x "$E2E_SERVER_BIN" ]]; then
   echo "e2e: server binary $E2E_SERVER_BIN not found; build it first (cargo build) or set E2E_SERVER_BIN" >&2

@@ -1,13 +1,15 @@
 // What the page sends and what its buttons do: signing in, starting, joining, watching
-// and leaving rooms, moves, resigning, draws and rematches. Each action sends its
-// message, updates what the page knows (state.js) and draws the page again.
+// and leaving rooms, moves, resigning, draws, rematches and the chat. Each action sends
+// its message and changes what the page knows (state.js) with update() (store.js), which
+// draws the page again; no action draws anything itself.
 
 import {
-  app, ui, local, session, KEY_TOKEN, KEY_NAME, KEY_ROOM, KEY_CLOCK, myTurn, resetPick,
+  app, ui, local, session, KEY_TOKEN, KEY_NAME, KEY_ROOM, KEY_CLOCK, KEY_MUTED, myTurn, resetPick, picking,
+  enterRoom, dropRoom, roomPlace, mutedPlayers,
 } from './state.js';
-import { showError, hideError, showNotice, OFFLINE_MESSAGE } from './notices.js';
-import { render } from './render.js';
-import { GAMES, gameTitle, sidesOf } from './boards/index.js';
+import { update, flush } from './store.js';
+import { showError, hideError, showNotice, dropNotice, OFFLINE_MESSAGE } from './notices.js';
+import { GAMES, gameTitle } from './boards/index.js';
 import { timeControlFromChoice, hasClock } from './time.js';
 import { forgetRoomInAddress, copyText, roomLink } from './link.js';
 
@@ -69,7 +71,7 @@ export function subscribeLobby() {
 
 /** Keeps the current room for this tab, to return to it after a reload. */
 export function rememberRoom() {
-  if (app.room) session.set(KEY_ROOM, JSON.stringify(app.room));
+  if (app.room) session.set(KEY_ROOM, JSON.stringify(roomPlace(app.room)));
 }
 
 /** Forgets the room kept for this tab. */
@@ -79,51 +81,46 @@ export function forgetRoom() {
 
 /** After signing in: goes back to the room this tab was in, if any. */
 export function resumeRoom() {
-  let held = app.room;
-  if (!held) {
+  let room = app.room;
+  if (!room) {
+    let held;
     try {
       held = JSON.parse(session.get(KEY_ROOM) ?? 'null');
     } catch {
       held = null;
     }
+    if (!held || typeof held.id !== 'string') return;
+    room = enterRoom(held);
   }
-  if (!held || typeof held.id !== 'string') return;
-  if (app.state?.status === 'finished' && app.room) {
+  const s = room.state;
+  if (s?.status === 'finished') {
     // Nothing left to play: keep showing the final board without rejoining.
-    app.room.detached = true;
+    room.detached = true;
     return;
   }
-  app.room = held;
+  app.room = room;
   // Say the last state seen, so the room sends only what was missed (PROTOCOL.md §8.1).
-  const since = app.state?.room === held.id && typeof app.state.seq === 'number' ? app.state.seq : undefined;
-  if (held.role === 'player' && typeof held.seat === 'number') {
-    send({ type: 'join', room: held.id, seat: held.seat, since, ref: 'resume' });
+  const since = s?.room === room.id && typeof s.seq === 'number' ? s.seq : undefined;
+  if (room.role === 'player' && typeof room.seat === 'number') {
+    send({ type: 'join', room: room.id, seat: room.seat, since, ref: 'resume' });
   } else {
-    send({ type: 'watch', room: held.id, since, ref: 'resume' });
+    send({ type: 'watch', room: room.id, since, ref: 'resume' });
   }
 }
 
 /** Forgets the current room and everything about its game, and shows the lobby. */
 export function exitRoom() {
-  resetPick('');
-  app.orientation = null;
-  app.browsing = null;
-  app.room = null;
-  app.state = null;
-  app.over = null;
-  app.moves = [];
-  app.pendingMove = false;
-  disarmResign();
+  dropRoom();
   forgetRoom();
   forgetRoomInAddress();
-  if (['share', 'invite'].includes(ui.notice.dataset.kind)) showNotice('');
-  render();
+  dropNotice('share', 'invite');
+  update();
 }
 
 /** Leaves the current room (if any) before going elsewhere. Returns false if the user said no. */
 function leaveCurrentRoom({ ask }) {
   if (!app.room) return true;
-  const playing = app.room.role === 'player' && app.state?.status === 'playing';
+  const playing = app.room.role === 'player' && app.room.state?.status === 'playing';
   if (playing && ask && !window.confirm('Leave the game you are playing? Leaving a game in progress loses it.')) {
     return false;
   }
@@ -214,7 +211,7 @@ export async function followLink() {
   if (!id) return;
   app.linkedRoom = null;
   forgetRoomInAddress();
-  if (ui.notice.dataset.kind === 'invitation') showNotice('');
+  dropNotice('invitation');
   if (app.room?.id === id) return;
   if (app.room) {
     showNotice('Leave the room you are in, then open the link again to go to the other room.');
@@ -305,50 +302,47 @@ export async function onCopyLink() {
 
 /** Drops the move being built on the board, if any. */
 export function cancelPick() {
-  if (!app.pick.sel.length && !app.pick.choices) return;
+  if (!picking()) return;
   resetPick();
-  render();
+  update();
 }
 
 /** Drops the premove, if there is one. */
 export function cancelPremove() {
-  if (!app.premove) return;
-  app.premove = null;
-  render();
+  if (!app.room?.premove) return;
+  update(() => { app.room.premove = null; });
 }
 
 /** Sends a move, when it is this player's turn and no move is on its way already. */
 export function sendMove(move) {
-  if (!app.room || !myTurn() || app.pendingMove) return;
-  if (send({ type: 'move', room: app.room.id, move, ref: 'move' })) {
-    app.pendingMove = true;
+  const room = app.room;
+  if (!room || !myTurn() || room.pendingMove) return;
+  if (send({ type: 'move', room: room.id, move, ref: 'move' })) {
+    room.pendingMove = true;
     resetPick();
     hideError();
-    render();
+    update();
   }
 }
 
 /** Puts the Resign button back to its first, harmless click. */
 export function disarmResign() {
-  clearTimeout(app.resignArmed);
-  app.resignArmed = null;
-  if (ui.resign) {
-    ui.resign.textContent = 'Resign';
-    ui.resign.classList.remove('danger');
-  }
+  const room = app.room;
+  if (!room?.resignArmed) return;
+  clearTimeout(room.resignArmed);
+  update(() => { room.resignArmed = null; }, 'resign');
 }
 
 /** Resign takes two clicks: the first arms it for a few seconds, the second resigns. */
 export function onResign() {
-  if (!app.room) return;
-  if (!app.resignArmed) {
-    ui.resign.textContent = 'Click again to resign';
-    ui.resign.classList.add('danger');
-    app.resignArmed = setTimeout(disarmResign, 4000);
+  const room = app.room;
+  if (!room) return;
+  if (!room.resignArmed) {
+    update(() => { room.resignArmed = setTimeout(disarmResign, 4000); }, 'resign');
     return;
   }
   disarmResign();
-  send({ type: 'resign', room: app.room.id, ref: 'resign' });
+  send({ type: 'resign', room: room.id, ref: 'resign' });
 }
 
 /** A request about the current game that needs nothing but the room: draw offers and answers. */
@@ -435,32 +429,37 @@ export function playBot() {
 export function onChangeName() {
   if (app.room && !leaveCurrentRoom({ ask: true })) return;
   closeSocket();
-  app.me = null;
-  render();
+  update(() => { app.me = null; });
+  // Drawn at once: the name form is hidden until then, and a hidden field takes no focus.
+  flush();
   ui['name-input'].value = local.get(KEY_NAME) ?? '';
   ui['name-input'].focus();
   ui['name-input'].select();
 }
 
-/** Shows the lobby's choices for one game: side names, start position. */
+/** Chooses the game the lobby starts (its side names and start position show with it). */
 export function setLobbyGame(game) {
-  app.lobbyGame = game;
-  for (const input of ui['game-pick'].querySelectorAll('input[name="game"]')) {
-    input.checked = input.value === game;
-  }
-  ui['new-title'].textContent = `New ${gameTitle(game)} game`;
-  const sides = sidesOf(game, null).names;
-  for (const select of [ui['bot-side'], ui['person-side']]) {
-    for (const option of select.options) {
-      const seat = Number(option.value);
-      option.textContent = `${sides[seat]} (${GAMES[game].order[seat]})`;
-    }
-  }
-  const start = GAMES[game].startOption;
-  ui['start-options'].hidden = !start;
-  if (start) {
-    ui['start-label'].textContent = start.label;
-    ui['start-position'].placeholder = start.placeholder;
-  }
-  ui['start-position'].value = '';
+  update(() => { app.lobbyGame = game; });
+}
+
+// ---------------------------------------------------------------------------
+// The room's chat (PROTOCOL.md §6.17)
+
+/** Says a line in the room's chat; false when there was nothing to say or it could not be sent. */
+export function say(text) {
+  const line = text.trim();
+  if (!line || !app.room) return false;
+  return send({ type: 'chat', room: app.room.id, text: line, ref: 'chat' });
+}
+
+/** Hides a player's chat lines in this browser, and remembers that there. */
+export function mutePlayer(playerId, name) {
+  update(() => local.set(KEY_MUTED, JSON.stringify({ ...mutedPlayers(), [playerId]: name })), 'chat');
+}
+
+/** Shows a muted player's chat lines again. */
+export function unmutePlayer(playerId) {
+  const all = mutedPlayers();
+  delete all[playerId];
+  update(() => local.set(KEY_MUTED, JSON.stringify(all)), 'chat');
 }

@@ -18,10 +18,11 @@ const GLIDE_MS = 180;
  */
 export function animateLastMove(boardEl, cells, s, path, game) {
   const before = boardEl._drawn;
+  const room = app.room;
   const now = {
     game: s?.game_id ?? null,
     moves: Number(s?.moves ?? -1),
-    browsing: app.browsing,
+    browsing: room.browsing,
     pieces: Array.isArray(s?.board?.cells) ? [...s.board.cells] : [],
   };
   boardEl._drawn = now;
@@ -30,9 +31,9 @@ export function animateLastMove(boardEl, cells, s, path, game) {
   if (!oneOn || path.length < 2) return;
   const to = path[path.length - 1];
   let byHand = false;
-  if (s.last_move?.seat === app.room?.seat) {
-    byHand = app.dropped === to;
-    app.dropped = null;
+  if (s.last_move?.seat === room.seat) {
+    byHand = room.dropped === to;
+    room.dropped = null;
   }
   if (window.matchMedia?.('(prefers-reduced-motion: reduce)').matches) return;
   const at = (label) => cells.find((cell) => cell?.dataset.label === label);

@@ -3,12 +3,14 @@
 // and wires every button, key and drag to what it does. The other modules each own
 // one thing:
 //   state.js        what the page knows (the `app` object, the elements, storage)
+//   store.js        when it is drawn: update() after each change, one render a task
 //   messages.js     what each message from the server does to it
 //   actions.js      what the page sends and what its buttons do
 //   render.js       what is shown: the cards, the seats, status, draw panel, moves
 //   board_view.js   the live board and the helper line under it
 //   board_input.js  clicks, keys and drags on the live board
 //   result.js       how a game ended, in words, and the result panel
+//   chat.js         the room's chat
 //   clocks.js       the seats' clocks, counted down between states
 //   notices.js      the error line, the notice line and the connection pill
 //   connection.js   the socket and its reconnection
@@ -18,9 +20,10 @@
 //   lobby.js keeps the live room list and rooms.js draws it; sides.js names seats and
 //   sides; link.js makes and follows room links; leaderboard.js, recent.js and
 //   replay.js are their cards; time.js formats clocks; dom.js creates elements.
-// The modules of the page call one another both ways (an action draws the page again,
-// a drawn button calls an action); each calls the others only from inside functions,
-// so the order they load in does not matter.
+// Data flows one way: a click, a key or a message calls an action or a handler, which
+// changes the state and calls update(); the store then has render.js draw the page from
+// the state. Views import no actions: the buttons they draw call the actions this module
+// hands them (as it hands the cards their hooks), so no two modules import each other.
 //
 // The page renders only what the server sends: the board from `board.cells` and
 // `board.labels`, the clickable cells from the paths of `legal_moves`, whose turn from
@@ -29,12 +32,14 @@
 // shown literally. This page keeps the boards it is shown, so that replays can draw
 // them (it cannot work out a position from the moves: that would need the rules).
 
-import { app, ui, bindUi, local, KEY_NAME, KEY_TOKEN, KEY_GAME, KEY_CLOCK, KEY_FILTER } from './state.js';
+import { app, ui, bindUi, local, roomPlace, KEY_NAME, KEY_TOKEN, KEY_GAME, KEY_CLOCK, KEY_FILTER } from './state.js';
+import { onRender, update, flush } from './store.js';
 import { dispatch } from './messages.js';
 import {
   hello, connect, subscribeLobby, createRoom, quickJoin, joinRoom, watchRoom, onCopyLink,
   onConnect, onChangeName, onTimeControlChange, roomRequest, onResign, onLeave, setLobbyGame,
-  announceLink, playBot, playBotNow, onShareLink,
+  announceLink, playBot, playBotNow, onShareLink, sendMove, cancelPick, cancelPremove, takeSeat,
+  onRematch, say, mutePlayer, unmutePlayer,
 } from './actions.js';
 import { render, listGames } from './render.js';
 import { storedEndSentence } from './result.js';
@@ -53,63 +58,81 @@ import { RecentGames } from './recent.js';
 import { initTheme } from './theme.js';
 import { initBoardSize } from './board_size.js';
 import { initSound } from './sound.js';
-import { onMovesKey, stopBrowsing } from './browse.js';
+import { onMovesKey, stopBrowsing, browseTo } from './browse.js';
 import { setUpChat } from './chat.js';
 import { loadPieces } from './pieces.js';
 
-/** What the connection reports: the socket opened, closed, or could not be made. */
-const connectionHooks = {
-  open: hello,
-  message: dispatch,
-  status: setConnection,
-  failed: (message) => showError(message, 'client_socket'),
-  closed() {
-    app.ready = false;
-    app.rooms.clear();
-    render();
-  },
-};
-
-/** What the replay card needs from the page. */
-const replayPage = {
-  seen: (id) => app.seen.get(id),
-  myId: () => app.me?.player_id ?? null,
-  gridOf,
-  changed: () => render(),
-  endSentence: storedEndSentence,
-  /** Puts the focus back on the button that opened the replay of `id`. */
-  focusBack(id) {
-    const back = ui.result.querySelector('[data-testid="replay-open"]') ??
-      [...ui['recent-games'].querySelectorAll('button')].find((b) => b.dataset.gameId === id);
-    back?.focus();
-  },
-};
+/** The replay card, and what it needs from the page. */
+function makeReplay() {
+  return new ReplayView(ui, {
+    seen: (id) => app.seen.get(id),
+    myId: () => app.me?.player_id ?? null,
+    gridOf,
+    changed: () => update(),
+    endSentence: storedEndSentence,
+    /** Puts the focus on `node` of the card: drawn at once, as the card is hidden until then. */
+    focus(node) {
+      flush();
+      node.focus();
+    },
+    /**
+     * Puts the focus back on the button that opened the replay of `id`: drawn at once,
+     * as the game card and that button are hidden or disabled until then.
+     */
+    focusBack(id) {
+      flush();
+      const back = ui.result.querySelector('[data-testid="replay-open"]') ??
+        [...ui['recent-games'].querySelectorAll('button')].find((b) => b.dataset.gameId === id);
+      back?.focus();
+    },
+  });
+}
 
 function init() {
   bindUi();
   initTheme(ui.theme);
   initBoardSize(ui.seats, ui.board, ui['board-resize']);
   initSound(ui.sound);
-  ui['browse-live'].addEventListener('click', () => stopBrowsing(render));
-  ui.moves.addEventListener('keydown', (event) => onMovesKey(event, ui.moves, render));
-  setUpChat();
+  ui['browse-live'].addEventListener('click', stopBrowsing);
+  ui.moves.addEventListener('keydown', (event) => onMovesKey(event, ui.moves));
+  setUpChat({ say });
   loadPieces();
   listGames();
-  app.replay = new ReplayView(ui, replayPage);
-  app.recent = new RecentGames({ list: ui['recent-games'], empty: ui['recent-empty'] }, {
+  const replay = makeReplay();
+  const recent = new RecentGames({ list: ui['recent-games'], empty: ui['recent-empty'] }, {
     me: () => app.me,
-    replaying: () => app.replay.current?.id ?? null,
-    replay: (gameId) => app.replay.open(gameId),
+    replaying: () => replay.current?.id ?? null,
+    replay: (gameId) => replay.open(gameId),
   });
-  app.roomList = new RoomListView(app.rooms,
+  const roomList = new RoomListView(app.rooms,
     { list: ui['room-list'], empty: ui['rooms-empty'], filter: ui['rooms-filter'], template: ui.roomTemplate }, {
       ready: () => app.ready,
       me: () => app.me,
-      current: () => app.room,
+      current: () => roomPlace(app.room),
       join: joinRoom,
       watch: watchRoom,
     });
-  app.conn = new Connection(connectionHooks);
+  const leaderboard = new Leaderboard(
+    { list: ui.leaderboard, note: ui['leaderboard-note'], game: ui['leaderboard-game'], by: ui['leaderboard-by'] },
+    () => app.me?.player_id ?? null,
+  );
+  /** What the buttons the views draw do. */
+  const actions = {
+    sendMove, cancelPick, cancelPremove, roomRequest, takeSeat, browseTo, rematch: onRematch,
+    openReplay: (gameId) => replay.open(gameId), say, mutePlayer, unmutePlayer,
+  };
+  onRender((parts) => render(parts, { actions, replay, roomList, recent }));
+  const cards = { replay, leaderboard, recent };
+  app.conn = new Connection({
+    open: hello,
+    message: (msg) => dispatch(msg, cards),
+    status: setConnection,
+    failed: (message) => showError(message, 'client_socket'),
+    closed: () => update(() => {
+      app.ready = false;
+      app.rooms.clear();
+    }),
+  });
   const savedName = local.get(KEY_NAME);
   if (savedName) ui['name-input'].value = savedName;
   ui['login-form'].addEventListener('submit', onConnect);
@@ -138,13 +161,9 @@ function init() {
     if (event.target.name === 'game' && GAMES[event.target.value]) {
       local.set(KEY_GAME, event.target.value);
       setLobbyGame(event.target.value);
-      app.leaderboard.show(event.target.value);
+      leaderboard.show(event.target.value);
     }
   });
-  app.leaderboard = new Leaderboard(
-    { list: ui.leaderboard, note: ui['leaderboard-note'], game: ui['leaderboard-game'], by: ui['leaderboard-by'] },
-    () => app.me?.player_id ?? null,
-  );
   const savedClock = local.get(KEY_CLOCK);
   if (savedClock && [...ui['time-control'].options].some((o) => o.value === savedClock)) ui['time-control'].value = savedClock;
   ui['time-control'].addEventListener('change', onTimeControlChange);
@@ -154,10 +173,9 @@ function init() {
   ui['play-bot-now'].addEventListener('click', playBotNow);
   ui['rooms-filter'].addEventListener('change', () => {
     local.set(KEY_FILTER, ui['rooms-filter'].value);
-    app.rooms.clear();
-    app.roomList.render();
+    update(() => app.rooms.clear(), 'rooms');
     subscribeLobby();
-    app.roomList.preview();
+    roomList.preview();
   });
   ui.board.addEventListener('click', onBoardClick);
   enableDrag(ui.board, { canDrag, start: onDragStart, drop: onDrop });
@@ -173,9 +191,9 @@ function init() {
   document.addEventListener('pointerdown', () => { app.keyboard = false; }, true);
   ui.resign.addEventListener('click', onResign);
   ui.leave.addEventListener('click', onLeave);
-  app.leaderboard.show(app.lobbyGame);
-  render();
-  app.roomList.startPreview();
+  leaderboard.show(app.lobbyGame);
+  update();
+  roomList.startPreview();
   // A stored name and token mean this browser has played before: resume that player.
   if (savedName && local.get(KEY_TOKEN)) connect();
 }

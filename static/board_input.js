@@ -3,9 +3,9 @@
 // premove (premove.js); the arrow keys walk the board, Escape or a click elsewhere drops
 // a half-built move or a premove.
 
-import { app, ui, currentGame, myTurn, resetPick } from './state.js';
+import { app, ui, currentGame, myTurn, resetPick, picking } from './state.js';
+import { update, flush } from './store.js';
 import { sendMove, cancelPick, cancelPremove } from './actions.js';
-import { render } from './render.js';
 import { gridOf } from './boards/index.js';
 import { indexMoves, optionsAfter, clickOutcome } from './moves.js';
 import { canPremove, ownCells, premoveClick } from './premove.js';
@@ -17,8 +17,7 @@ export function onBoardClick(event) {
   const cell = event.target.closest('[data-label]');
   if (!cell || cell.disabled) return;
   if (canPremove()) {
-    premoveClick(cell.dataset.label, ui.board._cells ?? [], gridOf(app.state));
-    render();
+    update(() => premoveClick(cell.dataset.label, ui.board._cells ?? [], gridOf(app.room.state)));
     return;
   }
   pickCell(cell.dataset.label);
@@ -26,8 +25,9 @@ export function onBoardClick(event) {
 
 /** The moves that can be picked on the board now, or null when none can. */
 function pickableMoves() {
-  if (!app.room || !app.state || !myTurn() || app.pendingMove || app.browsing !== null) return null;
-  const s = app.state;
+  const room = app.room;
+  if (!room || !room.state || !myTurn() || room.pendingMove || room.browsing !== null) return null;
+  const s = room.state;
   const { entries, mappable } = indexMoves(currentGame(), s.legal_moves, gridOf(s));
   return mappable ? entries : null;
 }
@@ -37,10 +37,10 @@ function pickableMoves() {
  * being built; while the opponent is to move, any of this player's pieces (a premove).
  */
 export function canDrag(label) {
-  if (canPremove()) return ownCells(ui.board._cells ?? [], gridOf(app.state)).has(label);
+  if (canPremove()) return ownCells(ui.board._cells ?? [], gridOf(app.room.state)).has(label);
   const entries = pickableMoves();
   if (!entries) return false;
-  return app.pick.sel.at(-1) === label || optionsAfter(entries, []).next.has(label);
+  return app.room.pick.sel.at(-1) === label || optionsAfter(entries, []).next.has(label);
 }
 
 /**
@@ -48,12 +48,13 @@ export function canDrag(label) {
  * already; while the opponent is to move, it starts a premove from there.
  */
 export function onDragStart(label) {
+  const room = app.room;
+  if (!room) return;
   if (canPremove()) {
-    app.premove = { game: app.state.game_id, from: label, to: null };
-    render();
+    update(() => { room.premove = { game: room.state.game_id, from: label, to: null }; });
     return;
   }
-  if (app.pick.sel.at(-1) !== label) {
+  if (room.pick.sel.at(-1) !== label) {
     resetPick();
     pickCell(label);
   }
@@ -65,19 +66,18 @@ export function onDragStart(label) {
  * it now (the opponent may take there first, to be taken back), or drops it off the board.
  */
 export function onDrop(from, to) {
-  if (canPremove() && app.premove?.from === from) {
+  const room = app.room;
+  if (!room) return;
+  if (canPremove() && room.premove?.from === from) {
     if (to === null) cancelPremove();
-    else {
-      app.premove = { ...app.premove, to };
-      render();
-    }
+    else update(() => { room.premove = { ...room.premove, to }; });
     return;
   }
   if (to === null) {
     cancelPick();
     return;
   }
-  app.dropped = to;
+  room.dropped = to;
   pickCell(to);
 }
 
@@ -85,36 +85,40 @@ export function onDrop(from, to) {
 function pickCell(label) {
   const entries = pickableMoves();
   if (!entries) return;
-  const outcome = clickOutcome(entries, app.pick.sel, label);
+  const pick = app.room.pick;
+  const outcome = clickOutcome(entries, pick.sel, label);
   if (outcome.kind === 'send') {
     sendMove(outcome.move);
     return;
   }
   if (outcome.kind === 'choose') {
-    app.pick.sel = outcome.sel;
-    app.pick.choices = outcome.choices.map((e) => e.move);
+    pick.sel = outcome.sel;
+    pick.choices = outcome.choices.map((e) => e.move);
   } else if (outcome.kind === 'select') {
-    app.pick.sel = outcome.sel;
-    app.pick.choices = null;
+    pick.sel = outcome.sel;
+    pick.choices = null;
   } else {
     resetPick();
   }
-  render();
+  update();
 }
 
 /** Escape drops a half-built move. */
 export function onEscape(event) {
-  if (event.key === 'Escape' && app.premove) {
+  if (event.key === 'Escape' && app.room?.premove) {
     event.preventDefault();
     cancelPremove();
     return;
   }
-  if (event.key !== 'Escape' || (!app.pick.sel.length && !app.pick.choices)) return;
+  if (event.key !== 'Escape' || !picking()) return;
   event.preventDefault();
   const hadFocus = ui['move-helper'].contains(document.activeElement);
   cancelPick();
-  // The helper's buttons are gone: put the focus back on the board.
-  if (hadFocus) (ui.board._cells ?? []).find((c) => c && c.dataset.label === app.boardHadFocus && !c.disabled)?.focus();
+  if (!hadFocus) return;
+  // The helper's buttons are gone: put the focus back on the board, on a cell that can
+  // still be used once drawn (so drawn at once).
+  flush();
+  (ui.board._cells ?? []).find((c) => c && c.dataset.label === app.boardHadFocus && !c.disabled)?.focus();
 }
 
 /** The arrow keys on the board. */
@@ -144,7 +148,7 @@ export function onBoardKey(event) {
 
 /** A click anywhere but the board and its helper line drops a half-built move. */
 export function onDocumentClick(event) {
-  if (!app.pick.sel.length && !app.pick.choices) return;
+  if (!picking()) return;
   if (ui.board.contains(event.target) || ui['move-helper'].contains(event.target)) return;
   cancelPick();
 }

@@ -2,10 +2,9 @@
 // move being built highlighted on it, and the helper line under it (what is selected,
 // where it can go, Stop here, the promotion chooser, Cancel, or the moves as buttons
 // when they cannot be drawn on the board). Clicks, keys and drags are read by
-// board_input.js.
+// board_input.js; the helper line's buttons call the actions it is given.
 
 import { app, ui, currentGame, myTurn, resetPick, isFlipped } from './state.js';
-import { sendMove, cancelPick, cancelPremove } from './actions.js';
 import {
   gameTitle, gridOf, buildGrid, paintGrid, movePath, promotionLabel, promotionPieceElement, emphasisOf,
 } from './boards/index.js';
@@ -16,23 +15,27 @@ import { canPremove, ownCells } from './premove.js';
 
 /** Which position a move being built belongs to: it is dropped when this changes. */
 function pickKey(s) {
-  return JSON.stringify([app.room?.id, s?.game_id ?? null, s?.to_move ?? null, s?.legal_moves ?? []]);
+  return JSON.stringify([app.room.id, s?.game_id ?? null, s?.to_move ?? null, s?.legal_moves ?? []]);
 }
 
-/** Draws the live board of state `s`, and the helper line under it. */
-export function renderBoard(s) {
+/**
+ * Draws the live board of state `s`, and the helper line under it. `actions` =
+ * { sendMove(move), cancelPick(), cancelPremove() }, for the helper line's buttons.
+ */
+export function renderBoard(s, actions) {
   const boardEl = ui.board;
+  const room = app.room;
   const game = currentGame();
-  const canPlay = myTurn() && !app.pendingMove && app.browsing === null;
+  const canPlay = myTurn() && !room.pendingMove && room.browsing === null;
   const legal = Array.isArray(s?.legal_moves) ? s.legal_moves.map(String) : [];
   const key = pickKey(s);
-  if (app.pick.key !== key || !canPlay) resetPick(key);
+  if (room.pick.key !== key || !canPlay) resetPick(key);
   // For tests and tools: what the page is showing, straight from the state.
   boardEl.dataset.game = game;
   boardEl.dataset.seq = String(s?.seq ?? '');
   boardEl.dataset.legal = JSON.stringify(legal);
   boardEl.dataset.mine = canPlay ? 'true' : 'false';
-  boardEl.setAttribute('aria-busy', app.pendingMove ? 'true' : 'false');
+  boardEl.setAttribute('aria-busy', room.pendingMove ? 'true' : 'false');
   boardEl.setAttribute('aria-label', `${gameTitle(game)} board`);
 
   const board = gridOf(s);
@@ -44,7 +47,7 @@ export function renderBoard(s) {
     boardEl.className = 'board game-other fallback';
     const text = el('pre', 'position', s ? String(s.position ?? '') : '');
     boardEl.replaceChildren(text);
-    renderHelper(game, indexMoves(game, legal, null).entries, false, canPlay);
+    renderHelper(game, indexMoves(game, legal, null).entries, false, canPlay, null, actions);
     return;
   }
   boardEl.hidden = false;
@@ -54,12 +57,12 @@ export function renderBoard(s) {
   const flipped = isFlipped(game, s);
   const cells = buildGrid(boardEl, game, board, flipped);
   boardEl.classList.toggle('flipped', flipped);
-  const sel = app.pick.sel;
+  const sel = room.pick.sel;
   const lastPath = s.last_move ? movePath(game, String(s.last_move.move)).path : [];
   const interactive = canPlay && mappable;
   // While the opponent is to move: this player's pieces can be picked for a premove.
   const premoving = canPremove();
-  const premove = premoving ? app.premove : null;
+  const premove = premoving ? room.premove : null;
   boardEl.dataset.premove = premove ? [premove.from, premove.to].filter(Boolean).join('-') : '';
   const focused = cells.find((cell) => cell && cell === document.activeElement) ?? null;
   paintGrid(cells, {
@@ -67,7 +70,7 @@ export function renderBoard(s) {
     board,
     last: new Set(lastPath),
     selected: premove && !premove.to ? [premove.from] : sel,
-    targets: interactive && sel.length && !app.pick.choices ? optionsAfter(entries, sel).next : new Set(),
+    targets: interactive && sel.length && !room.pick.choices ? optionsAfter(entries, sel).next : new Set(),
     starts: premoving ? ownCells(cells, board) : interactive ? optionsAfter(entries, []).next : new Set(),
     interactive: interactive || premoving,
     selecting: premoving ? premove !== null : sel.length > 0,
@@ -75,7 +78,7 @@ export function renderBoard(s) {
     emphasis: emphasisOf(game, s),
   });
   animateLastMove(boardEl, cells, s, lastPath, game);
-  renderHelper(game, entries, mappable, canPlay, premove);
+  renderHelper(game, entries, mappable, canPlay, premove, actions);
   keepFocusOnBoard(focused, cells);
   restoreBoardFocus(canPlay);
 }
@@ -103,14 +106,15 @@ function listLabels(labels) {
  * go, "Stop here" when a chain of jumps may end at this point, the promotion chooser,
  * and Cancel. Also lists the moves as buttons when they cannot be drawn on the board.
  */
-function renderHelper(game, entries, mappable, canPlay, premove) {
+function renderHelper(game, entries, mappable, canPlay, premove, { sendMove, cancelPick, cancelPremove }) {
   const box = ui['move-helper'];
+  const pick = app.room.pick;
   // Rebuilt only when what it shows changes, so its buttons keep the focus.
-  const key = JSON.stringify([canPlay, mappable, app.pick, entries.map((e) => e.move), premove]);
+  const key = JSON.stringify([canPlay, mappable, pick, entries.map((e) => e.move), premove]);
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   const parts = [];
-  const sel = app.pick.sel;
+  const sel = pick.sel;
   if (premove) {
     const text = premove.to
       ? `Premove ${premove.from} → ${premove.to}: played the moment it is your turn, if it is legal then.`
@@ -126,13 +130,13 @@ function renderHelper(game, entries, mappable, canPlay, premove) {
       list.append(button(entry.move, `move-${entry.move}`, () => sendMove(entry.move), 'small'));
     }
     parts.push(list);
-  } else if (canPlay && app.pick.choices) {
+  } else if (canPlay && pick.choices) {
     const seat = app.room.seat;
     parts.push(el('p', 'helper-text', `Move ${sel.join(' → ')}: promote to`));
     const list = el('div', 'helper-buttons');
     list.setAttribute('role', 'group');
     list.setAttribute('aria-label', 'Promote to');
-    for (const move of app.pick.choices) {
+    for (const move of pick.choices) {
       const { suffix } = movePath(game, move);
       const b = button('', `promote-${suffix || 'none'}`, () => sendMove(move), 'small choice');
       const piece = promotionPieceElement(game, suffix, seat);
@@ -165,16 +169,16 @@ function renderHelper(game, entries, mappable, canPlay, premove) {
   }
   box.replaceChildren(...parts);
   box.hidden = parts.length === 0;
-  if (app.pick.choices && !box.contains(document.activeElement) && app.keyboard) {
+  if (pick.choices && !box.contains(document.activeElement) && app.keyboard) {
     box.querySelector('button')?.focus();
   }
 }
 
 /**
  * Brings the live board into view and puts the keyboard focus on it (on a cell one can
- * move from, else on the board itself), as a room is entered or a rematch begins:
- * otherwise, on a phone, the board may be a screen or more away and the focus back at
- * the top of the page.
+ * move from, else on the board itself), once drawn after a room is entered or a rematch
+ * begins: otherwise, on a phone, the board may be a screen or more away and the focus
+ * back at the top of the page.
  */
 export function showBoard() {
   const board = ui.board;

@@ -1,13 +1,11 @@
 // Browsing the moves of the game in the room, during play as after it: a click on a move
 // in the list shows the board after that move without leaving the game, until "Back to
 // the game". Boards come from what the page saw, else once from the stored game
-// (GET /api/games/{id}, which has every position, PROTOCOL.md §14.4).
+// (GET /api/games/{id}, which has every position, PROTOCOL.md §14.4). The board shown
+// is worked out by shownState (state.js).
 
-import { app } from './state.js';
-
-function boardAfter(id, ply) {
-  return app.seen.get(id)?.boards?.[ply] ?? null;
-}
+import { app, boardAfter } from './state.js';
+import { update, flush } from './store.js';
 
 /** Fills the boards the page did not see (before a reload, say) from the stored game. */
 async function loadBoards(id) {
@@ -26,30 +24,20 @@ async function loadBoards(id) {
 }
 
 /** Shows the board after `ply` moves of the current game; the last move is the live board. */
-export async function browseTo(ply, render) {
-  const id = app.state?.game_id;
+export async function browseTo(ply) {
+  const id = app.room?.state?.game_id;
   if (typeof id !== 'string') return;
   if (!boardAfter(id, ply)) await loadBoards(id);
-  if (app.state?.game_id !== id || !boardAfter(id, ply)) return;
-  app.browsing = ply >= app.state.moves ? null : ply;
-  render();
+  const room = app.room;
+  if (room?.state?.game_id !== id || !boardAfter(id, ply)) return;
+  update(() => { room.browsing = ply >= room.state.moves ? null : ply; });
 }
 
 /** Back to the live board. */
-export function stopBrowsing(render) {
-  app.browsing = null;
-  render();
-}
-
-/** The state to draw: the live one, or while browsing, the board after the chosen move (nothing to play on it). */
-export function shownState(s) {
-  if (app.browsing === null) return s;
-  const board = typeof s?.game_id === 'string' ? boardAfter(s.game_id, app.browsing) : null;
-  if (!board || app.browsing >= s.moves) {
-    app.browsing = null;
-    return s;
-  }
-  return { ...s, board, legal_moves: [], last_move: null };
+export function stopBrowsing() {
+  update(() => {
+    if (app.room) app.room.browsing = null;
+  });
 }
 
 /** Keys that step through the list of moves, to the ply they lead to from `current` of `total`. */
@@ -67,13 +55,16 @@ const STEPS = {
  * it (End and stepping past the last move return to the game), keeping the focus on the
  * move shown.
  */
-export async function onMovesKey(event, list, render) {
+export async function onMovesKey(event, list) {
   const step = STEPS[event.key];
   if (!step || !event.target.closest?.('[data-ply]')) return;
   event.preventDefault();
-  const total = app.moves.length;
-  const target = Math.max(1, Math.min(total, step(app.browsing ?? total, total)));
-  if (target >= total) stopBrowsing(render);
-  else await browseTo(target, render);
-  list.querySelector(`[data-ply="${app.browsing ?? total}"]`)?.focus();
+  const room = app.room;
+  const total = room.moves.length;
+  const target = Math.max(1, Math.min(total, step(room.browsing ?? total, total)));
+  if (target >= total) stopBrowsing();
+  else await browseTo(target);
+  // Drawn at once: the render makes the list's buttons anew, and the focus goes to the new one.
+  flush();
+  list.querySelector(`[data-ply="${room.browsing ?? total}"]`)?.focus();
 }

@@ -11,6 +11,9 @@ const CLOCK_TICK_MS = 100;
 const LOW_TIME_MS = 10000;
 const LOW_TIME_SHARE = 0.2;
 
+/** The interval that ticks the clocks while one runs, or null. */
+let ticker = null;
+
 /** The time each side is given: a per-move clock's allowance, a Fischer clock's base. */
 function allowanceOf(s) {
   const tc = s?.time_control;
@@ -34,14 +37,14 @@ function clockLeft(s, seat, now = performance.now()) {
   const base = Number(c.remaining_ms[seat]);
   if (!Number.isFinite(base)) return null;
   if (s.status !== 'playing') return base;
-  if (c.running === seat) return Math.max(0, base - (now - app.clockAt));
+  if (c.running === seat) return Math.max(0, base - (now - app.room.clockAt));
   if (s.time_control?.kind === 'per_move' && typeof c.running === 'number') return allowanceOf(s) ?? base;
   return base;
 }
 
 /** Writes both clocks' readings; called on every render and every tick while one runs. */
 export function updateClocks() {
-  const s = app.state;
+  const s = app.room?.state;
   const now = performance.now();
   for (const node of ui.seats.querySelectorAll('.clock')) {
     const seat = Number(node.dataset.seat);
@@ -76,19 +79,19 @@ function mySeat() {
 /** Sounds low time on your own clock, once a turn. */
 function warnLowTime(s) {
   const turn = `${s.game_id}|${s.moves}`;
-  if (app.lowWarned === turn) return;
-  app.lowWarned = turn;
+  if (app.room.lowWarned === turn) return;
+  app.room.lowWarned = turn;
   playSound('low');
 }
 
 /** Runs the clock display while a clock runs (and only then). */
 export function syncClockTicker() {
-  const s = app.state;
+  const s = app.room?.state;
   const live = Boolean(app.room && !ui.game.hidden && s?.status === 'playing' && s.clocks &&
     typeof s.clocks.running === 'number');
-  if (live && !app.clockTimer) app.clockTimer = setInterval(updateClocks, CLOCK_TICK_MS);
-  if (!live && app.clockTimer) {
-    clearInterval(app.clockTimer);
-    app.clockTimer = null;
+  if (live && !ticker) ticker = setInterval(updateClocks, CLOCK_TICK_MS);
+  if (!live && ticker) {
+    clearInterval(ticker);
+    ticker = null;
   }
 }

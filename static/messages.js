@@ -1,37 +1,38 @@
 // What each message from the server does to what the page knows (docs/PROTOCOL.md):
-// one handler per message type, then the page is drawn again. Also follows the game
-// between states: this player's seat after a rematch, the answer to a draw offer, and
-// the boards kept for replays.
+// one handler per message type, which changes the state and has the page drawn again
+// (store.js). Also follows the game between states: this player's seat after a rematch,
+// the answer to a draw offer, and the boards kept for replays. The cards a message
+// concerns (the replay, the leaderboard, the recent games) come as `cards`.
 
 import {
-  app, ui, local, KEY_TOKEN, KEY_NAME, currentGame, resetPick, isFlipped,
+  app, ui, local, KEY_TOKEN, KEY_NAME, currentGame, resetPick, isFlipped, enterRoom, dropRoom,
 } from './state.js';
+import { update, flush } from './store.js';
 import { soundFor, playSound } from './sound.js';
-import { showError, showNotice, setConnection } from './notices.js';
+import { showError, showNotice, dropNotice, setConnection } from './notices.js';
 import {
   send, sendMove, closeSocket, subscribeLobby, rememberRoom, forgetRoom, resumeRoom, exitRoom, followLink, startAfterWelcome,
-  guestName,
+  guestName, disarmResign,
 } from './actions.js';
-import { render } from './render.js';
-import { showBoard } from './board_view.js';
 import { sidesOf, emphasisOf } from './boards/index.js';
 import { seatName } from './sides.js';
 import { showRoomInAddress } from './link.js';
-import { addChatLines, clearChat } from './chat.js';
 import { premovedMove } from './premove.js';
 
 const PROTOCOL = 1;
 const SEEN_GAMES_MAX = 8; // games whose boards are kept in memory for replays
+/** Chat lines kept on the page. */
+const KEPT_CHAT_LINES = 200;
 
 const handlers = {
-  welcome(m) {
+  welcome(m, cards) {
     app.ready = true;
     app.conn.succeeded();
     app.me = { player_id: m.player_id, name: m.name, token: m.token };
     if (m.token) local.set(KEY_TOKEN, m.token);
     if (m.name) local.set(KEY_NAME, m.name);
     setConnection('online');
-    if (ui.notice.dataset.kind === 'shutdown') showNotice('');
+    dropNotice('shutdown');
     if (typeof m.protocol === 'number' && m.protocol !== PROTOCOL) {
       showNotice(`The server speaks protocol ${m.protocol}; this page was written for ${PROTOCOL}. Reload to update.`);
     }
@@ -39,8 +40,8 @@ const handlers = {
     followLink();
     startAfterWelcome();
     subscribeLobby();
-    app.recent.load();
-    render();
+    cards.recent.load();
+    update();
   },
 
   room_created(m) {
@@ -48,115 +49,127 @@ const handlers = {
     if (m.ref === 'bots' && typeof m.room === 'string') send({ type: 'watch', room: m.room, ref: 'watch' });
   },
 
-  joined(m) {
-    app.catchingUp = null;
+  joined(m, cards) {
     const seat = typeof m.seat === 'number' ? m.seat : null;
+    const role = m.role === 'player' ? 'player' : 'spectator';
     const sameRoom = app.room && app.room.id === m.room;
     const known = sameRoom ? app.room.game : app.rooms.get(m.room)?.game;
-    app.room = { id: m.room, seat, role: m.role === 'player' ? 'player' : 'spectator' };
     const game = known ?? (['create', 'quick', 'watch', 'join'].includes(m.ref) ? app.pendingGame : null);
-    if (game) app.room.game = game;
-    if (!sameRoom) {
-      app.state = null;
-      app.over = null;
-      app.moves = [];
-      app.drawNote = '';
-      app.replay.close({ focus: false });
-      app.showBoard = true;
+    if (sameRoom) {
+      Object.assign(app.room, { seat, role, game: game ?? undefined, detached: false });
+    } else {
+      app.room = enterRoom({ id: m.room, seat, role, game: game ?? undefined });
+      app.room.showBoard = true;
+      cards.replay.close({ focus: false });
     }
-    app.pendingMove = false;
+    const room = app.room;
+    room.catchingUp = null;
+    room.pendingMove = false;
     // The server sends what was said so far right after the state that follows.
-    clearChat();
+    room.chat = { channel: null, lines: [] };
     rememberRoom();
     showRoomInAddress(m.room);
-    render();
+    update();
   },
 
   chat(m) {
-    addChatLines(m);
+    const room = app.room;
+    if (!room || m.room !== room.id || !Array.isArray(m.lines)) return;
+    update(() => {
+      room.chat.channel = m.channel === 'spectators' ? 'spectators' : 'players';
+      for (const line of m.lines) {
+        if (typeof line?.text === 'string') room.chat.lines.push(line);
+      }
+      room.chat.lines.splice(0, Math.max(0, room.chat.lines.length - KEPT_CHAT_LINES));
+    }, 'chat');
   },
 
-  state(m) {
-    if (!app.room || m.room !== app.room.id) return;
-    const previous = app.state;
+  state(m, cards) {
+    const room = app.room;
+    if (!room || m.room !== room.id) return;
+    const previous = room.state;
     const sameGame = previous && previous.game_id === m.game_id;
     if (sameGame && typeof m.seq === 'number' && typeof previous.seq === 'number' && m.seq < previous.seq) return;
     if (!sameGame) {
-      app.over = null;
-      app.browsing = null;
+      room.over = null;
+      room.browsing = null;
     }
     // The moves as players write them (SAN in chess), from the snapshot and each state.
     if (Array.isArray(m.history_display) || Array.isArray(m.history)) {
-      app.moves = (m.history_display ?? m.history).map(String);
+      room.moves = (m.history_display ?? m.history).map(String);
     } else if (!sameGame) {
-      app.moves = [];
+      room.moves = [];
     }
     if (typeof m.moves === 'number') {
-      if (m.last_move && app.moves.length === m.moves - 1) app.moves.push(String(m.last_move.display ?? m.last_move.move));
-      if (app.moves.length > m.moves) app.moves.length = m.moves;
+      if (m.last_move && room.moves.length === m.moves - 1) room.moves.push(String(m.last_move.display ?? m.last_move.move));
+      if (room.moves.length > m.moves) room.moves.length = m.moves;
     }
     // A state that changes nothing in the game (a spectator came, say) does not answer
     // the move in flight: that one is answered by a state with one more move, or an error.
-    const unanswered = app.pendingMove && sameGame && m.status === 'playing' && m.moves === previous.moves;
-    app.state = m;
-    app.clockAt = performance.now();
+    const unanswered = room.pendingMove && sameGame && m.status === 'playing' && m.moves === previous.moves;
+    room.state = m;
+    room.clockAt = performance.now();
     const sound = soundFor(previous, m, emphasisOf(m.game, m));
     if (sound) playSound(sound);
     // The invitation's notice is about a seat still open: gone once the game is on.
-    if (ui.notice.dataset.kind === 'invite' && m.status !== 'waiting') showNotice('');
+    if (m.status !== 'waiting') dropNotice('invite');
     if (m.resumed === true && previous?.resumed !== true) {
       showNotice('The server restarted. This game goes on where it stopped; the clocks did not run meanwhile.', 'resumed');
     }
-    if (!unanswered) app.pendingMove = false;
+    if (!unanswered) room.pendingMove = false;
+    // Resign is armed for the game being played only.
+    if (m.status !== 'playing') disarmResign();
     followMySeat(m);
     noteDrawAnswer(previous, m, sameGame);
     keepBoard(m);
     // A new game in this room (a rematch) takes over from a replay of the last one.
     if (!sameGame && m.status === 'playing') {
-      app.replay.close({ focus: false });
-      if (previous) app.showBoard = true;
+      cards.replay.close({ focus: false });
+      if (previous) room.showBoard = true;
     }
-    if (typeof m.game === 'string' && app.room.game !== m.game) {
-      app.room.game = m.game;
+    if (typeof m.game === 'string' && room.game !== m.game) {
+      room.game = m.game;
       rememberRoom();
-      app.leaderboard.show(m.game);
+      cards.leaderboard.show(m.game);
     }
     if (m.status === 'finished') forgetRoom();
-    else if (app.room.role === 'player') rememberRoom(); // again, after a rematch
+    else if (room.role === 'player') rememberRoom(); // again, after a rematch
     // A premove is played the moment the turn comes (or dropped, saying why).
     const premoved = premovedMove((why) => showNotice(why, 'premove'));
-    render();
-    if (premoved) sendMove(premoved);
-    if (app.showBoard) {
-      app.showBoard = false;
-      showBoard();
+    update();
+    if (premoved) {
+      // Drawn at once: the turn is shown as it came, the board the player's (and their
+      // focus back on it, board_view.js), before the premove is sent from it.
+      flush();
+      sendMove(premoved);
     }
   },
 
-  moved(m) {
+  moved(m, cards) {
     // A move as an event (we ask for these in hello; PROTOCOL.md §7.14): applied to the
     // last state, it is the state the room would have sent.
-    const last = app.state;
-    if (!app.room || m.room !== app.room.id || !last || last.room !== m.room) return;
+    const room = app.room;
+    const last = room?.state;
+    if (!room || m.room !== room.id || !last || last.room !== m.room) return;
     if (typeof m.seq !== 'number' || typeof last.seq !== 'number' || m.seq <= last.seq) return;
     if (m.seq !== last.seq + 1) {
       // Frames were lost: come back saying the last one seen, once per gap (§8.1).
-      if (app.catchingUp !== last.seq) {
-        app.catchingUp = last.seq;
+      if (room.catchingUp !== last.seq) {
+        room.catchingUp = last.seq;
         resumeRoom();
       }
       return;
     }
-    handlers.state(withMove(last, m));
+    handlers.state(withMove(last, m), cards);
   },
 
-  game_over(m) {
-    app.leaderboard.load();
+  game_over(m, cards) {
+    cards.leaderboard.load();
     if (!app.room || m.room !== app.room.id) return;
-    app.over = m;
-    app.recent.load();
+    app.room.over = m;
+    cards.recent.load();
     forgetRoom();
-    render();
+    update();
   },
 
   left(m) {
@@ -180,18 +193,15 @@ const handlers = {
   },
 
   rooms(m) {
-    app.rooms.reset(m.rooms);
-    app.roomList.render();
+    update(() => app.rooms.reset(m.rooms), 'rooms');
   },
 
   lobby(m) {
-    app.rooms.reset(m.rooms);
-    app.roomList.render();
+    update(() => app.rooms.reset(m.rooms), 'rooms');
   },
 
   lobby_update(m) {
-    app.rooms.apply(m);
-    app.roomList.render();
+    update(() => app.rooms.apply(m), 'rooms');
   },
 
   error(m) {
@@ -213,32 +223,35 @@ const handlers = {
       closeSocket();
       app.me = null;
       showError(message, m.code);
-      render();
+      update();
+      // Drawn at once: the name form is hidden until then, and a hidden field takes no focus.
+      flush();
       ui['name-input'].focus();
       return;
     }
     if (m.ref === 'resume') {
       forgetRoom();
-      app.room = null;
-      app.state = null;
-      app.over = null;
+      dropRoom();
       showError(`Could not return to your room: ${message}`, m.code);
-      render();
+      update();
       return;
     }
     // Leaving a room that closed meanwhile (a finished room's idle time ran out) has
     // already done what leaving is for.
     if (m.ref === 'leave' && m.code === 'unknown_room') return;
-    if (m.ref === 'move') app.pendingMove = false;
+    if (m.ref === 'move' && app.room) app.room.pendingMove = false;
     showError(message, m.code);
-    render();
+    update();
   },
 };
 
-/** Handles one message from the server. Unknown message types are ignored: the protocol grows. */
-export function dispatch(msg) {
+/**
+ * Handles one message from the server; `cards` = { replay, leaderboard, recent }, the
+ * cards some messages load or close. Unknown message types are ignored: the protocol grows.
+ */
+export function dispatch(msg, cards) {
   const handler = Object.hasOwn(handlers, msg.type) ? handlers[msg.type] : null;
-  if (handler) handler(msg);
+  if (handler) handler(msg, cards);
 }
 
 /** The state `last` becomes with the `moved` event `m` applied (PROTOCOL.md §7.14). */
@@ -268,29 +281,31 @@ function withMove(last, m) {
 
 /** After a rematch the seats are swapped: find this player's seat again by player id. */
 function followMySeat(s) {
-  if (!app.room || app.room.role !== 'player' || !app.me || !Array.isArray(s.seats)) return;
+  const room = app.room;
+  if (room.role !== 'player' || !app.me || !Array.isArray(s.seats)) return;
   const mine = s.seats.find((x) => x.player_id && x.player_id === app.me.player_id);
-  if (mine && mine.seat !== app.room.seat) {
-    app.room.seat = mine.seat;
-    app.orientation = null;
+  if (mine && mine.seat !== room.seat) {
+    room.seat = mine.seat;
+    room.orientation = null;
     resetPick('');
   }
 }
 
 /** Notes what became of this player's draw offer: declined, or lapsed by a move. */
 function noteDrawAnswer(previous, s, sameGame) {
-  if (!sameGame || !previous || app.room?.role !== 'player' || s.status !== 'playing') {
-    app.drawNote = '';
+  const room = app.room;
+  if (!sameGame || !previous || room.role !== 'player' || s.status !== 'playing') {
+    room.drawNote = '';
     return;
   }
-  const me = app.room.seat;
+  const me = room.seat;
   if (previous.draw_offer === me && s.draw_offer !== me) {
     const other = s.seats?.find((x) => x.seat === 1 - me);
-    app.drawNote = s.moves !== previous.moves
+    room.drawNote = s.moves !== previous.moves
       ? `${seatName(other)} moved instead of answering, so your draw offer lapsed.`
       : `${seatName(other)} declined your draw offer.`;
   } else if (s.moves !== previous.moves) {
-    app.drawNote = '';
+    room.drawNote = '';
   }
 }
 

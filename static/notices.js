@@ -1,9 +1,14 @@
 // The lines that talk to the user outside the board: the error line (which hides itself
-// after a while), the notice line, and the connection pill in the header.
+// after a while), the notice line, and the connection pill in the header. What they say
+// is kept in `app.notices` (state.js) and drawn by render.js.
 
-import { app, ui } from './state.js';
+import { app } from './state.js';
+import { update } from './store.js';
 
 const ERROR_VISIBLE_MS = 15000;
+
+/** The timer that hides the error line again. */
+let errorTimer = null;
 
 /** What the connection pill says for a state when the connection gives no text. */
 const CONNECTION_LABELS = { offline: 'not signed in' };
@@ -13,31 +18,31 @@ export const OFFLINE_MESSAGE = 'Not connected to the server. Wait for it to reco
 
 /** Shows an error for a while; `code` is kept on the line for tests and tools. */
 export function showError(message, code) {
-  const box = ui.error;
-  box.querySelector('.text').textContent = message;
-  box.dataset.code = code ?? '';
-  box.dataset.count = String(Number(box.dataset.count || 0) + 1);
-  box.hidden = false;
-  clearTimeout(app.errorTimer);
-  app.errorTimer = setTimeout(hideError, ERROR_VISIBLE_MS);
+  const { error } = app.notices;
+  update(() => Object.assign(error, { text: message, code: code ?? '', count: error.count + 1, shown: true }), 'notices');
+  clearTimeout(errorTimer);
+  errorTimer = setTimeout(hideError, ERROR_VISIBLE_MS);
 }
 
 /** Hides the error line. */
 export function hideError() {
-  clearTimeout(app.errorTimer);
-  ui.error.hidden = true;
+  clearTimeout(errorTimer);
+  update(() => { app.notices.error.shown = false; }, 'notices');
 }
 
 /** Shows a notice (an empty message hides it); `kind` says what it is about. */
 export function showNotice(message, kind = 'info') {
-  ui.notice.dataset.kind = kind;
-  ui.notice.textContent = message;
-  ui.notice.hidden = !message;
+  update(() => { app.notices.notice = { text: message, kind }; }, 'notices');
+}
+
+/** Hides the notice if it is of one of these kinds. */
+export function dropNotice(...kinds) {
+  if (kinds.includes(app.notices.notice.kind)) showNotice('');
 }
 
 /** Shows the connection's state in the header pill, and Reconnect now while reconnecting. */
 export function setConnection(stateName, text) {
-  ui.connection.dataset.state = stateName;
-  ui.connection.textContent = text ?? CONNECTION_LABELS[stateName] ?? stateName;
-  ui.reconnect.hidden = stateName !== 'reconnecting';
+  update(() => {
+    app.notices.connection = { state: stateName, text: text ?? CONNECTION_LABELS[stateName] ?? stateName };
+  }, 'notices');
 }

@@ -10,9 +10,10 @@ import { indexMoves } from './moves.js';
 
 /** Whether the board takes a premove now: a player's game on, the other side to move. */
 export function canPremove() {
-  const s = app.state;
-  return app.room?.role === 'player' && typeof app.room.seat === 'number'
-    && s?.status === 'playing' && !myTurn() && app.browsing === null
+  const room = app.room;
+  const s = room?.state;
+  return room?.role === 'player' && typeof room.seat === 'number'
+    && s?.status === 'playing' && !myTurn() && room.browsing === null
     && premovesAllowed(currentGame()) && gridOf(s) !== null;
 }
 
@@ -31,12 +32,13 @@ export function ownCells(cells, board) {
  */
 export function premoveClick(label, cells, board) {
   const own = ownCells(cells, board);
-  const premove = app.premove;
-  if (premove?.to) app.premove = null;
-  else if (!premove) app.premove = own.has(label) ? { game: app.state.game_id, from: label, to: null } : null;
-  else if (label === premove.from) app.premove = null;
-  else if (own.has(label)) app.premove = { ...premove, from: label };
-  else app.premove = { ...premove, to: label };
+  const room = app.room;
+  const premove = room.premove;
+  if (premove?.to) room.premove = null;
+  else if (!premove) room.premove = own.has(label) ? { game: room.state.game_id, from: label, to: null } : null;
+  else if (label === premove.from) room.premove = null;
+  else if (own.has(label)) room.premove = { ...premove, from: label };
+  else room.premove = { ...premove, to: label };
 }
 
 /**
@@ -46,15 +48,16 @@ export function premoveClick(label, cells, board) {
  * dropped quietly.
  */
 export function premovedMove(note) {
-  const premove = app.premove;
+  const room = app.room;
+  const premove = room.premove;
   if (!premove) return null;
-  const s = app.state;
+  const s = room.state;
   if (s?.game_id !== premove.game || s.status !== 'playing') {
-    app.premove = null;
+    room.premove = null;
     return null;
   }
   if (!premove.to || !myTurn()) return null;
-  app.premove = null;
+  room.premove = null;
   const { entries } = indexMoves(currentGame(), s.legal_moves, gridOf(s));
   const fits = entries.filter((e) => e.path[0] === premove.from && e.path.at(-1) === premove.to);
   const chosen = fits.length === 1 ? fits[0] : fits.find((e) => e.suffix === 'q');

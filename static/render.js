@@ -1,21 +1,25 @@
-// What the page shows: which cards are visible, and the game card drawn from what the
-// page knows (state.js): the seats with their clocks, the status line, the draw panel,
-// the list of moves and the buttons under the board; also the menus of games, once.
-// The board and its helper line are drawn by board_view.js, the end of a game by
-// result.js.
+// What the page shows, drawn from what the page knows (state.js) and called only by
+// store.js after a change: which cards are visible, the lobby's choices for its game,
+// and the game card: the seats with their clocks, the status line, the draw panel, the
+// list of moves and the buttons under the board; also the menus of games, once. The
+// board and its helper line are drawn by board_view.js, the end of a game by result.js,
+// the chat by chat.js. It calls no action itself: buttons call those it is given.
 
-import { app, ui, currentGame, markOf, markEl, myTurn, orientation } from './state.js';
-import { renderBoard } from './board_view.js';
+import { app, ui, currentGame, markOf, markEl, myTurn, orientation, shownState } from './state.js';
+import { renderBoard, showBoard } from './board_view.js';
 import { renderResult, resultHeadline } from './result.js';
 import { updateClocks, syncClockTicker } from './clocks.js';
-import { disarmResign, roomRequest, takeSeat } from './actions.js';
-import { GAMES, gameTitle, materialOf, materialWords, movesInPairs, moveInWords, pieceElement, sideIsMark } from './boards/index.js';
+import {
+  GAMES, gameTitle, materialOf, materialWords, movesInPairs, moveInWords, pieceElement, sideIsMark, sidesOf,
+} from './boards/index.js';
 import { hasClock, timeControlLabel, timeControlDescription } from './time.js';
 import { seatName, botLevel, roomLabel } from './sides.js';
 import { roomLink } from './link.js';
-import { browseTo, shownState } from './browse.js';
 import { el, button } from './dom.js';
 import { renderChat } from './chat.js';
+
+/** The game whose choices the lobby shows, once drawn. */
+let lobbyShown = null;
 
 /** Lists the games of boards/index.js in the lobby's game choice, the room filter and the leaderboard's menu. */
 export function listGames() {
@@ -34,23 +38,92 @@ export function listGames() {
   }
 }
 
+/**
+ * Draws what changed: `parts` (a Set, from store.js) holds 'page' for the whole page,
+ * else any of 'notices', 'rooms', 'chat' and 'resign' for those lines, that card or
+ * that button alone. `page` = { actions, replay, roomList, recent }: the actions the
+ * page's buttons call (see app.js), and the cards it shows.
+ */
+export function render(parts, page) {
+  if (parts.has('page')) {
+    renderPage(page);
+    return;
+  }
+  if (parts.has('notices')) renderNotices();
+  if (parts.has('rooms')) page.roomList.render();
+  if (parts.has('chat')) renderChat(page.actions);
+  if (parts.has('resign') && app.room) renderResign(app.room.state);
+}
+
+/** The error line, the notice line and the connection pill (notices.js). */
+function renderNotices() {
+  const { error, notice, connection } = app.notices;
+  const box = ui.error;
+  if (box.dataset.count !== String(error.count)) {
+    box.querySelector('.text').textContent = error.text;
+    box.dataset.code = error.code;
+    box.dataset.count = String(error.count);
+  }
+  box.hidden = !error.shown;
+  if (notice.kind !== null && (ui.notice.dataset.kind !== notice.kind || ui.notice.textContent !== notice.text)) {
+    ui.notice.dataset.kind = notice.kind;
+    ui.notice.textContent = notice.text;
+  }
+  ui.notice.hidden = !notice.text;
+  ui.connection.dataset.state = connection.state;
+  if (ui.connection.textContent !== connection.text) ui.connection.textContent = connection.text;
+  ui.reconnect.hidden = connection.state !== 'reconnecting';
+}
+
 /** Draws the whole page again from what it knows. */
-export function render() {
+function renderPage({ actions, replay, roomList, recent }) {
+  const room = app.room;
   const signedIn = app.me !== null;
+  renderNotices();
   ui.login.hidden = signedIn;
   ui.me.textContent = app.me?.name ?? '';
-  const inRoom = app.room !== null;
-  const finished = app.state?.status === 'finished';
-  ui.lobby.hidden = !signedIn || (inRoom && !finished && app.room.role === 'player');
+  const inRoom = room !== null;
+  const finished = room?.state?.status === 'finished';
+  ui.lobby.hidden = !signedIn || (inRoom && !finished && room.role === 'player');
   // A replay takes the game's place until it is closed.
-  ui.game.hidden = !inRoom || app.replay.current !== null;
-  ui.replay.hidden = app.replay.current === null;
-  if (inRoom) renderGame();
-  renderChat();
+  ui.game.hidden = !inRoom || replay.current !== null;
+  ui.replay.hidden = replay.current === null;
+  renderLobbyChoices(app.lobbyGame);
+  if (inRoom) renderGame(room, actions);
+  renderChat(actions);
   syncClockTicker();
   document.title = titleText();
-  app.roomList.render();
-  app.recent.render();
+  roomList.render();
+  recent.render();
+  // A room entered or a rematch begun: once its board is drawn, bring it into view.
+  if (room?.showBoard && room.state) {
+    room.showBoard = false;
+    showBoard();
+  }
+}
+
+/** The lobby's choices for the game it starts: side names, start position (emptied for another game). */
+function renderLobbyChoices(game) {
+  if (lobbyShown === game) return;
+  lobbyShown = game;
+  for (const input of ui['game-pick'].querySelectorAll('input[name="game"]')) {
+    input.checked = input.value === game;
+  }
+  ui['new-title'].textContent = `New ${gameTitle(game)} game`;
+  const sides = sidesOf(game, null).names;
+  for (const select of [ui['bot-side'], ui['person-side']]) {
+    for (const option of select.options) {
+      const seat = Number(option.value);
+      option.textContent = `${sides[seat]} (${GAMES[game].order[seat]})`;
+    }
+  }
+  const start = GAMES[game].startOption;
+  ui['start-options'].hidden = !start;
+  if (start) {
+    ui['start-label'].textContent = start.label;
+    ui['start-position'].placeholder = start.placeholder;
+  }
+  ui['start-position'].value = '';
 }
 
 function titleText() {
@@ -58,11 +131,11 @@ function titleText() {
   return 'Parlor';
 }
 
-function renderGame() {
-  const s = app.state;
+function renderGame(room, actions) {
+  const s = room.state;
   ui['game-name'].textContent = gameTitle(currentGame());
-  ui['room-id'].textContent = roomLabel(app.room.id);
-  ui['room-id'].title = `Room ${app.room.id}`;
+  ui['room-id'].textContent = roomLabel(room.id);
+  ui['room-id'].title = `Room ${room.id}`;
   ui.spectators.textContent = s ? `${s.spectators ?? 0} watching` : '';
   const clock = s?.time_control;
   const tcPill = ui['room-time-control'];
@@ -70,28 +143,41 @@ function renderGame() {
   tcPill.textContent = hasClock(clock) ? `Clock ${timeControlLabel(clock)}` : '';
   tcPill.title = timeControlDescription(clock);
   const shown = shownState(s);
-  renderSeats(s, shown);
+  renderSeats(s, shown, actions);
   renderInvite(s);
-  renderBoard(shown);
+  renderBoard(shown, actions);
   renderBrowseBar(s);
   ui.board.dataset.gameId = s?.game_id ?? '';
-  ui.board.dataset.browsing = app.browsing === null ? '' : String(app.browsing);
+  ui.board.dataset.browsing = room.browsing === null ? '' : String(room.browsing);
   ui.status.textContent = statusText(s);
   ui.status.dataset.turn = myTurn() ? 'mine' : 'theirs';
-  renderDrawPanel(s);
-  renderResult(s);
-  renderMoves(s);
-  const playing = app.room.role === 'player' && s?.status === 'playing';
-  ui.resign.hidden = !playing;
-  if (!playing) disarmResign();
+  renderDrawPanel(s, actions);
+  renderResult(s, actions);
+  renderMoves(s, actions);
+  const playing = renderResign(s);
   // Offer draw: while playing; "Draw offered" once offered; hidden while the opponent's
   // offer waits for an answer (the panel above the board answers it).
   const offer = playing && typeof s.draw_offer === 'number' ? s.draw_offer : null;
   const offerButton = ui['offer-draw'];
-  offerButton.hidden = !playing || (offer !== null && offer !== app.room.seat);
-  offerButton.disabled = offer === app.room.seat;
-  offerButton.textContent = offer === app.room.seat ? 'Draw offered' : 'Offer draw';
-  ui.leave.textContent = app.room.role === 'spectator' ? 'Stop watching' : 'Leave room';
+  offerButton.hidden = !playing || (offer !== null && offer !== room.seat);
+  offerButton.disabled = offer === room.seat;
+  offerButton.textContent = offer === room.seat ? 'Draw offered' : 'Offer draw';
+  ui.leave.textContent = room.role === 'spectator' ? 'Stop watching' : 'Leave room';
+}
+
+/**
+ * Resign, for a player while the game is played: a first click arms it for a few
+ * seconds (actions.js), which it says. Returns whether the game is being played.
+ */
+function renderResign(s) {
+  const room = app.room;
+  const playing = room.role === 'player' && s?.status === 'playing';
+  const armed = playing && room.resignArmed !== null;
+  const text = armed ? 'Click again to resign' : 'Resign';
+  ui.resign.hidden = !playing;
+  if (ui.resign.textContent !== text) ui.resign.textContent = text;
+  ui.resign.classList.toggle('danger', armed);
+  return playing;
 }
 
 /** The link to share while this player waits for an opponent. */
@@ -128,8 +214,8 @@ function materialEl(game, seat, lead) {
   return box;
 }
 
-/** The seats, each with its clock and what it is ahead by on the board `shown`. */
-function renderSeats(s, shown) {
+/** The seats, each with its clock and what it is ahead by on the board `shown`; a spectator may take an open one. */
+function renderSeats(s, shown, { takeSeat }) {
   const slots = ui.seats.querySelectorAll('.seat-slot');
   for (const slot of slots) slot.replaceChildren();
   if (!s || !Array.isArray(s.seats)) return;
@@ -201,7 +287,7 @@ function statusText(s) {
     if (typeof s.to_move !== 'number') return 'Playing.';
     const mover = `${seatName(seatAt(s.to_move))} (${markOf(s.to_move)})`;
     if (player && s.to_move === app.room.seat) {
-      return app.pendingMove ? 'Sending your move…' : `Your turn: you play ${markOf(app.room.seat)}.`;
+      return app.room.pendingMove ? 'Sending your move…' : `Your turn: you play ${markOf(app.room.seat)}.`;
     }
     return player ? `Waiting for ${mover} to move…` : `${mover} to move.`;
   }
@@ -210,19 +296,20 @@ function statusText(s) {
 }
 
 /** The line above the board about draw offers, with Accept / Decline when one is made to you. */
-function renderDrawPanel(s) {
+function renderDrawPanel(s, { roomRequest }) {
   const box = ui['draw-panel'];
+  const room = app.room;
   const playing = s?.status === 'playing';
-  const player = app.room.role === 'player' && typeof app.room.seat === 'number';
+  const player = room.role === 'player' && typeof room.seat === 'number';
   const offer = playing && typeof s.draw_offer === 'number' ? s.draw_offer : null;
-  const key = JSON.stringify([app.room.id, s?.game_id, offer, player ? app.room.seat : null, playing ? app.drawNote : '']);
+  const key = JSON.stringify([room.id, s?.game_id, offer, player ? room.seat : null, playing ? room.drawNote : '']);
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   const parts = [];
   let state = '';
   if (offer !== null) {
     const who = `${seatName(s.seats?.find((x) => x.seat === offer))} (${markOf(offer)})`;
-    if (player && offer === app.room.seat) {
+    if (player && offer === room.seat) {
       state = 'offered';
       const other = seatName(s.seats?.find((x) => x.seat === 1 - offer));
       parts.push(el('p', 'draw-text', `You offered a draw. Waiting for ${other} to answer.`));
@@ -239,9 +326,9 @@ function renderDrawPanel(s) {
       state = 'offered';
       parts.push(el('p', 'draw-text', `${who} offers a draw.`));
     }
-  } else if (player && playing && app.drawNote) {
+  } else if (player && playing && room.drawNote) {
     state = 'answered';
-    parts.push(el('p', 'draw-text', app.drawNote));
+    parts.push(el('p', 'draw-text', room.drawNote));
   }
   box.dataset.state = state;
   box.replaceChildren(...parts);
@@ -251,25 +338,28 @@ function renderDrawPanel(s) {
 /** While looking back at a move: which, and the way back to the live board. */
 function renderBrowseBar(s) {
   const bar = ui['browse-bar'];
-  bar.hidden = app.browsing === null;
+  const { browsing, moves } = app.room;
+  bar.hidden = browsing === null;
   if (bar.hidden) return;
-  const move = app.moves[app.browsing - 1] ?? '';
+  const move = moves[browsing - 1] ?? '';
   const live = s?.status === 'playing' ? 'The game goes on meanwhile.' : '';
-  bar.querySelector('.browse-text').textContent = `The board after move ${app.browsing} (${move}) of ${s.moves}. ${live}`.trim();
+  bar.querySelector('.browse-text').textContent = `The board after move ${browsing} (${move}) of ${s.moves}. ${live}`.trim();
 }
 
-/** A move in the list: a button that shows the board after it (ply counts from 1). */
-function moveButton(text, ply) {
-  const b = button(text, `move-${ply}`, () => browseTo(ply, render), 'move-link');
+/** A move in the list: a button that shows the board after it (ply counts from 1), with `browseTo(ply)`. */
+function moveButton(text, ply, browseTo) {
+  const { browsing, moves } = app.room;
+  const b = button(text, `move-${ply}`, () => browseTo(ply), 'move-link');
   b.dataset.ply = String(ply);
-  const current = (app.browsing ?? app.moves.length) === ply;
+  const current = (browsing ?? moves.length) === ply;
   if (current) b.setAttribute('aria-current', 'step');
   b.title = `Show the board after move ${ply} (the arrow keys step through the moves)`;
   return b;
 }
 
-function renderMoves(s) {
+function renderMoves(s, { browseTo }) {
   const list = ui.moves;
+  const moves = app.room.moves;
   list.replaceChildren();
   if (!s) return;
   const game = currentGame();
@@ -277,15 +367,15 @@ function renderMoves(s) {
   // Who played move i: counted back from the last move, so a game that starts from a
   // set position with the second seat to move is still right.
   const lastSeat = typeof s.last_move?.seat === 'number' ? s.last_move.seat : null;
-  const total = app.moves.length;
+  const total = moves.length;
   const seatOf = (i) => (lastSeat === null ? i % 2 : (lastSeat + (total - 1 - i)) % 2);
   list.dataset.plies = String(total);
   if (movesInPairs(game)) {
     // As chess and draughts records number them: "1. e4 e5", the first side's move
     // first; "1. … e5" when a game from a set position starts with the second side.
     const rows = [];
-    app.moves.forEach((move, i) => {
-      const entry = moveButton(move, i + 1);
+    moves.forEach((move, i) => {
+      const entry = moveButton(move, i + 1, browseTo);
       if (seatOf(i) === 0 || rows.length === 0) rows.push(seatOf(i) === 0 ? [entry] : ['…', entry]);
       else rows[rows.length - 1].push(entry);
     });
@@ -295,13 +385,13 @@ function renderMoves(s) {
       list.append(item);
     }
   } else {
-    app.moves.forEach((move, i) => {
+    moves.forEach((move, i) => {
       const item = el('li');
-      item.append(moveButton(`${markOf(seatOf(i))} ${moveInWords(game, move, cols)}`, i + 1));
+      item.append(moveButton(`${markOf(seatOf(i))} ${moveInWords(game, move, cols)}`, i + 1, browseTo));
       list.append(item);
     });
   }
-  list.hidden = app.moves.length === 0;
+  list.hidden = moves.length === 0;
   list.classList.toggle('paired', movesInPairs(game));
   keepCurrentMoveInSight(list);
 }

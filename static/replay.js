@@ -61,6 +61,7 @@ export class ReplayView {
    *   gridOf(state): the state's board if it is a drawable grid,
    *   endSentence(data, label, mySeat): the result of a finished stored game, in words,
    *   changed(): the card opened or closed (the page shows or hides the live game),
+   *   focus(node): put the focus on `node` of the card, which shows once the page is drawn,
    *   focusBack(id): put the focus back where the replay of `id` was opened,
    * }
    */
@@ -83,7 +84,7 @@ export class ReplayView {
     this.current = { id: gameId, data: null, error: '', ply: 0, loading: true };
     this.page.changed();
     this.draw();
-    this.ui.replay.focus();
+    this.page.focus(this.ui.replay);
     let data = null;
     let problem = '';
     try {

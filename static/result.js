@@ -1,9 +1,9 @@
 // How a game ended, in words: the headline ("You won!", "Ann (White) won.", "Draw."),
 // the reason as a phrase, the result panel under the board with its scores, rating
-// changes, Rematch and Replay, and the same sentence for a stored game's replay.
+// changes, Rematch and Replay (which call the actions it is given), and the same
+// sentence for a stored game's replay.
 
 import { app, ui, currentGame, markOf, markEl } from './state.js';
-import { onRematch } from './actions.js';
 import { gameReasons } from './boards/index.js';
 import { seatName, botLevel } from './sides.js';
 import { formatDuration } from './time.js';
@@ -33,7 +33,8 @@ const REASONS = {
 
 /** The winner and reason of the current game, from game_over if seen, else from state.result. */
 function outcome(s) {
-  if (app.over) return { winner: app.over.winner ?? null, reason: app.over.reason };
+  const over = app.room?.over;
+  if (over) return { winner: over.winner ?? null, reason: over.reason };
   if (s?.result) return { winner: s.result.winner ?? null, reason: s.result.reason };
   return null;
 }
@@ -101,10 +102,14 @@ function ratingChangeText(before, after) {
   return `${before} → ${after} (${delta > 0 ? '+' : delta < 0 ? '−' : '±'}${Math.abs(delta)})`;
 }
 
-/** The panel under the board once the game is over; hidden before. */
-export function renderResult(s) {
+/**
+ * The panel under the board once the game is over; hidden before. `actions` =
+ * { rematch(), openReplay(gameId) }, for its buttons.
+ */
+export function renderResult(s, actions) {
   const box = ui.result;
-  const o = s?.status === 'finished' || app.over ? outcome(s) : null;
+  const over = app.room.over;
+  const o = s?.status === 'finished' || over ? outcome(s) : null;
   if (!o) {
     box.hidden = true;
     box.replaceChildren();
@@ -120,7 +125,7 @@ export function renderResult(s) {
   const headline = text.headline;
   box.className = `result ${headline.startsWith('You won') ? 'won' : headline.startsWith('You lost') ? 'lost' : 'neutral'}`;
   const parts = [el('p', 'headline', headline), el('p', 'reason', capitalise(text.reason) + '.')];
-  const scores = Array.isArray(app.over?.scores) ? app.over.scores : [];
+  const scores = Array.isArray(over?.scores) ? over.scores : [];
   if (scores.length) {
     const list = el('ul', 'scores');
     for (const entry of scores) {
@@ -142,25 +147,25 @@ export function renderResult(s) {
     parts.push(list);
     parts.push(scoresExplained(scores));
   }
-  const unrated = UNRATED[app.over?.unrated];
+  const unrated = UNRATED[over?.unrated];
   if (unrated) {
     const note = el('p', 'unrated', `Not rated: ${unrated}.`);
     note.dataset.testid = 'unrated';
     parts.push(note);
   }
-  if (typeof app.over?.duration_ms === 'number') {
-    parts.push(el('p', 'duration', `Played in ${formatDuration(app.over.duration_ms)}.`));
+  if (typeof over?.duration_ms === 'number') {
+    parts.push(el('p', 'duration', `Played in ${formatDuration(over.duration_ms)}.`));
   }
-  const actions = el('div', 'result-actions');
-  const rematch = rematchControls(s);
+  const row = el('div', 'result-actions');
+  const rematch = rematchControls(s, actions.rematch);
   if (rematch) {
     parts.push(rematch.status);
-    actions.append(rematch.button);
+    row.append(rematch.button);
   }
   if (s?.status === 'finished' && typeof s.game_id === 'string') {
-    actions.append(button('Replay', 'replay-open', () => app.replay.open(s.game_id), 'small'));
+    row.append(button('Replay', 'replay-open', () => actions.openReplay(s.game_id), 'small'));
   }
-  if (actions.childElementCount) parts.push(actions);
+  if (row.childElementCount) parts.push(row);
   box.replaceChildren(...parts);
 }
 
@@ -175,8 +180,8 @@ function scoresExplained(scores) {
   return box;
 }
 
-/** The Rematch button and a line on who has asked, for a player of a finished game. */
-function rematchControls(s) {
+/** The Rematch button (calling `onRematch`) and a line on who has asked, for a player of a finished game. */
+function rematchControls(s, onRematch) {
   if (s?.status !== 'finished' || app.room?.role !== 'player' || typeof app.room.seat !== 'number') return null;
   const asked = Array.isArray(s.rematch) ? s.rematch : [];
   const me = app.room.seat;

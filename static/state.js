@@ -1,8 +1,9 @@
-// What the page knows: the one `app` object (who is signed in, the room and its latest
-// state, the move being built, the boards kept for replays), the page's elements by
-// test id (`ui`), what the browser keeps between visits (`local`, `session`), and the
-// facts read off them (the current game, whose turn, which way up the board is).
-// Nothing here sends or draws.
+// What the page knows: the one `app` object (who is signed in, the boards kept for
+// replays, and in `app.room` the room the page is in with all it knows of it: its latest
+// state, the move being built, its chat), the page's elements by test id (`ui`), what the
+// browser keeps between visits (`local`, `session`), and the facts read off them (the
+// current game, whose turn, which way up the board is, the board to show). Nothing here
+// sends or draws; store.js draws the page after each change.
 
 import { DEFAULT_GAME, sidesOf, topSeatOf } from './boards/index.js';
 import { sideName, sideBadge } from './sides.js';
@@ -53,42 +54,71 @@ export const app = {
   /** Set once `welcome` arrives on the current socket. */
   ready: false,
   me: null, // { player_id, name, token }
-  room: null, // { id, seat: number|null, role: 'player'|'spectator', game? }
-  state: null, // the last `state` of the current room
-  over: null, // the `game_over` of the current game, if seen
-  moves: [], // move strings of the current game
-  pendingMove: false,
-  catchingUp: null, // the `seq` after which frames were lost and asked for again, if any
+  room: null, // the room this page is in and all it knows of it (see enterRoom); leaving drops it
   pendingGame: null, // the game of the room being created, until its state arrives
-  // The move being built on the board: the labels clicked so far, and the moves to
-  // choose between when several share that path (chess promotion).
-  pick: { key: '', sel: [], choices: null },
   lobbyGame: DEFAULT_GAME,
   boardHadFocus: null, // label of the board cell that last had the keyboard focus
-  showBoard: false, // a room was entered or a rematch began: bring the board into view once drawn
   keyboard: false, // the player uses the keyboard, so moving the focus helps
-  browsing: null, // while looking back: the number of moves after which the board is shown (browse.js)
-  chat: { channel: null, lines: [] }, // the current room's chat as shown (chat.js)
-  premove: null, // { game, from, to }: the move to play once it is this player's turn (premove.js)
-  dropped: null, // the cell this player last dropped a piece on by hand, so that it does not glide there (animate.js)
-  lowWarned: null, // the turn (game id and move count) whose low time was sounded
   afterWelcome: null, // what to start once signed in: 'bot' after "Play a bot now"
-  orientation: null, // the sides and orientation of the current game, once known (see orientation())
   rooms: new RoomList(),
-  roomList: null, // the rooms card (rooms.js)
-  leaderboard: null, // the leaderboard card (leaderboard.js)
-
   /** A room from a `/?room=` link, to open once signed in. */
   linkedRoom: null,
-  errorTimer: null,
-  resignArmed: null,
-  clockAt: 0, // performance.now() when the current state arrived: its clocks are as of then
-  clockTimer: null,
-  drawNote: '', // what became of this player's draw offer, until the next move
   seen: new Map(), // game_id → { game, boards: [board after n moves], flipped, sides }
-  replay: null, // the replay card (replay.js)
-  recent: null, // the recent games card (recent.js)
+  // The lines outside the board (notices.js): the error line, shown for a while, with its
+  // code and how many errors it has shown; the notice line and what it is about (kind);
+  // the connection's state in the header pill.
+  notices: {
+    error: { text: '', code: '', count: 0, shown: false },
+    notice: { text: '', kind: null },
+    connection: { state: 'offline', text: 'not signed in' },
+  },
 };
+
+/**
+ * A room entered, as the page keeps it in `app.room`: which room and how this page is in
+ * it ({ id, seat: number|null, role: 'player'|'spectator', game?, detached? }), and
+ * what the page knows of it, from scratch. Leaving the room drops the whole object.
+ */
+export function enterRoom({ id, seat, role, game, detached = false }) {
+  return {
+    id,
+    seat,
+    role,
+    game, // the room's game, once known
+    detached, // a finished game shown after a reconnect, without taking its seat again
+    state: null, // the last `state` of the room
+    over: null, // the `game_over` of the current game, if seen
+    moves: [], // move strings of the current game
+    pendingMove: false,
+    catchingUp: null, // the `seq` after which frames were lost and asked for again, if any
+    // The move being built on the board: the labels clicked so far, and the moves to
+    // choose between when several share that path (chess promotion).
+    pick: { key: '', sel: [], choices: null },
+    showBoard: false, // the room was entered or a rematch began: bring the board into view once drawn
+    browsing: null, // while looking back: the number of moves after which the board is shown (browse.js)
+    chat: { channel: null, lines: [] }, // the room's chat as shown
+    premove: null, // { game, from, to }: the move to play once it is this player's turn (premove.js)
+    dropped: null, // the cell this player last dropped a piece on by hand, so that it does not glide there (animate.js)
+    lowWarned: null, // the turn (game id and move count) whose low time was sounded
+    orientation: null, // the sides and orientation of the current game, once known (see orientation())
+    resignArmed: null, // the timer that disarms Resign again, while a first click has armed it
+    clockAt: 0, // performance.now() when the current state arrived: its clocks are as of then
+    drawNote: '', // what became of this player's draw offer, until the next move
+  };
+}
+
+/** Leaves the current room: drops it and everything the page knew of it. */
+export function dropRoom() {
+  clearTimeout(app.room?.resignArmed);
+  app.room = null;
+}
+
+/** What is kept of a room across a reload (KEY_ROOM) and shown in the room list: which room and how this page is in it. */
+export function roomPlace(room) {
+  if (!room) return null;
+  const { id, seat, role, game, detached } = room;
+  return { id, seat, role, game, detached };
+}
 
 /** The page's elements, by test id (and the four cards by id). Filled by bindUi(). */
 export const ui = {};
@@ -121,46 +151,89 @@ export function bindUi() {
   ui.roomTemplate = document.getElementById('room-item');
 }
 
+/** The last state of the current room, or null. */
+function roomState() {
+  return app.room?.state ?? null;
+}
+
 /** The game of the current room (known once its first state arrives). */
 export function currentGame() {
-  return app.state?.game ?? app.room?.game ?? DEFAULT_GAME;
+  return app.room?.state?.game ?? app.room?.game ?? DEFAULT_GAME;
 }
 
 /** The name of a seat's side ("X", "White", "Geese", ...), in the current game by default. */
-export function markOf(seat, game = currentGame(), state = app.state) {
+export function markOf(seat, game = currentGame(), state = roomState()) {
   return sideName(seat, game, state);
 }
 
 /** A badge of a seat's side, in the current game by default. */
-export function markEl(seat, game = currentGame(), state = app.state) {
+export function markEl(seat, game = currentGame(), state = roomState()) {
   return sideBadge(seat, game, state);
 }
 
 /** Whether this page is the player to move, signed in, in a game being played. */
 export function myTurn() {
-  const s = app.state;
+  const room = app.room;
+  const s = room?.state;
   return Boolean(
-    app.room && s && app.ready && app.room.role === 'player' && s.status === 'playing' &&
-      s.to_move === app.room.seat,
+    room && s && app.ready && room.role === 'player' && s.status === 'playing' &&
+      s.to_move === room.seat,
   );
 }
 
 /** Drops the move being built; `key` says which position the (empty) pick belongs to. */
-export function resetPick(key = app.pick.key) {
-  app.pick = { key, sel: [], choices: null };
+export function resetPick(key = app.room.pick.key) {
+  app.room.pick = { key, sel: [], choices: null };
+}
+
+/** Whether a move is being built on the board (a cell picked, or a promotion to choose). */
+export function picking() {
+  const pick = app.room?.pick;
+  return Boolean(pick && (pick.sel.length || pick.choices));
 }
 
 /** The sides of the seats and the board's orientation, kept for the whole game once known. */
 export function orientation(game, s) {
-  const cacheKey = `${app.room?.id}|${s?.game_id ?? ''}|${game}`;
-  const cached = app.orientation;
+  const room = app.room;
+  const cacheKey = `${room?.id}|${s?.game_id ?? ''}|${game}`;
+  const cached = room?.orientation;
   if (cached && cached.key === cacheKey) return cached;
   const sides = sidesOf(game, s);
   const top = topSeatOf(game, s, sides);
   const result = { key: cacheKey, sides, top };
   // Only keep what the state showed for certain; defaults are worked out again next time.
-  if (sides.known && s?.game_id) app.orientation = result;
+  if (room && sides.known && s?.game_id) room.orientation = result;
   return result;
+}
+
+/** The board the page saw after `ply` moves of game `id`, if it did. */
+export function boardAfter(id, ply) {
+  return app.seen.get(id)?.boards?.[ply] ?? null;
+}
+
+/**
+ * The state to draw: the live one, or while looking back (browse.js), the board after
+ * the chosen move, with nothing to play on it. Looking back ends when that board is gone.
+ */
+export function shownState(s) {
+  const room = app.room;
+  if (room.browsing === null) return s;
+  const board = typeof s?.game_id === 'string' ? boardAfter(s.game_id, room.browsing) : null;
+  if (!board || room.browsing >= s.moves) {
+    room.browsing = null;
+    return s;
+  }
+  return { ...s, board, legal_moves: [], last_move: null };
+}
+
+/** The players whose chat lines this browser hides: player id → name. */
+export function mutedPlayers() {
+  try {
+    const saved = JSON.parse(local.get(KEY_MUTED) ?? '{}');
+    return saved && typeof saved === 'object' && !Array.isArray(saved) ? saved : {};
+  } catch {
+    return {};
+  }
 }
 
 /** Whether this player sees the board turned, so that their own pieces are at the bottom. */
