@@ -4,14 +4,18 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use parlor_room::PlayerId;
 use parlor_rules::bots::BotLevel;
 
 /// What holds a seat, as shown on the wire: `open`, `human` or `bot:<level>` (a bot
-/// standing in for an absent person shows as the bot).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// standing in for an absent person shows as the bot). Its name is made of its parts'
+/// (the bot level's), so it is written here rather than derived; serde goes through it
+/// as for every other named value.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde_with::SerializeDisplay, serde_with::DeserializeFromStr,
+)]
 pub enum SeatKind {
     /// Nobody yet.
     Open,
@@ -53,23 +57,26 @@ impl FromStr for SeatKind {
     }
 }
 
-impl Serialize for SeatKind {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for SeatKind {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
-
 /// Which of a room's two chats a line belongs to: as on Lichess, the players talk among
 /// themselves and the spectators among themselves, and neither side hears the other.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Hash,
+    PartialEq,
+    Eq,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownChatChannel,
+    parse_err_fn = UnknownChatChannel::named
+)]
 pub enum ChatChannel {
     /// The two seated players.
     Players,
@@ -80,10 +87,7 @@ pub enum ChatChannel {
 impl ChatChannel {
     /// The channel's wire name, as the store keeps it too.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ChatChannel::Players => "players",
-            ChatChannel::Spectators => "spectators",
-        }
+        self.into()
     }
 }
 
@@ -92,15 +96,10 @@ impl ChatChannel {
 #[error("\"{0}\" is not a chat; the chats are players and spectators")]
 pub struct UnknownChatChannel(pub String);
 
-impl FromStr for ChatChannel {
-    type Err = UnknownChatChannel;
-
-    fn from_str(name: &str) -> Result<ChatChannel, UnknownChatChannel> {
-        match name {
-            "players" => Ok(ChatChannel::Players),
-            "spectators" => Ok(ChatChannel::Spectators),
-            other => Err(UnknownChatChannel(other.to_owned())),
-        }
+impl UnknownChatChannel {
+    /// The error for the name `name`.
+    fn named(name: &str) -> UnknownChatChannel {
+        UnknownChatChannel(name.to_owned())
     }
 }
 

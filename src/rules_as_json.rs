@@ -63,17 +63,17 @@ fn a_fox_geese_board_is_sent_as_a_7x7_grid() {
 fn kinds_levels_and_end_reasons_travel_by_their_names() {
     use parlor_rules::bots::BotLevel;
     use parlor_rules::games::EndReason;
-    for kind in GameKind::ALL {
+    for &kind in GameKind::ALL {
         let json = serde_json::to_value(kind).unwrap();
         assert_eq!(json, serde_json::json!(kind.as_str()));
         assert_eq!(serde_json::from_value::<GameKind>(json).unwrap(), kind);
     }
-    for level in BotLevel::ALL {
+    for &level in BotLevel::ALL {
         let json = serde_json::to_value(level).unwrap();
         assert_eq!(json, serde_json::json!(level.as_str()));
         assert_eq!(serde_json::from_value::<BotLevel>(json).unwrap(), level);
     }
-    for reason in EndReason::ALL {
+    for &reason in EndReason::ALL {
         assert_eq!(
             serde_json::to_value(reason).unwrap(),
             serde_json::json!(reason.as_str())

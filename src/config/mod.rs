@@ -176,9 +176,11 @@ pub enum BotPriority {
 }
 
 /// What happens to a seat whose player stays away past the reconnect grace: `none` (they
-/// lose by `abandoned`) or a bot level (a bot plays for them until they come back).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
+/// lose by `abandoned`) or a bot level (a bot plays for them until they come back). Its
+/// name is made of the bot level's, so it is written here; serde goes through it.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde_with::SerializeDisplay, serde_with::DeserializeFromStr,
+)]
 pub enum Takeover {
     /// The absent player loses by `abandoned`.
     None,
@@ -199,19 +201,11 @@ impl std::str::FromStr for Takeover {
     }
 }
 
-impl TryFrom<String> for Takeover {
-    type Error = String;
-
-    fn try_from(text: String) -> Result<Self, String> {
-        text.parse()
-    }
-}
-
-impl From<Takeover> for String {
-    fn from(takeover: Takeover) -> String {
-        match takeover {
-            Takeover::None => "none".to_owned(),
-            Takeover::Bot(level) => level.as_str().to_owned(),
+impl std::fmt::Display for Takeover {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Takeover::None => f.write_str("none"),
+            Takeover::Bot(level) => f.write_str(level.as_str()),
         }
     }
 }

@@ -1,15 +1,31 @@
 //! What clients send: every client message, and the order in which a frame is checked
 //! before it becomes one (`bad_json`, `bad_message`, `unknown_type`, then its fields).
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{ClientError, ErrorCode};
 use parlor_room::RoomId;
 
 /// How a connection hears of a move (`hello.updates`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownUpdates,
+    parse_err_fn = UnknownUpdates::named
+)]
 pub enum Updates {
     /// A full `state` after every change, moves included.
     #[default]
@@ -17,6 +33,18 @@ pub enum Updates {
     /// A move that leaves the game on comes as a `moved` event, carrying only what the
     /// move changed; every other change as a full `state`.
     Moves,
+}
+
+/// A name that is no way of hearing of moves.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a way to hear of moves; use states or moves")]
+pub struct UnknownUpdates(pub String);
+
+impl UnknownUpdates {
+    /// The error for the name `name`.
+    fn named(name: &str) -> UnknownUpdates {
+        UnknownUpdates(name.to_owned())
+    }
 }
 
 /// A message from a client, after its `type` was recognised and its fields checked.

@@ -1,24 +1,27 @@
 //! Every error code a client can be sent, in the order they are checked, and the error
 //! a client caused with its sentence for the person.
 
-use std::fmt;
-
-use serde::Serialize;
-
 /// Every error code, in the order they are checked (after `bad_json` … `hello_required`
 /// come the room checks, then the codes that only some messages can produce).
 #[derive(
     Clone,
     Copy,
     Debug,
+    Hash,
     PartialEq,
     Eq,
-    Hash,
-    strum::IntoStaticStr,
-    strum::EnumIter,
+    strum::Display,
     strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
 )]
-#[strum(serialize_all = "snake_case")]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownErrorCode,
+    parse_err_fn = UnknownErrorCode::named
+)]
 pub enum ErrorCode {
     /// The frame is not JSON.
     BadJson,
@@ -99,15 +102,15 @@ impl ErrorCode {
     }
 }
 
-impl Serialize for ErrorCode {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
+/// A name that is no error code (one a newer server sent across a fleet).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is no error code of this server")]
+pub struct UnknownErrorCode(pub String);
 
-impl fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+impl UnknownErrorCode {
+    /// The error for the name `name`.
+    fn named(name: &str) -> UnknownErrorCode {
+        UnknownErrorCode(name.to_owned())
     }
 }
 

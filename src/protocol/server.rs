@@ -10,13 +10,40 @@ use serde_json::Value;
 use super::{ChatChannel, ChatLine, ClientError, ErrorCode, SeatView, Status, TimeControl};
 
 /// Whether a client plays or watches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownRole,
+    parse_err_fn = UnknownRole::named
+)]
 pub enum Role {
     /// Holds a seat.
     Player,
     /// Watches.
     Spectator,
+}
+
+/// A name that is no role.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a role; a client is a player or a spectator")]
+pub struct UnknownRole(pub String);
+
+impl UnknownRole {
+    /// The error for the name `name`.
+    fn named(name: &str) -> UnknownRole {
+        UnknownRole(name.to_owned())
+    }
 }
 
 /// A direct reply or notice from the server to one connection.
@@ -140,14 +167,41 @@ pub enum ServerMsg {
 }
 
 /// Why the server is shutting down, as `shutdown` says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownShutdownReason,
+    parse_err_fn = UnknownShutdownReason::named
+)]
 pub enum ShutdownReason {
     /// The server is restarting: every game in progress is resumed when it is back.
     Restarting,
     /// The server is stopping and its operator ended the games in progress
     /// (`interrupted`).
     Stopping,
+}
+
+/// A name that is no reason to shut down.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a reason to shut down; use restarting or stopping")]
+pub struct UnknownShutdownReason(pub String);
+
+impl UnknownShutdownReason {
+    /// The error for the name `name`.
+    fn named(name: &str) -> UnknownShutdownReason {
+        UnknownShutdownReason(name.to_owned())
+    }
 }
 
 impl ServerMsg {
@@ -162,8 +216,23 @@ impl ServerMsg {
 }
 
 /// What happened to a room in a `lobby_update`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownLobbyChange,
+    parse_err_fn = UnknownLobbyChange::named
+)]
 pub enum LobbyChange {
     /// The room is new.
     Added,
@@ -171,6 +240,18 @@ pub enum LobbyChange {
     Changed,
     /// The room is gone.
     Removed,
+}
+
+/// A name that is no change to a room.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a change to a room; use added, changed or removed")]
+pub struct UnknownLobbyChange(pub String);
+
+impl UnknownLobbyChange {
+    /// The error for the name `name`.
+    fn named(name: &str) -> UnknownLobbyChange {
+        UnknownLobbyChange(name.to_owned())
+    }
 }
 
 /// A room in `rooms` and `GET /api/rooms`.

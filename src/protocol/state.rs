@@ -63,8 +63,23 @@ pub struct ResultView {
 }
 
 /// A room's status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString)]
-#[strum(serialize_all = "snake_case")]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownStatus,
+    parse_err_fn = UnknownStatus::named
+)]
 pub enum Status {
     /// A seat is still open.
     Waiting,
@@ -81,17 +96,15 @@ impl Status {
     }
 }
 
-impl Serialize for Status {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
+/// A name that is no room status.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a room status")]
+pub struct UnknownStatus(pub String);
 
-impl<'de> Deserialize<'de> for Status {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse()
-            .map_err(|_| serde::de::Error::custom(format!("\"{text}\" is not a room status")))
+impl UnknownStatus {
+    /// The error for the name `name`.
+    fn named(name: &str) -> UnknownStatus {
+        UnknownStatus(name.to_owned())
     }
 }
 
@@ -258,8 +271,23 @@ pub struct ScoreView {
 }
 
 /// Why a finished game was not rated (PROTOCOL.md §13.4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownUnrated,
+    parse_err_fn = UnknownUnrated::named
+)]
 pub enum Unrated {
     /// It started from a given position (`options.start`).
     FromPosition,
@@ -271,6 +299,18 @@ pub enum Unrated {
     SameBot,
     /// A side made fewer than [`MIN_MOVES_EACH_TO_RATE`] moves.
     TooShort,
+}
+
+/// A name that is no reason a game goes unrated.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a reason a game goes unrated")]
+pub struct UnknownUnrated(pub String);
+
+impl UnknownUnrated {
+    /// The error for the name `name`.
+    fn named(name: &str) -> UnknownUnrated {
+        UnknownUnrated(name.to_owned())
+    }
 }
 
 /// How many moves each side must have made for a game to be rated (as on Lichess): a

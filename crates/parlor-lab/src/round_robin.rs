@@ -116,7 +116,7 @@ fn pairings(all_pairs: bool) -> Vec<(BotLevel, BotLevel)> {
 /// The games `--game` names (`all`, or one game's name).
 pub(crate) fn selected_games(game: &str) -> Result<Vec<&'static str>, Error> {
     if game == "all" {
-        return Ok(GameKind::ALL.map(GameKind::as_str).to_vec());
+        return Ok(GameKind::ALL.iter().map(|kind| kind.as_str()).collect());
     }
     let kind: GameKind = game
         .parse()
@@ -282,7 +282,7 @@ fn play_one(
 /// One summary per game and pairing, in the order played.
 fn summarize(records: &[GameRecord], all_pairs: bool) -> Vec<PairingSummary> {
     let mut summaries = Vec::new();
-    for kind in GameKind::ALL {
+    for &kind in GameKind::ALL {
         let id = kind.as_str();
         for (weaker, stronger) in pairings(all_pairs) {
             let games: Vec<&GameRecord> = records

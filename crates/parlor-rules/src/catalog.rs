@@ -301,7 +301,7 @@ mod tests {
 
     #[test]
     fn every_listed_game_can_be_created() {
-        for kind in GameKind::ALL {
+        for &kind in GameKind::ALL {
             let game = new_game(kind, &GameSettings::default(), None).unwrap();
             assert_eq!(game.kind(), kind);
             assert_eq!(game.turn(), Some(Seat::First));
@@ -354,8 +354,8 @@ mod tests {
     #[test]
     fn every_bot_level_plays_legal_moves_in_every_game() {
         let settings = GameSettings::default();
-        for id in GameKind::ALL {
-            for level in BotLevel::ALL {
+        for &id in GameKind::ALL {
+            for &level in BotLevel::ALL {
                 // Hard's full budget is slow in a debug build on the big games; its search
                 // is the same code as medium's, which runs here on every game.
                 if level == BotLevel::Hard && id != GameKind::TicTacToe {
@@ -389,7 +389,7 @@ mod tests {
     #[test]
     fn tictactoe_bots_play_to_the_end() {
         let settings = GameSettings::default();
-        for level in BotLevel::ALL {
+        for &level in BotLevel::ALL {
             let mut game = new_game(GameKind::TicTacToe, &settings, None).unwrap();
             let mut rng = rand::rng();
             while game.turn().is_some() {

@@ -6,8 +6,6 @@
 //! games behind one object-safe, text-in/text-out interface).
 #![forbid(unsafe_code)]
 
-mod wire_name;
-
 pub mod bots;
 pub mod catalog;
 pub mod games;

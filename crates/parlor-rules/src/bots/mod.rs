@@ -49,7 +49,27 @@ pub trait Evaluate: Game {
 }
 
 /// How strong a bot plays. The wire form is the lowercase name (`bot:easy`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownLevel,
+    parse_err_fn = UnknownLevel::named
+)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde_with::SerializeDisplay, serde_with::DeserializeFromStr)
+)]
 pub enum BotLevel {
     /// A uniformly random legal move.
     Random,
@@ -65,30 +85,25 @@ pub enum BotLevel {
 
 impl BotLevel {
     /// Every level, weakest first.
-    pub const ALL: [BotLevel; 4] = [
-        BotLevel::Random,
-        BotLevel::Easy,
-        BotLevel::Medium,
-        BotLevel::Hard,
-    ];
+    pub const ALL: &[BotLevel] = <BotLevel as strum::VariantArray>::VARIANTS;
 
     /// The level's wire name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            BotLevel::Random => "random",
-            BotLevel::Easy => "easy",
-            BotLevel::Medium => "medium",
-            BotLevel::Hard => "hard",
-        }
+        self.into()
     }
 }
-
-crate::wire_name::wire_name!(BotLevel, UnknownLevel);
 
 /// A bot level name that is not one of `random`, `easy`, `medium`, `hard`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("`{0}` is not a bot level; use random, easy, medium or hard")]
 pub struct UnknownLevel(pub String);
+
+impl UnknownLevel {
+    /// The error for the name `name`.
+    fn named(name: &str) -> UnknownLevel {
+        UnknownLevel(name.to_owned())
+    }
+}
 
 /// How strong a searching level plays: how deep, how many positions and how long it may
 /// think per move (config `[bots.medium]`, `[bots.hard]`).

@@ -61,7 +61,7 @@ fn every_level_plays_legally<G: Evaluate>(settings: &G::Settings, count: usize) 
     let mut rng = StdRng::seed_from_u64(1);
     for (n, game) in random_positions::<G>(settings, count, 2).iter().enumerate() {
         let legal = game.legal_moves();
-        for level in BotLevel::ALL {
+        for &level in BotLevel::ALL {
             let limits = tiny_budgets()[n % 3];
             let mv = choose_move(game, level, &limits, &mut rng);
             let mv = mv.unwrap_or_else(|| panic!("{level} has no move in {}", game.position()));
@@ -90,7 +90,7 @@ fn no_level_moves_once_the_game_is_over() {
         game.play(&mv).unwrap();
     }
     let mut rng = StdRng::seed_from_u64(0);
-    for level in BotLevel::ALL {
+    for &level in BotLevel::ALL {
         assert_eq!(
             choose_move(&game, level, &tiny_budgets()[0], &mut rng),
             None

@@ -2,10 +2,36 @@
 //! in storage by [`GameKind::as_str`] (`chess`). A kind is not a game's id: one stored
 //! game is `g_…`, and its kind is one of these.
 
-/// A game this crate implements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+use strum::VariantArray;
+
+/// A game this crate implements. Its name is derived from the variant (strum), and
+/// serde writes and reads it through that name.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownGame,
+    parse_err_fn = UnknownGame::named
+)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde_with::SerializeDisplay, serde_with::DeserializeFromStr)
+)]
 pub enum GameKind {
     /// Tic-tac-toe (`tictactoe`).
+    #[strum(serialize = "tictactoe")]
     TicTacToe,
     /// English checkers (`checkers`).
     Checkers,
@@ -17,35 +43,31 @@ pub enum GameKind {
 
 impl GameKind {
     /// Every game, in the order lists show them.
-    pub const ALL: [GameKind; 4] = [
-        GameKind::TicTacToe,
-        GameKind::Checkers,
-        GameKind::Chess,
-        GameKind::FoxGeese,
-    ];
+    pub const ALL: &[GameKind] = GameKind::VARIANTS;
 
     /// The game's name on the wire and in storage.
     pub fn as_str(self) -> &'static str {
-        match self {
-            GameKind::TicTacToe => "tictactoe",
-            GameKind::Checkers => "checkers",
-            GameKind::Chess => "chess",
-            GameKind::FoxGeese => "fox_geese",
-        }
+        self.into()
     }
 
     /// Every game's name, as a person reads a list of them (`tictactoe, checkers, …`).
     pub fn names() -> String {
-        GameKind::ALL.map(GameKind::as_str).join(", ")
+        let names: Vec<&str> = GameKind::ALL.iter().map(|kind| kind.as_str()).collect();
+        names.join(", ")
     }
 }
-
-crate::wire_name::wire_name!(GameKind, UnknownGame);
 
 /// A name that is no game this server plays.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("there is no game \"{0}\"")]
 pub struct UnknownGame(pub String);
+
+impl UnknownGame {
+    /// The error for the name `name`.
+    fn named(name: &str) -> UnknownGame {
+        UnknownGame(name.to_owned())
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -53,7 +75,7 @@ mod tests {
 
     #[test]
     fn every_kind_reads_back_from_its_name() {
-        for kind in GameKind::ALL {
+        for &kind in GameKind::ALL {
             assert_eq!(kind.as_str().parse::<GameKind>(), Ok(kind));
         }
         assert_eq!("go".parse::<GameKind>(), Err(UnknownGame("go".to_owned())));

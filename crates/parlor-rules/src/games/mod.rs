@@ -93,7 +93,27 @@ impl TryFrom<u8> for Seat {
 }
 
 /// Why a game ended, on the wire and in storage by [`EndReason::as_str`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[strum(
+    serialize_all = "snake_case",
+    parse_err_ty = UnknownEndReason,
+    parse_err_fn = UnknownEndReason::named
+)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde_with::SerializeDisplay, serde_with::DeserializeFromStr)
+)]
 pub enum EndReason {
     /// Tic-tac-toe: three marks in a row, column or diagonal.
     ThreeInARow,
@@ -140,51 +160,11 @@ pub enum EndReason {
 
 impl EndReason {
     /// Every reason.
-    pub const ALL: [EndReason; 19] = [
-        EndReason::ThreeInARow,
-        EndReason::BoardFull,
-        EndReason::Checkmate,
-        EndReason::Stalemate,
-        EndReason::InsufficientMaterial,
-        EndReason::ThreefoldRepetition,
-        EndReason::FiftyMoves,
-        EndReason::FortyMoves,
-        EndReason::NoMoves,
-        EndReason::FoxTrapped,
-        EndReason::GeeseStuck,
-        EndReason::GeeseBelowThreshold,
-        EndReason::QuietMoves,
-        EndReason::Resigned,
-        EndReason::Abandoned,
-        EndReason::Timeout,
-        EndReason::TimeoutVsInsufficientMaterial,
-        EndReason::Aborted,
-        EndReason::DrawAgreed,
-    ];
+    pub const ALL: &[EndReason] = <EndReason as strum::VariantArray>::VARIANTS;
 
     /// The reason's name on the wire and in storage.
     pub fn as_str(self) -> &'static str {
-        match self {
-            EndReason::ThreeInARow => "three_in_a_row",
-            EndReason::BoardFull => "board_full",
-            EndReason::Checkmate => "checkmate",
-            EndReason::Stalemate => "stalemate",
-            EndReason::InsufficientMaterial => "insufficient_material",
-            EndReason::ThreefoldRepetition => "threefold_repetition",
-            EndReason::FiftyMoves => "fifty_moves",
-            EndReason::FortyMoves => "forty_moves",
-            EndReason::NoMoves => "no_moves",
-            EndReason::FoxTrapped => "fox_trapped",
-            EndReason::GeeseStuck => "geese_stuck",
-            EndReason::GeeseBelowThreshold => "geese_below_threshold",
-            EndReason::QuietMoves => "quiet_moves",
-            EndReason::Resigned => "resigned",
-            EndReason::Abandoned => "abandoned",
-            EndReason::Timeout => "timeout",
-            EndReason::TimeoutVsInsufficientMaterial => "timeout_vs_insufficient_material",
-            EndReason::Aborted => "aborted",
-            EndReason::DrawAgreed => "draw_agreed",
-        }
+        self.into()
     }
 
     /// Whether the game ended by a player's choice, absence or clock rather than by the
@@ -202,12 +182,17 @@ impl EndReason {
     }
 }
 
-crate::wire_name::wire_name!(EndReason, UnknownEndReason);
-
 /// A name that is no end reason (a stored game from a newer version, or a damaged row).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("`{0}` is not an end reason")]
 pub struct UnknownEndReason(pub String);
+
+impl UnknownEndReason {
+    /// The error for the name `name`.
+    fn named(name: &str) -> UnknownEndReason {
+        UnknownEndReason(name.to_owned())
+    }
+}
 
 /// How a game ended: the winner (or none for a draw) and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -74,7 +74,7 @@ fn play_and_check(fx: &mut Fixture, text: &str, at: Instant) {
 
 #[test]
 fn applied_to_the_state_before_it_a_moved_event_gives_the_state_after_it() {
-    for kind in GameKind::ALL {
+    for &kind in GameKind::ALL {
         for seed in 0..4 {
             let mut fx = playing(kind);
             let mut rng = StdRng::seed_from_u64(seed);
