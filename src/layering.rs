@@ -4,35 +4,29 @@
 
 use std::path::{Path, PathBuf};
 
-/// The server's modules, as `crate::<name>`.
-const MODULES: &[&str] = &[
-    "cluster",
-    "config",
-    "domain",
-    "http",
-    "limits",
-    "lobby",
-    "metrics",
-    "players",
-    "protocol",
-    "ratings",
-    "resuming",
-    "room",
-    "scoring",
-    "scratch_schema",
-    "store",
-    "thinkers",
-    "ws",
-];
+/// The server's modules, as `crate::<name>`: every `mod` that `src/lib.rs` declares, so
+/// that a new module is held to these rules from the day it is added.
+fn modules() -> Vec<String> {
+    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs");
+    let text = std::fs::read_to_string(lib).expect("src/lib.rs is readable");
+    text.lines()
+        .filter_map(|line| {
+            let line = line.trim();
+            let declared = line
+                .strip_prefix("pub mod ")
+                .or_else(|| line.strip_prefix("pub(crate) mod "))
+                .or_else(|| line.strip_prefix("mod "))?;
+            declared.strip_suffix(';').map(str::to_owned)
+        })
+        .collect()
+}
 
 /// Modules that stand (nearly) alone, and the only modules of this crate they may import.
 const ONLY: &[(&str, &[&str])] = &[
     // Configuration is read before anything else exists.
     ("config", &[]),
-    // Shared values know nothing of who uses them.
-    ("domain", &[]),
-    // The wire's vocabulary stands alone but for the seat kind.
-    ("protocol", &["domain"]),
+    // The wire's vocabulary stands alone (the rooms' views it sends are `parlor_room`'s).
+    ("protocol", &[]),
     // The fleet's coordination knows its settings and the store's tokens, nothing else.
     ("cluster", &["config", "store"]),
     // A test database's scratch schema needs nothing of the server.
@@ -111,7 +105,8 @@ fn imports(text: &str) -> Vec<String> {
             None => found.push(word(rest)),
         }
     }
-    found.retain(|name| MODULES.contains(&name.as_str()));
+    let modules = modules();
+    found.retain(|name| modules.contains(name));
     found
 }
 
@@ -182,6 +177,26 @@ fn only_the_store_knows_its_sql() {
     assert!(
         broken.is_empty(),
         "outside the store, these name its SQL: {broken:?}"
+    );
+}
+
+#[test]
+fn every_module_the_rules_name_is_one_lib_declares() {
+    let modules = modules();
+    assert!(
+        modules.len() > 10 && modules.iter().any(|name| name == "relay"),
+        "src/lib.rs's modules were not all read: {modules:?}"
+    );
+    let named = ONLY
+        .iter()
+        .chain(FORBIDDEN)
+        .flat_map(|(module, others)| std::iter::once(*module).chain(others.iter().copied()));
+    let unknown: Vec<&str> = named
+        .filter(|name| !modules.iter().any(|module| module == name))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "the layering rules name modules src/lib.rs does not declare: {unknown:?}"
     );
 }
 

@@ -11,7 +11,6 @@
 
 mod cluster;
 pub mod config;
-pub mod domain;
 mod http;
 #[cfg(test)]
 mod layering;
@@ -20,13 +19,11 @@ mod lobby;
 mod metrics;
 mod players;
 pub mod protocol;
-mod ratings;
 mod relay;
 mod resuming;
 mod room;
 #[cfg(test)]
 mod rules_as_json;
-mod scoring;
 pub mod scratch_schema;
 mod store;
 mod thinkers;
@@ -164,6 +161,7 @@ pub async fn run(
     let context = Arc::new(RoomContext {
         store: store.clone(),
         config: config.clone(),
+        settings: Arc::new(config.room_settings()),
         thinkers,
         shutdown: shutdown.clone(),
         metrics: metrics.clone(),

@@ -16,16 +16,15 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 use tokio_util::task::TaskTracker;
 
-use crate::domain::SeatKind;
 use crate::players::random_hex;
 use crate::protocol::{
     ClientError, ErrorCode, LobbyChange, RoomSummary, SeatView, Status, TimeControl,
 };
-use crate::room::{
-    self, Creator, ResumeError, RoomContext, RoomHandle, RoomHosts, RoomOptions, SeatSpec,
-};
+use crate::room::{self, Creator, ResumeError, RoomContext, RoomHandle, RoomHosts};
 use crate::store::{Fence, StoredGame};
+use parlor_room::SeatKind;
 use parlor_room::{NodeId, PlayerId, ROOM_ID_BYTES, RoomId};
+use parlor_room::{RoomOptions, SeatSpec};
 use parlor_rules::GameKind;
 use parlor_rules::catalog::{self, AnyGame};
 use parlor_rules::games::{PositionError, Seat};
@@ -177,7 +176,7 @@ impl Lobby {
         stored: &StoredGame,
         ratings: [Option<f64>; 2],
         (seq, fence): (u64, Fence),
-        live: room::Now,
+        live: parlor_room::Now,
     ) -> Result<(), ResumeError> {
         if self.rooms.contains_key(&stored.room_id) {
             return Err(ResumeError::RoomTaken);

@@ -14,9 +14,9 @@ use parlor_room::RoomId;
 
 use crate::cluster::{Cluster, ClusterError};
 use crate::lobby::Lobby;
-use crate::ratings::RatedKey;
 use crate::room::{self, ResumeError};
 use crate::store::{Fence, Store, StoreError, StoredGame, UnfinishedGame};
+use parlor_room::ratings::RatedKey;
 
 /// How far apart the `seq` numbering of two servers' resumed rooms is: a room would
 /// have to broadcast more states than this in one server's life to overlap the next.

@@ -19,7 +19,8 @@ use tokio::sync::oneshot;
 use tracing::{debug, warn};
 
 use crate::config::BotPriority;
-use parlor_rules::bots::{BotLevel, Limits};
+use parlor_room::machine::DrawAnswer;
+use parlor_rules::bots::{BotLevel, Deadline, Limits};
 use parlor_rules::catalog::{AnyGame, draw_judgement};
 use parlor_rules::games::Seat;
 
@@ -37,7 +38,7 @@ type Work = Box<dyn FnOnce(Option<Shortcut>) + Send>;
 struct Request {
     /// The game and the level (or [`JUDGE_LABEL`]), for the think-time histogram.
     labels: [&'static str; 2],
-    deadline: Option<Instant>,
+    deadline: Option<Deadline>,
     work: Work,
 }
 
@@ -46,15 +47,6 @@ struct Request {
 enum Shortcut {
     QueueFull,
     Late,
-}
-
-/// A bot's answer to a draw offer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DrawAnswer {
-    /// The bot judged the position this good for itself (positive is good for it).
-    Judged(i32),
-    /// Every bot thread was busy; the bot declines without judging.
-    Busy,
 }
 
 /// A handle to the pool; cloning it shares the same threads and queue.
@@ -138,7 +130,7 @@ impl Thinkers {
         let work: Work = Box::new(move |_shortcut| {
             // A judgement has its own short deadline from when it starts, so a late one
             // is still made, and still bounded.
-            let value = game.evaluation_for(seat, &draw_judgement(Instant::now()));
+            let value = game.evaluation_for(seat, &draw_judgement(Instant::now));
             let _ = reply.send(value);
         });
         let request = Request {
@@ -203,7 +195,7 @@ fn work(requests: &Mutex<Receiver<Request>>, think_seconds: &HistogramVec) {
         };
         let Ok(request) = next else { return };
         let started = Instant::now();
-        let late = request.deadline.is_some_and(|deadline| started >= deadline);
+        let late = request.deadline.is_some_and(|deadline| deadline.passed());
         (request.work)(late.then_some(Shortcut::Late));
         think_seconds
             .with_label_values(&request.labels)
@@ -229,7 +221,7 @@ fn quick_move(
         }
     }
     let limits = Limits {
-        deadline: Some(Instant::now() + QUICK_MOVE_TIME),
+        deadline: Some(Deadline::after(QUICK_MOVE_TIME, Instant::now)),
         ..*limits
     };
     game.bot_move(BotLevel::Easy, &limits, &mut rand::rng())
@@ -256,7 +248,7 @@ mod tests {
     async fn answers_every_request_with_a_legal_move_even_when_swamped() {
         // One thread, room for one waiting request: most of these overflow.
         let thinkers = Thinkers::start(1, 1, BotPriority::Idle, 10, think_seconds()).unwrap();
-        let limits = Strength::MEDIUM.limits(Instant::now() + Duration::from_secs(5));
+        let limits = Strength::MEDIUM.limits(Instant::now);
         let asks = (0..8).map(|_| {
             let thinkers = thinkers.clone();
             tokio::spawn(async move { thinkers.think(chess(), BotLevel::Medium, limits).await })
@@ -270,7 +262,13 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_request_past_its_deadline_still_gets_a_legal_move() {
         let thinkers = Thinkers::start(2, 8, BotPriority::Nice, 0, think_seconds()).unwrap();
-        let limits = Strength::HARD.limits(Instant::now() - Duration::from_secs(5));
+        let limits = Limits {
+            deadline: Some(Deadline::at(
+                Instant::now() - Duration::from_secs(5),
+                Instant::now,
+            )),
+            ..Strength::HARD.limits(Instant::now)
+        };
         let mv = thinkers
             .think(chess(), BotLevel::Hard, limits)
             .await
@@ -296,7 +294,7 @@ mod tests {
 
         // One long search on the only thread and one waiting: no room for a judgement.
         // (A pause after each, so the thread has taken the first before the second.)
-        let limits = Strength::HARD.limits(Instant::now() + Duration::from_secs(5));
+        let limits = Strength::HARD.limits(Instant::now);
         let mut busy = Vec::new();
         for _ in 0..2 {
             let thinkers = thinkers.clone();

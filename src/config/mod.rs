@@ -9,15 +9,18 @@ use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use parlor_room::RoomSettings;
+use parlor_rules::GameSettings;
 use parlor_rules::bots::{self, BotLevel, Limits, Strength};
 use parlor_rules::games::{checkers, fox_geese};
-use parlor_rules::{GameKind, GameSettings};
 
 mod limits;
 
 pub use limits::LimitsConfig;
+pub use parlor_room::options::Takeover;
+pub use parlor_room::scoring::{ParConfig, ScoringConfig};
 
 /// The whole server configuration. Every key is documented in the shipped `config.toml`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -175,41 +178,6 @@ pub enum BotPriority {
     Nice,
 }
 
-/// What happens to a seat whose player stays away past the reconnect grace: `none` (they
-/// lose by `abandoned`) or a bot level (a bot plays for them until they come back). Its
-/// name is made of the bot level's, so it is written here; serde goes through it.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, serde_with::SerializeDisplay, serde_with::DeserializeFromStr,
-)]
-pub enum Takeover {
-    /// The absent player loses by `abandoned`.
-    None,
-    /// A bot of this level plays for them.
-    Bot(BotLevel),
-}
-
-impl std::str::FromStr for Takeover {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        match text {
-            "none" => Ok(Takeover::None),
-            _ => text.parse().map(Takeover::Bot).map_err(|_| {
-                format!("`{text}` is not a takeover; use none, random, easy, medium or hard")
-            }),
-        }
-    }
-}
-
-impl std::fmt::Display for Takeover {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Takeover::None => f.write_str("none"),
-            Takeover::Bot(level) => f.write_str(level.as_str()),
-        }
-    }
-}
-
 /// `[rooms]`: how long rooms and absent players are kept.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -274,10 +242,10 @@ impl BotsConfig {
         }
     }
 
-    /// The limits of one move by a bot of `level` thinking from `now` (the levels that do
-    /// not search ignore them).
-    pub fn limits(&self, level: BotLevel, now: Instant) -> Limits {
-        bots::limits_for(level, self.medium, self.hard, now)
+    /// The limits of one move by a bot of `level` thinking from now, on the real clock
+    /// (the levels that do not search ignore them).
+    pub fn limits(&self, level: BotLevel) -> Limits {
+        bots::limits_for(level, self.medium, self.hard, Instant::now)
     }
 }
 
@@ -293,64 +261,6 @@ impl Default for BotsConfig {
             nice: 10,
             medium: Strength::MEDIUM,
             hard: Strength::HARD,
-        }
-    }
-}
-
-/// `[scoring]`: parameters of the score formula.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ScoringConfig {
-    /// Per game: a win scores `max(1, par - moves) * 100 + time_score`.
-    pub par: ParConfig,
-    /// A game ended by resignation or abandonment before each side made this many moves is not scored.
-    pub min_moves_per_side: u32,
-}
-
-impl Default for ScoringConfig {
-    fn default() -> Self {
-        Self {
-            par: ParConfig::default(),
-            min_moves_per_side: 2,
-        }
-    }
-}
-
-/// `[scoring.par]`: each game's par. The defaults of the three long games are the 90th
-/// percentile of decisive games' lengths measured with `parlor-bots lengths`, rounded
-/// up to ten (docs/BOTS.md).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ParConfig {
-    /// Tic-tac-toe's par (games last 5 to 9 moves).
-    pub tictactoe: u32,
-    /// English checkers' par.
-    pub checkers: u32,
-    /// Chess's par (moves counts both sides' moves, so 170 is 85 moves each).
-    pub chess: u32,
-    /// Fox & Geese's par.
-    pub fox_geese: u32,
-}
-
-impl Default for ParConfig {
-    fn default() -> Self {
-        Self {
-            tictactoe: 11,
-            checkers: 220,
-            chess: 170,
-            fox_geese: 340,
-        }
-    }
-}
-
-impl ParConfig {
-    /// The par of `game`.
-    pub fn for_game(&self, game: GameKind) -> u32 {
-        match game {
-            GameKind::TicTacToe => self.tictactoe,
-            GameKind::Checkers => self.checkers,
-            GameKind::Chess => self.chess,
-            GameKind::FoxGeese => self.fox_geese,
         }
     }
 }
@@ -397,6 +307,24 @@ impl Config {
         GameSettings {
             checkers: self.checkers.clone(),
             fox_geese: self.fox_geese.clone(),
+        }
+    }
+
+    /// What every room's rules read of this configuration.
+    pub fn room_settings(&self) -> RoomSettings {
+        let rooms = &self.rooms;
+        RoomSettings {
+            games: self.game_settings(),
+            idle: Duration::from_secs(rooms.idle_secs),
+            reconnect_grace: Duration::from_secs(rooms.reconnect_grace_secs),
+            takeover: rooms.takeover,
+            first_move: Duration::from_secs(rooms.first_move_secs),
+            chat_max_chars: rooms.chat_max_chars as usize,
+            spectators_per_room: self.limits.spectators_per_room,
+            fill_after: Duration::from_secs(self.bots.fill_after_secs),
+            fill_level: self.bots.fill_level,
+            bot_min_delay: Duration::from_millis(self.bots.min_delay_ms),
+            scoring: self.scoring.clone(),
         }
     }
 

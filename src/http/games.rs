@@ -9,10 +9,10 @@ use tracing::warn;
 
 use super::ApiError;
 use crate::AppState;
-use crate::domain::ChatChannel;
 use crate::players;
 use crate::protocol::TimeControl;
 use crate::store::{GameStatus, StoredGame};
+use parlor_room::chat::ChatChannel;
 use parlor_room::{GameId, PlayerId};
 use parlor_rules::GameKind;
 use parlor_rules::catalog::{self, Replay, ReplayedPosition};

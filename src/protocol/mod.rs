@@ -6,21 +6,22 @@
 
 mod client;
 mod errors;
+mod refusals;
 mod server;
-mod state;
 #[cfg(test)]
 mod tests;
 
 use bytestring::ByteString;
 use serde::Serialize;
 
-pub use crate::domain::{ChatChannel, ChatLine};
 pub use client::{ClientMsg, Envelope, Rejected, Updates, parse};
 pub use errors::{ClientError, ErrorCode};
-pub use server::{LobbyChange, Role, RoomSummary, ServerMsg, ShutdownReason};
-pub use state::{
-    CellChange, ClockView, GameOverMsg, LastMove, MIN_MOVES_EACH_TO_RATE, MovedMsg, PlayerRef,
-    ResultView, ScoreView, SeatView, StateMsg, Status, TimeControl, Unrated,
+pub use server::{LobbyChange, Role, ServerMsg, ShutdownReason};
+// What rooms broadcast is the room's own vocabulary, sent as the room made it.
+pub use parlor_room::TimeControl;
+pub use parlor_room::chat::{ChatChannel, ChatLine};
+pub use parlor_room::views::{
+    GameOverMsg, MIN_MOVES_EACH_TO_RATE, MovedMsg, RoomSummary, SeatView, StateMsg, Status,
 };
 
 /// The protocol version sent in `welcome`. Bumped only for incompatible changes; new

@@ -4,10 +4,12 @@
 use parlor_room::{PlayerId, RoomId};
 use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
-use super::{ChatChannel, ChatLine, ClientError, ErrorCode, SeatView, Status, TimeControl};
+use parlor_room::views::RoomSummary;
+
+use super::{ChatChannel, ChatLine, ClientError, ErrorCode};
 
 /// Whether a client plays or watches.
 #[derive(
@@ -252,25 +254,4 @@ impl UnknownLobbyChange {
     fn named(name: &str) -> UnknownLobbyChange {
         UnknownLobbyChange(name.to_owned())
     }
-}
-
-/// A room in `rooms` and `GET /api/rooms`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RoomSummary {
-    /// The room's id.
-    pub room: RoomId,
-    /// The game's id.
-    pub game: GameKind,
-    /// Waiting, playing or finished.
-    pub status: Status,
-    /// Both seats.
-    pub seats: Vec<SeatView>,
-    /// Connected spectators.
-    pub spectators: usize,
-    /// Moves played.
-    pub moves: usize,
-    /// The room's time control.
-    pub time_control: TimeControl,
-    /// When the room was created, Unix ms (listings are newest first).
-    pub created_at_ms: i64,
 }

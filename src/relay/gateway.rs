@@ -4,14 +4,15 @@
 use std::sync::Arc;
 
 use bytestring::ByteString;
+use std::time::Instant;
 use tokio::sync::mpsc::error::TrySendError;
-use tokio::time::Instant;
 
 use super::awaited::{Awaited, Unanswered};
 use super::wire::{Asker, Envelope};
 use super::{ANSWER_WITHIN, Relay, RemoteRoomEntry};
 use crate::protocol::{ClientError, ErrorCode, Updates};
-use crate::room::{Asked, Caller, ConnId, RoomCommand, RoomHandle, Subscriber};
+use crate::room::{Caller, ConnId, RoomHandle, Subscriber};
+use parlor_room::{Asked, RoomCommand};
 use parlor_room::{NodeId, RoomId};
 
 /// A room as a session reaches it: on this node, or on the node that holds it.

@@ -11,7 +11,8 @@ use super::gateway::{RemoteRoom, RoomLink};
 use super::wire::Envelope;
 use crate::players::random_hex;
 use crate::protocol::{ClientError, ErrorCode};
-use crate::room::{PlayerInfo, Subscriber};
+use crate::room::Subscriber;
+use parlor_room::PlayerInfo;
 use parlor_room::{NodeId, ROOM_ID_BYTES, RoomId};
 
 /// A room to open on another node: what `create_room` asks for, and who asks.

@@ -2,8 +2,8 @@
 //! member here, with a connection number of this node and a subscriber whose frames go
 //! back to its gateway, in order.
 
+use std::time::Instant;
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 use tracing::{debug, warn};
 
 use serde_json::{Map, Value};
@@ -12,8 +12,9 @@ use super::Relay;
 use super::wire::{Asker, Envelope, Refusal};
 use crate::protocol::{ClientError, ErrorCode};
 use crate::room::{
-    Caller, ConnId, Creator, Frame, OUTBOX_FRAMES, PlayerInfo, RoomHandle, Subscriber, new_conn_id,
+    Caller, ConnId, Creator, Frame, OUTBOX_FRAMES, RoomHandle, Subscriber, new_conn_id,
 };
+use parlor_room::PlayerInfo;
 use parlor_room::{NodeId, RoomId};
 
 /// Another node's client in this node's rooms.

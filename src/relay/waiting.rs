@@ -8,12 +8,13 @@ use tracing::warn;
 
 use super::{Relay, RoomLink};
 use crate::protocol::{ClientError, TimeControl};
-use crate::room::{Asked, PlayerInfo, RoomCommand, Subscriber};
+use crate::room::Subscriber;
 use parlor_room::RoomId;
+use parlor_room::{Asked, PlayerInfo, RoomCommand};
 use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
 use serde_json::Value;
-use tokio::time::Instant;
+use std::time::Instant;
 
 /// How many waiting rooms a `quick_join` tries before it opens its own.
 const TRIES: usize = 8;

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::protocol::{ClientError, ErrorCode, Updates};
-use crate::room::{Asked, ConnId, PlayerInfo};
+use crate::room::ConnId;
+use parlor_room::{Asked, PlayerInfo};
 use parlor_room::{NodeId, RoomId};
 
 /// A client connection on its gateway, and the request it is waiting on.
@@ -107,8 +108,8 @@ impl From<Refusal> for ClientError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::room::{Request, RoomCommand};
     use parlor_room::PlayerId;
+    use parlor_room::{Request, RoomCommand};
     use parlor_rules::games::Seat;
     use serde_json::json;
 

@@ -9,19 +9,23 @@ use std::sync::Arc;
 
 use bytestring::ByteString;
 use parlor_room::RoomId;
+use std::time::Instant;
 use tokio::sync::{mpsc, oneshot, watch};
-use tokio::time::{Instant, sleep_until};
+
+use tokio::time::sleep_until;
 use tokio_util::task::TaskTracker;
 use tracing::{error, info, warn};
 
-use super::command::{Asked, Caller, RoomCommand};
+use super::Caller;
 use super::fanout::{Broadcast, Snapshots, frame, send_to};
 use super::recent::Recent;
-use super::state::{Effect, PendingMove, RoomState, Step, Then, Tick};
-use super::{ConnId, Creator, Frame, RoomContext, RoomOptions, SeatSpec, Subscriber, now};
+use super::{ConnId, Creator, Frame, RoomContext, Subscriber, now};
 use crate::protocol::{ClientError, RoomSummary, ServerMsg, Updates};
 use crate::store::Fence;
-use crate::thinkers::DrawAnswer;
+use parlor_room::RoomState;
+use parlor_room::machine::{DrawAnswer, Effect, PendingMove, Step, Then, Tick};
+use parlor_room::{Asked, RoomCommand};
+use parlor_room::{RoomOptions, SeatSpec};
 use parlor_rules::catalog::AnyGame;
 use parlor_rules::games::Seat;
 
@@ -117,8 +121,8 @@ impl Room {
         context: Arc<RoomContext>,
         myself: mpsc::WeakSender<Box<Command>>,
     ) -> Room {
-        let config = context.config.clone();
-        let state = RoomState::new(id, game, seats, options, config, now());
+        let settings = context.settings.clone();
+        let state = RoomState::new(id, game, seats, options, settings, now());
         Room::with_state(state, Fence::SINGLE, context, myself)
     }
 
@@ -233,7 +237,7 @@ impl Room {
                         Some(command) => Box::pin(self.handle(*command)).await,
                         None => Flow::Close,
                     },
-                    () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
+                    () = sleep_until(deadline.unwrap_or_else(Instant::now).into()), if deadline.is_some() => {
                         Box::pin(self.on_timer()).await
                     }
                     () = shutdown.cancelled() => Flow::Close,
@@ -361,7 +365,7 @@ impl Room {
         };
         let played = match self.state.prepare_move(seat, text, Instant::now(), now()) {
             Ok(pending) => self.play(pending).await,
-            Err(error) => Err(error),
+            Err(refusal) => Err(refusal.into()),
         };
         if let Err(error) = played {
             warn!(room = %self.state.id(), %error, "a bot's move was not played; it will try again");

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde::Serialize;
+use std::time::Instant;
 use tokio::sync::mpsc::error::TrySendError;
-use tokio::time::Instant;
 use tracing::warn;
 
 use super::{ConnId, Frame, Subscriber};

@@ -6,19 +6,21 @@ use std::time::Duration;
 
 use parlor_room::RoomId;
 use serde_json::Value;
+use std::time::Instant;
 use tokio::runtime::Handle as Runtime;
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
-use tokio::time::Instant;
 use tokio_util::task::TaskTracker;
 
+use super::Caller;
 use super::actor::{Command, Published, Room};
-use super::command::{Asked, Caller};
-use super::state::RoomState;
-use super::{ConnId, PlayerInfo, RoomContext, RoomOptions, SeatSpec, Subscriber};
+use super::{ConnId, RoomContext, Subscriber};
 use crate::protocol::{ClientError, ErrorCode, RoomSummary};
 use crate::store::Fence;
+use parlor_room::Asked;
+use parlor_room::RoomState;
+use parlor_room::{PlayerInfo, RoomOptions, SeatSpec};
 use parlor_rules::catalog::AnyGame;
 use parlor_rules::games::Seat;
 

@@ -1,45 +1,37 @@
-//! Rooms: each room's rules are a pure state machine (`state`) run by one task
-//! (`actor`) that owns its connections and timers and is reached only through a cheap
-//! cloneable [`RoomHandle`]; also what every room shares and the room options.
+//! Rooms as actors: each room's rules are `parlor_room`'s pure state machine, run by
+//! one task (`actor`) that owns its connections, timers and store writes and is reached
+//! only through a cheap cloneable [`RoomHandle`]; also what every room shares.
 
 mod actor;
-mod clock;
-mod command;
+mod caller;
 mod fanout;
 mod handle;
 mod hosts;
 pub(crate) mod probe;
 mod recent;
 mod resume;
-mod seats;
-mod state;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bytestring::ByteString;
-use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::cluster::Cluster;
-use crate::config::{Config, Takeover};
+use crate::config::Config;
 use crate::metrics::Metrics;
-use crate::protocol::{ClientError, ErrorCode, TimeControl, Updates};
+use crate::protocol::Updates;
 use crate::store::Store;
 use crate::thinkers::Thinkers;
-use parlor_room::PlayerId;
+use parlor_room::{Now, RoomSettings};
 
-pub(crate) use command::{Asked, Caller, Request, RoomCommand};
+pub(crate) use caller::Caller;
 pub(crate) use handle::{Creator, RoomHandle, StateUnread};
 pub(crate) use hosts::RoomHosts;
+pub(crate) use parlor_room::ConnId;
 pub(crate) use resume::{ResumeError, resume};
-pub(crate) use seats::SeatSpec;
-pub(crate) use state::Now;
-
-/// Identifies one WebSocket connection for as long as the process runs.
-pub(crate) type ConnId = u64;
 
 /// How many frames may wait for a slow client before it is disconnected.
 pub(crate) const OUTBOX_FRAMES: usize = 256;
@@ -101,21 +93,14 @@ impl Subscriber {
     }
 }
 
-/// A human player as a room knows them.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct PlayerInfo {
-    /// The player's public id.
-    pub(crate) player_id: PlayerId,
-    /// The player's name.
-    pub(crate) name: String,
-}
-
 /// What every room shares: storage, configuration, and the server's shutdown signal.
 pub(crate) struct RoomContext {
     /// Where games and moves are recorded.
     pub(crate) store: Arc<dyn Store>,
     /// The server's configuration.
     pub(crate) config: Arc<Config>,
+    /// What the rooms' rules read of it.
+    pub(crate) settings: Arc<RoomSettings>,
     /// Where bots think.
     pub(crate) thinkers: Thinkers,
     /// Cancelled when the server shuts down.
@@ -135,108 +120,10 @@ pub(crate) trait ListingFollowers: Send + Sync {
     fn any(&self) -> bool;
 }
 
-/// Room options given at `create_room`. Unknown keys are refused, so every option a
-/// client sends is one the server honours.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct RoomOptions {
-    /// Start from this position (the game's standard text form) instead of the usual
-    /// start; such games are never scored.
-    pub(crate) start: Option<String>,
-    /// What happens to an absent player's seat after the reconnect grace; `None` means
-    /// the server's `rooms.takeover`.
-    pub(crate) takeover: Option<Takeover>,
-    /// The time control (none by default).
-    pub(crate) time_control: TimeControl,
-    /// Left out of every listing (`list_rooms`, the lobby, `GET /api/rooms`) and of
-    /// `quick_join`; reachable only by its id.
-    pub(crate) private: bool,
-    raw: Map<String, Value>,
-}
-
-impl RoomOptions {
-    /// Every option name this server knows.
-    pub(crate) const KNOWN: &[&str] = &["private", "start", "takeover", "time_control"];
-
-    /// Checks every option; an unknown or mistyped one is refused with `bad_option`.
-    pub(crate) fn parse(raw: Option<Map<String, Value>>) -> Result<Self, ClientError> {
-        let raw = raw.unwrap_or_default();
-        let mut options = RoomOptions::default();
-        for (key, value) in &raw {
-            match (key.as_str(), value) {
-                ("start", Value::String(position)) => options.start = Some(position.clone()),
-                ("private", Value::Bool(private)) => options.private = *private,
-                ("private", _) => {
-                    return Err(ClientError::new(
-                        ErrorCode::BadOption,
-                        "Option \"private\" must be true or false.",
-                    ));
-                }
-                ("takeover", Value::String(text)) => {
-                    let takeover = text.parse().map_err(|why: String| {
-                        ClientError::new(
-                            ErrorCode::BadOption,
-                            format!("Option \"takeover\": {why}."),
-                        )
-                    })?;
-                    options.takeover = Some(takeover);
-                }
-                ("time_control", value) => {
-                    let control: TimeControl = serde_json::from_value(value.clone()).map_err(|why| {
-                        ClientError::new(
-                            ErrorCode::BadOption,
-                            format!("Option \"time_control\" is not a time control ({why}); use {{\"kind\":\"none\"}}, {{\"kind\":\"per_move\",\"per_move_ms\":N}} or {{\"kind\":\"fischer\",\"base_ms\":N,\"increment_ms\":N}}."),
-                        )
-                    })?;
-                    control.validate().map_err(|why| {
-                        ClientError::new(
-                            ErrorCode::BadOption,
-                            format!("Option \"time_control\": {why}."),
-                        )
-                    })?;
-                    options.time_control = control;
-                }
-                ("takeover", _) => {
-                    return Err(ClientError::new(
-                        ErrorCode::BadOption,
-                        "Option \"takeover\" must be a string: none, random, easy, medium or hard.",
-                    ));
-                }
-                ("start", _) => {
-                    return Err(ClientError::new(
-                        ErrorCode::BadOption,
-                        "Option \"start\" must be a position written as a string in the game's own form (a FEN for chess, a PDN FEN for checkers, side:Ffox:Ggeese for Fox & Geese).",
-                    ));
-                }
-                _ => {
-                    return Err(ClientError::new(
-                        ErrorCode::BadOption,
-                        format!(
-                            "There is no room option \"{key}\". Known options: {}.",
-                            Self::KNOWN.join(", ")
-                        ),
-                    ));
-                }
-            }
-        }
-        options.raw = raw;
-        Ok(options)
-    }
-
-    /// Whether games in this room count for scores: not when they start from a given position.
-    pub(crate) fn scored(&self) -> bool {
-        self.start.is_none()
-    }
-
-    /// The options as a JSON object, as stored with each game.
-    pub(crate) fn to_json(&self) -> String {
-        Value::Object(self.raw.clone()).to_string()
-    }
-}
-
 /// The time as a room's machine takes it, read now.
 pub(crate) fn now() -> Now {
     Now {
-        at: tokio::time::Instant::now(),
+        at: Instant::now(),
         unix_ms: unix_ms(SystemTime::now()),
     }
 }

@@ -7,9 +7,11 @@ use tokio::runtime::Handle as Runtime;
 use tokio::task::JoinHandle;
 use tokio_util::task::TaskTracker;
 
-use super::state::{Now, RebuildError, Records, RoomState};
-use super::{RoomContext, RoomHandle, RoomOptions};
-use crate::protocol::ClientError;
+use parlor_room::machine::{RebuildError, Records};
+use parlor_room::options::OptionError;
+use parlor_room::{Now, RoomOptions, RoomState};
+
+use super::{RoomContext, RoomHandle};
 use crate::store::{Fence, StoredGame};
 
 /// Why a stored game cannot be resumed (it is then marked interrupted).
@@ -19,8 +21,8 @@ pub(crate) enum ResumeError {
     #[error("its stored options are not a JSON object")]
     OptionsNotAnObject,
     /// Its stored options are not ones this server accepts.
-    #[error("its stored options are refused: {}", .0.message)]
-    Options(ClientError),
+    #[error("its stored options are refused: {0}")]
+    Options(OptionError),
     /// Its stored rule settings are not ones this server knows.
     #[error("its stored rule settings are refused: {0}")]
     Rules(serde_json::Error),
@@ -52,7 +54,7 @@ pub(crate) fn resume(
         Some(rules) if !rules.is_null() => {
             serde_json::from_value(rules.clone()).map_err(ResumeError::Rules)?
         }
-        _ => context.config.game_settings(),
+        _ => context.settings.games.clone(),
     };
     let records = Records {
         game_id: stored.game_id.clone(),
@@ -68,7 +70,7 @@ pub(crate) fn resume(
     let state = RoomState::rebuild(
         stored.room_id.clone(),
         options.clone(),
-        context.config.clone(),
+        context.settings.clone(),
         &records,
         live,
         seq,

@@ -4,9 +4,9 @@
 //! `[store]`: SQLite (the embedded default) or PostgreSQL, one set of SQL and of
 //! migrations compiled for each engine's native sqlx driver.
 //!
-//! This file holds the trait and its error; `records` the values written, `stored` the
-//! values the read API returns, `status` a stored game's [`GameStatus`], and `sql` the
-//! SQL engine.
+//! This file holds the trait and its error; `records` a player and the fencing token
+//! (the games' records are the room's, `parlor_room::records`), `stored` the values the
+//! read API returns, `status` a stored game's [`GameStatus`], and `sql` the SQL engine.
 
 mod records;
 mod sql;
@@ -18,18 +18,18 @@ use parlor_room::{GameId, PlayerId};
 use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
 
-use crate::ratings::{RatedKey, Rating};
+use parlor_room::ratings::{RatedKey, Rating};
 
-pub(crate) use records::{
-    ChatRecord, DrawOfferRecord, Fence, GameFinish, LeaderboardCandidate, MoveRecord, NewGame,
-    PlayerRecord, RatingChange, SeatRecord, SeatResult,
+// What rooms record, and read back to resume a game, is the room's own vocabulary: the
+// store writes and returns it as it is.
+pub(crate) use parlor_room::records::{
+    ChatRecord, DrawOfferRecord, GameFinish, MoveRecord, NewGame, RatingChange, StoredChatLine,
+    StoredMove, StoredSeat,
 };
+pub(crate) use records::{Fence, PlayerRecord};
 pub(crate) use sql::{BatchStats, open};
 pub(crate) use status::GameStatus;
-pub(crate) use stored::{
-    LeaderboardEntry, PlayerGame, RatingEntry, StoredChatLine, StoredGame, StoredMove, StoredSeat,
-    UnfinishedGame,
-};
+pub(crate) use stored::{LeaderboardEntry, PlayerGame, RatingEntry, StoredGame, UnfinishedGame};
 
 impl StoreError {
     /// Whether a stored record could not be read back as a value (a damaged row, or one

@@ -1,14 +1,13 @@
 //! What the store's read API returns: stored games with their seats, moves and chat,
 //! a player's games, and the two leaderboards (by score and by rating).
 
+use parlor_room::records::{DrawOfferRecord, StoredChatLine, StoredMove, StoredSeat};
 use parlor_room::{GameId, PlayerId, RoomId};
 use parlor_rules::GameKind;
 use parlor_rules::games::{EndReason, Seat};
 use serde::Serialize;
 
-use crate::domain::{ChatChannel, ChatLine, SeatKind};
-
-use super::{DrawOfferRecord, Fence, GameStatus};
+use super::{Fence, GameStatus};
 
 /// A game in a player's list of games.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -46,53 +45,6 @@ pub(crate) struct RatingEntry {
     pub(crate) deviation: f64,
     /// Rated games played.
     pub(crate) games: i64,
-}
-
-/// A stored game's seat, as returned by [`super::Store::game`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub(crate) struct StoredSeat {
-    /// The seat.
-    pub(crate) seat: Seat,
-    /// `human` or `bot:<level>`.
-    pub(crate) kind: SeatKind,
-    /// The human's player id; `None` for a bot.
-    pub(crate) player_id: Option<PlayerId>,
-    /// The name shown for the seat.
-    pub(crate) name: String,
-    /// Total thinking time, ms, once the game has finished.
-    pub(crate) thinking_ms: Option<i64>,
-    /// The seat's score, if the game was scored and the seat is human.
-    pub(crate) score: Option<i64>,
-    /// The seat's Glicko-2 rating in this game before it, rounded, if it was rated (as
-    /// in `game_over`).
-    pub(crate) rating_before: Option<i64>,
-    /// The seat's rating after the game, rounded, if it was rated.
-    pub(crate) rating_after: Option<i64>,
-    /// Whether a bot played for the seat's absent person (not shown: `score` and the
-    /// ratings already tell what it changed).
-    #[serde(skip)]
-    pub(crate) stood_in: bool,
-}
-
-/// A stored move, as returned by [`super::Store::game`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub(crate) struct StoredMove {
-    /// 1-based move number.
-    pub(crate) ply: u32,
-    /// The seat that moved.
-    pub(crate) seat: Seat,
-    /// The move in the game's notation.
-    pub(crate) notation: String,
-    /// The move as players write it (SAN in chess). Only `notation` is stored: the store
-    /// fills this with the notation, and readers that know the rules replace it
-    /// (`GET /api/games/{id}` does, by replaying the game).
-    pub(crate) display: String,
-    /// When the server received it, Unix milliseconds.
-    pub(crate) played_at_ms: i64,
-    /// The mover's thinking time for this move, ms.
-    pub(crate) think_ms: i64,
-    /// Both seats' remaining time just after the move, ms; `null` without a clock.
-    pub(crate) clocks_ms: Option<[i64; 2]>,
 }
 
 /// A game still playing, and the room it is played in.
@@ -160,18 +112,4 @@ pub(crate) struct LeaderboardEntry {
     pub(crate) game_id: GameId,
     /// When, Unix ms.
     pub(crate) achieved_at_ms: i64,
-}
-
-/// A line said in one of a game's chats, as the read API shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub(crate) struct StoredChatLine {
-    /// Its number in the game, both chats counted together (not shown: a resumed room
-    /// numbers its next line after it).
-    #[serde(skip)]
-    pub(crate) number: u64,
-    /// The players' chat or the spectators'.
-    pub(crate) channel: ChatChannel,
-    /// The line.
-    #[serde(flatten)]
-    pub(crate) line: ChatLine,
 }

@@ -5,7 +5,7 @@ use std::time::SystemTime;
 
 use bytestring::ByteString;
 use serde_json::{Map, Value};
-use tokio::time::Instant;
+use std::time::Instant;
 use tracing::{debug, info};
 
 use super::session::Connection;
@@ -15,8 +15,9 @@ use crate::protocol::{
     self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, Updates, encode,
 };
 use crate::relay::{NewRoom, Opening, RoomLink};
-use crate::room::{Asked, Creator, PlayerInfo, Request, RoomCommand, RoomOptions, unix_ms};
+use crate::room::{Creator, unix_ms};
 use parlor_room::RoomId;
+use parlor_room::{Asked, PlayerInfo, Request, RoomCommand, RoomOptions};
 use parlor_rules::games::Seat;
 
 impl Connection {

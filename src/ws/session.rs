@@ -222,7 +222,7 @@ pub(crate) async fn run(opened: Box<Opened>) {
                     }
                     Some(Ok(AggregatedMessage::Text(text))) => {
                         refusals = 0;
-                        let received = Instant::now();
+                        let received = std::time::Instant::now();
                         // Boxed: handling a request holds far more state than waiting
                         // for one, and an idle connection should not carry it.
                         let replies = Box::pin(connection.on_text(&text, received)).await;

@@ -113,7 +113,7 @@ fn measure_crafted_positions() {
         eprintln!("{start}: {} moves, {bytes} bytes, {elapsed:?}", moves.len());
         for level in [BotLevel::Random, BotLevel::Easy, BotLevel::Medium] {
             let began = Instant::now();
-            let limits = config.bots.limits(level, began);
+            let limits = config.bots.limits(level);
             let mv = game.bot_move(level, &limits, &mut rand::rng());
             eprintln!("  bot:{level} answers {mv:?} in {:?}", began.elapsed());
         }

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use parlor_rules::GameSettings;
-use parlor_rules::bots::{BotLevel, Limits, Strength};
+use parlor_rules::bots::{BotLevel, Deadline, Limits, Strength};
 use parlor_rules::catalog::{self, AnyGame};
 use parlor_rules::games::Seat;
 use rand::rngs::StdRng;
@@ -111,9 +111,9 @@ impl BudgetArgs {
 }
 
 impl Budget {
-    /// The limits of one move by `level` thinking from `now` (ignored by the levels that
-    /// do not search).
-    pub(crate) fn limits(&self, level: BotLevel, now: Instant) -> Limits {
+    /// The limits of one move by `level` thinking from now on the real clock (ignored by
+    /// the levels that do not search).
+    pub(crate) fn limits(&self, level: BotLevel) -> Limits {
         let strength = match level {
             BotLevel::Hard => self.hard,
             BotLevel::Random | BotLevel::Easy | BotLevel::Medium => self.medium,
@@ -122,7 +122,7 @@ impl Budget {
             max_depth: strength.max_depth,
             max_nodes: strength.max_nodes,
             deadline: (strength.think_ms > 0)
-                .then(|| now + Duration::from_millis(strength.think_ms)),
+                .then(|| Deadline::after(Duration::from_millis(strength.think_ms), Instant::now)),
         }
     }
 
@@ -295,7 +295,7 @@ pub(crate) fn play_out(
             return Ok(draw(ADJUDICATED_PLY_CAP, plies, &*game));
         }
         let level = levels[seat.index()];
-        let limits = budget.limits(level, Instant::now());
+        let limits = budget.limits(level);
         let mv = game
             .bot_move(level, &limits, rng)
             .ok_or("a bot found no move in an unfinished game")?;

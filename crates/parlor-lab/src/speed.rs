@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use parlor_rules::bots::{self, BotLevel, Evaluate, Limits};
+use parlor_rules::bots::{self, BotLevel, Deadline, Evaluate, Limits};
 use parlor_rules::games::Game;
 use parlor_rules::games::checkers::Checkers;
 use parlor_rules::games::chess::Chess;
@@ -183,7 +183,7 @@ fn measure<G: Evaluate>(
             let limits = Limits {
                 max_depth: 64,
                 max_nodes: u64::MAX,
-                deadline: Some(deadline),
+                deadline: Some(Deadline::at(deadline, Instant::now)),
             };
             let analysis = bots::analyse(&game, &limits);
             if analysis.best.is_empty() {
@@ -195,7 +195,7 @@ fn measure<G: Evaluate>(
         }
         let elapsed = start.elapsed().as_secs_f64();
         let hard_start = Instant::now();
-        let hard = bots::analyse(&game, &budget.limits(BotLevel::Hard, hard_start));
+        let hard = bots::analyse(&game, &budget.limits(BotLevel::Hard));
         let hard_move = HardMove {
             depth: hard.depth,
             nodes: hard.nodes,

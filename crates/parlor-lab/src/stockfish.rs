@@ -418,7 +418,7 @@ fn play_one(
     engine.new_game()?;
     while let Some(seat) = game.turn() {
         let mv = if seat == our_seat {
-            let limits = budget.limits(args.level, Instant::now());
+            let limits = budget.limits(args.level);
             game.bot_move(args.level, &limits, &mut rng)
                 .ok_or("our bot found no move in an unfinished game")?
         } else {

@@ -94,6 +94,10 @@ id_type! {
     NodeId
 }
 
+/// One connection to a room, unique in its server's process: a socket of that server, or
+/// a client of another node of a fleet in one of its rooms.
+pub type ConnId = u64;
+
 /// How many random bytes, in hex, make a room's id.
 pub const ROOM_ID_BYTES: usize = 5;
 

@@ -22,11 +22,11 @@ pub const DRAW_JUDGEMENT: Limits = Limits {
 /// The longest a draw judgement may think, however slow the position's move generation.
 pub const DRAW_JUDGEMENT_TIME: std::time::Duration = std::time::Duration::from_millis(250);
 
-/// The draw judgement's limits for a search starting at `now`: [`DRAW_JUDGEMENT`] with
-/// its deadline.
-pub fn draw_judgement(now: std::time::Instant) -> Limits {
+/// The draw judgement's limits for a search starting now on `clock` (the caller's):
+/// [`DRAW_JUDGEMENT`] with its deadline.
+pub fn draw_judgement(clock: fn() -> std::time::Instant) -> Limits {
     Limits {
-        deadline: Some(now + DRAW_JUDGEMENT_TIME),
+        deadline: Some(crate::bots::Deadline::after(DRAW_JUDGEMENT_TIME, clock)),
         ..DRAW_JUDGEMENT
     }
 }
@@ -344,7 +344,7 @@ mod tests {
         for cell in ["1", "0", "5", "2", "7", "4"] {
             game.play(cell).unwrap();
         }
-        let limits = draw_judgement(Instant::now());
+        let limits = draw_judgement(Instant::now);
         assert!(game.evaluation_for(Seat::Second, &limits) > 0);
         assert!(game.evaluation_for(Seat::First, &limits) < 0);
         let even = new_game(GameKind::TicTacToe, &GameSettings::default(), None).unwrap();
@@ -374,7 +374,7 @@ mod tests {
                                 level,
                                 Strength::MEDIUM,
                                 Strength::HARD,
-                                Instant::now(),
+                                Instant::now,
                             ),
                             &mut rng,
                         )
@@ -396,7 +396,7 @@ mod tests {
                 let mv = game
                     .bot_move(
                         level,
-                        &bots::limits_for(level, Strength::MEDIUM, Strength::HARD, Instant::now()),
+                        &bots::limits_for(level, Strength::MEDIUM, Strength::HARD, Instant::now),
                         &mut rng,
                     )
                     .unwrap();
@@ -406,7 +406,7 @@ mod tests {
             assert!(
                 game.bot_move(
                     level,
-                    &bots::limits_for(level, Strength::MEDIUM, Strength::HARD, Instant::now()),
+                    &bots::limits_for(level, Strength::MEDIUM, Strength::HARD, Instant::now),
                     &mut rng
                 )
                 .is_none()

@@ -4,7 +4,7 @@
 
 use bytestring::ByteString;
 use serde_json::Value;
-use tokio::time::Instant;
+use std::time::Instant;
 
 use super::{Published, Room};
 use crate::protocol::{ChatChannel, Role, ServerMsg};

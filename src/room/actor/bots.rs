@@ -4,11 +4,13 @@
 
 use std::time::Duration;
 
-use tokio::time::{Instant, sleep_until};
+use std::time::Instant;
+
+use tokio::time::sleep_until;
 use tracing::warn;
 
 use super::{Command, Room};
-use parlor_rules::bots::BotLevel;
+use parlor_rules::bots::{BotLevel, Deadline};
 use parlor_rules::games::Seat;
 
 impl Room {
@@ -22,13 +24,9 @@ impl Room {
         not_before: Instant,
     ) {
         let game = self.state.game().clone_box();
-        let mut limits = self
-            .context
-            .config
-            .bots
-            .limits(level, std::time::Instant::now());
+        let mut limits = self.context.config.bots.limits(level);
         if let Some(budget) = budget {
-            let by_clock = std::time::Instant::now() + budget;
+            let by_clock = Deadline::after(budget, Instant::now);
             limits.deadline = Some(limits.deadline.map_or(by_clock, |own| own.min(by_clock)));
         }
         let myself = self.myself.clone();
@@ -36,7 +34,7 @@ impl Room {
         let thinkers = self.context.thinkers.clone();
         tokio::spawn(async move {
             let thought = thinkers.think(game, level, limits).await;
-            sleep_until(not_before).await;
+            sleep_until(not_before.into()).await;
             match (thought, myself.upgrade()) {
                 (Some(text), Some(room)) => {
                     let _closed = room.send(Box::new(Command::BotMoved { ply, text })).await;

@@ -3,15 +3,15 @@
 //! standing in. Each is recorded in the store before the machine applies it; what a
 //! failure leads to is the machine's to say.
 
-use tokio::time::Instant;
+use std::time::Instant;
 use tracing::{error, info};
 
 use super::Room;
 use crate::players::random_hex;
 use crate::protocol::ClientError;
 use crate::room::now;
-use crate::room::state::{AfterStart, DrawChange, OnFailure, PendingEnding};
 use parlor_room::GameId;
+use parlor_room::machine::{AfterStart, DrawChange, OnFailure, PendingEnding};
 use parlor_rules::bots::BotLevel;
 use parlor_rules::games::Seat;
 

@@ -8,12 +8,12 @@ use std::str::FromStr;
 use parlor_room::PlayerId;
 use parlor_rules::games::{NoSuchSeat, Seat};
 
-use crate::domain::ChatLine;
-use crate::ratings::Rating;
 use crate::store::{
     DrawOfferRecord, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError,
     StoredChatLine, StoredGame, StoredMove, StoredSeat,
 };
+use parlor_room::chat::ChatLine;
+use parlor_room::ratings::Rating;
 
 /// A `players` row: its `player_id` and `name`.
 #[derive(sqlx::FromRow)]

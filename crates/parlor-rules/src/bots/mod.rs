@@ -3,6 +3,7 @@
 //! Bots are pure: they take a position and a random source and return a move. Rooms run
 //! them off the async executor.
 
+mod deadline;
 mod eval;
 mod rules;
 mod search;
@@ -17,6 +18,7 @@ use rand::seq::IndexedRandom;
 
 use crate::games::Game;
 
+pub use deadline::Deadline;
 pub use search::{Analysis, Limits, analyse};
 
 /// A game the bots can play: a static estimate of any unfinished position, plus what the
@@ -135,23 +137,29 @@ impl Strength {
         think_ms: 1_000,
     };
 
-    /// The limits of one search starting at `now`.
-    pub fn limits(&self, now: Instant) -> Limits {
+    /// The limits of one search starting now on `clock` (the caller's: the rules read
+    /// none).
+    pub fn limits(&self, clock: fn() -> Instant) -> Limits {
         Limits {
             max_depth: self.max_depth,
             max_nodes: self.max_nodes,
-            deadline: Some(now + Duration::from_millis(self.think_ms)),
+            deadline: Some(Deadline::after(Duration::from_millis(self.think_ms), clock)),
         }
     }
 }
 
-/// The limits of one move by a bot of `level` thinking from `now`, where the searching
-/// levels play at `medium` and `hard` (the levels that do not search use `medium`'s
-/// deadline as their bound).
-pub fn limits_for(level: BotLevel, medium: Strength, hard: Strength, now: Instant) -> Limits {
+/// The limits of one move by a bot of `level` thinking from now on `clock`, where the
+/// searching levels play at `medium` and `hard` (the levels that do not search use
+/// `medium`'s deadline as their bound).
+pub fn limits_for(
+    level: BotLevel,
+    medium: Strength,
+    hard: Strength,
+    clock: fn() -> Instant,
+) -> Limits {
     match level {
-        BotLevel::Hard => hard.limits(now),
-        BotLevel::Random | BotLevel::Easy | BotLevel::Medium => medium.limits(now),
+        BotLevel::Hard => hard.limits(clock),
+        BotLevel::Random | BotLevel::Easy | BotLevel::Medium => medium.limits(clock),
     }
 }
 

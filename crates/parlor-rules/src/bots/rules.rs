@@ -1,7 +1,7 @@
 //! The rule bot: win now if possible; otherwise avoid any move after which the opponent
 //! can win at once or win material (see [`Evaluate::material`]); otherwise play at random.
 
-use std::time::Instant;
+use super::Deadline;
 
 use rand::Rng;
 use rand::seq::IndexedRandom;
@@ -54,12 +54,12 @@ fn worst_after<G: Evaluate>(game: &G, mv: &G::Move, me: Seat, before: i32) -> Op
 /// huge number of moves and replies cannot hold a thread for long.
 pub(super) fn choose<G: Evaluate, R: Rng + ?Sized>(
     game: &G,
-    deadline: Option<Instant>,
+    deadline: Option<Deadline>,
     rng: &mut R,
 ) -> Option<G::Move> {
     let me = game.turn()?;
     let moves = game.legal_moves();
-    let late = || deadline.is_some_and(|deadline| Instant::now() >= deadline);
+    let late = || deadline.is_some_and(|deadline| deadline.passed());
     for mv in &moves {
         if wins(game, mv, me) {
             return Some(mv.clone());
@@ -96,6 +96,8 @@ pub(super) fn choose<G: Evaluate, R: Rng + ?Sized>(
 
 #[cfg(test)]
 mod tests {
+    use std::time::Instant;
+
     use rand::SeedableRng;
     use rand::rngs::StdRng;
 
@@ -134,7 +136,7 @@ mod tests {
     #[test]
     fn past_its_deadline_it_still_answers_a_legal_move() {
         let game = after(&["0", "4"]);
-        let past = Some(Instant::now());
+        let past = Some(Deadline::at(Instant::now(), Instant::now));
         for seed in 0..20 {
             let mv = choose(&game, past, &mut StdRng::seed_from_u64(seed)).unwrap();
             assert!(game.legal_moves().contains(&mv));

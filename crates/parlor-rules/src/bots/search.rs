@@ -13,8 +13,8 @@ mod tests;
 use std::cmp::Reverse;
 use std::time::Instant;
 
-use super::Evaluate;
 use super::table::{Bound, Entry, Table};
+use super::{Deadline, Evaluate};
 use crate::games::Seat;
 
 /// The value of a win found `ply` moves from the root is `WIN - ply`; losses are the
@@ -47,8 +47,8 @@ pub struct Limits {
     pub max_depth: u32,
     /// The most positions one move's search may visit.
     pub max_nodes: u64,
-    /// When the answer is due, if there is a time limit.
-    pub deadline: Option<Instant>,
+    /// When the answer is due, on the caller's clock, if there is a time limit.
+    pub deadline: Option<Deadline>,
 }
 
 /// What one search found, for bots and for benchmarks (nodes per second).
@@ -95,7 +95,7 @@ pub fn analyse<G: Evaluate>(game: &G, limits: &Limits) -> Analysis<G::Move> {
 
 /// [`analyse`] with switches.
 pub(super) fn run<G: Evaluate>(game: &G, limits: &Limits, options: Options) -> Analysis<G::Move> {
-    let started = Instant::now();
+    let started = limits.deadline.map(|deadline| deadline.now());
     let moves = game.legal_moves();
     let mut analysis = Analysis {
         best: moves.clone(),
@@ -282,7 +282,7 @@ struct Search<M> {
     seat: Seat,
     nodes: u64,
     max_nodes: u64,
-    deadline: Option<Instant>,
+    deadline: Option<Deadline>,
     /// Whether the current iteration (or, while a node is searched, its subtree) stopped
     /// anywhere at the depth limit rather than at the end of the game.
     cut_off: bool,
@@ -310,9 +310,7 @@ impl<M: Clone + PartialEq> Search<M> {
     fn visit(&mut self) -> Result<(), OutOfBudget> {
         self.nodes += 1;
         let late = self.nodes.is_multiple_of(CLOCK_EVERY)
-            && self
-                .deadline
-                .is_some_and(|deadline| Instant::now() >= deadline);
+            && self.deadline.is_some_and(|deadline| deadline.passed());
         if self.nodes > self.max_nodes || late {
             Err(OutOfBudget)
         } else {
@@ -323,11 +321,14 @@ impl<M: Clone + PartialEq> Search<M> {
     /// Whether another iteration is worth starting: it would typically take several
     /// times as long as all the earlier ones together, so start only while the time
     /// spent is under half the time left.
-    fn time_for_more(&self, started: Instant) -> bool {
-        self.deadline.is_none_or(|deadline| {
-            let now = Instant::now();
-            now.duration_since(started) * 2 < deadline.saturating_duration_since(now)
-        })
+    fn time_for_more(&self, started: Option<Instant>) -> bool {
+        match (self.deadline, started) {
+            (Some(deadline), Some(started)) => {
+                let now = deadline.now();
+                now.duration_since(started) * 2 < deadline.instant().saturating_duration_since(now)
+            }
+            _ => true,
+        }
     }
 
     /// The value of a finished game for the side to move `ply` moves from the root.

@@ -46,12 +46,12 @@ fn tiny_budgets() -> [Limits; 3] {
         Limits {
             max_depth: 64,
             max_nodes: u64::MAX,
-            deadline: Some(now + Duration::from_millis(3)),
+            deadline: Some(Deadline::at(now + Duration::from_millis(3), Instant::now)),
         },
         Limits {
             max_depth: 64,
             max_nodes: u64::MAX,
-            deadline: Some(now),
+            deadline: Some(Deadline::at(now, Instant::now)),
         },
     ]
 }
@@ -145,7 +145,7 @@ fn bot_hard_finds_a_mate_in_two() {
     ));
     let limits = Limits {
         deadline: None,
-        ..Strength::HARD.limits(Instant::now())
+        ..Strength::HARD.limits(Instant::now)
     };
     let analysis = analyse(&game, &limits);
     assert_eq!(analysis.value, search::WIN - 3);
@@ -163,7 +163,7 @@ fn the_searching_bots_take_a_hanging_queen_and_see_a_recapture() {
     let mut rng = StdRng::seed_from_u64(4);
     let limits = Limits {
         deadline: None,
-        ..Strength::MEDIUM.limits(Instant::now())
+        ..Strength::MEDIUM.limits(Instant::now)
     };
     // The black queen on d5 hangs to the e4 pawn.
     let free = chess("4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1");

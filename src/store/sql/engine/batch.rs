@@ -34,10 +34,10 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 
 use super::endings::{read_ratings, write_finishes};
 use super::writes::{insert_games, write_move};
-use crate::ratings::{RatedKey, Rating};
 use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::{LogConnection, LogHost};
 use crate::store::{Fence, GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
+use parlor_room::ratings::{RatedKey, Rating};
 
 /// The most moves and game starts one transaction writes.
 const MAX_BATCH: usize = 256;

@@ -21,9 +21,9 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::{PLACEHOLDERS, RATINGS_LOCK};
-use crate::ratings::{self, Rating};
 use crate::store::sql::log_connection::{LogConnection, Param};
 use crate::store::{Fence, GameFinish, GameStatus, RatingChange, StoreError};
+use parlor_room::ratings::{self, Rating};
 
 /// Writes `finishes` (each a different game, under its room's token) inside the
 /// caller's transaction, and returns each one's rating changes (`None` for an unrated

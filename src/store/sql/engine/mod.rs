@@ -34,7 +34,6 @@ use super::{
     Db, DbConnection, ExclusiveHold, PLACEHOLDERS, RATINGS_LOCK, READ_SNAPSHOT, ROW_SHARE_LOCK,
     ROW_SHARE_LOCK_PLAIN,
 };
-use crate::ratings::{RatedKey, Rating};
 use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::LogHost;
 use crate::store::{
@@ -42,6 +41,7 @@ use crate::store::{
     PlayerGame, PlayerRecord, RatingChange, RatingEntry, Store, StoreError, StoredGame,
     UnfinishedGame,
 };
+use parlor_room::ratings::{RatedKey, Rating};
 
 /// The schema migrations in `migrations/`, embedded at compile time; the same files for
 /// every engine.

@@ -12,7 +12,6 @@ use sqlx::Pool;
 
 use super::endings::read_ratings;
 use super::{Db, READ_SNAPSHOT};
-use crate::ratings::{RatedKey, Rating};
 use crate::store::sql::rows::{
     ChatRow, GameRow, LeaderboardRow, MoveRow, PlayerGameRow, PlayerRow, RatingEntryRow, SeatRow,
 };
@@ -20,6 +19,7 @@ use crate::store::{
     Fence, GameStatus, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError,
     StoredGame, UnfinishedGame,
 };
+use parlor_room::ratings::{RatedKey, Rating};
 
 /// A read-only transaction whose statements all see one snapshot (on PostgreSQL that
 /// takes `REPEATABLE READ`: its default gives each statement a snapshot of its own).

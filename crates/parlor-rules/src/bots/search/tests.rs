@@ -15,7 +15,7 @@ use crate::games::{Game, Seat};
 fn hard() -> Limits {
     Limits {
         deadline: None,
-        ..crate::bots::Strength::HARD.limits(Instant::now())
+        ..crate::bots::Strength::HARD.limits(Instant::now)
     }
 }
 
@@ -113,7 +113,7 @@ fn a_tiny_budget_or_a_past_deadline_still_answers_with_a_legal_move() {
     let past = Limits {
         max_depth: 9,
         max_nodes: u64::MAX,
-        deadline: Some(Instant::now()),
+        deadline: Some(crate::bots::Deadline::at(Instant::now(), Instant::now)),
     };
     let moves = analyse(&game, &past).best;
     assert!(!moves.is_empty());
@@ -214,5 +214,30 @@ fn the_table_saves_work() {
         "{} >= {}",
         tabled.nodes,
         plain.nodes
+    );
+}
+
+/// A clock standing at the moment it was first read.
+fn frozen() -> Instant {
+    static AT: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    *AT.get_or_init(Instant::now)
+}
+
+#[test]
+fn the_search_reads_the_time_only_from_the_clock_it_is_given() {
+    // The deadline is past on the real clock by the time the search runs, but the clock
+    // the search is given stands still before it: only the search's own budget stops
+    // it, and it solves the game. Were it reading the real clock, it would stop at once.
+    let deadline = frozen() + std::time::Duration::from_nanos(1);
+    let limits = Limits {
+        deadline: Some(crate::bots::Deadline::at(deadline, frozen)),
+        ..hard()
+    };
+    let analysis = analyse(&TicTacToe::new(&()), &limits);
+    assert_eq!(analysis.value, 0, "a draw with best play");
+    assert!(
+        analysis.depth >= 9,
+        "searched to the end: {}",
+        analysis.depth
     );
 }

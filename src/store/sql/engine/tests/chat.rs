@@ -2,8 +2,8 @@
 //! game, and refused under another owner's token.
 
 use super::*;
-use crate::domain::{ChatChannel, ChatLine};
 use crate::store::ChatRecord;
+use parlor_room::chat::{ChatChannel, ChatLine};
 
 fn said(number: u64, channel: ChatChannel, text: &str, fence_game: &str) -> ChatRecord {
     ChatRecord {

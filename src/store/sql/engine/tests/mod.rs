@@ -12,16 +12,17 @@ use parlor_rules::GameKind;
 use parlor_rules::bots::BotLevel;
 use parlor_rules::games::{EndReason, Seat};
 
-use crate::ratings::RatedKey;
+use parlor_room::ratings::RatedKey;
+use parlor_room::records::{LeaderboardCandidate, SeatRecord, SeatResult};
 
-use crate::domain::SeatKind;
+use parlor_room::SeatKind;
 
 use super::endings::write_finishes;
 use super::{MIGRATOR, SqlStore, TestDb};
 use crate::store::sql::BatchStats;
 use crate::store::{
-    Fence, GameFinish, GameStatus, LeaderboardCandidate, MoveRecord, NewGame, PlayerRecord,
-    SeatRecord, SeatResult, Store, StoreError, StoredGame, StoredMove, StoredSeat,
+    Fence, GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord, Store, StoreError,
+    StoredGame, StoredMove, StoredSeat,
 };
 
 /// The test's database: a new SQLite file, or a new PostgreSQL schema. `None` when the

@@ -1,0 +1,99 @@
+//! The one vocabulary of what a client may ask of a room. A command is carried as it is
+//! by the room's handle on its own node and by the fleet's envelope to the node that
+//! holds the room; each way in (a WebSocket session today) only parses its own frames
+//! into it. A new request touches the rules that answer it, this enum and the edge that
+//! parses it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::PlayerInfo;
+use parlor_rules::games::Seat;
+
+/// What a client asks of a room.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoomCommand {
+    /// Take `seat` (or take it back from another connection of the same player).
+    Join {
+        /// The seat.
+        seat: Seat,
+        /// The last `seq` the client saw of the room, when it comes back: it then gets
+        /// what it missed instead of a snapshot, if the room still has it.
+        since: Option<u64>,
+    },
+    /// Spectate.
+    Watch {
+        /// As in [`RoomCommand::Join`].
+        since: Option<u64>,
+    },
+    /// Play a move, in the game's notation.
+    Move {
+        /// The move as the client wrote it.
+        text: String,
+    },
+    /// A seated player's request other than a move.
+    Request(Request),
+    /// Say something in the room's chat: the players' chat from a seat, the spectators'
+    /// when watching.
+    Chat {
+        /// The line.
+        text: String,
+    },
+    /// Stop watching, or give up a seat (which during a game loses it by `abandoned`).
+    Leave,
+}
+
+impl RoomCommand {
+    /// Whether the command brings its connection into the room, so that the room's
+    /// frames go to it from then on.
+    pub fn enters(&self) -> bool {
+        matches!(self, RoomCommand::Join { .. } | RoomCommand::Watch { .. })
+    }
+
+    /// The last `seq` a returning client says it saw.
+    pub fn since(&self) -> Option<u64> {
+        match self {
+            RoomCommand::Join { since, .. } | RoomCommand::Watch { since } => *since,
+            _ => None,
+        }
+    }
+}
+
+/// What a seated player may ask of the room besides moving.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Request {
+    /// Give up the game in progress.
+    Resign,
+    /// Offer the opponent a draw (accepts the opponent's open offer, if there is one).
+    OfferDraw,
+    /// Accept the opponent's open draw offer.
+    AcceptDraw,
+    /// Decline the opponent's open draw offer.
+    DeclineDraw,
+    /// Ask for another game, seats swapped, once this one is over.
+    Rematch,
+}
+
+/// A command with who asks it and the `ref` the room echoes (in `joined`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Asked {
+    /// The player asking.
+    pub player: PlayerInfo,
+    /// What they ask.
+    pub command: RoomCommand,
+    /// The `ref` of the client's message.
+    pub reference: Option<Value>,
+}
+
+impl PlayerInfo {
+    /// This player asking `command`, in a client message that carried `reference`.
+    pub fn ask(self, command: RoomCommand, reference: Option<Value>) -> Asked {
+        Asked {
+            player: self,
+            command,
+            reference,
+        }
+    }
+}

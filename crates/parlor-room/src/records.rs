@@ -1,0 +1,217 @@
+//! What a room records of its games and reads back to resume one: a game's start, its
+//! moves, its ending (with the scores, leaderboard candidates and rating changes it
+//! makes), its draw offer and its chat lines. The store writes them (durably, before the
+//! room applies them) and returns them as they were written.
+
+use parlor_rules::GameKind;
+use parlor_rules::games::{EndReason, Seat};
+use serde::Serialize;
+
+use crate::chat::{ChatChannel, ChatLine};
+use crate::ratings::{RatedKey, Rating};
+use crate::{GameId, PlayerId, RoomId, SeatKind};
+
+/// One seat of a game as stored when the game starts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SeatRecord {
+    /// The seat.
+    pub seat: Seat,
+    /// `human` or `bot:<level>`.
+    pub kind: SeatKind,
+    /// The human's player id; `None` for a bot.
+    pub player_id: Option<PlayerId>,
+    /// The name shown for the seat.
+    pub name: String,
+}
+
+/// A game as recorded when it starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewGame {
+    /// Unique id of this game.
+    pub game_id: GameId,
+    /// Which game it is.
+    pub game: GameKind,
+    /// The room the game is played in.
+    pub room_id: RoomId,
+    /// Wall-clock start, Unix milliseconds.
+    pub started_at_ms: i64,
+    /// Both seats.
+    pub seats: Vec<SeatRecord>,
+    /// The room's options as a JSON object, kept verbatim.
+    pub options_json: String,
+    /// The game's rule settings as it starts, JSON (see `catalog::GameSettings`).
+    pub rules_json: String,
+}
+
+impl NewGame {
+    /// The keys its seats are rated under in its game, seat 0's first; a seat missing
+    /// from `seats` has the key of an open seat.
+    pub fn rating_keys(&self) -> [RatedKey; 2] {
+        Seat::BOTH.map(|wanted| {
+            self.seats
+                .iter()
+                .find(|seat| seat.seat == wanted)
+                .map_or_else(
+                    || RatedKey::of(SeatKind::Open, None),
+                    |seat| RatedKey::of(seat.kind, seat.player_id.as_ref()),
+                )
+        })
+    }
+}
+
+/// One move as appended to a game's log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveRecord {
+    /// The game the move belongs to.
+    pub game_id: GameId,
+    /// 1 for the first move of the game, then up by one.
+    pub ply: u32,
+    /// The seat that moved.
+    pub seat: Seat,
+    /// The move in the game's notation.
+    pub notation: String,
+    /// When the server received the move, Unix milliseconds.
+    pub played_at_ms: i64,
+    /// How long the mover thought: receipt time minus the time the turn began, in ms.
+    pub think_ms: i64,
+    /// Both seats' remaining time just after the move, ms; `None` without a clock.
+    pub clocks_ms: Option<[i64; 2]>,
+}
+
+/// A seat's totals when its game ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatResult {
+    /// The seat.
+    pub seat: Seat,
+    /// Sum of the seat's thinking times, ms.
+    pub thinking_ms: i64,
+    /// The seat's score; `None` for bots and unscored games.
+    pub score: Option<i64>,
+}
+
+/// A game's ending, written once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameFinish {
+    /// The finished game.
+    pub game_id: GameId,
+    /// Which game it is (the leaderboard is per game).
+    pub game: GameKind,
+    /// Wall-clock end, Unix milliseconds.
+    pub finished_at_ms: i64,
+    /// Winning seat, `None` for a draw.
+    pub winner: Option<Seat>,
+    /// Why it ended (`three_in_a_row`, `resigned`, ...).
+    pub reason: EndReason,
+    /// Wall-clock duration from start to end, ms.
+    pub duration_ms: i64,
+    /// How many moves were played.
+    pub moves: u32,
+    /// Per-seat totals and scores.
+    pub seats: Vec<SeatResult>,
+    /// Players whose score may enter the leaderboard (wins and draws of humans).
+    pub leaderboard: Vec<LeaderboardCandidate>,
+    /// When the game is rated: the keys both seats are rated under (see
+    /// [`RatedKey`]). Their ratings are updated in the same transaction.
+    pub rated: Option<[RatedKey; 2]>,
+}
+
+/// A seat's rating before and after a rated game.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RatingChange {
+    /// Before the game.
+    pub before: Rating,
+    /// After it.
+    pub after: Rating,
+}
+
+/// A human's score offered to the leaderboard; it replaces their entry only if higher.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeaderboardCandidate {
+    /// The player.
+    pub player_id: PlayerId,
+    /// The score achieved.
+    pub score: i64,
+}
+
+/// A draw offer open in a game, as stored with it so that a resumed game still has it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawOfferRecord {
+    /// The seat that offered.
+    pub seat: Seat,
+    /// How many moves had been played when it did.
+    pub ply: u32,
+}
+
+/// A line said in one of a game's chats, as it is stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChatRecord {
+    /// The game it was said in.
+    pub game_id: GameId,
+    /// Its number in the game, both chats counted together, from 0.
+    pub number: u64,
+    /// Which chat.
+    pub channel: ChatChannel,
+    /// The line.
+    pub line: ChatLine,
+}
+
+/// A stored game's seat, as the store returns it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StoredSeat {
+    /// The seat.
+    pub seat: Seat,
+    /// `human` or `bot:<level>`.
+    pub kind: SeatKind,
+    /// The human's player id; `None` for a bot.
+    pub player_id: Option<PlayerId>,
+    /// The name shown for the seat.
+    pub name: String,
+    /// Total thinking time, ms, once the game has finished.
+    pub thinking_ms: Option<i64>,
+    /// The seat's score, if the game was scored and the seat is human.
+    pub score: Option<i64>,
+    /// The seat's Glicko-2 rating in this game before it, rounded, if it was rated (as
+    /// in `game_over`).
+    pub rating_before: Option<i64>,
+    /// The seat's rating after the game, rounded, if it was rated.
+    pub rating_after: Option<i64>,
+    /// Whether a bot played for the seat's absent person (not shown: `score` and the
+    /// ratings already tell what it changed).
+    #[serde(skip)]
+    pub stood_in: bool,
+}
+
+/// A stored move, as the store returns it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StoredMove {
+    /// 1-based move number.
+    pub ply: u32,
+    /// The seat that moved.
+    pub seat: Seat,
+    /// The move in the game's notation.
+    pub notation: String,
+    /// The move as players write it (SAN in chess). Only `notation` is stored: the store
+    /// fills this with the notation, and readers that know the rules replace it
+    /// (`GET /api/games/{id}` does, by replaying the game).
+    pub display: String,
+    /// When the server received it, Unix milliseconds.
+    pub played_at_ms: i64,
+    /// The mover's thinking time for this move, ms.
+    pub think_ms: i64,
+    /// Both seats' remaining time just after the move, ms; `null` without a clock.
+    pub clocks_ms: Option<[i64; 2]>,
+}
+
+/// A line said in one of a game's chats, as the store returns it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StoredChatLine {
+    /// Its number in the game, both chats counted together (not shown: a resumed room
+    /// numbers its next line after it).
+    #[serde(skip)]
+    pub number: u64,
+    /// The players' chat or the spectators'.
+    pub channel: ChatChannel,
+    /// The line.
+    #[serde(flatten)]
+    pub line: ChatLine,
+}
