@@ -14,11 +14,14 @@ use crate::lobby::PageCursor;
 use crate::metrics::MetricsError;
 use crate::room::StateUnread;
 use crate::room::probe::{PROBE_BOUND, probe_all};
-use crate::store::{LeaderboardEntry, PlayerGame, RatingEntry, StoreError};
+use crate::store::StoreError;
 use parlor_room::{PlayerId, RoomId};
 use parlor_rules::GameKind;
 
 mod games;
+mod views;
+
+use views::{PlayerGameView, RatingRowView, ScoreRowView};
 
 /// The web client, built into the binary (read from `static/` on disk in debug builds).
 #[derive(RustEmbed)]
@@ -278,7 +281,7 @@ struct LimitQuery {
 #[derive(Serialize)]
 struct PlayerGames {
     player_id: PlayerId,
-    games: Vec<PlayerGame>,
+    games: Vec<PlayerGameView>,
 }
 
 /// `GET /api/players/{id}/games?limit=N`: a player's games, newest first.
@@ -291,7 +294,7 @@ async fn player_games(
     match state.store.player_games(&id, limit).await? {
         Some(games) => Ok(HttpResponse::Ok().json(PlayerGames {
             player_id: id.into_inner(),
-            games,
+            games: games.into_iter().map(PlayerGameView::from).collect(),
         })),
         None => Err(ApiError::NotFound(format!("there is no player \"{id}\""))),
     }
@@ -327,8 +330,8 @@ struct LeaderboardQuery {
 #[derive(Serialize)]
 #[serde(untagged)]
 enum Entries {
-    Score(Vec<LeaderboardEntry>),
-    Rating(Vec<RatingEntry>),
+    Score(Vec<ScoreRowView>),
+    Rating(Vec<RatingRowView>),
 }
 
 #[derive(Serialize)]
@@ -356,11 +359,11 @@ async fn leaderboard(
     let (by, entries) = match query.by.as_deref() {
         None | Some("score") => (
             "score",
-            Entries::Score(state.store.leaderboard(game, limit).await?),
+            Entries::Score(views(state.store.leaderboard(game, limit).await?)),
         ),
         Some("rating") => (
             "rating",
-            Entries::Rating(state.store.rating_leaderboard(game, limit).await?),
+            Entries::Rating(views(state.store.rating_leaderboard(game, limit).await?)),
         ),
         Some(other) => {
             return Err(ApiError::BadRequest(format!(
@@ -369,6 +372,11 @@ async fn leaderboard(
         }
     };
     Ok(HttpResponse::Ok().json(Leaderboard { game, by, entries }))
+}
+
+/// The views of `rows`, in order.
+fn views<T, V: From<T>>(rows: Vec<T>) -> Vec<V> {
+    rows.into_iter().map(V::from).collect()
 }
 
 async fn index() -> Result<HttpResponse, ApiError> {

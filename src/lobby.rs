@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use dashmap::DashMap;
 use serde::Serialize;
-use serde_json::{Map, Value};
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 use tokio_util::task::TaskTracker;
@@ -33,13 +32,6 @@ pub(crate) use feed::{LobbyFeed, LobbyUpdate, LocalChange};
 use remote::RemoteListings;
 pub(crate) use remote::RoomNews;
 pub(crate) use subscription::{LobbyEvent, LobbySubscription, next_lobby_event};
-
-/// A room ready to be created: its game and its checked seats and options.
-pub(crate) struct CheckedRoom {
-    instance: Box<dyn AnyGame>,
-    seats: [SeatSpec; 2],
-    options: RoomOptions,
-}
 
 /// All live rooms, by id. Cloning it is cheap and shares the rooms.
 #[derive(Clone)]
@@ -68,15 +60,15 @@ impl Lobby {
         }
     }
 
-    /// Creates a room after checking, in order, the game, the seats and the options
-    /// (including whether the game can start from `options.start`), then that the server
-    /// holds fewer than `limits.max_rooms` (`server_full`).
+    /// Creates a room of `game` with `seats` and `options` (each checked as the client's
+    /// message was read), after checking that the game can start from `options.start`
+    /// and that the server holds fewer than `limits.max_rooms` (`server_full`).
     /// `creator` must be given when a seat is `me` and is then seated in it.
     pub(crate) fn create(
         &self,
-        game: &str,
-        seats: &[String],
-        options: Option<Map<String, Value>>,
+        game: GameKind,
+        seats: [SeatSpec; 2],
+        options: RoomOptions,
         creator: Option<Creator>,
     ) -> Result<RoomHandle, ClientError> {
         self.create_as(&self.fresh_id(), game, seats, options, creator)
@@ -88,16 +80,12 @@ impl Lobby {
     pub(crate) fn create_as(
         &self,
         id: &RoomId,
-        game: &str,
-        seats: &[String],
-        options: Option<Map<String, Value>>,
+        game: GameKind,
+        seats: [SeatSpec; 2],
+        options: RoomOptions,
         creator: Option<Creator>,
     ) -> Result<RoomHandle, ClientError> {
-        let CheckedRoom {
-            instance,
-            seats,
-            options,
-        } = self.check_new_room(game, seats, options)?;
+        let instance = self.check_start(game, &options)?;
         let max_rooms = self.context.config.limits.max_rooms as usize;
         // Two creations racing on different workers may both pass: the cap can be
         // exceeded by at most the number of HTTP workers, which is harmless.
@@ -126,32 +114,28 @@ impl Lobby {
         Ok(handle)
     }
 
-    /// Checks, in order, the game, the seats and the options of a room to create
-    /// (including whether the game can start from `options.start`), and readies them.
-    pub(crate) fn check_new_room(
+    /// The game a new room of `game` starts with: from `options.start` if given, which
+    /// must be a position the game accepts and where a move can still be played
+    /// (`bad_option`).
+    pub(crate) fn check_start(
         &self,
-        game: &str,
-        seats: &[String],
-        options: Option<Map<String, Value>>,
-    ) -> Result<CheckedRoom, ClientError> {
-        let kind = parse_game(game)?;
-        let seats = SeatSpec::parse_pair(seats)?;
-        let options = RoomOptions::parse(options)?;
-        let instance = catalog::new_game(
-            kind,
-            &self.context.config.game_settings(),
-            options.start.as_deref(),
-        )
-        .map_err(|error| match error {
-            PositionError::Unsupported => ClientError::new(
-                ErrorCode::BadOption,
-                format!("A {game} game always starts from its usual position; remove \"start\"."),
-            ),
-            other => ClientError::new(
-                ErrorCode::BadOption,
-                format!("Option \"start\" was refused: {other}."),
-            ),
-        })?;
+        game: GameKind,
+        options: &RoomOptions,
+    ) -> Result<Box<dyn AnyGame>, ClientError> {
+        let instance =
+            catalog::new_game(game, &self.context.settings.games, options.start.as_deref())
+                .map_err(|error| match error {
+                    PositionError::Unsupported => ClientError::new(
+                        ErrorCode::BadOption,
+                        format!(
+                            "A {game} game always starts from its usual position; remove \"start\"."
+                        ),
+                    ),
+                    other => ClientError::new(
+                        ErrorCode::BadOption,
+                        format!("Option \"start\" was refused: {other}."),
+                    ),
+                })?;
         if let Some(outcome) = instance.outcome() {
             return Err(ClientError::new(
                 ErrorCode::BadOption,
@@ -161,11 +145,7 @@ impl Lobby {
                 ),
             ));
         }
-        Ok(CheckedRoom {
-            instance,
-            seats,
-            options,
-        })
+        Ok(instance)
     }
 
     /// Makes the stored, unfinished game `stored` a live room again from `live`, its
@@ -495,17 +475,4 @@ impl std::fmt::Display for PageCursor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}-{}", self.created_at_ms, self.room)
     }
-}
-
-/// The game `game` names, or `unknown_game` listing those this server plays.
-pub(crate) fn parse_game(game: &str) -> Result<GameKind, ClientError> {
-    game.parse().map_err(|_| {
-        ClientError::new(
-            ErrorCode::UnknownGame,
-            format!(
-                "There is no game \"{game}\". Available: {}.",
-                GameKind::names()
-            ),
-        )
-    })
 }

@@ -3,11 +3,11 @@
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
-use serde::Serialize;
 use time::OffsetDateTime;
 use tracing::warn;
 
 use super::ApiError;
+use super::views::GameView;
 use crate::AppState;
 use crate::players;
 use crate::protocol::TimeControl;
@@ -15,24 +15,10 @@ use crate::store::{GameStatus, StoredGame};
 use parlor_room::chat::ChatChannel;
 use parlor_room::{GameId, PlayerId};
 use parlor_rules::GameKind;
-use parlor_rules::catalog::{self, Replay, ReplayedPosition};
+use parlor_rules::catalog::{self, Replay};
 use parlor_rules::games::Seat;
 use parlor_rules::games::checkers::{PdnTags, pdn};
 use parlor_rules::games::chess::{PgnTags, pgn};
-
-/// `GET /api/games/{id}`'s body: the stored game, with what a client needs to replay it
-/// without knowing the rules.
-#[derive(Serialize)]
-struct GameRecord {
-    #[serde(flatten)]
-    game: StoredGame,
-    /// Whether `chat` holds the players' lines: only a request that carries the token of
-    /// one of the game's players sees them.
-    players_chat_shown: bool,
-    /// The start and the position after each move that replays (all of them, unless the
-    /// rules have changed since the game was played).
-    positions: Vec<ReplayedPosition>,
-}
 
 /// `GET /api/games/{id}`: the stored game. The players' chat is theirs alone, as it was
 /// during the game: it is left out unless the request names one of the game's players
@@ -43,7 +29,7 @@ pub(super) async fn game(
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let reader = reader(&state, &request).await?;
-    let Some(mut game) = state.store.game(&id).await? else {
+    let Some(game) = state.store.game(&id).await? else {
         return Err(ApiError::NotFound(format!(
             "there is no stored game \"{id}\""
         )));
@@ -53,10 +39,6 @@ pub(super) async fn game(
             .iter()
             .any(|seat| seat.player_id.as_ref() == Some(&reader))
     });
-    if !players_chat_shown {
-        game.chat
-            .retain(|line| line.channel != ChatChannel::Players);
-    }
     let start = game.options.get("start").and_then(|start| start.as_str());
     let replay = catalog::replay(
         game.game,
@@ -76,16 +58,16 @@ pub(super) async fn game(
             "a stored game no longer replays to its end under the current rules"
         );
     }
-    for (stored, display) in game.moves.iter_mut().zip(replay.displays) {
-        stored.display = display;
-    }
+    let view = GameView::new(
+        game,
+        replay.displays,
+        replay.positions,
+        |said| players_chat_shown || said.channel != ChatChannel::Players,
+        players_chat_shown,
+    );
     Ok(HttpResponse::Ok()
         .insert_header((header::VARY, "Authorization"))
-        .json(GameRecord {
-            game,
-            players_chat_shown,
-            positions: replay.positions,
-        }))
+        .json(view))
 }
 
 /// The player a request names by `Authorization: Bearer <token>` (the token of their

@@ -2,10 +2,13 @@
 //! before it becomes one (`bad_json`, `bad_message`, `unknown_type`, then its fields).
 
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::checked::Checked;
 use super::{ClientError, ErrorCode};
-use parlor_room::RoomId;
+use parlor_room::{RoomId, RoomOptions, SeatSpec, TimeControl};
+use parlor_rules::GameKind;
+use parlor_rules::games::Seat;
 
 /// How a connection hears of a move (`hello.updates`).
 #[derive(
@@ -65,20 +68,20 @@ pub enum ClientMsg {
     },
     /// Create a room.
     CreateRoom {
-        /// The game's id, e.g. `tictactoe`.
-        game: String,
+        /// The game, named e.g. `tictactoe`.
+        game: Checked<GameKind>,
         /// Two seat specs: `open`, `me` or `bot:<level>`.
-        seats: Vec<String>,
+        seats: Checked<[SeatSpec; 2]>,
         /// Room options; must be an object when present.
         #[serde(default)]
-        options: Option<Map<String, Value>>,
+        options: Checked<RoomOptions>,
     },
     /// Take (or take back) a seat.
     Join {
         /// The room's id.
         room: RoomId,
         /// 0 or 1.
-        seat: u64,
+        seat: Checked<Seat>,
         /// The last `seq` this client saw of the room, when it comes back: it then gets
         /// what it missed instead of a snapshot, if the room still has it.
         #[serde(default)]
@@ -137,18 +140,18 @@ pub enum ClientMsg {
     SubscribeLobby {
         /// Only rooms of this game; every game when absent.
         #[serde(default)]
-        game: Option<String>,
+        game: Option<Checked<GameKind>>,
     },
     /// Stop receiving `lobby_update`s.
     UnsubscribeLobby {},
     /// Take the open seat of the oldest waiting public room of this game and time
     /// control whose other seat holds a connected person, or create one and sit in it.
     QuickJoin {
-        /// The game's id.
-        game: String,
+        /// The game.
+        game: Checked<GameKind>,
         /// The time control wanted (no clock when absent); checked as the room option.
         #[serde(default)]
-        time_control: Option<Value>,
+        time_control: Checked<TimeControl>,
     },
     /// Say something in the room's chat: the players' chat from a seat, the
     /// spectators' chat when watching.

@@ -114,14 +114,26 @@ impl UnknownErrorCode {
     }
 }
 
-/// An error a client caused, with a sentence the person can act on.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// An error a client caused, with a sentence the person can act on. It crosses a fleet
+/// as it is (a room on another node refused the client).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 #[error("{code}: {message}")]
 pub struct ClientError {
-    /// The machine-readable code.
+    /// The machine-readable code (read from another node: one this node does not know,
+    /// a newer node's, reads as `storage_unavailable`, which says that nothing changed).
+    #[serde(deserialize_with = "code_or_unavailable")]
     pub code: ErrorCode,
     /// The human-readable explanation.
     pub message: String,
+}
+
+/// An error code from another node of the fleet, read as `storage_unavailable` when this
+/// node does not know it.
+fn code_or_unavailable<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<ErrorCode, D::Error> {
+    let name = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(deserializer)?;
+    Ok(name.parse().unwrap_or(ErrorCode::StorageUnavailable))
 }
 
 impl ClientError {

@@ -4,6 +4,7 @@
 //! [`ClientMsg`] comes in, [`ServerMsg`] and the room's [`StateMsg`]/[`GameOverMsg`]
 //! go out. docs/PROTOCOL.md describes the same thing for people.
 
+mod checked;
 mod client;
 mod errors;
 mod refusals;
@@ -14,6 +15,7 @@ mod tests;
 use bytestring::ByteString;
 use serde::Serialize;
 
+pub use checked::Checked;
 pub use client::{ClientMsg, Envelope, Rejected, Updates, parse};
 pub use errors::{ClientError, ErrorCode};
 pub use server::{LobbyChange, Role, ServerMsg, ShutdownReason};

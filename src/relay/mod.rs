@@ -232,7 +232,7 @@ impl Relay {
                 room,
             } => {
                 if let Some((_, waiting)) = self.inner.waiting.remove(&reply) {
-                    let _ = waiting.send(refusal.map_or(Ok(room), |refusal| Err(refusal.into())));
+                    let _ = waiting.send(refusal.map_or(Ok(room), Err));
                 }
             }
             Envelope::Frame { node, conn, text } => self.deliver(&node, conn, text).await,

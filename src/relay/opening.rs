@@ -3,7 +3,7 @@
 //! reaches it there like any room of another node.
 
 use rand::seq::SliceRandom;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::Relay;
 use super::awaited::Unanswered;
@@ -13,18 +13,19 @@ use crate::players::random_hex;
 use crate::protocol::{ClientError, ErrorCode};
 use crate::room::Subscriber;
 use parlor_room::PlayerInfo;
-use parlor_room::{NodeId, ROOM_ID_BYTES, RoomId};
+use parlor_room::{NodeId, ROOM_ID_BYTES, RoomId, RoomOptions, SeatSpec};
+use parlor_rules::GameKind;
 
 /// A room to open on another node: what `create_room` asks for, and who asks.
 pub(crate) struct NewRoom {
     /// The player opening it.
     pub(crate) player: PlayerInfo,
-    /// The game's id.
-    pub(crate) game: String,
-    /// The two seats, as `create_room` gives them.
-    pub(crate) seats: Vec<String>,
-    /// The room's options, as `create_room` gives them.
-    pub(crate) options: Option<Map<String, Value>>,
+    /// The game.
+    pub(crate) game: GameKind,
+    /// The two seats.
+    pub(crate) seats: [SeatSpec; 2],
+    /// The room's options.
+    pub(crate) options: RoomOptions,
 }
 
 /// A room asked for on another node: its id, the room as the client reaches it, and
@@ -72,7 +73,7 @@ impl Relay {
             .map(|entry| entry.key().clone())
             .collect();
         owners.shuffle(&mut rand::rng());
-        let seated = new_room.seats.iter().any(|seat| seat == "me");
+        let seated = SeatSpec::mine(&new_room.seats).is_some();
         let room = RoomId::from(random_hex(ROOM_ID_BYTES));
         for owner in owners {
             let asked = self
@@ -80,8 +81,8 @@ impl Relay {
                     asker,
                     room: room.clone(),
                     player: new_room.player.clone(),
-                    game: new_room.game.clone(),
-                    seats: new_room.seats.clone(),
+                    game: new_room.game,
+                    seats: new_room.seats,
                     options: new_room.options.clone(),
                     reference: reference.clone(),
                 })

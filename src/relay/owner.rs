@@ -6,16 +6,17 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 use tracing::{debug, warn};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::Relay;
-use super::wire::{Asker, Envelope, Refusal};
+use super::wire::{Asker, Envelope};
 use crate::protocol::{ClientError, ErrorCode};
 use crate::room::{
     Caller, ConnId, Creator, Frame, OUTBOX_FRAMES, RoomHandle, Subscriber, new_conn_id,
 };
 use parlor_room::PlayerInfo;
-use parlor_room::{NodeId, RoomId};
+use parlor_room::{NodeId, RoomId, RoomOptions, SeatSpec};
+use parlor_rules::GameKind;
 
 /// Another node's client in this node's rooms.
 pub(super) struct Member {
@@ -92,7 +93,7 @@ impl Relay {
         asker: &Asker,
         room: &RoomId,
         player: PlayerInfo,
-        (game, seats, options): (String, Vec<String>, Option<Map<String, Value>>),
+        (game, seats, options): (GameKind, [SeatSpec; 2], RoomOptions),
         reference: Option<Value>,
     ) -> Result<(), ClientError> {
         if !self.inner.cluster.owns_rooms() {
@@ -101,7 +102,7 @@ impl Relay {
                 "The server asked to open the room holds no rooms. Try again.",
             ));
         }
-        let seated = seats.iter().any(|seat| seat == "me");
+        let seated = SeatSpec::mine(&seats).is_some();
         let creator = seated.then(|| Creator {
             player,
             sub: self.member(asker, Some(room)),
@@ -110,7 +111,7 @@ impl Relay {
         let created = self
             .inner
             .lobby
-            .create_as(room, &game, &seats, options, creator);
+            .create_as(room, game, seats, options, creator);
         let opened = match created {
             // The room announces itself once it holds its lease and has seated its
             // creator; it closes instead if it could not take the lease.
@@ -131,7 +132,7 @@ impl Relay {
     async fn answer(&self, asker: &Asker, outcome: Result<Option<RoomId>, ClientError>) {
         let (room, refusal) = match outcome {
             Ok(room) => (room, None),
-            Err(error) => (None, Some(Refusal::from(&error))),
+            Err(error) => (None, Some(error)),
         };
         let answer = Envelope::Answer {
             reply: asker.reply,

@@ -3,12 +3,13 @@
 //! owner, and the owner answers each and sends the room's frames back.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::protocol::{ClientError, ErrorCode, Updates};
+use crate::protocol::{ClientError, Updates};
 use crate::room::ConnId;
 use parlor_room::{Asked, PlayerInfo};
-use parlor_room::{NodeId, RoomId};
+use parlor_room::{NodeId, RoomId, RoomOptions, SeatSpec};
+use parlor_rules::GameKind;
 
 /// A client connection on its gateway, and the request it is waiting on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,9 +42,9 @@ pub(super) enum Envelope {
         asker: Asker,
         room: RoomId,
         player: PlayerInfo,
-        game: String,
-        seats: Vec<String>,
-        options: Option<Map<String, Value>>,
+        game: GameKind,
+        seats: [SeatSpec; 2],
+        options: RoomOptions,
         reference: Option<Value>,
     },
     /// A gateway's client has closed its connection.
@@ -52,7 +53,7 @@ pub(super) enum Envelope {
     /// it opened.
     Answer {
         reply: u64,
-        refusal: Option<Refusal>,
+        refusal: Option<ClientError>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         room: Option<RoomId>,
     },
@@ -79,38 +80,15 @@ pub(super) enum Envelope {
     Seen { reply: u64, state: Option<String> },
 }
 
-/// A refusal as it crosses between nodes: its code's wire name and its sentence.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(super) struct Refusal {
-    code: String,
-    message: String,
-}
-
-impl From<&ClientError> for Refusal {
-    fn from(error: &ClientError) -> Refusal {
-        Refusal {
-            code: error.code.as_str().to_owned(),
-            message: error.message.clone(),
-        }
-    }
-}
-
-impl From<Refusal> for ClientError {
-    fn from(refusal: Refusal) -> ClientError {
-        let code = refusal
-            .code
-            .parse()
-            .unwrap_or(ErrorCode::StorageUnavailable);
-        ClientError::new(code, refusal.message)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::ErrorCode;
     use parlor_room::PlayerId;
     use parlor_room::{Request, RoomCommand};
+    use parlor_rules::bots::BotLevel;
     use parlor_rules::games::Seat;
+    use serde_json::Map;
     use serde_json::json;
 
     fn ann() -> PlayerInfo {
@@ -152,10 +130,7 @@ mod tests {
             },
             Envelope::Answer {
                 reply: 9,
-                refusal: Some(Refusal::from(&ClientError::new(
-                    ErrorCode::IllegalMove,
-                    "No.",
-                ))),
+                refusal: Some(ClientError::new(ErrorCode::IllegalMove, "No.")),
                 room: None,
             },
             Envelope::Answer {
@@ -172,9 +147,13 @@ mod tests {
                 },
                 room: RoomId::from("r2"),
                 player: ann(),
-                game: "chess".to_owned(),
-                seats: vec!["me".to_owned(), "bot:easy".to_owned()],
-                options: Some(Map::from_iter([("private".to_owned(), json!(true))])),
+                game: GameKind::Chess,
+                seats: [SeatSpec::Me, SeatSpec::Bot(BotLevel::Easy)],
+                options: RoomOptions::parse(Some(Map::from_iter([(
+                    "private".to_owned(),
+                    json!(true),
+                )])))
+                .expect("options"),
                 reference: None,
             },
             Envelope::Heartbeat,
@@ -201,8 +180,16 @@ mod tests {
     }
 
     #[test]
-    fn a_refusal_keeps_its_code_and_sentence() {
+    fn a_refusal_keeps_its_code_and_sentence_and_an_unknown_code_reads_as_unavailable() {
         let error = ClientError::new(ErrorCode::SeatTaken, "Taken.");
-        assert_eq!(ClientError::from(Refusal::from(&error)), error);
+        let text = serde_json::to_string(&error).expect("encode");
+        assert_eq!(
+            serde_json::from_str::<ClientError>(&text).expect("decode"),
+            error
+        );
+        let newer = r#"{"code":"something_new","message":"Why."}"#;
+        let read: ClientError = serde_json::from_str(newer).expect("decode");
+        assert_eq!(read.code, ErrorCode::StorageUnavailable);
+        assert_eq!(read.message, "Why.");
     }
 }

@@ -5,12 +5,11 @@ use parlor_room::records::{DrawOfferRecord, StoredChatLine, StoredMove, StoredSe
 use parlor_room::{GameId, PlayerId, RoomId};
 use parlor_rules::GameKind;
 use parlor_rules::games::{EndReason, Seat};
-use serde::Serialize;
 
 use super::{Fence, GameStatus};
 
 /// A game in a player's list of games.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct PlayerGame {
     /// The game's unique id.
     pub(crate) game_id: GameId,
@@ -31,7 +30,7 @@ pub(crate) struct PlayerGame {
 }
 
 /// One row of a game's rating list.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct RatingEntry {
     /// 1-based rank.
     pub(crate) rank: u32,
@@ -59,7 +58,7 @@ pub(crate) struct UnfinishedGame {
 }
 
 /// A whole stored game with every move.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct StoredGame {
     /// The game's unique id.
     pub(crate) game_id: GameId,
@@ -88,17 +87,15 @@ pub(crate) struct StoredGame {
     /// Every line said in its two chats, in the order the room received them.
     pub(crate) chat: Vec<StoredChatLine>,
     /// The draw offer last recorded, while the game is unfinished; it is still open
-    /// unless the other seat has moved since (not shown: it matters only to resuming).
-    #[serde(skip)]
+    /// unless the other seat has moved since.
     pub(crate) draw_offer: Option<DrawOfferRecord>,
     /// The game's rule settings as it started, JSON; `None` for games stored before
-    /// they were kept (not shown: it matters only to resuming).
-    #[serde(skip)]
+    /// they were kept.
     pub(crate) rules: Option<serde_json::Value>,
 }
 
 /// One row of a game's leaderboard.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct LeaderboardEntry {
     /// 1-based rank.
     pub(crate) rank: u32,

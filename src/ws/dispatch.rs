@@ -1,24 +1,23 @@
 //! What a session does with each message: checks who is asking, enforces the room and
 //! player quotas, and forwards the rest to the lobby and the rooms. Knows no game rules.
 
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 
 use bytestring::ByteString;
-use serde_json::{Map, Value};
-use std::time::Instant;
+use serde_json::Value;
 use tracing::{debug, info};
 
 use super::session::Connection;
-use crate::lobby::parse_game;
 use crate::players::{self, Identity};
 use crate::protocol::{
-    self, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, Updates, encode,
+    self, Checked, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, Updates, encode,
 };
 use crate::relay::{NewRoom, Opening, RoomLink};
 use crate::room::{Creator, unix_ms};
-use parlor_room::RoomId;
-use parlor_room::{Asked, PlayerInfo, Request, RoomCommand, RoomOptions};
-use parlor_rules::games::Seat;
+use parlor_room::{
+    Asked, PlayerInfo, Request, RoomCommand, RoomId, RoomOptions, SeatSpec, TimeControl,
+};
+use parlor_rules::GameKind;
 
 impl Connection {
     /// The `rate_limited` reply to a message over the connection's budget, which is not
@@ -120,9 +119,10 @@ impl Connection {
             }
             ClientMsg::Join { room, seat, since } => {
                 let (player, link) = self.player_and_room(&room).await?;
-                let seat = Seat::from_index(seat)
-                    .ok_or_else(|| ClientError::new(ErrorCode::BadSeat, "A seat is 0 or 1."))?;
-                let command = RoomCommand::Join { seat, since };
+                let command = RoomCommand::Join {
+                    seat: seat.get()?,
+                    since,
+                };
                 self.enter(room, link, player.ask(command, reference), received)
                     .await
             }
@@ -163,7 +163,7 @@ impl Connection {
             }
             ClientMsg::SubscribeLobby { game } => {
                 self.player()?;
-                let game = game.as_deref().map(parse_game).transpose()?;
+                let game = game.map(Checked::get).transpose()?;
                 // Subscribe before listing, so no change after the snapshot is missed.
                 self.lobby = Some(self.app.lobby.subscribe(game));
                 Ok(vec![self.lobby_snapshot(reference)])
@@ -197,17 +197,13 @@ impl Connection {
     /// taken (or which closes) in the meantime is skipped for the next.
     async fn quick_join(
         &mut self,
-        game: String,
-        time_control: Option<Value>,
+        game: Checked<GameKind>,
+        time_control: Checked<TimeControl>,
         reference: Option<Value>,
     ) -> Result<Vec<ServerMsg>, ClientError> {
         let player = self.player_info()?;
-        let kind = parse_game(&game)?;
-        let mut options = Map::new();
-        if let Some(time_control) = time_control {
-            options.insert("time_control".to_owned(), time_control);
-        }
-        let wanted = RoomOptions::parse(Some(options.clone()))?.time_control;
+        let kind = game.get()?;
+        let wanted = time_control.get()?;
         let candidates = self.app.lobby.waiting_for(kind, wanted, &player.player_id);
         for (handle, seat) in candidates {
             let room = handle.id().clone();
@@ -233,9 +229,10 @@ impl Connection {
             self.rooms.insert(room, link);
             return Ok(Vec::new());
         }
-        let seats = vec!["me".to_owned(), "open".to_owned()];
+        let seats = [SeatSpec::Me, SeatSpec::Open];
+        let options = RoomOptions::clocked(wanted);
         let room = self
-            .open_room(game, seats, Some(options), reference.clone())
+            .open_room(kind.into(), seats.into(), options.into(), reference.clone())
             .await?;
         if let Some(relay) = &self.app.relay {
             relay.offer_waiting((kind, wanted), &room).await;
@@ -248,23 +245,22 @@ impl Connection {
     /// Returns its id.
     async fn open_room(
         &mut self,
-        game: String,
-        seats: Vec<String>,
-        options: Option<Map<String, Value>>,
+        game: Checked<GameKind>,
+        seats: Checked<[SeatSpec; 2]>,
+        options: Checked<RoomOptions>,
         reference: Option<Value>,
     ) -> Result<RoomId, ClientError> {
         let player = self.player_info()?;
         self.app
             .limits
             .create_room(&self.room_budget, self.address)?;
-        let seated = seats.iter().any(|seat| seat == "me");
+        let (game, seats, options) = (game.get()?, seats.get()?, options.get()?);
+        let seated = SeatSpec::mine(&seats).is_some();
         if let Some(relay) = self.app.relay.clone()
             && !self.app.config.cluster.owns_rooms
         {
             // Checked here too, so that a bad request is refused as on any node.
-            self.app
-                .lobby
-                .check_new_room(&game, &seats, options.clone())?;
+            self.app.lobby.check_start(game, &options)?;
             let new_room = NewRoom {
                 player,
                 game,
@@ -291,10 +287,7 @@ impl Connection {
             sub: self.subscriber.clone(),
             reference,
         };
-        let room = self
-            .app
-            .lobby
-            .create(&game, &seats, options, Some(creator))?;
+        let room = self.app.lobby.create(game, seats, options, Some(creator))?;
         if seated {
             self.rooms
                 .insert(room.id().to_owned(), RoomLink::Local(room.clone()));

@@ -176,6 +176,22 @@ impl RoomOptions {
         Ok(options)
     }
 
+    /// The options of a room with `time_control` and nothing else (as `quick_join` opens
+    /// them), written as a client would send them.
+    pub fn clocked(time_control: TimeControl) -> RoomOptions {
+        let mut sent = Map::new();
+        if time_control != TimeControl::None
+            && let Ok(value) = serde_json::to_value(time_control)
+        {
+            sent.insert("time_control".to_owned(), value);
+        }
+        RoomOptions {
+            time_control,
+            sent,
+            ..RoomOptions::default()
+        }
+    }
+
     /// Whether games in this room count for scores: not when they start from a given
     /// position.
     pub fn scored(&self) -> bool {

@@ -5,14 +5,13 @@
 
 use parlor_rules::GameKind;
 use parlor_rules::games::{EndReason, Seat};
-use serde::Serialize;
 
 use crate::chat::{ChatChannel, ChatLine};
 use crate::ratings::{RatedKey, Rating};
 use crate::{GameId, PlayerId, RoomId, SeatKind};
 
 /// One seat of a game as stored when the game starts.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SeatRecord {
     /// The seat.
     pub seat: Seat,
@@ -116,7 +115,7 @@ pub struct GameFinish {
 }
 
 /// A seat's rating before and after a rated game.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RatingChange {
     /// Before the game.
     pub before: Rating,
@@ -156,7 +155,7 @@ pub struct ChatRecord {
 }
 
 /// A stored game's seat, as the store returns it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredSeat {
     /// The seat.
     pub seat: Seat,
@@ -175,14 +174,12 @@ pub struct StoredSeat {
     pub rating_before: Option<i64>,
     /// The seat's rating after the game, rounded, if it was rated.
     pub rating_after: Option<i64>,
-    /// Whether a bot played for the seat's absent person (not shown: `score` and the
-    /// ratings already tell what it changed).
-    #[serde(skip)]
+    /// Whether a bot played for the seat's absent person.
     pub stood_in: bool,
 }
 
 /// A stored move, as the store returns it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredMove {
     /// 1-based move number.
     pub ply: u32,
@@ -190,10 +187,6 @@ pub struct StoredMove {
     pub seat: Seat,
     /// The move in the game's notation.
     pub notation: String,
-    /// The move as players write it (SAN in chess). Only `notation` is stored: the store
-    /// fills this with the notation, and readers that know the rules replace it
-    /// (`GET /api/games/{id}` does, by replaying the game).
-    pub display: String,
     /// When the server received it, Unix milliseconds.
     pub played_at_ms: i64,
     /// The mover's thinking time for this move, ms.
@@ -203,15 +196,13 @@ pub struct StoredMove {
 }
 
 /// A line said in one of a game's chats, as the store returns it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredChatLine {
-    /// Its number in the game, both chats counted together (not shown: a resumed room
-    /// numbers its next line after it).
-    #[serde(skip)]
+    /// Its number in the game, both chats counted together (a resumed room numbers its
+    /// next line after it).
     pub number: u64,
     /// The players' chat or the spectators'.
     pub channel: ChatChannel,
     /// The line.
-    #[serde(flatten)]
     pub line: ChatLine,
 }

@@ -176,7 +176,6 @@ impl TryFrom<MoveRow> for StoredMove {
         Ok(StoredMove {
             ply: narrow(row.ply, "ply")?,
             seat: seat(row.seat, "seat")?,
-            display: row.notation.clone(),
             notation: row.notation,
             played_at_ms: row.played_at,
             think_ms: row.think_ms,

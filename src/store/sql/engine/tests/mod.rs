@@ -624,7 +624,6 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
                 ply: m.ply,
                 seat: m.seat,
                 notation: m.notation.clone(),
-                display: m.notation.clone(),
                 played_at_ms: m.played_at_ms,
                 think_ms: m.think_ms,
                 clocks_ms: m.clocks_ms,
