@@ -3,7 +3,6 @@
 //! lobby feed, finds rooms for `quick_join`, and forgets each room when its task ends.
 
 mod feed;
-mod remote;
 mod subscription;
 
 use std::sync::Arc;
@@ -22,16 +21,36 @@ use crate::protocol::{
 use crate::room::{self, Creator, ResumeError, RoomContext, RoomHandle, RoomHosts};
 use crate::store::{Fence, StoredGame};
 use parlor_room::SeatKind;
-use parlor_room::{NodeId, PlayerId, ROOM_ID_BYTES, RoomId};
+use parlor_room::{PlayerId, ROOM_ID_BYTES, RoomId};
 use parlor_room::{RoomOptions, SeatSpec};
 use parlor_rules::GameKind;
 use parlor_rules::catalog::{self, AnyGame};
 use parlor_rules::games::{PositionError, Seat};
 
 pub(crate) use feed::{LobbyFeed, LobbyUpdate, LocalChange};
-use remote::RemoteListings;
-pub(crate) use remote::RoomNews;
 pub(crate) use subscription::{LobbyEvent, LobbySubscription, next_lobby_event};
+
+/// A room to create: its game, seats and options, each checked already.
+pub(crate) struct NewRoom {
+    /// The game.
+    pub(crate) game: GameKind,
+    /// The two seats.
+    pub(crate) seats: [SeatSpec; 2],
+    /// The options.
+    pub(crate) options: RoomOptions,
+}
+
+/// The rooms other nodes of a fleet list, as the lobby lists them beside its own. The
+/// fleet keeps them; the lobby knows them only through this.
+pub(crate) trait ListedElsewhere: Send + Sync {
+    /// Every room another node lists, except those `is_here` says this node holds (a
+    /// room this node took over before the news of its old node leaving arrived).
+    fn summaries(&self, is_here: &dyn Fn(&RoomId) -> bool) -> Vec<RoomSummary>;
+
+    /// How another node lists the room `id` under a token above `fence`, if one does
+    /// (the room moved there); a listing under a lower token is forgotten.
+    fn after(&self, id: &RoomId, fence: Fence) -> Option<RoomSummary>;
+}
 
 /// All live rooms, by id. Cloning it is cheap and shares the rooms.
 #[derive(Clone)]
@@ -39,22 +58,28 @@ pub(crate) struct Lobby {
     rooms: Arc<DashMap<RoomId, RoomHandle>>,
     context: Arc<RoomContext>,
     feed: LobbyFeed,
-    /// The rooms other nodes of the fleet list (none on a single node).
-    remote: RemoteListings,
+    /// The rooms other nodes of a fleet list, if this server is a node of one.
+    elsewhere: Option<Arc<dyn ListedElsewhere>>,
     hosts: RoomHosts,
     tracker: TaskTracker,
 }
 
 impl Lobby {
     /// A lobby whose rooms run on `hosts` (each room a client creates on the worker
-    /// serving that client, when it has enlisted; the others on the shared runtime) and
-    /// announce their changes on `feed` (the feed `context` reports followers of).
-    pub(crate) fn new(context: Arc<RoomContext>, feed: LobbyFeed, hosts: RoomHosts) -> Self {
+    /// serving that client, when it has enlisted; the others on the shared runtime),
+    /// announce their changes on `feed` (the feed `context` reports followers of), and
+    /// are listed beside those `elsewhere` lists, in a fleet.
+    pub(crate) fn new(
+        context: Arc<RoomContext>,
+        feed: LobbyFeed,
+        hosts: RoomHosts,
+        elsewhere: Option<Arc<dyn ListedElsewhere>>,
+    ) -> Self {
         Self {
             rooms: Arc::new(DashMap::new()),
             context,
             feed,
-            remote: RemoteListings::default(),
+            elsewhere,
             hosts,
             tracker: TaskTracker::new(),
         }
@@ -66,23 +91,25 @@ impl Lobby {
     /// `creator` must be given when a seat is `me` and is then seated in it.
     pub(crate) fn create(
         &self,
-        game: GameKind,
-        seats: [SeatSpec; 2],
-        options: RoomOptions,
+        room: NewRoom,
         creator: Option<Creator>,
     ) -> Result<RoomHandle, ClientError> {
-        self.create_as(&self.fresh_id(), game, seats, options, creator)
+        self.create_as(&self.fresh_id(), Fence::SINGLE, room, creator)
     }
 
-    /// Creates a room as [`Lobby::create`] does, under the id `id` another node of the
-    /// fleet chose (refused with `storage_unavailable`, to be asked again, in the
+    /// Creates a room as [`Lobby::create`] does, under the id `id` and writing under
+    /// `fence`: in a fleet, whoever opens a room takes its lease first, and its id is
+    /// chosen then (refused with `storage_unavailable`, to be asked again, in the
     /// unlikely case that it is taken here).
     pub(crate) fn create_as(
         &self,
         id: &RoomId,
-        game: GameKind,
-        seats: [SeatSpec; 2],
-        options: RoomOptions,
+        fence: Fence,
+        NewRoom {
+            game,
+            seats,
+            options,
+        }: NewRoom,
         creator: Option<Creator>,
     ) -> Result<RoomHandle, ClientError> {
         let instance = self.check_start(game, &options)?;
@@ -105,7 +132,7 @@ impl Lobby {
             instance,
             seats,
             options,
-            creator,
+            (creator, fence),
             self.context.clone(),
             &self.hosts.here(),
             &self.tracker,
@@ -180,7 +207,7 @@ impl Lobby {
         self.rooms.insert(id.clone(), handle.clone());
         let rooms = self.rooms.clone();
         let feed = self.feed.clone();
-        let remote = self.remote.clone();
+        let elsewhere = self.elsewhere.clone();
         let mut summaries = (!handle.is_private()).then(|| handle.summaries());
         self.hosts.shared().spawn(async move {
             // The watch ends when the room's task does, having announced its last state.
@@ -197,14 +224,15 @@ impl Lobby {
                 feed.announce(LobbyChange::Removed, last, handle.fence());
                 // The room moved to another node, which lists it already (under a higher
                 // token; what an older holder said of it is over).
-                if let Some(elsewhere) = remote.after(&id, handle.fence()) {
-                    feed.announce_remote(LobbyChange::Changed, &elsewhere);
+                if let Some(moved) = elsewhere.and_then(|list| list.after(&id, handle.fence())) {
+                    feed.announce_remote(LobbyChange::Changed, &moved);
                 }
             }
         });
     }
 
-    fn fresh_id(&self) -> RoomId {
+    /// An id no room of this node has.
+    pub(crate) fn fresh_id(&self) -> RoomId {
         loop {
             let id = RoomId::from(random_hex(ROOM_ID_BYTES));
             if !self.rooms.contains_key(&id) {
@@ -271,7 +299,9 @@ impl Lobby {
             .filter(|entry| !entry.is_private())
             .map(|entry| entry.summary())
             .collect();
-        rooms.extend(self.remote.summaries(|id| self.rooms.contains_key(id)));
+        if let Some(elsewhere) = &self.elsewhere {
+            rooms.extend(elsewhere.summaries(&|id| self.rooms.contains_key(id)));
+        }
         rooms
     }
 
@@ -302,38 +332,9 @@ impl Lobby {
         self.feed.subscribe_local()
     }
 
-    /// Takes in what the fleet's node `node` says happened to one of the rooms it lists,
-    /// and tells this node's lobby subscribers.
-    pub(crate) fn hear(&self, node: &NodeId, news: &RoomNews) {
-        if self.remote.apply(node, news) && !self.rooms.contains_key(&news.summary.room) {
-            self.feed.announce_remote(news.change, &news.summary);
-        }
-    }
-
-    /// Replaces what this node knows of the rooms the fleet's node `node` lists with
-    /// `rooms` (each with the token `node` holds it under), and tells this node's lobby
-    /// subscribers what that changed.
-    pub(crate) fn hear_all(&self, node: &NodeId, rooms: Vec<(Fence, RoomSummary)>) {
-        for (change, summary) in self.remote.replace(node, rooms) {
-            if !self.rooms.contains_key(&summary.room) {
-                self.feed.announce_remote(change, &summary);
-            }
-        }
-    }
-
-    /// Takes every room the fleet's node `node` listed out of the listings (it stopped,
-    /// or has not been heard from for a lease).
-    pub(crate) fn forget_node(&self, node: &NodeId) {
-        for summary in self.remote.forget(node) {
-            if !self.rooms.contains_key(&summary.room) {
-                self.feed.announce_remote(LobbyChange::Removed, &summary);
-            }
-        }
-    }
-
-    /// The other nodes of the fleet whose rooms this node lists.
-    pub(crate) fn listing_nodes(&self) -> std::collections::HashSet<NodeId> {
-        self.remote.nodes()
+    /// Tells this node's lobby subscribers what happened to a room another node lists.
+    pub(crate) fn announce_elsewhere(&self, change: LobbyChange, summary: &RoomSummary) {
+        self.feed.announce_remote(change, summary);
     }
 
     /// The rooms `quick_join` may seat `player_id` in, oldest first: listed, waiting

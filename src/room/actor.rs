@@ -112,18 +112,17 @@ enum Flow {
 }
 
 impl Room {
-    /// A new room, not yet running: its machine, and no one in it.
+    /// A new room, not yet running, writing under `fence`: its machine, and no one in it.
     pub(super) fn new(
         id: RoomId,
-        game: Box<dyn AnyGame>,
-        seats: [SeatSpec; 2],
-        options: RoomOptions,
+        (game, seats, options): (Box<dyn AnyGame>, [SeatSpec; 2], RoomOptions),
+        fence: Fence,
         context: Arc<RoomContext>,
         myself: mpsc::WeakSender<Box<Command>>,
     ) -> Room {
         let settings = context.settings.clone();
         let state = RoomState::new(id, game, seats, options, settings, now());
-        Room::with_state(state, Fence::SINGLE, context, myself)
+        Room::with_state(state, fence, context, myself)
     }
 
     /// A room around `state` (a new room's, or one rebuilt from the store), writing
@@ -175,26 +174,6 @@ impl Room {
         async move {
             let game = self.state.game().kind();
             self.publisher = Some(publisher);
-            if let Some(cluster) = self.context.cluster.clone()
-                && self.fence == Fence::SINGLE
-            {
-                // Boxed, as is the release below: a fleet's Redis calls hold far more
-                // state than the room's loop, and the room's task should not carry it.
-                match Box::pin(cluster.claim(self.state.id())).await {
-                    Ok(Some(fence)) => self.fence = fence,
-                    outcome => {
-                        warn!(room = %self.state.id(), ?outcome, "a new room could not be held in the fleet; it is closed");
-                        if let Some((_, creator)) = creator {
-                            let refusal = ServerMsg::error(
-                                ClientError::storage_unavailable(),
-                                creator.reference,
-                            );
-                            send_to(&creator.sub, &frame(&refusal), &self.context.metrics);
-                        }
-                        return;
-                    }
-                }
-            }
             if self.state.is_resumed() {
                 info!(room = %self.state.id(), %game, seq = self.state.seq(), "room resumed");
             } else {
@@ -260,14 +239,6 @@ impl Room {
             rooms
                 .with_label_values(&[game.as_str(), counted.as_str()])
                 .dec();
-            // Its lease goes at once: another node takes an unfinished game up now, not
-            // when the lease would have run out.
-            if let Some(cluster) = &self.context.cluster
-                && self.fence != Fence::SINGLE
-                && let Err(error) = Box::pin(cluster.release(self.state.id())).await
-            {
-                warn!(room = %self.state.id(), %error, "could not give up a room's lease; it runs out instead");
-            }
             info!(room = %self.state.id(), "room removed");
         }
     }

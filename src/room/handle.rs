@@ -101,15 +101,16 @@ pub(crate) enum StateUnread {
 }
 
 impl RoomHandle {
-    /// Starts a room's task on `runtime` and returns its handle and the task. The
-    /// `creator`, if any, is seated in the `me` seat (and ignored if there is none).
+    /// Starts a room's task on `runtime`, writing under `fence`, and returns its handle
+    /// and the task. The `creator`, if any, is seated in the `me` seat (and ignored if
+    /// there is none).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn spawn(
         id: RoomId,
         game: Box<dyn AnyGame>,
         seats: [SeatSpec; 2],
         options: RoomOptions,
-        creator: Option<Creator>,
+        (creator, fence): (Option<Creator>, Fence),
         context: Arc<RoomContext>,
         runtime: &Runtime,
         tracker: &TaskTracker,
@@ -117,17 +118,16 @@ impl RoomHandle {
         let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
         let private = options.private;
         let usual_start = options.start.is_none();
+        let creator = creator
+            .zip(SeatSpec::mine(&seats))
+            .map(|(creator, seat)| (seat, creator));
         let room = Room::new(
             id.clone(),
-            game,
-            seats,
-            options,
+            (game, seats, options),
+            fence,
             context,
             commands.downgrade(),
         );
-        let me = seats.iter().position(|spec| *spec == SeatSpec::Me);
-        let creator = creator.zip(me.and_then(|index| Seat::from_index(index as u64)));
-        let creator = creator.map(|(creator, seat)| (seat, creator));
         RoomHandle::start(
             id,
             room,

@@ -19,7 +19,6 @@ use bytestring::ByteString;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::cluster::Cluster;
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::protocol::Updates;
@@ -109,8 +108,6 @@ pub(crate) struct RoomContext {
     pub(crate) metrics: Arc<crate::metrics::Metrics>,
     /// Who follows room listings; a room wakes its listing watcher only while anyone does.
     pub(crate) listing_followers: Arc<dyn ListingFollowers>,
-    /// The fleet this server is a node of, if any: a new room takes its lease there.
-    pub(crate) cluster: Option<Cluster>,
 }
 
 /// How a room learns, without knowing the lobby, whether anyone follows room listings:

@@ -8,11 +8,12 @@ use serde_json::Value;
 use tracing::{debug, info};
 
 use super::session::Connection;
+use crate::fleet::{Opening, RoomLink};
+use crate::lobby::NewRoom;
 use crate::players::{self, Identity};
 use crate::protocol::{
     self, Checked, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, Updates, encode,
 };
-use crate::relay::{NewRoom, Opening, RoomLink};
 use crate::room::{Creator, unix_ms};
 use parlor_room::{
     Asked, PlayerInfo, Request, RoomCommand, RoomId, RoomOptions, SeatSpec, TimeControl,
@@ -262,7 +263,6 @@ impl Connection {
             // Checked here too, so that a bad request is refused as on any node.
             self.app.lobby.check_start(game, &options)?;
             let new_room = NewRoom {
-                player,
                 game,
                 seats,
                 options,
@@ -272,7 +272,7 @@ impl Connection {
                 link,
                 outcome,
             } = relay
-                .open_elsewhere(new_room, &self.subscriber, reference)
+                .open_elsewhere((player, new_room), &self.subscriber, reference)
                 .await?;
             // Kept also when the answer came too late: the room may be open, and the
             // client in it, and must hear when the connection closes.
@@ -287,7 +287,16 @@ impl Connection {
             sub: self.subscriber.clone(),
             reference,
         };
-        let room = self.app.lobby.create(game, seats, options, Some(creator))?;
+        let new_room = NewRoom {
+            game,
+            seats,
+            options,
+        };
+        // In a fleet the room's lease is taken first; a single server needs none.
+        let room = match &self.app.relay {
+            Some(relay) => relay.open_here(None, new_room, Some(creator)).await?,
+            None => self.app.lobby.create(new_room, Some(creator))?,
+        };
         if seated {
             self.rooms
                 .insert(room.id().to_owned(), RoomLink::Local(room.clone()));

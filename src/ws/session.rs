@@ -19,11 +19,11 @@ use super::socket::SocketHandle;
 use super::writer::{Outbound, WriteError, Writer};
 use crate::AppState;
 use crate::config::ServerConfig;
+use crate::fleet::RoomLink;
 use crate::limits::{Budget, ConnectionPermit};
 use crate::lobby::{LobbyEvent, LobbySubscription, next_lobby_event};
 use crate::players::Identity;
 use crate::protocol::{ClientError, ErrorCode, MAX_FRAME_BYTES, ServerMsg, ShutdownReason, encode};
-use crate::relay::RoomLink;
 use crate::room::{ConnId, Frame, OUTBOX_FRAMES, Subscriber, new_conn_id};
 use parlor_room::RoomId;
 

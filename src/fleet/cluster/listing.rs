@@ -152,7 +152,7 @@ mod tests {
     use futures_util::StreamExt;
 
     use super::*;
-    use crate::cluster::tests::{node, prefix};
+    use crate::fleet::cluster::tests::{node, prefix};
 
     #[tokio::test]
     async fn a_node_reads_what_others_list_and_hears_their_news_until_a_listing_lapses() {

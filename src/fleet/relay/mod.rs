@@ -15,7 +15,6 @@
 
 mod awaited;
 mod gateway;
-mod listing;
 mod opening;
 mod owner;
 mod waiting;
@@ -34,21 +33,24 @@ use tracing::{info, warn};
 
 use self::owner::Member;
 use self::wire::Envelope;
-use crate::cluster::Cluster;
+use super::adoption::Taking;
+use super::cluster::Cluster;
+use super::elsewhere::RemoteListings;
+use super::listing;
 use crate::lobby::Lobby;
 use crate::protocol::ClientError;
 use crate::room::{ConnId, StateUnread, Subscriber};
 use parlor_room::{NodeId, RoomId};
 
 pub(crate) use self::gateway::RoomLink;
-pub(crate) use self::opening::{NewRoom, Opening};
+pub(crate) use self::opening::Opening;
 
 /// How long a gateway waits for a room's owner to answer before it tells the client
 /// the room cannot be reached.
 const ANSWER_WITHIN: Duration = Duration::from_secs(5);
 
 /// How soon the inbox is listened to again after the connection to Redis broke.
-const LISTEN_AGAIN_AFTER: Duration = Duration::from_millis(500);
+pub(super) const LISTEN_AGAIN_AFTER: Duration = Duration::from_millis(500);
 
 /// This node's part in passing room messages between nodes. Cloning it is cheap.
 #[derive(Clone)]
@@ -76,6 +78,8 @@ struct Inner {
     remote_rooms: DashMap<RoomId, RemoteRoomEntry>,
     /// Owner: other nodes' clients in this node's rooms, by (gateway, connection).
     members: DashMap<(NodeId, ConnId), Member>,
+    /// Owner: the rooms whose leases this node has taken and that are not live yet.
+    taking: Taking,
 }
 
 /// A client connection of this node, as the relay reaches it: its subscriber, whose
@@ -99,6 +103,7 @@ impl Relay {
     pub(crate) fn start(
         cluster: Cluster,
         lobby: Lobby,
+        elsewhere: RemoteListings,
         listing_flush: Duration,
         shutdown: CancellationToken,
     ) -> Relay {
@@ -112,6 +117,7 @@ impl Relay {
         tokio::spawn(listing::follow_listings(
             cluster.clone(),
             lobby.clone(),
+            elsewhere,
             owning_nodes.clone(),
             shutdown.clone(),
         ));
@@ -127,10 +133,17 @@ impl Relay {
                 clients: DashMap::new(),
                 remote_rooms: DashMap::new(),
                 members: DashMap::new(),
+                taking: Taking::default(),
             }),
         };
         tokio::spawn(relay.clone().listen(shutdown));
         relay
+    }
+
+    /// The rooms whose leases this node has taken and that are not live yet, shared with
+    /// the keeper of its leases.
+    pub(super) fn taking(&self) -> Taking {
+        self.inner.taking.clone()
     }
 
     /// Waits (at most `patience`) until the fleet has been told that this node stopped,
@@ -363,5 +376,5 @@ enum RelayError {
     Encode(serde_json::Error),
     /// Redis could not take it.
     #[error(transparent)]
-    Cluster(#[from] crate::cluster::ClusterError),
+    Cluster(#[from] super::cluster::ClusterError),
 }

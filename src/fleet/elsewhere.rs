@@ -1,6 +1,7 @@
 //! The rooms other nodes of a fleet list, as their news reaches this node, each with
 //! the node that lists it, so that a node that stops or dies takes its rooms out of
-//! this node's listings with it.
+//! this node's listings with it. The lobby lists them beside its own rooms (through its
+//! `ListedElsewhere` trait), and what changes among them is told to its subscribers.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -8,6 +9,7 @@ use std::sync::Arc;
 use dashmap::DashMap;
 use parlor_room::{NodeId, RoomId};
 
+use crate::lobby::{ListedElsewhere, Lobby};
 use crate::protocol::{LobbyChange, RoomSummary};
 use crate::store::Fence;
 
@@ -133,19 +135,52 @@ impl RemoteListings {
         changes
     }
 
+    /// Takes in what the fleet's node `node` says happened to one of the rooms it lists,
+    /// and tells `lobby`'s subscribers (unless the room is `lobby`'s own).
+    pub(crate) fn hear(&self, lobby: &Lobby, node: &NodeId, news: &RoomNews) {
+        if self.apply(node, news) && !lobby.has(&news.summary.room) {
+            lobby.announce_elsewhere(news.change, &news.summary);
+        }
+    }
+
+    /// Replaces what this node knows of the rooms `node` lists with `rooms` (each with
+    /// the token `node` holds it under), and tells `lobby`'s subscribers what that
+    /// changed.
+    pub(crate) fn hear_all(&self, lobby: &Lobby, node: &NodeId, rooms: Vec<(Fence, RoomSummary)>) {
+        for (change, summary) in self.replace(node, rooms) {
+            if !lobby.has(&summary.room) {
+                lobby.announce_elsewhere(change, &summary);
+            }
+        }
+    }
+
+    /// Takes every room `node` listed out of the listings (it stopped, or has not been
+    /// heard from for a lease), and tells `lobby`'s subscribers.
+    pub(crate) fn forget_node(&self, lobby: &Lobby, node: &NodeId) {
+        for summary in self.forget(node) {
+            if !lobby.has(&summary.room) {
+                lobby.announce_elsewhere(LobbyChange::Removed, &summary);
+            }
+        }
+    }
+
     /// The nodes that list at least one room here.
     pub(crate) fn nodes(&self) -> HashSet<NodeId> {
         self.rooms.iter().map(|entry| entry.node.clone()).collect()
     }
+}
 
-    /// Every room other nodes list, except those `is_local` says this node holds (a room
-    /// this node took over before the news of its old node leaving arrived).
-    pub(crate) fn summaries(&self, is_local: impl Fn(&RoomId) -> bool) -> Vec<RoomSummary> {
+impl ListedElsewhere for RemoteListings {
+    fn summaries(&self, is_here: &dyn Fn(&RoomId) -> bool) -> Vec<RoomSummary> {
         self.rooms
             .iter()
-            .filter(|entry| !is_local(entry.key()))
+            .filter(|entry| !is_here(entry.key()))
             .map(|entry| entry.summary.clone())
             .collect()
+    }
+
+    fn after(&self, id: &RoomId, fence: Fence) -> Option<RoomSummary> {
+        RemoteListings::after(self, id, fence)
     }
 }
 
@@ -182,7 +217,7 @@ mod tests {
 
     fn ids(listings: &RemoteListings) -> Vec<RoomId> {
         let mut ids: Vec<RoomId> = listings
-            .summaries(|_| false)
+            .summaries(&|_| false)
             .into_iter()
             .map(|summary| summary.room)
             .collect();
@@ -248,7 +283,7 @@ mod tests {
         assert_eq!(ids(&listings), ["r3", "r9"]);
         assert_eq!(listings.nodes(), HashSet::from([node("a"), node("b")]));
         assert_eq!(
-            listings.summaries(|id| *id == "r9"),
+            listings.summaries(&|id| *id == "r9"),
             [room("r3", 0)],
             "a room this node holds is listed as its own"
         );

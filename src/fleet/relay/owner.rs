@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::Relay;
 use super::wire::{Asker, Envelope};
+use crate::lobby::NewRoom;
 use crate::protocol::{ClientError, ErrorCode};
 use crate::room::{
     Caller, ConnId, Creator, Frame, OUTBOX_FRAMES, RoomHandle, Subscriber, new_conn_id,
@@ -108,13 +109,14 @@ impl Relay {
             sub: self.member(asker, Some(room)),
             reference,
         });
-        let created = self
-            .inner
-            .lobby
-            .create_as(room, game, seats, options, creator);
+        let new_room = NewRoom {
+            game,
+            seats,
+            options,
+        };
+        let created = self.open_here(Some(room.clone()), new_room, creator).await;
         let opened = match created {
-            // The room announces itself once it holds its lease and has seated its
-            // creator; it closes instead if it could not take the lease.
+            // The room announces itself once it has seated its creator.
             Ok(handle) => match handle.summaries().next().await {
                 Some(_) => Ok(()),
                 None => Err(ClientError::storage_unavailable()),

@@ -1,32 +1,22 @@
-//! Rooms opened for the clients of a node that holds none (`cluster.owns_rooms =
-//! false`): the node names the room, asks a node that holds rooms to open it, and
-//! reaches it there like any room of another node.
+//! Opening rooms in a fleet. On a node that holds rooms, a room's lease is taken before
+//! the room is made, so that it writes under its token from its first move and no other
+//! node can hold it meanwhile. A node that holds none (`cluster.owns_rooms = false`)
+//! names the room, asks a node that holds rooms to open it, and reaches it there like
+//! any room of another node.
 
 use rand::seq::SliceRandom;
 use serde_json::Value;
+use tracing::warn;
 
 use super::Relay;
 use super::awaited::Unanswered;
 use super::gateway::{RemoteRoom, RoomLink};
 use super::wire::Envelope;
+use crate::lobby::NewRoom;
 use crate::players::random_hex;
 use crate::protocol::{ClientError, ErrorCode};
-use crate::room::Subscriber;
-use parlor_room::PlayerInfo;
-use parlor_room::{NodeId, ROOM_ID_BYTES, RoomId, RoomOptions, SeatSpec};
-use parlor_rules::GameKind;
-
-/// A room to open on another node: what `create_room` asks for, and who asks.
-pub(crate) struct NewRoom {
-    /// The player opening it.
-    pub(crate) player: PlayerInfo,
-    /// The game.
-    pub(crate) game: GameKind,
-    /// The two seats.
-    pub(crate) seats: [SeatSpec; 2],
-    /// The room's options.
-    pub(crate) options: RoomOptions,
-}
+use crate::room::{Creator, RoomHandle, Subscriber};
+use parlor_room::{NodeId, PlayerInfo, ROOM_ID_BYTES, RoomId, SeatSpec};
 
 /// A room asked for on another node: its id, the room as the client reaches it, and
 /// whether it was opened (`room_unreachable` when that node did not answer in time: it
@@ -62,7 +52,7 @@ impl Relay {
     /// if a seat says `me`. Refused with `room_unreachable` when no such node hears.
     pub(crate) async fn open_elsewhere(
         &self,
-        new_room: NewRoom,
+        (player, new_room): (PlayerInfo, NewRoom),
         sub: &Subscriber,
         reference: Option<Value>,
     ) -> Result<Opening, ClientError> {
@@ -80,7 +70,7 @@ impl Relay {
                 .ask_node(&owner, sub.conn, |asker| Envelope::Create {
                     asker,
                     room: room.clone(),
-                    player: new_room.player.clone(),
+                    player: player.clone(),
                     game: new_room.game,
                     seats: new_room.seats,
                     options: new_room.options.clone(),
@@ -112,5 +102,40 @@ impl Relay {
             });
         }
         Err(no_room_holder())
+    }
+}
+
+impl Relay {
+    /// Opens `new_room` on this node (which holds rooms), named `id` when another node
+    /// named it: the game's start is checked, then the room's lease taken, then the room
+    /// made under the lease's token, its `creator` (if any) seated as it starts. Refused
+    /// with `storage_unavailable` when the lease cannot be taken; a lease taken for a
+    /// room then refused (the server is full) is given up at once.
+    pub(crate) async fn open_here(
+        &self,
+        id: Option<RoomId>,
+        new_room: NewRoom,
+        creator: Option<Creator>,
+    ) -> Result<RoomHandle, ClientError> {
+        let inner = &self.inner;
+        inner.lobby.check_start(new_room.game, &new_room.options)?;
+        let id = id.unwrap_or_else(|| inner.lobby.fresh_id());
+        // Counted as being taken until it is live, so that the keeper neither lets its
+        // lease lapse nor gives it up as a closed room's meanwhile.
+        let _taken = inner.taking.hold(&id);
+        let fence = match inner.cluster.claim(&id).await {
+            Ok(Some(fence)) => fence,
+            held => {
+                warn!(room = %id, ?held, "a new room's lease could not be taken; it is refused");
+                return Err(ClientError::storage_unavailable());
+            }
+        };
+        let created = inner.lobby.create_as(&id, fence, new_room, creator);
+        if created.is_err()
+            && let Err(error) = inner.cluster.release(&id).await
+        {
+            warn!(room = %id, %error, "could not give up the lease of a refused room; it runs out instead");
+        }
+        created
     }
 }

@@ -19,9 +19,10 @@ use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
-use super::LISTEN_AGAIN_AFTER;
-use crate::cluster::{Cluster, ListingWrite};
-use crate::lobby::{Lobby, LocalChange, RoomNews};
+use super::cluster::{Cluster, ListingWrite};
+use super::elsewhere::{RemoteListings, RoomNews};
+use super::relay::LISTEN_AGAIN_AFTER;
+use crate::lobby::{Lobby, LocalChange};
 use crate::protocol::{LobbyChange, RoomSummary};
 use crate::store::Fence;
 use parlor_room::{NodeId, RoomId};
@@ -73,7 +74,7 @@ impl RoomEntry {
 /// Tells the fleet what happens to this node's listed rooms until `shutdown`, then
 /// that it has stopped. Changes are merged per room and written at most once per
 /// `flush_every`; news leaves at least every third of a lease even when nothing changed.
-pub(crate) async fn tell_listings(
+pub(super) async fn tell_listings(
     cluster: Cluster,
     lobby: Lobby,
     flush_every: Duration,
@@ -199,6 +200,8 @@ async fn tell(
 struct Following<'a> {
     cluster: &'a Cluster,
     lobby: &'a Lobby,
+    /// What the other nodes list, as this node has heard it.
+    elsewhere: &'a RemoteListings,
     /// The other nodes that hold rooms (shared with the relay, which opens rooms there).
     owning_nodes: &'a DashMap<NodeId, ()>,
     /// When each other node was last heard from.
@@ -211,9 +214,10 @@ struct Following<'a> {
 /// what they list, then follows their news, reading everything again whenever the
 /// connection to Redis broke or went silent, and forgets a node not heard from for a
 /// lease. Keeps `owning_nodes` to the other live nodes that hold rooms.
-pub(crate) async fn follow_listings(
+pub(super) async fn follow_listings(
     cluster: Cluster,
     lobby: Lobby,
+    elsewhere: RemoteListings,
     owning_nodes: Arc<DashMap<NodeId, ()>>,
     shutdown: CancellationToken,
 ) {
@@ -222,6 +226,7 @@ pub(crate) async fn follow_listings(
     let mut following = Following {
         cluster: &cluster,
         lobby: &lobby,
+        elsewhere: &elsewhere,
         owning_nodes: &owning_nodes,
         heard: HashMap::new(),
         heard_myself: Instant::now(),
@@ -289,16 +294,16 @@ impl Following<'_> {
             if !rooms.is_empty() {
                 self.heard.insert(node.clone(), Instant::now());
             }
-            self.lobby.hear_all(&node, rooms);
+            self.elsewhere.hear_all(self.lobby, &node, rooms);
         }
         for node in self.owning_nodes.iter() {
             self.heard
                 .entry(node.key().clone())
                 .or_insert_with(Instant::now);
         }
-        for node in self.lobby.listing_nodes() {
+        for node in self.elsewhere.nodes() {
             if !self.heard.contains_key(&node) {
-                self.lobby.forget_node(&node);
+                self.elsewhere.forget_node(self.lobby, &node);
             }
         }
         Ok(())
@@ -306,7 +311,7 @@ impl Following<'_> {
 
     /// Forgets every node not heard from for `lease`.
     fn forget_silent(&mut self, lease: Duration) {
-        let (lobby, owning_nodes) = (self.lobby, self.owning_nodes);
+        let (lobby, elsewhere, owning_nodes) = (self.lobby, self.elsewhere, self.owning_nodes);
         self.heard.retain(|node, at| {
             let alive = at.elapsed() <= lease;
             if !alive {
@@ -314,7 +319,7 @@ impl Following<'_> {
                     %node,
                     "a node of the fleet went silent; its rooms leave the listings"
                 );
-                lobby.forget_node(node);
+                elsewhere.forget_node(lobby, node);
                 owning_nodes.remove(node);
             }
             alive
@@ -351,7 +356,7 @@ impl Following<'_> {
                     match self.cluster.listing_of(&node).await {
                         Ok(rooms) => {
                             let rooms = read_rooms(&node, rooms.iter().map(String::as_str));
-                            self.lobby.hear_all(&node, rooms);
+                            self.elsewhere.hear_all(self.lobby, &node, rooms);
                         }
                         Err(error) => {
                             warn!(%node, %error, "could not read a node's rooms; reading the fleet's again");
@@ -362,7 +367,7 @@ impl Following<'_> {
                 }
                 for change in changes {
                     match serde_json::from_value::<RoomEntry>(change) {
-                        Ok(entry) => self.lobby.hear(&node, &entry.news()),
+                        Ok(entry) => self.elsewhere.hear(self.lobby, &node, &entry.news()),
                         Err(error) => {
                             warn!(%node, %error, "a room in the fleet's news could not be read; it is skipped");
                         }
@@ -371,7 +376,7 @@ impl Following<'_> {
             }
             ListingNews::Gone { node } => {
                 if node != *self.cluster.node() {
-                    self.lobby.forget_node(&node);
+                    self.elsewhere.forget_node(self.lobby, &node);
                     self.owning_nodes.remove(&node);
                     self.heard.remove(&node);
                 }

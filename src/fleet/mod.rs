@@ -1,0 +1,111 @@
+//! A node's part in a fleet of Parlor servers that share PostgreSQL and Redis, in one
+//! place: its membership and the rooms' leases in Redis (`cluster`), the relay that lets
+//! a client of any node reach a room on any other (`relay`), the fleet-wide lobby
+//! (`listing`, and `elsewhere`: the rooms other nodes list), and the keeper that renews
+//! the leases of this node's rooms and adopts the games no node holds (`adoption`).
+//! A single server has none of it: every caller holds an `Option` of what it needs.
+//!
+//! Rooms and the lobby know nothing of the fleet: a room is given the token it writes
+//! under by whoever opens it (a lease taken here first), and the lobby lists other
+//! nodes' rooms through its own `ListedElsewhere` trait, which `elsewhere` implements.
+
+mod adoption;
+mod cluster;
+mod elsewhere;
+mod listing;
+mod relay;
+
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tracing::info;
+
+use crate::config::ClusterConfig;
+use crate::lobby::Lobby;
+use crate::store::Store;
+
+pub(crate) use cluster::{Cluster, ClusterError};
+pub(crate) use elsewhere::RemoteListings;
+pub(crate) use relay::{Opening, Relay, RoomLink};
+
+/// This node's part in its fleet while the server runs: what it started, to stop it in
+/// order.
+pub(crate) struct Fleet {
+    cluster: Cluster,
+    relay: Relay,
+    /// The task renewing leases and adopting games; `None` on a node that holds no
+    /// rooms.
+    keeper: Option<JoinHandle<()>>,
+}
+
+impl Fleet {
+    /// Joins the fleet whose Redis `config.redis_url` names, as a new node.
+    pub(crate) async fn join(config: &ClusterConfig, url: &str) -> Result<Cluster, ClusterError> {
+        let cluster = Cluster::connect(config, url).await?;
+        info!(node = %cluster.node(), "joined the fleet");
+        Ok(cluster)
+    }
+
+    /// Starts this node's part in the fleet `cluster` speaks for, with `lobby`'s rooms
+    /// and the games in `store`, until `shutdown`: the relay (listening on the node's
+    /// inbox, telling and following the fleet's listings, at most once per
+    /// `listing_flush`), the watch over the owners of the rooms this node's clients are
+    /// in, and, on a node that holds rooms, the keeper of its leases.
+    pub(crate) fn start(
+        cluster: Cluster,
+        lobby: &Lobby,
+        elsewhere: RemoteListings,
+        store: std::sync::Arc<dyn Store>,
+        listing_flush: Duration,
+        shutdown: &CancellationToken,
+    ) -> Fleet {
+        let relay = Relay::start(
+            cluster.clone(),
+            lobby.clone(),
+            elsewhere,
+            listing_flush,
+            shutdown.clone(),
+        );
+        tokio::spawn(
+            relay
+                .clone()
+                .watch_owners(cluster.lease() / 3, shutdown.clone()),
+        );
+        let keeper = if cluster.owns_rooms() {
+            // It takes the games nobody holds, now and whenever a node dies.
+            Some(tokio::spawn(adoption::keep_rooms(
+                cluster.clone(),
+                store,
+                lobby.clone(),
+                relay.taking(),
+                shutdown.clone(),
+            )))
+        } else {
+            // It leaves every game to the nodes that hold rooms.
+            info!("this node holds no rooms: it serves clients only");
+            None
+        };
+        Fleet {
+            cluster,
+            relay,
+            keeper,
+        }
+    }
+
+    /// How this node's clients reach rooms across the fleet.
+    pub(crate) fn relay(&self) -> &Relay {
+        &self.relay
+    }
+
+    /// Leaves the fleet once this node's rooms have stopped: waits (a little) until the
+    /// others have been told this node stopped, then hands every lease over at once,
+    /// rather than when the leases would have run out.
+    pub(crate) async fn leave(self) {
+        self.relay.stopped_telling(Duration::from_secs(2)).await;
+        if let Some(keeper) = self.keeper {
+            keeper.abort();
+            adoption::hand_over(&self.cluster, &self.cluster.held()).await;
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! Running the server, in three stages: building its parts (the store, the fleet when
+//! `cluster.redis_url` is set, the bot pool, the rooms' hosts and the lobby, with the
+//! games resumed or adopted), serving HTTP and WebSockets on them, and shutting down in
+//! order (rooms closed before the workers they run on stop, leases handed over, the
+//! database closed last).
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::dev::ServerHandle;
+use actix_web::{App, HttpServer, web};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
+
+use crate::config::Config;
+use crate::fleet::{Fleet, RemoteListings};
+use crate::limits::Limits;
+use crate::lobby::{ListedElsewhere, Lobby, LobbyFeed};
+use crate::metrics::Metrics;
+use crate::room::{RoomContext, RoomHosts};
+use crate::store::{self, BatchStats, Store};
+use crate::thinkers::Thinkers;
+use crate::ws::{ConnectionSocket, OriginPolicy};
+use crate::{AppState, RunError, http, resuming, ws};
+
+/// After the grace, how long closing the database may take before shutdown gives up on
+/// it (a write stuck behind another process's lock never finishes).
+const STORE_CLOSE: Duration = Duration::from_secs(2);
+
+/// The server's parts, built and ready to serve.
+pub(crate) struct Built {
+    state: web::Data<AppState>,
+    store: Arc<dyn Store>,
+    hosts: RoomHosts,
+    fleet: Option<Fleet>,
+}
+
+/// The server serving, until it is shut down.
+pub(crate) struct Serving {
+    built: Built,
+    server: ServerHandle,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+/// Builds the server's parts for `config`, all stopping on `shutdown`: joins the fleet
+/// (when configured) before the store is opened, and resumes the unfinished games of a
+/// single server (a node of a fleet adopts them instead, as it runs).
+pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Result<Built, RunError> {
+    let origins = OriginPolicy::new(&config.server.allowed_origins).map_err(RunError::Config)?;
+    let metrics = Arc::new(Metrics::new()?);
+    let batches = BatchStats {
+        moves: metrics.store_batch_moves.clone(),
+        commit_seconds: metrics.store_commit_seconds.clone(),
+    };
+    let cluster = match &config.cluster.redis_url {
+        Some(url) => Some(Fleet::join(&config.cluster, url).await?),
+        None => None,
+    };
+    let store = store::open(&config.store, batches, cluster.is_some()).await?;
+    info!("database ready");
+    let config = Arc::new(config);
+    let thinkers = Thinkers::start(
+        config.bots.thread_count(),
+        config.bots.queue,
+        config.bots.priority,
+        config.bots.nice,
+        metrics.bot_think_seconds.clone(),
+    )?;
+    let lobby_feed = LobbyFeed::default();
+    let context = Arc::new(RoomContext {
+        store: store.clone(),
+        config: config.clone(),
+        settings: Arc::new(config.room_settings()),
+        thinkers,
+        shutdown: shutdown.clone(),
+        metrics: metrics.clone(),
+        listing_followers: Arc::new(lobby_feed.clone()),
+    });
+    let limits = Arc::new(Limits::new(&config.limits));
+    let hosts = RoomHosts::new(tokio::runtime::Handle::current());
+    let elsewhere = cluster.as_ref().map(|_| RemoteListings::default());
+    let listed_elsewhere = elsewhere
+        .clone()
+        .map(|listings| Arc::new(listings) as Arc<dyn ListedElsewhere>);
+    let lobby = Lobby::new(context, lobby_feed, hosts.clone(), listed_elsewhere);
+    let fleet = match (cluster, elsewhere) {
+        (Some(cluster), Some(elsewhere)) => Some(Fleet::start(
+            cluster,
+            &lobby,
+            elsewhere,
+            store.clone(),
+            Duration::from_millis(config.limits.lobby_flush_ms),
+            shutdown,
+        )),
+        _ => {
+            resuming::resume_unfinished(store.as_ref(), &lobby).await?;
+            None
+        }
+    };
+    tokio::spawn(limits.clone().prune_until(shutdown.clone()));
+    let state = web::Data::new(AppState {
+        lobby,
+        store: store.clone(),
+        config,
+        shutdown: shutdown.clone(),
+        metrics,
+        limits,
+        origins,
+        relay: fleet.as_ref().map(|fleet| fleet.relay().clone()),
+    });
+    Ok(Built {
+        state,
+        store,
+        hosts,
+        fleet,
+    })
+}
+
+/// Serves HTTP and WebSockets on `listener` with `built`'s parts.
+pub(crate) fn serve(built: Built, listener: TcpListener) -> Result<Serving, RunError> {
+    let address = listener.local_addr()?;
+    let (state, hosts) = (built.state.clone(), built.hosts.clone());
+    let server = HttpServer::new(move || {
+        // Called on each worker thread as it starts: the rooms its clients create run
+        // there.
+        hosts.enlist_this_thread();
+        App::new()
+            .wrap(http::security_headers())
+            .app_data(state.clone())
+            .route("/ws", web::get().to(ws::upgrade))
+            .configure(http::routes)
+    })
+    .on_connect(on_connect)
+    .disable_signals()
+    .shutdown_timeout(5)
+    .listen(listener)?
+    .run();
+    let handle = server.handle();
+    info!("listening on http://{address}");
+    Ok(Serving {
+        built,
+        server: handle,
+        task: tokio::spawn(server),
+    })
+}
+
+/// Shuts the server down in order, within `server.shutdown_grace_secs`: stops
+/// accepting, lets the rooms close (they close on the shutdown signal), only then stops
+/// the HTTP workers they run on, leaves the fleet, ends the games in progress if the
+/// settings ask, and closes the database.
+pub(crate) async fn shut_down(serving: Serving) {
+    let Serving {
+        built,
+        server,
+        mut task,
+    } = serving;
+    let state = &built.state;
+    let grace = Duration::from_secs(state.config.server.shutdown_grace_secs);
+    info!(grace_secs = grace.as_secs(), "shutting down");
+    let deadline = tokio::time::Instant::now() + grace;
+    // Rooms run on the HTTP workers, which drop them when they stop: stop accepting,
+    // let the rooms close, and only then stop the workers.
+    server.pause().await;
+    if tokio::time::timeout_at(deadline, state.lobby.wait_closed())
+        .await
+        .is_err()
+    {
+        warn!(
+            rooms = ?state.lobby.live_ids(),
+            "these rooms were still busy when the shutdown grace ran out; stopping without them"
+        );
+    }
+    let stopped = async {
+        server.stop(true).await;
+        (&mut task).await
+    };
+    match tokio::time::timeout_at(deadline, stopped).await {
+        Ok(Ok(Ok(()))) => {}
+        Ok(Ok(Err(error))) => warn!(%error, "the HTTP server failed while stopping"),
+        Ok(Err(error)) => warn!(%error, "the HTTP server task ended abnormally"),
+        Err(_) => {
+            warn!("connections were still open when the shutdown grace ran out");
+            task.abort();
+        }
+    }
+    if let Some(fleet) = built.fleet {
+        fleet.leave().await;
+    }
+    let store = built.store;
+    if state.config.server.end_games_on_shutdown {
+        match tokio::time::timeout(STORE_CLOSE, store.interrupt_unfinished()).await {
+            Ok(Ok(ended)) => info!(ended, "games in progress were ended, as the settings ask"),
+            Ok(Err(error)) => {
+                warn!(%error, "could not end the games in progress; the next start resumes them");
+            }
+            Err(_) => warn!(
+                "ending the games in progress did not finish in time (a write is still waiting); the next start resumes them"
+            ),
+        }
+    }
+    if tokio::time::timeout(STORE_CLOSE, store.close())
+        .await
+        .is_err()
+    {
+        warn!("the database did not close in time (a write is still waiting); stopping anyway");
+    }
+    info!("stopped");
+}
+
+/// Turns Nagle's algorithm off on every accepted connection: a WebSocket frame (a move,
+/// a state) is small and should leave at once, not wait for the previous one's ACK.
+/// actix-web leaves it on by default.
+fn no_delay(connection: &dyn std::any::Any, _: &mut actix_web::dev::Extensions) {
+    if let Some(stream) = connection.downcast_ref::<actix_web::rt::net::TcpStream>()
+        && let Err(error) = stream.set_nodelay(true)
+    {
+        warn!(%error, "could not set TCP_NODELAY on a connection");
+    }
+}
+
+/// Prepares every accepted connection: no Nagle delay, and its socket registered for the
+/// WebSocket session that may take it over.
+fn on_connect(connection: &dyn std::any::Any, extensions: &mut actix_web::dev::Extensions) {
+    no_delay(connection, extensions);
+    if let Some(stream) = connection.downcast_ref::<actix_web::rt::net::TcpStream>() {
+        ConnectionSocket::register(stream, extensions);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn accepted_connections_send_without_delay() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let _client = tokio::net::TcpStream::connect(address).await.unwrap();
+        let (accepted, _) = listener.accept().await.unwrap();
+        assert!(!accepted.nodelay().unwrap(), "off until we turn it on");
+        no_delay(&accepted, &mut actix_web::dev::Extensions::new());
+        assert!(accepted.nodelay().unwrap());
+    }
+}
