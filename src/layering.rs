@@ -21,6 +21,7 @@ const MODULES: &[&str] = &[
     "scoring",
     "scratch_schema",
     "store",
+    "test_services",
     "thinkers",
     "ws",
 ];
@@ -33,10 +34,14 @@ const ONLY: &[(&str, &[&str])] = &[
     ("domain", &[]),
     // The wire's vocabulary stands alone but for the seat kind.
     ("protocol", &["domain"]),
-    // The fleet's coordination knows its settings and the store's tokens, nothing else.
-    ("cluster", &["config", "store"]),
-    // A test database's scratch schema needs nothing of the server.
-    ("scratch_schema", &[]),
+    // The fleet's coordination knows its settings and the store's tokens, nothing else
+    // (its tests find their Redis as every test finds a service).
+    ("cluster", &["config", "store", "test_services"]),
+    // A test database's scratch schema needs nothing of the server but the variable
+    // that names the database.
+    ("scratch_schema", &["test_services"]),
+    // The services tests need are named by the environment alone.
+    ("test_services", &[]),
 ];
 
 /// Each module and the modules of this crate it must never import.

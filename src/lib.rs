@@ -29,6 +29,7 @@ mod rules_as_json;
 mod scoring;
 pub mod scratch_schema;
 mod store;
+pub mod test_services;
 mod thinkers;
 mod ws;
 

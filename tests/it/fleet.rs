@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use parlor::test_services::{self, TestService};
+
 use crate::common::{Client, ParlorProcess};
 use crate::services::{PostgresSchema, RedisPrefix};
 
@@ -23,8 +25,10 @@ pub(crate) struct TestFleet {
 }
 
 impl TestFleet {
-    /// The services for `test`, or `None` (said loudly) when the machine's are not named.
+    /// The services for `test`, or `None` (the skip said and counted once) when the
+    /// machine's are not named.
     pub(crate) async fn new(test: &str) -> Option<TestFleet> {
+        test_services::urls(test, [TestService::Postgres, TestService::Redis])?;
         let schema = PostgresSchema::new(test).await?;
         let redis = RedisPrefix::new(test).await?;
         Some(TestFleet { schema, redis })
