@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{ParlorProcess, client_at, temp_dir};
+use crate::common::{client_at, temp_dir};
 use crate::fleet::{LEASE_MS, TestFleet, join_when_taken_over};
+use crate::process::ParlorProcess;
 use serial_test::serial;
 
 /// How soon after the kill the other node must have the game live.

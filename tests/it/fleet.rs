@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 
 use parlor::test_services::{self, TestService};
 
-use crate::common::{Client, ParlorProcess};
+use crate::common::Client;
+use crate::process::ParlorProcess;
 use crate::services::{PostgresSchema, RedisPrefix};
 
 /// The nodes' lease, ms: short, so that tests wait little for a take-over.

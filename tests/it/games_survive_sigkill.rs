@@ -19,7 +19,8 @@ use tokio::sync::watch;
 use crate::chaos_clients::{
     Part, Seen, all_started, chaos_seed, check_stored_game, finished_games, take_part,
 };
-use crate::common::{ParlorProcess, client_at, temp_dir};
+use crate::common::{client_at, temp_dir};
+use crate::process::ParlorProcess;
 use crate::services::PostgresSchema;
 use serial_test::serial;
 

@@ -16,8 +16,9 @@ use tokio::sync::watch;
 use crate::chaos_clients::{
     Part, Seen, all_started, chaos_seed, check_stored_game, finished_games, take_part,
 };
-use crate::common::{ParlorProcess, client_at, temp_dir};
+use crate::common::{client_at, temp_dir};
 use crate::fleet::TestFleet;
+use crate::process::ParlorProcess;
 use serial_test::serial;
 
 /// Games in flight while the fleet restarts.

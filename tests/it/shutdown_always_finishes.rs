@@ -4,7 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{Client, ParlorProcess, client_at, temp_dir};
+use crate::common::{Client, client_at, temp_dir};
+use crate::process::ParlorProcess;
 use serial_test::serial;
 use sqlx::Connection;
 
