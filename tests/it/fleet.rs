@@ -12,12 +12,14 @@ use parlor::test_services::{self, TestService};
 use crate::common::Client;
 use crate::process::ParlorProcess;
 use crate::services::{PostgresSchema, RedisPrefix};
+use crate::waiting::{ASK_AGAIN_EVERY, eventually_every};
 
 /// The nodes' lease, ms: short, so that tests wait little for a take-over.
 pub(crate) const LEASE_MS: u64 = 2_000;
 
-/// How long a client retries joining a room that no node holds yet.
-const ADOPTION_PATIENCE: Duration = Duration::from_secs(10);
+/// How long a client asks again to join a room that no node holds yet before the test
+/// fails: far longer than a lease.
+const ADOPTION_PATIENCE: Duration = Duration::from_secs(60);
 
 /// A fleet's shared services, and the settings of its nodes.
 pub(crate) struct TestFleet {
@@ -99,23 +101,20 @@ impl TestFleet {
     }
 }
 
-/// Joins `seat` of `room`, retrying while no node holds the room yet (it answers
+/// Joins `seat` of `room`, asking again while no node holds the room yet (it answers
 /// `unknown_room` until one has taken it over); returns the snapshot.
 pub(crate) async fn join_when_taken_over(client: &mut Client, room: &str, seat: u8) -> Value {
-    let since = std::time::Instant::now();
-    loop {
+    let what = format!("a node took room {room} over");
+    eventually_every(&what, ADOPTION_PATIENCE, ASK_AGAIN_EVERY, async || {
         client
             .send(json!({"type": "join", "room": room, "seat": seat, "ref": "again"}))
             .await;
         let reply = client.recv().await;
         if reply["type"] == "joined" {
-            return client.expect("state").await;
+            return Ok(client.expect("state").await);
         }
         assert_eq!(reply["code"], "unknown_room", "{reply}");
-        assert!(
-            since.elapsed() < ADOPTION_PATIENCE,
-            "no node took room {room} over"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        Err(reply.to_string())
+    })
+    .await
 }
