@@ -440,3 +440,46 @@ fn spanned(before: &Value, after: &Value, outages: &[Outage]) -> Option<Outage> 
         .max_by_key(|outage| outage.up_ms)
         .copied()
 }
+
+/// The no-charge check itself, on made-up games: it can fail.
+mod tests {
+    use super::*;
+
+    /// A finished Fischer game of three moves whose third (Alice's) was played at 10 s,
+    /// after an outage from 3 s to 7 s, having been charged `think_ms`.
+    fn game_with_third_move_charged(think_ms: u64) -> Value {
+        let base = 600_000;
+        json!({
+            "game_id": "g_test",
+            "status": "finished",
+            "options": {"time_control": {"kind": "fischer", "base_ms": base, "increment_ms": 0}},
+            "moves": [
+                {"ply": 1, "seat": 0, "notation": "0", "played_at_ms": 1_000, "think_ms": 0,
+                 "clocks_ms": [base, base]},
+                {"ply": 2, "seat": 1, "notation": "3", "played_at_ms": 2_000, "think_ms": 0,
+                 "clocks_ms": [base, base]},
+                {"ply": 3, "seat": 0, "notation": "4", "played_at_ms": 10_000,
+                 "think_ms": think_ms, "clocks_ms": [base - think_ms, base]},
+            ],
+        })
+    }
+
+    const OUTAGE: Outage = Outage {
+        down_ms: 3_000,
+        up_ms: 7_000,
+    };
+
+    #[test]
+    fn a_move_charged_only_after_the_outage_passes() {
+        let game = game_with_third_move_charged(2_500);
+        assert_eq!(check_stored_game(&game, &BTreeMap::new(), &[OUTAGE]), 1);
+    }
+
+    #[test]
+    #[should_panic(expected = "the outage was charged to its mover")]
+    fn a_move_charged_for_the_outage_is_caught() {
+        // Charged from its turn's start before the outage: 8 s.
+        let game = game_with_third_move_charged(8_000);
+        check_stored_game(&game, &BTreeMap::new(), &[OUTAGE]);
+    }
+}
