@@ -26,6 +26,7 @@ mod rules_as_json;
 mod run;
 pub mod scratch_schema;
 mod store;
+pub mod test_services;
 mod thinkers;
 mod ws;
 

@@ -5,6 +5,8 @@
 use sqlx::Connection;
 use sqlx::postgres::PgConnection;
 
+use crate::test_services::{self, TestService};
+
 /// The variable that names the database tests may use (`.ci/run` always sets it).
 pub const TEST_DATABASE_VARIABLE: &str = "PARLOR_TEST_POSTGRES_URL";
 
@@ -34,24 +36,15 @@ impl ScratchSchema {
     }
 
     /// A schema for `test` in the database [`TEST_DATABASE_VARIABLE`] names, or `None`
-    /// when the variable is unset, said loudly on stderr so that the skip is seen.
+    /// when the variable is unset: the skip is said on stderr and counted for the report
+    /// at the end of the run ([`crate::test_services`]).
     ///
     /// # Panics
     ///
     /// Under CI (`CI` set) a missing variable fails the test instead of skipping it, and
     /// a database that cannot be reached fails it anywhere.
     pub async fn for_test(test: &str, prefix: &str) -> Option<ScratchSchema> {
-        let Ok(url) = std::env::var(TEST_DATABASE_VARIABLE) else {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{TEST_DATABASE_VARIABLE} is unset under CI: {test} must run"
-            );
-            eprintln!(
-                "SKIPPED: {test} needs PostgreSQL; set {TEST_DATABASE_VARIABLE} \
-                 (e.g. postgres://postgres@127.0.0.1:5432/test) to run it"
-            );
-            return None;
-        };
+        let url = test_services::url(test, TestService::Postgres)?;
         match ScratchSchema::create(&url, prefix).await {
             Ok(schema) => Some(schema),
             Err(error) => panic!("{test}: no schema in the test database: {error}"),

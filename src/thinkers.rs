@@ -292,23 +292,38 @@ mod tests {
             "{answer:?}"
         );
 
-        // One long search on the only thread and one waiting: no room for a judgement.
-        // (A pause after each, so the thread has taken the first before the second.)
-        let limits = Strength::HARD.limits(Instant::now);
-        let mut busy = Vec::new();
-        for _ in 0..2 {
-            let thinkers = thinkers.clone();
-            let ask = async move { thinkers.think(chess(), BotLevel::Hard, limits).await };
-            busy.push(tokio::spawn(ask));
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
+        // The only thread busy and the queue's one place taken: no room for a judgement.
+        // The thread holds its request, and says it has it, until the test lets go.
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let released = Arc::new(Mutex::new(released));
+        let (taken, on_the_thread) = std::sync::mpsc::channel();
+        let held = || {
+            let (released, taken) = (released.clone(), taken.clone());
+            let work: Work = Box::new(move |_shortcut| {
+                let _ = taken.send(());
+                let _ = released.lock().unwrap().recv();
+            });
+            Request {
+                labels: ["chess", "hard"],
+                deadline: None,
+                work,
+            }
+        };
+        thinkers.queue.try_send(held()).unwrap();
+        on_the_thread.recv().unwrap();
+        thinkers.queue.try_send(held()).unwrap();
         let answer = thinkers
             .judge_draw(queen_ahead(&config), Seat::Second)
             .await;
         assert_eq!(answer, DrawAnswer::Busy);
-        for ask in busy {
-            assert!(ask.await.unwrap().is_some());
-        }
+        // Let go, the thread takes the waiting request (which ends at once) and the queue
+        // has room again: the next offer is judged.
+        drop(release);
+        on_the_thread.recv().unwrap();
+        let answer = thinkers
+            .judge_draw(queen_ahead(&config), Seat::Second)
+            .await;
+        assert!(matches!(answer, DrawAnswer::Judged(_)), "{answer:?}");
     }
 
     /// The `(niceness, scheduling policy)` of every thread of this process whose name
@@ -347,6 +362,7 @@ mod tests {
                 "no {prefix} thread at (nice, policy) {wanted:?}: {:?}",
                 priorities_of_threads(prefix)
             );
+            // A pause between looks at /proc, which nothing can wait on.
             std::thread::sleep(Duration::from_millis(10));
         }
     }

@@ -323,16 +323,14 @@ pub(super) async fn hand_over(cluster: &Cluster, rooms: &[RoomId]) {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
-    use crate::fleet::cluster::tests::{node, prefix};
+    use crate::fleet::cluster::tests::{SHORT_LEASE_MS, fleet, renew_until_lapsed};
     use parlor_room::GameId;
 
     #[tokio::test]
     async fn a_lease_taken_to_adopt_a_game_is_renewed_until_the_room_is_live() {
-        let prefix = prefix();
-        let (Some(a), Some(b)) = (node(&prefix).await, node(&prefix).await) else {
+        let test = "a_lease_taken_to_adopt_a_game_is_renewed_until_the_room_is_live";
+        let Some([a, b]) = fleet(test, SHORT_LEASE_MS).await else {
             return;
         };
         let taking = Taking::default();
@@ -341,17 +339,20 @@ mod tests {
             a.claim(room).await.expect("claim").expect("free");
             taking.add(room);
         }
-        // "done" went live (or failed) at once; "slow" takes longer than a lease.
+        // "done" went live (or failed) at once; "slow" takes longer than a lease. a's
+        // renewals keep the lease of the one it is still adopting, until the other's
+        // lapses.
         taking.forget(&rooms[1..]);
-        for _ in 0..4 {
-            tokio::time::sleep(Duration::from_millis(400)).await;
-            let lost = renew_once(&a, Vec::new(), &taking).await.expect("renew");
-            assert!(lost.is_empty(), "{lost:?}");
-        }
-        // 1.6 s after the claims, with a lease of 1 s.
+        renew_until_lapsed(
+            async || {
+                let lost = renew_once(&a, Vec::new(), &taking).await.expect("renew");
+                assert!(lost.is_empty(), "{lost:?}");
+            },
+            async || b.claim(&rooms[1]).await.expect("claim"),
+        )
+        .await;
         assert_eq!(b.claim(&rooms[0]).await.expect("claim"), None, "still a's");
-        assert!(b.claim(&rooms[1]).await.expect("claim").is_some(), "lapsed");
-        // What a renewal finds lost is no longer counted as being adopted.
+        // What a renewal finds lost is no longer counted as being taken.
         taking.add(&rooms[1]);
         let lost = renew_once(&a, Vec::new(), &taking).await.expect("renew");
         assert_eq!(lost, ["done"]);

@@ -133,6 +133,8 @@ mod tests {
             assert!(keyed.allow(IpAddr::from([10, 0, 1, last])));
         }
         assert_eq!(keyed.len(), 100);
+        // Not a wait for anything: time passing is what refills a budget, and each of
+        // these refills in 1 ms; a longer stall only refills them more surely.
         std::thread::sleep(Duration::from_millis(20));
         keyed.prune();
         assert!(keyed.is_empty(), "{} addresses kept", keyed.len());

@@ -156,6 +156,7 @@ impl Batch {
 mod tests {
     use std::sync::Arc;
 
+    use futures_util::FutureExt;
     use tokio::sync::broadcast;
 
     use super::*;
@@ -212,15 +213,23 @@ mod tests {
         (feed, subscription)
     }
 
+    /// Moves the end of `subscription`'s interval: far ahead, so that a call is surely
+    /// still waiting for it when the test drops it, however slow the machine; or to now.
+    fn interval_ends_in(subscription: &mut LobbySubscription, from_now: Duration) {
+        subscription.next_flush = Instant::now() + from_now;
+    }
+
     #[tokio::test]
     async fn a_batch_survives_its_call_being_dropped() {
         let (feed, mut subscription) = just_flushed(16).await;
         // The next change waits for the interval; the session's select! drops the call
         // meanwhile, as it does whenever another event comes first.
+        interval_ends_in(&mut subscription, Duration::from_secs(3_600));
         feed.send(update("b", GameKind::Chess, "b1")).unwrap();
-        let dropped = tokio::time::timeout(Duration::from_millis(20), subscription.next()).await;
-        assert!(dropped.is_err(), "still waiting for the interval");
+        let dropped = subscription.next().now_or_never();
+        assert_eq!(dropped, None, "still waiting for the interval");
         feed.send(update("c", GameKind::Chess, "c1")).unwrap();
+        interval_ends_in(&mut subscription, Duration::ZERO);
         assert_eq!(
             subscription.next().await,
             LobbyEvent::Updates(vec!["b1".into(), "c1".into()])
@@ -230,12 +239,14 @@ mod tests {
     #[tokio::test]
     async fn falling_behind_survives_the_call_being_dropped() {
         let (feed, mut subscription) = just_flushed(4).await;
+        interval_ends_in(&mut subscription, Duration::from_secs(3_600));
         for index in 0..10 {
             feed.send(update(&format!("r{index}"), GameKind::Chess, "x"))
                 .unwrap();
         }
-        let dropped = tokio::time::timeout(Duration::from_millis(20), subscription.next()).await;
-        assert!(dropped.is_err(), "still waiting for the interval");
+        let dropped = subscription.next().now_or_never();
+        assert_eq!(dropped, None, "still waiting for the interval");
+        interval_ends_in(&mut subscription, Duration::ZERO);
         assert_eq!(subscription.next().await, LobbyEvent::Behind);
     }
 

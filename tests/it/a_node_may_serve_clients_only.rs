@@ -2,39 +2,42 @@
 //! open (with `create_room` or `quick_join`) are held by a node that holds rooms, so
 //! they outlive the serving node, and their players come back through any node.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::common::{Client, client_at, temp_dir};
 use crate::fleet::TestFleet;
+use crate::waiting::{ASK_AGAIN_EVERY, eventually_every};
 use serial_test::serial;
 
-/// How long the serving node may take to hear of a node that holds rooms.
-const PATIENCE: Duration = Duration::from_secs(10);
+/// How long the test waits for the serving node to hear of a node that holds rooms
+/// before it fails.
+const PATIENCE: Duration = Duration::from_secs(60);
 
 /// Opens a room through `client`'s node, asking again while that node has not yet
 /// heard of a node holding rooms (`room_unreachable`); returns the room's id and the
 /// creator's snapshot.
 async fn open_room(client: &mut Client, game: &str, seats: [&str; 2]) -> (String, Value) {
-    let since = Instant::now();
-    loop {
-        client
-            .send(json!({"type": "create_room", "game": game, "seats": seats, "ref": "open"}))
-            .await;
-        let reply = client.recv().await;
-        if reply["type"] == "room_created" {
-            let room = reply["room"].as_str().unwrap().to_owned();
-            assert_eq!(client.recv().await["type"], "joined", "room_created first");
-            return (room, client.expect("state").await);
-        }
-        assert_eq!(reply["code"], "room_unreachable", "{reply}");
-        assert!(
-            since.elapsed() < PATIENCE,
-            "no node holding rooms was found"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    eventually_every(
+        "a node holding rooms was found",
+        PATIENCE,
+        ASK_AGAIN_EVERY,
+        async || {
+            client
+                .send(json!({"type": "create_room", "game": game, "seats": seats, "ref": "open"}))
+                .await;
+            let reply = client.recv().await;
+            if reply["type"] == "room_created" {
+                let room = reply["room"].as_str().unwrap().to_owned();
+                assert_eq!(client.recv().await["type"], "joined", "room_created first");
+                return Ok((room, client.expect("state").await));
+            }
+            assert_eq!(reply["code"], "room_unreachable", "{reply}");
+            Err(reply.to_string())
+        },
+    )
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,8 +1,6 @@
 //! Bots: an open seat opposite a waiting human is filled after `bots.fill_after_secs`;
 //! a room with both seats open never fills itself; bots chosen at creation play.
 
-use std::time::Duration;
-
 use crate::common::{Client, TestServer, temp_dir};
 use serde_json::{Value, json};
 
@@ -54,7 +52,12 @@ async fn a_room_with_both_seats_open_never_becomes_bot_against_bot() {
     let (room, _) = host.create(["open", "open"]).await;
     host.send(json!({"type": "watch", "room": room})).await;
     host.expect("joined").await;
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // A room made after it, with a human waiting, gets its bot after fill_after_secs:
+    // by then the first room would have had its bots too, if it were to get any.
+    let mut alice = server.player("Alice").await;
+    alice.create(["me", "open"]).await;
+    let filled = alice.until_state(|s| s["seats"][1]["kind"] != "open").await;
+    assert_eq!(filled["seats"][1]["kind"], "bot:easy", "{filled}");
     let (_, state) = server.get_json(&format!("/api/rooms/{room}")).await;
     assert_eq!(state["status"], "waiting");
     assert_eq!(state["seats"][0]["kind"], "open");

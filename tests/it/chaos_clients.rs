@@ -16,6 +16,7 @@ use tokio_tungstenite::connect_async;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::common::comparable;
+use crate::waiting::eventually;
 
 /// How long a client waits for any message before the test fails.
 const STUCK: Duration = Duration::from_secs(60);
@@ -166,6 +167,8 @@ pub(crate) async fn take_part(
                     if my_turn && moved_at != Some(moves) {
                         let legal = message["legal_moves"].as_array().unwrap();
                         let choice = legal[rng.random_range(0..legal.len())].clone();
+                        // Not a wait for anything: a player's thinking, part of the
+                        // scenario (the servers' trouble falls between moves).
                         let pause = rng.random_range(part.think_ms.0..=part.think_ms.1);
                         tokio::time::sleep(Duration::from_millis(pause)).await;
                         let play = json!({"type": "move", "room": part.room, "move": choice});
@@ -194,6 +197,8 @@ pub(crate) async fn take_part(
                     // In a fleet, a room moving to another node is briefly unknown
                     // (not yet taken over) or unreachable: come back a moment later.
                     "unknown_room" | "room_unreachable" if part.fleet => {
+                        // A pause before asking again, as a client backs off: whenever
+                        // it asks, it is told again or let in.
                         tokio::time::sleep(Duration::from_millis(200)).await;
                         break;
                     }
@@ -209,18 +214,37 @@ pub(crate) async fn take_part(
 /// room still waiting for its players ends with its server (PROTOCOL.md §9.9), so the
 /// trouble may start only once every game is on.
 pub(crate) async fn all_started(seen: &Mutex<Seen>, clients: usize, within: Duration) {
-    let started = std::time::Instant::now();
-    loop {
+    let what = format!("{clients} clients saw their game begin");
+    eventually(&what, within, async || {
         let count = seen.lock().unwrap().started.len();
         if count == clients {
-            return;
+            Ok(())
+        } else {
+            Err(format!("{count} did"))
         }
-        assert!(
-            started.elapsed() < within,
-            "only {count} of {clients} clients saw their game begin within {within:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    })
+    .await;
+}
+
+/// Waits (at most `within`) until the clients have seen a move in each of `games`
+/// games: every game is under way.
+pub(crate) async fn all_under_way(seen: &Mutex<Seen>, games: usize, within: Duration) {
+    let what = format!("a move seen in each of {games} games");
+    eventually(&what, within, async || {
+        let count = seen
+            .lock()
+            .unwrap()
+            .moves
+            .values()
+            .filter(|moves| !moves.is_empty())
+            .count();
+        if count >= games {
+            Ok(())
+        } else {
+            Err(format!("in {count}"))
+        }
+    })
+    .await;
 }
 
 /// Whether the server at `address` has stored the game `game_id` as finished.
@@ -281,13 +305,34 @@ fn why(failed: tokio::task::JoinError) -> String {
     }
 }
 
+/// A time the game's server was away, by the machine's clock in Unix milliseconds: from
+/// a moment before it was killed until a moment before the server that took its games
+/// up could have started their clocks again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Outage {
+    /// Taken after the last state seen before the kill, and before the kill.
+    pub(crate) down_ms: i64,
+    /// Taken no later than anything of the next server could run.
+    pub(crate) up_ms: i64,
+}
+
+/// Now, by the machine's clock, in Unix milliseconds (what the server stores a move's
+/// `played_at_ms` in).
+pub(crate) fn unix_ms() -> i64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    i64::try_from(since.as_millis()).unwrap()
+}
+
 /// Checks one stored game against what the clients saw and the no-charge rule: it is
-/// finished, holds every move seen, charges each mover exactly their thinking time and
-/// no one an outage. Returns how many of its moves were made across an outage.
+/// finished, holds every move seen, charges each mover exactly their thinking time, and
+/// charges no one an outage of `outages`. Returns how many of its moves were made across
+/// one of them.
 pub(crate) fn check_stored_game(
     game: &Value,
     seen: &BTreeMap<u64, String>,
-    outage: Duration,
+    outages: &[Outage],
 ) -> usize {
     let id = &game["game_id"];
     assert_eq!(game["status"], "finished", "game {id} finished: {game}");
@@ -305,17 +350,25 @@ pub(crate) fn check_stored_game(
     let mut previous: Option<&Value> = None;
     for stored in moves {
         let think = stored["think_ms"].as_u64().unwrap();
-        assert!(
-            think < outage.as_millis() as u64,
-            "move {} of {id} was charged {think} ms: an outage was charged to its mover",
-            stored["ply"]
-        );
-        if let Some(before) = previous {
-            let gap =
-                stored["played_at_ms"].as_i64().unwrap() - before["played_at_ms"].as_i64().unwrap();
-            if gap >= outage.as_millis() as i64 {
-                spanning_an_outage += 1;
-            }
+        if let Some(before) = previous
+            && let Some(outage) = spanned(before, stored, outages)
+        {
+            // The mover's turn began before the outage and ended after it. The server
+            // that played the move on started the turn again no sooner than `up_ms`, so
+            // it charged at most `played - up_ms`; charged for the outage too, it would
+            // be at least `played - down_ms`. Halfway between tells them apart, whatever
+            // the timing.
+            spanning_an_outage += 1;
+            let played = stored["played_at_ms"].as_i64().unwrap();
+            let halfway = played - (outage.down_ms + outage.up_ms) / 2;
+            assert!(
+                i64::try_from(think).unwrap() < halfway,
+                "move {} of {id} was charged {think} ms, played {} ms after the outage \
+                 began and {} ms after it ended: the outage was charged to its mover",
+                stored["ply"],
+                played - outage.down_ms,
+                played - outage.up_ms
+            );
         }
         let mover = stored["seat"].as_u64().unwrap() as usize;
         // A side's first move is free: its clock had not started.
@@ -372,4 +425,61 @@ pub(crate) fn check_stored_game(
         previous = Some(stored);
     }
     spanning_an_outage
+}
+
+/// The last of `outages` that began after `before` was played and ended before `after`
+/// was: `after`'s turn spanned it.
+fn spanned(before: &Value, after: &Value, outages: &[Outage]) -> Option<Outage> {
+    let (from, to) = (
+        before["played_at_ms"].as_i64().unwrap(),
+        after["played_at_ms"].as_i64().unwrap(),
+    );
+    outages
+        .iter()
+        .filter(|outage| from < outage.down_ms && outage.up_ms < to)
+        .max_by_key(|outage| outage.up_ms)
+        .copied()
+}
+
+/// The no-charge check itself, on made-up games: it can fail.
+mod tests {
+    use super::*;
+
+    /// A finished Fischer game of three moves whose third (Alice's) was played at 10 s,
+    /// after an outage from 3 s to 7 s, having been charged `think_ms`.
+    fn game_with_third_move_charged(think_ms: u64) -> Value {
+        let base = 600_000;
+        json!({
+            "game_id": "g_test",
+            "status": "finished",
+            "options": {"time_control": {"kind": "fischer", "base_ms": base, "increment_ms": 0}},
+            "moves": [
+                {"ply": 1, "seat": 0, "notation": "0", "played_at_ms": 1_000, "think_ms": 0,
+                 "clocks_ms": [base, base]},
+                {"ply": 2, "seat": 1, "notation": "3", "played_at_ms": 2_000, "think_ms": 0,
+                 "clocks_ms": [base, base]},
+                {"ply": 3, "seat": 0, "notation": "4", "played_at_ms": 10_000,
+                 "think_ms": think_ms, "clocks_ms": [base - think_ms, base]},
+            ],
+        })
+    }
+
+    const OUTAGE: Outage = Outage {
+        down_ms: 3_000,
+        up_ms: 7_000,
+    };
+
+    #[test]
+    fn a_move_charged_only_after_the_outage_passes() {
+        let game = game_with_third_move_charged(2_500);
+        assert_eq!(check_stored_game(&game, &BTreeMap::new(), &[OUTAGE]), 1);
+    }
+
+    #[test]
+    #[should_panic(expected = "the outage was charged to its mover")]
+    fn a_move_charged_for_the_outage_is_caught() {
+        // Charged from its turn's start before the outage: 8 s.
+        let game = game_with_third_move_charged(8_000);
+        check_stored_game(&game, &BTreeMap::new(), &[OUTAGE]);
+    }
 }

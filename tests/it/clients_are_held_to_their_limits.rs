@@ -3,9 +3,10 @@
 //! 429, counted by the address a trusted proxy names), and the server's room cap
 //! (`server_full`).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::common::{PATIENCE, TestServer, temp_dir, test_config};
+use crate::waiting::eventually;
 use futures_util::SinkExt;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
@@ -48,28 +49,34 @@ async fn a_flood_is_refused_message_by_message_then_closed_with_1008() {
     config.limits.messages_burst = 5;
     config.limits.close_after_refusals = 10;
     let server = TestServer::start(config).await;
+    // The budget is full when the connection opens, and refills from then on.
+    let opened = Instant::now();
     let mut client = server.player("Flood").await;
 
     // Pings are not messages: a hundred of them leave the budget as it was.
     for _ in 0..100 {
         client.ws.send(Message::Ping(vec![1].into())).await.unwrap();
     }
-    // The hello took one of the burst of 5; the next 4 pass, the rest are refused,
-    // each with its own ref, and nothing they asked for is done.
+    // The hello took one of the burst of 5; the next 4 pass, and the rest are refused,
+    // each with its own ref, and nothing they asked for is done; unless time enough
+    // for more passed meanwhile (two a second: counted, not assumed away).
     let replies = list_rooms_burst(&mut client, 0, 8).await;
+    let refilled = (opened.elapsed().as_secs_f64() * 2.0).ceil() as usize;
     let passed: Vec<u64> = replies.iter().filter(|r| !r.1).map(|r| r.0).collect();
     let refused: Vec<u64> = replies.iter().filter(|r| r.1).map(|r| r.0).collect();
-    assert!((4..=5).contains(&passed.len()), "{replies:?}");
-    assert_eq!(passed, (0..passed.len() as u64).collect::<Vec<_>>());
+    assert!(passed.starts_with(&[0, 1, 2, 3]), "{replies:?}");
+    assert!(passed.len() <= 4 + refilled, "{replies:?}");
     assert_eq!(refused.len() + passed.len(), 8, "{replies:?}");
 
-    // The connection stays up, and the budget refills at 2 a second.
+    // The connection stays up, and the budget refills at 2 a second. Not a wait for
+    // anything: time passing is what refills it, and a longer stall only refills more.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let replies = list_rooms_burst(&mut client, 100, 1).await;
     assert_eq!(replies, vec![(100, false)]);
 
-    // Ten refusals in a row close it with 1008.
-    for reference in 0..30 {
+    // Ten refusals in a row close it with 1008 (sent at once, far more than the budget
+    // could refill meanwhile).
+    for reference in 0..100 {
         let frame = json!({"type": "list_rooms", "ref": reference}).to_string();
         if client.ws.send(Message::text(frame)).await.is_err() {
             break;
@@ -190,19 +197,15 @@ async fn connections_per_address_are_capped_and_freed_when_one_closes() {
     }
     assert_refused(server.connect_with(&[]).await);
     open.pop().unwrap().close().await;
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        match server.connect_with(&[]).await {
-            Ok(client) => {
-                open.push(client);
-                break;
-            }
-            Err(_) if tokio::time::Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Err(refused) => panic!("the closed connection's place was not freed: {refused:?}"),
-        }
-    }
+    let what = "the closed connection's place is freed";
+    let client = eventually(what, PATIENCE, async || {
+        server
+            .connect_with(&[])
+            .await
+            .map_err(|refused| format!("{refused:?}"))
+    })
+    .await;
+    open.push(client);
     server.stop().await;
 }
 

@@ -3,7 +3,7 @@
 
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use parlor::config::{BotPriority, Config};
@@ -14,8 +14,13 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 use tokio_util::sync::CancellationToken;
 
+use crate::waiting::eventually;
+
 /// How long a test waits for any single expected message.
 pub(crate) const PATIENCE: Duration = Duration::from_secs(10);
+
+/// How long a server may take to start answering before the test fails.
+const STARTING: Duration = Duration::from_secs(60);
 
 /// A configuration for tests: a database in `dir`, fast bots, short timers.
 pub(crate) fn test_config(dir: &Path) -> Config {
@@ -54,11 +59,19 @@ impl TestServer {
         let task = tokio::spawn(parlor::run(config, listener, shutdown.clone()));
         // The listener is bound already; wait until the server answers.
         let health = format!("http://{addr}/healthz");
-        for _ in 0..100 {
-            if reqwest::get(&health).await.is_ok() {
-                break;
+        eventually("the server answers /healthz", STARTING, async || {
+            if task.is_finished() {
+                return Ok(false);
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            match reqwest::get(&health).await {
+                Ok(_) => Ok(true),
+                Err(error) => Err(error.to_string()),
+            }
+        })
+        .await;
+        if task.is_finished() {
+            let ended = task.await.expect("the server's task");
+            panic!("the server stopped as it started: {ended:?}");
         }
         TestServer {
             addr,
@@ -389,27 +402,41 @@ pub(crate) fn masked_frame(opcode: u8, payload: &[u8]) -> Vec<u8> {
     frame
 }
 
-/// Reads server frames from a raw WebSocket until its close frame; returns the close
-/// code and reason. Panics after `patience`, or if the socket ends without one.
-pub(crate) async fn read_close(stream: &mut TcpStream, patience: Duration) -> (u16, String) {
+/// Reads the next server frame from a raw WebSocket: its opcode (`0x1` text, `0x8`
+/// close, `0x9` ping…) and payload. A ping is not answered: that is the caller's choice.
+/// Panics if the socket ends first.
+pub(crate) async fn read_frame(stream: &mut TcpStream) -> (u8, Vec<u8>) {
     use tokio::io::AsyncReadExt;
+    let mut head = [0u8; 2];
+    stream
+        .read_exact(&mut head)
+        .await
+        .expect("ended without a close frame");
+    let length = match head[1] & 0x7f {
+        126 => u64::from(stream.read_u16().await.unwrap()),
+        127 => stream.read_u64().await.unwrap(),
+        short => u64::from(short),
+    };
+    let mut payload = vec![0u8; usize::try_from(length).unwrap()];
+    stream.read_exact(&mut payload).await.unwrap();
+    (head[0] & 0x0f, payload)
+}
+
+/// The code and reason of a close frame's payload.
+pub(crate) fn close_reason(payload: &[u8]) -> (u16, String) {
+    let code = u16::from_be_bytes([payload[0], payload[1]]);
+    (code, String::from_utf8_lossy(&payload[2..]).into_owned())
+}
+
+/// Reads server frames from a raw WebSocket until its close frame, answering no ping;
+/// returns the close code and reason. Panics after `patience`, or if the socket ends
+/// without one.
+pub(crate) async fn read_close(stream: &mut TcpStream, patience: Duration) -> (u16, String) {
     let read = async {
         loop {
-            let mut head = [0u8; 2];
-            stream
-                .read_exact(&mut head)
-                .await
-                .expect("ended without a close frame");
-            let length = match head[1] & 0x7f {
-                126 => u64::from(stream.read_u16().await.unwrap()),
-                127 => stream.read_u64().await.unwrap(),
-                short => u64::from(short),
-            };
-            let mut payload = vec![0u8; usize::try_from(length).unwrap()];
-            stream.read_exact(&mut payload).await.unwrap();
-            if head[0] & 0x0f == 0x8 {
-                let code = u16::from_be_bytes([payload[0], payload[1]]);
-                return (code, String::from_utf8_lossy(&payload[2..]).into_owned());
+            let (opcode, payload) = read_frame(stream).await;
+            if opcode == 0x8 {
+                return close_reason(&payload);
             }
         }
     };
@@ -440,138 +467,6 @@ impl Client {
         tokio::time::timeout(patience, wait)
             .await
             .expect("no close frame in time")
-    }
-}
-
-/// A `parlor` server running as a child process, for tests where signals or the
-/// database file matter. Killed when dropped, if still running.
-pub(crate) struct ParlorProcess {
-    child: std::process::Child,
-    /// Where it listens, `127.0.0.1:port`, as its log announced.
-    pub(crate) address: String,
-    /// Every line it has logged so far.
-    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
-}
-
-impl ParlorProcess {
-    /// Starts `parlor` on a free port, in `dir` with its database there, with `env`
-    /// added to its environment; returns once its log says where it listens.
-    pub(crate) fn start(dir: &Path, env: &[(&str, &str)]) -> ParlorProcess {
-        use std::io::{BufRead, BufReader};
-        use std::process::{Command, Stdio};
-        let mut child = Command::new(env!("CARGO_BIN_EXE_parlor"))
-            .arg("--port")
-            .arg("0")
-            .current_dir(dir)
-            .env("PARLOR_STORE__PATH", dir.join("parlor.db"))
-            .env("RUST_LOG", "info")
-            .envs(env.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (address, found) = std::sync::mpsc::channel();
-        let pid = child.id();
-        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let lines = log.clone();
-        std::thread::spawn(move || {
-            let mut address = Some(address);
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                eprintln!("parlor[{pid}]: {line}");
-                if let Some((_, rest)) = line.split_once("listening on http://")
-                    && let Some(address) = address.take()
-                {
-                    let _ = address.send(rest.trim().to_owned());
-                }
-                lines.lock().unwrap().push(line);
-            }
-        });
-        let address = found.recv_timeout(Duration::from_secs(60)).unwrap();
-        ParlorProcess {
-            child,
-            address,
-            log,
-        }
-    }
-
-    /// Every line the process has logged so far.
-    pub(crate) fn log_lines(&self) -> Vec<String> {
-        self.log.lock().unwrap().clone()
-    }
-
-    /// Sends the process `signal` (`libc::SIGTERM`, `libc::SIGKILL`…).
-    pub(crate) fn signal(&self, signal: i32) {
-        let pid = i32::try_from(self.child.id()).unwrap();
-        // SAFETY: kill(2) takes plain integers; `pid` is our own child.
-        #[allow(unsafe_code)]
-        let sent = unsafe { libc::kill(pid, signal) };
-        assert_eq!(sent, 0, "could not signal parlor");
-    }
-
-    /// Waits up to `limit` for the process to exit; its exit status, or `None` if it is
-    /// still running.
-    pub(crate) fn exited_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
-        let since = std::time::Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return Some(status);
-            }
-            if since.elapsed() > limit {
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Each of the process's threads as `name state wchan` (Linux's /proc), one per
-    /// line: what a process that will not exit is waiting on.
-    pub(crate) fn threads_report(&self) -> String {
-        let tasks = format!("/proc/{}/task", self.child.id());
-        let Ok(entries) = std::fs::read_dir(&tasks) else {
-            return format!("(no {tasks}: the process has gone)");
-        };
-        let read = |path: std::path::PathBuf| {
-            std::fs::read_to_string(path)
-                .unwrap_or_default()
-                .trim()
-                .to_owned()
-        };
-        let mut lines: Vec<String> = entries
-            .filter_map(Result::ok)
-            .map(|task| {
-                let dir = task.path();
-                let stat = read(dir.join("stat"));
-                // The state follows the parenthesised name, which may hold spaces.
-                let state = stat
-                    .rsplit_once(") ")
-                    .and_then(|(_, rest)| rest.split(' ').next())
-                    .unwrap_or("?")
-                    .to_owned();
-                format!(
-                    "{} {state} {}",
-                    read(dir.join("comm")),
-                    read(dir.join("wchan"))
-                )
-            })
-            .collect();
-        lines.sort();
-        lines.join("\n")
-    }
-
-    /// Kills the process with SIGKILL and reaps it.
-    pub(crate) fn kill(mut self) {
-        self.signal(libc::SIGKILL);
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for ParlorProcess {
-    fn drop(&mut self) {
-        if self.child.try_wait().ok().flatten().is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
     }
 }
 
@@ -607,15 +502,15 @@ pub(crate) fn comparable(state: &Value) -> Value {
 
 /// The game's stored chat, as the player whose token is `token` reads it (the players'
 /// lines are theirs alone), once it holds `count` lines (they are written in the
-/// background); fails after ten seconds.
+/// background); fails after [`PATIENCE`].
 pub(crate) async fn stored_chat(
     server: &TestServer,
     game_id: &str,
     token: &str,
     count: usize,
 ) -> Vec<Value> {
-    let since = Instant::now();
-    loop {
+    let what = format!("{count} chat lines stored");
+    eventually(&what, PATIENCE, async || {
         let response = server
             .get_with_authorization(&format!("/api/games/{game_id}"), &format!("Bearer {token}"))
             .await;
@@ -624,13 +519,10 @@ pub(crate) async fn stored_chat(
         assert_eq!(status, 200, "{game}");
         let lines = game["chat"].as_array().cloned().unwrap_or_default();
         if lines.len() >= count {
-            return lines;
+            Ok(lines)
+        } else {
+            Err(game.to_string())
         }
-        assert!(
-            since.elapsed() < Duration::from_secs(10),
-            "only {} of {count} chat lines stored: {game}",
-            lines.len()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    })
+    .await
 }

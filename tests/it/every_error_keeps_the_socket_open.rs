@@ -1,12 +1,13 @@
 //! Every error code is produced by a real bad message; each leaves the room unchanged
 //! and the socket working. Only an oversized frame closes the socket (code 1009).
 
-use std::time::Duration;
-
-use crate::common::{TestServer, temp_dir, test_config};
+use crate::common::{
+    PATIENCE, TestServer, close_reason, masked_frame, read_close, read_frame, temp_dir, test_config,
+};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use sqlx::Connection;
+use tokio::io::AsyncWriteExt;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::Frame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::{CloseCode, Data, OpCode};
@@ -243,6 +244,17 @@ async fn only_an_oversized_frame_closes_the_socket_with_1009() {
     server.stop().await;
 }
 
+/// A raw client (it answers no ping unless told to) of `server` that has said hello.
+async fn raw_player(server: &TestServer, name: &str) -> tokio::net::TcpStream {
+    let mut socket = server.raw_websocket(None).await;
+    let hello = json!({"type": "hello", "name": name}).to_string();
+    socket
+        .write_all(&masked_frame(0x1, hello.as_bytes()))
+        .await
+        .unwrap();
+    socket
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_connection_is_closed_after_the_timeout() {
     let dir = temp_dir();
@@ -250,10 +262,13 @@ async fn a_silent_connection_is_closed_after_the_timeout() {
     config.server.ping_interval_secs = 1;
     config.server.client_timeout_secs = 2;
     let server = TestServer::start(config).await;
-    let mut client = server.player("Quiet").await;
-    // Not reading means not answering pings either.
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    assert_eq!(close_code(&mut client).await, Some(CloseCode::Normal));
+    // It reads what comes, and answers nothing: not even the server's pings.
+    let mut quiet = raw_player(&server, "Quiet").await;
+    let (code, reason) = read_close(&mut quiet, PATIENCE).await;
+    assert_eq!(
+        (code, reason.as_str()),
+        (1000, "no messages or pongs for too long")
+    );
     server.stop().await;
 }
 
@@ -262,30 +277,40 @@ async fn a_connection_that_keeps_talking_outlives_the_timeout_and_is_closed_once
     let dir = temp_dir();
     let mut config = test_config(dir.path());
     config.server.ping_interval_secs = 1;
-    config.server.client_timeout_secs = 2;
+    config.server.client_timeout_secs = 3;
     let server = TestServer::start(config).await;
-    let mut client = server.player("Chatty").await;
-    // Twice the timeout of talking: the first deadline passes while the client is heard
-    // from, and must be moved on, not acted upon.
-    for _ in 0..8 {
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        client.send(json!({"type": "list_rooms"})).await;
-        client.until("rooms").await;
+    // It answers no ping: only what it says keeps it open. It says something each time
+    // the server pings (every second, by the server's clock), five times: four seconds
+    // and more, so the first deadline passes while it is heard from, and must be moved
+    // on, not acted upon.
+    let mut chatty = raw_player(&server, "Chatty").await;
+    let list_rooms = masked_frame(0x1, json!({"type": "list_rooms"}).to_string().as_bytes());
+    let mut pings = 0;
+    while pings < 5 {
+        let (opcode, payload) = tokio::time::timeout(PATIENCE, read_frame(&mut chatty))
+            .await
+            .expect("the server pings every second");
+        match opcode {
+            0x9 => {
+                pings += 1;
+                chatty.write_all(&list_rooms).await.unwrap();
+            }
+            0x8 => panic!("closed while talking: {:?}", close_reason(&payload)),
+            _ => {}
+        }
     }
-    let silent_since = std::time::Instant::now();
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    assert_eq!(close_code(&mut client).await, Some(CloseCode::Normal));
-    assert!(
-        silent_since.elapsed() < Duration::from_secs(6),
-        "closed {:?} after it fell silent",
-        silent_since.elapsed()
+    // Silent from now on, it is closed for its silence.
+    let (code, reason) = read_close(&mut chatty, PATIENCE).await;
+    assert_eq!(
+        (code, reason.as_str()),
+        (1000, "no messages or pongs for too long")
     );
     server.stop().await;
 }
 
 /// Reads until the server's close frame and returns its code.
 async fn close_code(client: &mut crate::common::Client) -> Option<CloseCode> {
-    tokio::time::timeout(Duration::from_secs(5), async {
+    tokio::time::timeout(PATIENCE, async {
         while let Some(frame) = client.ws.next().await {
             if let Ok(Message::Close(frame)) = frame {
                 return frame.map(|f| f.code);

@@ -7,14 +7,19 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::{Client, ParlorProcess};
+use parlor::test_services::{self, TestService};
+
+use crate::common::Client;
+use crate::process::ParlorProcess;
 use crate::services::{PostgresSchema, RedisPrefix};
+use crate::waiting::{ASK_AGAIN_EVERY, eventually_every};
 
 /// The nodes' lease, ms: short, so that tests wait little for a take-over.
 pub(crate) const LEASE_MS: u64 = 2_000;
 
-/// How long a client retries joining a room that no node holds yet.
-const ADOPTION_PATIENCE: Duration = Duration::from_secs(10);
+/// How long a client asks again to join a room that no node holds yet before the test
+/// fails: far longer than a lease.
+const ADOPTION_PATIENCE: Duration = Duration::from_secs(60);
 
 /// A fleet's shared services, and the settings of its nodes.
 pub(crate) struct TestFleet {
@@ -23,8 +28,10 @@ pub(crate) struct TestFleet {
 }
 
 impl TestFleet {
-    /// The services for `test`, or `None` (said loudly) when the machine's are not named.
+    /// The services for `test`, or `None` (the skip said and counted once) when the
+    /// machine's are not named.
     pub(crate) async fn new(test: &str) -> Option<TestFleet> {
+        test_services::urls(test, [TestService::Postgres, TestService::Redis])?;
         let schema = PostgresSchema::new(test).await?;
         let redis = RedisPrefix::new(test).await?;
         Some(TestFleet { schema, redis })
@@ -94,23 +101,20 @@ impl TestFleet {
     }
 }
 
-/// Joins `seat` of `room`, retrying while no node holds the room yet (it answers
+/// Joins `seat` of `room`, asking again while no node holds the room yet (it answers
 /// `unknown_room` until one has taken it over); returns the snapshot.
 pub(crate) async fn join_when_taken_over(client: &mut Client, room: &str, seat: u8) -> Value {
-    let since = std::time::Instant::now();
-    loop {
+    let what = format!("a node took room {room} over");
+    eventually_every(&what, ADOPTION_PATIENCE, ASK_AGAIN_EVERY, async || {
         client
             .send(json!({"type": "join", "room": room, "seat": seat, "ref": "again"}))
             .await;
         let reply = client.recv().await;
         if reply["type"] == "joined" {
-            return client.expect("state").await;
+            return Ok(client.expect("state").await);
         }
         assert_eq!(reply["code"], "unknown_room", "{reply}");
-        assert!(
-            since.elapsed() < ADOPTION_PATIENCE,
-            "no node took room {room} over"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        Err(reply.to_string())
+    })
+    .await
 }

@@ -17,17 +17,19 @@ use serde_json::{Value, json};
 use tokio::sync::watch;
 
 use crate::chaos_clients::{
-    Part, Seen, all_started, chaos_seed, check_stored_game, finished_games, take_part,
+    Outage, Part, Seen, all_started, chaos_seed, check_stored_game, finished_games, take_part,
+    unix_ms,
 };
-use crate::common::{ParlorProcess, client_at, temp_dir};
+use crate::common::{client_at, temp_dir};
+use crate::process::ParlorProcess;
 use crate::services::PostgresSchema;
 use serial_test::serial;
 
 /// How many times the server is killed.
 const KILLS: usize = 3;
 
-/// How long the server stays down after each kill: longer than any move is allowed
-/// to take, so a clock charged for the outage would show.
+/// How long the server stays down after each kill: long enough that a clock charged
+/// for the outage would show plainly.
 const OUTAGE: Duration = Duration::from_secs(4);
 
 /// How long the games may take to begin, every client having joined.
@@ -153,12 +155,20 @@ async fn survive_sigkills(env: &[(&str, &str)]) {
         .collect();
 
     all_started(&seen, clients, STARTING).await;
+    let mut outages = Vec::new();
     for kill in 0..KILLS {
+        // Neither sleep waits for anything: when the server dies and how long it stays
+        // down are the scenario, drawn from the seed.
         let alive = Duration::from_millis(rng.random_range(800..2_500));
         tokio::time::sleep(alive).await;
         eprintln!("chaos: SIGKILL {} after {alive:?}", kill + 1);
+        let down_ms = unix_ms();
         parlor.kill();
         tokio::time::sleep(OUTAGE).await;
+        outages.push(Outage {
+            down_ms,
+            up_ms: unix_ms(),
+        });
         parlor = ParlorProcess::start(dir.path(), env);
         address_tx.send_replace(vec![parlor.address.clone()]);
     }
@@ -171,7 +181,7 @@ async fn survive_sigkills(env: &[(&str, &str)]) {
         let url = format!("http://{}/api/games/{game_id}", parlor.address);
         let game: Value = reqwest::get(url).await.unwrap().json().await.unwrap();
         let moves = seen.moves.get(game_id).cloned().unwrap_or_default();
-        spanning += check_stored_game(&game, &moves, OUTAGE);
+        spanning += check_stored_game(&game, &moves, &outages);
     }
     assert!(
         spanning >= 1,

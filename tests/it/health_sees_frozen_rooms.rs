@@ -4,7 +4,7 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, Mutex};
 use std::time::Duration;
 
 use crate::common::{TestServer, temp_dir};
@@ -39,19 +39,24 @@ async fn health_fails_while_the_rooms_runtime_is_frozen() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["rooms"], "ok", "{body}");
 
-    // Hold both workers for a few seconds, as a long computation on a room's task would.
+    // Hold both workers, as a long computation on a room's task would, until the test
+    // has its answer.
     let both_held = Arc::new(Barrier::new(3));
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let released = Arc::new(Mutex::new(released));
     let holders: Vec<_> = (0..2)
         .map(|_| {
-            let both_held = both_held.clone();
+            let (both_held, released) = (both_held.clone(), released.clone());
             tokio::spawn(async move {
                 both_held.wait();
-                std::thread::sleep(Duration::from_secs(3));
+                // Blocks the worker until the sender is dropped.
+                let _ = released.lock().unwrap().recv();
             })
         })
         .collect();
     both_held.wait();
     let (status, body) = blocking_get(server.addr, "/healthz");
+    drop(release);
     assert_eq!(status, 503, "{body}");
     assert_eq!(body["rooms"], "stalled", "{body}");
     assert!(

@@ -8,15 +8,26 @@
 //! get their settings through `Command::env` and `Command::current_dir`, and every
 //! server has its own directory, database, port and metrics registry.
 //!
+//! CI runs on a shared machine that may stall any test for seconds, so no test asserts
+//! how long something took: a test waits for the event it needs (a message, a state
+//! with a given `seq`, a metric, a stored row, a log line, a process's exit; what
+//! nothing announces is polled for with [`waiting::eventually`]), and checks orderings,
+//! counts and the values the server reports (the clocks in a state, the thinking time
+//! stored with a move, a close frame's reason). A deadline only fails a test whose event
+//! never comes. A test sleeps only where time passing is what it tests (a clock running
+//! out, a lease lapsing, a budget refilling, an outage), and says so where it does.
+//!
 //! Tests marked `#[serial(whole_machine)]` take turns: those that start several server
-//! processes load both of CI's cores for up to a minute, and those that time the server
-//! against the clock (a shutdown's deadline, a stuck socket's drop) fail if such a test
-//! runs beside them. Every other test may run beside any.
+//! processes load both of CI's cores for up to a minute, and those whose server timers
+//! are part of the test (a shutdown's grace, a stuck socket's write timeout) would only
+//! take longer beside them. Every other test may run beside any.
 
 mod chaos_clients;
 mod common;
 mod fleet;
+mod process;
 mod services;
+mod waiting;
 
 mod a_bot_takes_over_an_absent_players_seat;
 mod a_dead_nodes_games_go_on_elsewhere;

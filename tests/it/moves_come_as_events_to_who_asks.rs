@@ -36,7 +36,12 @@ impl View {
 
     /// Reads frames until the room's state shows `moves` moves; panics on a gap.
     async fn until_moves(&mut self, moves: u64) {
-        while self.current["moves"] != json!(moves) {
+        self.until(|state| state["moves"] == json!(moves)).await;
+    }
+
+    /// Reads frames until the room's state satisfies `done`; panics on a gap.
+    async fn until(&mut self, done: impl Fn(&Value) -> bool) {
+        while !done(&self.current) {
             let frame = self.client.recv().await;
             match frame["type"].as_str() {
                 Some("state") => {
@@ -219,9 +224,14 @@ async fn a_client_that_comes_back_gets_what_it_missed_in_its_form_or_a_snapshot(
         view.client.until("left").await;
         last_seen.push((view, snapshot["seq"].as_u64().unwrap()));
     }
-    // The audience's paced announcement goes out first; then two moves reach only
-    // clients of events, so they are sent only as events.
-    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+    // The audience's paced announcement goes out first: a state after Dave's snapshot
+    // that no longer counts him shows his leaving, the last change of the audience, and
+    // then no announcement is owed. So the two moves that follow reach only clients of
+    // events, and are sent only as events.
+    let dave_seq = last_seen[1].1;
+    alice
+        .until(|s| s["seq"].as_u64() > Some(dave_seq) && s["spectators"] == 0)
+        .await;
     alice.until_moves(0).await;
     alice.client.play(&room, "4").await;
     bob.until_moves(1).await;

@@ -1,8 +1,7 @@
 //! `GET /metrics` reports what the server did, in Prometheus's text format.
 
-use std::time::{Duration, Instant};
-
-use crate::common::{TestServer, play_alternately, temp_dir};
+use crate::common::{PATIENCE, TestServer, play_alternately, temp_dir};
+use crate::waiting::eventually;
 use serde_json::json;
 
 /// The value of the sample whose line starts with `series` (name and labels).
@@ -37,8 +36,7 @@ async fn a_scrape_counts_connections_moves_errors_rooms_and_broadcasts() {
 
     // A room counts what it did once it has sent it: the last move's counters and the
     // room's status are settled a moment after the clients hear of the end.
-    let settled = Instant::now() + Duration::from_secs(5);
-    let text = loop {
+    let text = eventually("the finished room is counted", PATIENCE, async || {
         let response = reqwest::get(server.url("/metrics")).await.unwrap();
         assert_eq!(response.status(), 200);
         let content_type = response.headers()["content-type"]
@@ -51,11 +49,13 @@ async fn a_scrape_counts_connections_moves_errors_rooms_and_broadcasts() {
             &text,
             "parlor_rooms{game=\"tictactoe\",status=\"finished\"}",
         );
-        if finished == Some(1.0) || Instant::now() > settled {
-            break text;
+        if finished == Some(1.0) {
+            Ok(text)
+        } else {
+            Err(format!("{finished:?} finished"))
         }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    })
+    .await;
 
     let value =
         |series: &str| sample(&text, series).unwrap_or_else(|| panic!("no {series} in\n{text}"));

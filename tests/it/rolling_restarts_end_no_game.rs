@@ -14,10 +14,12 @@ use serde_json::{Value, json};
 use tokio::sync::watch;
 
 use crate::chaos_clients::{
-    Part, Seen, all_started, chaos_seed, check_stored_game, finished_games, take_part,
+    Part, Seen, all_started, all_under_way, chaos_seed, check_stored_game, finished_games,
+    take_part,
 };
-use crate::common::{ParlorProcess, client_at, temp_dir};
+use crate::common::{client_at, temp_dir};
 use crate::fleet::TestFleet;
+use crate::process::ParlorProcess;
 use serial_test::serial;
 
 /// Games in flight while the fleet restarts.
@@ -33,9 +35,6 @@ const KINDS: &[(&str, (u64, u64))] = &[
 
 /// How long the whole fleet may take to finish every game after the last restart.
 const FINISH_WITHIN: Duration = Duration::from_secs(240);
-
-/// Longer than any move takes: no stored thinking time reaches it.
-const LONGEST_THOUGHT: Duration = Duration::from_secs(10);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[serial(whole_machine)]
@@ -90,10 +89,10 @@ async fn a_rolling_restart_of_the_fleet_ends_no_game() {
         })
         .collect();
 
-    // Each node in turn, once every game is on and has had a moment to get going:
-    // stopped gracefully, and started again on its own folder.
+    // Each node in turn, once every game is on and under way: stopped gracefully, and
+    // started again on its own folder.
     all_started(&seen, clients, Duration::from_secs(60)).await;
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    all_under_way(&seen, GAMES, Duration::from_secs(120)).await;
     for index in 0..nodes.len() {
         let others: Vec<String> = live(&nodes)
             .into_iter()
@@ -103,7 +102,8 @@ async fn a_rolling_restart_of_the_fleet_ends_no_game() {
             .collect();
         addresses_tx.send_replace(others);
         nodes[index].signal(libc::SIGTERM);
-        let stopped = nodes[index].exited_within(Duration::from_secs(20));
+        // A deadline only for a node that never stops: SIGTERM ends it cleanly.
+        let stopped = nodes[index].exited_within(Duration::from_secs(120));
         assert!(
             stopped.is_some_and(|status| status.success()),
             "{stopped:?}"
@@ -111,6 +111,8 @@ async fn a_rolling_restart_of_the_fleet_ends_no_game() {
         eprintln!("rolling restart: node {index} stopped");
         nodes[index] = fleet.start_node(dirs[index].path());
         addresses_tx.send_replace(live(&nodes));
+        // Not a wait for anything: an operator's pause between one node and the next,
+        // part of the scenario. Whenever the next node stops, its rooms must go on.
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
 
@@ -128,7 +130,7 @@ async fn a_rolling_restart_of_the_fleet_ends_no_game() {
         );
         let saw: BTreeMap<u64, String> = seen.moves.get(game_id).cloned().unwrap_or_default();
         moves += saw.len();
-        check_stored_game(&game, &saw, LONGEST_THOUGHT);
+        check_stored_game(&game, &saw, &[]);
     }
     eprintln!(
         "rolling restart: {} games, {} states and {moves} moves seen",

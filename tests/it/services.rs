@@ -3,11 +3,13 @@
 //! relay to it that a test can cut, and a key prefix of each test's own in the Redis
 //! `PARLOR_TEST_REDIS_URL` names.
 //!
-//! Without the variable a test that needs it says so loudly and is skipped; under CI
-//! (`CI` set, as `.ci/run` sets it along with the variable) it fails instead
-//! (`parlor::scratch_schema`).
+//! Without the variable a test that needs it says so and is skipped, and the skip is
+//! counted in the line the test binary prints as it exits; under CI (`CI` set, as
+//! `.ci/run` sets it along with the variable) it fails instead
+//! (`parlor::test_services`).
 
 use parlor::scratch_schema::ScratchSchema;
+use parlor::test_services::{self, TestService};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -17,7 +19,8 @@ pub(crate) struct PostgresSchema {
 }
 
 impl PostgresSchema {
-    /// A new empty schema, or `None` (said loudly) when no test database is named.
+    /// A new empty schema, or `None` (the skip said and counted) when no test database
+    /// is named.
     pub(crate) async fn new(test: &str) -> Option<PostgresSchema> {
         let schema = ScratchSchema::for_test(test, "parlor_it").await?;
         Some(PostgresSchema { schema })
@@ -47,9 +50,6 @@ impl PostgresSchema {
     }
 }
 
-/// The variable that names the Redis tests may use (`.ci/run` always sets it).
-const REDIS_VARIABLE: &str = "PARLOR_TEST_REDIS_URL";
-
 /// A key prefix of the test's own in the Redis `PARLOR_TEST_REDIS_URL` names; its keys
 /// are deleted when the test ends.
 pub(crate) struct RedisPrefix {
@@ -60,19 +60,10 @@ pub(crate) struct RedisPrefix {
 }
 
 impl RedisPrefix {
-    /// A new prefix, or `None` (said loudly) when no test Redis is named outside CI.
+    /// A new prefix, or `None` (the skip said and counted) when no test Redis is named
+    /// outside CI.
     pub(crate) async fn new(test: &str) -> Option<RedisPrefix> {
-        let Ok(url) = std::env::var(REDIS_VARIABLE) else {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{REDIS_VARIABLE} is unset under CI: {test} must run"
-            );
-            eprintln!(
-                "SKIPPED: {test} needs Redis; set {REDIS_VARIABLE} \
-                 (e.g. redis://127.0.0.1:6379) to run it"
-            );
-            return None;
-        };
+        let url = test_services::url(test, TestService::Redis)?;
         let prefix = format!("parlor-it-{:016x}", rand::random::<u64>());
         Some(RedisPrefix { url, prefix })
     }

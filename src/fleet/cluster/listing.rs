@@ -147,17 +147,15 @@ impl Cluster {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use futures_util::StreamExt;
 
     use super::*;
-    use crate::fleet::cluster::tests::{node, prefix};
+    use crate::fleet::cluster::tests::{SHORT_LEASE_MS, fleet, renew_until_lapsed};
 
     #[tokio::test]
     async fn a_node_reads_what_others_list_and_hears_their_news_until_a_listing_lapses() {
-        let prefix = prefix();
-        let (Some(a), Some(b)) = (node(&prefix).await, node(&prefix).await) else {
+        let test = "a_node_reads_what_others_list_and_hears_their_news_until_a_listing_lapses";
+        let Some([a, b]) = fleet(test, SHORT_LEASE_MS).await else {
             return;
         };
         let mut news = b.follow_listings().await.expect("follow");
@@ -186,12 +184,20 @@ mod tests {
             a.listings().await.expect("listings").is_empty(),
             "a node does not read its own"
         );
-        // The lease is 1 s: a node that stops writing lists nothing after it.
-        tokio::time::sleep(Duration::from_millis(1_200)).await;
-        assert_eq!(
-            b.listings().await.expect("listings"),
-            [(a.node().clone(), Vec::new())]
-        );
+        // A node that stops writing lists nothing once a lease has passed; it is still
+        // named among the listers.
+        let lapsed = renew_until_lapsed(
+            async || {},
+            async || {
+                let listings = b.listings().await.expect("listings");
+                listings
+                    .iter()
+                    .all(|(_, rooms)| rooms.is_empty())
+                    .then_some(listings)
+            },
+        )
+        .await;
+        assert_eq!(lapsed, [(a.node().clone(), Vec::new())]);
         a.withdraw_listing("gone").await.expect("withdraw");
         assert_eq!(news.next().await.as_deref(), Some("gone"));
         assert!(b.listings().await.expect("listings").is_empty());
