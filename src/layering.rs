@@ -27,11 +27,6 @@ const ONLY: &[(&str, &[&str])] = &[
     ("config", &[]),
     // The wire's vocabulary stands alone (the rooms' views it sends are `parlor_room`'s).
     ("protocol", &[]),
-    // A test database's scratch schema needs nothing of the server but the variable
-    // that names the database.
-    ("scratch_schema", &["test_services"]),
-    // The services tests need are named by the environment alone.
-    ("test_services", &[]),
 ];
 
 /// Each module and the modules of this crate it must never import.

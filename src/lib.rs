@@ -24,9 +24,7 @@ mod room;
 #[cfg(test)]
 mod rules_as_json;
 mod run;
-pub mod scratch_schema;
 mod store;
-pub mod test_services;
 mod thinkers;
 mod ws;
 

@@ -346,7 +346,7 @@ pub(crate) mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
-    use crate::test_services::{self, TestService};
+    use parlor_testkit::test_services::{self, TestService};
 
     /// A lease no test outlives: where a test is not about leases lapsing, none lapses
     /// however slow the machine is.

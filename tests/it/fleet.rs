@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use parlor::test_services::{self, TestService};
+use parlor_testkit::test_services::{self, TestService};
 
 use crate::common::Client;
 use crate::process::ParlorProcess;

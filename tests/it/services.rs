@@ -6,10 +6,10 @@
 //! Without the variable a test that needs it says so and is skipped, and the skip is
 //! counted in the line the test binary prints as it exits; under CI (`CI` set, as
 //! `.ci/run` sets it along with the variable) it fails instead
-//! (`parlor::test_services`).
+//! (`parlor_testkit::test_services`).
 
-use parlor::scratch_schema::ScratchSchema;
-use parlor::test_services::{self, TestService};
+use parlor_testkit::scratch_schema::ScratchSchema;
+use parlor_testkit::test_services::{self, TestService};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 

@@ -2,7 +2,7 @@
 //! and the group commit's figures (commits, moves per commit, commit time) read from the
 //! server's `/metrics` before and after the load.
 
-use parlor::scratch_schema::ScratchSchema;
+use parlor_testkit::scratch_schema::ScratchSchema;
 use serde::Serialize;
 
 use crate::error::BenchError;

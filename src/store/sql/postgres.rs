@@ -182,9 +182,9 @@ mod test_db {
     use sqlx::postgres::PgConnectOptions;
 
     use super::SqlStore;
-    use crate::scratch_schema::ScratchSchema;
     use crate::store::StoreError;
     use crate::store::sql::BatchStats;
+    use parlor_testkit::scratch_schema::ScratchSchema;
 
     /// One test's own schema.
     pub(crate) struct TestDb {

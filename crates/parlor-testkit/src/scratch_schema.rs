@@ -37,7 +37,7 @@ impl ScratchSchema {
 
     /// A schema for `test` in the database [`TEST_DATABASE_VARIABLE`] names, or `None`
     /// when the variable is unset: the skip is said on stderr and counted for the report
-    /// at the end of the run ([`crate::test_services`]).
+    /// at the end of the run ([`parlor_testkit::test_services`]).
     ///
     /// # Panics
     ///
