@@ -1,17 +1,20 @@
-//! The session loop: one task per socket that reads frames, holds the connection to its
-//! message budget and `hello` deadline, hands each message to [`dispatch`](super::dispatch),
-//! and writes everything outbound (replies, room frames, lobby updates, pings) through
-//! its [`Writer`], whose every write is bounded in time.
+//! The session loop: one task per socket, in mini-redis's shape (the next event, what it
+//! does, until one ends the session). It reads frames, holds the connection to its
+//! message budget and `hello` deadline, hands each message to
+//! [`dispatch`](super::dispatch), and writes everything outbound (replies, room frames,
+//! lobby updates, pings) through its [`Writer`], whose every write is bounded in time.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
 use serde_json::Value;
 use tokio::sync::mpsc;
-use tokio::time::{Instant, interval, sleep_until};
+use tokio::time::{Instant, Interval, Sleep, interval, sleep_until};
+use tokio_util::sync::WaitForCancellationFutureOwned;
 use tracing::{debug, info};
 
 use super::frames::Breach;
@@ -94,209 +97,387 @@ impl End {
     }
 }
 
-/// Writes `$frame` (or, with `all`, several text frames), or ends the session loop if
-/// it cannot.
-macro_rules! write_or_end {
-    ($writer:expr, $frame:expr) => {
-        if let Err(error) = $writer.send($frame).await {
-            break End::unwritten(error);
-        }
-    };
-    (all $writer:expr, $frames:expr) => {
-        if let Err(error) = $writer.send_all($frames).await {
-            break End::unwritten(error);
-        }
-    };
+/// What a session waits for: whichever comes first.
+enum Event {
+    /// The server is shutting down.
+    Shutdown,
+    /// A room the connection is in moved to another node of the fleet.
+    RoomMoved,
+    /// A room found the connection too slow to keep up.
+    Kicked,
+    /// The connection did not say hello in time.
+    HelloOverdue,
+    /// A frame from the client (`None`: the client has gone).
+    Received(Option<Result<AggregatedMessage, actix_ws::ProtocolError>>),
+    /// News of the rooms the connection follows in the lobby.
+    Lobby(LobbyEvent),
+    /// A frame a room queued for the connection.
+    Queued(Frame),
+    /// The connection may have been silent too long.
+    Silence,
+    /// Time to ping the client.
+    PingDue,
 }
 
-/// Runs a connection until it closes, then tells its rooms and lets go of its socket.
+/// Whether a session goes on after an event.
+enum Flow {
+    Continue,
+    End(End),
+}
+
+/// A running session: the connection, its socket's two halves, its outbox, and what it
+/// waits on. The waits that every turn of the loop takes part in are made once, not once
+/// per frame: making and dropping them registered and struck off a waiter or a timer
+/// each time.
+struct Running {
+    connection: Connection,
+    stream: AggregatedMessageStream,
+    writer: Writer,
+    socket: Option<SocketHandle>,
+    permit: ConnectionPermit,
+    queued: mpsc::Receiver<Frame>,
+    messages: Budget,
+    close_after_refusals: u32,
+    /// Refusals in a row for going over the message budget.
+    refusals: u32,
+    timeout: Duration,
+    heartbeat_timeout: Duration,
+    hello_within: Duration,
+    write_timeout: Duration,
+    last_heard: Instant,
+    ping: Interval,
+    shutting_down: Pin<Box<WaitForCancellationFutureOwned>>,
+    room_moved: Pin<Box<WaitForCancellationFutureOwned>>,
+    kicked: Pin<Box<WaitForCancellationFutureOwned>>,
+    hello_due: Pin<Box<Sleep>>,
+    /// Set for when the connection would have been silent too long if nothing came
+    /// since it was last set; moved on when it fires early (rather than at every frame).
+    silence: Pin<Box<Sleep>>,
+}
+
+/// Runs a connection until it closes, then tells its rooms and lets go of its socket:
+/// the next event, what it does, until one ends the session.
 ///
 /// `opened` comes boxed: an `async fn` keeps its arguments beside the locals it moves
 /// them into, so every idle connection's future would otherwise hold them twice.
 pub(crate) async fn run(opened: Box<Opened>) {
-    let Opened {
-        app,
-        session,
-        mut stream,
-        socket,
-        address,
-        permit,
-    } = *opened;
-    let conn = new_conn_id();
-    let (outbox, mut queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
-    let shutdown = app.shutdown.clone();
-    let server = &app.config.server;
-    let ping_every = Duration::from_secs(server.ping_interval_secs);
-    let mut timeout = Duration::from_secs(server.client_timeout_secs);
-    let heartbeat_timeout = Duration::from_secs(server.heartbeat_timeout_secs);
-    let hello_within = Duration::from_secs(server.hello_timeout_secs);
-    let write_timeout = Duration::from_secs(server.write_timeout_secs);
-    let mut writer = Writer::new(session, socket.clone(), write_timeout);
-    let budgets = app.limits.connection_budgets();
-    let close_after_refusals = app.limits.close_after_refusals();
-    let mut connection = Connection {
-        conn,
-        app: app.clone(),
-        identity: None,
-        rooms: HashMap::new(),
-        subscriber: Subscriber::new(conn, outbox),
-        lobby: None,
-        address,
-        room_budget: budgets.rooms,
-        chat_budget: budgets.chat,
-        on_heartbeat: false,
-    };
-    let kick = connection.subscriber.kick.clone();
-    let moved = connection.subscriber.moved.clone();
-    if let Some(relay) = &app.relay {
-        relay.register(connection.subscriber.clone());
-    }
-    let metrics = app.metrics.clone();
-    metrics.connections_open.inc();
-    info!(conn, %address, "connection opened");
-    let mut ping = interval(ping_every);
-    let mut last_heard = Instant::now();
-    let hello_by = last_heard + hello_within;
-    let mut refusals = 0u32;
-    // The futures every turn of the loop waits on are made once, not once per frame:
-    // making and dropping them registered and struck off a waiter or a timer each time.
-    let shutting_down = shutdown.cancelled();
-    let room_moved = moved.cancelled();
-    let kicked = kick.cancelled();
-    let hello_due = sleep_until(hello_by);
-    // Set for when the connection would have been silent too long if nothing came
-    // since it was last set; moved on when it fires early (rather than at every frame).
-    let silence = sleep_until(last_heard + timeout);
-    tokio::pin!(shutting_down, room_moved, kicked, hello_due, silence);
+    let mut running = Running::open(*opened);
     let end = loop {
+        let event = running.next_event().await;
+        if let Flow::End(end) = running.handle(event).await {
+            break end;
+        }
+    };
+    running.close(end).await;
+}
+
+impl Running {
+    /// The session of a connection just upgraded.
+    fn open(opened: Opened) -> Running {
+        let Opened {
+            app,
+            session,
+            stream,
+            socket,
+            address,
+            permit,
+        } = opened;
+        let conn = new_conn_id();
+        let (outbox, queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
+        let server = &app.config.server;
+        let hello_within = Duration::from_secs(server.hello_timeout_secs);
+        let timeout = Duration::from_secs(server.client_timeout_secs);
+        let write_timeout = Duration::from_secs(server.write_timeout_secs);
+        let budgets = app.limits.connection_budgets();
+        let connection = Connection {
+            conn,
+            app: app.clone(),
+            identity: None,
+            rooms: HashMap::new(),
+            subscriber: Subscriber::new(conn, outbox),
+            lobby: None,
+            address,
+            room_budget: budgets.rooms,
+            chat_budget: budgets.chat,
+            on_heartbeat: false,
+        };
+        if let Some(relay) = &app.relay {
+            relay.register(connection.subscriber.clone());
+        }
+        app.metrics.connections_open.inc();
+        info!(conn, %address, "connection opened");
+        let last_heard = Instant::now();
+        let subscriber = &connection.subscriber;
+        Running {
+            shutting_down: Box::pin(app.shutdown.clone().cancelled_owned()),
+            room_moved: Box::pin(subscriber.moved.clone().cancelled_owned()),
+            kicked: Box::pin(subscriber.kick.clone().cancelled_owned()),
+            hello_due: Box::pin(sleep_until(last_heard + hello_within)),
+            silence: Box::pin(sleep_until(last_heard + timeout)),
+            ping: interval(Duration::from_secs(server.ping_interval_secs)),
+            writer: Writer::new(session, socket.clone(), write_timeout),
+            close_after_refusals: app.limits.close_after_refusals(),
+            heartbeat_timeout: Duration::from_secs(server.heartbeat_timeout_secs),
+            messages: budgets.messages,
+            refusals: 0,
+            connection,
+            stream,
+            socket,
+            permit,
+            queued,
+            timeout,
+            hello_within,
+            write_timeout,
+            last_heard,
+        }
+    }
+
+    /// Waits for the next thing the session must act on.
+    async fn next_event(&mut self) -> Event {
+        let awaiting_hello = self.connection.identity.is_none() && !self.hello_within.is_zero();
+        let following_lobby = self.connection.lobby.is_some();
         tokio::select! {
-            () = &mut shutting_down => {
-                let (notice, code, reason) = shutdown_notice(server);
-                write_or_end!(writer, Outbound::Text(encode(&notice)));
-                break End::close(code, Some(reason.into()), "server shutdown");
+            () = &mut self.shutting_down => Event::Shutdown,
+            () = &mut self.room_moved => Event::RoomMoved,
+            () = &mut self.kicked => Event::Kicked,
+            () = &mut self.hello_due, if awaiting_hello => Event::HelloOverdue,
+            frame = self.stream.recv() => Event::Received(frame),
+            event = next_lobby_event(self.connection.lobby.as_mut()), if following_lobby => {
+                Event::Lobby(event)
             }
-            () = &mut room_moved => {
-                let (notice, code, reason) = moved_notice(server);
-                write_or_end!(writer, Outbound::Text(encode(&notice)));
-                break End::close(code, Some(reason.into()), "a room moved to another node");
+            Some(frame) = self.queued.recv() => Event::Queued(frame),
+            () = &mut self.silence => Event::Silence,
+            _ = self.ping.tick() => Event::PingDue,
+        }
+    }
+
+    /// Does what `event` calls for.
+    async fn handle(&mut self, event: Event) -> Flow {
+        match event {
+            Event::Shutdown => {
+                let (notice, code, reason) = shutdown_notice(&self.connection.app.config.server);
+                self.write_then_close(notice, code, reason, "server shutdown")
+                    .await
             }
-            () = &mut kicked => {
-                break End::close(CloseCode::Again, Some("too slow to keep up; reconnect".into()), "too slow to keep up");
+            Event::RoomMoved => {
+                let (notice, code, reason) = moved_notice(&self.connection.app.config.server);
+                self.write_then_close(notice, code, reason, "a room moved to another node")
+                    .await
             }
-            () = &mut hello_due, if connection.identity.is_none() && !hello_within.is_zero() => {
-                let reason = format!("say hello within {} seconds of connecting", hello_within.as_secs());
-                break End::close(CloseCode::Policy, Some(reason), "no hello in time");
+            Event::Kicked => Flow::End(End::close(
+                CloseCode::Again,
+                Some("too slow to keep up; reconnect".into()),
+                "too slow to keep up",
+            )),
+            Event::HelloOverdue => {
+                let reason = format!(
+                    "say hello within {} seconds of connecting",
+                    self.hello_within.as_secs()
+                );
+                Flow::End(End::close(
+                    CloseCode::Policy,
+                    Some(reason),
+                    "no hello in time",
+                ))
             }
-            frame = stream.recv() => {
-                // On a heartbeat only messages show the client is there: a WebSocket
-                // pong may come from a browser whose page is frozen.
-                let from_the_client = !connection.on_heartbeat
-                    || matches!(frame, Some(Ok(AggregatedMessage::Text(_) | AggregatedMessage::Binary(_))));
-                if from_the_client {
-                    last_heard = Instant::now();
-                }
-                match frame {
-                    None => break End::Gone("closed by peer"),
-                    Some(Err(error)) => {
-                        let breach = Breach::of(&error);
-                        debug!(conn, %error, ?breach, "websocket protocol error");
-                        let (description, why) = match breach {
-                            Breach::TooLarge => (Some(format!("frames are limited to {MAX_FRAME_BYTES} bytes")), "frame too large"),
-                            Breach::NotUtf8 => (Some("text frames must be UTF-8".to_owned()), "text not UTF-8"),
-                            Breach::Protocol => (None, "protocol error"),
-                        };
-                        break End::close(breach.close_code(), description, why);
-                    }
-                    // The guard takes the frame's token from the budget: every text or
-                    // binary frame is counted once, here; pings and pongs never are.
-                    Some(Ok(message @ (AggregatedMessage::Text(_) | AggregatedMessage::Binary(_)))) if !budgets.messages.allow() => {
-                        refusals += 1;
-                        let text = match &message {
-                            AggregatedMessage::Text(text) => text.as_ref(),
-                            _ => "",
-                        };
-                        write_or_end!(writer, Outbound::Text(connection.refuse(text)));
-                        if close_after_refusals != 0 && refusals >= close_after_refusals {
-                            break End::close(CloseCode::Policy, Some("too many messages; slow down".into()), "over its message budget");
-                        }
-                    }
-                    Some(Ok(AggregatedMessage::Text(text))) => {
-                        refusals = 0;
-                        let received = std::time::Instant::now();
-                        // Boxed: handling a request holds far more state than waiting
-                        // for one, and an idle connection should not carry it.
-                        let replies = Box::pin(connection.on_text(&text, received)).await;
-                        if connection.on_heartbeat && timeout > heartbeat_timeout {
-                            timeout = heartbeat_timeout;
-                            silence.as_mut().reset(last_heard + timeout);
-                        }
-                        write_or_end!(all writer, replies);
-                    }
-                    Some(Ok(AggregatedMessage::Binary(_))) => {
-                        refusals = 0;
-                        let reply = ServerMsg::error(ClientError::new(ErrorCode::BadMessage, "Send messages as JSON text frames, not binary frames."), None);
-                        write_or_end!(writer, Outbound::Text(encode(&reply)));
-                    }
-                    Some(Ok(AggregatedMessage::Ping(bytes))) => write_or_end!(writer, Outbound::Pong(bytes)),
-                    Some(Ok(AggregatedMessage::Pong(_))) => {}
-                    Some(Ok(AggregatedMessage::Close(reason))) => {
-                        break End::Close { reason, why: "closed by peer" };
-                    }
-                }
-            }
-            event = next_lobby_event(connection.lobby.as_mut()), if connection.lobby.is_some() => {
+            Event::Received(frame) => self.received(frame).await,
+            Event::Lobby(event) => {
                 let frames = match event {
                     LobbyEvent::Updates(frames) => frames,
-                    LobbyEvent::Behind => vec![encode(&connection.lobby_snapshot(None))],
+                    LobbyEvent::Behind => vec![encode(&self.connection.lobby_snapshot(None))],
                 };
-                write_or_end!(all writer, frames);
+                self.write_all(frames).await
             }
-            Some(frame) = queued.recv() => {
-                write_or_end!(writer, Outbound::Text(Frame::unwrap_or_clone(frame)));
+            Event::Queued(frame) => {
+                self.write(Outbound::Text(Frame::unwrap_or_clone(frame)))
+                    .await
             }
-            () = &mut silence => {
-                let quiet_until = last_heard + timeout;
+            Event::Silence => {
+                let quiet_until = self.last_heard + self.timeout;
                 if quiet_until > Instant::now() {
-                    silence.as_mut().reset(quiet_until);
-                    continue;
+                    self.silence.as_mut().reset(quiet_until);
+                    return Flow::Continue;
                 }
-                let reason = if connection.on_heartbeat { "no ping for too long" } else { "no messages or pongs for too long" };
-                break End::close(CloseCode::Normal, Some(reason.into()), "timed out");
+                let reason = if self.connection.on_heartbeat {
+                    "no ping for too long"
+                } else {
+                    "no messages or pongs for too long"
+                };
+                Flow::End(End::close(
+                    CloseCode::Normal,
+                    Some(reason.into()),
+                    "timed out",
+                ))
             }
-            _ = ping.tick() => write_or_end!(writer, Outbound::Ping),
-        }
-    };
-    for room in connection.rooms.values() {
-        room.disconnect(conn).await;
-    }
-    if let Some(relay) = &app.relay {
-        relay.unregister(conn);
-    }
-    // A client that stopped reading is found by a room whose queue for it filled (the
-    // room counts it as it kicks) or by a stalled write (counted here): once either way.
-    if writer.stalled() {
-        connection.subscriber.count_drop(&metrics);
-    }
-    let (why, flushed) = match end {
-        End::Close { reason, why } => (why, writer.close(reason).await),
-        End::Gone(why) => (why, !writer.stalled()),
-        End::Stalled(why) => (why, false),
-    };
-    // Without the stream, actix closes the connection once it has sent what it holds;
-    // a client that does not take it within the write timeout is reset.
-    drop(stream);
-    if let Some(socket) = socket {
-        let closed = flushed
-            && tokio::time::timeout(write_timeout, socket.closed())
-                .await
-                .is_ok();
-        if !closed {
-            socket.reset();
+            Event::PingDue => self.write(Outbound::Ping).await,
         }
     }
-    drop(permit);
-    metrics.connections_open.dec();
-    info!(conn, reason = why, "connection closed");
+
+    /// Handles a frame from the client.
+    async fn received(
+        &mut self,
+        frame: Option<Result<AggregatedMessage, actix_ws::ProtocolError>>,
+    ) -> Flow {
+        // On a heartbeat only messages show the client is there: a WebSocket pong may
+        // come from a browser whose page is frozen.
+        let from_the_client = !self.connection.on_heartbeat
+            || matches!(
+                frame,
+                Some(Ok(AggregatedMessage::Text(_) | AggregatedMessage::Binary(_)))
+            );
+        if from_the_client {
+            self.last_heard = Instant::now();
+        }
+        let message = match frame {
+            None => return Flow::End(End::Gone("closed by peer")),
+            Some(Err(error)) => {
+                let breach = Breach::of(&error);
+                debug!(conn = self.connection.conn, %error, ?breach, "websocket protocol error");
+                let (description, why) = match breach {
+                    Breach::TooLarge => (
+                        Some(format!("frames are limited to {MAX_FRAME_BYTES} bytes")),
+                        "frame too large",
+                    ),
+                    Breach::NotUtf8 => (
+                        Some("text frames must be UTF-8".to_owned()),
+                        "text not UTF-8",
+                    ),
+                    Breach::Protocol => (None, "protocol error"),
+                };
+                return Flow::End(End::close(breach.close_code(), description, why));
+            }
+            Some(Ok(message)) => message,
+        };
+        match message {
+            // Every text or binary frame is counted once, here, against the budget;
+            // pings and pongs never are.
+            AggregatedMessage::Text(_) | AggregatedMessage::Binary(_) if !self.messages.allow() => {
+                self.refusals += 1;
+                let text = match &message {
+                    AggregatedMessage::Text(text) => text.as_ref(),
+                    _ => "",
+                };
+                let refusal = self.connection.refuse(text);
+                if let Flow::End(end) = self.write(Outbound::Text(refusal)).await {
+                    return Flow::End(end);
+                }
+                if self.close_after_refusals != 0 && self.refusals >= self.close_after_refusals {
+                    return Flow::End(End::close(
+                        CloseCode::Policy,
+                        Some("too many messages; slow down".into()),
+                        "over its message budget",
+                    ));
+                }
+                Flow::Continue
+            }
+            AggregatedMessage::Text(text) => {
+                self.refusals = 0;
+                let received = std::time::Instant::now();
+                // Boxed: handling a request holds far more state than waiting for one,
+                // and an idle connection should not carry it.
+                let replies = Box::pin(self.connection.on_text(&text, received)).await;
+                if self.connection.on_heartbeat && self.timeout > self.heartbeat_timeout {
+                    self.timeout = self.heartbeat_timeout;
+                    self.silence.as_mut().reset(self.last_heard + self.timeout);
+                }
+                self.write_all(replies).await
+            }
+            AggregatedMessage::Binary(_) => {
+                self.refusals = 0;
+                let reply = ServerMsg::error(
+                    ClientError::new(
+                        ErrorCode::BadMessage,
+                        "Send messages as JSON text frames, not binary frames.",
+                    ),
+                    None,
+                );
+                self.write(Outbound::Text(encode(&reply))).await
+            }
+            AggregatedMessage::Ping(bytes) => self.write(Outbound::Pong(bytes)).await,
+            AggregatedMessage::Pong(_) => Flow::Continue,
+            AggregatedMessage::Close(reason) => Flow::End(End::Close {
+                reason,
+                why: "closed by peer",
+            }),
+        }
+    }
+
+    /// Writes `outbound`, or ends the session if it cannot.
+    async fn write(&mut self, outbound: Outbound) -> Flow {
+        match self.writer.send(outbound).await {
+            Ok(()) => Flow::Continue,
+            Err(error) => Flow::End(End::unwritten(error)),
+        }
+    }
+
+    /// Writes several text frames, or ends the session if it cannot.
+    async fn write_all(&mut self, frames: Vec<bytestring::ByteString>) -> Flow {
+        match self.writer.send_all(frames).await {
+            Ok(()) => Flow::Continue,
+            Err(error) => Flow::End(End::unwritten(error)),
+        }
+    }
+
+    /// Writes `notice`, then ends the session with the close `code` and `reason`.
+    async fn write_then_close(
+        &mut self,
+        notice: ServerMsg,
+        code: CloseCode,
+        reason: &'static str,
+        why: &'static str,
+    ) -> Flow {
+        match self.write(Outbound::Text(encode(&notice))).await {
+            Flow::Continue => Flow::End(End::close(code, Some(reason.into()), why)),
+            ended => ended,
+        }
+    }
+
+    /// Ends the session as `end` says: tells the rooms the connection was in, closes or
+    /// resets the socket, and lets go of its place in its address's count.
+    async fn close(self, end: End) {
+        let Running {
+            connection,
+            stream,
+            writer,
+            socket,
+            permit,
+            write_timeout,
+            ..
+        } = self;
+        let (conn, app) = (connection.conn, &connection.app);
+        for room in connection.rooms.values() {
+            room.disconnect(conn).await;
+        }
+        if let Some(relay) = &app.relay {
+            relay.unregister(conn);
+        }
+        // A client that stopped reading is found by a room whose queue for it filled
+        // (the room counts it as it kicks) or by a stalled write (counted here): once
+        // either way.
+        if writer.stalled() {
+            connection.subscriber.count_drop(&app.metrics);
+        }
+        let (why, flushed) = match end {
+            End::Close { reason, why } => (why, writer.close(reason).await),
+            End::Gone(why) => (why, !writer.stalled()),
+            End::Stalled(why) => (why, false),
+        };
+        // Without the stream, actix closes the connection once it has sent what it
+        // holds; a client that does not take it within the write timeout is reset.
+        drop(stream);
+        if let Some(socket) = socket {
+            let closed = flushed
+                && tokio::time::timeout(write_timeout, socket.closed())
+                    .await
+                    .is_ok();
+            if !closed {
+                socket.reset();
+            }
+        }
+        drop(permit);
+        app.metrics.connections_open.dec();
+        info!(conn, reason = why, "connection closed");
+    }
 }
 
 impl Connection {
