@@ -107,14 +107,14 @@ pub(super) async fn game_pgn(
     id: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let game = finished_game(&state, &id, GameKind::Chess, "PGN").await?;
-    let name = |seat: usize| seat_name(&game, seat);
+    let name = |seat: Seat| seat_name(&game, seat);
     let tags = PgnTags {
         event: "Parlor game".to_owned(),
         site: "Parlor".to_owned(),
         date: pgn_date(game.started_at_ms),
         round: "-".to_owned(),
-        white: name(0),
-        black: name(1),
+        white: name(Seat::First),
+        black: name(Seat::Second),
         result: match game.winner {
             Some(Seat::First) => "1-0",
             Some(Seat::Second) => "0-1",
@@ -154,8 +154,8 @@ pub(super) async fn game_pdn(
         site: "Parlor".to_owned(),
         date: pgn_date(game.started_at_ms),
         round: "-".to_owned(),
-        black: seat_name(&game, 0),
-        white: seat_name(&game, 1),
+        black: seat_name(&game, Seat::First),
+        white: seat_name(&game, Seat::Second),
         winner: game.winner,
     };
     let start = game.options.get("start").and_then(|start| start.as_str());
@@ -195,9 +195,9 @@ async fn finished_game(
 }
 
 /// The name stored for a seat, `?` if missing.
-fn seat_name(game: &StoredGame, seat: usize) -> String {
+fn seat_name(game: &StoredGame, seat: Seat) -> String {
     game.seats
-        .get(seat)
+        .get(seat.index())
         .map_or_else(|| "?".to_owned(), |s| s.name.clone())
 }
 

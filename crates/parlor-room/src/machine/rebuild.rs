@@ -20,10 +20,10 @@ pub enum RebuildError {
     #[error("a game has two seats, not {0}")]
     Seats(usize),
     /// A human seat has no player.
-    #[error("seat {seat} cannot be seated again: {why}")]
+    #[error("seat {} cannot be seated again: {why}", seat.index())]
     Seat {
-        /// The seat's index.
-        seat: usize,
+        /// The seat.
+        seat: Seat,
         /// What is wrong with it.
         why: String,
     },
@@ -105,7 +105,10 @@ impl RoomState {
         let [first, second] = records.seats else {
             return Err(RebuildError::Seats(records.seats.len()));
         };
-        let seats = [seated(0, first, live.at)?, seated(1, second, live.at)?];
+        let seats = [
+            seated(Seat::First, first, live.at)?,
+            seated(Seat::Second, second, live.at)?,
+        ];
         let game = catalog::new_game(records.kind, &records.rules, options.start.as_deref())?;
         let mut room = RoomState::new(id, game, [SeatSpec::Open; 2], options, settings, live);
         room.rules = records.rules.clone();
@@ -159,7 +162,7 @@ impl RoomState {
 }
 
 /// A stored seat as the room holds it again: its person away until they come back.
-fn seated(seat: usize, stored: &StoredSeat, now: Instant) -> Result<SeatState, RebuildError> {
+fn seated(seat: Seat, stored: &StoredSeat, now: Instant) -> Result<SeatState, RebuildError> {
     let why = |why: String| RebuildError::Seat { seat, why };
     match stored.kind {
         SeatKind::Open => Ok(SeatState::Open),
