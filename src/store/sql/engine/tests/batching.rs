@@ -1,0 +1,202 @@
+//! Group commit: moves and game starts queued together share one transaction, a
+//! bad one fails alone, and a batch with endings commits them together.
+
+use super::*;
+
+#[tokio::test]
+async fn moves_queued_together_commit_in_one_batch_and_a_bad_one_fails_alone() {
+    let Some(db) = test_db().await else { return };
+    let (store, stats) = open_with_alice(&db).await;
+    let games: Vec<String> = (0..40).map(|n| format!("g{n}")).collect();
+    for game in &games {
+        store
+            .create_game(&new_game(game, "p1", "Alice", 0), Fence::SINGLE)
+            .await
+            .expect("game");
+    }
+    // The games' starts went through the writer too.
+    let (batches, commits) = (
+        stats.moves.get_sample_count(),
+        stats.commit_seconds.get_sample_count(),
+    );
+    // The first move of 40 games, plus a second "first move" of g0 that the primary
+    // key refuses, all queued before the writer forms a batch.
+    let mut moves: Vec<MoveRecord> = games.iter().map(|g| mv(g, 1, "4", 10)).collect();
+    moves.push(mv("g0", 1, "0", 11));
+    let results = queued_together(
+        &store,
+        futures_util::future::join_all(
+            moves
+                .iter()
+                .map(|m| store.append_move(m, None, Fence::SINGLE)),
+        ),
+    )
+    .await;
+    assert!(results[..40].iter().all(Result::is_ok), "{results:?}");
+    assert!(
+        matches!(
+            results[40],
+            Err(StoreError::Database(_) | StoreError::Sqlite(_))
+        ),
+        "{results:?}"
+    );
+    assert_eq!(stats.moves.get_sample_count(), batches + 1, "one batch");
+    assert_eq!(stats.moves.get_sample_sum(), 41.0);
+    assert_eq!(
+        stats.commit_seconds.get_sample_count(),
+        commits,
+        "refused as a whole"
+    );
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM moves").await, 40);
+    assert_eq!(
+        count(
+            &store,
+            "SELECT COUNT(*) FROM moves WHERE game_id = 'g0' AND notation = '4'"
+        )
+        .await,
+        1
+    );
+    store.close().await;
+    let after = store
+        .append_move(&mv("g1", 2, "0", 12), None, Fence::SINGLE)
+        .await;
+    assert!(matches!(after, Err(StoreError::Closed)), "{after:?}");
+}
+
+#[tokio::test]
+async fn games_started_together_share_a_batch_and_a_duplicate_fails_alone() {
+    let Some(db) = test_db().await else { return };
+    let (store, stats) = open_with_alice(&db).await;
+    let commits = stats.commit_seconds.get_sample_count();
+    // Queued before the writer forms a batch: g1, g2, and g1 again.
+    let games = ["g1", "g2", "g1"].map(|id| new_game(id, "p1", "Alice", 0));
+    let results = queued_together(
+        &store,
+        futures_util::future::join_all(games.iter().map(|g| store.create_game(g, Fence::SINGLE))),
+    )
+    .await;
+    assert!(results[0].is_ok() && results[1].is_ok(), "{results:?}");
+    assert!(
+        matches!(
+            results[2],
+            Err(StoreError::Database(_) | StoreError::Sqlite(_))
+        ),
+        "{results:?}"
+    );
+    assert_eq!(
+        stats.commit_seconds.get_sample_count(),
+        commits,
+        "refused as a whole, then written one by one"
+    );
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM games").await, 2);
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM game_seats").await, 4);
+    let g2 = store
+        .game(&"g2".into())
+        .await
+        .expect("read")
+        .expect("stored");
+    assert_eq!(g2.seats.len(), 2);
+
+    let (g3, g4) = (
+        new_game("g3", "p1", "Alice", 5),
+        new_game("g4", "p1", "Alice", 6),
+    );
+    let (three, four) = queued_together(&store, async {
+        tokio::join!(
+            store.create_game(&g3, Fence::SINGLE),
+            store.create_game(&g4, Fence::SINGLE)
+        )
+    })
+    .await;
+    three.expect("g3");
+    four.expect("g4");
+    assert_eq!(
+        stats.commit_seconds.get_sample_count(),
+        commits + 1,
+        "two starts, one commit"
+    );
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_game_started_as_the_last_one_ends_shows_the_ratings_that_ending_left() {
+    let Some(db) = test_db().await else { return };
+    let (store, stats) = open_with_alice(&db).await;
+    store
+        .create_game(&new_game("g1", "p1", "Alice", 0), Fence::SINGLE)
+        .await
+        .expect("g1");
+    let keys = [human("p1"), easy()];
+    let ending = GameFinish {
+        rated: Some(keys),
+        ..win("g1", "p1", 600, 500)
+    };
+    let (last, next) = (mv("g1", 1, "4", 400), new_game("g2", "p1", "Alice", 600));
+    let commits = stats.commit_seconds.get_sample_count();
+    let (ended, shown) = queued_together(&store, async {
+        tokio::join!(
+            store.append_move(&last, Some(&ending), Fence::SINGLE),
+            store.create_game(&next, Fence::SINGLE)
+        )
+    })
+    .await;
+    let changes = ended.expect("the last move").expect("rated");
+    assert_eq!(
+        stats.commit_seconds.get_sample_count(),
+        commits + 1,
+        "one batch"
+    );
+    assert_eq!(
+        shown.expect("g2"),
+        changes.map(|change| Some(change.after)),
+        "the new game shows the ratings as the ending left them"
+    );
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_batch_the_database_takes_is_one_commit_with_its_endings() {
+    let Some(db) = test_db().await else { return };
+    let (store, stats) = open_with_alice(&db).await;
+    for game in ["g1", "g2"] {
+        store
+            .create_game(&new_game(game, "p1", "Alice", 0), Fence::SINGLE)
+            .await
+            .expect("game");
+    }
+    let commits = stats.commit_seconds.get_sample_count();
+    let (a, b) = (mv("g1", 1, "4", 10), mv("g2", 1, "0", 11));
+    let mut finish = win("g2", "p1", 700, 20);
+    finish.moves = 1;
+    let (first, second) = queued_together(&store, async {
+        tokio::join!(
+            store.append_move(&a, None, Fence::SINGLE),
+            store.append_move(&b, Some(&finish), Fence::SINGLE)
+        )
+    })
+    .await;
+    assert_eq!(first.expect("g1's move"), None);
+    second.expect("g2's move and ending");
+    assert_eq!(
+        stats.commit_seconds.get_sample_count(),
+        commits + 1,
+        "one commit"
+    );
+    let g2 = store
+        .game(&"g2".into())
+        .await
+        .expect("read")
+        .expect("stored");
+    assert_eq!((g2.status, g2.moves.len()), (GameStatus::Finished, 1));
+    assert_eq!(
+        store
+            .game(&"g1".into())
+            .await
+            .expect("read")
+            .expect("stored")
+            .moves
+            .len(),
+        1
+    );
+    store.close().await;
+}
