@@ -1,6 +1,6 @@
-//! The session loop: one task per socket, in mini-redis's shape (the next event, what it
-//! does, until one ends the session). It reads frames, holds the connection to its
-//! message budget and `hello` deadline, hands each message to
+//! The session loop: one task per socket, in mini-redis's shape (the next event, the
+//! step it calls for, carried out, until one ends the session). It reads frames, holds
+//! the connection to its message budget and `hello` deadline, hands each message to
 //! [`dispatch`](super::dispatch), and writes everything outbound (replies, room frames,
 //! lobby updates, pings) through its [`Writer`], whose every write is bounded in time.
 
@@ -11,10 +11,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
+use bytestring::ByteString;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, Sleep, interval, sleep_until};
-use tokio_util::sync::WaitForCancellationFutureOwned;
+use tokio_util::sync::WaitForCancellationFuture;
 use tracing::{debug, info};
 
 use super::frames::Breach;
@@ -119,16 +120,29 @@ enum Event {
     PingDue,
 }
 
-/// Whether a session goes on after an event.
+/// What the session does about an event, once the event has changed its state: the
+/// writes and the hand-over to the rooms, the only parts that wait.
+enum Step {
+    /// Nothing more: wait for the next event.
+    Wait,
+    /// Write a frame, then go on (`None`) or end the session as the `End` says.
+    Write(Outbound, Option<End>),
+    /// Write several text frames.
+    WriteAll(Vec<ByteString>),
+    /// Hand a text message to [`dispatch`](super::dispatch) and write its replies.
+    Dispatch(ByteString),
+    /// End the session.
+    End(End),
+}
+
+/// Whether a session goes on after a step.
 enum Flow {
     Continue,
     End(End),
 }
 
-/// A running session: the connection, its socket's two halves, its outbox, and what it
-/// waits on. The waits that every turn of the loop takes part in are made once, not once
-/// per frame: making and dropping them registered and struck off a waiter or a timer
-/// each time.
+/// A running session: the connection, its socket's two halves, its outbox and its
+/// budgets and deadlines.
 struct Running {
     connection: Connection,
     stream: AggregatedMessageStream,
@@ -146,29 +160,55 @@ struct Running {
     write_timeout: Duration,
     last_heard: Instant,
     ping: Interval,
-    shutting_down: Pin<Box<WaitForCancellationFutureOwned>>,
-    room_moved: Pin<Box<WaitForCancellationFutureOwned>>,
-    kicked: Pin<Box<WaitForCancellationFutureOwned>>,
-    hello_due: Pin<Box<Sleep>>,
+}
+
+/// The waits every turn of the loop takes part in. They are made once, in [`run`], not
+/// once per frame (making and dropping them registered and struck off a waiter or a
+/// timer each time), and pinned in the session's own future rather than boxed, which
+/// would give every idle connection five more allocations.
+struct Waits<'w, 't> {
+    shutting_down: Pin<&'w mut WaitForCancellationFuture<'t>>,
+    room_moved: Pin<&'w mut WaitForCancellationFuture<'t>>,
+    kicked: Pin<&'w mut WaitForCancellationFuture<'t>>,
+    hello_due: Pin<&'w mut Sleep>,
     /// Set for when the connection would have been silent too long if nothing came
     /// since it was last set; moved on when it fires early (rather than at every frame).
-    silence: Pin<Box<Sleep>>,
+    silence: Pin<&'w mut Sleep>,
 }
 
 /// Runs a connection until it closes, then tells its rooms and lets go of its socket:
-/// the next event, what it does, until one ends the session.
+/// the next event, the step it calls for, carried out, until one ends the session.
 ///
 /// `opened` comes boxed: an `async fn` keeps its arguments beside the locals it moves
 /// them into, so every idle connection's future would otherwise hold them twice.
 pub(crate) async fn run(opened: Box<Opened>) {
     let mut running = Running::open(*opened);
+    let shutdown = running.connection.app.shutdown.clone();
+    let moved = running.connection.subscriber.moved.clone();
+    let kick = running.connection.subscriber.kick.clone();
+    let shutting_down = shutdown.cancelled();
+    let room_moved = moved.cancelled();
+    let kicked = kick.cancelled();
+    let hello_due = sleep_until(running.last_heard + running.hello_within);
+    let silence = sleep_until(running.last_heard + running.timeout);
+    tokio::pin!(shutting_down, room_moved, kicked, hello_due, silence);
+    let mut waits = Waits {
+        shutting_down,
+        room_moved,
+        kicked,
+        hello_due,
+        silence,
+    };
     let end = loop {
-        let event = running.next_event().await;
-        if let Flow::End(end) = running.handle(event).await {
+        let event = running.next_event(&mut waits).await;
+        let step = running.handle(event, waits.silence.as_mut());
+        if let Flow::End(end) = running.carry_out(step, waits.silence.as_mut()).await {
             break end;
         }
     };
-    running.close(end).await;
+    // Boxed: closing holds the whole session and waits on the rooms and the socket, and
+    // every connection's future would otherwise keep room for it while idle.
+    Box::pin(running.close(end)).await;
 }
 
 impl Running {
@@ -185,8 +225,6 @@ impl Running {
         let conn = new_conn_id();
         let (outbox, queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
         let server = &app.config.server;
-        let hello_within = Duration::from_secs(server.hello_timeout_secs);
-        let timeout = Duration::from_secs(server.client_timeout_secs);
         let write_timeout = Duration::from_secs(server.write_timeout_secs);
         let budgets = app.limits.connection_budgets();
         let connection = Connection {
@@ -206,65 +244,58 @@ impl Running {
         }
         app.metrics.connections_open.inc();
         info!(conn, %address, "connection opened");
-        let last_heard = Instant::now();
-        let subscriber = &connection.subscriber;
         Running {
-            shutting_down: Box::pin(app.shutdown.clone().cancelled_owned()),
-            room_moved: Box::pin(subscriber.moved.clone().cancelled_owned()),
-            kicked: Box::pin(subscriber.kick.clone().cancelled_owned()),
-            hello_due: Box::pin(sleep_until(last_heard + hello_within)),
-            silence: Box::pin(sleep_until(last_heard + timeout)),
             ping: interval(Duration::from_secs(server.ping_interval_secs)),
             writer: Writer::new(session, socket.clone(), write_timeout),
             close_after_refusals: app.limits.close_after_refusals(),
+            timeout: Duration::from_secs(server.client_timeout_secs),
             heartbeat_timeout: Duration::from_secs(server.heartbeat_timeout_secs),
+            hello_within: Duration::from_secs(server.hello_timeout_secs),
             messages: budgets.messages,
             refusals: 0,
+            last_heard: Instant::now(),
             connection,
             stream,
             socket,
             permit,
             queued,
-            timeout,
-            hello_within,
             write_timeout,
-            last_heard,
         }
     }
 
     /// Waits for the next thing the session must act on.
-    async fn next_event(&mut self) -> Event {
+    async fn next_event(&mut self, waits: &mut Waits<'_, '_>) -> Event {
         let awaiting_hello = self.connection.identity.is_none() && !self.hello_within.is_zero();
         let following_lobby = self.connection.lobby.is_some();
         tokio::select! {
-            () = &mut self.shutting_down => Event::Shutdown,
-            () = &mut self.room_moved => Event::RoomMoved,
-            () = &mut self.kicked => Event::Kicked,
-            () = &mut self.hello_due, if awaiting_hello => Event::HelloOverdue,
+            () = waits.shutting_down.as_mut() => Event::Shutdown,
+            () = waits.room_moved.as_mut() => Event::RoomMoved,
+            () = waits.kicked.as_mut() => Event::Kicked,
+            () = waits.hello_due.as_mut(), if awaiting_hello => Event::HelloOverdue,
             frame = self.stream.recv() => Event::Received(frame),
             event = next_lobby_event(self.connection.lobby.as_mut()), if following_lobby => {
                 Event::Lobby(event)
             }
             Some(frame) = self.queued.recv() => Event::Queued(frame),
-            () = &mut self.silence => Event::Silence,
+            () = waits.silence.as_mut() => Event::Silence,
             _ = self.ping.tick() => Event::PingDue,
         }
     }
 
-    /// Does what `event` calls for.
-    async fn handle(&mut self, event: Event) -> Flow {
+    /// What `event` calls for; `silence` is moved on when it fired early.
+    fn handle(&mut self, event: Event, silence: Pin<&mut Sleep>) -> Step {
         match event {
             Event::Shutdown => {
                 let (notice, code, reason) = shutdown_notice(&self.connection.app.config.server);
-                self.write_then_close(notice, code, reason, "server shutdown")
-                    .await
+                let end = End::close(code, Some(reason.into()), "server shutdown");
+                Step::Write(Outbound::Text(encode(&notice)), Some(end))
             }
             Event::RoomMoved => {
                 let (notice, code, reason) = moved_notice(&self.connection.app.config.server);
-                self.write_then_close(notice, code, reason, "a room moved to another node")
-                    .await
+                let end = End::close(code, Some(reason.into()), "a room moved to another node");
+                Step::Write(Outbound::Text(encode(&notice)), Some(end))
             }
-            Event::Kicked => Flow::End(End::close(
+            Event::Kicked => Step::End(End::close(
                 CloseCode::Again,
                 Some("too slow to keep up; reconnect".into()),
                 "too slow to keep up",
@@ -274,50 +305,46 @@ impl Running {
                     "say hello within {} seconds of connecting",
                     self.hello_within.as_secs()
                 );
-                Flow::End(End::close(
+                Step::End(End::close(
                     CloseCode::Policy,
                     Some(reason),
                     "no hello in time",
                 ))
             }
-            Event::Received(frame) => self.received(frame).await,
-            Event::Lobby(event) => {
-                let frames = match event {
-                    LobbyEvent::Updates(frames) => frames,
-                    LobbyEvent::Behind => vec![encode(&self.connection.lobby_snapshot(None))],
-                };
-                self.write_all(frames).await
+            Event::Received(frame) => self.received(frame),
+            Event::Lobby(LobbyEvent::Updates(frames)) => Step::WriteAll(frames),
+            Event::Lobby(LobbyEvent::Behind) => {
+                Step::WriteAll(vec![encode(&self.connection.lobby_snapshot(None))])
             }
             Event::Queued(frame) => {
-                self.write(Outbound::Text(Frame::unwrap_or_clone(frame)))
-                    .await
+                Step::Write(Outbound::Text(Frame::unwrap_or_clone(frame)), None)
             }
             Event::Silence => {
                 let quiet_until = self.last_heard + self.timeout;
                 if quiet_until > Instant::now() {
-                    self.silence.as_mut().reset(quiet_until);
-                    return Flow::Continue;
+                    silence.reset(quiet_until);
+                    return Step::Wait;
                 }
                 let reason = if self.connection.on_heartbeat {
                     "no ping for too long"
                 } else {
                     "no messages or pongs for too long"
                 };
-                Flow::End(End::close(
+                Step::End(End::close(
                     CloseCode::Normal,
                     Some(reason.into()),
                     "timed out",
                 ))
             }
-            Event::PingDue => self.write(Outbound::Ping).await,
+            Event::PingDue => Step::Write(Outbound::Ping, None),
         }
     }
 
-    /// Handles a frame from the client.
-    async fn received(
+    /// What a frame from the client calls for.
+    fn received(
         &mut self,
         frame: Option<Result<AggregatedMessage, actix_ws::ProtocolError>>,
-    ) -> Flow {
+    ) -> Step {
         // On a heartbeat only messages show the client is there: a WebSocket pong may
         // come from a browser whose page is frozen.
         let from_the_client = !self.connection.on_heartbeat
@@ -329,7 +356,7 @@ impl Running {
             self.last_heard = Instant::now();
         }
         let message = match frame {
-            None => return Flow::End(End::Gone("closed by peer")),
+            None => return Step::End(End::Gone("closed by peer")),
             Some(Err(error)) => {
                 let breach = Breach::of(&error);
                 debug!(conn = self.connection.conn, %error, ?breach, "websocket protocol error");
@@ -344,7 +371,7 @@ impl Running {
                     ),
                     Breach::Protocol => (None, "protocol error"),
                 };
-                return Flow::End(End::close(breach.close_code(), description, why));
+                return Step::End(End::close(breach.close_code(), description, why));
             }
             Some(Ok(message)) => message,
         };
@@ -358,29 +385,20 @@ impl Running {
                     _ => "",
                 };
                 let refusal = self.connection.refuse(text);
-                if let Flow::End(end) = self.write(Outbound::Text(refusal)).await {
-                    return Flow::End(end);
-                }
-                if self.close_after_refusals != 0 && self.refusals >= self.close_after_refusals {
-                    return Flow::End(End::close(
-                        CloseCode::Policy,
-                        Some("too many messages; slow down".into()),
-                        "over its message budget",
-                    ));
-                }
-                Flow::Continue
+                let end = (self.close_after_refusals != 0
+                    && self.refusals >= self.close_after_refusals)
+                    .then(|| {
+                        End::close(
+                            CloseCode::Policy,
+                            Some("too many messages; slow down".into()),
+                            "over its message budget",
+                        )
+                    });
+                Step::Write(Outbound::Text(refusal), end)
             }
             AggregatedMessage::Text(text) => {
                 self.refusals = 0;
-                let received = std::time::Instant::now();
-                // Boxed: handling a request holds far more state than waiting for one,
-                // and an idle connection should not carry it.
-                let replies = Box::pin(self.connection.on_text(&text, received)).await;
-                if self.connection.on_heartbeat && self.timeout > self.heartbeat_timeout {
-                    self.timeout = self.heartbeat_timeout;
-                    self.silence.as_mut().reset(self.last_heard + self.timeout);
-                }
-                self.write_all(replies).await
+                Step::Dispatch(text)
             }
             AggregatedMessage::Binary(_) => {
                 self.refusals = 0;
@@ -391,44 +409,41 @@ impl Running {
                     ),
                     None,
                 );
-                self.write(Outbound::Text(encode(&reply))).await
+                Step::Write(Outbound::Text(encode(&reply)), None)
             }
-            AggregatedMessage::Ping(bytes) => self.write(Outbound::Pong(bytes)).await,
-            AggregatedMessage::Pong(_) => Flow::Continue,
-            AggregatedMessage::Close(reason) => Flow::End(End::Close {
+            AggregatedMessage::Ping(bytes) => Step::Write(Outbound::Pong(bytes), None),
+            AggregatedMessage::Pong(_) => Step::Wait,
+            AggregatedMessage::Close(reason) => Step::End(End::Close {
                 reason,
                 why: "closed by peer",
             }),
         }
     }
 
-    /// Writes `outbound`, or ends the session if it cannot.
-    async fn write(&mut self, outbound: Outbound) -> Flow {
-        match self.writer.send(outbound).await {
-            Ok(()) => Flow::Continue,
+    /// Carries out `step`: its writes, and a message's hand-over to the rooms (after
+    /// which `silence` is moved in if the client turned out to keep a heartbeat).
+    async fn carry_out(&mut self, step: Step, mut silence: Pin<&mut Sleep>) -> Flow {
+        let written = match step {
+            Step::Wait => return Flow::Continue,
+            Step::End(end) => return Flow::End(end),
+            Step::Write(outbound, then) => self.writer.send(outbound).await.map(|()| then),
+            Step::WriteAll(frames) => self.writer.send_all(frames).await.map(|()| None),
+            Step::Dispatch(text) => {
+                let received = std::time::Instant::now();
+                // Boxed: handling a request holds far more state than waiting for one,
+                // and an idle connection should not carry it.
+                let replies = Box::pin(self.connection.on_text(&text, received)).await;
+                if self.connection.on_heartbeat && self.timeout > self.heartbeat_timeout {
+                    self.timeout = self.heartbeat_timeout;
+                    silence.as_mut().reset(self.last_heard + self.timeout);
+                }
+                self.writer.send_all(replies).await.map(|()| None)
+            }
+        };
+        match written {
+            Ok(None) => Flow::Continue,
+            Ok(Some(end)) => Flow::End(end),
             Err(error) => Flow::End(End::unwritten(error)),
-        }
-    }
-
-    /// Writes several text frames, or ends the session if it cannot.
-    async fn write_all(&mut self, frames: Vec<bytestring::ByteString>) -> Flow {
-        match self.writer.send_all(frames).await {
-            Ok(()) => Flow::Continue,
-            Err(error) => Flow::End(End::unwritten(error)),
-        }
-    }
-
-    /// Writes `notice`, then ends the session with the close `code` and `reason`.
-    async fn write_then_close(
-        &mut self,
-        notice: ServerMsg,
-        code: CloseCode,
-        reason: &'static str,
-        why: &'static str,
-    ) -> Flow {
-        match self.write(Outbound::Text(encode(&notice))).await {
-            Flow::Continue => Flow::End(End::close(code, Some(reason.into()), why)),
-            ended => ended,
         }
     }
 
