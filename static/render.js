@@ -348,20 +348,27 @@ function renderBrowseBar(s) {
 
 /** A move in the list: a button that shows the board after it (ply counts from 1), with `browseTo(ply)`. */
 function moveButton(text, ply, browseTo) {
-  const { browsing, moves } = app.room;
   const b = button(text, `move-${ply}`, () => browseTo(ply), 'move-link');
   b.dataset.ply = String(ply);
-  const current = (browsing ?? moves.length) === ply;
-  if (current) b.setAttribute('aria-current', 'step');
   b.title = `Show the board after move ${ply} (the arrow keys step through the moves)`;
   return b;
 }
 
+/**
+ * What the move list holds: the room, game and layout it was drawn for, and its moves.
+ * A move played appends one entry rather than rebuilding the list, whose layout a long
+ * game would otherwise redo at every move (two bots watched can play many a second).
+ */
+let movesDrawn = { key: null, moves: [] };
+
 function renderMoves(s, { browseTo }) {
   const list = ui.moves;
   const moves = app.room.moves;
-  list.replaceChildren();
-  if (!s) return;
+  if (!s) {
+    list.replaceChildren();
+    movesDrawn = { key: null, moves: [] };
+    return;
+  }
   const game = currentGame();
   const cols = Number(s.board?.cols) || 3;
   // Who played move i: counted back from the last move, so a game that starts from a
@@ -369,31 +376,47 @@ function renderMoves(s, { browseTo }) {
   const lastSeat = typeof s.last_move?.seat === 'number' ? s.last_move.seat : null;
   const total = moves.length;
   const seatOf = (i) => (lastSeat === null ? i % 2 : (lastSeat + (total - 1 - i)) % 2);
-  list.dataset.plies = String(total);
-  if (movesInPairs(game)) {
-    // As chess and draughts records number them: "1. e4 e5", the first side's move
-    // first; "1. … e5" when a game from a set position starts with the second side.
-    const rows = [];
-    moves.forEach((move, i) => {
-      const entry = moveButton(move, i + 1, browseTo);
-      if (seatOf(i) === 0 || rows.length === 0) rows.push(seatOf(i) === 0 ? [entry] : ['…', entry]);
-      else rows[rows.length - 1].push(entry);
-    });
-    for (const row of rows) {
-      const item = el('li');
-      row.forEach((part, j) => item.append(...(j ? [' ', part] : [part])));
-      list.append(item);
+  const paired = movesInPairs(game);
+  const key = JSON.stringify([app.room.id, s.game_id ?? null, game, cols, paired, total ? seatOf(0) : null]);
+  const kept = movesDrawn.key === key && movesDrawn.moves.length <= total
+    && movesDrawn.moves.every((move, i) => move === moves[i]);
+  if (!kept) list.replaceChildren();
+  for (let i = kept ? movesDrawn.moves.length : 0; i < total; i += 1) {
+    if (paired) {
+      // As chess and draughts records number them: "1. e4 e5", the first side's move
+      // first; "1. … e5" when a game from a set position starts with the second side.
+      const entry = moveButton(moves[i], i + 1, browseTo);
+      if (seatOf(i) === 0) list.append(listItem(entry));
+      else if (list.lastElementChild) list.lastElementChild.append(' ', entry);
+      else list.append(listItem('…', ' ', entry));
+    } else {
+      const text = `${markOf(seatOf(i))} ${moveInWords(game, moves[i], cols)}`;
+      list.append(listItem(moveButton(text, i + 1, browseTo)));
     }
-  } else {
-    moves.forEach((move, i) => {
-      const item = el('li');
-      item.append(moveButton(`${markOf(seatOf(i))} ${moveInWords(game, move, cols)}`, i + 1, browseTo));
-      list.append(item);
-    });
   }
-  list.hidden = moves.length === 0;
-  list.classList.toggle('paired', movesInPairs(game));
+  movesDrawn = { key, moves: moves.slice() };
+  markCurrentMove(list);
+  list.dataset.plies = String(total);
+  list.hidden = total === 0;
+  list.classList.toggle('paired', paired);
   keepCurrentMoveInSight(list);
+}
+
+/** An entry of the move list holding `parts`. */
+function listItem(...parts) {
+  const item = el('li');
+  item.append(...parts);
+  return item;
+}
+
+/** Marks the entry of the move the board shows: the latest, or the one browsed to. */
+function markCurrentMove(list) {
+  const { browsing, moves } = app.room;
+  const ply = String(browsing ?? moves.length);
+  for (const marked of list.querySelectorAll('[aria-current="step"]')) {
+    if (marked.dataset.ply !== ply) marked.removeAttribute('aria-current');
+  }
+  list.querySelector(`[data-ply="${ply}"]`)?.setAttribute('aria-current', 'step');
 }
 
 /**
