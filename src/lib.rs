@@ -9,6 +9,7 @@
 //! object-safe face, `catalog`) ← [`room`] ← [`ws`]/[`http`]. [`run`] wires it together
 //! for `main` and for tests. ARCHITECTURE.md has the map.
 
+mod auth;
 pub mod config;
 mod fleet;
 mod http;
@@ -36,6 +37,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::{AuthSetupError, SignIn};
 use crate::config::Config;
 use crate::fleet::{ClusterError, Relay};
 use crate::limits::Limits;
@@ -62,6 +64,8 @@ pub(crate) struct AppState {
     pub(crate) origins: OriginPolicy,
     /// How this node's clients reach rooms on other nodes of its fleet, if it is in one.
     pub(crate) relay: Option<Relay>,
+    /// Sign-in through the site's accounts, when `[auth]` configures it.
+    pub(crate) sign_in: Option<Arc<SignIn>>,
 }
 
 /// Why the server could not run.
@@ -82,6 +86,9 @@ pub enum RunError {
     /// The fleet's Redis could not be used.
     #[error(transparent)]
     Cluster(#[from] ClusterError),
+    /// Sign-in through the site's accounts (`[auth]`) could not be set up.
+    #[error("could not set up sign-in ([auth]): {0}")]
+    Auth(#[from] AuthSetupError),
 }
 
 /// Runs the server on `listener` until `shutdown` is cancelled, then shuts down

@@ -1,4 +1,5 @@
-//! Player identity: names, tokens, and the `hello` handshake.
+//! Player identity: names, tokens, and the `hello` handshake, as a guest or signed in
+//! with a site's token (whose account is bound to one player for good).
 //!
 //! A token is 256 random bits, shown to its player once per `welcome` and stored only as
 //! a SHA-256 hash, so neither logs nor a copy of the database reveal it. A name belongs to
@@ -10,6 +11,7 @@ use sha2::{Digest, Sha256};
 use unicode_security::GeneralSecurityProfile;
 use unicode_security::general_security_profile::IdentifierType;
 
+use crate::auth::SiteUser;
 use crate::protocol::{ClientError, ErrorCode};
 use crate::store::{PlayerRecord, Store, StoreError};
 
@@ -23,8 +25,11 @@ pub(crate) struct Identity {
     pub(crate) player_id: PlayerId,
     /// The player's name.
     pub(crate) name: String,
-    /// The player's secret token (only ever sent back to this player).
-    pub(crate) token: String,
+    /// The player's secret token (only ever sent back to this player); none for a
+    /// player signed in with the site's token.
+    pub(crate) token: Option<String>,
+    /// Whether the player signed in with the site's token.
+    pub(crate) signed_in: bool,
 }
 
 /// `bytes` random bytes as lowercase hex.
@@ -127,7 +132,8 @@ pub(crate) async fn hello(
             return Ok(Identity {
                 player_id: player.player_id,
                 name,
-                token: token.to_owned(),
+                token: Some(token.to_owned()),
+                signed_in: false,
             });
         }
     }
@@ -144,8 +150,113 @@ pub(crate) async fn hello(
     Ok(Identity {
         player_id: player.player_id,
         name,
-        token,
+        token: Some(token),
+        signed_in: false,
     })
+}
+
+/// Performs `hello` with a site's token, for `user`: the player their account is bound
+/// to; the first time, the guest `guest_token` speaks for, linked to the account for
+/// good (their games and ratings kept), or else a new player once `admit_new` allows it.
+/// The name is the token's (or, if it names none, `asked_name`), checked like a chosen
+/// one; a player whose site name changed is renamed.
+pub(crate) async fn sign_in(
+    store: &dyn Store,
+    user: &SiteUser,
+    asked_name: Option<&str>,
+    guest_token: Option<&str>,
+    now_ms: i64,
+    admit_new: impl FnOnce() -> Result<(), ClientError>,
+) -> Result<Identity, ClientError> {
+    let name = user
+        .name
+        .as_deref()
+        .or(asked_name)
+        .map(clean_name)
+        .transpose()?;
+    let shown = name.as_deref().unwrap_or_default();
+    let guest = match guest_token {
+        Some(token) => player_by_token(store, token)
+            .await
+            .map_err(|e| signed_in_error(e, shown))?,
+        None => None,
+    };
+    let bound = store
+        .player_by_identity(&user.identity)
+        .await
+        .map_err(|e| signed_in_error(e, shown))?;
+    let player = match (bound, guest) {
+        (Some(bound), Some(guest)) if guest.player_id != bound.player_id => {
+            return Err(signed_in_error(StoreError::AlreadyLinked, shown));
+        }
+        (Some(bound), _) => bound,
+        (None, Some(guest)) => {
+            store
+                .link_identity(&guest.player_id, &user.identity, now_ms)
+                .await
+                .map_err(|e| signed_in_error(e, shown))?;
+            tracing::info!(player_id = %guest.player_id, "guest linked to a site account");
+            guest
+        }
+        (None, None) => {
+            let name = name.ok_or_else(|| {
+                ClientError::new(
+                    ErrorCode::BadName,
+                    "Your sign-in token carries no name: send one in `name` with the token.",
+                )
+            })?;
+            admit_new()?;
+            let player = PlayerRecord {
+                player_id: PlayerId::from(format!("p_{}", random_hex(8))),
+                name: name.clone(),
+            };
+            // A token nobody is shown: this player signs in with the site's tokens only.
+            let unshown = hash_token(&random_hex(32));
+            store
+                .create_signed_in_player(&player, &unshown, &user.identity, now_ms)
+                .await
+                .map_err(|e| signed_in_error(e, &name))?;
+            return Ok(Identity {
+                player_id: player.player_id,
+                name,
+                token: None,
+                signed_in: true,
+            });
+        }
+    };
+    let name = match name {
+        Some(name) if name != player.name => {
+            store
+                .rename_player(&player.player_id, &name)
+                .await
+                .map_err(|e| signed_in_error(e, &name))?;
+            name
+        }
+        _ => player.name,
+    };
+    Ok(Identity {
+        player_id: player.player_id,
+        name,
+        token: None,
+        signed_in: true,
+    })
+}
+
+/// The error a signed-in `hello` gets for a store error.
+fn signed_in_error(error: StoreError, name: &str) -> ClientError {
+    match error {
+        StoreError::NameTaken => ClientError::new(
+            ErrorCode::NameTaken,
+            format!(
+                "The name \"{name}\" belongs to another player on this server. Change your name on the site you signed in with, then connect again."
+            ),
+        ),
+        StoreError::AlreadyLinked => ClientError::new(
+            ErrorCode::AlreadyLinked,
+            "This guest and this site account cannot be linked: the account already has its own player here, or the guest is linked to another account. Sign in without the guest's token.",
+        ),
+        other => store_error(other, name),
+    }
 }
 
 #[cfg(test)]

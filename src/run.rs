@@ -14,6 +14,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
+use crate::auth::SignIn;
 use crate::config::Config;
 use crate::fleet::{Fleet, RemoteListings};
 use crate::limits::Limits;
@@ -49,6 +50,7 @@ pub(crate) struct Serving {
 /// single server (a node of a fleet adopts them instead, as it runs).
 pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Result<Built, RunError> {
     let origins = OriginPolicy::new(&config.server.allowed_origins).map_err(RunError::Config)?;
+    let sign_in = SignIn::from_config(&config.auth).await?.map(Arc::new);
     let metrics = Arc::new(Metrics::new()?);
     let batches = BatchStats {
         moves: metrics.store_batch_moves.clone(),
@@ -109,6 +111,7 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
         limits,
         origins,
         relay: fleet.as_ref().map(|fleet| fleet.relay().clone()),
+        sign_in,
     });
     Ok(Built {
         state,

@@ -16,8 +16,10 @@ use parlor_rules::GameSettings;
 use parlor_rules::bots::{self, BotLevel, Limits, Strength};
 use parlor_rules::games::{checkers, fox_geese};
 
+mod auth;
 mod limits;
 
+pub use auth::AuthConfig;
 pub use limits::LimitsConfig;
 pub use parlor_room::options::Takeover;
 pub use parlor_room::scoring::{ParConfig, ScoringConfig};
@@ -44,6 +46,8 @@ pub struct Config {
     pub fox_geese: fox_geese::Settings,
     /// Membership of a fleet of nodes sharing one PostgreSQL store.
     pub cluster: ClusterConfig,
+    /// Signing in through a site's own accounts (JSON Web Tokens).
+    pub auth: AuthConfig,
 }
 
 /// `[cluster]`: a node of a fleet (with `redis_url`), or a single server (without).

@@ -71,7 +71,8 @@ pub(super) async fn game(
 }
 
 /// The player a request names by `Authorization: Bearer <token>` (the token of their
-/// `welcome`); `None` without the header. A malformed header or a token no player holds
+/// `welcome`, or the site's sign-in token where `[auth]` is on); `None` without the
+/// header. A malformed header or a token no player holds
 /// is refused rather than read as anonymous, so a client sees its mistake.
 async fn reader(state: &AppState, request: &HttpRequest) -> Result<Option<PlayerId>, ApiError> {
     let Some(value) = request.headers().get(header::AUTHORIZATION) else {
@@ -90,6 +91,23 @@ async fn reader(state: &AppState, request: &HttpRequest) -> Result<Option<Player
                     .to_owned(),
             )
         })?;
+    if let Some(sign_in) = state.sign_in.as_deref().filter(|_| looks_like_jwt(token)) {
+        let user = sign_in
+            .verify(token)
+            .await
+            .map_err(|refusal| ApiError::Unauthorized(refusal.to_client_error().message))?;
+        let player = state
+            .store
+            .player_by_identity(&user.identity)
+            .await?
+            .ok_or_else(|| {
+                ApiError::Unauthorized(
+                    "this site account has not played here yet: say hello with its token first"
+                        .to_owned(),
+                )
+            })?;
+        return Ok(Some(player.player_id));
+    }
     let player = players::player_by_token(state.store.as_ref(), token)
         .await?
         .ok_or_else(|| {
@@ -99,6 +117,12 @@ async fn reader(state: &AppState, request: &HttpRequest) -> Result<Option<Player
             )
         })?;
     Ok(Some(player.player_id))
+}
+
+/// Whether a bearer token is a JSON Web Token (three dot-separated parts) rather than a
+/// guest's token (hex digits).
+fn looks_like_jwt(token: &str) -> bool {
+    token.split('.').count() == 3
 }
 
 /// `GET /api/games/{id}.pgn`: a finished chess game in PGN, moves in SAN.

@@ -57,11 +57,17 @@ impl UnknownUpdates {
 pub enum ClientMsg {
     /// Identify: must be the first message.
     Hello {
-        /// The display name wanted.
-        name: String,
-        /// The token from an earlier `welcome`, to resume that player.
+        /// The display name wanted (a signed-in player's comes from the site's token;
+        /// a guest must send one).
+        #[serde(default)]
+        name: Option<String>,
+        /// The token from an earlier `welcome`, to resume that player (with `jwt`: the
+        /// guest to link to the site's account).
         #[serde(default)]
         token: Option<String>,
+        /// A token the site signed (`[auth]`), to sign in as the site's user.
+        #[serde(default)]
+        jwt: Option<String>,
         /// How this connection wants to hear of moves; full states when absent.
         #[serde(default)]
         updates: Option<Updates>,

@@ -67,6 +67,19 @@ pub enum ErrorCode {
     GameNotFinished,
     /// A second `hello` on the same connection.
     AlreadyIdentified,
+    /// The site's sign-in token has expired: get a fresh one from the site.
+    TokenExpired,
+    /// The site's sign-in token is not valid yet (its `nbf` is still to come).
+    TokenNotYetValid,
+    /// The sign-in token is not one this server takes: a bad signature, another issuer
+    /// or audience, a key the site does not publish, no subject, or sign-in is off.
+    TokenInvalid,
+    /// Only signed-in players may do this here (`[auth] guests = false`, or
+    /// `spectators_need_sign_in` for watching).
+    SignInRequired,
+    /// The site account already has a Parlor player, or the guest is already linked to
+    /// another account: a guest is linked once.
+    AlreadyLinked,
     /// The database could not record the action; nothing changed.
     StorageUnavailable,
     /// The connection (or its address) has sent more than its budget allows; the message

@@ -58,8 +58,13 @@ pub enum ServerMsg {
         player_id: PlayerId,
         /// The name now in use.
         name: String,
-        /// The secret to send in a later `hello` to resume this player.
-        token: String,
+        /// The secret to send in a later `hello` to resume this player; none for a
+        /// signed-in player, who signs in with the site's token instead.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+        /// Whether the player signed in with the site's token (absent for guests).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        signed_in: bool,
         /// [`PROTOCOL_VERSION`].
         protocol: u32,
         /// The client's `ref`.

@@ -96,13 +96,26 @@ fn replies_serialize_as_documented() {
     let welcome = ServerMsg::Welcome {
         player_id: "p".into(),
         name: "Ann".into(),
-        token: "t".into(),
+        token: Some("t".into()),
+        signed_in: false,
         protocol: PROTOCOL_VERSION,
         reference: None,
     };
     assert_eq!(
         serde_json::to_string(&welcome).unwrap(),
         r#"{"type":"welcome","player_id":"p","name":"Ann","token":"t","protocol":1}"#
+    );
+    let signed_in = ServerMsg::Welcome {
+        player_id: "p".into(),
+        name: "Ann".into(),
+        token: None,
+        signed_in: true,
+        protocol: PROTOCOL_VERSION,
+        reference: None,
+    };
+    assert_eq!(
+        serde_json::to_string(&signed_in).unwrap(),
+        r#"{"type":"welcome","player_id":"p","name":"Ann","signed_in":true,"protocol":1}"#
     );
     let error = ServerMsg::error(
         ClientError::new(ErrorCode::IllegalMove, "no"),

@@ -26,7 +26,7 @@ pub(crate) use parlor_room::records::{
     ChatRecord, DrawOfferRecord, GameFinish, MoveRecord, NewGame, RatingChange, StoredChatLine,
     StoredMove, StoredSeat,
 };
-pub(crate) use records::{Fence, PlayerRecord};
+pub(crate) use records::{Fence, PlayerRecord, SiteIdentity};
 pub(crate) use sql::{BatchStats, open};
 pub(crate) use status::GameStatus;
 pub(crate) use stored::{LeaderboardEntry, PlayerGame, RatingEntry, StoredGame, UnfinishedGame};
@@ -69,6 +69,10 @@ pub enum StoreError {
     /// The name, or one a person would read as the same, is owned by another player.
     #[error("the name is already taken by another player")]
     NameTaken,
+    /// The site account already has a player of its own, or the player an account of
+    /// its own.
+    #[error("the account or the player is already linked")]
+    AlreadyLinked,
     /// The database could not be opened, read or written.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
@@ -176,6 +180,32 @@ pub(crate) trait Store: Send + Sync + 'static {
         player: &PlayerRecord,
         token_hash: &str,
         created_at_ms: i64,
+    ) -> Result<(), StoreError>;
+
+    /// The player a site account signs in as, if it has signed in before.
+    async fn player_by_identity(
+        &self,
+        identity: &SiteIdentity,
+    ) -> Result<Option<PlayerRecord>, StoreError>;
+
+    /// Registers a new player for a site account and claims their name, atomically.
+    /// Fails with [`StoreError::NameTaken`] if another player owns the name, and with
+    /// [`StoreError::AlreadyLinked`] if the account has a player already.
+    async fn create_signed_in_player(
+        &self,
+        player: &PlayerRecord,
+        token_hash: &str,
+        identity: &SiteIdentity,
+        created_at_ms: i64,
+    ) -> Result<(), StoreError>;
+
+    /// Binds a site account to an existing (guest) player, keeping their games and
+    /// ratings. Fails with [`StoreError::AlreadyLinked`] if either is bound already.
+    async fn link_identity(
+        &self,
+        player_id: &PlayerId,
+        identity: &SiteIdentity,
+        linked_at_ms: i64,
     ) -> Result<(), StoreError>;
 
     /// Gives an existing player a new display name, claiming it if unclaimed.

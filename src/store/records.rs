@@ -16,6 +16,16 @@ impl Fence {
     pub(crate) const SINGLE: Fence = Fence(0);
 }
 
+/// An account of a site that signs its users in (`[auth]`): the issuer and subject of
+/// its tokens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SiteIdentity {
+    /// The token's `iss` (empty when the site's tokens name none).
+    pub(crate) issuer: String,
+    /// The token's `sub`: the account at that issuer.
+    pub(crate) subject: String,
+}
+
 /// A registered player as the store knows them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct PlayerRecord {

@@ -8,6 +8,7 @@ use serde_json::Value;
 use tracing::{debug, info};
 
 use super::session::Connection;
+use crate::auth;
 use crate::fleet::{Opening, RoomLink};
 use crate::lobby::NewRoom;
 use crate::players::{self, Identity};
@@ -79,6 +80,32 @@ impl Connection {
         })
     }
 
+    /// Whether this connection's player may `activity` here: after `hello_required`,
+    /// `sign_in_required` for a guest where `[auth]` keeps it to signed-in players.
+    fn may(&self, activity: Activity) -> Result<(), ClientError> {
+        let signed_in = self.player()?.signed_in;
+        let Some(sign_in) = &self.app.sign_in else {
+            return Ok(());
+        };
+        let needed = match activity {
+            Activity::Play => !sign_in.guests,
+            Activity::Watch => sign_in.spectators_need_sign_in,
+        };
+        if needed && !signed_in {
+            let what = match activity {
+                Activity::Play => "play",
+                Activity::Watch => "watch games",
+            };
+            return Err(ClientError::new(
+                ErrorCode::SignInRequired,
+                format!(
+                    "Only players signed in with this site's accounts may {what} here. Sign in on the site, then connect again."
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn player_info(&self) -> Result<PlayerInfo, ClientError> {
         let identity = self.player()?;
         Ok(PlayerInfo {
@@ -98,27 +125,30 @@ impl Connection {
             ClientMsg::Hello {
                 name,
                 token,
+                jwt,
                 updates,
             } => {
-                self.hello(
-                    &name,
-                    token.as_deref(),
-                    updates.unwrap_or_default(),
-                    reference,
-                )
-                .await
+                let credentials = Credentials {
+                    name: name.as_deref(),
+                    token: token.as_deref(),
+                    jwt: jwt.as_deref(),
+                };
+                self.hello(credentials, updates.unwrap_or_default(), reference)
+                    .await
             }
             ClientMsg::CreateRoom {
                 game,
                 seats,
                 options,
             } => {
+                self.may(Activity::Play)?;
                 let room = self
                     .open_room(game, seats, options, reference.clone())
                     .await?;
                 Ok(vec![ServerMsg::RoomCreated { room, reference }])
             }
             ClientMsg::Join { room, seat, since } => {
+                self.may(Activity::Play)?;
                 let (player, link) = self.player_and_room(&room).await?;
                 let command = RoomCommand::Join {
                     seat: seat.get()?,
@@ -128,6 +158,7 @@ impl Connection {
                     .await
             }
             ClientMsg::Watch { room, since } => {
+                self.may(Activity::Watch)?;
                 let (player, link) = self.player_and_room(&room).await?;
                 let command = RoomCommand::Watch { since };
                 self.enter(room, link, player.ask(command, reference), received)
@@ -175,6 +206,7 @@ impl Connection {
                 Ok(vec![ServerMsg::LobbyUnsubscribed { reference }])
             }
             ClientMsg::QuickJoin { game, time_control } => {
+                self.may(Activity::Play)?;
                 self.quick_join(game, time_control, reference).await
             }
             // Needs no hello: a heartbeat may start as soon as the socket opens.
@@ -379,8 +411,7 @@ impl Connection {
 
     async fn hello(
         &mut self,
-        name: &str,
-        token: Option<&str>,
+        credentials: Credentials<'_>,
         updates: Updates,
         reference: Option<Value>,
     ) -> Result<Vec<ServerMsg>, ClientError> {
@@ -392,19 +423,42 @@ impl Connection {
         }
         let limits = &self.app.limits;
         let address = self.address;
-        let identity = players::hello(
-            self.app.store.as_ref(),
-            name,
-            token,
-            unix_ms(SystemTime::now()),
-            || limits.new_player(address),
-        )
-        .await?;
+        let admit_new = || limits.new_player(address);
+        let now = unix_ms(SystemTime::now());
+        let store = self.app.store.as_ref();
+        let identity = match (credentials.jwt, &self.app.sign_in) {
+            (Some(jwt), Some(sign_in)) => {
+                let user = sign_in.verify(jwt).await.map_err(|refusal| {
+                    info!(conn = self.conn, %refusal, "sign-in token refused");
+                    refusal.to_client_error()
+                })?;
+                players::sign_in(
+                    store,
+                    &user,
+                    credentials.name,
+                    credentials.token,
+                    now,
+                    admit_new,
+                )
+                .await?
+            }
+            (Some(_), None) => return Err(auth::sign_in_off()),
+            (None, _) => {
+                let name = credentials.name.ok_or_else(|| {
+                    ClientError::new(
+                        ErrorCode::BadMessage,
+                        "hello needs a `name` (or, where the site signs its users in, a `jwt`).",
+                    )
+                })?;
+                players::hello(store, name, credentials.token, now, admit_new).await?
+            }
+        };
         info!(conn = self.conn, player_id = %identity.player_id, "player identified");
         let welcome = ServerMsg::Welcome {
             player_id: identity.player_id.clone(),
             name: identity.name.clone(),
             token: identity.token.clone(),
+            signed_in: identity.signed_in,
             protocol: PROTOCOL_VERSION,
             reference,
         };
@@ -417,4 +471,23 @@ impl Connection {
         }
         Ok(vec![welcome])
     }
+}
+
+/// What a `hello` offers to say who it speaks for.
+struct Credentials<'a> {
+    /// The name asked for.
+    name: Option<&'a str>,
+    /// A guest's token.
+    token: Option<&'a str>,
+    /// A site's sign-in token.
+    jwt: Option<&'a str>,
+}
+
+/// What a guest may be kept from where `[auth]` says so.
+#[derive(Clone, Copy)]
+enum Activity {
+    /// Taking a seat: creating a room, joining, quick join.
+    Play,
+    /// Watching a room.
+    Watch,
 }

@@ -38,8 +38,8 @@ use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::LogHost;
 use crate::store::{
     ChatRecord, DrawOfferRecord, Fence, GameFinish, LeaderboardEntry, MoveRecord, NewGame,
-    PlayerGame, PlayerRecord, RatingChange, RatingEntry, Store, StoreError, StoredGame,
-    UnfinishedGame,
+    PlayerGame, PlayerRecord, RatingChange, RatingEntry, SiteIdentity, Store, StoreError,
+    StoredGame, UnfinishedGame,
 };
 use parlor_room::ratings::{RatedKey, Rating};
 
@@ -112,8 +112,47 @@ impl Store for SqlStore {
         created_at_ms: i64,
     ) -> Result<(), StoreError> {
         let _writing = self.writes.lock().await;
-        writes::create_player(&self.pool, player, token_hash, created_at_ms).await?;
+        writes::create_player(&self.pool, player, token_hash, None, created_at_ms).await?;
         tracing::debug!(player_id = %player.player_id, "player created");
+        Ok(())
+    }
+
+    async fn player_by_identity(
+        &self,
+        identity: &SiteIdentity,
+    ) -> Result<Option<PlayerRecord>, StoreError> {
+        reads::player_by_identity(&self.pool, identity).await
+    }
+
+    async fn create_signed_in_player(
+        &self,
+        player: &PlayerRecord,
+        token_hash: &str,
+        identity: &SiteIdentity,
+        created_at_ms: i64,
+    ) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::create_player(
+            &self.pool,
+            player,
+            token_hash,
+            Some(identity),
+            created_at_ms,
+        )
+        .await?;
+        tracing::debug!(player_id = %player.player_id, "signed-in player created");
+        Ok(())
+    }
+
+    async fn link_identity(
+        &self,
+        player_id: &PlayerId,
+        identity: &SiteIdentity,
+        linked_at_ms: i64,
+    ) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
+        writes::link_identity(&self.pool, player_id, identity, linked_at_ms).await?;
+        tracing::debug!(%player_id, "player linked to a site account");
         Ok(())
     }
 

@@ -16,8 +16,8 @@ use crate::store::sql::rows::{
     ChatRow, GameRow, LeaderboardRow, MoveRow, PlayerGameRow, PlayerRow, RatingEntryRow, SeatRow,
 };
 use crate::store::{
-    Fence, GameStatus, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError,
-    StoredGame, UnfinishedGame,
+    Fence, GameStatus, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, SiteIdentity,
+    StoreError, StoredGame, UnfinishedGame,
 };
 use parlor_room::ratings::{RatedKey, Rating};
 
@@ -40,6 +40,23 @@ pub(super) async fn player_by_token(
             .bind(token_hash)
             .fetch_optional(pool)
             .await?;
+    Ok(row.map(PlayerRecord::from))
+}
+
+/// The player a site account is bound to, if any.
+pub(super) async fn player_by_identity(
+    pool: &Pool<Db>,
+    identity: &SiteIdentity,
+) -> Result<Option<PlayerRecord>, StoreError> {
+    let row: Option<PlayerRow> = sqlx::query_as(
+        "SELECT players.player_id, players.name FROM player_identities \
+         JOIN players ON players.player_id = player_identities.player_id \
+         WHERE player_identities.issuer = $1 AND player_identities.subject = $2",
+    )
+    .bind(identity.issuer.as_str())
+    .bind(identity.subject.as_str())
+    .fetch_optional(pool)
+    .await?;
     Ok(row.map(PlayerRecord::from))
 }
 

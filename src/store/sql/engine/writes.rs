@@ -19,7 +19,7 @@ use crate::store::sql::log_connection::{LogConnection, Param};
 use crate::store::sql::names::name_key;
 use crate::store::{
     ChatRecord, DrawOfferRecord, Fence, GameFinish, GameStatus, MoveRecord, NewGame, PlayerRecord,
-    RatingChange, StoreError,
+    RatingChange, SiteIdentity, StoreError,
 };
 
 /// The columns of a stored game's row, as [`insert_games`] binds them.
@@ -100,12 +100,13 @@ pub(super) async fn write_move(
     }
 }
 
-/// Registers a new player and claims their name, in one transaction; nothing is
-/// written if the name is taken.
+/// Registers a player and claims their name in one transaction; with `identity`, binds
+/// that site account to them in the same one.
 pub(super) async fn create_player(
     pool: &Pool<Db>,
     player: &PlayerRecord,
     token_hash: &str,
+    identity: Option<&SiteIdentity>,
     created_at_ms: i64,
 ) -> Result<(), StoreError> {
     let name_key = name_key(&player.name);
@@ -123,8 +124,50 @@ pub(super) async fn create_player(
         tx.rollback().await?;
         return Err(StoreError::NameTaken);
     }
+    if let Some(identity) = identity
+        && !bind_identity(&mut tx, &player.player_id, identity, created_at_ms).await?
+    {
+        tx.rollback().await?;
+        return Err(StoreError::AlreadyLinked);
+    }
     tx.commit().await?;
     Ok(())
+}
+
+/// Binds a site account to an existing player, unless either is bound already.
+pub(super) async fn link_identity(
+    pool: &Pool<Db>,
+    player_id: &PlayerId,
+    identity: &SiteIdentity,
+    linked_at_ms: i64,
+) -> Result<(), StoreError> {
+    let mut tx = pool.begin().await?;
+    if !bind_identity(&mut tx, player_id, identity, linked_at_ms).await? {
+        tx.rollback().await?;
+        return Err(StoreError::AlreadyLinked);
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Inserts the binding of `identity` to `player_id`; whether it was free on both sides.
+async fn bind_identity(
+    conn: &mut DbConnection,
+    player_id: &PlayerId,
+    identity: &SiteIdentity,
+    linked_at_ms: i64,
+) -> Result<bool, StoreError> {
+    let inserted = sqlx::query(
+        "INSERT INTO player_identities (issuer, subject, player_id, linked_at) \
+         VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+    )
+    .bind(identity.issuer.as_str())
+    .bind(identity.subject.as_str())
+    .bind(player_id.as_str())
+    .bind(linked_at_ms)
+    .execute(&mut *conn)
+    .await?;
+    Ok(inserted.rows_affected() == 1)
 }
 
 /// Claims `name` for an existing player and makes it their display name, in one

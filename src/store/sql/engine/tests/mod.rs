@@ -10,6 +10,7 @@ mod endings;
 mod engine;
 mod fencing;
 mod games;
+mod identities;
 mod names;
 mod recovery;
 
