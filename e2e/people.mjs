@@ -29,8 +29,11 @@ import {
   expectBoardInView,
 } from './harness.mjs';
 import { axeReport } from './a11y.mjs';
+import { SignJWT } from 'jose';
 
 const TOTAL_BUDGET_MS = 360_000;
+/** The secret the hosting site signs its users' tokens with (the server's [auth]). */
+const SITE_SECRET = 'the e2e site secret, at least 32 bytes long';
 const NARROW = { width: 360, height: 780 };
 
 const log = makeLog('people');
@@ -126,7 +129,7 @@ let ben = null;
 let cara = null;
 
 async function setUp() {
-  server = await Server.start(log, '\n[rooms]\nidle_secs = 5\n');
+  server = await Server.start(log, `\n[rooms]\nidle_secs = 5\n\n[auth]\njwt_hs256_secret = "${SITE_SECRET}"\n`);
   log(`server listening at ${server.base}`);
   await checkServedStatic(server.base, log);
   browser = await launchBrowser();
@@ -1070,6 +1073,64 @@ async function everyGameAtBothSizes() {
   log('phone 390×844: every board whole on the screen, nothing wider than it');
 }
 
+/** A token the hosting site signs for its user `sub`, named `name`, valid for ten minutes. */
+function siteToken(sub, name) {
+  return new SignJWT({ name })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(sub)
+    .setIssuedAt()
+    .setExpirationTime('10m')
+    .sign(new TextEncoder().encode(SITE_SECRET));
+}
+
+/**
+ * A site's signed-in user opens the page the site links to (`/#jwt=…`): seated under
+ * the site's name without a name form, the token gone from the address; on a second
+ * device, with a renewed token, the same player; a refused token leaves a guest's page.
+ */
+async function siteUserSignedIn() {
+  const open = async (jwt) => {
+    const context = await browser.newContext({ viewport: NARROW });
+    const page = await context.newPage();
+    watchPage(page, problems, 'the site user\'s page');
+    await page.goto(`${server.base}/#jwt=${jwt}`, { timeout: 30_000 });
+    return page;
+  };
+  const phone = await open(await siteToken('site-user-1', 'Sid Site'));
+  await phone.locator('[data-testid="quick-join"]').waitFor({ state: 'visible' });
+  const name = await phone.locator('[data-testid="me"]').innerText();
+  if (name !== 'Sid Site') fail(`the signed-in user is shown as ${JSON.stringify(name)}`);
+  if (phone.url().includes('jwt')) fail(`the token stays in the address: ${phone.url()}`);
+  if (await phone.locator('[data-testid="change-name"]').isVisible()) fail('a signed-in user is offered to change the site\'s name');
+  if (await phone.locator('[data-testid="name-input"]').isVisible()) fail('a signed-in user is asked for a name');
+  // Another device, a token issued later: the same player, who holds the room opened on the first.
+  await phone.locator('[data-testid="game-tictactoe"]').check();
+  await phone.locator('[data-testid="time-control"]').selectOption('none');
+  const own = phone.locator('.own-room');
+  if (!(await own.evaluate((d) => d.open))) await own.locator('summary').click();
+  await phone.locator('[data-testid="open-room"]').click();
+  await phone.waitForFunction(() => JSON.parse(sessionStorage.getItem('parlor.room') ?? 'null')?.id);
+  const room = await phone.evaluate(() => JSON.parse(sessionStorage.getItem('parlor.room')).id);
+  const laptop = await open(await siteToken('site-user-1', 'Sid Site'));
+  await laptop.locator('[data-testid="quick-join"]').waitFor({ state: 'visible' });
+  const entry = laptop.locator(`[data-testid="room-item"][data-room="${room}"]`);
+  await entry.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => fail('the room of the first device is not listed on the second'));
+  const mine = await entry.innerText();
+  if (!mine.includes('Sid Site')) fail(`the second device's list shows the room as ${JSON.stringify(mine)}`);
+  // A token signed with another secret is refused in words, and the page asks for a name.
+  const forged = await new SignJWT({ name: 'Mallory' }).setProtectedHeader({ alg: 'HS256' }).setSubject('site-user-1')
+    .setExpirationTime('10m').sign(new TextEncoder().encode('not the site secret, though long enough'));
+  const stranger = await open(forged);
+  const error = stranger.locator('[data-testid="error"]');
+  await error.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => fail('a forged token shows no error'));
+  const said = await error.innerText();
+  if (!said.includes('does not accept that sign-in token')) fail(`a forged token reads ${JSON.stringify(said)}`);
+  await stranger.locator('[data-testid="name-input"]').waitFor({ state: 'visible' });
+  await phone.locator('[data-testid="leave"]').click();
+  log(`site sign-in: "${name}" seated from /#jwt= on two devices (room ${room} listed as theirs on both); a forged token: "${said.trim()}"`);
+  for (const page of [phone, laptop, stranger]) await page.context().close();
+}
+
 async function noProblems() {
   if (problems.length) fail(problems.splice(0).join('\n'));
   for (const who of [ann, ben, cara]) await who.noError('after the check');
@@ -1090,6 +1151,7 @@ const CHECKS = [
   ['chess: a mated king is set apart on the board', chessMateShown],
   ['chess: castling glides the rook too, and a piece taken fades out', chessMovesAnimated],
   ['a name another player owns is refused in words the page explains', nameTakenSaysWhat],
+  ['a site\'s signed-in user is seated from the site\'s token, one player on two devices; a forged token is refused', siteUserSignedIn],
   ['bot against bot, watched', botVersusBot],
   ['no serious accessibility problem in the lobby, on any board, the game-over panel or the replay (axe-core); a move by the keyboard', accessibility],
   ['every game on a 1280×800 desktop (a big board its handle resizes) and a 390×844 phone', everyGameAtBothSizes],

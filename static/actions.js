@@ -12,6 +12,7 @@ import { showError, hideError, showNotice, dropNotice, OFFLINE_MESSAGE } from '.
 import { GAMES, gameTitle } from './boards/index.js';
 import { timeControlFromChoice, hasClock } from './time.js';
 import { forgetRoomInAddress, copyText, roomLink } from './link.js';
+import { siteToken } from './site_sign_in.js';
 
 const NAME_MAX = 24;
 
@@ -38,9 +39,14 @@ function requireOnline() {
 export function hello() {
   const name = local.get(KEY_NAME) ?? ui['name-input'].value.trim();
   // Moves come as small `moved` events rather than whole states (PROTOCOL.md §7.14).
-  const msg = { type: 'hello', name, updates: 'moves', ref: 'hello' };
+  const msg = { type: 'hello', updates: 'moves', ref: 'hello' };
+  const jwt = siteToken();
+  // Signed in, the site's token names the player; a guest always says a name.
+  if (name || !jwt) msg.name = name;
+  // A guest's token beside the site's links this browser's guest to the account, once.
   const token = local.get(KEY_TOKEN);
   if (token) msg.token = token;
+  if (jwt) msg.jwt = jwt;
   send(msg);
 }
 

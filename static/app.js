@@ -34,6 +34,7 @@
 
 import { app, ui, bindUi, local, roomPlace, KEY_NAME, KEY_TOKEN, KEY_GAME, KEY_CLOCK, KEY_FILTER } from './state.js';
 import { onRender, update, flush } from './store.js';
+import { siteToken, takeTokenFromAddress } from './site_sign_in.js';
 import { dispatch } from './messages.js';
 import {
   hello, connect, subscribeLobby, createRoom, quickJoin, joinRoom, watchRoom, onCopyLink,
@@ -194,8 +195,10 @@ function init() {
   leaderboard.show(app.lobbyGame);
   update();
   roomList.startPreview();
-  // A stored name and token mean this browser has played before: resume that player.
-  if (savedName && local.get(KEY_TOKEN)) connect();
+  // A site's token signs in at once; a stored name and token mean this browser has
+  // played before: resume that player.
+  takeTokenFromAddress();
+  if (siteToken() || (savedName && local.get(KEY_TOKEN))) connect();
 }
 
 init();

@@ -12,8 +12,9 @@ import { soundFor, playSound } from './sound.js';
 import { showError, showNotice, dropNotice, setConnection } from './notices.js';
 import {
   send, sendMove, closeSocket, subscribeLobby, rememberRoom, forgetRoom, resumeRoom, exitRoom, followLink, startAfterWelcome,
-  guestName, disarmResign,
+  guestName, disarmResign, hello,
 } from './actions.js';
+import { forgetSiteToken } from './site_sign_in.js';
 import { sidesOf, emphasisOf } from './boards/index.js';
 import { seatName } from './sides.js';
 import { showRoomInAddress } from './link.js';
@@ -28,8 +29,10 @@ const handlers = {
   welcome(m, cards) {
     app.ready = true;
     app.conn.succeeded();
-    app.me = { player_id: m.player_id, name: m.name, token: m.token };
+    app.me = { player_id: m.player_id, name: m.name, token: m.token, signedIn: m.signed_in === true };
     if (m.token) local.set(KEY_TOKEN, m.token);
+    // Signed in with the site's token: a guest's token, linked now or refused, has had its day.
+    if (m.signed_in === true) local.remove(KEY_TOKEN);
     if (m.name) local.set(KEY_NAME, m.name);
     setConnection('online');
     dropNotice('shutdown');
@@ -218,8 +221,15 @@ const handlers = {
         }
         message = `The name “${name}” belongs to another player. Choose another name.`;
       }
+      if (m.code === 'already_linked') {
+        // This browser's guest cannot join the account: sign in with the account alone.
+        local.remove(KEY_TOKEN);
+        hello();
+        return;
+      }
+      // The site's token was refused: go on as a guest, with the server's reason shown.
+      if (typeof m.code === 'string' && m.code.startsWith('token_')) forgetSiteToken();
       // Still signing in: send the user back to the name form.
-      if (typeof m.code === 'string' && m.code.includes('token')) local.remove(KEY_TOKEN);
       closeSocket();
       app.me = null;
       showError(message, m.code);

@@ -82,6 +82,8 @@ function renderPage({ actions, replay, roomList, recent }) {
   renderNotices();
   ui.login.hidden = signedIn;
   ui.me.textContent = app.me?.name ?? '';
+  // A signed-in player's name is the site's: it is changed there, not here.
+  ui['change-name'].hidden = app.me?.signedIn === true;
   const inRoom = room !== null;
   const finished = room?.state?.status === 'finished';
   ui.lobby.hidden = !signedIn || (inRoom && !finished && room.role === 'player');

@@ -53,7 +53,7 @@ export const app = {
   conn: null,
   /** Set once `welcome` arrives on the current socket. */
   ready: false,
-  me: null, // { player_id, name, token }
+  me: null, // { player_id, name, token, signedIn }
   room: null, // the room this page is in and all it knows of it (see enterRoom); leaving drops it
   pendingGame: null, // the game of the room being created, until its state arrives
   lobbyGame: DEFAULT_GAME,
