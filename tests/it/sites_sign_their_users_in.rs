@@ -254,6 +254,50 @@ async fn the_algorithm_comes_from_the_key_not_the_token() {
     server.stop().await;
 }
 
+/// A token of `claims` signed with the private key in the fixture `pem` by `algorithm`.
+fn signed_with(pem: &str, algorithm: Algorithm, claims: &Value) -> String {
+    let key = std::fs::read(fixture(pem)).unwrap();
+    let key = match algorithm {
+        Algorithm::ES256 => EncodingKey::from_ec_pem(&key),
+        Algorithm::EdDSA => EncodingKey::from_ed_pem(&key),
+        _ => EncodingKey::from_rsa_pem(&key),
+    }
+    .unwrap();
+    encode(&Header::new(algorithm), claims, &key).unwrap()
+}
+
+#[tokio::test]
+async fn each_kind_of_public_key_verifies_its_own_algorithm() {
+    let kinds = [
+        ("rsa_public.pem", "rsa_private.pem", Algorithm::RS256),
+        ("ec_public.pem", "ec_private.pem", Algorithm::ES256),
+        (
+            "ed25519_public.pem",
+            "ed25519_private.pem",
+            Algorithm::EdDSA,
+        ),
+    ];
+    for (index, (public, private, algorithm)) in kinds.iter().enumerate() {
+        let dir = temp_dir();
+        let server = start_server(dir.path(), |auth| {
+            auth.jwt_hs256_secret.clear();
+            auth.jwt_public_key_file = fixture(public).display().to_string();
+        })
+        .await;
+        let mut client = server.connect().await;
+        // A token signed by another kind of key is refused.
+        let (_, other, other_algorithm) = kinds[(index + 1) % kinds.len()];
+        let foreign = signed_with(other, other_algorithm, &claims("user-3", "Flo"));
+        client
+            .expect_error(json!({"type": "hello", "jwt": foreign}), "token_invalid")
+            .await;
+        let own = signed_with(private, *algorithm, &claims("user-3", "Flo"));
+        let welcome = hello_with(&mut client, &own, None).await;
+        assert_eq!(welcome["signed_in"], true, "{algorithm:?}: {welcome}");
+        server.stop().await;
+    }
+}
+
 #[tokio::test]
 async fn a_key_set_is_fetched_from_the_site() {
     let jwks = std::fs::read_to_string(fixture("jwks.json")).unwrap();
