@@ -191,8 +191,10 @@ pub(crate) async fn sign_in(
         }
         (Some(bound), _) => bound,
         (None, Some(guest)) => {
+            // The guest's token is retired: from now on the site signs this player in.
+            let unshown = hash_token(&random_hex(32));
             store
-                .link_identity(&guest.player_id, &user.identity, now_ms)
+                .link_identity(&guest.player_id, &user.identity, &unshown, now_ms)
                 .await
                 .map_err(|e| signed_in_error(e, shown))?;
             tracing::info!(player_id = %guest.player_id, "guest linked to a site account");
@@ -210,7 +212,7 @@ pub(crate) async fn sign_in(
                 player_id: PlayerId::from(format!("p_{}", random_hex(8))),
                 name: name.clone(),
             };
-            // A token nobody is shown: this player signs in with the site's tokens only.
+            // A token nobody holds: this player signs in with the site's tokens only.
             let unshown = hash_token(&random_hex(32));
             store
                 .create_signed_in_player(&player, &unshown, &user.identity, now_ms)

@@ -200,11 +200,14 @@ pub(crate) trait Store: Send + Sync + 'static {
     ) -> Result<(), StoreError>;
 
     /// Binds a site account to an existing (guest) player, keeping their games and
-    /// ratings. Fails with [`StoreError::AlreadyLinked`] if either is bound already.
+    /// ratings, and replaces their guest token's hash with `token_hash` (a token nobody
+    /// holds: from then on the player signs in through the site only). Fails with
+    /// [`StoreError::AlreadyLinked`] if either is bound already.
     async fn link_identity(
         &self,
         player_id: &PlayerId,
         identity: &SiteIdentity,
+        token_hash: &str,
         linked_at_ms: i64,
     ) -> Result<(), StoreError>;
 

@@ -364,6 +364,10 @@ async fn a_guest_links_once_keeping_their_player() {
     let mut later = server.connect().await;
     let alone = hello_with(&mut later, &jwt, None).await;
     assert_eq!(alone["player_id"], as_guest["player_id"]);
+    // The guest's token is retired: it no longer speaks for the player.
+    let mut old_token = server.connect().await;
+    let stranger = old_token.hello("Gus2", Some(&token)).await;
+    assert_ne!(stranger["player_id"], as_guest["player_id"]);
 
     // Another guest cannot take the account over, nor can the account take a second guest.
     let mut second = server.connect().await;

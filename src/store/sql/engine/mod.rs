@@ -148,10 +148,11 @@ impl Store for SqlStore {
         &self,
         player_id: &PlayerId,
         identity: &SiteIdentity,
+        token_hash: &str,
         linked_at_ms: i64,
     ) -> Result<(), StoreError> {
         let _writing = self.writes.lock().await;
-        writes::link_identity(&self.pool, player_id, identity, linked_at_ms).await?;
+        writes::link_identity(&self.pool, player_id, identity, token_hash, linked_at_ms).await?;
         tracing::debug!(%player_id, "player linked to a site account");
         Ok(())
     }

@@ -134,11 +134,13 @@ pub(super) async fn create_player(
     Ok(())
 }
 
-/// Binds a site account to an existing player, unless either is bound already.
+/// Binds a site account to an existing player, unless either is bound already, and
+/// retires the player's guest token for `token_hash`.
 pub(super) async fn link_identity(
     pool: &Pool<Db>,
     player_id: &PlayerId,
     identity: &SiteIdentity,
+    token_hash: &str,
     linked_at_ms: i64,
 ) -> Result<(), StoreError> {
     let mut tx = pool.begin().await?;
@@ -146,6 +148,11 @@ pub(super) async fn link_identity(
         tx.rollback().await?;
         return Err(StoreError::AlreadyLinked);
     }
+    sqlx::query("UPDATE players SET token_hash = $2 WHERE player_id = $1")
+        .bind(player_id.as_str())
+        .bind(token_hash)
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(())
 }

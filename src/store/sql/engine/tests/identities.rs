@@ -56,7 +56,7 @@ async fn an_account_is_bound_to_one_player_once() {
 
     // A guest is linked to a new account once; neither side can be linked again.
     store
-        .link_identity(&PlayerId::from("p3"), &account("7"), 40)
+        .link_identity(&PlayerId::from("p3"), &account("7"), "hash-unheld", 40)
         .await
         .expect("link bea");
     assert_eq!(
@@ -66,9 +66,11 @@ async fn an_account_is_bound_to_one_player_once() {
             .expect("lookup"),
         Some(player("p3", "Bea"))
     );
+    // The guest's token no longer speaks for her.
+    assert_eq!(store.player_by_token("hash-3").await.expect("lookup"), None);
     for (guest, subject) in [("p3", "8"), ("p1", "7")] {
         let err = store
-            .link_identity(&PlayerId::from(guest), &account(subject), 50)
+            .link_identity(&PlayerId::from(guest), &account(subject), "hash-other", 50)
             .await
             .expect_err("linked once");
         assert!(matches!(err, StoreError::AlreadyLinked), "{err:?}");
