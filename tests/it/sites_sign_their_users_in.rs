@@ -382,21 +382,22 @@ async fn a_guest_links_once_keeping_their_player() {
     server.stop().await;
 }
 
+/// A signed-in member with a room of theirs open, the room, and a guest who said hello.
+async fn a_members_room_and_a_guest(server: &TestServer) -> (Client, String, Client) {
+    let mut member = server.connect().await;
+    let jwt = hs256(&claims("m-1", "Mia"), SECRET.as_bytes());
+    hello_with(&mut member, &jwt, None).await;
+    let (room, _) = member.create(["me", "open"]).await;
+    let mut guest = server.connect().await;
+    guest.hello("Walker", None).await;
+    (member, room, guest)
+}
+
 #[tokio::test]
 async fn guests_may_watch_but_not_play_where_the_site_says_so() {
     let dir = temp_dir();
     let server = start_server(dir.path(), |auth| auth.guests = false).await;
-    let mut member = server.connect().await;
-    hello_with(
-        &mut member,
-        &hs256(&claims("m-1", "Mia"), SECRET.as_bytes()),
-        None,
-    )
-    .await;
-    let (room, _) = member.create(["me", "open"]).await;
-
-    let mut guest = server.connect().await;
-    guest.hello("Walker", None).await;
+    let (_member, room, mut guest) = a_members_room_and_a_guest(&server).await;
     guest
         .expect_error(
             json!({"type": "create_room", "game": "tictactoe", "seats": ["me", "open"]}),
@@ -426,16 +427,7 @@ async fn guests_may_watch_but_not_play_where_the_site_says_so() {
         auth.spectators_need_sign_in = true;
     })
     .await;
-    let mut member = server.connect().await;
-    hello_with(
-        &mut member,
-        &hs256(&claims("m-1", "Mia"), SECRET.as_bytes()),
-        None,
-    )
-    .await;
-    let (room, _) = member.create(["me", "open"]).await;
-    let mut guest = server.connect().await;
-    guest.hello("Walker", None).await;
+    let (_member, room, mut guest) = a_members_room_and_a_guest(&server).await;
     guest
         .expect_error(json!({"type": "watch", "room": room}), "sign_in_required")
         .await;
