@@ -1,6 +1,6 @@
 //! The keys a site's tokens are checked with: one key named by the configuration, or a
 //! JSON Web Key Set read from a file or fetched from the site, and fetched again (at most
-//! once a minute) when a token names a key the set does not hold. Each key carries the
+//! once per `jwks_refetch_secs`) when a token names a key the set does not hold. Each key carries the
 //! one algorithm it verifies; a token's own `alg` never chooses it.
 
 use std::collections::HashMap;
@@ -14,8 +14,6 @@ use tracing::{info, warn};
 
 use super::AuthSetupError;
 
-/// How often, at most, the key set is fetched again for a token naming an unknown key.
-const REFETCH_EVERY: Duration = Duration::from_secs(60);
 /// How long one fetch of the key set may take.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -39,6 +37,8 @@ pub(super) struct KeySet {
     keys: RwLock<HashMap<String, Key>>,
     /// Where to fetch it again; `None` for a set read from a file.
     url: Option<String>,
+    /// The least time between two fetches.
+    refetch_every: Duration,
     client: reqwest::Client,
     /// When it was last fetched.
     fetched: Mutex<Instant>,
@@ -77,12 +77,16 @@ impl KeySet {
             from: path.to_owned(),
             reason,
         })?;
-        Ok(KeySet::holding(keys, None))
+        Ok(KeySet::holding(keys, None, Duration::ZERO))
     }
 
-    /// The set served at `url`, fetched now.
-    pub(super) async fn from_url(url: &str) -> Result<KeySet, AuthSetupError> {
-        let set = KeySet::holding(HashMap::new(), Some(url.to_owned()));
+    /// The set served at `url`, fetched now, and again for an unknown key at most once
+    /// per `refetch_every`.
+    pub(super) async fn from_url(
+        url: &str,
+        refetch_every: Duration,
+    ) -> Result<KeySet, AuthSetupError> {
+        let set = KeySet::holding(HashMap::new(), Some(url.to_owned()), refetch_every);
         let keys = set
             .fetch()
             .await
@@ -95,10 +99,11 @@ impl KeySet {
         Ok(set)
     }
 
-    fn holding(keys: HashMap<String, Key>, url: Option<String>) -> KeySet {
+    fn holding(keys: HashMap<String, Key>, url: Option<String>, refetch_every: Duration) -> KeySet {
         KeySet {
             keys: RwLock::new(keys),
             url,
+            refetch_every,
             client: reqwest::Client::new(),
             fetched: Mutex::new(Instant::now()),
         }
@@ -122,10 +127,11 @@ impl KeySet {
         })
     }
 
-    /// Fetches the set again if the last fetch is a minute old; whether it did.
+    /// Fetches the set again unless the last fetch is more recent than `refetch_every`;
+    /// whether it did.
     async fn refetched(&self) -> bool {
         let mut fetched = self.fetched.lock().await;
-        if fetched.elapsed() < REFETCH_EVERY {
+        if fetched.elapsed() < self.refetch_every {
             return false;
         }
         *fetched = Instant::now();

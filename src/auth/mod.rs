@@ -5,6 +5,8 @@
 
 mod keys;
 
+use std::time::Duration;
+
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
 use serde::Deserialize;
@@ -170,7 +172,8 @@ impl SignIn {
         } else if !config.jwks_file.trim().is_empty() {
             Keys::Set(KeySet::from_file(config.jwks_file.trim())?)
         } else if !config.jwks_url.trim().is_empty() {
-            Keys::Set(KeySet::from_url(config.jwks_url.trim()).await?)
+            let refetch_every = Duration::from_secs(config.jwks_refetch_secs);
+            Keys::Set(KeySet::from_url(config.jwks_url.trim(), refetch_every).await?)
         } else {
             return Ok(None);
         };

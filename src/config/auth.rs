@@ -18,8 +18,11 @@ pub struct AuthConfig {
     /// A file holding a JSON Web Key Set (empty: none).
     pub jwks_file: String,
     /// A URL serving a JSON Web Key Set: fetched at start, and again when a token names a
-    /// key it does not hold, at most once a minute (empty: none).
+    /// key it does not hold, at most once per `jwks_refetch_secs` (empty: none).
     pub jwks_url: String,
+    /// The least time between two fetches of `jwks_url` for tokens naming unknown keys,
+    /// in seconds, so a stream of made-up key ids cannot hammer the site.
+    pub jwks_refetch_secs: u64,
     /// The `iss` every token must carry (empty: any issuer).
     pub issuer: String,
     /// The `aud` every token must carry (empty: tokens with an `aud` are refused, as
@@ -43,6 +46,7 @@ impl Default for AuthConfig {
             jwt_public_key_file: String::new(),
             jwks_file: String::new(),
             jwks_url: String::new(),
+            jwks_refetch_secs: 60,
             issuer: String::new(),
             audience: String::new(),
             leeway_secs: 30,

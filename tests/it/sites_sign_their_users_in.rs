@@ -5,6 +5,7 @@
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use actix_web::{App, HttpResponse, HttpServer, web};
@@ -299,28 +300,33 @@ async fn each_kind_of_public_key_verifies_its_own_algorithm() {
 }
 
 #[tokio::test]
-async fn a_key_set_is_fetched_from_the_site() {
-    let jwks = std::fs::read_to_string(fixture("jwks.json")).unwrap();
+async fn a_key_set_is_fetched_from_the_site_and_again_when_a_key_rotates() {
+    let published = Arc::new(RwLock::new(
+        std::fs::read_to_string(fixture("jwks.json")).unwrap(),
+    ));
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let site = listener.local_addr().unwrap();
-    let serving = HttpServer::new(move || {
-        let jwks = jwks.clone();
-        App::new().route(
-            "/.well-known/jwks.json",
-            web::get().to(move || {
-                let jwks = jwks.clone();
-                async move {
-                    HttpResponse::Ok()
-                        .content_type("application/json")
-                        .body(jwks)
-                }
-            }),
-        )
-    })
-    .workers(1)
-    .listen(listener)
-    .unwrap()
-    .run();
+    let serving = {
+        let published = published.clone();
+        HttpServer::new(move || {
+            let published = published.clone();
+            App::new().route(
+                "/.well-known/jwks.json",
+                web::get().to(move || {
+                    let jwks = published.read().unwrap().clone();
+                    async move {
+                        HttpResponse::Ok()
+                            .content_type("application/json")
+                            .body(jwks)
+                    }
+                }),
+            )
+        })
+        .workers(1)
+        .listen(listener)
+        .unwrap()
+        .run()
+    };
     let handle = serving.handle();
     let site_task = tokio::spawn(serving);
 
@@ -328,16 +334,35 @@ async fn a_key_set_is_fetched_from_the_site() {
     let server = start_server(dir.path(), |auth| {
         auth.jwt_hs256_secret.clear();
         auth.jwks_url = format!("http://{site}/.well-known/jwks.json");
+        auth.jwks_refetch_secs = 0;
     })
     .await;
     let mut client = server.connect().await;
-    let welcome = hello_with(
-        &mut client,
-        &rs256(&claims("user-9", "Eve"), Some("site-key-1")),
-        None,
-    )
-    .await;
+    let eve = claims("user-9", "Eve");
+    // A key the site has not published yet is refused, even fetched again.
+    client
+        .expect_error(
+            json!({"type": "hello", "jwt": rs256(&eve, Some("site-key-2"))}),
+            "token_invalid",
+        )
+        .await;
+    // The site rotates: the key is published under its new id, the old one withdrawn.
+    // The first token naming the new id has the set fetched again.
+    let rotated = published
+        .read()
+        .unwrap()
+        .replace("site-key-1", "site-key-2");
+    *published.write().unwrap() = rotated;
+    let welcome = hello_with(&mut client, &rs256(&eve, Some("site-key-2")), None).await;
     assert_eq!(welcome["signed_in"], true, "{welcome}");
+    // The withdrawn id is gone with the set it was fetched in.
+    let mut later = server.connect().await;
+    later
+        .expect_error(
+            json!({"type": "hello", "jwt": rs256(&eve, Some("site-key-1"))}),
+            "token_invalid",
+        )
+        .await;
     server.stop().await;
     handle.stop(true).await;
     site_task.await.unwrap().unwrap();
