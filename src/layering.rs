@@ -35,7 +35,7 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     (
         "store",
         &[
-            "room", "lobby", "ws", "http", "protocol", "players", "limits", "resuming",
+            "room", "lobby", "ws", "http", "protocol", "players", "limits", "resuming", "auth",
         ],
     ),
     // A room reports to the lobby through its own narrow interface, never by importing
@@ -53,6 +53,12 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     // The fleet passes room messages between nodes, keeps leases and adopts games;
     // sessions and routes use it, never the other way.
     ("fleet", &["ws", "http", "limits"]),
+    // Sign-in checks a site's tokens for the edges (sessions, routes) and knows nothing
+    // of rooms, the lobby or a fleet.
+    (
+        "auth",
+        &["room", "lobby", "ws", "http", "fleet", "limits", "players"],
+    ),
 ];
 
 /// The Rust files of module `name`: `src/name.rs` and everything under `src/name/`.
