@@ -185,11 +185,11 @@ pub(crate) async fn sign_in(
         .player_by_identity(&user.identity)
         .await
         .map_err(|e| signed_in_error(e, shown))?;
-    let player = match (bound, guest) {
+    let (player, name) = match (bound, guest) {
         (Some(bound), Some(guest)) if guest.player_id != bound.player_id => {
             return Err(signed_in_error(StoreError::AlreadyLinked, shown));
         }
-        (Some(bound), _) => bound,
+        (Some(bound), _) => (bound, name),
         (None, Some(guest)) => {
             // The guest's token is retired: from now on the site signs this player in.
             let unshown = hash_token(&random_hex(32));
@@ -198,7 +198,7 @@ pub(crate) async fn sign_in(
                 .await
                 .map_err(|e| signed_in_error(e, shown))?;
             tracing::info!(player_id = %guest.player_id, "guest linked to a site account");
-            guest
+            (guest, name)
         }
         (None, None) => {
             let name = name.ok_or_else(|| {
@@ -210,20 +210,16 @@ pub(crate) async fn sign_in(
             admit_new()?;
             let player = PlayerRecord {
                 player_id: PlayerId::from(format!("p_{}", random_hex(8))),
-                name: name.clone(),
+                name,
             };
             // A token nobody holds: this player signs in with the site's tokens only.
             let unshown = hash_token(&random_hex(32));
             store
                 .create_signed_in_player(&player, &unshown, &user.identity, now_ms)
                 .await
-                .map_err(|e| signed_in_error(e, &name))?;
-            return Ok(Identity {
-                player_id: player.player_id,
-                name,
-                token: None,
-                signed_in: true,
-            });
+                .map_err(|e| signed_in_error(e, &player.name))?;
+            // Made with the name: nothing to rename.
+            (player, None)
         }
     };
     let name = match name {

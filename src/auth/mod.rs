@@ -157,7 +157,7 @@ impl SignIn {
         if sources > 1 {
             return Err(AuthSetupError::SeveralSources(sources));
         }
-        let keys = if !config.jwt_hs256_secret.is_empty() {
+        let keys = if !config.jwt_hs256_secret.trim().is_empty() {
             Keys::Fixed(hs256(config.jwt_hs256_secret.as_bytes())?)
         } else if !config.jwt_hs256_secret_file.trim().is_empty() {
             let path = config.jwt_hs256_secret_file.trim();
