@@ -3,6 +3,9 @@
 //! name after `hello_required` and the rate limits, a seat after `unknown_room`. So past
 //! the parser every field is typed, and the documented order of errors still holds.
 
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
@@ -21,6 +24,25 @@ impl<T> Checked<T> {
     /// The value, or why it was refused.
     pub fn get(self) -> Result<T, ClientError> {
         self.0
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for Checked<T> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        T::schema_id()
+    }
+
+    /// What a client must send for the field to be checked into a `T`: `T`'s own form.
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::json_schema(generator)
     }
 }
 

@@ -23,7 +23,9 @@ use parlor_rules::games::Seat;
     strum::IntoStaticStr,
     serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
+    schemars::JsonSchema,
 )]
+#[schemars(rename_all = "snake_case")]
 #[strum(
     serialize_all = "snake_case",
     parse_err_ty = UnknownUpdates,
@@ -51,45 +53,50 @@ impl UnknownUpdates {
 }
 
 /// A message from a client, after its `type` was recognised and its fields checked.
-#[derive(Clone, Debug, PartialEq, Deserialize, strum::VariantNames)]
+#[derive(Clone, Debug, PartialEq, Deserialize, strum::VariantNames, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum ClientMsg {
     /// Identify: must be the first message.
     Hello {
-        /// The display name wanted (a signed-in player's comes from the site's token;
-        /// a guest must send one).
+        /// The display name wanted (PROTOCOL.md §5.2). Optional with `jwt`: the site's
+        /// token names the player.
         #[serde(default)]
         name: Option<String>,
-        /// The token from an earlier `welcome`, to resume that player (with `jwt`: the
-        /// guest to link to the site's account).
+        /// The token of an earlier `welcome`, to resume that player; with `jwt`, the
+        /// guest to link to the site's account (§5.4).
         #[serde(default)]
         token: Option<String>,
-        /// A token the site signed (`[auth]`), to sign in as the site's user.
+        /// A token the hosting site signed, to sign in as the site's user (§5.4).
         #[serde(default)]
         jwt: Option<String>,
-        /// How this connection wants to hear of moves; full states when absent.
+        /// How this connection hears of moves, in every room it joins or watches:
+        /// `states` (the default) or `moves`.
         #[serde(default)]
         updates: Option<Updates>,
     },
     /// Create a room.
     CreateRoom {
-        /// The game, named e.g. `tictactoe`.
+        /// The game id: `tictactoe`, `checkers`, `chess` or `fox_geese` (§12). Exact,
+        /// lowercase.
         game: Checked<GameKind>,
-        /// Two seat specs: `open`, `me` or `bot:<level>`.
+        /// Seat specs for seat 0 and seat 1: `open`, `me` or `bot:<level>`.
         seats: Checked<[SeatSpec; 2]>,
-        /// Room options; must be an object when present.
+        /// Room options (§3): `start`, a position to start from; `takeover`, what
+        /// happens to an absent player's seat; `time_control`, a clock; `private`, left
+        /// out of every listing. An absent, `null` or empty object is accepted.
         #[serde(default)]
+        #[schemars(with = "Option<RoomOptions>")]
         options: Checked<RoomOptions>,
     },
     /// Take (or take back) a seat.
     Join {
         /// The room's id.
         room: RoomId,
-        /// 0 or 1.
+        /// `0` or `1`.
         seat: Checked<Seat>,
-        /// The last `seq` this client saw of the room, when it comes back: it then gets
-        /// what it missed instead of a snapshot, if the room still has it.
+        /// The last `seq` this client saw of the room, when it comes back after a cut:
+        /// it then gets the messages it missed instead of a snapshot (§8.1).
         #[serde(default)]
         since: Option<u64>,
     },
@@ -97,7 +104,7 @@ pub enum ClientMsg {
     Watch {
         /// The room's id.
         room: RoomId,
-        /// As in `join`.
+        /// As in `join` (§8.1).
         #[serde(default)]
         since: Option<u64>,
     },
@@ -105,7 +112,9 @@ pub enum ClientMsg {
     Move {
         /// The room's id.
         room: RoomId,
-        /// The move in the game's notation.
+        /// The move in the game's notation (§12): `"4"` in tic-tac-toe, `"11-15"` or
+        /// `"22x15x6"` in checkers, `"e2e4"` or `"e4"` in chess, `"22-15"` or `"17x15"`
+        /// in Fox & Geese.
         #[serde(rename = "move")]
         text: String,
     },
@@ -144,7 +153,7 @@ pub enum ClientMsg {
     /// Receive a `lobby` snapshot of the listed rooms, then a `lobby_update` whenever
     /// one is added, changes or is removed.
     SubscribeLobby {
-        /// Only rooms of this game; every game when absent.
+        /// Only rooms of this game (§12). Every game when absent or `null`.
         #[serde(default)]
         game: Option<Checked<GameKind>>,
     },
@@ -153,10 +162,11 @@ pub enum ClientMsg {
     /// Take the open seat of the oldest waiting public room of this game and time
     /// control whose other seat holds a connected person, or create one and sit in it.
     QuickJoin {
-        /// The game.
+        /// The game id (§12).
         game: Checked<GameKind>,
-        /// The time control wanted (no clock when absent); checked as the room option.
+        /// A time control, as in `options.time_control` (§6.2.3). No clock when absent.
         #[serde(default)]
+        #[schemars(with = "Option<TimeControl>")]
         time_control: Checked<TimeControl>,
     },
     /// Say something in the room's chat: the players' chat from a seat, the
@@ -164,7 +174,9 @@ pub enum ClientMsg {
     Chat {
         /// The room's id.
         room: RoomId,
-        /// The line, at most `rooms.chat_max_chars` characters.
+        /// The line: 1 to `rooms.chat_max_chars` (140) characters once trimmed, one line,
+        /// no control characters and no direction overrides; emoji, with their joiners,
+        /// are fine.
         text: String,
     },
     /// Ask for a `pong`: a heartbeat for clients that cannot see WebSocket pings (a

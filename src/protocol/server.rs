@@ -23,7 +23,9 @@ use super::{ChatChannel, ChatLine, ClientError, ErrorCode};
     strum::IntoStaticStr,
     serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
+    schemars::JsonSchema,
 )]
+#[schemars(rename_all = "snake_case")]
 #[strum(
     serialize_all = "snake_case",
     parse_err_ty = UnknownRole,
@@ -49,23 +51,23 @@ impl UnknownRole {
 }
 
 /// A direct reply or notice from the server to one connection.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMsg {
     /// Answer to `hello`.
     Welcome {
-        /// The player's stable public id.
+        /// The player's permanent public id. Shown to others in seats.
         player_id: PlayerId,
-        /// The name now in use.
+        /// The name now in use (trimmed).
         name: String,
-        /// The secret to send in a later `hello` to resume this player; none for a
-        /// signed-in player, who signs in with the site's token instead.
+        /// The player's secret, to send in a later `hello` to resume this player
+        /// (PROTOCOL.md §5.3); absent for a player signed in with a site's token (§5.4).
         #[serde(skip_serializing_if = "Option::is_none")]
         token: Option<String>,
-        /// Whether the player signed in with the site's token (absent for guests).
+        /// `true` for a player signed in with a site's token; absent for guests.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         signed_in: bool,
-        /// [`PROTOCOL_VERSION`].
+        /// The protocol version, `1` (`PROTOCOL_VERSION`).
         protocol: u32,
         /// The client's `ref`.
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
@@ -79,11 +81,12 @@ pub enum ServerMsg {
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
         reference: Option<Value>,
     },
-    /// Answer to `join`/`watch` (and `create_room` with `me`); a `state` follows.
+    /// Sent to one connection after `join`, `watch`, `quick_join` or a `create_room`
+    /// with `me`. The next frame for that room is the snapshot `state`.
     Joined {
         /// The room's id.
         room: RoomId,
-        /// The seat taken, or `null` for a spectator.
+        /// The seat this connection holds; `null` for a spectator.
         seat: Option<Seat>,
         /// Player or spectator.
         role: Role,
@@ -101,33 +104,37 @@ pub enum ServerMsg {
     },
     /// Answer to `list_rooms`.
     Rooms {
-        /// Every room, newest first.
+        /// Every live room (waiting, playing and finished rooms that have not been
+        /// removed yet) except private ones, newest first.
         rooms: Vec<RoomSummary>,
         /// The client's `ref`.
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
         reference: Option<Value>,
     },
-    /// Something the client sent was refused; nothing changed.
+    /// Something the client sent was refused; nothing changed. An `error` never closes
+    /// the socket.
     Error {
-        /// The machine-readable code.
+        /// The machine-readable code (§11).
         code: ErrorCode,
-        /// A sentence the person can act on.
+        /// An English sentence for people; its wording may change. Do not parse it.
         message: String,
-        /// The client's `ref`.
+        /// The client's `ref`, when it could be read (§4).
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
         reference: Option<Value>,
     },
-    /// This connection's seat was taken over by the same player on another connection.
+    /// This connection's seat was taken over by the same player on another connection;
+    /// from then on it receives nothing from that room.
     Replaced {
-        /// The room's id.
+        /// The room whose seat was taken over.
         room: RoomId,
     },
     /// Answer to `subscribe_lobby`: the listed rooms (of its game, if it named one),
-    /// newest first. `lobby_update`s follow.
+    /// newest first. `lobby_update`s follow. Sent again without `ref` to a subscriber
+    /// that fell behind.
     Lobby {
         /// The game the subscription is limited to, or `null` for every game.
         game: Option<GameKind>,
-        /// The listed rooms, as in `rooms`.
+        /// The listed rooms of that game, newest first, as in `rooms`.
         rooms: Vec<RoomSummary>,
         /// The client's `ref`.
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
@@ -137,7 +144,7 @@ pub enum ServerMsg {
     LobbyUpdate {
         /// What happened to the room.
         change: LobbyChange,
-        /// The room as it is now (as it last was, when removed).
+        /// The room as it is now; for `removed`, as it last was.
         room: RoomSummary,
     },
     /// Answer to `unsubscribe_lobby`.
@@ -157,18 +164,21 @@ pub enum ServerMsg {
     Chat {
         /// The room's id.
         room: RoomId,
-        /// The players' chat or the spectators'.
+        /// Which chat. A seated player only ever receives `players`, a spectator only
+        /// `spectators`.
         channel: ChatChannel,
         /// The lines, oldest first.
         lines: Vec<ChatLine>,
     },
-    /// The server is shutting down; reconnect after `retry_after_ms`.
+    /// The server is stopping, and closes the socket right after; reconnect after
+    /// `retry_after_ms`.
     Shutdown {
-        /// Whether games go on after the restart.
+        /// Whether games in progress are kept (`restarting`) or ended (`stopping`).
         reason: ShutdownReason,
-        /// What is happening, for people.
+        /// A sentence for people.
         message: String,
-        /// How long to wait before reconnecting, ms (then back off).
+        /// How long to wait before reconnecting, ms (`server.reconnect_after_ms`); then
+        /// back off while the server is not yet back.
         retry_after_ms: u64,
     },
 }
@@ -185,17 +195,20 @@ pub enum ServerMsg {
     strum::IntoStaticStr,
     serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
+    schemars::JsonSchema,
 )]
+#[schemars(rename_all = "snake_case")]
 #[strum(
     serialize_all = "snake_case",
     parse_err_ty = UnknownShutdownReason,
     parse_err_fn = UnknownShutdownReason::named
 )]
 pub enum ShutdownReason {
-    /// The server is restarting: every game in progress is resumed when it is back.
+    /// The server is restarting (the default): games in progress are kept, and the
+    /// next server resumes them; reconnect and `join` again.
     Restarting,
-    /// The server is stopping and its operator ended the games in progress
-    /// (`interrupted`).
+    /// The operator has the server end the games in progress as it stops (they are
+    /// stored as `interrupted`, without a result).
     Stopping,
 }
 
@@ -234,7 +247,9 @@ impl ServerMsg {
     strum::IntoStaticStr,
     serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
+    schemars::JsonSchema,
 )]
+#[schemars(rename_all = "snake_case")]
 #[strum(
     serialize_all = "snake_case",
     parse_err_ty = UnknownLobbyChange,

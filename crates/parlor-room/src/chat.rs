@@ -25,6 +25,11 @@ use crate::PlayerId;
     parse_err_ty = UnknownChatChannel,
     parse_err_fn = UnknownChatChannel::named
 )]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename_all = "snake_case")
+)]
 pub enum ChatChannel {
     /// The two seated players.
     Players,
@@ -53,6 +58,7 @@ impl UnknownChatChannel {
 
 /// One line of chat, as it is sent and kept with its game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ChatLine {
     /// Who said it: their public id.
     pub player_id: PlayerId,

@@ -9,10 +9,11 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 /// Declares an id type: a shared string with its own name, written and read on the
-/// wire and in the store as the plain string.
+/// wire and in the store as the plain string (which its JSON Schema, named after it and
+/// described by its doc line, says).
 macro_rules! id_type {
-    ($(#[$doc:meta])* $name:ident) => {
-        $(#[$doc])*
+    ($(#[doc = $doc:literal])+ $name:ident) => {
+        $(#[doc = $doc])+
         #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         #[serde(transparent)]
         pub struct $name(Arc<str>);
@@ -71,21 +72,35 @@ macro_rules! id_type {
                 &*self.0 == *other
             }
         }
+
+        #[cfg(feature = "schema")]
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                let description = [$($doc),+].map(str::trim).join(" ");
+                schemars::json_schema!({"type": "string", "description": description})
+            }
+        }
     };
 }
 
 id_type! {
-    /// A room's id: ten hex digits for every room a server opens.
+    /// A room's id, an opaque string: today 10 lowercase hex digits (`164e769c97`).
     RoomId
 }
 
 id_type! {
-    /// A player's public, stable id (`p_` and hex), shown to everyone.
+    /// A player's permanent public id, an opaque string shown to everyone: today `p_`
+    /// plus 16 hex digits.
     PlayerId
 }
 
 id_type! {
-    /// A game's id: one per game played in a room (a rematch is a new game).
+    /// A game's id, one per game played in a room (a rematch is a new game), an opaque
+    /// string: today `g_` plus 16 hex digits.
     GameId
 }
 

@@ -16,6 +16,8 @@ pub mod options;
 pub mod ratings;
 pub mod records;
 pub mod refusal;
+#[cfg(feature = "schema")]
+mod schema;
 pub mod scoring;
 pub mod seats;
 pub mod settings;

@@ -12,6 +12,7 @@ use parlor_rules::bots::BotLevel;
 /// How much time each side has, chosen at `create_room` (`options.time_control`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum TimeControl {
     /// No clock.
     #[default]
@@ -19,13 +20,16 @@ pub enum TimeControl {
     /// Each move must be made within `per_move_ms`; running out loses.
     PerMove {
         /// Time for each move, ms.
+        #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_MS)))]
         per_move_ms: u64,
     },
     /// Chess-style clocks: `base_ms` each, plus `increment_ms` after every move made.
     Fischer {
         /// Each side's starting time, ms.
+        #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_MS)))]
         base_ms: u64,
         /// Time added to a side's clock after each of its moves, ms.
+        #[cfg_attr(feature = "schema", schemars(range(max = MAX_MS)))]
         increment_ms: u64,
     },
 }

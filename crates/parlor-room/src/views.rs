@@ -11,28 +11,33 @@ use crate::{GameId, PlayerId, RoomId, SeatKind, TimeControl};
 
 /// A seat as shown in `state` and room listings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SeatView {
     /// The seat (0 or 1 on the wire).
     pub seat: Seat,
     /// `open`, `human` or `bot:<level>`.
     pub kind: SeatKind,
-    /// The human's or bot's name; `null` when open.
+    /// The human's name, or `"Bot (<level>)"` for a bot; `null` when open.
     pub name: Option<String>,
-    /// The human's player id; `null` otherwise.
+    /// The human's player id; `null` for open seats and bots.
     pub player_id: Option<PlayerId>,
-    /// Whether the seat's occupant is connected (bots always are; open seats never).
+    /// Whether the occupant is connected: always `true` for bots, always `false` for
+    /// open seats, and for a human whether some connection currently holds the seat.
     pub connected: bool,
-    /// The occupant's Glicko-2 rating in this game (a bot level is rated as a player of
-    /// its own), once known; `null` for open seats and newcomers.
+    /// The occupant's Glicko-2 rating in this game, rounded: a human's own, or the
+    /// rating of the bot's level. `null` for an open seat, for a player with no rated
+    /// game of this game yet, and while the room is waiting.
     pub rating: Option<i64>,
-    /// When a bot plays for a person who left (`options.takeover`): that person. They get
-    /// the seat back by joining it again. Absent otherwise.
+    /// The person a bot is playing for after they stayed away past the reconnect grace
+    /// (`options.takeover`); they get the seat back by joining it again. The seat's
+    /// `kind` and `name` are then the bot's and its `player_id` `null`. Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stand_in_for: Option<PlayerRef>,
 }
 
 /// A person, as named in seat views.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PlayerRef {
     /// The player's public id.
     pub player_id: PlayerId,
@@ -42,10 +47,11 @@ pub struct PlayerRef {
 
 /// The last move played.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LastMove {
     /// Who played it.
     pub seat: Seat,
-    /// The move in notation.
+    /// The move in the game's canonical notation.
     #[serde(rename = "move")]
     pub text: String,
     /// The move as players write it: SAN in chess (`Nf3`, `exd8=Q+`), the same as
@@ -55,6 +61,7 @@ pub struct LastMove {
 
 /// A finished game's result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ResultView {
     /// The winning seat, `null` for a draw.
     pub winner: Option<Seat>,
@@ -79,6 +86,11 @@ pub struct ResultView {
     serialize_all = "snake_case",
     parse_err_ty = UnknownStatus,
     parse_err_fn = UnknownStatus::named
+)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename_all = "snake_case")
 )]
 pub enum Status {
     /// A seat is still open.
@@ -111,52 +123,63 @@ impl UnknownStatus {
 /// The room's full state, broadcast after every change (same bytes for everyone).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename = "state")]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(transform = crate::schema::tagged_state)
+)]
 pub struct StateMsg {
     /// The room's id.
     pub room: RoomId,
-    /// The game's id.
+    /// The game id.
     pub game: GameKind,
-    /// The current game's unique id; `null` until it starts.
+    /// The id of the room's current game; `null` until the first game starts. A
+    /// rematch replaces it with the new game's id.
     pub game_id: Option<GameId>,
-    /// Rises by one with every state the room broadcasts.
+    /// The room's state counter: rises by one with every state the room broadcasts.
     pub seq: u64,
     /// Waiting, playing or finished.
     pub status: Status,
-    /// Both seats.
+    /// Seat 0 then seat 1.
     pub seats: Vec<SeatView>,
-    /// How many spectators are connected.
+    /// Connections watching (players are not counted).
     pub spectators: usize,
-    /// The seat to move, `null` unless playing.
+    /// The seat to move; `null` unless playing.
     pub to_move: Option<Seat>,
     /// The position in the game's text form.
     pub position: String,
-    /// The board for drawing.
+    /// The board in a drawable form.
     pub board: BoardView,
-    /// The legal moves of the side to move; empty unless playing.
+    /// Every legal move of the side to move, in the game's canonical notation and a
+    /// stable order; empty unless playing.
     pub legal_moves: Vec<String>,
-    /// The last move, if any.
+    /// The latest move; `null` before the first.
     pub last_move: Option<LastMove>,
     /// How many moves have been played.
     pub moves: usize,
-    /// The result once finished.
+    /// Once finished: the winner and why. Otherwise `null`.
     pub result: Option<ResultView>,
-    /// The room's time control (`{"kind":"none"}` without a clock).
+    /// The room's time control, in the form of `options.time_control`;
+    /// `{"kind":"none"}` without a clock.
     pub time_control: TimeControl,
-    /// Both clocks, or `null` without a time control.
+    /// Both clocks; `null` without a time control.
     pub clocks: Option<ClockView>,
-    /// The seat that has offered a draw still open, if any.
+    /// While playing: the seat whose draw offer is open, `null` when none is. The
+    /// game's end clears it.
     pub draw_offer: Option<Seat>,
-    /// The game was resumed after the server restarted, and no move has been played
-    /// since; sent only when true.
+    /// `true`, only when present: the game was resumed after the server restarted, and
+    /// no move has been played since. Absent otherwise (never `false`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub resumed: bool,
-    /// The seats that have asked for a rematch of the finished game.
+    /// Once finished: the seats that have asked for a rematch, in seat order, e.g.
+    /// `[0]`. Otherwise `[]`.
     pub rematch: Vec<Seat>,
-    /// Every move so far; only in the snapshot sent after `joined`.
+    /// Only in the snapshot after `joined`: every move of the current game so far, in
+    /// order, in canonical notation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<String>>,
-    /// Every move so far as players write it (see [`LastMove::display`]); only beside
-    /// `history`.
+    /// Only beside `history`: the same moves as players write them (see
+    /// `last_move.display`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history_display: Option<Vec<String>>,
 }
@@ -167,12 +190,17 @@ pub struct StateMsg {
 /// room would have sent.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename = "moved")]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(transform = crate::schema::tagged_moved)
+)]
 pub struct MovedMsg {
     /// The room's id.
     pub room: RoomId,
-    /// The room's state counter, as the `state` in its place would carry.
+    /// The `seq` of the `state` it stands for: one more than the last.
     pub seq: u64,
-    /// The move.
+    /// The move, as in `state`.
     pub last_move: LastMove,
     /// How many moves have been played.
     pub moves: usize,
@@ -180,13 +208,15 @@ pub struct MovedMsg {
     pub to_move: Option<Seat>,
     /// The position in the game's text form.
     pub position: String,
-    /// The board's cells the move changed, in index order.
+    /// Every cell of `board.cells` the move changed, in index order, as
+    /// `[index, code]`: the index into `board.cells` and the cell's new piece code, or
+    /// `null` for a cell left empty.
     pub cells: Vec<CellChange>,
     /// The legal moves of the side to move.
     pub legal_moves: Vec<String>,
-    /// Both clocks, or `null` without a time control.
+    /// As in `state`.
     pub clocks: Option<ClockView>,
-    /// The seat whose draw offer is still open, if any.
+    /// As in `state`: a move lets the opponent's draw offer lapse.
     pub draw_offer: Option<Seat>,
 }
 
@@ -196,29 +226,34 @@ pub type CellChange = (usize, Option<char>);
 
 /// Both clocks in `state`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClockView {
-    /// Each seat's remaining time when the state was sent, ms.
+    /// Each side's time left when this state was sent, ms: seat 0's, then seat 1's.
     pub remaining_ms: [u64; 2],
-    /// The seat whose clock is running, if any.
+    /// The seat whose clock is running; `null` while waiting, while the side to move
+    /// has yet to make its first move, and once finished.
     pub running: Option<Seat>,
 }
 
 /// A seat's score in `game_over`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ScoreView {
     /// The seat (0 or 1 on the wire).
     pub seat: Seat,
     /// The seat's name.
     pub name: Option<String>,
-    /// The score; `null` for bots and unscored games.
+    /// The score; `null` for bots and for unscored games, including every game started
+    /// from a position.
     pub score: Option<u32>,
-    /// The seat's rating before the game, if it was rated.
+    /// The seat's rating in this game before it, rounded; `null` for both seats when
+    /// the game was not rated, set for both (bots included) when it was.
     pub rating_before: Option<i64>,
-    /// Its rating after the game, if it was rated.
+    /// The seat's rating after the game, rounded; `null` as `rating_before` is.
     pub rating_after: Option<i64>,
 }
 
-/// Why a finished game was not rated (PROTOCOL.md §13.4).
+/// Why a finished game was not rated (PROTOCOL.md §13.4); `null` when it was.
 #[derive(
     Clone,
     Copy,
@@ -235,6 +270,11 @@ pub struct ScoreView {
     serialize_all = "snake_case",
     parse_err_ty = UnknownUnrated,
     parse_err_fn = UnknownUnrated::named
+)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename_all = "snake_case")
 )]
 pub enum Unrated {
     /// It started from a given position (`options.start`).
@@ -268,6 +308,11 @@ pub const MIN_MOVES_EACH_TO_RATE: u32 = 2;
 /// Sent after the finishing `state`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename = "game_over")]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(transform = crate::schema::tagged_game_over)
+)]
 pub struct GameOverMsg {
     /// The room's id.
     pub room: RoomId,
@@ -277,18 +322,19 @@ pub struct GameOverMsg {
     pub seq: u64,
     /// The winning seat, `null` for a draw.
     pub winner: Option<Seat>,
-    /// Why it ended.
+    /// Why the game ended.
     pub reason: EndReason,
-    /// Both seats' scores.
+    /// Both seats' scores, seat 0 then seat 1.
     pub scores: Vec<ScoreView>,
     /// Why the game was not rated; `null` when it was.
     pub unrated: Option<Unrated>,
-    /// Wall-clock length of the game, ms.
+    /// Time from the start of the game to its end, ms.
     pub duration_ms: u64,
 }
 
 /// A room in `rooms` and `GET /api/rooms`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RoomSummary {
     /// The room's id.
     pub room: RoomId,
@@ -302,8 +348,8 @@ pub struct RoomSummary {
     pub spectators: usize,
     /// Moves played.
     pub moves: usize,
-    /// The room's time control.
+    /// The room's time control, as in `state`; `{"kind":"none"}` without a clock.
     pub time_control: TimeControl,
-    /// When the room was created, Unix ms (listings are newest first).
+    /// Creation time, Unix ms. Rooms are sorted by it, newest first (ties by room id).
     pub created_at_ms: i64,
 }

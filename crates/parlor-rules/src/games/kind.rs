@@ -29,9 +29,18 @@ use strum::VariantArray;
     feature = "serde",
     derive(serde_with::SerializeDisplay, serde_with::DeserializeFromStr)
 )]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(
+        rename_all = "snake_case",
+        description = "A game id: `tictactoe`, `checkers`, `chess` or `fox_geese` (PROTOCOL.md §12)."
+    )
+)]
 pub enum GameKind {
     /// Tic-tac-toe (`tictactoe`).
     #[strum(serialize = "tictactoe")]
+    #[cfg_attr(feature = "schema", schemars(rename = "tictactoe"))]
     TicTacToe,
     /// English checkers (`checkers`).
     Checkers,

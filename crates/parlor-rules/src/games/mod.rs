@@ -61,6 +61,22 @@ impl Seat {
     }
 }
 
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Seat {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Seat".into()
+    }
+
+    /// The seat's number on the wire: `0` or `1`.
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A seat: 0 or 1. Seat 0 moves first from every game's usual start.",
+            "type": "integer",
+            "enum": [0, 1],
+        })
+    }
+}
+
 impl From<Seat> for u8 {
     fn from(seat: Seat) -> u8 {
         seat.index() as u8
@@ -113,6 +129,11 @@ impl TryFrom<u8> for Seat {
 #[cfg_attr(
     feature = "serde",
     derive(serde_with::SerializeDisplay, serde_with::DeserializeFromStr)
+)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename_all = "snake_case")
 )]
 pub enum EndReason {
     /// Tic-tac-toe: three marks in a row, column or diagonal.
@@ -233,6 +254,7 @@ pub enum MoveError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(tag = "layout", rename_all = "snake_case"))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum BoardView {
     /// A rectangular grid read row by row from the top-left of the game's standard
     /// diagram (chess: rank 8 at the top; checkers: Black's side at the top).
@@ -241,9 +263,10 @@ pub enum BoardView {
         rows: u8,
         /// Number of columns.
         cols: u8,
-        /// `rows * cols` piece codes in row-major order; `None` is an empty cell.
+        /// `rows * cols` piece codes, row by row from the top-left; `null` for an empty
+        /// cell (or a cell that is not part of the board).
         cells: Vec<Option<String>>,
-        /// Each cell's name in the game's move notation (`"e4"`, `"15"`), or `None` for a
+        /// Each cell's name in the game's move notation (`"e4"`, `"15"`), or `null` for a
         /// cell that is not part of the board (no piece ever stands there).
         labels: Vec<Option<String>>,
     },
