@@ -1,5 +1,5 @@
-//! HTTP routes: the bundled web client, health, rooms, stored games (in `games`) and the
-//! leaderboard.
+//! HTTP routes: the bundled web client, health, rooms, stored games (in `games`), the
+//! leaderboard and the protocol's schema (in `protocol_schema`).
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::ContentType;
@@ -19,6 +19,7 @@ use parlor_room::{PlayerId, RoomId};
 use parlor_rules::GameKind;
 
 mod games;
+mod protocol_schema;
 mod views;
 
 use views::{PlayerGameView, RatingRowView, ScoreRowView};
@@ -190,6 +191,10 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route("/api/games/{id}", get_or_head().to(games::game))
         .route("/api/leaderboard", get_or_head().to(leaderboard))
         .route("/api/players/{id}/games", get_or_head().to(player_games))
+        .route(
+            "/api/protocol.json",
+            get_or_head().to(protocol_schema::protocol_schema),
+        )
         .route("/", get_or_head().to(index))
         .route("/{file:.*}", get_or_head().to(asset));
 }
