@@ -16,6 +16,7 @@ use tokio_tungstenite::connect_async;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::common::comparable;
+use crate::conformance::{check_sent, received};
 use crate::waiting::eventually;
 
 /// How long a client waits for any message before the test fails.
@@ -117,6 +118,8 @@ pub(crate) async fn take_part(
         if let Some(since) = last_seq {
             enter["since"] = json!(since);
         }
+        check_sent(&hello);
+        check_sent(&enter);
         let sent = async {
             ws.send(Message::text(hello.to_string())).await?;
             ws.send(Message::text(enter.to_string())).await
@@ -136,7 +139,7 @@ pub(crate) async fn take_part(
                     _ => break,
                 }
             };
-            let message: Value = serde_json::from_str(&text).unwrap();
+            let message = received(&text);
             match message["type"].as_str().unwrap_or("") {
                 "welcome" => {
                     token = message["token"].as_str().map(str::to_owned);
@@ -172,6 +175,7 @@ pub(crate) async fn take_part(
                         let pause = rng.random_range(part.think_ms.0..=part.think_ms.1);
                         tokio::time::sleep(Duration::from_millis(pause)).await;
                         let play = json!({"type": "move", "room": part.room, "move": choice});
+                        check_sent(&play);
                         if ws.send(Message::text(play.to_string())).await.is_err() {
                             break;
                         }

@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use crate::common::{PATIENCE, TestServer, temp_dir, test_config};
+use crate::conformance::check_sent;
 use crate::waiting::eventually;
 use futures_util::SinkExt;
 use serde_json::{Value, json};
@@ -77,8 +78,14 @@ async fn a_flood_is_refused_message_by_message_then_closed_with_1008() {
     // Ten refusals in a row close it with 1008 (sent at once, far more than the budget
     // could refill meanwhile).
     for reference in 0..100 {
-        let frame = json!({"type": "list_rooms", "ref": reference}).to_string();
-        if client.ws.send(Message::text(frame)).await.is_err() {
+        let frame = json!({"type": "list_rooms", "ref": reference});
+        check_sent(&frame);
+        if client
+            .ws
+            .send(Message::text(frame.to_string()))
+            .await
+            .is_err()
+        {
             break;
         }
     }

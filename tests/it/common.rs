@@ -14,6 +14,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 use tokio_util::sync::CancellationToken;
 
+use crate::conformance::{check_sent, received};
 use crate::waiting::eventually;
 
 /// How long a test waits for any single expected message.
@@ -163,22 +164,31 @@ pub(crate) fn temp_dir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
 
-/// A WebSocket client speaking JSON.
+/// A WebSocket client speaking JSON. Every frame it sends (but those sent unchecked, on
+/// purpose) and every frame it receives is checked against the protocol's schema
+/// ([`crate::conformance`]).
 pub(crate) struct Client {
     /// The connection itself, for tests that read or write frames beyond JSON.
     pub(crate) ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
 }
 
 impl Client {
-    /// Sends `message` as a text frame.
+    /// Sends `message` as a text frame; it must be a `ClientMessage` of the schema.
     pub(crate) async fn send(&mut self, message: Value) {
+        check_sent(&message);
+        self.send_unchecked(message).await;
+    }
+
+    /// Sends `message` as a text frame without checking it against the schema: for
+    /// tests of what the server does with messages no client should send.
+    pub(crate) async fn send_unchecked(&mut self, message: Value) {
         self.ws
             .send(Message::text(message.to_string()))
             .await
             .unwrap();
     }
 
-    /// Sends `text` as a text frame as it is, JSON or not.
+    /// Sends `text` as a text frame as it is, JSON or not, unchecked.
     pub(crate) async fn send_raw(&mut self, text: &str) {
         self.ws.send(Message::text(text.to_owned())).await.unwrap();
     }
@@ -192,7 +202,7 @@ impl Client {
                 .expect("the connection closed")
                 .expect("the connection failed");
             match frame {
-                Message::Text(text) => return serde_json::from_str(&text).unwrap(),
+                Message::Text(text) => return received(&text),
                 Message::Ping(_) | Message::Pong(_) => continue,
                 other => panic!("unexpected frame {other:?}"),
             }
@@ -204,7 +214,7 @@ impl Client {
     pub(crate) async fn next_json(&mut self) -> Option<Value> {
         loop {
             match self.ws.next().await? {
-                Ok(Message::Text(text)) => return Some(serde_json::from_str(&text).unwrap()),
+                Ok(Message::Text(text)) => return Some(received(&text)),
                 Ok(Message::Ping(_) | Message::Pong(_)) => continue,
                 Ok(_) | Err(_) => return None,
             }
@@ -294,7 +304,15 @@ impl Client {
     /// Sends a message and expects an `error` with `code` echoing `ref`.
     pub(crate) async fn expect_error(&mut self, mut message: Value, code: &str) {
         message["ref"] = json!(code);
-        self.send(message).await;
+        check_sent(&message);
+        self.expect_error_unchecked(message, code).await;
+    }
+
+    /// As [`Client::expect_error`], for a message that is no `ClientMessage` of the
+    /// schema (a misspelt game, a seat spec that does not exist…), sent unchecked.
+    pub(crate) async fn expect_error_unchecked(&mut self, mut message: Value, code: &str) {
+        message["ref"] = json!(code);
+        self.send_unchecked(message).await;
         let reply = self.until("error").await;
         assert_eq!(reply["code"], code, "{reply}");
         assert_eq!(reply["ref"], code, "{reply}");
@@ -456,6 +474,9 @@ impl Client {
                         return (u16::from(frame.code), frame.reason.to_string());
                     }
                     Some(Ok(Message::Close(None))) => panic!("closed without a code"),
+                    Some(Ok(Message::Text(text))) => {
+                        received(&text);
+                    }
                     Some(Ok(_)) => {}
                     Some(Err(error)) => {
                         panic!("the connection failed before a close frame: {error}")

@@ -296,15 +296,34 @@ impl Case {
 
     /// Sends `message` from `who` with a fresh `ref`; returns the ref.
     async fn send(&mut self, who: usize, mut message: Value) -> String {
-        self.refs += 1;
-        let reference = format!("r{}", self.refs);
-        message["ref"] = json!(reference);
+        let reference = self.fresh_ref(&mut message);
         self.people[who]
             .client
             .as_mut()
             .unwrap()
             .send(message)
             .await;
+        reference
+    }
+
+    /// As [`Case::send`], for junk that is no message of the protocol's schema: sent
+    /// unchecked.
+    async fn send_junk(&mut self, who: usize, mut message: Value) -> String {
+        let reference = self.fresh_ref(&mut message);
+        self.people[who]
+            .client
+            .as_mut()
+            .unwrap()
+            .send_unchecked(message)
+            .await;
+        reference
+    }
+
+    /// Gives `message` a `ref` no earlier message had; returns it.
+    fn fresh_ref(&mut self, message: &mut Value) -> String {
+        self.refs += 1;
+        let reference = format!("r{}", self.refs);
+        message["ref"] = json!(reference);
         reference
     }
 
@@ -432,7 +451,7 @@ impl Case {
                 assert_eq!(reply["code"], "bad_json", "{reply}");
             }
             Junk::UnknownType => {
-                let reference = self.send(who, json!({"type": "teleport"})).await;
+                let reference = self.send_junk(who, json!({"type": "teleport"})).await;
                 self.refused(who, &reference, &["unknown_type"]).await;
             }
             Junk::UnknownRoom => {
@@ -458,7 +477,7 @@ impl Case {
             }
             Junk::MoveAsNumber => {
                 let message = json!({"type": "move", "room": room, "move": 4});
-                let reference = self.send(who, message).await;
+                let reference = self.send_junk(who, message).await;
                 self.refused(who, &reference, &["bad_message"]).await;
             }
             Junk::JoinTakenSeat => {

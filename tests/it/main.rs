@@ -24,6 +24,7 @@
 
 mod chaos_clients;
 mod common;
+mod conformance;
 mod fleet;
 mod process;
 mod services;

@@ -192,7 +192,7 @@ async fn an_unknown_choice_of_updates_is_refused_and_the_connection_stays() {
     let server = TestServer::in_dir(dir.path()).await;
     let mut client = server.connect().await;
     client
-        .expect_error(
+        .expect_error_unchecked(
             json!({"type": "hello", "name": "Dora", "updates": "diffs"}),
             "bad_message",
         )

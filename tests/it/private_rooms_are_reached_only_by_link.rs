@@ -63,7 +63,7 @@ async fn private_must_be_a_boolean() {
     let dir = temp_dir();
     let server = TestServer::in_dir(dir.path()).await;
     let mut host = server.player("Host").await;
-    host.expect_error(
+    host.expect_error_unchecked(
         json!({"type": "create_room", "game": "chess", "seats": ["me", "open"],
                "options": {"private": "yes"}}),
         "bad_option",
