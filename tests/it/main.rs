@@ -67,5 +67,6 @@ mod sites_sign_their_users_in;
 mod slow_spectators_are_dropped_quietly;
 mod spectators_join_without_costing_players;
 mod the_lobby_spans_the_fleet;
+mod the_protocol_is_published;
 mod the_socket_holds_against_bad_clients;
 mod two_humans_play_while_a_spectator_watches;
