@@ -285,7 +285,7 @@ pub enum Unrated {
     BotStoodIn,
     /// Two bots of the same level, which share one rating, played it.
     SameBot,
-    /// A side made fewer than [`MIN_MOVES_EACH_TO_RATE`] moves.
+    /// A side made fewer than two moves (`MIN_MOVES_EACH_TO_RATE`).
     TooShort,
 }
 

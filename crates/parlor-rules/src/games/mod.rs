@@ -108,7 +108,7 @@ impl TryFrom<u8> for Seat {
     }
 }
 
-/// Why a game ended, on the wire and in storage by [`EndReason::as_str`].
+/// Why a game ended (PROTOCOL.md §12.5), named alike on the wire and in storage.
 #[derive(
     Clone,
     Copy,
