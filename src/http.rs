@@ -18,8 +18,12 @@ use crate::store::StoreError;
 use parlor_room::{PlayerId, RoomId};
 use parlor_rules::GameKind;
 
+mod admin;
 mod games;
 mod views;
+
+pub(crate) use admin::AdminSetupError;
+pub(crate) use admin::OperatorToken;
 
 use views::{PlayerGameView, RatingRowView, ScoreRowView};
 
@@ -72,6 +76,12 @@ pub(crate) enum ApiError {
     /// The room is too busy to say its state now.
     #[error("{0}")]
     RoomBusy(String),
+    /// The player the request speaks for is banned.
+    #[error("{0}")]
+    Banned(String),
+    /// The operator controls are off, or the request's token is not the operator's.
+    #[error("{0}")]
+    AdminForbidden(String),
 }
 
 #[derive(Serialize)]
@@ -102,7 +112,9 @@ impl ResponseError for ApiError {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Forbidden(_) | ApiError::Banned(_) | ApiError::AdminForbidden(_) => {
+                StatusCode::FORBIDDEN
+            }
             ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Export(_) | ApiError::Metrics(_) | ApiError::Unreadable(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
@@ -140,6 +152,8 @@ impl ResponseError for ApiError {
             ApiError::Unreadable(_) => "stored_record_unreadable",
             ApiError::Unreachable(_) => "room_unreachable",
             ApiError::RoomBusy(_) => "room_busy",
+            ApiError::Banned(_) => "banned",
+            ApiError::AdminForbidden(_) => "forbidden",
         };
         let mut response = HttpResponse::build(self.status_code());
         if let ApiError::Unauthorized(_) = self {
@@ -190,6 +204,7 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route("/api/games/{id}", get_or_head().to(games::game))
         .route("/api/leaderboard", get_or_head().to(leaderboard))
         .route("/api/players/{id}/games", get_or_head().to(player_games))
+        .configure(admin::routes)
         .route("/", get_or_head().to(index))
         .route("/{file:.*}", get_or_head().to(asset));
 }

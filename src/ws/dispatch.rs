@@ -9,6 +9,7 @@ use tracing::{debug, info};
 
 use super::session::Connection;
 use crate::auth;
+use crate::bans;
 use crate::fleet::{Opening, RoomLink};
 use crate::lobby::NewRoom;
 use crate::players::{self, Identity};
@@ -453,6 +454,9 @@ impl Connection {
                 players::hello(store, name, credentials.token, now, admit_new).await?
             }
         };
+        bans::check(store, &self.app.metrics, &identity.player_id, now, "hello")
+            .await
+            .map_err(|refused| refused.to_client_error())?;
         info!(conn = self.conn, player_id = %identity.player_id, "player identified");
         let welcome = ServerMsg::Welcome {
             player_id: identity.player_id.clone(),
