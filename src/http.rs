@@ -82,6 +82,9 @@ pub(crate) enum ApiError {
     /// The operator controls are off, or the request's token is not the operator's.
     #[error("{0}")]
     AdminForbidden(String),
+    /// A room could not do what was asked now (its store write failed); nothing changed.
+    #[error("{0}")]
+    NotDone(String),
 }
 
 #[derive(Serialize)]
@@ -119,9 +122,10 @@ impl ResponseError for ApiError {
             ApiError::Export(_) | ApiError::Metrics(_) | ApiError::Unreadable(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
-            ApiError::Unavailable(_) | ApiError::Unreachable(_) | ApiError::RoomBusy(_) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ApiError::Unavailable(_)
+            | ApiError::Unreachable(_)
+            | ApiError::RoomBusy(_)
+            | ApiError::NotDone(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -154,6 +158,7 @@ impl ResponseError for ApiError {
             ApiError::RoomBusy(_) => "room_busy",
             ApiError::Banned(_) => "banned",
             ApiError::AdminForbidden(_) => "forbidden",
+            ApiError::NotDone(_) => "storage_unavailable",
         };
         let mut response = HttpResponse::build(self.status_code());
         if let ApiError::Unauthorized(_) = self {

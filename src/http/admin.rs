@@ -1,8 +1,10 @@
 //! The operator's controls under `/api/admin`: the token that opens them, who is
-//! connected to this node, and banning and unbanning players. Every action is logged
+//! connected to this node, closing a room, and banning and unbanning players. Every action is logged
 //! with who asked and why, and counted in `parlor_admin_actions_total`.
 
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
+
+use tokio::sync::mpsc;
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -14,9 +16,12 @@ use super::ApiError;
 use crate::AppState;
 use crate::bans;
 use crate::config::AdminConfig;
+use crate::fleet::RoomLink;
+use crate::protocol::{ClientError, ErrorCode};
 use crate::room::unix_ms;
+use crate::room::{Subscriber, new_conn_id};
 use crate::store::{Ban, StoreError};
-use parlor_room::PlayerId;
+use parlor_room::{PlayerId, PlayerInfo, RoomCommand, RoomId};
 
 /// The least length of the operator's token: it opens every control.
 const MIN_TOKEN_CHARS: usize = 32;
@@ -91,7 +96,8 @@ pub(super) fn routes(config: &mut web::ServiceConfig) {
         .route("/api/admin/connections", web::get().to(connections))
         .route("/api/admin/bans", web::get().to(list_bans))
         .route("/api/admin/players/{id}/ban", web::post().to(ban))
-        .route("/api/admin/players/{id}/ban", web::delete().to(unban));
+        .route("/api/admin/players/{id}/ban", web::delete().to(unban))
+        .route("/api/admin/rooms/{id}/close", web::post().to(close_room));
 }
 
 /// Lets the request through if it carries the operator's token: 403 while the controls
@@ -303,6 +309,65 @@ async fn unban(
         .inc();
     info!(player = %id, %by, peer = ?request.peer_addr(), "operator lifted a ban");
     Ok(HttpResponse::Ok().json(serde_json::json!({ "lifted": true, "player_id": id.as_str() })))
+}
+
+/// The body of `POST /api/admin/rooms/{id}/close`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CloseRequest {
+    /// Why, told to everyone in the room.
+    reason: String,
+    /// Who closes it, for the log.
+    #[serde(default)]
+    by: Option<String>,
+}
+
+/// `POST /api/admin/rooms/{id}/close` with `{"reason", "by"?}`: closes a live room on
+/// whichever node holds it. A game in progress ends `aborted` (unrated); everyone in the
+/// room is sent `room_closed` with the reason; the room is gone.
+async fn close_room(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<RoomId>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    operator(&state, &request)?;
+    let asked: CloseRequest = serde_json::from_slice(&body).map_err(|error| {
+        ApiError::BadRequest(format!(
+            "the body must be JSON: {{\"reason\": \"…\", \"by\": \"your name\"}} (only reason is required): {error}"
+        ))
+    })?;
+    let reason = checked_text(&asked.reason, "reason", MAX_REASON_CHARS)?;
+    let by = operator_name(asked.by.as_deref())?;
+    let room = id.into_inner();
+    let refused = |error: ClientError| match error.code {
+        ErrorCode::UnknownRoom => ApiError::NotFound(format!("there is no live room \"{room}\"")),
+        ErrorCode::RoomUnreachable => ApiError::Unreachable(error.message),
+        _ => ApiError::NotDone(error.message),
+    };
+    let link = RoomLink::find(&room, &state.lobby, state.relay.as_ref())
+        .await
+        .map_err(refused)?;
+    let operator = PlayerInfo {
+        player_id: PlayerId::from("operator"),
+        name: by.clone(),
+    };
+    // The operator asks from no connection: nothing the room sends comes back here.
+    let (outbox, _unread) = mpsc::channel(1);
+    let asker = Subscriber::new(new_conn_id(), outbox);
+    let command = RoomCommand::Close {
+        reason: reason.clone(),
+    };
+    link.ask(operator.ask(command, None), &asker, Instant::now())
+        .await
+        .map_err(refused)?;
+    state
+        .metrics
+        .admin_actions
+        .with_label_values(&["close_room"])
+        .inc();
+    info!(%room, %by, %reason, peer = ?request.peer_addr(), "operator closed a room");
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "closed": true, "room": room })))
 }
 
 /// `text` trimmed, if it is 1 to `max` characters without control characters.

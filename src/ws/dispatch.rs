@@ -401,13 +401,7 @@ impl Connection {
         if let Some(link) = self.rooms.get(room) {
             return Ok(link.clone());
         }
-        match (self.app.lobby.get(room), &self.app.relay) {
-            (Ok(handle), _) => Ok(RoomLink::Local(handle)),
-            (Err(_), Some(relay)) if room.could_be_live() => {
-                Ok(RoomLink::Remote(relay.locate(room).await?))
-            }
-            (Err(error), _) => Err(error),
-        }
+        RoomLink::find(room, &self.app.lobby, self.app.relay.as_ref()).await
     }
 
     async fn hello(

@@ -50,7 +50,7 @@ mod lobby_subscribers_see_rooms_come_and_go;
 mod moves_come_as_events_to_who_asks;
 mod names_cannot_impersonate;
 mod one_server_per_database;
-mod operators_ban_abusers;
+mod operators_have_controls;
 mod operators_scrape_metrics;
 mod players_and_spectators_chat_apart;
 mod players_reconnect_or_lose_by_abandonment;

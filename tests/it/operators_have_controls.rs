@@ -2,6 +2,7 @@
 //! player's connections (an `error` with code `banned`, then 1008), refuses their next
 //! `hello` and their HTTP calls, is stored (it holds across a restart), is listed, and is
 //! lifted; in a fleet, a ban made on one node closes the player's connection on another.
+//! Closing a room ends its game `aborted` and tells everyone in it why, on any node.
 
 use std::time::Duration;
 
@@ -348,4 +349,117 @@ async fn a_ban_made_on_one_node_closes_the_player_out_of_every_node() {
         Duration::from_secs(5),
     )
     .await;
+}
+
+/// Closes `room` through the operator's route at `base` with `reason`.
+async fn close_room(base: &str, room: &str, body: Value) -> (u16, Value) {
+    let path = format!("/api/admin/rooms/{room}/close");
+    admin(
+        base,
+        reqwest::Method::POST,
+        &path,
+        Some(&bearer()),
+        Some(body),
+    )
+    .await
+}
+
+/// Reads `client`'s frames until `room_closed`, after a `game_over` with reason
+/// `aborted` when `game_on`; returns `room_closed`.
+async fn told_closed(client: &mut Client, game_on: bool) -> Value {
+    if game_on {
+        let over = client.until("game_over").await;
+        assert_eq!(
+            (&over["reason"], &over["winner"]),
+            (&json!("aborted"), &Value::Null),
+            "{over}"
+        );
+        assert_eq!(over["unrated"], "aborted", "{over}");
+    }
+    client.until("room_closed").await
+}
+
+#[tokio::test]
+async fn an_operator_closes_a_room_its_game_aborted_and_everyone_told_why() {
+    let dir = temp_dir();
+    let mut config = test_config(dir.path());
+    config.admin.token = OPERATOR_TOKEN.to_owned();
+    let server = TestServer::start(config).await;
+    let base = server.url("");
+    let ([mut ann, mut bob], room) = server.pair_in_room().await;
+    let mut cara = server.player("Cara").await;
+    cara.send(json!({"type": "watch", "room": room})).await;
+    cara.until("joined").await;
+    ann.play(&room, "4").await;
+    let game_id = bob.until_state(|s| s["moves"] == 1).await["game_id"].clone();
+
+    for (body, status) in [(json!({}), 400), (json!({"reason": ""}), 400)] {
+        let (got, answer) = close_room(&base, &room, body).await;
+        assert_eq!(got, status, "{answer}");
+    }
+    let (status, answer) = close_room(&base, "0123456789", json!({"reason": "x"})).await;
+    assert_eq!(status, 404, "{answer}");
+
+    let (status, answer) =
+        close_room(&base, &room, json!({"reason": "Abusive chat", "by": "Sue"})).await;
+    assert_eq!((status, &answer["closed"]), (200, &json!(true)), "{answer}");
+    for client in [&mut ann, &mut bob, &mut cara] {
+        let closed = told_closed(client, true).await;
+        assert_eq!(
+            (&closed["room"], &closed["reason"]),
+            (&json!(room), &json!("Abusive chat")),
+            "{closed}"
+        );
+        assert!(
+            closed["message"].as_str().unwrap().contains("Abusive chat"),
+            "{closed}"
+        );
+    }
+
+    // The room is gone; its game is stored as aborted; the connections stay open.
+    let (status, _) = server.get_json(&format!("/api/rooms/{room}")).await;
+    assert_eq!(status, 404);
+    let (status, game) = server
+        .get_json(&format!("/api/games/{}", game_id.as_str().unwrap()))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(game["reason"], "aborted", "{game}");
+    ann.send(json!({"type": "ping", "ref": "after"})).await;
+    assert_eq!(ann.until("pong").await["ref"], "after");
+    assert_eq!(
+        server
+            .metric("parlor_admin_actions_total{action=\"close_room\"}")
+            .await,
+        1.0
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_operator_closes_a_room_held_by_another_node() {
+    let test = "an_operator_closes_a_room_held_by_another_node";
+    let Some(fleet) = TestFleet::new(test).await else {
+        return;
+    };
+    let dirs = [temp_dir(), temp_dir()];
+    let admin_env = [("PARLOR_ADMIN__TOKEN", OPERATOR_TOKEN)];
+    let a = fleet.start_node_with(dirs[0].path(), &admin_env);
+    let b = fleet.start_node_with(dirs[1].path(), &admin_env);
+
+    // Ann opens a room on node A and waits in it.
+    let (mut ann, _) = client_at(&a.address, "Ann", None).await;
+    let (room, _) = ann.create(["me", "open"]).await;
+
+    // The operator closes it through node B.
+    let (status, answer) = close_room(
+        &format!("http://{}", b.address),
+        &room,
+        json!({"reason": "Spam room"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    let closed = told_closed(&mut ann, false).await;
+    assert_eq!(closed["reason"], "Spam room", "{closed}");
+    a.logged("the operator closed the room", Duration::from_secs(5))
+        .await;
 }
