@@ -63,6 +63,7 @@ mod results_survive_a_restart;
 mod rolling_restarts_end_no_game;
 mod room_lists_stay_small_under_many_rooms;
 mod shutdown_always_finishes;
+mod site_key_sets_follow_the_site;
 mod sites_sign_their_users_in;
 mod slow_spectators_are_dropped_quietly;
 mod spectators_join_without_costing_players;
