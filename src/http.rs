@@ -18,9 +18,13 @@ use crate::store::StoreError;
 use parlor_room::{PlayerId, RoomId};
 use parlor_rules::GameKind;
 
+mod admin;
 mod games;
 mod protocol_schema;
 mod views;
+
+pub(crate) use admin::AdminSetupError;
+pub(crate) use admin::OperatorToken;
 
 use views::{PlayerGameView, RatingRowView, ScoreRowView};
 
@@ -73,6 +77,15 @@ pub(crate) enum ApiError {
     /// The room is too busy to say its state now.
     #[error("{0}")]
     RoomBusy(String),
+    /// The player the request speaks for is banned.
+    #[error("{0}")]
+    Banned(String),
+    /// The operator controls are off, or the request's token is not the operator's.
+    #[error("{0}")]
+    AdminForbidden(String),
+    /// A room could not do what was asked now (its store write failed); nothing changed.
+    #[error("{0}")]
+    NotDone(String),
 }
 
 #[derive(Serialize)]
@@ -103,14 +116,17 @@ impl ResponseError for ApiError {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Forbidden(_) | ApiError::Banned(_) | ApiError::AdminForbidden(_) => {
+                StatusCode::FORBIDDEN
+            }
             ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Export(_) | ApiError::Metrics(_) | ApiError::Unreadable(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
-            ApiError::Unavailable(_) | ApiError::Unreachable(_) | ApiError::RoomBusy(_) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ApiError::Unavailable(_)
+            | ApiError::Unreachable(_)
+            | ApiError::RoomBusy(_)
+            | ApiError::NotDone(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -141,6 +157,9 @@ impl ResponseError for ApiError {
             ApiError::Unreadable(_) => "stored_record_unreadable",
             ApiError::Unreachable(_) => "room_unreachable",
             ApiError::RoomBusy(_) => "room_busy",
+            ApiError::Banned(_) => "banned",
+            ApiError::AdminForbidden(_) => "forbidden",
+            ApiError::NotDone(_) => "storage_unavailable",
         };
         let mut response = HttpResponse::build(self.status_code());
         if let ApiError::Unauthorized(_) = self {
@@ -195,6 +214,7 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
             "/api/protocol.json",
             get_or_head().to(protocol_schema::protocol_schema),
         )
+        .configure(admin::routes)
         .route("/", get_or_head().to(index))
         .route("/{file:.*}", get_or_head().to(asset));
 }

@@ -27,6 +27,9 @@ const ONLY: &[(&str, &[&str])] = &[
     ("config", &[]),
     // The wire's vocabulary stands alone (the rooms' views it sends are `parlor_room`'s).
     ("protocol", &[]),
+    // The operator's list of live connections is a table sessions write and routes and
+    // the fleet read; it reaches into none of them.
+    ("live", &[]),
 ];
 
 /// Each module and the modules of this crate it must never import.
@@ -53,6 +56,9 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     // The fleet passes room messages between nodes, keeps leases and adopts games;
     // sessions and routes use it, never the other way.
     ("fleet", &["ws", "http", "limits"]),
+    // Bans are enforced at the edges (sessions, routes) and across the fleet; they know
+    // nothing of the edges themselves, rooms or the lobby.
+    ("bans", &["ws", "http", "room", "lobby", "limits"]),
     // Sign-in checks a site's tokens for the edges (sessions, routes) and knows nothing
     // of rooms, the lobby or a fleet.
     (

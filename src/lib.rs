@@ -10,12 +10,14 @@
 //! for `main` and for tests. ARCHITECTURE.md has the map.
 
 mod auth;
+mod bans;
 pub mod config;
 mod fleet;
 mod http;
 #[cfg(test)]
 mod layering;
 mod limits;
+mod live;
 mod lobby;
 mod metrics;
 mod players;
@@ -39,8 +41,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::{AuthSetupError, SignIn};
 use crate::config::Config;
-use crate::fleet::{ClusterError, Relay};
+use crate::fleet::{ClusterError, FleetBans, Relay};
+use crate::http::{AdminSetupError, OperatorToken};
 use crate::limits::Limits;
+use crate::live::LiveConnections;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
 use crate::store::Store;
@@ -66,6 +70,12 @@ pub(crate) struct AppState {
     pub(crate) relay: Option<Relay>,
     /// Sign-in through the site's accounts, when `[auth]` configures it.
     pub(crate) sign_in: Option<Arc<SignIn>>,
+    /// This node's live connections, as the operator sees them.
+    pub(crate) live: LiveConnections,
+    /// The operator's token, when `[admin]` sets one.
+    pub(crate) operator: Option<OperatorToken>,
+    /// How this node tells the rest of its fleet of a ban, if it is in one.
+    pub(crate) fleet_bans: Option<FleetBans>,
 }
 
 /// Why the server could not run.
@@ -89,6 +99,9 @@ pub enum RunError {
     /// Sign-in through the site's accounts (`[auth]`) could not be set up.
     #[error("could not set up sign-in ([auth]): {0}")]
     Auth(#[from] AuthSetupError),
+    /// The operator's controls (`[admin]`) could not be set up.
+    #[error("could not set up the operator controls ([admin]): {0}")]
+    Admin(#[from] AdminSetupError),
 }
 
 /// Runs the server on `listener` until `shutdown` is cancelled, then shuts down

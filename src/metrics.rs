@@ -54,6 +54,10 @@ pub(crate) struct Metrics {
     pub(crate) move_to_broadcast_seconds: Histogram,
     /// How long a bot thought about one move, seconds, by game and level.
     pub(crate) bot_think_seconds: HistogramVec,
+    /// Operators' actions (`/api/admin/…`), by action.
+    pub(crate) admin_actions: IntCounterVec,
+    /// Bans enforced, by where: a `hello` or an HTTP call refused, or a connection closed.
+    pub(crate) bans_enforced: IntCounterVec,
 }
 
 impl Metrics {
@@ -129,6 +133,20 @@ impl Metrics {
                 .buckets(LATENCY_BUCKETS.to_vec()),
                 &["game", "level"],
             )?,
+            admin_actions: IntCounterVec::new(
+                Opts::new(
+                    "parlor_admin_actions_total",
+                    "Operators' actions through /api/admin, by action",
+                ),
+                &["action"],
+            )?,
+            bans_enforced: IntCounterVec::new(
+                Opts::new(
+                    "parlor_bans_enforced_total",
+                    "Bans enforced: a hello or an HTTP call refused, or a connection closed",
+                ),
+                &["at"],
+            )?,
             registry,
         };
         metrics.register()?;
@@ -149,6 +167,8 @@ impl Metrics {
         registry.register(Box::new(self.store_commit_seconds.clone()))?;
         registry.register(Box::new(self.move_to_broadcast_seconds.clone()))?;
         registry.register(Box::new(self.bot_think_seconds.clone()))?;
+        registry.register(Box::new(self.admin_actions.clone()))?;
+        registry.register(Box::new(self.bans_enforced.clone()))?;
         #[cfg(target_os = "linux")]
         registry.register(Box::new(
             prometheus::process_collector::ProcessCollector::for_self(),

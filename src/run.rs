@@ -16,8 +16,10 @@ use tracing::{info, warn};
 
 use crate::auth::SignIn;
 use crate::config::Config;
-use crate::fleet::{Fleet, RemoteListings};
+use crate::fleet::{Fleet, NodeParts, RemoteListings};
+use crate::http::OperatorToken;
 use crate::limits::Limits;
+use crate::live::LiveConnections;
 use crate::lobby::{ListedElsewhere, Lobby, LobbyFeed};
 use crate::metrics::Metrics;
 use crate::room::{RoomContext, RoomHosts};
@@ -51,6 +53,8 @@ pub(crate) struct Serving {
 pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Result<Built, RunError> {
     let origins = OriginPolicy::new(&config.server.allowed_origins).map_err(RunError::Config)?;
     let sign_in = SignIn::from_config(&config.auth).await?.map(Arc::new);
+    let operator = OperatorToken::from_config(&config.admin)?;
+    let live = LiveConnections::default();
     let metrics = Arc::new(Metrics::new()?);
     let batches = BatchStats {
         moves: metrics.store_batch_moves.clone(),
@@ -92,7 +96,11 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
             cluster,
             &lobby,
             elsewhere,
-            store.clone(),
+            NodeParts {
+                store: store.clone(),
+                live: live.clone(),
+                metrics: metrics.clone(),
+            },
             Duration::from_millis(config.limits.lobby_flush_ms),
             shutdown,
         )),
@@ -111,7 +119,10 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
         limits,
         origins,
         relay: fleet.as_ref().map(|fleet| fleet.relay().clone()),
+        fleet_bans: fleet.as_ref().map(|fleet| fleet.bans().clone()),
         sign_in,
+        live,
+        operator,
     });
     Ok(Built {
         state,

@@ -7,6 +7,7 @@
 
 import { pieceElement } from './boards/index.js';
 import { app } from './state.js';
+import { afterRender } from './store.js';
 
 /** How long a glide or a fade takes. */
 const GLIDE_MS = 180;
@@ -79,17 +80,21 @@ function sideEffects(cells, before, after, path) {
   return { alongside, taken };
 }
 
-/** Glides the piece now on `end` in from the cell `start`. */
+/** Glides the piece now on `end` in from the cell `start`, once the board is laid out. */
 function glide(start, end) {
   const piece = end?._slot?.firstElementChild;
   if (!start || !piece || typeof piece.animate !== 'function') return;
-  const from = start.getBoundingClientRect();
-  const here = end.getBoundingClientRect();
-  end.classList.add('gliding');
-  piece.animate(
-    [{ transform: `translate(${from.left - here.left}px, ${from.top - here.top}px)` }, { transform: 'none' }],
-    { duration: GLIDE_MS, easing: 'ease-out' },
-  ).finished.catch(() => {}).finally(() => end.classList.remove('gliding'));
+  afterRender(() => {
+    const from = start.getBoundingClientRect();
+    const here = end.getBoundingClientRect();
+    return () => {
+      end.classList.add('gliding');
+      piece.animate(
+        [{ transform: `translate(${from.left - here.left}px, ${from.top - here.top}px)` }, { transform: 'none' }],
+        { duration: GLIDE_MS, easing: 'ease-out' },
+      ).finished.catch(() => {}).finally(() => end.classList.remove('gliding'));
+    };
+  });
 }
 
 /** Shows `piece`, a piece just taken, on `cell` for a moment, fading out under the rest. */

@@ -6,6 +6,10 @@
 
 import { app, ui, mutedPlayers } from './state.js';
 import { el, button } from './dom.js';
+import { afterRender } from './store.js';
+
+/** The chat lines drawn, and the mutes they were drawn under: redrawn only when either changes. */
+let linesDrawn = { lines: null, count: -1, last: null, key: null };
 
 /** Lines a person may send with one click, as on Lichess. */
 const QUICK_LINES = ['Hello', 'Good luck', 'Have fun', 'You too', 'Good game', 'Well played', 'Thank you'];
@@ -53,10 +57,19 @@ export function renderChat(actions) {
   ui['chat-title'].textContent = spectator ? 'Spectators’ chat' : 'Chat with your opponent';
   box.dataset.channel = spectator ? 'spectators' : 'players';
   const mutedNow = mutedPlayers();
-  const shown = lines.filter((line) => !mutedNow[line.player_id]);
-  ui['chat-lines'].replaceChildren(...shown.map((line) => lineEl(line, mutedNow, actions)));
-  ui['chat-lines'].hidden = shown.length === 0;
-  ui['chat-lines'].scrollTop = ui['chat-lines'].scrollHeight;
+  // Lines are added (and the oldest dropped) in place: the last line tells a new one.
+  const drawn = { lines, count: lines.length, last: lines[lines.length - 1] ?? null, key: JSON.stringify([mutedNow, app.me?.player_id]) };
+  if (Object.keys(drawn).some((k) => drawn[k] !== linesDrawn[k])) {
+    linesDrawn = drawn;
+    const shown = lines.filter((line) => !mutedNow[line.player_id]);
+    const list = ui['chat-lines'];
+    list.replaceChildren(...shown.map((line) => lineEl(line, mutedNow, actions)));
+    list.hidden = shown.length === 0;
+    afterRender(() => {
+      const bottom = list.scrollHeight;
+      return () => { list.scrollTop = bottom; };
+    });
+  }
   const names = Object.entries(mutedNow)
     .filter(([id]) => lines.some((line) => line.player_id === id));
   const note = ui['chat-muted'];

@@ -186,6 +186,13 @@ const handlers = {
     }
   },
 
+  room_closed(m) {
+    if (app.room && m.room === app.room.id) {
+      exitRoom();
+      showNotice(m.message || 'The server’s operator closed this room.');
+    }
+  },
+
   shutdown(m) {
     app.conn.retryAfter(m.retry_after_ms);
     const restarting = m.reason === 'restarting';

@@ -17,6 +17,7 @@ import { seatName, botLevel, roomLabel } from './sides.js';
 import { roomLink } from './link.js';
 import { el, button } from './dom.js';
 import { renderChat } from './chat.js';
+import { afterRender } from './store.js';
 
 /** The game whose choices the lobby shows, once drawn. */
 let lobbyShown = null;
@@ -428,8 +429,11 @@ function markCurrentMove(list) {
 function keepCurrentMoveInSight(list) {
   const current = list.querySelector('[aria-current="step"]');
   if (list.hidden || !current) return;
-  const box = list.getBoundingClientRect();
-  const item = current.getBoundingClientRect();
-  if (item.top < box.top) list.scrollTop -= box.top - item.top;
-  else if (item.bottom > box.bottom) list.scrollTop += item.bottom - box.bottom;
+  afterRender(() => {
+    const box = list.getBoundingClientRect();
+    const item = current.getBoundingClientRect();
+    if (item.top < box.top) return () => { list.scrollTop -= box.top - item.top; };
+    if (item.bottom > box.bottom) return () => { list.scrollTop += item.bottom - box.bottom; };
+    return null;
+  });
 }

@@ -8,11 +8,22 @@
 // their card, as frequent changes there (the lobby feed, chat lines) must not rebuild the
 // game card under the player's pointer or focus. Updates of several parts in one task
 // make one render of all of them.
+//
+// What must read the page's layout once it is drawn (a glide's start and end, whether
+// the current move is in sight, the chat's height) asks afterRender(): every such read
+// of a render runs after all its changes, and their own changes after all the reads, so
+// the browser lays the page out once per render rather than once per reader (two bots
+// watched play many moves a second; three forced layouts of the whole page per move
+// kept a loaded machine's page too busy to answer).
 
 /** The page's render(parts), set once by app.js. */
 let draw = null;
 /** The parts to draw at the end of this task, or null when no render is scheduled. */
 let due = null;
+/** The layout reads the render under way asked for (see afterRender). */
+let reads = [];
+/** Whether a render is under way. */
+let drawing = false;
 
 /** Sets what draws the page: `render(parts)`, with `parts` a Set of the parts changed. */
 export function onRender(render) {
@@ -42,5 +53,28 @@ export function flush() {
   if (due === null) return;
   const parts = due;
   due = null;
-  draw?.(parts);
+  drawing = true;
+  try {
+    draw?.(parts);
+  } finally {
+    drawing = false;
+  }
+  const asked = reads;
+  reads = [];
+  const changes = asked.map((read) => read());
+  for (const change of changes) if (typeof change === 'function') change();
+}
+
+/**
+ * Runs `read` once the render under way has drawn the page: it reads the layout and may
+ * return a function that changes the page, run once every read of the render is done.
+ * Only for the page's render functions.
+ */
+export function afterRender(read) {
+  if (drawing) {
+    reads.push(read);
+    return;
+  }
+  const change = read();
+  if (typeof change === 'function') change();
 }

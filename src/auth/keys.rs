@@ -1,9 +1,11 @@
 //! The keys a site's tokens are checked with: one key named by the configuration, or a
 //! JSON Web Key Set read from a file or fetched from the site, and fetched again (at most
-//! once per `jwks_refetch_secs`) when a token names a key the set does not hold. Each key carries the
+//! once per `jwks_refetch_secs`) when a token names a key the set does not hold, and
+//! every `jwks_refresh_secs` in any case. Each key carries the
 //! one algorithm it verifies; a token's own `alg` never chooses it.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, JwkSet, KeyAlgorithm};
@@ -17,6 +19,16 @@ use super::AuthSetupError;
 /// How long one fetch of the key set may take.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Fetches `set` again every `every`, so that a key the site withdraws stops being
+/// trusted, until the set is dropped (the server has stopped).
+pub(super) async fn refresh_every(set: Weak<KeySet>, every: Duration) {
+    loop {
+        tokio::time::sleep(every).await;
+        let Some(set) = set.upgrade() else { return };
+        set.refresh().await;
+    }
+}
+
 /// A key and the one algorithm it verifies.
 #[derive(Clone)]
 pub(super) struct Key {
@@ -28,8 +40,8 @@ pub(super) struct Key {
 pub(super) enum Keys {
     /// One key: an HS256 secret or a PEM public key.
     Fixed(Key),
-    /// A key set, by key id.
-    Set(KeySet),
+    /// A key set, by key id (shared with the task that fetches it again, if any).
+    Set(Arc<KeySet>),
 }
 
 /// A JSON Web Key Set, by `kid` (a key without one is filed under the empty id).
@@ -125,6 +137,22 @@ impl KeySet {
         } else {
             UnknownKey::NotInSet
         })
+    }
+
+    /// Fetches the set again now, whenever it was last fetched; keeps the keys held if
+    /// it cannot.
+    async fn refresh(&self) {
+        let mut fetched = self.fetched.lock().await;
+        *fetched = Instant::now();
+        match self.fetch().await {
+            Ok(keys) => {
+                info!(keys = keys.len(), "refreshed the site's key set");
+                *self.keys.write().await = keys;
+            }
+            Err(reason) => {
+                warn!(%reason, "could not refresh the site's key set; keeping the keys held");
+            }
+        }
     }
 
     /// Fetches the set again unless the last fetch is more recent than `refetch_every`;

@@ -5,6 +5,7 @@
 
 mod keys;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use jsonwebtoken::errors::ErrorKind;
@@ -170,10 +171,15 @@ impl SignIn {
         } else if !config.jwt_public_key_file.trim().is_empty() {
             Keys::Fixed(keys::pem_key(config.jwt_public_key_file.trim())?)
         } else if !config.jwks_file.trim().is_empty() {
-            Keys::Set(KeySet::from_file(config.jwks_file.trim())?)
+            Keys::Set(Arc::new(KeySet::from_file(config.jwks_file.trim())?))
         } else if !config.jwks_url.trim().is_empty() {
             let refetch_every = Duration::from_secs(config.jwks_refetch_secs);
-            Keys::Set(KeySet::from_url(config.jwks_url.trim(), refetch_every).await?)
+            let set = Arc::new(KeySet::from_url(config.jwks_url.trim(), refetch_every).await?);
+            if config.jwks_refresh_secs > 0 {
+                let every = Duration::from_secs(config.jwks_refresh_secs);
+                tokio::spawn(keys::refresh_every(Arc::downgrade(&set), every));
+            }
+            Keys::Set(set)
         } else {
             return Ok(None);
         };

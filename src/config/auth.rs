@@ -23,6 +23,9 @@ pub struct AuthConfig {
     /// The least time between two fetches of `jwks_url` for tokens naming unknown keys,
     /// in seconds, so a stream of made-up key ids cannot hammer the site.
     pub jwks_refetch_secs: u64,
+    /// How often `jwks_url` is fetched again regardless, in seconds, so that a key the
+    /// site withdraws stops being trusted (0: only for unknown keys).
+    pub jwks_refresh_secs: u64,
     /// The `iss` every token must carry (empty: any issuer).
     pub issuer: String,
     /// The `aud` every token must carry (empty: tokens with an `aud` are refused, as
@@ -47,6 +50,7 @@ impl Default for AuthConfig {
             jwks_file: String::new(),
             jwks_url: String::new(),
             jwks_refetch_secs: 60,
+            jwks_refresh_secs: 300,
             issuer: String::new(),
             audience: String::new(),
             leeway_secs: 30,

@@ -16,9 +16,11 @@ use parlor_rules::GameSettings;
 use parlor_rules::bots::{self, BotLevel, Limits, Strength};
 use parlor_rules::games::{checkers, fox_geese};
 
+mod admin;
 mod auth;
 mod limits;
 
+pub use admin::AdminConfig;
 pub use auth::AuthConfig;
 pub use limits::LimitsConfig;
 pub use parlor_room::options::Takeover;
@@ -48,6 +50,8 @@ pub struct Config {
     pub cluster: ClusterConfig,
     /// Signing in through a site's own accounts (JSON Web Tokens).
     pub auth: AuthConfig,
+    /// The operator's controls over HTTP.
+    pub admin: AdminConfig,
 }
 
 /// `[cluster]`: a node of a fleet (with `redis_url`), or a single server (without).

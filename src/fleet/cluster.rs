@@ -9,6 +9,7 @@
 //! as one Lua script, so Redis performs it atomically; nothing here is a consensus of
 //! our own. What each node lists for the fleet's lobby is kept in `listing`.
 
+mod bans;
 mod listing;
 
 use std::collections::HashSet;

@@ -10,11 +10,13 @@
 //! nodes' rooms through its own `ListedElsewhere` trait, which `elsewhere` implements.
 
 mod adoption;
+mod bans;
 mod cluster;
 mod elsewhere;
 mod listing;
 mod relay;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
@@ -22,18 +24,32 @@ use tokio_util::sync::CancellationToken;
 use tracing::info;
 
 use crate::config::ClusterConfig;
+use crate::live::LiveConnections;
 use crate::lobby::Lobby;
+use crate::metrics::Metrics;
 use crate::store::Store;
 
+pub(crate) use bans::FleetBans;
 pub(crate) use cluster::{Cluster, ClusterError};
 pub(crate) use elsewhere::RemoteListings;
 pub(crate) use relay::{Opening, Relay, RoomLink};
+
+/// What the fleet's tasks share with the rest of the node.
+pub(crate) struct NodeParts {
+    /// The shared store.
+    pub(crate) store: Arc<dyn Store>,
+    /// This node's live connections.
+    pub(crate) live: LiveConnections,
+    /// This node's metrics.
+    pub(crate) metrics: Arc<Metrics>,
+}
 
 /// This node's part in its fleet while the server runs: what it started, to stop it in
 /// order.
 pub(crate) struct Fleet {
     cluster: Cluster,
     relay: Relay,
+    bans: FleetBans,
     /// The task renewing leases and adopting games; `None` on a node that holds no
     /// rooms.
     keeper: Option<JoinHandle<()>>,
@@ -48,18 +64,31 @@ impl Fleet {
     }
 
     /// Starts this node's part in the fleet `cluster` speaks for, with `lobby`'s rooms
-    /// and the games in `store`, until `shutdown`: the relay (listening on the node's
+    /// and the games in the node's store, until `shutdown`: the relay (listening on the node's
     /// inbox, telling and following the fleet's listings, at most once per
     /// `listing_flush`), the watch over the owners of the rooms this node's clients are
-    /// in, and, on a node that holds rooms, the keeper of its leases.
+    /// in, the fleet's bans (closing the banned players' connections in `live`), and, on
+    /// a node that holds rooms, the keeper of its leases.
     pub(crate) fn start(
         cluster: Cluster,
         lobby: &Lobby,
         elsewhere: RemoteListings,
-        store: std::sync::Arc<dyn Store>,
+        node: NodeParts,
         listing_flush: Duration,
         shutdown: &CancellationToken,
     ) -> Fleet {
+        let NodeParts {
+            store,
+            live,
+            metrics,
+        } = node;
+        let bans = bans::start(
+            cluster.clone(),
+            live,
+            store.clone(),
+            metrics,
+            shutdown.clone(),
+        );
         let relay = Relay::start(
             cluster.clone(),
             lobby.clone(),
@@ -89,6 +118,7 @@ impl Fleet {
         Fleet {
             cluster,
             relay,
+            bans,
             keeper,
         }
     }
@@ -96,6 +126,11 @@ impl Fleet {
     /// How this node's clients reach rooms across the fleet.
     pub(crate) fn relay(&self) -> &Relay {
         &self.relay
+    }
+
+    /// How this node tells the fleet of a ban.
+    pub(crate) fn bans(&self) -> &FleetBans {
+        &self.bans
     }
 
     /// Leaves the fleet once this node's rooms have stopped: waits (a little) until the

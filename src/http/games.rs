@@ -3,14 +3,17 @@
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
+use std::time::SystemTime;
 use time::OffsetDateTime;
 use tracing::warn;
 
 use super::ApiError;
 use super::views::GameView;
 use crate::AppState;
+use crate::bans;
 use crate::players;
 use crate::protocol::TimeControl;
+use crate::room::unix_ms;
 use crate::store::{GameStatus, StoredGame};
 use parlor_room::chat::ChatChannel;
 use parlor_room::{GameId, PlayerId};
@@ -106,7 +109,7 @@ async fn reader(state: &AppState, request: &HttpRequest) -> Result<Option<Player
                         .to_owned(),
                 )
             })?;
-        return Ok(Some(player.player_id));
+        return admitted(state, player.player_id).await;
     }
     let player = players::player_by_token(state.store.as_ref(), token)
         .await?
@@ -116,7 +119,19 @@ async fn reader(state: &AppState, request: &HttpRequest) -> Result<Option<Player
                     .to_owned(),
             )
         })?;
-    Ok(Some(player.player_id))
+    admitted(state, player.player_id).await
+}
+
+/// `player`, unless they are banned (403 `banned`).
+async fn admitted(state: &AppState, player: PlayerId) -> Result<Option<PlayerId>, ApiError> {
+    let now = unix_ms(SystemTime::now());
+    bans::check(state.store.as_ref(), &state.metrics, &player, now, "http")
+        .await
+        .map_err(|refused| match refused {
+            bans::Refused::Banned(sentence) => ApiError::Banned(sentence),
+            bans::Refused::Store(error) => ApiError::from(error),
+        })?;
+    Ok(Some(player))
 }
 
 /// Whether a bearer token is a JSON Web Token (three dot-separated parts) rather than a

@@ -82,6 +82,9 @@ pub enum ErrorCode {
     /// The site account already has a Parlor player, or the guest is already linked to
     /// another account: a guest is linked once.
     AlreadyLinked,
+    /// The operator has banned this player: their `hello` is refused and their open
+    /// connections are closed (1008). The message says why and until when.
+    Banned,
     /// The database could not record the action; nothing changed.
     StorageUnavailable,
     /// The connection (or its address) has sent more than its budget allows; the message

@@ -170,6 +170,16 @@ pub enum ServerMsg {
         /// The lines, oldest first.
         lines: Vec<ChatLine>,
     },
+    /// The server's operator closed a room this connection was in: its game, if one was
+    /// on, ended `aborted` (the `game_over` came just before), and the room is gone.
+    RoomClosed {
+        /// The room's id.
+        room: RoomId,
+        /// Why, as the operator said it.
+        reason: String,
+        /// A sentence for people.
+        message: String,
+    },
     /// The server is stopping, and closes the socket right after; reconnect after
     /// `retry_after_ms`.
     Shutdown {

@@ -252,10 +252,19 @@ impl Room {
                 reply,
             } => {
                 let conn = caller.conn;
+                let closing = match &asked.command {
+                    RoomCommand::Close { reason } => Some(reason.clone()),
+                    _ => None,
+                };
                 self.catching_up(conn, asked.command.since());
                 let result = self.answer(asked, caller, received).await;
                 self.caught_up.remove(&conn);
+                let closed = closing.filter(|_| result.is_ok());
                 let _ = reply.send(result);
+                if let Some(reason) = closed {
+                    self.tell_closed(reason);
+                    return Flow::Close;
+                }
             }
             Command::Disconnect { conn } => {
                 let effects = self.state.disconnect(conn, Instant::now());
@@ -282,6 +291,24 @@ impl Room {
         }
         self.settle().await;
         Flow::Continue
+    }
+
+    /// Tells everyone in the room that the operator closed it, and why.
+    fn tell_closed(&self, reason: String) {
+        let room = self.state.id().clone();
+        info!(%room, %reason, "the operator closed the room");
+        let message = format!(
+            "The server's operator closed this room: {}. Any game in it ended without a result.",
+            reason.trim_end_matches('.')
+        );
+        let closed = frame(&ServerMsg::RoomClosed {
+            room,
+            reason,
+            message,
+        });
+        for sub in self.audience.values() {
+            send_to(sub, &closed, &self.context.metrics);
+        }
     }
 
     /// Has the machine answer a client's command, lets the connection in if the

@@ -26,7 +26,7 @@ pub(crate) use parlor_room::records::{
     ChatRecord, DrawOfferRecord, GameFinish, MoveRecord, NewGame, RatingChange, StoredChatLine,
     StoredMove, StoredSeat,
 };
-pub(crate) use records::{Fence, PlayerRecord, SiteIdentity};
+pub(crate) use records::{Ban, Fence, PlayerRecord, SiteIdentity};
 pub(crate) use sql::{BatchStats, open};
 pub(crate) use status::GameStatus;
 pub(crate) use stored::{LeaderboardEntry, PlayerGame, RatingEntry, StoredGame, UnfinishedGame};
@@ -73,6 +73,9 @@ pub enum StoreError {
     /// its own.
     #[error("the account or the player is already linked")]
     AlreadyLinked,
+    /// No player has that id.
+    #[error("no player has that id")]
+    UnknownPlayer,
     /// The database could not be opened, read or written.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
@@ -210,6 +213,19 @@ pub(crate) trait Store: Send + Sync + 'static {
         token_hash: &str,
         linked_at_ms: i64,
     ) -> Result<(), StoreError>;
+
+    /// Bans a player (replacing any ban they had). Fails with
+    /// [`StoreError::UnknownPlayer`] if there is no such player.
+    async fn ban_player(&self, ban: &Ban) -> Result<(), StoreError>;
+
+    /// Lifts a player's ban; whether they had one.
+    async fn lift_ban(&self, player_id: &PlayerId) -> Result<bool, StoreError>;
+
+    /// The ban on a player still in force at `now_ms`, if any.
+    async fn ban_of(&self, player_id: &PlayerId, now_ms: i64) -> Result<Option<Ban>, StoreError>;
+
+    /// Every ban still in force at `now_ms`, newest first.
+    async fn bans(&self, now_ms: i64) -> Result<Vec<Ban>, StoreError>;
 
     /// Gives an existing player a new display name, claiming it if unclaimed.
     /// Fails with [`StoreError::NameTaken`] if another player owns it.

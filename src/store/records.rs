@@ -26,6 +26,21 @@ pub(crate) struct SiteIdentity {
     pub(crate) subject: String,
 }
 
+/// An operator's ban of a player: why, by whom, since when and until when.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Ban {
+    /// The player banned.
+    pub(crate) player_id: PlayerId,
+    /// Why, as the operator said it (shown to the player).
+    pub(crate) reason: String,
+    /// Who banned them, as the operator named themselves.
+    pub(crate) banned_by: String,
+    /// When, in ms since the Unix epoch.
+    pub(crate) banned_at_ms: i64,
+    /// When the ban ends, in ms since the Unix epoch; `None` for good.
+    pub(crate) expires_at_ms: Option<i64>,
+}
+
 /// A registered player as the store knows them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct PlayerRecord {

@@ -9,6 +9,7 @@ use tracing::{debug, info};
 
 use super::session::Connection;
 use crate::auth;
+use crate::bans;
 use crate::fleet::{Opening, RoomLink};
 use crate::lobby::NewRoom;
 use crate::players::{self, Identity};
@@ -400,13 +401,7 @@ impl Connection {
         if let Some(link) = self.rooms.get(room) {
             return Ok(link.clone());
         }
-        match (self.app.lobby.get(room), &self.app.relay) {
-            (Ok(handle), _) => Ok(RoomLink::Local(handle)),
-            (Err(_), Some(relay)) if room.could_be_live() => {
-                Ok(RoomLink::Remote(relay.locate(room).await?))
-            }
-            (Err(error), _) => Err(error),
-        }
+        RoomLink::find(room, &self.app.lobby, self.app.relay.as_ref()).await
     }
 
     async fn hello(
@@ -453,6 +448,9 @@ impl Connection {
                 players::hello(store, name, credentials.token, now, admit_new).await?
             }
         };
+        bans::check(store, &self.app.metrics, &identity.player_id, now, "hello")
+            .await
+            .map_err(|refused| refused.to_client_error())?;
         info!(conn = self.conn, player_id = %identity.player_id, "player identified");
         let welcome = ServerMsg::Welcome {
             player_id: identity.player_id.clone(),

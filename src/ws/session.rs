@@ -66,6 +66,9 @@ pub(super) struct Connection {
     /// The client has sent a `ping` message: it keeps a heartbeat, so a shorter silence
     /// (`server.heartbeat_timeout_secs`) means it is gone.
     pub(super) on_heartbeat: bool,
+    /// What the operator's list of live connections was last told: whether the
+    /// connection had said hello, and in how many rooms it was.
+    pub(super) described: (bool, usize),
 }
 
 /// How a session ends.
@@ -238,10 +241,13 @@ impl Running {
             room_budget: budgets.rooms,
             chat_budget: budgets.chat,
             on_heartbeat: false,
+            described: (false, 0),
         };
         if let Some(relay) = &app.relay {
             relay.register(connection.subscriber.clone());
         }
+        app.live
+            .open(conn, address, connection.subscriber.kick.clone());
         app.metrics.connections_open.inc();
         info!(conn, %address, "connection opened");
         Running {
@@ -295,11 +301,19 @@ impl Running {
                 let end = End::close(code, Some(reason.into()), "a room moved to another node");
                 Step::Write(Outbound::Text(encode(&notice)), Some(end))
             }
-            Event::Kicked => Step::End(End::close(
-                CloseCode::Again,
-                Some("too slow to keep up; reconnect".into()),
-                "too slow to keep up",
-            )),
+            Event::Kicked => match self.connection.app.live.ban_message(self.connection.conn) {
+                Some(sentence) => {
+                    let notice =
+                        ServerMsg::error(ClientError::new(ErrorCode::Banned, sentence), None);
+                    let end = End::close(CloseCode::Policy, Some("banned".into()), "banned");
+                    Step::Write(Outbound::Text(encode(&notice)), Some(end))
+                }
+                None => Step::End(End::close(
+                    CloseCode::Again,
+                    Some("too slow to keep up; reconnect".into()),
+                    "too slow to keep up",
+                )),
+            },
             Event::HelloOverdue => {
                 let reason = format!(
                     "say hello within {} seconds of connecting",
@@ -433,6 +447,7 @@ impl Running {
                 // Boxed: handling a request holds far more state than waiting for one,
                 // and an idle connection should not carry it.
                 let replies = Box::pin(self.connection.on_text(&text, received)).await;
+                self.connection.describe_to_operator();
                 if self.connection.on_heartbeat && self.timeout > self.heartbeat_timeout {
                     self.timeout = self.heartbeat_timeout;
                     silence.as_mut().reset(self.last_heard + self.timeout);
@@ -466,6 +481,7 @@ impl Running {
         if let Some(relay) = &app.relay {
             relay.unregister(conn);
         }
+        app.live.close(conn);
         // A client that stopped reading is found by a room whose queue for it filled
         // (the room counts it as it kicks) or by a stalled write (counted here): once
         // either way.
@@ -496,6 +512,18 @@ impl Running {
 }
 
 impl Connection {
+    /// Tells the operator's list of live connections who this connection speaks for and
+    /// which rooms it is in, if either changed since it last told (a message changes
+    /// at most one room).
+    fn describe_to_operator(&mut self) {
+        let now = (self.identity.is_some(), self.rooms.len());
+        if now != self.described {
+            self.described = now;
+            let player = self.identity.as_ref().map(|identity| &identity.player_id);
+            self.app.live.describe(self.conn, player, self.rooms.keys());
+        }
+    }
+
     /// A `lobby` snapshot for this connection's subscription.
     pub(super) fn lobby_snapshot(&self, reference: Option<Value>) -> ServerMsg {
         let game = self.lobby.as_ref().and_then(LobbySubscription::game);

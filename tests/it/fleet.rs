@@ -71,8 +71,15 @@ impl TestFleet {
 
     /// Starts a node of the fleet in `dir`.
     pub(crate) fn start_node(&self, dir: &Path) -> ParlorProcess {
+        self.start_node_with(dir, &[])
+    }
+
+    /// Starts a node of the fleet in `dir` with `extra` settings in its environment.
+    pub(crate) fn start_node_with(&self, dir: &Path, extra: &[(&str, &str)]) -> ParlorProcess {
         let env = self.env();
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let mut env: Vec<(&str, &str)> =
+            env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        env.extend_from_slice(extra);
         ParlorProcess::start(dir, &env)
     }
 

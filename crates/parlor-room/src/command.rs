@@ -42,6 +42,13 @@ pub enum RoomCommand {
     },
     /// Stop watching, or give up a seat (which during a game loses it by `abandoned`).
     Leave,
+    /// The server's operator closes the room: a game in progress ends `aborted`
+    /// (unrated), and then the room stops. No client can send it: only the operator's
+    /// edge makes it, with the operator's reason.
+    Close {
+        /// Why, as the operator said it; everyone in the room is told.
+        reason: String,
+    },
 }
 
 impl RoomCommand {

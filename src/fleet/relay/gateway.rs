@@ -10,6 +10,7 @@ use tokio::sync::mpsc::error::TrySendError;
 use super::awaited::{Awaited, Unanswered};
 use super::wire::{Asker, Envelope};
 use super::{ANSWER_WITHIN, Relay, RemoteRoomEntry};
+use crate::lobby::Lobby;
 use crate::protocol::{ClientError, ErrorCode, Updates};
 use crate::room::{Caller, ConnId, RoomHandle, Subscriber};
 use parlor_room::{Asked, RoomCommand};
@@ -47,6 +48,22 @@ fn unknown_room() -> ClientError {
 }
 
 impl RoomLink {
+    /// The room `room`: one of `lobby`'s, or, in a fleet (`relay`), one another node
+    /// holds; `unknown_room` if none does.
+    pub(crate) async fn find(
+        room: &RoomId,
+        lobby: &Lobby,
+        relay: Option<&Relay>,
+    ) -> Result<RoomLink, ClientError> {
+        match (lobby.get(room), relay) {
+            (Ok(handle), _) => Ok(RoomLink::Local(handle)),
+            (Err(_), Some(relay)) if room.could_be_live() => {
+                Ok(RoomLink::Remote(relay.locate(room).await?))
+            }
+            (Err(error), _) => Err(error),
+        }
+    }
+
     /// Has the room answer `asked` from this node's connection `sub`, received at
     /// `received` (see [`RoomHandle::ask`]). On another node a move's thinking time is
     /// counted from its arrival there. A connection counts as in a room of another node

@@ -3,9 +3,12 @@
 
 use std::time::Instant;
 
+use super::endings::OnFailure;
 use super::{Now, RoomState, Step, Then};
 use crate::command::{Asked, RoomCommand};
+use crate::views::Status;
 use crate::{ConnId, Refusal};
+use parlor_rules::games::EndReason;
 
 impl RoomState {
     /// Answers `asked`, sent on `conn` and received at `received`: the effects to
@@ -38,6 +41,21 @@ impl RoomState {
             RoomCommand::Request(request) => self.request(request, &player.player_id, conn, now),
             RoomCommand::Chat { text } => self.chat(&player, conn, &text, now),
             RoomCommand::Leave => self.leave(&player.player_id, conn, now),
+            RoomCommand::Close { .. } => Ok(self.close(now)),
+        }
+    }
+
+    /// The operator closes the room: a game in progress ends `aborted`, recorded before
+    /// anyone is told (the operator is refused with `storage_unavailable` if the store
+    /// fails, and the game goes on). The room's task stops once the step is done.
+    fn close(&self, now: Now) -> Step {
+        if self.status() != Status::Playing {
+            return Step::done(Vec::new());
+        }
+        let ending = self.prepare_ending(None, EndReason::Aborted, OnFailure::Refuse, now);
+        Step {
+            effects: Vec::new(),
+            then: Then::End(Box::new(ending)),
         }
     }
 }

@@ -8,6 +8,7 @@
 //! `names` claims players' names, and `sqlx_log` makes this engine's connection a
 //! `LogConnection` for the game log's SQL; rows decode through `super::rows`.
 
+mod bans;
 mod batch;
 mod endings;
 mod names;
@@ -37,7 +38,7 @@ use super::{
 use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::LogHost;
 use crate::store::{
-    ChatRecord, DrawOfferRecord, Fence, GameFinish, LeaderboardEntry, MoveRecord, NewGame,
+    Ban, ChatRecord, DrawOfferRecord, Fence, GameFinish, LeaderboardEntry, MoveRecord, NewGame,
     PlayerGame, PlayerRecord, RatingChange, RatingEntry, SiteIdentity, Store, StoreError,
     StoredGame, UnfinishedGame,
 };
@@ -155,6 +156,24 @@ impl Store for SqlStore {
         writes::link_identity(&self.pool, player_id, identity, token_hash, linked_at_ms).await?;
         tracing::debug!(%player_id, "player linked to a site account");
         Ok(())
+    }
+
+    async fn ban_player(&self, ban: &Ban) -> Result<(), StoreError> {
+        let _writing = self.writes.lock().await;
+        bans::ban_player(&self.pool, ban).await
+    }
+
+    async fn lift_ban(&self, player_id: &PlayerId) -> Result<bool, StoreError> {
+        let _writing = self.writes.lock().await;
+        bans::lift_ban(&self.pool, player_id).await
+    }
+
+    async fn ban_of(&self, player_id: &PlayerId, now_ms: i64) -> Result<Option<Ban>, StoreError> {
+        bans::ban_of(&self.pool, player_id, now_ms).await
+    }
+
+    async fn bans(&self, now_ms: i64) -> Result<Vec<Ban>, StoreError> {
+        bans::bans(&self.pool, now_ms).await
     }
 
     async fn rename_player(&self, player_id: &PlayerId, name: &str) -> Result<(), StoreError> {

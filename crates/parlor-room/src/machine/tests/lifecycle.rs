@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::SeatKind;
+use crate::command::RoomCommand;
 use crate::views::Status;
 use parlor_rules::bots::BotLevel;
 use parlor_rules::games::EndReason;
@@ -169,4 +170,41 @@ fn a_room_writes_nothing_to_the_store_until_its_game_starts() {
         record.seats[1].player_id.as_ref().map(PlayerId::as_str),
         Some("p_bob")
     );
+}
+
+#[test]
+fn the_operator_closing_a_room_aborts_its_game_unrated_and_needs_no_seat() {
+    let mut fx = Fixture::playing();
+    fx.play(Seat::First, "4", fx.t0).unwrap();
+    let close = RoomCommand::Close {
+        reason: "Abuse in the chat".to_owned(),
+    };
+    // The operator holds no seat and no connection in the room.
+    let step = fx
+        .room
+        .answer(
+            PlayerInfo {
+                player_id: "operator".into(),
+                name: "operator".to_owned(),
+            }
+            .ask(close.clone(), None),
+            0,
+            fx.t0,
+            fx.now(fx.t0),
+        )
+        .unwrap();
+    let effects = fx.follow(step, fx.t0);
+    assert_eq!(fx.room.status(), Status::Finished);
+    let over = game_over(&effects).unwrap();
+    assert_eq!((over.winner, over.reason), (None, EndReason::Aborted));
+    assert_eq!(over.unrated, Some(crate::views::Unrated::Aborted));
+
+    // A room without a game in progress closes with nothing to record.
+    let mut open = Fixture::open();
+    let step = open
+        .room
+        .answer(alice().ask(close, None), ALICE, open.t0, open.now(open.t0))
+        .unwrap();
+    assert!(matches!(step.then, Then::Nothing));
+    assert!(step.effects.is_empty());
 }

@@ -1,0 +1,187 @@
+//! This node's live connections as an operator sees them (`GET /api/admin/connections`):
+//! each one's address, player and rooms; and the way a banned player's connections are
+//! closed, on whichever node they are.
+//!
+//! Sessions keep their own entry up to date; the operator's routes and the fleet's news
+//! of bans read it and close connections through it, never reaching into a session.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use dashmap::DashMap;
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use parlor_room::{ConnId, PlayerId, RoomId};
+
+/// This node's live connections. Cloning it is cheap and shares the table.
+#[derive(Clone, Default)]
+pub(crate) struct LiveConnections {
+    entries: Arc<DashMap<ConnId, Entry>>,
+}
+
+/// One live connection.
+struct Entry {
+    address: IpAddr,
+    player: Option<PlayerId>,
+    rooms: Vec<RoomId>,
+    /// Cancelled to close the connection (shared with its rooms, which cancel it when
+    /// the connection cannot keep up).
+    close: CancellationToken,
+    /// Why the connection is being closed for a ban: the message its player is sent.
+    banned: Option<String>,
+}
+
+/// The connections of one client address, as `GET /api/admin/connections` lists them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct AddressView {
+    /// The client address.
+    pub(crate) address: IpAddr,
+    /// How many connections it has open.
+    pub(crate) connections: usize,
+    /// The players those connections said hello as, sorted.
+    pub(crate) players: Vec<PlayerId>,
+    /// The rooms those connections play or watch in, sorted.
+    pub(crate) rooms: Vec<RoomId>,
+}
+
+impl LiveConnections {
+    /// Counts connection `conn` from `address` in, closed by cancelling `close`.
+    pub(crate) fn open(&self, conn: ConnId, address: IpAddr, close: CancellationToken) {
+        self.entries.insert(
+            conn,
+            Entry {
+                address,
+                player: None,
+                rooms: Vec::new(),
+                close,
+                banned: None,
+            },
+        );
+    }
+
+    /// Records who connection `conn` speaks for and which rooms it is in now.
+    pub(crate) fn describe<'r>(
+        &self,
+        conn: ConnId,
+        player: Option<&PlayerId>,
+        rooms: impl Iterator<Item = &'r RoomId>,
+    ) {
+        if let Some(mut entry) = self.entries.get_mut(&conn) {
+            entry.player = player.cloned();
+            entry.rooms = rooms.cloned().collect();
+        }
+    }
+
+    /// Forgets a closed connection.
+    pub(crate) fn close(&self, conn: ConnId) {
+        self.entries.remove(&conn);
+    }
+
+    /// Closes every connection of `player`, each told `message`; how many were not
+    /// being closed for a ban already.
+    pub(crate) fn close_banned(&self, player: &PlayerId, message: &str) -> usize {
+        let mut closed = 0;
+        for mut entry in self.entries.iter_mut() {
+            if entry.player.as_ref() == Some(player) && entry.banned.is_none() {
+                entry.banned = Some(message.to_owned());
+                entry.close.cancel();
+                closed += 1;
+            }
+        }
+        closed
+    }
+
+    /// The message a connection closed for a ban is sent, if it was closed for one.
+    pub(crate) fn ban_message(&self, conn: ConnId) -> Option<String> {
+        self.entries.get(&conn)?.banned.clone()
+    }
+
+    /// The players with a connection open here.
+    pub(crate) fn players(&self) -> Vec<PlayerId> {
+        let mut players: Vec<PlayerId> = self
+            .entries
+            .iter()
+            .filter_map(|entry| entry.player.clone())
+            .collect();
+        players.sort();
+        players.dedup();
+        players
+    }
+
+    /// Every address with a connection open, with its connections, players and rooms.
+    pub(crate) fn by_address(&self) -> Vec<AddressView> {
+        let mut views: BTreeMap<IpAddr, AddressView> = BTreeMap::new();
+        for entry in self.entries.iter() {
+            let view = views.entry(entry.address).or_insert_with(|| AddressView {
+                address: entry.address,
+                connections: 0,
+                players: Vec::new(),
+                rooms: Vec::new(),
+            });
+            view.connections += 1;
+            view.players.extend(entry.player.clone());
+            view.rooms.extend(entry.rooms.iter().cloned());
+        }
+        views
+            .into_values()
+            .map(|mut view| {
+                view.players.sort();
+                view.players.dedup();
+                view.rooms.sort();
+                view.rooms.dedup();
+                view
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_list_their_connections_players_and_rooms() {
+        let live = LiveConnections::default();
+        let (a, b) = (IpAddr::from([10, 0, 0, 1]), IpAddr::from([10, 0, 0, 2]));
+        live.open(1, a, CancellationToken::new());
+        live.open(2, a, CancellationToken::new());
+        live.open(3, b, CancellationToken::new());
+        let room = RoomId::from("r1".to_owned());
+        live.describe(1, Some(&PlayerId::from("p1")), [&room].into_iter());
+        live.describe(2, Some(&PlayerId::from("p1")), std::iter::empty());
+        let views = live.by_address();
+        assert_eq!(views.len(), 2);
+        assert_eq!(views[0].connections, 2);
+        assert_eq!(views[0].players, vec![PlayerId::from("p1")]);
+        assert_eq!(views[0].rooms, vec![room]);
+        assert_eq!(views[1].connections, 1);
+        assert!(views[1].players.is_empty());
+        live.close(3);
+        assert_eq!(live.by_address().len(), 1);
+    }
+
+    #[test]
+    fn a_ban_closes_every_connection_of_the_player_and_no_other() {
+        let live = LiveConnections::default();
+        let address = IpAddr::from([10, 0, 0, 1]);
+        let tokens: Vec<CancellationToken> = (0..3).map(|_| CancellationToken::new()).collect();
+        for (conn, token) in (1..).zip(&tokens) {
+            live.open(conn, address, token.clone());
+        }
+        live.describe(1, Some(&PlayerId::from("p1")), std::iter::empty());
+        live.describe(2, Some(&PlayerId::from("p2")), std::iter::empty());
+        live.describe(3, Some(&PlayerId::from("p1")), std::iter::empty());
+        assert_eq!(live.close_banned(&PlayerId::from("p1"), "spam"), 2);
+        assert_eq!(
+            live.close_banned(&PlayerId::from("p1"), "spam"),
+            0,
+            "closed once"
+        );
+        assert!(tokens[0].is_cancelled() && tokens[2].is_cancelled());
+        assert!(!tokens[1].is_cancelled());
+        assert_eq!(live.ban_message(1).as_deref(), Some("spam"));
+        assert_eq!(live.ban_message(2), None);
+    }
+}
