@@ -1,7 +1,8 @@
 // What the page sends and what its buttons do: signing in, starting, joining, watching
 // and leaving rooms, moves, resigning, draws, rematches and the chat. Each action sends
-// its message and changes what the page knows (state.js) with update() (store.js), which
-// draws the page again; no action draws anything itself.
+// its request with the page's ParlorClient (`app.conn`, connection.js), says what a
+// refusal means, and changes what the page knows (state.js) with update() (store.js),
+// which draws the page again; no action draws anything itself.
 
 import {
   app, ui, local, session, KEY_TOKEN, KEY_NAME, KEY_ROOM, KEY_CLOCK, KEY_MUTED, myTurn, resetPick, picking,
@@ -17,15 +18,30 @@ import { siteToken } from './site_sign_in.js';
 const NAME_MAX = 24;
 
 // ---------------------------------------------------------------------------
-// The socket
+// The connection
 
-/** Sends a message; says so on the error line and returns false when it cannot. */
-export function send(message) {
-  if (!app.conn.send(message)) {
+/** Codes of requests the connection lost, or disconnect() dropped: nothing to tell (the page reconnects, or was told to stop). */
+const LOST = new Set(['client_lost', 'client_closed']);
+
+/**
+ * Sends a request: `call(client)` sends it and returns the client's promise, and
+ * `onRefused` handles a refusal. Says so on the error line and returns false when
+ * the socket is not open.
+ */
+function send(call, onRefused = refused) {
+  if (!app.conn.isOpen) {
     showError(OFFLINE_MESSAGE, 'client_offline');
     return false;
   }
+  call(app.conn).catch(onRefused);
   return true;
+}
+
+/** A refusal, shown on the error line. */
+function refused(err) {
+  if (LOST.has(err.code)) return;
+  showError(err.message, err.code);
+  update();
 }
 
 /** True when signed in on an open socket; otherwise says so on the error line. */
@@ -35,41 +51,36 @@ function requireOnline() {
   return false;
 }
 
-/** Signs in on a socket that has just opened, as the stored player if there is one. */
-export function hello() {
-  const name = local.get(KEY_NAME) ?? ui['name-input'].value.trim();
-  // Moves come as small `moved` events rather than whole states (PROTOCOL.md §7.14).
-  const msg = { type: 'hello', updates: 'moves', ref: 'hello' };
-  const jwt = siteToken();
-  // Signed in, the site's token names the player; a guest always says a name.
-  if (name || !jwt) msg.name = name;
-  // A guest's token beside the site's links this browser's guest to the account, once.
-  const token = local.get(KEY_TOKEN);
-  if (token) msg.token = token;
-  if (jwt) msg.jwt = jwt;
-  send(msg);
-}
-
-/** Connects (or reconnects at once), signing in when the socket opens. */
+/**
+ * Connects (or reconnects at once) as the stored player if there is one: the client
+ * says hello when the socket opens, and again, with the token, after each reconnect.
+ */
 export function connect() {
   app.ready = false;
-  app.conn.start();
+  const jwt = siteToken();
+  const name = local.get(KEY_NAME) ?? ui['name-input'].value.trim();
+  // Signed in, the site's token names the player; a guest always says a name.
+  app.conn.name = name || !jwt ? name : null;
+  // A guest's token beside the site's links this browser's guest to the account, once.
+  app.conn.token = local.get(KEY_TOKEN);
+  app.conn.jwt = jwt;
+  // A refused hello is handled where it arrives (messages.js); a socket that cannot even be made, here.
+  app.conn.connect().catch((err) => {
+    if (err.code === 'client_socket') showError(err.message, err.code);
+  });
 }
 
 /** Closes the socket for good (until the user connects again). */
 export function closeSocket() {
   app.ready = false;
   app.rooms.clear();
-  app.conn.stop();
+  app.conn.disconnect();
 }
 
 /** Asks for the live room list of the game chosen in the filter (all games if none). */
 export function subscribeLobby() {
   if (!app.conn.isOpen || !app.ready) return;
-  const game = ui['rooms-filter'].value;
-  const msg = { type: 'subscribe_lobby', ref: 'lobby' };
-  if (game) msg.game = game;
-  app.conn.send(msg);
+  app.conn.subscribeLobby(ui['rooms-filter'].value || undefined).catch(refused);
 }
 
 // ---------------------------------------------------------------------------
@@ -85,7 +96,10 @@ export function forgetRoom() {
   session.remove(KEY_ROOM);
 }
 
-/** After signing in: goes back to the room this tab was in, if any. */
+/**
+ * After signing in: goes back to the room this tab was in, if any, unless the client has
+ * joined it again already (after a reconnect it does so by itself, as `rejoinRoom` says).
+ */
 export function resumeRoom() {
   let room = app.room;
   if (!room) {
@@ -105,13 +119,42 @@ export function resumeRoom() {
     return;
   }
   app.room = room;
+  if (!app.conn.following(room.id)) catchUp();
+}
+
+/** Which room the client joins again by itself after a reconnect: the one shown, unless its game is over. */
+export function rejoinRoom({ room }) {
+  return room === app.room?.id && app.room.state?.status !== 'finished';
+}
+
+/** Joins the current room again (its seat, or to watch), to have what this page missed. */
+export function catchUp() {
+  const room = app.room;
+  const s = room.state;
   // Say the last state seen, so the room sends only what was missed (PROTOCOL.md §8.1).
   const since = s?.room === room.id && typeof s.seq === 'number' ? s.seq : undefined;
   if (room.role === 'player' && typeof room.seat === 'number') {
-    send({ type: 'join', room: room.id, seat: room.seat, since, ref: 'resume' });
+    send((c) => c.join(room.id, room.seat, { since }), resumeFailed);
   } else {
-    send({ type: 'watch', room: room.id, since, ref: 'resume' });
+    send((c) => c.watch(room.id, { since }), resumeFailed);
   }
+}
+
+/** The room could not be joined again: forget it, saying why. */
+export function resumeFailed({ code, message }) {
+  if (LOST.has(code)) return;
+  forgetRoom();
+  dropRoom();
+  showError(`Could not return to your room: ${message}`, code);
+  update();
+}
+
+/** Leaves a room, quietly when offline; a room that closed meanwhile has been left already. */
+function leave(id) {
+  if (!app.conn.isOpen) return;
+  app.conn.leave(id).catch((err) => {
+    if (err.code !== 'unknown_room') refused(err);
+  });
 }
 
 /** Forgets the current room and everything about its game, and shows the lobby. */
@@ -130,7 +173,7 @@ function leaveCurrentRoom({ ask }) {
   if (playing && ask && !window.confirm('Leave the game you are playing? Leaving a game in progress loses it.')) {
     return false;
   }
-  if (!app.room.detached) app.conn.send({ type: 'leave', room: app.room.id, ref: 'leave' });
+  if (!app.room.detached) leave(app.room.id);
   exitRoom();
   return true;
 }
@@ -154,8 +197,8 @@ function readyForNewGame() {
   return clock.control;
 }
 
-/** Creates a room with these seats (`me`, `open`, `bot:<level>`); `ref` says what follows. */
-export function createRoom(seats, { privateRoom = false, ref = 'create' } = {}) {
+/** Creates a room with these seats (`me`, `open`, `bot:<level>`), and watches it when asked to (two bots'). */
+export function createRoom(seats, { privateRoom = false, watch = false } = {}) {
   const control = readyForNewGame();
   if (control === null) return;
   const game = app.lobbyGame;
@@ -164,16 +207,16 @@ export function createRoom(seats, { privateRoom = false, ref = 'create' } = {}) 
   if (GAMES[game]?.startOption && start) options.start = start;
   if (hasClock(control)) options.time_control = control;
   if (privateRoom) options.private = true;
-  send({ type: 'create_room', game, seats, options, ref });
+  send((c) => c.createRoom(game, seats, options).then(({ room }) => {
+    if (watch) send((again) => again.watch(room));
+  }));
 }
 
 /** Plays a person: sits opposite whoever waits for this game and clock, or waits for one. */
 export function quickJoin() {
   const control = readyForNewGame();
   if (control === null) return;
-  const msg = { type: 'quick_join', game: app.lobbyGame, ref: 'quick' };
-  if (hasClock(control)) msg.time_control = control;
-  send(msg);
+  send((c) => c.quickJoin(app.lobbyGame, hasClock(control) ? control : undefined));
 }
 
 /**
@@ -235,9 +278,9 @@ export async function followLink() {
   const open = state?.status === 'waiting' ? seats.find((x) => x.kind === 'open') : null;
   app.pendingGame = typeof state?.game === 'string' ? state.game : null;
   if (mine || open) {
-    send({ type: 'join', room: id, seat: (mine ?? open).seat, ref: 'join' });
+    send((c) => c.join(id, (mine ?? open).seat));
   } else {
-    send({ type: 'watch', room: id, ref: 'watch' });
+    send((c) => c.watch(id));
   }
 }
 
@@ -264,7 +307,7 @@ export function joinRoom(roomId, seat) {
   hideError();
   showNotice('');
   app.pendingGame = app.rooms.get(roomId)?.game ?? null;
-  send({ type: 'join', room: roomId, seat, ref: 'join' });
+  send((c) => c.join(roomId, seat));
 }
 
 /** Watches a listed room. */
@@ -275,15 +318,15 @@ export function watchRoom(roomId) {
   hideError();
   showNotice('');
   app.pendingGame = app.rooms.get(roomId)?.game ?? null;
-  send({ type: 'watch', room: roomId, ref: 'watch' });
+  send((c) => c.watch(roomId));
 }
 
 /** A spectator takes an open seat of the room being watched. */
 export function takeSeat(seat) {
-  app.conn.send({ type: 'leave', room: app.room.id, ref: 'leave' });
   const id = app.room.id;
+  leave(id);
   exitRoom();
-  send({ type: 'join', room: id, seat, ref: 'join' });
+  send((c) => c.join(id, seat));
 }
 
 /** Share: copies the room's link for anyone, at any time (they watch, or take an open seat). */
@@ -323,12 +366,18 @@ export function cancelPremove() {
 export function sendMove(move) {
   const room = app.room;
   if (!room || !myTurn() || room.pendingMove) return;
-  if (send({ type: 'move', room: room.id, move, ref: 'move' })) {
+  if (send((c) => c.move(room.id, move), moveRefused)) {
     room.pendingMove = true;
     resetPick();
     hideError();
     update();
   }
+}
+
+/** A move refused: another may be sent. */
+function moveRefused(err) {
+  if (!LOST.has(err.code) && app.room) app.room.pendingMove = false;
+  refused(err);
 }
 
 /** Puts the Resign button back to its first, harmless click. */
@@ -348,14 +397,15 @@ export function onResign() {
     return;
   }
   disarmResign();
-  send({ type: 'resign', room: room.id, ref: 'resign' });
+  send((c) => c.resign(room.id));
 }
 
 /** A request about the current game that needs nothing but the room: draw offers and answers. */
 export function roomRequest(type) {
   if (!app.room || !requireOnline()) return;
   hideError();
-  send({ type, room: app.room.id, ref: type });
+  const id = app.room.id;
+  send((c) => c.request({ type, room: id }));
 }
 
 /** Asks for (or accepts) a rematch of the finished game. */
@@ -366,9 +416,11 @@ export function onRematch() {
   // first, or the server would not know this connection as a player of the room.
   if (app.room.detached && app.room.role === 'player' && typeof app.room.seat === 'number') {
     app.room.detached = false;
-    send({ type: 'join', room: app.room.id, seat: app.room.seat, ref: 'rejoin' });
+    const { id, seat } = app.room;
+    send((c) => c.join(id, seat));
   }
-  send({ type: 'rematch', room: app.room.id, ref: 'rematch' });
+  const id = app.room.id;
+  send((c) => c.rematch(id));
 }
 
 /** Leave room / Stop watching. */
@@ -455,7 +507,8 @@ export function setLobbyGame(game) {
 export function say(text) {
   const line = text.trim();
   if (!line || !app.room) return false;
-  return send({ type: 'chat', room: app.room.id, text: line, ref: 'chat' });
+  const id = app.room.id;
+  return send((c) => c.chat(id, line));
 }
 
 /** Hides a player's chat lines in this browser, and remembers that there. */

@@ -13,7 +13,8 @@
 //   chat.js         the room's chat
 //   clocks.js       the seats' clocks, counted down between states
 //   notices.js      the error line, the notice line and the connection pill
-//   connection.js   the socket and its reconnection
+//   connection.js   the page's ParlorClient (parlor-client.js: the socket, hello, the
+//                   heartbeat, reconnection and rejoining with `since`) and its pill
 //   boards/         all the page knows of each game: board, pieces, notation, endings
 //                   (boards/index.js lists the games and says how to add one)
 //   moves.js        how clicks on cells become moves; drag.js turns drags into clicks
@@ -37,7 +38,7 @@ import { onRender, update, flush } from './store.js';
 import { siteToken, takeTokenFromAddress } from './site_sign_in.js';
 import { dispatch } from './messages.js';
 import {
-  hello, connect, subscribeLobby, createRoom, quickJoin, joinRoom, watchRoom, onCopyLink,
+  connect, subscribeLobby, rejoinRoom, createRoom, quickJoin, joinRoom, watchRoom, onCopyLink,
   onConnect, onChangeName, onTimeControlChange, roomRequest, onResign, onLeave, setLobbyGame,
   announceLink, playBot, playBotNow, onShareLink, sendMove, cancelPick, cancelPremove, takeSeat,
   onRematch, say, mutePlayer, unmutePlayer,
@@ -47,12 +48,12 @@ import { storedEndSentence } from './result.js';
 import {
   onBoardClick, canDrag, onDragStart, onDrop, onBoardKey, onEscape, onDocumentClick,
 } from './board_input.js';
-import { showError, hideError, setConnection } from './notices.js';
+import { hideError, setConnection } from './notices.js';
 import { DEFAULT_GAME, GAMES, gridOf } from './boards/index.js';
 import { RoomListView } from './rooms.js';
 import { roomFromAddress } from './link.js';
 import { enableDrag } from './drag.js';
-import { Connection } from './connection.js';
+import { makeClient } from './connection.js';
 import { ReplayView } from './replay.js';
 import { Leaderboard } from './leaderboard.js';
 import { RecentGames } from './recent.js';
@@ -124,23 +125,22 @@ function init() {
   };
   onRender((parts) => render(parts, { actions, replay, roomList, recent }));
   const cards = { replay, leaderboard, recent };
-  app.conn = new Connection({
-    open: hello,
-    message: (msg) => dispatch(msg, cards),
+  app.conn = makeClient({
     status: setConnection,
-    failed: (message) => showError(message, 'client_socket'),
     closed: () => update(() => {
       app.ready = false;
       app.rooms.clear();
     }),
+    rejoin: rejoinRoom,
   });
+  app.conn.on('message', (msg, request) => dispatch(msg, cards, request));
   const savedName = local.get(KEY_NAME);
   if (savedName) ui['name-input'].value = savedName;
   ui['login-form'].addEventListener('submit', onConnect);
   ui['change-name'].addEventListener('click', onChangeName);
   ui.reconnect.addEventListener('click', () => {
     app.ready = false;
-    app.conn.retryNow();
+    app.conn.reconnectNow();
   });
   ui.error.querySelector('.dismiss').addEventListener('click', hideError);
   ui['quick-join'].addEventListener('click', quickJoin);
@@ -148,7 +148,7 @@ function init() {
     createRoom(ui['person-side'].value === '1' ? ['open', 'me'] : ['me', 'open'], { privateRoom: ui['private-room'].checked });
   });
   ui['bot-vs-bot'].addEventListener('click', () => {
-    createRoom([`bot:${ui['bot-level'].value}`, `bot:${ui['bot2-level'].value}`], { ref: 'bots' });
+    createRoom([`bot:${ui['bot-level'].value}`, `bot:${ui['bot2-level'].value}`], { watch: true });
   });
   ui['copy-link'].addEventListener('click', onCopyLink);
   ui['share-link'].addEventListener('click', onShareLink);

@@ -1,19 +1,22 @@
 // What each message from the server does to what the page knows (docs/PROTOCOL.md):
 // one handler per message type, which changes the state and has the page drawn again
-// (store.js). Also follows the game between states: this player's seat after a rematch,
+// (store.js). The messages come from the page's ParlorClient (connection.js), which
+// answers the page's requests itself: refusals reach a handler here only for what the
+// client sent by itself (hello, and joining a room again after a reconnect). Also follows the game between states: this player's seat after a rematch,
 // the answer to a draw offer, and the boards kept for replays. The cards a message
 // concerns (the replay, the leaderboard, the recent games) come as `cards`.
 
 import {
-  app, ui, local, KEY_TOKEN, KEY_NAME, currentGame, resetPick, isFlipped, enterRoom, dropRoom,
+  app, ui, local, KEY_TOKEN, KEY_NAME, currentGame, resetPick, isFlipped, enterRoom,
 } from './state.js';
 import { update, flush } from './store.js';
 import { soundFor, playSound } from './sound.js';
 import { showError, showNotice, dropNotice, setConnection } from './notices.js';
 import {
-  send, sendMove, closeSocket, subscribeLobby, rememberRoom, forgetRoom, resumeRoom, exitRoom, followLink, startAfterWelcome,
-  guestName, disarmResign, hello,
+  sendMove, closeSocket, subscribeLobby, rememberRoom, forgetRoom, resumeRoom, catchUp, resumeFailed, exitRoom, followLink,
+  startAfterWelcome, guestName, disarmResign, connect,
 } from './actions.js';
+import { applyMoved } from './parlor-client.js';
 import { forgetSiteToken } from './site_sign_in.js';
 import { sidesOf, emphasisOf } from './boards/index.js';
 import { seatName } from './sides.js';
@@ -28,7 +31,6 @@ const KEPT_CHAT_LINES = 200;
 const handlers = {
   welcome(m, cards) {
     app.ready = true;
-    app.conn.succeeded();
     app.me = { player_id: m.player_id, name: m.name, token: m.token, signedIn: m.signed_in === true };
     if (m.token) local.set(KEY_TOKEN, m.token);
     // Signed in with the site's token: a guest's token, linked now or refused, has had its day.
@@ -47,17 +49,13 @@ const handlers = {
     update();
   },
 
-  room_created(m) {
-    // `joined` and `state` follow when we took a seat; two bots' room is watched.
-    if (m.ref === 'bots' && typeof m.room === 'string') send({ type: 'watch', room: m.room, ref: 'watch' });
-  },
-
   joined(m, cards) {
     const seat = typeof m.seat === 'number' ? m.seat : null;
     const role = m.role === 'player' ? 'player' : 'spectator';
     const sameRoom = app.room && app.room.id === m.room;
     const known = sameRoom ? app.room.game : app.rooms.get(m.room)?.game;
-    const game = known ?? (['create', 'quick', 'watch', 'join'].includes(m.ref) ? app.pendingGame : null);
+    // A room this page has just asked for: its game is the one asked for.
+    const game = known ?? app.pendingGame;
     if (sameRoom) {
       Object.assign(app.room, { seat, role, game: game ?? undefined, detached: false });
     } else {
@@ -159,11 +157,11 @@ const handlers = {
       // Frames were lost: come back saying the last one seen, once per gap (§8.1).
       if (room.catchingUp !== last.seq) {
         room.catchingUp = last.seq;
-        resumeRoom();
+        catchUp();
       }
       return;
     }
-    handlers.state(withMove(last, m), cards);
+    handlers.state(applyMoved(last, m), cards);
   },
 
   game_over(m, cards) {
@@ -194,7 +192,7 @@ const handlers = {
   },
 
   shutdown(m) {
-    app.conn.retryAfter(m.retry_after_ms);
+    // The client reconnects by itself, after the time the server asks for.
     const restarting = m.reason === 'restarting';
     const text = restarting
       ? 'The server is restarting. Your game is kept and its clocks stand still; this page reconnects by itself.'
@@ -214,9 +212,9 @@ const handlers = {
     update(() => app.rooms.apply(m), 'rooms');
   },
 
-  error(m) {
+  error(m, cards, request) {
     let message = m.message || `The server refused that (${m.code || 'error'}).`;
-    if (m.ref === 'hello') {
+    if (request?.type === 'hello') {
       // The server's own text speaks of tokens, which this page never shows anyone.
       if (m.code === 'name_taken') {
         const name = ui['name-input'].value.trim();
@@ -231,7 +229,7 @@ const handlers = {
       if (m.code === 'already_linked') {
         // This browser's guest cannot join the account: sign in with the account alone.
         local.remove(KEY_TOKEN);
-        hello();
+        connect();
         return;
       }
       // The site's token was refused: go on as a guest, with the server's reason shown.
@@ -246,17 +244,11 @@ const handlers = {
       ui['name-input'].focus();
       return;
     }
-    if (m.ref === 'resume') {
-      forgetRoom();
-      dropRoom();
-      showError(`Could not return to your room: ${message}`, m.code);
-      update();
+    // The client could not join the room again after a reconnect.
+    if (request?.type === 'join' || request?.type === 'watch') {
+      resumeFailed({ code: m.code, message });
       return;
     }
-    // Leaving a room that closed meanwhile (a finished room's idle time ran out) has
-    // already done what leaving is for.
-    if (m.ref === 'leave' && m.code === 'unknown_room') return;
-    if (m.ref === 'move' && app.room) app.room.pendingMove = false;
     showError(message, m.code);
     update();
   },
@@ -264,36 +256,12 @@ const handlers = {
 
 /**
  * Handles one message from the server; `cards` = { replay, leaderboard, recent }, the
- * cards some messages load or close. Unknown message types are ignored: the protocol grows.
+ * cards some messages load or close; `request` is what the client sent that an `error`
+ * refused. Unknown message types are ignored: the protocol grows.
  */
-export function dispatch(msg, cards) {
+export function dispatch(msg, cards, request) {
   const handler = Object.hasOwn(handlers, msg.type) ? handlers[msg.type] : null;
-  if (handler) handler(msg, cards);
-}
-
-/** The state `last` becomes with the `moved` event `m` applied (PROTOCOL.md §7.14). */
-function withMove(last, m) {
-  const cells = Array.isArray(last.board?.cells) ? last.board.cells.slice() : [];
-  for (const change of Array.isArray(m.cells) ? m.cells : []) {
-    if (Array.isArray(change) && Number.isInteger(change[0])) cells[change[0]] = change[1];
-  }
-  const next = {
-    ...last,
-    seq: m.seq,
-    last_move: m.last_move,
-    moves: m.moves,
-    to_move: m.to_move,
-    position: m.position,
-    legal_moves: m.legal_moves,
-    clocks: m.clocks,
-    draw_offer: m.draw_offer,
-    board: { ...last.board, cells },
-  };
-  // A move ends `resumed`; the history of a snapshot is not this state's.
-  delete next.resumed;
-  delete next.history;
-  delete next.history_display;
-  return next;
+  if (handler) handler(msg, cards, request);
 }
 
 /** After a rematch the seats are swapped: find this player's seat again by player id. */
