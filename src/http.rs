@@ -6,6 +6,7 @@ use actix_web::http::header::ContentType;
 use actix_web::middleware::DefaultHeaders;
 use actix_web::{HttpResponse, ResponseError, Route, guard, web};
 use rust_embed::RustEmbed;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tracing::warn;
 
@@ -20,6 +21,7 @@ use parlor_rules::GameKind;
 
 mod admin;
 mod games;
+mod openapi;
 mod protocol_schema;
 mod views;
 
@@ -88,14 +90,20 @@ pub(crate) enum ApiError {
     NotDone(String),
 }
 
-#[derive(Serialize)]
+/// The body of every error answer.
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "Error")]
 struct ErrorBody<'a> {
+    /// What went wrong.
     error: ErrorDetail<'a>,
 }
 
-#[derive(Serialize)]
+/// What went wrong: a code a program can act on and a sentence a person can.
+#[derive(Serialize, JsonSchema)]
 struct ErrorDetail<'a> {
+    /// The error's code, e.g. `not_found`, `bad_request`, `banned`.
     code: &'a str,
+    /// What happened and what to do about it.
     message: String,
 }
 
@@ -214,6 +222,7 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
             "/api/protocol.json",
             get_or_head().to(protocol_schema::protocol_schema),
         )
+        .route("/api/openapi.json", get_or_head().to(openapi::openapi))
         .configure(admin::routes)
         .route("/", get_or_head().to(index))
         .route("/{file:.*}", get_or_head().to(asset));
@@ -224,29 +233,54 @@ fn get_or_head() -> Route {
     web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
 }
 
-/// `GET /healthz`: 200 `{"status":"ok","rooms":"ok"}` while every runtime rooms run on
-/// runs a probe task within [`PROBE_BOUND`]; 503 `{"status":"unavailable","rooms":
-/// "stalled","problem":…}` when one does not (its rooms are frozen), so a load balancer
-/// or supervisor sees it.
+/// What `GET /healthz` answers.
+#[derive(Serialize, JsonSchema)]
+struct Health {
+    /// `ok`, or `unavailable` when the rooms are stalled.
+    status: &'static str,
+    /// `ok`, or `stalled`.
+    rooms: &'static str,
+    /// How long the probe of every runtime rooms run on took, ms (when it answered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probe_ms: Option<f64>,
+    /// What is stalled (when something is).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    problem: Option<String>,
+}
+
+/// Whether the server's rooms answer.
+///
+/// 200 while every runtime rooms run on runs a probe task within the bound; 503 when one
+/// does not (its rooms are frozen), so that a load balancer or supervisor sees it.
+#[utoipa::path(get, path = "/healthz", tag = "operations", responses(
+    (status = 200, description = "Every room runtime answered", body = ref("#/components/schemas/Health")),
+    (status = 503, description = "A room runtime is stalled", body = ref("#/components/schemas/Health")),
+))]
 async fn health(state: web::Data<AppState>) -> HttpResponse {
     match probe_all(&state.lobby.hosts().all(), PROBE_BOUND).await {
-        Ok(took) => HttpResponse::Ok().json(serde_json::json!({
-            "status": "ok",
-            "rooms": "ok",
-            "probe_ms": took.as_secs_f64() * 1000.0,
-        })),
+        Ok(took) => HttpResponse::Ok().json(Health {
+            status: "ok",
+            rooms: "ok",
+            probe_ms: Some(took.as_secs_f64() * 1000.0),
+            problem: None,
+        }),
         Err(stalled) => {
             warn!(%stalled, "health check failed");
-            HttpResponse::ServiceUnavailable().json(serde_json::json!({
-                "status": "unavailable",
-                "rooms": "stalled",
-                "problem": stalled.to_string(),
-            }))
+            HttpResponse::ServiceUnavailable().json(Health {
+                status: "unavailable",
+                rooms: "stalled",
+                probe_ms: None,
+                problem: Some(stalled.to_string()),
+            })
         }
     }
 }
 
-/// `GET /metrics`: every metric in Prometheus's text format.
+/// Every metric, in Prometheus's text format (docs/OPERATIONS.md lists them).
+#[utoipa::path(get, path = "/metrics", tag = "operations", responses(
+    (status = 200, description = "The metrics", content_type = "text/plain", body = String),
+    (status = 500, description = "The metrics could not be rendered", body = ref("#/components/schemas/Error")),
+))]
 async fn metrics(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let text = state.metrics.render()?;
     Ok(HttpResponse::Ok()
@@ -260,8 +294,19 @@ struct RoomsQuery {
     after: Option<String>,
 }
 
-/// `GET /api/rooms?limit=N&after=CURSOR`: one page of the listed rooms, newest first,
-/// at most `limits.rooms_page_size` (also the default), with the cursor of the next.
+/// One page of the listed rooms, newest first.
+///
+/// At most `limits.rooms_page_size` rooms (also the default), with the cursor of the next
+/// page in `next`. Private rooms are never listed.
+#[utoipa::path(get, path = "/api/rooms", tag = "rooms",
+    params(
+        ("limit" = Option<u32>, Query, minimum = 1, description = "How many rooms, 1 to `limits.rooms_page_size`"),
+        ("after" = Option<String>, Query, description = "The `next` of the previous page"),
+    ),
+    responses(
+        (status = 200, description = "A page of rooms", body = ref("#/components/schemas/RoomsPage")),
+        (status = 400, description = "A bad `limit` or `after`", body = ref("#/components/schemas/Error")),
+    ))]
 async fn rooms(
     state: web::Data<AppState>,
     query: web::Query<RoomsQuery>,
@@ -277,6 +322,14 @@ async fn rooms(
     Ok(HttpResponse::Ok().json(state.lobby.page(after.as_ref(), limit as usize)))
 }
 
+/// A live room's current `state`, as its players see it (on whichever node holds it).
+#[utoipa::path(get, path = "/api/rooms/{id}", tag = "rooms",
+    params(("id" = String, Path, description = "The room's id")),
+    responses(
+        (status = 200, description = "The room's state", body = ref("#/components/schemas/StateMessage")),
+        (status = 404, description = "No live room has that id", body = ref("#/components/schemas/Error")),
+        (status = 503, description = "The room is busy, or its node did not answer", body = ref("#/components/schemas/Error")),
+    ))]
 async fn room(state: web::Data<AppState>, id: web::Path<RoomId>) -> Result<HttpResponse, ApiError> {
     let not_found = || ApiError::NotFound(format!("there is no live room \"{id}\""));
     let body = match (state.lobby.get(&id), &state.relay) {
@@ -303,13 +356,27 @@ struct LimitQuery {
     limit: Option<String>,
 }
 
-#[derive(Serialize)]
+/// A player's games.
+#[derive(Serialize, JsonSchema)]
 struct PlayerGames {
+    /// The player.
     player_id: PlayerId,
+    /// Their games, newest first.
     games: Vec<PlayerGameView>,
 }
 
-/// `GET /api/players/{id}/games?limit=N`: a player's games, newest first.
+/// A player's games, newest first.
+#[utoipa::path(get, path = "/api/players/{id}/games", tag = "games",
+    params(
+        ("id" = String, Path, description = "The player's id"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "How many games, 1 to 100 (20)"),
+    ),
+    responses(
+        (status = 200, description = "The player's games", body = ref("#/components/schemas/PlayerGames")),
+        (status = 400, description = "A bad `limit`", body = ref("#/components/schemas/Error")),
+        (status = 404, description = "No player has that id", body = ref("#/components/schemas/Error")),
+        (status = 503, description = "The database is unavailable", body = ref("#/components/schemas/Error")),
+    ))]
 async fn player_games(
     state: web::Data<AppState>,
     id: web::Path<PlayerId>,
@@ -352,20 +419,38 @@ struct LeaderboardQuery {
 }
 
 /// A leaderboard page: best scores, or highest ratings.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 #[serde(untagged)]
 enum Entries {
+    /// By score.
     Score(Vec<ScoreRowView>),
+    /// By rating.
     Rating(Vec<RatingRowView>),
 }
 
-#[derive(Serialize)]
+/// A game's leaderboard.
+#[derive(Serialize, JsonSchema)]
 struct Leaderboard {
+    /// The game.
     game: GameKind,
+    /// `score` or `rating`.
     by: &'static str,
+    /// The rows, best first.
     entries: Entries,
 }
 
+/// A game's leaderboard, by best score or by rating.
+#[utoipa::path(get, path = "/api/leaderboard", tag = "games",
+    params(
+        ("game" = Option<String>, Query, description = "The game (`tictactoe`)"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "How many rows, 1 to 100 (10)"),
+        ("by" = Option<String>, Query, description = "`score` (the default) or `rating`"),
+    ),
+    responses(
+        (status = 200, description = "The leaderboard", body = ref("#/components/schemas/Leaderboard")),
+        (status = 400, description = "An unknown game, a bad `limit` or `by`", body = ref("#/components/schemas/Error")),
+        (status = 503, description = "The database is unavailable", body = ref("#/components/schemas/Error")),
+    ))]
 async fn leaderboard(
     state: web::Data<AppState>,
     query: web::Query<LeaderboardQuery>,

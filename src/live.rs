@@ -34,7 +34,7 @@ struct Entry {
 }
 
 /// The connections of one client address, as `GET /api/admin/connections` lists them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub(crate) struct AddressView {
     /// The client address.
     pub(crate) address: IpAddr,

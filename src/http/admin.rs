@@ -8,15 +8,19 @@ use tokio::sync::mpsc;
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
+use schemars::{JsonSchema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tracing::info;
 
 use super::ApiError;
+use super::openapi::named;
 use crate::AppState;
 use crate::bans;
 use crate::config::AdminConfig;
 use crate::fleet::RoomLink;
+use crate::live::AddressView;
 use crate::protocol::{ClientError, ErrorCode};
 use crate::room::unix_ms;
 use crate::room::{Subscriber, new_conn_id};
@@ -90,6 +94,25 @@ impl OperatorToken {
     }
 }
 
+/// The schemas of the operator's answers, for the API's description.
+pub(super) fn answer_schemas(generator: &mut SchemaGenerator) -> Vec<(String, Value)> {
+    vec![
+        named::<Connections>(generator),
+        named::<Bans>(generator),
+        named::<Banned>(generator),
+        named::<Lifted>(generator),
+        named::<Closed>(generator),
+    ]
+}
+
+/// The schemas of the operator's request bodies, for the API's description.
+pub(super) fn request_schemas(generator: &mut SchemaGenerator) -> Vec<(String, Value)> {
+    vec![
+        named::<BanRequest>(generator),
+        named::<CloseRequest>(generator),
+    ]
+}
+
 /// Registers the operator's routes.
 pub(super) fn routes(config: &mut web::ServiceConfig) {
     config
@@ -130,9 +153,25 @@ fn operator(state: &AppState, request: &HttpRequest) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// `GET /api/admin/connections`: this node's open connections, by client address, with
-/// the players and rooms each address's connections are in.
-async fn connections(
+/// This node's open connections.
+#[derive(Serialize, JsonSchema)]
+struct Connections {
+    /// How many are open.
+    connections: usize,
+    /// By client address.
+    addresses: Vec<AddressView>,
+}
+
+/// This node's open connections, by client address, with the players and rooms each
+/// address's connections are in.
+#[utoipa::path(get, path = "/api/admin/connections", tag = "admin",
+    security(("operator" = [])),
+    responses(
+        (status = 200, description = "This node's connections", body = ref("#/components/schemas/Connections")),
+        (status = 401, description = "No operator's token", body = ref("#/components/schemas/Error")),
+        (status = 403, description = "Another token, or the controls are off", body = ref("#/components/schemas/Error")),
+    ))]
+pub(super) async fn connections(
     state: web::Data<AppState>,
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
@@ -143,23 +182,66 @@ async fn connections(
         .with_label_values(&["connections"])
         .inc();
     let addresses = state.live.by_address();
-    let total: usize = addresses.iter().map(|address| address.connections).sum();
-    Ok(HttpResponse::Ok().json(serde_json::json!({
-        "connections": total,
-        "addresses": addresses,
-    })))
+    let connections = addresses.iter().map(|address| address.connections).sum();
+    Ok(HttpResponse::Ok().json(Connections {
+        connections,
+        addresses,
+    }))
 }
 
 /// A ban as the operator's routes show it.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "Ban")]
 struct BanView {
+    /// The player banned.
     player_id: PlayerId,
+    /// Why, as the operator said it.
     reason: String,
+    /// Who banned them.
     banned_by: String,
+    /// When, RFC 3339 (UTC).
     banned_at: String,
+    /// When, ms since 1970.
     banned_at_ms: i64,
+    /// When it ends, RFC 3339 (UTC); null for good.
     expires_at: Option<String>,
+    /// When it ends, ms since 1970; null for good.
     expires_at_ms: Option<i64>,
+}
+
+/// The bans in force.
+#[derive(Serialize, JsonSchema)]
+struct Bans {
+    /// Newest first.
+    bans: Vec<BanView>,
+}
+
+/// A ban made.
+#[derive(Serialize, JsonSchema)]
+struct Banned {
+    /// The ban.
+    ban: BanView,
+    /// How many of the player's connections this node closed at once (every other node
+    /// closes its own).
+    connections_closed: usize,
+}
+
+/// A ban lifted.
+#[derive(Serialize, JsonSchema)]
+struct Lifted {
+    /// Always true.
+    lifted: bool,
+    /// The player.
+    player_id: PlayerId,
+}
+
+/// A room closed.
+#[derive(Serialize, JsonSchema)]
+struct Closed {
+    /// Always true.
+    closed: bool,
+    /// The room.
+    room: RoomId,
 }
 
 impl From<&Ban> for BanView {
@@ -176,8 +258,16 @@ impl From<&Ban> for BanView {
     }
 }
 
-/// `GET /api/admin/bans`: every ban in force, newest first.
-async fn list_bans(
+/// Every ban in force, newest first.
+#[utoipa::path(get, path = "/api/admin/bans", tag = "admin",
+    security(("operator" = [])),
+    responses(
+        (status = 200, description = "The bans in force", body = ref("#/components/schemas/Bans")),
+        (status = 401, description = "No operator's token", body = ref("#/components/schemas/Error")),
+        (status = 403, description = "Another token, or the controls are off", body = ref("#/components/schemas/Error")),
+        (status = 503, description = "The database is unavailable", body = ref("#/components/schemas/Error")),
+    ))]
+pub(super) async fn list_bans(
     state: web::Data<AppState>,
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
@@ -199,26 +289,42 @@ async fn list_bans(
 }
 
 /// The body of `POST /api/admin/players/{id}/ban`.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct BanRequest {
-    /// Why, shown to the player.
+    /// Why, shown to the player: 1 to 500 characters, no control characters.
+    #[schemars(length(min = 1, max = 500))]
     reason: String,
-    /// How long the ban lasts, in seconds; for good without it.
+    /// How long the ban lasts, in seconds (at most ten years); for good without it.
     #[serde(default)]
+    #[schemars(range(min = 1, max = 315_360_000))]
     expires_in_secs: Option<u64>,
-    /// Who bans, for the log and the list of bans.
+    /// Who bans, for the log and the list of bans: 1 to 64 characters (`operator`).
     #[serde(default)]
+    #[schemars(length(min = 1, max = 64))]
     by: Option<String>,
 }
 
 /// The longest ban with an end: ten years (longer is `for good`, without one).
 const MAX_BAN_SECS: u64 = 10 * 365 * 24 * 3600;
 
-/// `POST /api/admin/players/{id}/ban` with `{"reason", "expires_in_secs"?, "by"?}`: bans
-/// the player (replacing any ban they had), refuses their next `hello` and HTTP calls,
-/// and closes their open connections on every node.
-async fn ban(
+/// Bans a player, replacing any ban they had.
+///
+/// Refuses their next `hello` and their HTTP calls, and closes their open connections on
+/// every node (each sent an `error` with code `banned`, then closed with 1008).
+#[utoipa::path(post, path = "/api/admin/players/{id}/ban", tag = "admin",
+    security(("operator" = [])),
+    params(("id" = String, Path, description = "The player's id")),
+    request_body(content = ref("#/components/schemas/BanRequest"), content_type = "application/json"),
+    responses(
+        (status = 200, description = "The ban", body = ref("#/components/schemas/Banned")),
+        (status = 400, description = "A bad body", body = ref("#/components/schemas/Error")),
+        (status = 401, description = "No operator's token", body = ref("#/components/schemas/Error")),
+        (status = 403, description = "Another token, or the controls are off", body = ref("#/components/schemas/Error")),
+        (status = 404, description = "No player has that id", body = ref("#/components/schemas/Error")),
+        (status = 503, description = "The database is unavailable", body = ref("#/components/schemas/Error")),
+    ))]
+pub(super) async fn ban(
     state: web::Data<AppState>,
     request: HttpRequest,
     id: web::Path<PlayerId>,
@@ -278,20 +384,35 @@ async fn ban(
     );
     let closed =
         bans::close_connections(&ban, &state.live, state.fleet_bans.as_ref(), &state.metrics).await;
-    Ok(HttpResponse::Ok().json(serde_json::json!({
-        "ban": BanView::from(&ban),
-        "connections_closed": closed,
-    })))
+    Ok(HttpResponse::Ok().json(Banned {
+        ban: BanView::from(&ban),
+        connections_closed: closed,
+    }))
 }
 
+/// The query of `DELETE /api/admin/players/{id}/ban`.
 #[derive(Deserialize)]
-struct UnbanQuery {
+pub(super) struct UnbanQuery {
+    /// Who lifts the ban, for the log.
     by: Option<String>,
 }
 
-/// `DELETE /api/admin/players/{id}/ban?by=`: lifts the player's ban; 404 if they have
-/// none.
-async fn unban(
+/// Lifts a player's ban.
+#[utoipa::path(delete, path = "/api/admin/players/{id}/ban", tag = "admin",
+    security(("operator" = [])),
+    params(
+        ("id" = String, Path, description = "The player's id"),
+        ("by" = Option<String>, Query, description = "Who lifts it, for the log (`operator`)"),
+    ),
+    responses(
+        (status = 200, description = "The ban is lifted", body = ref("#/components/schemas/Lifted")),
+        (status = 400, description = "A bad `by`", body = ref("#/components/schemas/Error")),
+        (status = 401, description = "No operator's token", body = ref("#/components/schemas/Error")),
+        (status = 403, description = "Another token, or the controls are off", body = ref("#/components/schemas/Error")),
+        (status = 404, description = "The player is not banned", body = ref("#/components/schemas/Error")),
+        (status = 503, description = "The database is unavailable", body = ref("#/components/schemas/Error")),
+    ))]
+pub(super) async fn unban(
     state: web::Data<AppState>,
     request: HttpRequest,
     id: web::Path<PlayerId>,
@@ -308,24 +429,42 @@ async fn unban(
         .with_label_values(&["unban"])
         .inc();
     info!(player = %id, %by, peer = ?request.peer_addr(), "operator lifted a ban");
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "lifted": true, "player_id": id.as_str() })))
+    Ok(HttpResponse::Ok().json(Lifted {
+        lifted: true,
+        player_id: id.into_inner(),
+    }))
 }
 
 /// The body of `POST /api/admin/rooms/{id}/close`.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CloseRequest {
-    /// Why, told to everyone in the room.
+    /// Why, told to everyone in the room: 1 to 500 characters, no control characters.
+    #[schemars(length(min = 1, max = 500))]
     reason: String,
-    /// Who closes it, for the log.
+    /// Who closes it, for the log: 1 to 64 characters (`operator`).
     #[serde(default)]
+    #[schemars(length(min = 1, max = 64))]
     by: Option<String>,
 }
 
-/// `POST /api/admin/rooms/{id}/close` with `{"reason", "by"?}`: closes a live room on
-/// whichever node holds it. A game in progress ends `aborted` (unrated); everyone in the
-/// room is sent `room_closed` with the reason; the room is gone.
-async fn close_room(
+/// Closes a live room on whichever node holds it.
+///
+/// A game in progress ends `aborted` (unrated); everyone in the room is sent `game_over`
+/// and then `room_closed` with the reason; the room is gone.
+#[utoipa::path(post, path = "/api/admin/rooms/{id}/close", tag = "admin",
+    security(("operator" = [])),
+    params(("id" = String, Path, description = "The room's id")),
+    request_body(content = ref("#/components/schemas/CloseRequest"), content_type = "application/json"),
+    responses(
+        (status = 200, description = "The room is closed", body = ref("#/components/schemas/Closed")),
+        (status = 400, description = "A bad body", body = ref("#/components/schemas/Error")),
+        (status = 401, description = "No operator's token", body = ref("#/components/schemas/Error")),
+        (status = 403, description = "Another token, or the controls are off", body = ref("#/components/schemas/Error")),
+        (status = 404, description = "No node holds a live room with that id", body = ref("#/components/schemas/Error")),
+        (status = 503, description = "The room could not record the ending, or its node did not answer", body = ref("#/components/schemas/Error")),
+    ))]
+pub(super) async fn close_room(
     state: web::Data<AppState>,
     request: HttpRequest,
     id: web::Path<RoomId>,
@@ -367,7 +506,7 @@ async fn close_room(
         .with_label_values(&["close_room"])
         .inc();
     info!(%room, %by, %reason, peer = ?request.peer_addr(), "operator closed a room");
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "closed": true, "room": room })))
+    Ok(HttpResponse::Ok().json(Closed { closed: true, room }))
 }
 
 /// `text` trimmed, if it is 1 to `max` characters without control characters.

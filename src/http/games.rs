@@ -23,9 +23,21 @@ use parlor_rules::games::Seat;
 use parlor_rules::games::checkers::{PdnTags, pdn};
 use parlor_rules::games::chess::{PgnTags, pgn};
 
-/// `GET /api/games/{id}`: the stored game. The players' chat is theirs alone, as it was
-/// during the game: it is left out unless the request names one of the game's players
-/// by their token (`Authorization: Bearer <token>`).
+/// A stored game, with every move and the positions they lead to.
+///
+/// The players' chat is theirs alone, as it was during the game: it is left out unless
+/// the request names one of the game's players by their token (`Authorization: Bearer
+/// <token>`, the token of their `welcome` or the site's sign-in token).
+#[utoipa::path(get, path = "/api/games/{id}", tag = "games",
+    params(("id" = String, Path, description = "The game's id")),
+    security((), ("player" = [])),
+    responses(
+        (status = 200, description = "The stored game", body = ref("#/components/schemas/StoredGame")),
+        (status = 401, description = "An `Authorization` header that is not `Bearer <token>`, or a token no player holds", body = ref("#/components/schemas/Error")),
+        (status = 403, description = "The player the token names is banned", body = ref("#/components/schemas/Error")),
+        (status = 404, description = "No stored game has that id", body = ref("#/components/schemas/Error")),
+        (status = 503, description = "The database is unavailable", body = ref("#/components/schemas/Error")),
+    ))]
 pub(super) async fn game(
     state: web::Data<AppState>,
     id: web::Path<GameId>,
@@ -140,7 +152,16 @@ fn looks_like_jwt(token: &str) -> bool {
     token.split('.').count() == 3
 }
 
-/// `GET /api/games/{id}.pgn`: a finished chess game in PGN, moves in SAN.
+/// A finished chess game in PGN, moves in SAN, with the clock times.
+#[utoipa::path(get, path = "/api/games/{id}.pgn", tag = "games",
+    params(("id" = String, Path, description = "The game's id")),
+    responses(
+        (status = 200, description = "The game in PGN", content_type = "application/x-chess-pgn", body = String),
+        (status = 404, description = "No stored chess game has that id", body = ref("#/components/schemas/Error")),
+        (status = 409, description = "The game has not finished", body = ref("#/components/schemas/Error")),
+        (status = 500, description = "The game could not be exported", body = ref("#/components/schemas/Error")),
+        (status = 503, description = "The database is unavailable", body = ref("#/components/schemas/Error")),
+    ))]
 pub(super) async fn game_pgn(
     state: web::Data<AppState>,
     id: web::Path<GameId>,
@@ -182,7 +203,16 @@ pub(super) async fn game_pgn(
     ))
 }
 
-/// `GET /api/games/{id}.pdn`: a finished checkers game in PDN.
+/// A finished checkers game in PDN.
+#[utoipa::path(get, path = "/api/games/{id}.pdn", tag = "games",
+    params(("id" = String, Path, description = "The game's id")),
+    responses(
+        (status = 200, description = "The game in PDN", content_type = "application/x-checkers-pdn", body = String),
+        (status = 404, description = "No stored checkers game has that id", body = ref("#/components/schemas/Error")),
+        (status = 409, description = "The game has not finished", body = ref("#/components/schemas/Error")),
+        (status = 500, description = "The game could not be exported", body = ref("#/components/schemas/Error")),
+        (status = 503, description = "The database is unavailable", body = ref("#/components/schemas/Error")),
+    ))]
 pub(super) async fn game_pdn(
     state: web::Data<AppState>,
     id: web::Path<GameId>,

@@ -8,7 +8,11 @@ use crate::protocol::schema_text;
 /// The media type of a JSON Schema document.
 const SCHEMA_JSON: &str = "application/schema+json";
 
-/// `GET /api/protocol.json`: every client message and every server frame, as one schema.
+/// The WebSocket protocol as one JSON Schema (draft 2020-12): every client message and
+/// every server frame.
+#[utoipa::path(get, path = "/api/protocol.json", tag = "documents", responses(
+    (status = 200, description = "The protocol's JSON Schema", content_type = "application/schema+json", body = Object),
+))]
 pub(super) async fn protocol_schema() -> HttpResponse {
     HttpResponse::Ok()
         .content_type(SCHEMA_JSON)

@@ -3,6 +3,7 @@
 //! stand-in, a game's draw offer and rule settings, a chat line's number) and what a
 //! client is shown can change apart.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -16,7 +17,8 @@ use parlor_rules::games::{EndReason, Seat};
 
 /// `GET /api/games/{id}`'s body: a stored game, with what a client needs to replay it
 /// without knowing the rules.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "StoredGame")]
 pub(super) struct GameView {
     game_id: GameId,
     game: GameKind,
@@ -41,7 +43,8 @@ pub(super) struct GameView {
 }
 
 /// A seat of a stored game.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "StoredSeat")]
 struct SeatView {
     seat: Seat,
     kind: SeatKind,
@@ -54,7 +57,8 @@ struct SeatView {
 }
 
 /// A move of a stored game.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "StoredMove")]
 struct MoveView {
     ply: u32,
     seat: Seat,
@@ -68,7 +72,8 @@ struct MoveView {
 }
 
 /// A line of a stored game's chat.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "StoredChatLine")]
 struct ChatView {
     channel: ChatChannel,
     #[serde(flatten)]
@@ -148,7 +153,7 @@ impl MoveView {
 }
 
 /// A game in `GET /api/players/{id}/games`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(super) struct PlayerGameView {
     game_id: GameId,
     game: GameKind,
@@ -178,7 +183,7 @@ impl From<PlayerGame> for PlayerGameView {
 }
 
 /// A row of a game's leaderboard by score.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(super) struct ScoreRowView {
     rank: u32,
     player_id: PlayerId,
@@ -203,7 +208,7 @@ impl From<LeaderboardEntry> for ScoreRowView {
 }
 
 /// A row of a game's leaderboard by rating.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(super) struct RatingRowView {
     rank: u32,
     player_id: PlayerId,

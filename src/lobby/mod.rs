@@ -23,7 +23,7 @@ use parlor_room::{RoomId, RoomOptions, SeatSpec};
 use parlor_rules::GameKind;
 
 pub(crate) use feed::{LobbyFeed, LobbyUpdate, LocalChange};
-pub(crate) use paging::PageCursor;
+pub(crate) use paging::{PageCursor, RoomsPage};
 pub(crate) use subscription::{LobbyEvent, LobbySubscription, next_lobby_event};
 
 /// A room to create: its game, seats and options, each checked already.

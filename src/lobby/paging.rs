@@ -71,7 +71,7 @@ fn newest_first(a: &RoomSummary, b: &RoomSummary) -> std::cmp::Ordering {
 }
 
 /// One page of the room list.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub(crate) struct RoomsPage {
     /// The rooms, newest first.
     pub(crate) rooms: Vec<RoomSummary>,

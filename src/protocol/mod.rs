@@ -19,7 +19,7 @@ use serde::Serialize;
 pub use checked::Checked;
 pub use client::{ClientMsg, Envelope, Rejected, Updates, parse};
 pub use errors::{ClientError, ErrorCode};
-pub use schema::{schema, schema_text};
+pub use schema::{schema, schema_text, unwrap_descriptions};
 pub use server::{LobbyChange, Role, ServerMsg, ShutdownReason};
 // What rooms broadcast is the room's own vocabulary, sent as the room made it.
 pub use parlor_room::TimeControl;

@@ -99,7 +99,7 @@ fn client_messages() -> (Value, Map<String, Value>) {
 
 /// Joins the lines of every description, as doc comments wrap them, into one line per
 /// paragraph.
-fn unwrap_descriptions(value: &mut Value) {
+pub fn unwrap_descriptions(value: &mut Value) {
     match value {
         Value::Object(fields) => {
             for (key, field) in fields.iter_mut() {

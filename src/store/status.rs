@@ -16,7 +16,9 @@
     strum::VariantArray,
     serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
+    schemars::JsonSchema,
 )]
+#[schemars(rename_all = "snake_case")]
 #[strum(
     serialize_all = "snake_case",
     parse_err_ty = UnknownGameStatus,

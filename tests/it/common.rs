@@ -14,7 +14,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 use tokio_util::sync::CancellationToken;
 
-use crate::conformance::{check_sent, received};
+use crate::conformance::{check_http_answer, check_sent, received};
 use crate::waiting::eventually;
 
 /// How long a test waits for any single expected message.
@@ -97,11 +97,15 @@ impl TestServer {
         format!("http://{}{path}", self.addr)
     }
 
-    /// `GET path`: the status and the JSON body.
+    /// `GET path`: the status and the JSON body, which must be an answer the API's
+    /// description documents.
     pub(crate) async fn get_json(&self, path: &str) -> (u16, Value) {
         let response = reqwest::get(self.url(path)).await.unwrap();
         let status = response.status().as_u16();
-        (status, response.json().await.unwrap())
+        let body = response.json().await.unwrap();
+        let route = path.split('?').next().unwrap_or(path);
+        check_http_answer("GET", route, status, &body);
+        (status, body)
     }
 
     /// `GET path` with the header `Authorization: <authorization>`: the response, unread.
@@ -537,6 +541,7 @@ pub(crate) async fn stored_chat(
             .await;
         let status = response.status().as_u16();
         let game: Value = response.json().await.unwrap();
+        check_http_answer("GET", &format!("/api/games/{game_id}"), status, &game);
         assert_eq!(status, 200, "{game}");
         let lines = game["chat"].as_array().cloned().unwrap_or_default();
         if lines.len() >= count {

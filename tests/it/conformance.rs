@@ -4,6 +4,10 @@
 //! The test client ([`crate::common::Client`]) and every other client of these tests
 //! check their frames here; a frame that matches no branch fails its test, naming the
 //! frame and what the schema says is wrong with it.
+//!
+//! Likewise every HTTP answer the test server's `get_json` (and the operator tests'
+//! requests) read is checked against the HTTP API's OpenAPI description: its operation,
+//! its status and its JSON body must be documented.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -93,4 +97,125 @@ pub(crate) fn received(text: &str) -> Value {
     });
     check_received(&frame);
     frame
+}
+
+/// The HTTP API as its OpenAPI description says (docs/openapi.json, which a test keeps
+/// the document `GET /api/openapi.json` serves): each operation's path, split at its
+/// slashes, and the answers it may give, by status.
+struct HttpApi {
+    operations: Vec<Operation>,
+}
+
+/// One documented operation.
+struct Operation {
+    method: String,
+    path: String,
+    segments: Vec<String>,
+    /// By status: the schema of a JSON answer, if the answer is JSON.
+    answers: HashMap<String, Option<Validator>>,
+}
+
+impl Operation {
+    /// How well `path` matches this operation's template: `None` if it does not, else
+    /// how many of its characters the template's literal parts matched (the best match
+    /// wins, so `/api/games/{id}.pgn` beats `/api/games/{id}` for `.pgn`).
+    fn matches(&self, path: &str) -> Option<usize> {
+        let parts: Vec<&str> = path.split('/').collect();
+        if parts.len() != self.segments.len() {
+            return None;
+        }
+        let mut literal = 0;
+        for (part, template) in parts.iter().zip(&self.segments) {
+            match template.split_once('{') {
+                None if part == template => literal += part.len(),
+                None => return None,
+                Some((before, rest)) => {
+                    let after = rest.split_once('}').map_or("", |(_, after)| after);
+                    if part.len() <= before.len() + after.len()
+                        || !part.starts_with(before)
+                        || !part.ends_with(after)
+                    {
+                        return None;
+                    }
+                    literal += before.len() + after.len();
+                }
+            }
+        }
+        Some(literal)
+    }
+}
+
+impl HttpApi {
+    fn new() -> HttpApi {
+        let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json"));
+        let document: Value = serde_json::from_str(text).expect("docs/openapi.json is JSON");
+        let components = document["components"].clone();
+        let mut operations = Vec::new();
+        for (path, methods) in document["paths"].as_object().unwrap() {
+            for (method, operation) in methods.as_object().unwrap() {
+                let answers = operation["responses"]
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .map(|(status, answer)| {
+                        let schema = &answer["content"]["application/json"]["schema"];
+                        let validator = (!schema.is_null()).then(|| {
+                            let mut root = schema.clone();
+                            root["components"] = components.clone();
+                            jsonschema::draft202012::new(&root).unwrap_or_else(|error| {
+                                panic!("the answer {status} of {method} {path} does not compile: {error}")
+                            })
+                        });
+                        (status.clone(), validator)
+                    })
+                    .collect();
+                operations.push(Operation {
+                    method: method.to_uppercase(),
+                    path: path.clone(),
+                    segments: path.split('/').map(str::to_owned).collect(),
+                    answers,
+                });
+            }
+        }
+        HttpApi { operations }
+    }
+}
+
+static HTTP: LazyLock<HttpApi> = LazyLock::new(HttpApi::new);
+
+/// Fails the test unless the answer `status` with the JSON `body` to `method path`
+/// (without its query) is one the API's description documents for that operation.
+pub(crate) fn check_http_answer(method: &str, path: &str, status: u16, body: &Value) {
+    let operation = HTTP
+        .operations
+        .iter()
+        .filter(|operation| operation.method == method)
+        .filter_map(|operation| operation.matches(path).map(|score| (score, operation)))
+        .max_by_key(|(score, _)| *score)
+        .map(|(_, operation)| operation)
+        .unwrap_or_else(|| panic!("docs/openapi.json documents no operation {method} {path}"));
+    let answer = operation
+        .answers
+        .get(&status.to_string())
+        .unwrap_or_else(|| {
+            panic!(
+                "{method} {} does not document the status {status} (answered to {path}: {body})",
+                operation.path
+            )
+        });
+    let Some(validator) = answer else {
+        panic!(
+            "{method} {} documents no JSON answer for {status}, yet one came: {body}",
+            operation.path
+        );
+    };
+    let errors: Vec<String> = validator
+        .iter_errors(body)
+        .map(|error| format!("at \"{}\": {error}", error.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the {status} answer to {method} {path} is not what docs/openapi.json says ({}): {body}",
+        errors.join("; ")
+    );
 }

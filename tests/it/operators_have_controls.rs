@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::{Client, PATIENCE, TestServer, client_at, temp_dir, test_config};
+use crate::conformance::check_http_answer;
 use crate::fleet::TestFleet;
 
 /// The operator's token in these tests.
@@ -23,7 +24,7 @@ async fn admin(
     authorization: Option<&str>,
     body: Option<Value>,
 ) -> (u16, Value) {
-    let mut request = reqwest::Client::new().request(method, format!("{base}{path}"));
+    let mut request = reqwest::Client::new().request(method.clone(), format!("{base}{path}"));
     if let Some(authorization) = authorization {
         request = request.header("Authorization", authorization);
     }
@@ -32,7 +33,10 @@ async fn admin(
     }
     let response = request.send().await.unwrap();
     let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
+    let body = response.json().await.unwrap_or(Value::Null);
+    let route = path.split('?').next().unwrap_or(path);
+    check_http_answer(method.as_str(), route, status, &body);
+    (status, body)
 }
 
 fn bearer() -> String {

@@ -1,6 +1,7 @@
 //! The protocol published for machines: `GET /api/protocol.json` serves one JSON
 //! Schema of draft 2020-12, the one the server generates, whose client and server
-//! messages are each a `oneOf` told apart by `type`, and which lists every error code.
+//! messages are each a `oneOf` told apart by `type`, and which lists every error code;
+//! and `GET /api/openapi.json` serves the HTTP API in OpenAPI 3.1, as docs/openapi.json.
 
 use parlor::protocol::ErrorCode;
 use serde_json::Value;
@@ -88,6 +89,31 @@ async fn the_protocol_is_served_as_a_json_schema() {
             codes.contains(&code.as_str()),
             "{code:?} is not in {codes:?}"
         );
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_http_api_is_served_as_openapi_3_1_and_kept_in_docs() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let (status, served) = server.get_json("/api/openapi.json").await;
+    assert_eq!(status, 200);
+    assert_eq!(served["openapi"], "3.1.0");
+    let copy: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        served, copy,
+        "docs/openapi.json is not what the server serves"
+    );
+    // Every schema it holds is valid JSON Schema 2020-12, OpenAPI 3.1's dialect.
+    for (name, schema) in served["components"]["schemas"].as_object().unwrap() {
+        if let Err(error) = jsonschema::draft202012::meta::validate(schema) {
+            panic!("{name} is not a valid schema: {error}");
+        }
     }
     server.stop().await;
 }

@@ -150,6 +150,7 @@ pub struct PlayedMove {
 /// One position of a replayed game.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReplayedPosition {
     /// How many moves led to it (0 for the start).
     pub ply: usize,
