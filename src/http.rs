@@ -497,13 +497,22 @@ async fn asset(file: web::Path<String>) -> Result<HttpResponse, ApiError> {
     serve(&file)
 }
 
+/// The web client's file that pages of other origins may import (PROTOCOL.md §19).
+const SHARED_MODULE: &str = "parlor-client.js";
+
 fn serve(path: &str) -> Result<HttpResponse, ApiError> {
     let file = WebClient::get(path)
         .ok_or_else(|| ApiError::NotFound(format!("there is no page \"/{path}\"")))?;
-    Ok(HttpResponse::Ok()
+    let mut response = HttpResponse::Ok();
+    response
         .content_type(file.metadata.mimetype())
-        .insert_header(("Cache-Control", "no-cache"))
-        .body(file.data.into_owned()))
+        .insert_header(("Cache-Control", "no-cache"));
+    if path == SHARED_MODULE {
+        // A module script is fetched with CORS: this lets a site's own page import it.
+        // Whether that page may then open a socket is server.allowed_origins' call.
+        response.insert_header(("Access-Control-Allow-Origin", "*"));
+    }
+    Ok(response.body(file.data.into_owned()))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::chaos_clients::{Outage, check_stored_game, unix_ms};
-use crate::common::{client_at, temp_dir};
+use crate::common::{client_at, get_json_at, temp_dir};
 use crate::fleet::{TestFleet, join_when_taken_over};
 use crate::process::ParlorProcess;
 use crate::waiting::eventually;
@@ -109,8 +109,7 @@ async fn the_owner_is_killed_and_another_node_plays_its_game_on() {
     let over = bob.until("game_over").await;
     assert_eq!(over["winner"], 0, "{over}");
 
-    let url = format!("http://{}/api/games/{game_id}", node_b.address);
-    let game: Value = reqwest::get(url).await.unwrap().json().await.unwrap();
+    let (_, game) = get_json_at(&node_b.address, &format!("/api/games/{game_id}")).await;
     let stored: Vec<&str> = game["moves"]
         .as_array()
         .unwrap()
@@ -180,8 +179,7 @@ async fn a_node_that_lost_its_lease_stops_the_room_and_its_players_follow_it() {
     bob.play(&room, "4").await;
     alice.until_state(|s| s["moves"] == 2).await;
     let game_id = rejoined["game_id"].as_str().unwrap().to_owned();
-    let url = format!("http://{}/api/games/{game_id}", node_b.address);
-    let game: Value = reqwest::get(url).await.unwrap().json().await.unwrap();
+    let (_, game) = get_json_at(&node_b.address, &format!("/api/games/{game_id}")).await;
     let stored: Vec<&str> = game["moves"]
         .as_array()
         .unwrap()

@@ -495,6 +495,19 @@ impl Client {
     }
 }
 
+/// `GET path` on the server at `address`: the status and the JSON body, which must be an
+/// answer the API's description documents.
+pub(crate) async fn get_json_at(address: &str, path: &str) -> (u16, Value) {
+    let response = reqwest::get(format!("http://{address}{path}"))
+        .await
+        .expect("the server answers");
+    let status = response.status().as_u16();
+    let body = response.json().await.unwrap_or(Value::Null);
+    let route = path.split('?').next().unwrap_or(path);
+    check_http_answer("GET", route, status, &body);
+    (status, body)
+}
+
 /// A client of the server at `address` that has said hello as `name` (with `token`,
 /// if any); returns it and its `welcome`.
 pub(crate) async fn client_at(address: &str, name: &str, token: Option<&str>) -> (Client, Value) {

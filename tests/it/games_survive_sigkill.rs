@@ -20,7 +20,7 @@ use crate::chaos_clients::{
     Outage, Part, Seen, all_started, chaos_seed, check_stored_game, finished_games, take_part,
     unix_ms,
 };
-use crate::common::{client_at, temp_dir};
+use crate::common::{client_at, get_json_at, temp_dir};
 use crate::process::ParlorProcess;
 use crate::services::PostgresSchema;
 use serial_test::serial;
@@ -178,8 +178,7 @@ async fn survive_sigkills(env: &[(&str, &str)]) {
     let seen = std::mem::take(&mut *seen.lock().unwrap());
     let mut spanning = 0;
     for game_id in &game_ids {
-        let url = format!("http://{}/api/games/{game_id}", parlor.address);
-        let game: Value = reqwest::get(url).await.unwrap().json().await.unwrap();
+        let (_, game) = get_json_at(&parlor.address, &format!("/api/games/{game_id}")).await;
         let moves = seen.moves.get(game_id).cloned().unwrap_or_default();
         spanning += check_stored_game(&game, &moves, &outages);
     }

@@ -1,5 +1,6 @@
 //! The HTTP side facing a stranger: the page carries its security headers, `HEAD`
-//! answers like `GET`, and a malformed query string gets the JSON error body.
+//! answers like `GET`, a malformed query string gets the JSON error body, and only the
+//! client module may be fetched by pages of other origins.
 
 use crate::common::{TestServer, temp_dir};
 
@@ -62,6 +63,32 @@ async fn a_malformed_query_gets_the_json_error_body() {
         assert_eq!(body["error"]["code"], "bad_request", "{path}: {body}");
         let message = body["error"]["message"].as_str().unwrap();
         assert!(message.contains("duplicate"), "{path}: {message}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn only_the_client_module_may_be_imported_by_other_origins() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let module = reqwest::get(server.url("/parlor-client.js")).await.unwrap();
+    assert_eq!(module.status().as_u16(), 200);
+    assert_eq!(module.headers()["access-control-allow-origin"], "*");
+    assert!(
+        module.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .contains("javascript")
+    );
+    for path in ["/", "/app.js", "/api/rooms"] {
+        let response = reqwest::get(server.url(path)).await.unwrap();
+        assert!(
+            response
+                .headers()
+                .get("access-control-allow-origin")
+                .is_none(),
+            "{path} allows other origins"
+        );
     }
     server.stop().await;
 }

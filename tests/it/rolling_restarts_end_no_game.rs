@@ -10,14 +10,14 @@ use std::time::Duration;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::watch;
 
 use crate::chaos_clients::{
     Part, Seen, all_started, all_under_way, chaos_seed, check_stored_game, finished_games,
     take_part,
 };
-use crate::common::{client_at, temp_dir};
+use crate::common::{client_at, get_json_at, temp_dir};
 use crate::fleet::TestFleet;
 use crate::process::ParlorProcess;
 use serial_test::serial;
@@ -121,8 +121,7 @@ async fn a_rolling_restart_of_the_fleet_ends_no_game() {
     let seen = std::mem::take(&mut *seen.lock().unwrap());
     let mut moves = 0;
     for game_id in &game_ids {
-        let url = format!("http://{}/api/games/{game_id}", nodes[0].address);
-        let game: Value = reqwest::get(url).await.unwrap().json().await.unwrap();
+        let (_, game) = get_json_at(&nodes[0].address, &format!("/api/games/{game_id}")).await;
         let reason = game["reason"].as_str().unwrap_or("");
         assert!(
             !matches!(reason, "aborted" | "abandoned" | "interrupted"),

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{Client, client_at, temp_dir};
+use crate::common::{Client, client_at, get_json_at, temp_dir};
 use crate::fleet::{LEASE_MS, TestFleet};
 use crate::waiting::{ASK_AGAIN_EVERY, eventually_every};
 use serial_test::serial;
@@ -46,18 +46,9 @@ impl Subscriber {
     }
 }
 
-/// `GET path` on the node at `address`: the status and the body.
-async fn get(address: &str, path: &str) -> (u16, Value) {
-    let response = reqwest::get(format!("http://{address}{path}"))
-        .await
-        .expect("the node answers");
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
-}
-
 /// The rooms `GET /api/rooms` on `address` lists, by id.
 async fn listed_ids(address: &str) -> Vec<String> {
-    let (status, page) = get(address, "/api/rooms").await;
+    let (status, page) = get_json_at(address, "/api/rooms").await;
     assert_eq!(status, 200, "{page}");
     page["rooms"]
         .as_array()
@@ -125,12 +116,12 @@ async fn every_node_lists_every_nodes_rooms_and_forgets_a_dead_nodes() {
                 node.address
             );
         }
-        let (status, state) = get(&node.address, &format!("/api/rooms/{game_room}")).await;
+        let (status, state) = get_json_at(&node.address, &format!("/api/rooms/{game_room}")).await;
         assert_eq!(status, 200, "{state}");
         assert_eq!(state["seq"], latest["seq"], "{state}");
         assert_eq!(state["position"], latest["position"]);
     }
-    let (status, body) = get(&watching.address, "/api/rooms/nowhere").await;
+    let (status, body) = get_json_at(&watching.address, "/api/rooms/nowhere").await;
     assert_eq!(status, 404, "{body}");
     assert_eq!(body["error"]["code"], "not_found");
     watcher
@@ -157,7 +148,8 @@ async fn every_node_lists_every_nodes_rooms_and_forgets_a_dead_nodes() {
     let state = eventually_every(what, PATIENCE, ASK_AGAIN_EVERY, async || {
         let watching_lists = listed_ids(&watching.address).await;
         let third_lists = listed_ids(&third.address).await;
-        let (status, state) = get(&watching.address, &format!("/api/rooms/{game_room}")).await;
+        let (status, state) =
+            get_json_at(&watching.address, &format!("/api/rooms/{game_room}")).await;
         if status == 200 && watching_lists == [game_room.clone()] && third_lists == watching_lists {
             Ok(state)
         } else {
