@@ -2,6 +2,8 @@
 //! check that refuses them at `hello` and over HTTP, and closing their open connections
 //! on this node and, in a fleet, on every other.
 
+use std::time::Duration;
+
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use tracing::{info, warn};
@@ -57,29 +59,42 @@ impl Refused {
     }
 }
 
-/// Refuses `player` if a ban on them is in force at `now_ms`, counting the refusal at
-/// `edge` (`hello`, `http`) in `parlor_bans_enforced_total`.
+/// Refuses `player` if a ban on them is in force at `now_ms`.
 pub(crate) async fn check(
     store: &dyn Store,
-    metrics: &Metrics,
     player: &PlayerId,
     now_ms: i64,
-    edge: &'static str,
 ) -> Result<(), Refused> {
     match store.ban_of(player, now_ms).await? {
         None => Ok(()),
         Some(ban) => {
-            info!(%player, edge, "a banned player was refused");
-            metrics.bans_enforced.with_label_values(&[edge]).inc();
+            info!(%player, "a banned player was refused");
             Err(Refused::Banned(sentence(&ban)))
         }
     }
 }
 
+/// [`check`], as the error a WebSocket client is sent.
+pub(crate) async fn refuse_banned(
+    store: &dyn Store,
+    player: &PlayerId,
+    now_ms: i64,
+) -> Result<(), ClientError> {
+    check(store, player, now_ms)
+        .await
+        .map_err(|refused| refused.to_client_error())
+}
+
+/// How often, and how many times, telling the fleet of a ban is tried again when Redis
+/// does not take it.
+const TELL_AGAIN_EVERY: Duration = Duration::from_secs(1);
+const TELL_ATTEMPTS: u32 = 120;
+
 /// Closes the open connections of the player `ban` names: this node's at once, and in
-/// a fleet every other node's through the fleet's ban news (should Redis not take it,
-/// the other nodes close theirs when they next follow the news, which they do as soon
-/// as Redis is back). Returns how many connections this node closed.
+/// a fleet every other node's through the fleet's ban news, told again every second for
+/// two minutes while Redis does not take it (a node that was not listening reads the
+/// bans from the store when it follows the news again). Returns how many connections
+/// this node closed.
 pub(crate) async fn close_connections(
     ban: &Ban,
     live: &LiveConnections,
@@ -92,10 +107,23 @@ pub(crate) async fn close_connections(
         .bans_enforced
         .with_label_values(&["connection"])
         .inc_by(closed as u64);
-    if let Some(fleet) = fleet
-        && let Err(error) = fleet.tell(&ban.player_id, &message).await
-    {
-        warn!(%error, player = %ban.player_id, "could not tell the fleet of a ban; the other nodes close the player's connections when they next follow the fleet's bans");
+    if let Some(fleet) = fleet {
+        tokio::spawn(tell_fleet(fleet.clone(), ban.player_id.clone(), message));
     }
     closed
+}
+
+/// Tells the fleet that `player` is banned, trying again while Redis does not take it.
+async fn tell_fleet(fleet: FleetBans, player: PlayerId, message: String) {
+    for attempt in 1..=TELL_ATTEMPTS {
+        match fleet.tell(&player, &message).await {
+            Ok(()) => return,
+            Err(error) if attempt == 1 => {
+                warn!(%error, %player, "could not tell the fleet of a ban; trying again every second");
+            }
+            Err(_) => {}
+        }
+        tokio::time::sleep(TELL_AGAIN_EVERY).await;
+    }
+    warn!(%player, "gave up telling the fleet of a ban; each node closes the player's connections when it next follows the fleet's bans, and refuses their next hello meanwhile");
 }

@@ -1,5 +1,6 @@
 //! HTTP routes: the bundled web client, health, rooms, stored games (in `games`), the
-//! leaderboard and the protocol's schema (in `protocol_schema`).
+//! leaderboard, the operator's controls (in `admin`), and the descriptions of the
+//! protocol and of this API (in `protocol_schema` and `openapi`).
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::ContentType;

@@ -12,6 +12,7 @@ use unicode_security::GeneralSecurityProfile;
 use unicode_security::general_security_profile::IdentifierType;
 
 use crate::auth::SiteUser;
+use crate::bans;
 use crate::protocol::{ClientError, ErrorCode};
 use crate::store::{PlayerRecord, Store, StoreError};
 
@@ -123,6 +124,8 @@ pub(crate) async fn hello(
             .await
             .map_err(|e| store_error(e, &name))?;
         if let Some(player) = known {
+            // Refused before anything is written: a banned player renames nothing.
+            bans::refuse_banned(store, &player.player_id, now_ms).await?;
             if player.name != name {
                 store
                     .rename_player(&player.player_id, &name)
@@ -185,6 +188,10 @@ pub(crate) async fn sign_in(
         .player_by_identity(&user.identity)
         .await
         .map_err(|e| signed_in_error(e, shown))?;
+    // A banned player is refused before anything is written (a link, a rename).
+    if let Some(known) = bound.as_ref().or(guest.as_ref()) {
+        bans::refuse_banned(store, &known.player_id, now_ms).await?;
+    }
     let (player, name) = match (bound, guest) {
         (Some(bound), Some(guest)) if guest.player_id != bound.player_id => {
             return Err(signed_in_error(StoreError::AlreadyLinked, shown));

@@ -102,15 +102,18 @@ async fn follow(
 
 /// Closes the connections of every player with one open here who is banned now.
 async fn catch_up(live: &LiveConnections, store: &dyn Store, metrics: &Metrics) {
-    let now_ms = unix_ms(SystemTime::now());
-    for player in live.players() {
-        match store.ban_of(&player, now_ms).await {
-            Ok(Some(ban)) => close(live, metrics, &player, &bans::sentence(&ban)),
-            Ok(None) => {}
-            Err(error) => {
-                warn!(%error, "could not read the bans in force; the next ban news closes what it names");
-                return;
+    let here = live.players();
+    if here.is_empty() {
+        return;
+    }
+    match store.bans(unix_ms(SystemTime::now())).await {
+        Ok(bans) => {
+            for ban in bans.iter().filter(|ban| here.contains(&ban.player_id)) {
+                close(live, metrics, &ban.player_id, &bans::sentence(ban));
             }
+        }
+        Err(error) => {
+            warn!(%error, "could not read the bans in force; the next ban news closes what it names");
         }
     }
 }

@@ -1,8 +1,9 @@
 //! A node's part in a fleet of Parlor servers that share PostgreSQL and Redis, in one
 //! place: its membership and the rooms' leases in Redis (`cluster`), the relay that lets
 //! a client of any node reach a room on any other (`relay`), the fleet-wide lobby
-//! (`listing`, and `elsewhere`: the rooms other nodes list), and the keeper that renews
-//! the leases of this node's rooms and adopts the games no node holds (`adoption`).
+//! (`listing`, and `elsewhere`: the rooms other nodes list), the keeper that renews
+//! the leases of this node's rooms and adopts the games no node holds (`adoption`), and
+//! bans heard by every node (`bans`).
 //! A single server has none of it: every caller holds an `Option` of what it needs.
 //!
 //! Rooms and the lobby know nothing of the fleet: a room is given the token it writes
@@ -64,8 +65,8 @@ impl Fleet {
     }
 
     /// Starts this node's part in the fleet `cluster` speaks for, with `lobby`'s rooms
-    /// and the games in the node's store, until `shutdown`: the relay (listening on the node's
-    /// inbox, telling and following the fleet's listings, at most once per
+    /// and the games in the node's store, until `shutdown`: the relay (listening on the
+    /// node's inbox, telling and following the fleet's listings, at most once per
     /// `listing_flush`), the watch over the owners of the rooms this node's clients are
     /// in, the fleet's bans (closing the banned players' connections in `live`), and, on
     /// a node that holds rooms, the keeper of its leases.

@@ -1,6 +1,6 @@
 //! The operator's controls under `/api/admin`: the token that opens them, who is
-//! connected to this node, closing a room, and banning and unbanning players. Every action is logged
-//! with who asked and why, and counted in `parlor_admin_actions_total`.
+//! connected to this node, closing a room, and banning and unbanning players. Every
+//! action is logged with who asked and why, and counted in `parlor_admin_actions_total`.
 
 use std::time::{Instant, SystemTime};
 
@@ -76,7 +76,7 @@ impl OperatorToken {
                     path: path.to_owned(),
                     source,
                 })?
-                .trim_end()
+                .trim()
                 .to_owned(),
             _ => return Err(AdminSetupError::TwoSources),
         };
@@ -293,15 +293,15 @@ pub(super) async fn list_bans(
 #[serde(deny_unknown_fields)]
 struct BanRequest {
     /// Why, shown to the player: 1 to 500 characters, no control characters.
-    #[schemars(length(min = 1, max = 500))]
+    #[schemars(length(min = 1, max = MAX_REASON_CHARS))]
     reason: String,
     /// How long the ban lasts, in seconds (at most ten years); for good without it.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 315_360_000))]
+    #[schemars(range(min = 1, max = MAX_BAN_SECS))]
     expires_in_secs: Option<u64>,
     /// Who bans, for the log and the list of bans: 1 to 64 characters (`operator`).
     #[serde(default)]
-    #[schemars(length(min = 1, max = 64))]
+    #[schemars(length(min = 1, max = MAX_OPERATOR_CHARS))]
     by: Option<String>,
 }
 
@@ -440,11 +440,11 @@ pub(super) async fn unban(
 #[serde(deny_unknown_fields)]
 struct CloseRequest {
     /// Why, told to everyone in the room: 1 to 500 characters, no control characters.
-    #[schemars(length(min = 1, max = 500))]
+    #[schemars(length(min = 1, max = MAX_REASON_CHARS))]
     reason: String,
     /// Who closes it, for the log: 1 to 64 characters (`operator`).
     #[serde(default)]
-    #[schemars(length(min = 1, max = 64))]
+    #[schemars(length(min = 1, max = MAX_OPERATOR_CHARS))]
     by: Option<String>,
 }
 

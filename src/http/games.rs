@@ -137,10 +137,17 @@ async fn reader(state: &AppState, request: &HttpRequest) -> Result<Option<Player
 /// `player`, unless they are banned (403 `banned`).
 async fn admitted(state: &AppState, player: PlayerId) -> Result<Option<PlayerId>, ApiError> {
     let now = unix_ms(SystemTime::now());
-    bans::check(state.store.as_ref(), &state.metrics, &player, now, "http")
+    bans::check(state.store.as_ref(), &player, now)
         .await
         .map_err(|refused| match refused {
-            bans::Refused::Banned(sentence) => ApiError::Banned(sentence),
+            bans::Refused::Banned(sentence) => {
+                state
+                    .metrics
+                    .bans_enforced
+                    .with_label_values(&["http"])
+                    .inc();
+                ApiError::Banned(sentence)
+            }
             bans::Refused::Store(error) => ApiError::from(error),
         })?;
     Ok(Some(player))

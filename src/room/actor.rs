@@ -156,7 +156,8 @@ impl Room {
         self
     }
 
-    /// Runs the room until it is idle long enough, or the server shuts down.
+    /// Runs the room until it is idle long enough, the operator closes it, or the server
+    /// shuts down.
     ///
     /// A plain function returning its future, not an `async fn`: an `async fn` moves its
     /// arguments into locals and its future keeps room for both copies, so every room

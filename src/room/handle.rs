@@ -258,6 +258,11 @@ impl RoomHandle {
         answer.await.map_err(|_| room_gone())?
     }
 
+    /// Whether the room's task has ended (it closed), so that asking it is pointless.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.commands.is_closed()
+    }
+
     /// Tells the room that a connection has closed. Waits for queue space so the notice
     /// is never lost; does nothing if the room has already closed.
     pub(crate) async fn disconnect(&self, conn: ConnId) {

@@ -134,8 +134,16 @@ impl Connection {
                     token: token.as_deref(),
                     jwt: jwt.as_deref(),
                 };
-                self.hello(credentials, updates.unwrap_or_default(), reference)
-                    .await
+                let said = self
+                    .hello(credentials, updates.unwrap_or_default(), reference)
+                    .await;
+                if let Err(error) = &said
+                    && error.code == ErrorCode::Banned
+                {
+                    let enforced = &self.app.metrics.bans_enforced;
+                    enforced.with_label_values(&["hello"]).inc();
+                }
+                said
             }
             ClientMsg::CreateRoom {
                 game,
@@ -190,8 +198,13 @@ impl Connection {
             ClientMsg::Leave { room } => {
                 let (player, link) = self.player_and_room(&room).await?;
                 let asked = player.ask(RoomCommand::Leave, reference.clone());
-                link.ask(asked, &self.subscriber, received).await?;
-                self.rooms.remove(&room);
+                let left = link.ask(asked, &self.subscriber, received).await;
+                // Gone (closed on another node meanwhile) is left as much as left.
+                let gone = matches!(&left, Err(error) if error.code == ErrorCode::UnknownRoom);
+                if left.is_ok() || gone {
+                    self.rooms.remove(&room);
+                }
+                left?;
                 Ok(vec![ServerMsg::Left { room, reference }])
             }
             ClientMsg::SubscribeLobby { game } => {
@@ -339,7 +352,7 @@ impl Connection {
 
     /// Passes a seated player's request to a room; the room's broadcast is the answer.
     async fn request(
-        &self,
+        &mut self,
         room: &RoomId,
         request: Request,
         received: Instant,
@@ -351,7 +364,7 @@ impl Connection {
     /// Has a room answer a command that neither enters nor leaves it; the room's
     /// broadcast is the answer.
     async fn ask_room(
-        &self,
+        &mut self,
         room: &RoomId,
         command: RoomCommand,
         reference: Option<Value>,
@@ -365,7 +378,10 @@ impl Connection {
 
     /// The player asking and the room asked, checked in the documented order:
     /// `hello_required`, then `unknown_room`.
-    async fn player_and_room(&self, room: &RoomId) -> Result<(PlayerInfo, RoomLink), ClientError> {
+    async fn player_and_room(
+        &mut self,
+        room: &RoomId,
+    ) -> Result<(PlayerInfo, RoomLink), ClientError> {
         let player = self.player_info()?;
         let link = self.room(room).await?;
         Ok((player, link))
@@ -396,10 +412,16 @@ impl Connection {
         }
     }
 
-    /// The room `room`: one of this node's, or, in a fleet, one another node holds.
-    async fn room(&self, room: &RoomId) -> Result<RoomLink, ClientError> {
-        if let Some(link) = self.rooms.get(room) {
-            return Ok(link.clone());
+    /// The room `room`: one of this node's, or, in a fleet, one another node holds. A
+    /// room of this node that has closed since (its idle time ran out, or the operator
+    /// closed it) is no longer one of this connection's rooms.
+    async fn room(&mut self, room: &RoomId) -> Result<RoomLink, ClientError> {
+        match self.rooms.get(room) {
+            Some(RoomLink::Local(handle)) if handle.is_closed() => {
+                self.rooms.remove(room);
+            }
+            Some(link) => return Ok(link.clone()),
+            None => {}
         }
         RoomLink::find(room, &self.app.lobby, self.app.relay.as_ref()).await
     }
@@ -448,9 +470,15 @@ impl Connection {
                 players::hello(store, name, credentials.token, now, admit_new).await?
             }
         };
-        bans::check(store, &self.app.metrics, &identity.player_id, now, "hello")
-            .await
-            .map_err(|refused| refused.to_client_error())?;
+        // Known to the operator's list before the last look at the bans, so that a ban
+        // made from now on finds this connection, and one made before is seen here.
+        self.app
+            .live
+            .describe(self.conn, Some(&identity.player_id), self.rooms.keys());
+        if let Err(error) = bans::refuse_banned(store, &identity.player_id, now).await {
+            self.app.live.describe(self.conn, None, self.rooms.keys());
+            return Err(error);
+        }
         info!(conn = self.conn, player_id = %identity.player_id, "player identified");
         let welcome = ServerMsg::Welcome {
             player_id: identity.player_id.clone(),

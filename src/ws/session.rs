@@ -107,7 +107,8 @@ enum Event {
     Shutdown,
     /// A room the connection is in moved to another node of the fleet.
     RoomMoved,
-    /// A room found the connection too slow to keep up.
+    /// A room found the connection too slow to keep up, or the operator banned its
+    /// player (the operator's list of connections then holds what to tell it).
     Kicked,
     /// The connection did not say hello in time.
     HelloOverdue,

@@ -10,7 +10,8 @@ use serde_json::Value;
 use crate::PlayerInfo;
 use parlor_rules::games::Seat;
 
-/// What a client asks of a room.
+/// What a client asks of a room, and the operator's [`RoomCommand::Close`], which no
+/// client edge may parse: the room does not ask who sent it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RoomCommand {
