@@ -2,8 +2,8 @@
 //! leaderboard, the operator's controls (in `admin`), and the descriptions of the
 //! protocol and of this API (in `protocol_schema` and `openapi`).
 
-use actix_web::http::StatusCode;
 use actix_web::http::header::ContentType;
+use actix_web::http::{StatusCode, header};
 use actix_web::middleware::DefaultHeaders;
 use actix_web::{HttpResponse, ResponseError, Route, guard, web};
 use rust_embed::RustEmbed;
@@ -227,6 +227,18 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .configure(admin::routes)
         .route("/", get_or_head().to(index))
         .route("/{file:.*}", get_or_head().to(asset));
+}
+
+/// The token of an `Authorization: Bearer <token>` header's value (the scheme in any
+/// case); `None` when the value is not that, or the token is empty.
+fn bearer_token(value: &header::HeaderValue) -> Option<&str> {
+    value
+        .to_str()
+        .ok()
+        .and_then(|value| value.trim().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+        .filter(|token| !token.is_empty())
 }
 
 /// A route for `GET` and `HEAD`.

@@ -9,13 +9,14 @@ use tokio::sync::mpsc;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use schemars::{JsonSchema, SchemaGenerator};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tracing::info;
 
-use super::ApiError;
 use super::openapi::named;
+use super::{ApiError, bearer_token};
 use crate::AppState;
 use crate::bans;
 use crate::config::AdminConfig;
@@ -135,10 +136,7 @@ fn operator(state: &AppState, request: &HttpRequest) -> Result<(), ApiError> {
     let offered = request
         .headers()
         .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.trim().split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim())
+        .and_then(bearer_token)
         .ok_or_else(|| {
             ApiError::Unauthorized(
                 "the operator controls need `Authorization: Bearer <[admin] token>`".to_owned(),
@@ -331,11 +329,10 @@ pub(super) async fn ban(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     operator(&state, &request)?;
-    let asked: BanRequest = serde_json::from_slice(&body).map_err(|error| {
-        ApiError::BadRequest(format!(
-            "the body must be JSON: {{\"reason\": \"…\", \"expires_in_secs\": 86400, \"by\": \"your name\"}} (only reason is required): {error}"
-        ))
-    })?;
+    let asked: BanRequest = json_body(
+        &body,
+        r#"{"reason": "…", "expires_in_secs": 86400, "by": "your name"}"#,
+    )?;
     let reason = checked_text(&asked.reason, "reason", MAX_REASON_CHARS)?;
     let by = operator_name(asked.by.as_deref())?;
     let expires_in = match asked.expires_in_secs {
@@ -471,11 +468,7 @@ pub(super) async fn close_room(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     operator(&state, &request)?;
-    let asked: CloseRequest = serde_json::from_slice(&body).map_err(|error| {
-        ApiError::BadRequest(format!(
-            "the body must be JSON: {{\"reason\": \"…\", \"by\": \"your name\"}} (only reason is required): {error}"
-        ))
-    })?;
+    let asked: CloseRequest = json_body(&body, r#"{"reason": "…", "by": "your name"}"#)?;
     let reason = checked_text(&asked.reason, "reason", MAX_REASON_CHARS)?;
     let by = operator_name(asked.by.as_deref())?;
     let room = id.into_inner();
@@ -507,6 +500,15 @@ pub(super) async fn close_room(
         .inc();
     info!(%room, %by, %reason, peer = ?request.peer_addr(), "operator closed a room");
     Ok(HttpResponse::Ok().json(Closed { closed: true, room }))
+}
+
+/// A request's JSON body, or 400 showing its `shape` (only `reason` is ever required).
+fn json_body<T: DeserializeOwned>(body: &[u8], shape: &str) -> Result<T, ApiError> {
+    serde_json::from_slice(body).map_err(|error| {
+        ApiError::BadRequest(format!(
+            "the body must be JSON: {shape} (only reason is required): {error}"
+        ))
+    })
 }
 
 /// `text` trimmed, if it is 1 to `max` characters without control characters.

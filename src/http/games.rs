@@ -7,8 +7,8 @@ use std::time::SystemTime;
 use time::OffsetDateTime;
 use tracing::warn;
 
-use super::ApiError;
 use super::views::GameView;
+use super::{ApiError, bearer_token};
 use crate::AppState;
 use crate::bans;
 use crate::players;
@@ -93,19 +93,12 @@ async fn reader(state: &AppState, request: &HttpRequest) -> Result<Option<Player
     let Some(value) = request.headers().get(header::AUTHORIZATION) else {
         return Ok(None);
     };
-    let token = value
-        .to_str()
-        .ok()
-        .and_then(|value| value.trim().split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim())
-        .filter(|token| !token.is_empty())
-        .ok_or_else(|| {
-            ApiError::Unauthorized(
-                "the Authorization header must read `Bearer <token>`, with the token of your `welcome`"
-                    .to_owned(),
-            )
-        })?;
+    let token = bearer_token(value).ok_or_else(|| {
+        ApiError::Unauthorized(
+            "the Authorization header must read `Bearer <token>`, with the token of your `welcome`"
+                .to_owned(),
+        )
+    })?;
     if let Some(sign_in) = state.sign_in.as_deref().filter(|_| looks_like_jwt(token)) {
         let user = sign_in
             .verify(token)

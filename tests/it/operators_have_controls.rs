@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::common::{Client, PATIENCE, TestServer, client_at, temp_dir, test_config};
 use crate::conformance::check_http_answer;
 use crate::fleet::TestFleet;
+use crate::process::ParlorProcess;
 
 /// The operator's token in these tests.
 const OPERATOR_TOKEN: &str = "an-operator-token-of-forty-characters-00";
@@ -37,6 +38,32 @@ async fn admin(
     let route = path.split('?').next().unwrap_or(path);
     check_http_answer(method.as_str(), route, status, &body);
     (status, body)
+}
+
+/// Two nodes of a fleet with the operator's token, and what they run on (kept alive
+/// with them).
+struct TwoNodes {
+    a: ParlorProcess,
+    b: ParlorProcess,
+    _fleet: TestFleet,
+    _dirs: [tempfile::TempDir; 2],
+}
+
+impl TwoNodes {
+    /// The nodes for `test`, or `None` when the machine's services are not named.
+    async fn start(test: &str) -> Option<TwoNodes> {
+        let fleet = TestFleet::new(test).await?;
+        let dirs = [temp_dir(), temp_dir()];
+        let admin_env = [("PARLOR_ADMIN__TOKEN", OPERATOR_TOKEN)];
+        let a = fleet.start_node_with(dirs[0].path(), &admin_env);
+        let b = fleet.start_node_with(dirs[1].path(), &admin_env);
+        Some(TwoNodes {
+            a,
+            b,
+            _fleet: fleet,
+            _dirs: dirs,
+        })
+    }
 }
 
 fn bearer() -> String {
@@ -294,13 +321,10 @@ async fn a_banned_player_is_closed_out_refused_everywhere_and_let_back_when_lift
 #[tokio::test]
 async fn a_ban_made_on_one_node_closes_the_player_out_of_every_node() {
     let test = "a_ban_made_on_one_node_closes_the_player_out_of_every_node";
-    let Some(fleet) = TestFleet::new(test).await else {
+    let Some(nodes) = TwoNodes::start(test).await else {
         return;
     };
-    let dirs = [temp_dir(), temp_dir()];
-    let admin_env = [("PARLOR_ADMIN__TOKEN", OPERATOR_TOKEN)];
-    let a = fleet.start_node_with(dirs[0].path(), &admin_env);
-    let b = fleet.start_node_with(dirs[1].path(), &admin_env);
+    let (a, b) = (&nodes.a, &nodes.b);
 
     // Ann plays on node B.
     let (mut ann, welcome) = client_at(&b.address, "Ann", None).await;
@@ -323,7 +347,7 @@ async fn a_ban_made_on_one_node_closes_the_player_out_of_every_node() {
     closed_for_a_ban(&mut ann, "Cheating with an engine").await;
 
     // Neither node lets her say hello again.
-    for node in [&a, &b] {
+    for node in [a, b] {
         let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", node.address))
             .await
             .unwrap();
@@ -444,13 +468,10 @@ async fn an_operator_closes_a_room_its_game_aborted_and_everyone_told_why() {
 #[tokio::test]
 async fn an_operator_closes_a_room_held_by_another_node() {
     let test = "an_operator_closes_a_room_held_by_another_node";
-    let Some(fleet) = TestFleet::new(test).await else {
+    let Some(nodes) = TwoNodes::start(test).await else {
         return;
     };
-    let dirs = [temp_dir(), temp_dir()];
-    let admin_env = [("PARLOR_ADMIN__TOKEN", OPERATOR_TOKEN)];
-    let a = fleet.start_node_with(dirs[0].path(), &admin_env);
-    let b = fleet.start_node_with(dirs[1].path(), &admin_env);
+    let (a, b) = (&nodes.a, &nodes.b);
 
     // Ann opens a room on node A and waits in it.
     let (mut ann, _) = client_at(&a.address, "Ann", None).await;
