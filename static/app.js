@@ -33,20 +33,20 @@
 // shown literally. This page keeps the boards it is shown, so that replays can draw
 // them (it cannot work out a position from the moves: that would need the rules).
 
-import { app, ui, bindUi, local, roomPlace, KEY_NAME, KEY_TOKEN, KEY_GAME, KEY_CLOCK, KEY_FILTER } from './state.js';
+import { app, ui, bindUi, local, roomPlace, KEY_NAME, KEY_TOKEN, KEY_GAME, KEY_CLOCK, KEY_FILTER, KEY_BOT_LEVEL } from './state.js';
 import { onRender, update, flush } from './store.js';
 import { siteToken, takeTokenFromAddress } from './site_sign_in.js';
 import { dispatch } from './messages.js';
 import {
   connect, subscribeLobby, rejoinRoom, createRoom, quickJoin, joinRoom, watchRoom, onCopyLink,
   onConnect, onChangeName, onTimeControlChange, roomRequest, onResign, onLeave, setLobbyGame,
-  announceLink, playBot, playBotNow, onShareLink, sendMove, cancelPick, cancelPremove, takeSeat,
+  announceLink, playBot, playBotNow, onFollowLinkNow, onShareLink, sendMove, cancelPick, cancelPremove, takeSeat,
   onRematch, say, mutePlayer, unmutePlayer,
 } from './actions.js';
 import { render, listGames } from './render.js';
 import { storedEndSentence } from './result.js';
 import {
-  onBoardClick, canDrag, onDragStart, onDrop, onBoardKey, onEscape, onDocumentClick,
+  onBoardClick, canDrag, onDragStart, onDrop, onBoardKey, onEscape, onDocumentClick, onBoardContextMenu,
 } from './board_input.js';
 import { hideError, setConnection } from './notices.js';
 import { DEFAULT_GAME, GAMES, gridOf } from './boards/index.js';
@@ -60,7 +60,7 @@ import { RecentGames } from './recent.js';
 import { initTheme } from './theme.js';
 import { initBoardSize } from './board_size.js';
 import { initSound } from './sound.js';
-import { onMovesKey, stopBrowsing, browseTo } from './browse.js';
+import { onMovesKey, onPageKey, stopBrowsing, browseTo } from './browse.js';
 import { setUpChat } from './chat.js';
 import { loadPieces } from './pieces.js';
 
@@ -93,10 +93,11 @@ function makeReplay() {
 function init() {
   bindUi();
   initTheme(ui.theme);
-  initBoardSize(ui.seats, ui.board, ui['board-resize']);
+  initBoardSize(ui.game, ui.board, ui['board-resize']);
   initSound(ui.sound);
   ui['browse-live'].addEventListener('click', stopBrowsing);
   ui.moves.addEventListener('keydown', (event) => onMovesKey(event, ui.moves));
+  document.addEventListener('keydown', (event) => onPageKey(event, ui.moves));
   setUpChat({ say });
   loadPieces();
   listGames();
@@ -158,13 +159,27 @@ function init() {
   announceLink();
   const savedGame = local.get(KEY_GAME);
   setLobbyGame(GAMES[savedGame] ? savedGame : DEFAULT_GAME);
+  /** A game chosen, on the first screen or in the lobby: kept, and shown in both. */
+  const chooseGame = (game) => {
+    if (!GAMES[game]) return;
+    local.set(KEY_GAME, game);
+    setLobbyGame(game);
+    leaderboard.show(game);
+  };
   ui['game-pick'].addEventListener('change', (event) => {
-    if (event.target.name === 'game' && GAMES[event.target.value]) {
-      local.set(KEY_GAME, event.target.value);
-      setLobbyGame(event.target.value);
-      leaderboard.show(event.target.value);
-    }
+    if (event.target.name === 'game') chooseGame(event.target.value);
   });
+  ui['now-game'].addEventListener('change', () => chooseGame(ui['now-game'].value));
+  // The bot's level, likewise: one choice for the first screen and the lobby, kept.
+  const savedLevel = local.get(KEY_BOT_LEVEL);
+  for (const select of [ui['now-level'], ui['bot-level']]) {
+    if (savedLevel && [...select.options].some((o) => o.value === savedLevel)) select.value = savedLevel;
+    select.addEventListener('change', () => {
+      local.set(KEY_BOT_LEVEL, select.value);
+      ui['now-level'].value = select.value;
+      ui['bot-level'].value = select.value;
+    });
+  }
   const savedClock = local.get(KEY_CLOCK);
   if (savedClock && [...ui['time-control'].options].some((o) => o.value === savedClock)) ui['time-control'].value = savedClock;
   ui['time-control'].addEventListener('change', onTimeControlChange);
@@ -172,6 +187,7 @@ function init() {
   ui['offer-draw'].addEventListener('click', () => roomRequest('offer_draw'));
   ui['play-bot'].addEventListener('click', playBot);
   ui['play-bot-now'].addEventListener('click', playBotNow);
+  ui['follow-link'].addEventListener('click', onFollowLinkNow);
   ui['rooms-filter'].addEventListener('change', () => {
     local.set(KEY_FILTER, ui['rooms-filter'].value);
     update(() => app.rooms.clear(), 'rooms');
@@ -181,6 +197,7 @@ function init() {
   ui.board.addEventListener('click', onBoardClick);
   enableDrag(ui.board, { canDrag, start: onDragStart, drop: onDrop });
   ui.board.addEventListener('keydown', onBoardKey);
+  ui.board.addEventListener('contextmenu', onBoardContextMenu);
   document.addEventListener('keydown', onEscape);
   ui.board.addEventListener('focusin', (event) => {
     const cell = event.target.closest?.('[data-label]');
