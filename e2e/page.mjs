@@ -474,6 +474,7 @@ async function invitationAndPremoves() {
   const marked = await eve.page.locator('[data-testid="board"] .cell.premove').evaluateAll((cells) => cells.map((c) => c.dataset.label).sort().join());
   if (marked !== 'd2,d4,f3,g1') fail(`the queued premoves' cells are marked as ${JSON.stringify(marked)}`);
   await eve.screenshot('premoves-1280');
+  await eve.audit('a room with two premoves queued and the arrival notice');
   await guest.myTurn('chess');
   await guest.move('e7', 'e5');
   await guest.untilListed('d4');

@@ -103,7 +103,8 @@ function ratingChangeText(before, after) {
 }
 
 /**
- * The panel under the board once the game is over; hidden before. `actions` =
+ * The panel that says how the game ended (beside the board, or under it on a phone)
+ * once the game is over; hidden before. `actions` =
  * { rematch(), openReplay(gameId) }, for its buttons.
  */
 export function renderResult(s, actions) {
