@@ -14,7 +14,8 @@
 // - the invitation page's main button takes the seat offered; the host is told (and
 //   hears) who arrived;
 // - premoves queue: each played in order as the turns come, all dropped when one is
-//   illegal; Escape, a right-click and "Cancel premoves" clear the queue;
+//   illegal; Escape, a right-click and "Cancel premoves" clear the queue; the notice
+//   saying so goes by itself;
 // - a tic-tac-toe move takes one line in the list;
 // - axe-core finds nothing serious on the first screen and on a finished game, in light
 //   and dark.
@@ -511,6 +512,9 @@ async function invitationAndPremoves() {
   await eve.tid('cancel-premove').click();
   await expectQueue('after Cancel premoves', '');
   log('premoves: Escape, a right-click and Cancel premoves each cleared the queue');
+  // Floating over the page in a room, a passing notice goes by itself after a while.
+  await eve.tid('notice').waitFor({ state: 'hidden', timeout: 20_000 })
+    .catch(() => fail('the notice about the dropped premoves never went away by itself'));
   await eve.resign();
   await guest.tid('result').waitFor({ state: 'visible' });
   await eve.leave();
