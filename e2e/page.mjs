@@ -435,6 +435,8 @@ async function invitationAndPremoves() {
   await eve.tid('open-room').click();
   await eve.tid('room-link').waitFor({ state: 'visible' });
   const link = await eve.tid('room-link').inputValue();
+  await eve.expectInView('waiting for a friend at 1280×800', 'game-name', 'seat-0', 'seat-1', 'board', 'room-link', 'copy-link');
+  await eve.screenshot('waiting-1280');
   const room = new URL(link).searchParams.get('room');
 
   const guest = await Visitor.open('the invited guest', PHONE, link);
