@@ -144,8 +144,21 @@ fn replies_serialize_as_documented() {
         serde_json::to_string(&signed_in).unwrap(),
         r#"{"type":"welcome","player_id":"p","name":"Ann","signed_in":true,"protocol":1}"#
     );
-    let mut settings = crate::config::Config::default().room_settings();
-    settings.claim_after = std::time::Duration::from_millis(15_500);
+    let secs = std::time::Duration::from_secs;
+    let settings = parlor_room::RoomSettings {
+        games: parlor_rules::GameSettings::default(),
+        idle: secs(300),
+        reconnect_grace: secs(60),
+        claim_after: std::time::Duration::from_millis(15_500),
+        takeover: parlor_room::options::Takeover::None,
+        first_move: secs(30),
+        chat_max_chars: 140,
+        spectators_per_room: 1_000,
+        fill_after: secs(20),
+        fill_level: parlor_rules::bots::BotLevel::Easy,
+        bot_min_delay: secs(0),
+        scoring: parlor_room::scoring::ScoringConfig::default(),
+    };
     let told = ServerMsg::Welcome {
         player_id: "p".into(),
         name: "Ann".into(),
