@@ -32,6 +32,7 @@ mod waiting;
 
 mod a_bot_takes_over_an_absent_players_seat;
 mod a_dead_nodes_games_go_on_elsewhere;
+mod a_friend_keeps_the_seat_and_a_bot_comes_when_asked;
 mod a_node_may_serve_clients_only;
 mod bots_fill_seats_and_play;
 mod bots_never_hold_up_rooms;
@@ -69,6 +70,7 @@ mod sites_sign_their_users_in;
 mod slow_spectators_are_dropped_quietly;
 mod spectators_join_without_costing_players;
 mod the_lobby_spans_the_fleet;
+mod the_opponent_who_is_gone_can_be_claimed_against;
 mod the_protocol_is_published;
 mod the_socket_holds_against_bad_clients;
 mod two_humans_play_while_a_spectator_watches;
