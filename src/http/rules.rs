@@ -137,7 +137,7 @@ fn page(game: GameKind, config: &Config) -> GameRules {
 /// The text is this server's: its numbers (when the fox wins, when quiet moves draw,
 /// who moves first) follow the server's settings, which `settings` also gives.
 #[utoipa::path(get, path = "/api/rules/{game}", tag = "games",
-    params(("game" = String, Path, description = "The game: `tictactoe`, `checkers`, `chess` or `fox_geese`")),
+    params(("game" = String, Path, example = "fox_geese", description = "The game: `tictactoe`, `checkers`, `chess` or `fox_geese`")),
     responses(
         (status = 200, description = "The game's rules", body = ref("#/components/schemas/GameRules")),
         (status = 404, description = "No game has that name", body = ref("#/components/schemas/Error")),
