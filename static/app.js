@@ -20,7 +20,8 @@
 //   moves.js        how clicks on cells become moves; drag.js turns drags into clicks
 //   lobby.js keeps the live room list and rooms.js draws it; sides.js names seats and
 //   sides; link.js makes and follows room links; leaderboard.js, recent.js and
-//   replay.js are their cards; time.js formats clocks; dom.js creates elements.
+//   replay.js are their cards; rules.js is the rules dialog; time.js formats clocks;
+//   dom.js creates elements.
 // Data flows one way: a click, a key or a message calls an action or a handler, which
 // changes the state and calls update(); the store then has render.js draw the page from
 // the state. Views import no actions: the buttons they draw call the actions this module
@@ -33,7 +34,7 @@
 // shown literally. This page keeps the boards it is shown, so that replays can draw
 // them (it cannot work out a position from the moves: that would need the rules).
 
-import { app, ui, bindUi, local, roomPlace, KEY_NAME, KEY_TOKEN, KEY_GAME, KEY_CLOCK, KEY_FILTER, KEY_BOT_LEVEL } from './state.js';
+import { app, ui, bindUi, local, roomPlace, currentGame, KEY_NAME, KEY_TOKEN, KEY_GAME, KEY_CLOCK, KEY_FILTER, KEY_BOT_LEVEL } from './state.js';
 import { onRender, update, flush } from './store.js';
 import { siteToken, takeTokenFromAddress } from './site_sign_in.js';
 import { dispatch } from './messages.js';
@@ -48,10 +49,11 @@ import { storedEndSentence } from './result.js';
 import {
   onBoardClick, canDrag, onDragStart, onDrop, onBoardKey, onEscape, onDocumentClick, onBoardContextMenu,
 } from './board_input.js';
-import { hideError, setConnection } from './notices.js';
+import { hideError, setConnection, showNotice } from './notices.js';
 import { DEFAULT_GAME, GAMES, gridOf } from './boards/index.js';
 import { RoomListView } from './rooms.js';
-import { roomFromAddress } from './link.js';
+import { roomFromAddress, gameFromAddress, forgetGameInAddress, copyGameLink } from './link.js';
+import { RulesDialog } from './rules.js';
 import { enableDrag } from './drag.js';
 import { makeClient } from './connection.js';
 import { ReplayView } from './replay.js';
@@ -66,11 +68,16 @@ import { loadPieces } from './pieces.js';
 
 /** The replay card, and what it needs from the page. */
 function makeReplay() {
-  return new ReplayView(ui, {
+  const view = new ReplayView(ui, {
     seen: (id) => app.seen.get(id),
     myId: () => app.me?.player_id ?? null,
     gridOf,
-    changed: () => update(),
+    changed: () => {
+      // A replay opened at a game's own address (/game/<id>) leaves it once closed.
+      if (!view.current) forgetGameInAddress();
+      update();
+    },
+    copyLink: copyGameNotice,
     endSentence: storedEndSentence,
     /** Puts the focus on `node` of the card: drawn at once, as the card is hidden until then. */
     focus(node) {
@@ -88,6 +95,12 @@ function makeReplay() {
       back?.focus();
     },
   });
+  return view;
+}
+
+/** Copies a stored game's permanent address (/game/<id>), saying so in the notice line. */
+function copyGameNotice(gameId) {
+  return copyGameLink(gameId, (text) => showNotice(text, 'share'));
 }
 
 function init() {
@@ -101,6 +114,10 @@ function init() {
   setUpChat({ say });
   loadPieces();
   listGames();
+  const rules = new RulesDialog();
+  rules.addChooserButtons(ui['game-pick']);
+  const roomRules = document.querySelector('[data-testid="room-rules"]');
+  roomRules.addEventListener('click', () => rules.open(currentGame(), roomRules));
   const replay = makeReplay();
   const recent = new RecentGames({ list: ui['recent-games'], empty: ui['recent-empty'] }, {
     me: () => app.me,
@@ -122,7 +139,7 @@ function init() {
   /** What the buttons the views draw do. */
   const actions = {
     sendMove, cancelPick, cancelPremove, roomRequest, takeSeat, browseTo, rematch: onRematch,
-    openReplay: (gameId) => replay.open(gameId), say, mutePlayer, unmutePlayer,
+    openReplay: (gameId) => replay.open(gameId), copyGameLink: copyGameNotice, say, mutePlayer, unmutePlayer,
   };
   onRender((parts) => render(parts, { actions, replay, roomList, recent }));
   const cards = { replay, leaderboard, recent };
@@ -211,6 +228,15 @@ function init() {
   ui.leave.addEventListener('click', onLeave);
   leaderboard.show(app.lobbyGame);
   update();
+  // Opened at a stored game's own address: show its replay, scrolled to the top of the
+  // page's view (the sign-in card stays above it for whoever wants to play).
+  const storedGame = gameFromAddress();
+  if (storedGame) {
+    replay.open(storedGame).then(() => {
+      flush();
+      ui.replay.scrollIntoView({ block: 'start', behavior: 'instant' });
+    });
+  }
   roomList.startPreview();
   // A site's token signs in at once; a stored name and token mean this browser has
   // played before: resume that player.

@@ -42,6 +42,7 @@ mod clocks_decide_games;
 mod crafted_positions_stay_small;
 mod draws_and_rematches;
 mod every_error_keeps_the_socket_open;
+mod every_game_explains_itself;
 mod every_game_plays_to_its_end;
 mod games_outlive_the_process;
 mod games_survive_sigkill;
