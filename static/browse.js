@@ -79,7 +79,7 @@ export async function onMovesKey(event, list) {
 }
 
 /** Where keys are the control's own: typing, the board's cells, the board's resize handle, a radio group. */
-const OWN_KEYS = 'input, select, textarea, [contenteditable=""], [contenteditable="true"], [data-label], .board-resize';
+const OWN_KEYS = 'input, select, textarea, [contenteditable=""], [contenteditable="true"], [data-label], .board-resize, dialog, #replay';
 
 /**
  * ←, →, Home and End from anywhere on the page in a room (as on Lichess), unless the
@@ -93,6 +93,8 @@ export async function onPageKey(event, list) {
   if (!room?.state || ui.game.hidden || !room.moves.length) return;
   const target = event.target instanceof Element ? event.target : null;
   if (target?.closest(OWN_KEYS)) return;
+  // An open replay takes the keys unless the focus is in the room's card.
+  if (!ui.replay.hidden && !target?.closest('#game')) return;
   event.preventDefault();
   const shown = await stepBy(event.key);
   if (shown !== null && list.contains(document.activeElement)) list.querySelector(`[data-ply="${shown}"]`)?.focus();
