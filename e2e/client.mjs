@@ -7,7 +7,8 @@
 // the last seq it saw, and gets only the frames it missed (no snapshot; no move is played
 // while it is away, as a move nobody in the room took in its form could not be replayed,
 // PROTOCOL.md §8.1). After the game the browser goes offline and back: the client says
-// so, and is back at once.
+// so, and is back at once. Last, in a room that waits for a person, fillWithBot resolves
+// with the state of the game its bot starts, and claims against a bot are refused.
 // Run from the repository root: `node e2e/client.mjs` (or `bash e2e/run.sh`).
 
 import { mkdirSync } from 'node:fs';
@@ -190,12 +191,35 @@ async function offlineAndBack() {
   log(`offline noticed; back ${Date.now() - back} ms after the network, and joined its finished room again with since ${join.since}`);
 }
 
+/**
+ * fillWithBot resolves with the state of the game its bot starts; claimVictory and
+ * claimDraw against a bot are refused with the server's code (opponent_present).
+ */
+async function botInsteadAndClaims() {
+  const got = await page.evaluate(async () => {
+    const c = window.client;
+    const { room } = await c.createRoom('tictactoe', ['me', 'open'], { bot_fill: false });
+    const s = await c.fillWithBot(room, 'random');
+    const victory = await c.claimVictory(room).then(() => 'resolved', (err) => err.code);
+    const draw = await c.claimDraw(room).then(() => 'resolved', (err) => err.code);
+    await c.leave(room);
+    return { room, type: s.type, status: s.status, seat: s.seats?.[1]?.kind, victory, draw };
+  });
+  const sent = sentFrames.find((f) => f.type === 'fill_with_bot');
+  if (sent?.room !== got.room || sent.level !== 'random') fail(`fillWithBot sent ${JSON.stringify(sent)}`);
+  if (got.type !== 'state' || got.status !== 'playing' || got.seat !== 'bot:random') fail(`fillWithBot resolved with ${JSON.stringify(got)}`);
+  if (got.victory !== 'opponent_present' || got.draw !== 'opponent_present') fail(`claims against a bot gave ${got.victory} and ${got.draw}, not opponent_present`);
+  if (problems.length) fail(problems.join('\n'));
+  log(`fillWithBot: ${got.status} against ${got.seat}; claims refused: ${got.victory}`);
+}
+
 await runChecks({
   tag: 'client',
   log,
   checks: [
     ['a page of its own plays tic-tac-toe with parlor-client.js through a cut connection, rejoining with since', playsThroughACut],
     ['the browser going offline and back: the client says so and is back at once', offlineAndBack],
+    ['fillWithBot starts the game with a bot; claims against it are refused', botInsteadAndClaims],
   ],
   budgetMs: TOTAL_BUDGET_MS,
   setUp,

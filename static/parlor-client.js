@@ -28,7 +28,8 @@ const SERVER_TYPES = new Set([
  * @typedef {0|1} Seat
  * @typedef {'waiting'|'playing'|'finished'} RoomStatus
  * @typedef {{seat: Seat, kind: string, name: string|null, player_id: string|null, connected: boolean,
- *   rating: number|null, stand_in_for?: {player_id: string, name: string}}} SeatInfo  §7.4.1
+ *   rating: number|null, stand_in_for?: {player_id: string, name: string}, grace_left_ms?: number,
+ *   claim_left_ms?: number}} SeatInfo  §7.4.1 (the last two while a player's person is away, §9.6)
  * @typedef {{layout: 'grid', rows: number, cols: number, cells: (string|null)[], labels: (string|null)[]}} Board  §7.4.2
  * @typedef {{kind: 'none'} | {kind: 'per_move', per_move_ms: number}
  *   | {kind: 'fischer', base_ms: number, increment_ms: number}} TimeControl  §6.2.3
@@ -38,8 +39,10 @@ const SERVER_TYPES = new Set([
  *   moves: number, time_control: TimeControl, created_at_ms: number}} RoomSummary  §7.7
  * @typedef {{player_id: string, name: string, text: string, at_ms: number, ply: number}} ChatLine
  *
+ * @typedef {{bot_fill_after_ms: number, bot_fill_level: string, reconnect_grace_ms: number,
+ *   claim_after_ms: number, first_move_ms: number, takeover: string}} RoomSettings  §7.1
  * @typedef {{type: 'welcome', player_id: string, name: string, token?: string, signed_in?: boolean,
- *   protocol: number, ref?: any}} Welcome  §7.1
+ *   protocol: number, room_settings?: RoomSettings, ref?: any}} Welcome  §7.1
  * @typedef {{type: 'room_created', room: string, ref?: any}} RoomCreated  §7.2
  * @typedef {{type: 'joined', room: string, seat: Seat|null, role: 'player'|'spectator', ref?: any}} Joined  §7.3
  * @typedef {{type: 'state', room: string, game: string, game_id: string|null, seq: number, status: RoomStatus,
@@ -172,6 +175,8 @@ function shows(request, m, before, me) {
     case 'offer_draw': return m.draw_offer !== null || status === 'finished';
     case 'decline_draw': return m.draw_offer === null;
     case 'rematch': return newGame || (m.type === 'state' && m.rematch?.length > 0);
+    case 'fill_with_bot': return status !== 'waiting';
+    case 'claim_victory': case 'claim_draw': return status === 'finished';
     default: return true;
   }
 }
@@ -286,8 +291,8 @@ export class ParlorClient {
   /**
    * Sends a client message (without `ref`: the client sets it) and returns a Promise of
    * its answer: rejected with a ParlorError on refusal. For a message answered by a
-   * reply (§6) that reply; for `move`, `resign` and the draw and rematch messages, the
-   * first `state` (or `moved`) of the room showing it done; for `chat`, the `chat` with
+   * reply (§6) that reply; for `move`, `resign`, the draw, rematch, bot and claim messages,
+   * the first `state` (or `moved`) of the room showing it done; for `chat`, the `chat` with
    * the line. A refusal is not also emitted as an `error` event.
    * @param {{type: string, [field: string]: any}} message
    * @returns {Promise<any>}
@@ -323,6 +328,16 @@ export class ParlorClient {
   declineDraw(room) { return this.request({ type: 'decline_draw', room }); }
   /** @returns {Promise<State>} */
   rematch(room) { return this.request({ type: 'rematch', room }); }
+  /**
+   * A bot of `level` (`random`, `easy`, `medium`, `hard`; the server's fill level when
+   * absent) in the open seat of a waiting room this player sits in (§6.18).
+   * @returns {Promise<State>} the state of the game it starts
+   */
+  fillWithBot(room, level) { return this.request({ type: 'fill_with_bot', room, level }); }
+  /** @returns {Promise<State>} the finishing state: won by `abandoned` (§6.19), or `aborted` before any move */
+  claimVictory(room) { return this.request({ type: 'claim_victory', room }); }
+  /** @returns {Promise<State>} the finishing state: drawn by `draw_claimed` (§6.19), or `aborted` before any move */
+  claimDraw(room) { return this.request({ type: 'claim_draw', room }); }
   /** @returns {Promise<Chat>} */
   chat(room, text) { return this.request({ type: 'chat', room, text }); }
   /** @returns {Promise<Lobby>} `game`: only its rooms; every game's when absent */
