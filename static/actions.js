@@ -202,8 +202,12 @@ function readyForNewGame() {
   return clock.control;
 }
 
-/** Creates a room with these seats (`me`, `open`, `bot:<level>`), and watches it when asked to (two bots'). */
-export function createRoom(seats, { privateRoom = false, watch = false } = {}) {
+/**
+ * Creates a room with these seats (`me`, `open`, `bot:<level>`), and watches it when
+ * asked to (two bots'). `botFill: false` makes a room that waits for the person its link
+ * is sent to: no bot takes their seat unless this player asks for one (fillWithBot).
+ */
+export function createRoom(seats, { privateRoom = false, watch = false, botFill } = {}) {
   const control = readyForNewGame();
   if (control === null) return;
   const game = app.lobbyGame;
@@ -212,6 +216,9 @@ export function createRoom(seats, { privateRoom = false, watch = false } = {}) {
   if (GAMES[game]?.startOption && start) options.start = start;
   if (hasClock(control)) options.time_control = control;
   if (privateRoom) options.private = true;
+  if (typeof botFill === 'boolean') options.bot_fill = botFill;
+  // A room that waits for a person fills itself unless it says otherwise (PROTOCOL.md §6.2.5).
+  app.pendingBotFill = seats.includes('open') ? (botFill ?? !privateRoom) : null;
   send((c) => c.createRoom(game, seats, options).then(({ room }) => {
     if (watch) send((again) => again.watch(room));
   }));
@@ -221,6 +228,8 @@ export function createRoom(seats, { privateRoom = false, watch = false } = {}) {
 export function quickJoin() {
   const control = readyForNewGame();
   if (control === null) return;
+  // Its rooms are public ones that give a bot the open seat after a while (§9.7).
+  app.pendingBotFill = true;
   send((c) => c.quickJoin(app.lobbyGame, hasClock(control) ? control : undefined));
 }
 
@@ -412,6 +421,33 @@ export function roomRequest(type) {
   hideError();
   const id = app.room.id;
   send((c) => c.request({ type, room: id }));
+}
+
+/** "Play a bot instead": a bot of the level chosen beside the button takes the open seat of the room waited in. */
+export function fillWithBot() {
+  if (!app.room || !requireOnline()) return;
+  hideError();
+  const id = app.room.id;
+  send((c) => c.fillWithBot(id, ui['fill-level'].value));
+}
+
+/**
+ * Claims the game while the opponent is away (PROTOCOL.md §6.19): `kind` 'victory' or
+ * 'draw'. A refusal says what it means for this player.
+ */
+export function claim(kind) {
+  if (!app.room || !requireOnline()) return;
+  hideError();
+  const id = app.room.id;
+  send((c) => (kind === 'draw' ? c.claimDraw(id) : c.claimVictory(id)), (err) => {
+    if (err.code === 'opponent_present') {
+      refused({ code: err.code, message: 'Your opponent is back (or a bot now plays for them), so there is nothing to claim: the game goes on.' });
+    } else if (err.code === 'too_early_to_claim') {
+      refused({ code: err.code, message: 'Too early: your opponent may still come back. The claim opens when the countdown under the status line ends.' });
+    } else {
+      refused(err);
+    }
+  });
 }
 
 /** Asks for (or accepts) a rematch of the finished game. */

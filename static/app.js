@@ -10,6 +10,7 @@
 //   board_view.js   the live board and the helper line under it
 //   board_input.js  clicks, keys and drags on the live board
 //   result.js       how a game ended, in words, and the result panel
+//   away.js         a player gone during a game: the countdown and the claim buttons
 //   chat.js         the room's chat
 //   clocks.js       the seats' clocks, counted down between states
 //   notices.js      the error line, the notice line and the connection pill
@@ -42,7 +43,7 @@ import {
   connect, subscribeLobby, rejoinRoom, createRoom, quickJoin, joinRoom, watchRoom, onCopyLink,
   onConnect, onChangeName, onTimeControlChange, roomRequest, onResign, onLeave, setLobbyGame,
   announceLink, playBot, playBotNow, onFollowLinkNow, onShareLink, sendMove, cancelPick, cancelPremove, takeSeat,
-  onRematch, say, mutePlayer, unmutePlayer,
+  onRematch, say, mutePlayer, unmutePlayer, fillWithBot, claim,
 } from './actions.js';
 import { render, listGames } from './render.js';
 import { storedEndSentence } from './result.js';
@@ -140,6 +141,7 @@ function init() {
   const actions = {
     sendMove, cancelPick, cancelPremove, roomRequest, takeSeat, browseTo, rematch: onRematch,
     openReplay: (gameId) => replay.open(gameId), copyGameLink: copyGameNotice, say, mutePlayer, unmutePlayer,
+    claim,
   };
   onRender((parts) => render(parts, { actions, replay, roomList, recent }));
   const cards = { replay, leaderboard, recent };
@@ -163,12 +165,14 @@ function init() {
   ui.error.querySelector('.dismiss').addEventListener('click', hideError);
   ui['quick-join'].addEventListener('click', quickJoin);
   ui['open-room'].addEventListener('click', () => {
-    createRoom(ui['person-side'].value === '1' ? ['open', 'me'] : ['me', 'open'], { privateRoom: ui['private-room'].checked });
+    // A room of one's own waits for the friend its link is sent to: no bot fills it.
+    createRoom(ui['person-side'].value === '1' ? ['open', 'me'] : ['me', 'open'], { privateRoom: ui['private-room'].checked, botFill: false });
   });
   ui['bot-vs-bot'].addEventListener('click', () => {
     createRoom([`bot:${ui['bot-level'].value}`, `bot:${ui['bot2-level'].value}`], { watch: true });
   });
   ui['copy-link'].addEventListener('click', onCopyLink);
+  ui['fill-with-bot'].addEventListener('click', fillWithBot);
   ui['share-link'].addEventListener('click', onShareLink);
   const savedFilter = local.get(KEY_FILTER);
   if (savedFilter && [...ui['rooms-filter'].options].some((o) => o.value === savedFilter)) ui['rooms-filter'].value = savedFilter;
@@ -187,14 +191,14 @@ function init() {
     if (event.target.name === 'game') chooseGame(event.target.value);
   });
   ui['now-game'].addEventListener('change', () => chooseGame(ui['now-game'].value));
-  // The bot's level, likewise: one choice for the first screen and the lobby, kept.
+  // The bot's level, likewise: one choice for the first screen, the lobby and "Play a bot instead", kept.
   const savedLevel = local.get(KEY_BOT_LEVEL);
-  for (const select of [ui['now-level'], ui['bot-level']]) {
+  const levels = [ui['now-level'], ui['bot-level'], ui['fill-level']];
+  for (const select of levels) {
     if (savedLevel && [...select.options].some((o) => o.value === savedLevel)) select.value = savedLevel;
     select.addEventListener('change', () => {
       local.set(KEY_BOT_LEVEL, select.value);
-      ui['now-level'].value = select.value;
-      ui['bot-level'].value = select.value;
+      for (const other of levels) other.value = select.value;
     });
   }
   const savedClock = local.get(KEY_CLOCK);

@@ -80,10 +80,14 @@ export function renderChat(actions) {
     ' ',
     button('Unmute', `chat-unmute-${id}`, () => actions.unmutePlayer(id), 'small'),
   ]));
-  // Chat opens with the game (PROTOCOL.md §6.17).
-  const open = Boolean(s?.game_id) && s?.status !== 'waiting' && app.ready;
+  // Chat opens with the game (PROTOCOL.md §6.17), and needs the connection.
+  const started = Boolean(s?.game_id) && s?.status !== 'waiting';
+  const open = started && app.ready;
   ui['chat-input'].disabled = !open;
   ui['chat-send'].disabled = !open;
   for (const quick of ui['chat-quick'].querySelectorAll('button')) quick.disabled = !open;
-  ui['chat-input'].placeholder = open ? 'Say something…' : 'The chat opens when the game starts';
+  let placeholder = 'The chat opens when the game starts';
+  if (open) placeholder = 'Say something…';
+  else if (started) placeholder = 'You are offline: the chat comes back when you reconnect';
+  ui['chat-input'].placeholder = placeholder;
 }

@@ -22,6 +22,7 @@ import { sidesOf, emphasisOf } from './boards/index.js';
 import { seatName } from './sides.js';
 import { showRoomInAddress } from './link.js';
 import { premovedMove } from './premove.js';
+import { noteAway } from './away.js';
 
 const PROTOCOL = 1;
 const SEEN_GAMES_MAX = 8; // games whose boards are kept in memory for replays
@@ -32,6 +33,7 @@ const handlers = {
   welcome(m, cards) {
     app.ready = true;
     app.me = { player_id: m.player_id, name: m.name, token: m.token, signedIn: m.signed_in === true };
+    app.roomSettings = m.room_settings && typeof m.room_settings === 'object' ? m.room_settings : null;
     if (m.token) local.set(KEY_TOKEN, m.token);
     // Signed in with the site's token: a guest's token, linked now or refused, has had its day.
     if (m.signed_in === true) local.remove(KEY_TOKEN);
@@ -56,10 +58,13 @@ const handlers = {
     const known = sameRoom ? app.room.game : app.rooms.get(m.room)?.game;
     // A room this page has just asked for: its game is the one asked for.
     const game = known ?? app.pendingGame;
+    // Whether a room this page has just created or been given fills itself (actions.js).
+    const botFill = app.pendingBotFill;
+    app.pendingBotFill = null;
     if (sameRoom) {
       Object.assign(app.room, { seat, role, game: game ?? undefined, detached: false });
     } else {
-      app.room = enterRoom({ id: m.room, seat, role, game: game ?? undefined });
+      app.room = enterRoom({ id: m.room, seat, role, game: game ?? undefined, botFill });
       app.room.showBoard = true;
       cards.replay.close({ focus: false });
     }
@@ -110,6 +115,8 @@ const handlers = {
     const unanswered = room.pendingMove && sameGame && m.status === 'playing' && m.moves === previous.moves;
     room.state = m;
     room.clockAt = performance.now();
+    noteAway(room, previous, m, room.clockAt);
+    offerBotWhenWaited(room, m);
     const arrived = arrivalOf(previous, m);
     const sound = arrived ? 'arrive' : soundFor(previous, m, emphasisOf(m.game, m));
     if (sound) playSound(sound);
@@ -284,6 +291,24 @@ function arrivalOf(previous, s) {
   const came = s.seats.find((seat) => seat.seat !== room.seat && seat.kind === 'human'
     && previous.seats.some((was) => was.seat === seat.seat && was.kind === 'open'));
   return came ? seatName(came) : null;
+}
+
+/**
+ * A player waiting for an opponent is offered "Play a bot instead": in a room that fills
+ * itself at once (why wait for its bot?), in one opened for a friend once they have waited
+ * as long as such a room would have (welcome.room_settings.bot_fill_after_ms).
+ */
+function offerBotWhenWaited(room, s) {
+  const waiting = room.role === 'player' && s.status === 'waiting' && Array.isArray(s.seats) && s.seats.some((x) => x.kind === 'open');
+  if (!waiting) {
+    clearTimeout(room.botOfferTimer);
+    Object.assign(room, { botOffered: false, botOfferTimer: null });
+    return;
+  }
+  if (room.botOffered || room.botOfferTimer !== null) return;
+  const after = app.roomSettings?.bot_fill_after_ms;
+  const ms = room.botFill === false && Number.isFinite(after) ? after : 0;
+  room.botOfferTimer = setTimeout(() => update(() => Object.assign(room, { botOffered: true, botOfferTimer: null })), ms);
 }
 
 /** After a rematch the seats are swapped: find this player's seat again by player id. */

@@ -3,7 +3,8 @@
 // and the game card: the seats with their clocks, the status line, the draw panel, the
 // list of moves and the buttons under the board; also the menus of games, once. The
 // board and its helper line are drawn by board_view.js, the end of a game by result.js,
-// the chat by chat.js. It calls no action itself: buttons call those it is given.
+// a player gone during the game by away.js, the chat by chat.js. It calls no action
+// itself: buttons call those it is given.
 
 import { app, ui, currentGame, markOf, markEl, myTurn, orientation, shownState } from './state.js';
 import { renderBoard, showBoard } from './board_view.js';
@@ -12,10 +13,11 @@ import { updateClocks, syncClockTicker } from './clocks.js';
 import {
   GAMES, gameTitle, materialOf, materialWords, movesInPairs, moveInWords, pieceElement, sideIsMark, sidesOf,
 } from './boards/index.js';
-import { hasClock, timeControlLabel, timeControlDescription } from './time.js';
-import { seatName, botLevel, roomLabel } from './sides.js';
+import { hasClock, timeControlLabel, timeControlDescription, formatDuration } from './time.js';
+import { seatName, botLevel, roomLabel, aBot } from './sides.js';
+import { renderAway, awayStatus, seatIsAway, syncAwayTicker } from './away.js';
 import { roomLink } from './link.js';
-import { el, button } from './dom.js';
+import { el, button, capitalise } from './dom.js';
 import { renderChat } from './chat.js';
 import { afterRender } from './store.js';
 
@@ -94,9 +96,11 @@ function renderPage({ actions, replay, roomList, recent }) {
   ui.game.hidden = !inRoom || replay.current !== null;
   ui.replay.hidden = replay.current === null;
   renderLobbyChoices(app.lobbyGame);
+  renderLobbyHints();
   if (inRoom) renderGame(room, actions);
   renderChat(actions);
   syncClockTicker();
+  syncAwayTicker();
   document.title = titleText();
   roomList.render();
   recent.render();
@@ -156,6 +160,24 @@ function renderLobbyChoices(game) {
   ui['start-position'].value = '';
 }
 
+/** "if nobody comes within 20 s, an Easy bot takes the other seat", from the server's settings; null without them. */
+function botFillWords() {
+  const settings = app.roomSettings;
+  const after = settings?.bot_fill_after_ms;
+  const level = settings?.bot_fill_level;
+  if (!Number.isFinite(after) || typeof level !== 'string') return null;
+  const when = after < 1000 ? 'at once' : `within ${formatDuration(after)}`;
+  return `if nobody comes ${when}, ${aBot(level)} takes the other seat`;
+}
+
+/** What "Play a person" does, and when its room turns to a bot game (the server's settings). */
+function renderLobbyHints() {
+  const fill = botFillWords();
+  const text = 'Sits you opposite whoever has waited longest for this game and clock, or opens a room for you to wait in'
+    + (fill ? `: ${fill}.` : '.');
+  if (ui['quick-join-hint'].textContent !== text) ui['quick-join-hint'].textContent = text;
+}
+
 function titleText() {
   if (myTurn()) return 'Your turn · Parlor';
   return 'Parlor';
@@ -181,6 +203,7 @@ function renderGame(room, actions) {
   ui.board.dataset.browsing = room.browsing === null ? '' : String(room.browsing);
   ui.status.textContent = statusText(s);
   ui.status.dataset.turn = myTurn() ? 'mine' : 'theirs';
+  renderAway(s, actions);
   renderDrawPanel(s, actions);
   renderResult(s, actions);
   renderMoves(s, actions);
@@ -210,14 +233,28 @@ function renderResign(s) {
   return playing;
 }
 
-/** The link to share while this player waits for an opponent. */
+/**
+ * While this player waits for an opponent: the link to share, what the room waits for,
+ * and once offered (messages.js) "Play a bot instead" with its level.
+ */
 function renderInvite(s) {
-  const show = app.room.role === 'player' && s?.status === 'waiting' && Boolean(s.seats?.some((x) => x.kind === 'open'));
+  const room = app.room;
+  const show = room.role === 'player' && s?.status === 'waiting' && Boolean(s.seats?.some((x) => x.kind === 'open'));
   ui.invite.hidden = !show;
-  if (show) {
-    const link = roomLink(app.room.id);
-    if (ui['room-link'].value !== link) ui['room-link'].value = link;
+  if (!show) return;
+  const link = roomLink(room.id);
+  if (ui['room-link'].value !== link) ui['room-link'].value = link;
+  let wait = '';
+  if (room.botFill === false) {
+    wait = 'This room waits for the person you send the link to, however long they take: no bot takes their seat.';
+    if (room.botOffered) wait += ' Tired of waiting? You can play a bot instead.';
+  } else if (room.botFill === true) {
+    const fill = botFillWords();
+    wait = fill ? `${capitalise(fill)}.` : 'If nobody comes after a while, a bot takes the other seat.';
   }
+  if (ui['invite-wait'].textContent !== wait) ui['invite-wait'].textContent = wait;
+  ui['invite-wait'].hidden = !wait;
+  ui['bot-instead'].hidden = !room.botOffered;
 }
 
 /**
@@ -279,7 +316,9 @@ function renderSeats(s, shown, { takeSeat }) {
     } else if (seat.kind !== 'open') {
       // Our own seat is only as connected as this page is.
       const online = seat.connected !== false && (!mine || app.ready);
-      const tag = el('span', `tag ${online ? 'online' : 'away'}`, online ? 'connected' : 'not connected');
+      const gone = !online && !mine && seatIsAway(seat.seat);
+      const tag = el('span', `tag ${online ? 'online' : 'away'}`, online ? 'connected' : gone ? 'left the game' : 'not connected');
+      if (gone) tag.dataset.testid = `left-${seat.seat}`;
       item.append(tag);
     }
     if (seat.kind === 'open' && app.room.role === 'spectator' && s.status !== 'finished') {
@@ -314,6 +353,8 @@ function statusText(s) {
     return player ? 'Waiting for an opponent to take the other seat.' : 'Waiting for players.';
   }
   if (s.status === 'playing') {
+    const gone = awayStatus(s);
+    if (gone) return gone;
     if (typeof s.to_move !== 'number') return 'Playing.';
     const mover = `${seatName(seatAt(s.to_move))} (${markOf(s.to_move)})`;
     if (player && s.to_move === app.room.seat) {

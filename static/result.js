@@ -21,7 +21,8 @@ const UNRATED = {
 
 // End reasons any game can have, as phrases; each game's own are in its module in
 // boards/. `who` is "Name (Side)": the loser, or in a draw the side whose clock ran out
-// (which only a draw on time mentions); isYou says `who` is this player.
+// (which only a draw on time mentions) or who left (a claimed draw); isYou says `who` is
+// this player.
 const REASONS = {
   resigned: (who, isYou) => (isYou ? 'you resigned' : `${who} resigned`),
   abandoned: (who, isYou) => (isYou ? 'you left the game' : `${who} left the game`),
@@ -29,7 +30,15 @@ const REASONS = {
   timeout: (who, isYou) => (isYou ? 'you ran out of time' : `${who} ran out of time`),
   aborted: () => 'a first move was not made in time, so the game was called off and does not count',
   draw_agreed: () => 'the players agreed to a draw',
+  draw_claimed: (who, isYou) => (isYou
+    ? 'you left the game, and your opponent called it a draw'
+    : `${who} left the game, and their opponent called it a draw`),
 };
+
+/** An abort when a player left before the first move (PROTOCOL.md §6.7, §6.19): about them. */
+const LEFT_BEFORE_A_MOVE = (who, isYou) => (isYou
+  ? 'you left before the first move, so the game was called off and does not count'
+  : `${who} left before the first move, so the game was called off and does not count`);
 
 /** The winner and reason of the current game, from game_over if seen, else from state.result. */
 function outcome(s) {
@@ -42,19 +51,22 @@ function outcome(s) {
 /**
  * The headline and reason of a finished game of `game`, in words. `label(seat)` names a
  * seat ("Ann (White)"); `mySeat` is this player's seat, or null when watching; `flagged`
- * is the seat whose time ran out, when known.
+ * is the seat whose time ran out, when known; `gone` the seat whose person was away at
+ * the end, when known, and `moves` how many moves were played.
  */
-function endText({ game, winner, reason, label, mySeat, flagged }) {
+function endText({ game, winner, reason, label, mySeat, flagged, gone = null, moves = null }) {
   const decided = typeof winner === 'number';
   let headline;
   if (reason === 'aborted') headline = 'Game aborted.';
   else if (!decided) headline = 'Draw.';
   else if (typeof mySeat === 'number') headline = winner === mySeat ? 'You won!' : 'You lost.';
   else headline = `${label(winner)} won.`;
-  const phrase = gameReasons(game)[reason] ?? REASONS[reason];
+  const leftAtOnce = reason === 'aborted' && moves === 0 && typeof gone === 'number';
+  const phrase = leftAtOnce ? LEFT_BEFORE_A_MOVE : gameReasons(game)[reason] ?? REASONS[reason];
   if (!phrase) return { headline, reason: String(reason ?? '').replaceAll('_', ' ') };
-  // The reason is told about the loser, or for a draw about who ran out of time.
-  const subject = decided ? 1 - winner : flagged;
+  // The reason is told about the loser; for a draw about who ran out of time, or who left.
+  let subject = decided ? 1 - winner : flagged;
+  if (leftAtOnce || reason === 'draw_claimed') subject = gone;
   const known = typeof subject === 'number';
   return { headline, reason: phrase(known ? label(subject) : 'a player', known && subject === mySeat) };
 }
@@ -77,7 +89,15 @@ function liveEndText(s) {
     label: (seat) => `${seatName(s?.seats?.find((x) => x.seat === seat))} (${markOf(seat)})`,
     mySeat,
     flagged: flaggedSeat(s?.clocks?.remaining_ms, s?.last_move?.seat),
+    gone: goneSeat(s?.seats),
+    moves: typeof s?.moves === 'number' ? s.moves : null,
   });
+}
+
+/** The one human seat whose person was not connected when the game ended, or null. */
+function goneSeat(seats) {
+  const away = Array.isArray(seats) ? seats.filter((x) => x.kind === 'human' && x.connected === false) : [];
+  return away.length === 1 ? away[0].seat : null;
 }
 
 /** "You won!", "Draw.", ... for the current game; '' while it is not over. */

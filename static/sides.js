@@ -36,6 +36,11 @@ function botName(level) {
   return `${capitalise(level)} bot`;
 }
 
+/** A bot of `level` in a sentence: "an Easy bot", "a Medium bot". */
+export function aBot(level) {
+  return `${/^[aeiou]/i.test(level) ? 'an' : 'a'} ${botName(level)}`;
+}
+
 /**
  * How a seat's occupant is named on screen. A bot is named by this page from its level,
  * not by the server's `name` ("Bot (easy)"), whose brackets would double up with the

@@ -56,8 +56,11 @@ export const app = {
   /** Set once `welcome` arrives on the current socket. */
   ready: false,
   me: null, // { player_id, name, token, signedIn }
+  /** The server's room settings from `welcome` (PROTOCOL.md §7.1), or null from a server without them. */
+  roomSettings: null,
   room: null, // the room this page is in and all it knows of it (see enterRoom); leaving drops it
   pendingGame: null, // the game of the room being created, until its state arrives
+  pendingBotFill: null, // whether that room gives its open seat to a bot by itself (null: not known)
   lobbyGame: DEFAULT_GAME,
   boardHadFocus: null, // label of the board cell that last had the keyboard focus
   keyboard: false, // the player uses the keyboard, so moving the focus helps
@@ -83,13 +86,19 @@ export const app = {
  * it ({ id, seat: number|null, role: 'player'|'spectator', game?, detached? }), and
  * what the page knows of it, from scratch. Leaving the room drops the whole object.
  */
-export function enterRoom({ id, seat, role, game, detached = false }) {
+export function enterRoom({ id, seat, role, game, detached = false, botFill = null }) {
   return {
     id,
     seat,
     role,
     game, // the room's game, once known
     detached, // a finished game shown after a reconnect, without taking its seat again
+    botFill, // whether the room gives its open seat to a bot by itself: false for a room opened for a friend; null: not known
+    botOffered: false, // "Play a bot instead" is offered: the player has waited for an opponent long enough
+    botOfferTimer: null, // the timer that offers it, while the player waits
+    // The seats whose person is away during the game: seat → { graceAt, claimAt }, the
+    // performance.now() at which their grace and the wait before a claim run out (away.js).
+    away: new Map(),
     state: null, // the last `state` of the room
     over: null, // the `game_over` of the current game, if seen
     moves: [], // move strings of the current game
@@ -116,14 +125,15 @@ export function enterRoom({ id, seat, role, game, detached = false }) {
 /** Leaves the current room: drops it and everything the page knew of it. */
 export function dropRoom() {
   clearTimeout(app.room?.resignArmed);
+  clearTimeout(app.room?.botOfferTimer);
   app.room = null;
 }
 
 /** What is kept of a room across a reload (KEY_ROOM) and shown in the room list: which room and how this page is in it. */
 export function roomPlace(room) {
   if (!room) return null;
-  const { id, seat, role, game, detached } = room;
-  return { id, seat, role, game, detached };
+  const { id, seat, role, game, detached, botFill } = room;
+  return { id, seat, role, game, detached, botFill };
 }
 
 /** The page's elements, by test id (and the four cards by id). Filled by bindUi(). */
@@ -148,6 +158,7 @@ export function bindUi() {
     'replay', 'replay-title', 'replay-close', 'replay-info', 'replay-board', 'replay-missing',
     'replay-first', 'replay-back', 'replay-step', 'replay-forward', 'replay-last', 'replay-moves',
     'recent-games', 'recent-empty', 'theme', 'board-resize', 'sound', 'browse-bar', 'browse-live',
+    'away-panel', 'invite-wait', 'bot-instead', 'fill-level', 'fill-with-bot', 'quick-join-hint', 'open-room-hint',
   ]) {
     ui[id] = byTestId(id);
   }
