@@ -4,7 +4,7 @@ use super::*;
 use crate::Request;
 use crate::machine::DrawAnswer;
 use crate::views::{Status, Unrated};
-use parlor_rules::bots::BotLevel;
+use parlor_rules::bots::{BotLevel, DrawView};
 use parlor_rules::games::EndReason;
 
 #[test]
@@ -130,24 +130,50 @@ fn a_bot_judges_an_offer_without_holding_up_the_room() {
 }
 
 #[test]
-fn a_bot_accepts_unless_it_judges_its_position_better() {
-    let mut fx = against_a_bot();
-    fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
-        .unwrap();
-    let step = fx
-        .room
-        .bot_judged_draw(0, DrawAnswer::Judged(50), fx.now(fx.t0));
-    let effects = fx.follow(step, fx.t0);
-    assert_eq!(game_over(&effects).unwrap().reason, EndReason::DrawAgreed);
+fn a_bot_accepts_only_a_position_it_judges_drawn() {
+    for drawn in [DrawView::Proven, DrawView::Dead] {
+        let mut fx = against_a_bot();
+        fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+            .unwrap();
+        let step = fx
+            .room
+            .bot_judged_draw(0, DrawAnswer::Judged(drawn), fx.now(fx.t0));
+        let effects = fx.follow(step, fx.t0);
+        assert_eq!(game_over(&effects).unwrap().reason, EndReason::DrawAgreed);
+    }
 
-    let mut fx = against_a_bot();
-    fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+    // Level is not drawn: a position still to be played for is played on.
+    for open in [DrawView::Open(0), DrawView::Open(-300), DrawView::Open(51)] {
+        let mut fx = against_a_bot();
+        fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+            .unwrap();
+        let step = fx
+            .room
+            .bot_judged_draw(0, DrawAnswer::Judged(open), fx.now(fx.t0));
+        let effects = fx.follow(step, fx.t0);
+        assert_eq!(states(&effects)[0].draw_offer, None, "{open:?}");
+        assert_eq!(fx.room.status(), Status::Playing);
+    }
+}
+
+#[test]
+fn a_random_bot_declines_at_once_without_judging() {
+    let mut fx = Fixture::new(
+        [SeatSpec::Me, SeatSpec::Bot(BotLevel::Random)],
+        RoomOptions::default(),
+    );
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    let effects = fx
+        .request(Request::OfferDraw, &alice(), ALICE, fx.t0)
         .unwrap();
-    let step = fx
-        .room
-        .bot_judged_draw(0, DrawAnswer::Judged(51), fx.now(fx.t0));
-    let effects = fx.follow(step, fx.t0);
-    assert_eq!(states(&effects)[0].draw_offer, None);
+    assert!(
+        !effects
+            .iter()
+            .any(|e| matches!(e, Effect::JudgeDraw { .. })),
+        "{effects:?}"
+    );
+    let shown: Vec<_> = states(&effects).iter().map(|s| s.draw_offer).collect();
+    assert_eq!(shown, vec![Some(Seat::First), None]);
     assert_eq!(fx.room.status(), Status::Playing);
 }
 
@@ -172,7 +198,7 @@ fn an_offer_repeated_in_a_judged_position_is_answered_at_once() {
         .unwrap();
     let step = fx
         .room
-        .bot_judged_draw(0, DrawAnswer::Judged(500), fx.now(fx.t0));
+        .bot_judged_draw(0, DrawAnswer::Judged(DrawView::Open(500)), fx.now(fx.t0));
     fx.follow(step, fx.t0);
     let effects = fx
         .request(Request::OfferDraw, &alice(), ALICE, fx.t0)
@@ -189,7 +215,7 @@ fn a_judgement_of_a_position_the_room_has_left_is_dropped() {
     fx.play(Seat::First, "0", fx.t0).unwrap();
     let step = fx
         .room
-        .bot_judged_draw(0, DrawAnswer::Judged(0), fx.now(fx.t0));
+        .bot_judged_draw(0, DrawAnswer::Judged(DrawView::Proven), fx.now(fx.t0));
     assert!(step.effects.is_empty());
     assert!(matches!(step.then, Then::Nothing));
 }
