@@ -109,6 +109,7 @@ async fn a_bot_declines_a_draw_at_the_start_and_accepts_only_a_drawn_position() 
         .await;
     let over = alice.until("game_over").await;
     assert_eq!(over["reason"], "draw_agreed", "{over}");
+    assert_eq!(over["unrated"], "bot_opponent", "{over}");
 
     // A random bot never agrees, drawn or not.
     let (room, _) = alice

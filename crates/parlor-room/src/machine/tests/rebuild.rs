@@ -18,6 +18,7 @@ fn stored_seats() -> [StoredSeat; 2] {
         name: player.name,
         thinking_ms: None,
         score: None,
+        opponent: None,
         rating_before: None,
         rating_after: None,
         stood_in: false,
