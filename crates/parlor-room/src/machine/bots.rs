@@ -98,13 +98,13 @@ impl RoomState {
     ) -> Then {
         match self.seats[seat.index()].bot_level() {
             None => return Then::Nothing,
-            Some(BotLevel::Random) => return self.bot_decides_draw(DrawAnswer::Busy, now),
+            Some(BotLevel::Random) => return self.bot_decides_draw(seat, DrawAnswer::Busy, now),
             Some(_) => {}
         }
         let ply = self.history.len();
         match self.draw_judged {
             Some((judged, view)) if judged == ply => {
-                self.bot_decides_draw(DrawAnswer::Judged(view), now)
+                self.bot_decides_draw(seat, DrawAnswer::Judged(view), now)
             }
             _ if self.draw_judging == Some(ply) => Then::Nothing,
             _ => {
@@ -116,13 +116,11 @@ impl RoomState {
     }
 
     /// Asks the bot a draw offer is open to for its judgement if nothing is judging it:
-    /// an offer a resumed game brought back (live, an offer to a bot is always judged as
-    /// it is made).
+    /// an offer a resumed game brought back (live, an offer to a bot is always answered
+    /// as it is made). A `random` bot is asked too, and declines whatever the answer.
     pub(super) fn judge_open_offer(&mut self) -> Option<Effect> {
         let seat = self.draw_offer?.other();
-        self.seats[seat.index()]
-            .bot_level()
-            .filter(|&level| level != BotLevel::Random)?;
+        self.seats[seat.index()].bot_level()?;
         if self.status() != Status::Playing || self.draw_judging.is_some() {
             return None;
         }
@@ -143,24 +141,27 @@ impl RoomState {
         }
         let offered_to_bot = self
             .draw_offer
-            .is_some_and(|offerer| self.seats[offerer.other().index()].bot_level().is_some());
-        let then =
-            if self.history.len() == ply && self.status() == Status::Playing && offered_to_bot {
-                self.bot_decides_draw(answer, now)
-            } else {
-                Then::Nothing
-            };
+            .map(Seat::other)
+            .filter(|bot| self.seats[bot.index()].bot_level().is_some());
+        let then = match offered_to_bot {
+            Some(bot) if self.history.len() == ply && self.status() == Status::Playing => {
+                self.bot_decides_draw(bot, answer, now)
+            }
+            _ => Then::Nothing,
+        };
         super::Step {
             effects: Vec::new(),
             then,
         }
     }
 
-    /// A bot accepts the open draw offer only if it judged the position drawn (see
-    /// [`DrawView`]); it declines anything else, and declines unjudged when it was too
-    /// busy to judge. A refusal closes the offer once recorded.
-    fn bot_decides_draw(&self, answer: DrawAnswer, now: Now) -> Then {
-        let accept = matches!(answer, DrawAnswer::Judged(view) if view.is_drawn());
+    /// The bot in `seat` accepts the open draw offer only if it judged the position drawn
+    /// (see [`DrawView`]) and is not a `random` bot; it declines anything else, and
+    /// declines unjudged when it was too busy to judge. A refusal closes the offer once
+    /// recorded.
+    fn bot_decides_draw(&self, seat: Seat, answer: DrawAnswer, now: Now) -> Then {
+        let random = self.seats[seat.index()].bot_level() == Some(BotLevel::Random);
+        let accept = !random && matches!(answer, DrawAnswer::Judged(view) if view.is_drawn());
         if accept {
             let ending = self.prepare_ending(None, EndReason::DrawAgreed, OnFailure::Shrug, now);
             Then::End(Box::new(ending))
