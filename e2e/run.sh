@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Browser tests of the bundled web client against a real server binary: e2e/smoke.mjs
-# (one person against bots), e2e/people.mjs (several people, lobby, links) and
-# e2e/client.mjs (static/parlor-client.js used by a page of its own), after madge has
+# (one person against bots), e2e/people.mjs (several people, lobby, links),
+# e2e/page.mjs (the page's layout at 1280×800 and 390×844, keys, premoves, invitations),
+# e2e/client.mjs (static/parlor-client.js used by a page of its own) and e2e/rules.mjs
+# (each game's rules, a stored game's address /game/<id>), after madge has
 # checked that the client's modules import one another in no circle.
 # Usage (from anywhere): E2E_SERVER_BIN=target/debug/parlor bash e2e/run.sh
 set -euo pipefail
@@ -36,9 +38,11 @@ if [[ ! -x "$E2E_SERVER_BIN" ]]; then
   exit 1
 fi
 
-# Both suites run even if the first fails, so one run reports everything.
+# Every suite runs even if one before it fails, so one run reports everything.
 status=0
 node e2e/smoke.mjs || status=$?
 node e2e/people.mjs || status=$?
+node e2e/page.mjs || status=$?
 node e2e/client.mjs || status=$?
+node e2e/rules.mjs || status=$?
 exit "$status"

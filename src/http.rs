@@ -1,4 +1,5 @@
-//! HTTP routes: the bundled web client, health, rooms, stored games (in `games`), the
+//! HTTP routes: the bundled web client (also at `/game/{id}`, a stored game's replay),
+//! health, rooms, stored games (in `games`), each game's rules (in `rules`), the
 //! leaderboard, the operator's controls (in `admin`), and the descriptions of the
 //! protocol and of this API (in `protocol_schema` and `openapi`).
 
@@ -25,10 +26,12 @@ mod admin;
 mod games;
 mod openapi;
 mod protocol_schema;
+mod rules;
 mod views;
 
 pub(crate) use admin::AdminSetupError;
 pub(crate) use admin::OperatorToken;
+pub(crate) use rules::RulesBook;
 
 use views::{PlayerGameView, RatingRowView, ScoreRowView};
 
@@ -218,6 +221,7 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route("/api/games/{id}.pgn", get_or_head().to(games::game_pgn))
         .route("/api/games/{id}.pdn", get_or_head().to(games::game_pdn))
         .route("/api/games/{id}", get_or_head().to(games::game))
+        .route("/api/rules/{game}", get_or_head().to(rules::rules))
         .route("/api/leaderboard", get_or_head().to(leaderboard))
         .route("/api/players/{id}/games", get_or_head().to(player_games))
         .route(
@@ -227,6 +231,8 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route("/api/openapi.json", get_or_head().to(openapi::openapi))
         .configure(admin::routes)
         .route("/", get_or_head().to(index))
+        // A stored game's own address: the page opens its replay (static/app.js).
+        .route("/game/{id}", get_or_head().to(index))
         .route("/{file:.*}", get_or_head().to(asset));
 }
 

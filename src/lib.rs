@@ -42,7 +42,7 @@ use tokio_util::sync::CancellationToken;
 use crate::auth::{AuthSetupError, SignIn};
 use crate::config::Config;
 use crate::fleet::{ClusterError, FleetBans, Relay};
-use crate::http::{AdminSetupError, OperatorToken};
+use crate::http::{AdminSetupError, OperatorToken, RulesBook};
 use crate::limits::Limits;
 use crate::live::LiveConnections;
 use crate::lobby::Lobby;
@@ -58,6 +58,8 @@ pub(crate) struct AppState {
     pub(crate) store: Arc<dyn Store>,
     /// The configuration the server runs with.
     pub(crate) config: Arc<Config>,
+    /// Each game's rules for players, under this configuration (`GET /api/rules/{game}`).
+    pub(crate) rules: RulesBook,
     /// Cancelled when the server shuts down.
     pub(crate) shutdown: CancellationToken,
     /// What `GET /metrics` reports.

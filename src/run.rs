@@ -17,7 +17,7 @@ use tracing::{info, warn};
 use crate::auth::SignIn;
 use crate::config::Config;
 use crate::fleet::{Fleet, NodeParts, RemoteListings};
-use crate::http::OperatorToken;
+use crate::http::{OperatorToken, RulesBook};
 use crate::limits::Limits;
 use crate::live::LiveConnections;
 use crate::lobby::{ListedElsewhere, Lobby, LobbyFeed};
@@ -113,6 +113,7 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
     let state = web::Data::new(AppState {
         lobby,
         store: store.clone(),
+        rules: RulesBook::new(&config),
         config,
         shutdown: shutdown.clone(),
         metrics,

@@ -14,6 +14,7 @@ import { GAMES, gameTitle } from './boards/index.js';
 import { timeControlFromChoice, hasClock } from './time.js';
 import { forgetRoomInAddress, copyText, roomLink } from './link.js';
 import { siteToken } from './site_sign_in.js';
+import { hasPremoves, clearPremoves } from './premove.js';
 
 const NAME_MAX = 24;
 
@@ -162,7 +163,7 @@ export function exitRoom() {
   dropRoom();
   forgetRoom();
   forgetRoomInAddress();
-  dropNotice('share', 'invite');
+  dropNotice('share', 'invite', 'arrived');
   update();
 }
 
@@ -170,7 +171,11 @@ export function exitRoom() {
 function leaveCurrentRoom({ ask }) {
   if (!app.room) return true;
   const playing = app.room.role === 'player' && app.room.state?.status === 'playing';
-  if (playing && ask && !window.confirm('Leave the game you are playing? Leaving a game in progress loses it.')) {
+  // Before the first move there is nothing to lose: the game is called off.
+  const question = app.room.state?.moves === 0
+    ? 'Leave this game? No move has been played yet, so it will be called off.'
+    : 'Leave the game you are playing? Leaving a game in progress loses it.';
+  if (playing && ask && !window.confirm(question)) {
     return false;
   }
   if (!app.room.detached) leave(app.room.id);
@@ -251,6 +256,7 @@ export async function announceLink() {
   const text = open
     ? `You are invited to ${whose} game of ${game}: enter your name to take the open seat.`
     : `This link opens ${whose} game of ${game}: enter your name to watch it.`;
+  update(() => { app.invitation = { open }; });
   showNotice(text, 'invitation');
 }
 
@@ -356,10 +362,10 @@ export function cancelPick() {
   update();
 }
 
-/** Drops the premove, if there is one. */
+/** Drops every premove, queued or being picked, if there is any. */
 export function cancelPremove() {
-  if (!app.room?.premove) return;
-  update(() => { app.room.premove = null; });
+  if (!hasPremoves()) return;
+  update(clearPremoves);
 }
 
 /** Sends a move, when it is this player's turn and no move is on its way already. */
@@ -455,13 +461,23 @@ export function onConnect(event) {
 
 /**
  * "Play a bot now", before any name: signs in under the name typed, or a guest name,
- * and starts a game against an easy bot as soon as the server has said welcome.
+ * and as soon as the server has said welcome starts the game chosen on the first screen
+ * (the lobby's game) against a bot of the level chosen there.
  */
 export function playBotNow() {
   if (ui['name-input'].value.trim() === '') ui['name-input'].value = guestName();
   app.afterWelcome = 'bot';
-  ui['bot-level'].value = 'easy';
+  ui['bot-level'].value = ui['now-level'].value;
   ui['bot-side'].value = '0';
+  ui['login-form'].requestSubmit();
+}
+
+/**
+ * The invitation's own button, before any name: signs in under the name typed, or a
+ * guest name; once signed in the link is followed (its open seat taken, or watched).
+ */
+export function onFollowLinkNow() {
+  if (ui['name-input'].value.trim() === '') ui['name-input'].value = guestName();
   ui['login-form'].requestSubmit();
 }
 

@@ -20,7 +20,8 @@
 //   moves.js        how clicks on cells become moves; drag.js turns drags into clicks
 //   lobby.js keeps the live room list and rooms.js draws it; sides.js names seats and
 //   sides; link.js makes and follows room links; leaderboard.js, recent.js and
-//   replay.js are their cards; time.js formats clocks; dom.js creates elements.
+//   replay.js are their cards; rules.js is the rules dialog; time.js formats clocks;
+//   dom.js creates elements.
 // Data flows one way: a click, a key or a message calls an action or a handler, which
 // changes the state and calls update(); the store then has render.js draw the page from
 // the state. Views import no actions: the buttons they draw call the actions this module
@@ -33,25 +34,26 @@
 // shown literally. This page keeps the boards it is shown, so that replays can draw
 // them (it cannot work out a position from the moves: that would need the rules).
 
-import { app, ui, bindUi, local, roomPlace, KEY_NAME, KEY_TOKEN, KEY_GAME, KEY_CLOCK, KEY_FILTER } from './state.js';
+import { app, ui, bindUi, local, roomPlace, currentGame, KEY_NAME, KEY_TOKEN, KEY_GAME, KEY_CLOCK, KEY_FILTER, KEY_BOT_LEVEL } from './state.js';
 import { onRender, update, flush } from './store.js';
 import { siteToken, takeTokenFromAddress } from './site_sign_in.js';
 import { dispatch } from './messages.js';
 import {
   connect, subscribeLobby, rejoinRoom, createRoom, quickJoin, joinRoom, watchRoom, onCopyLink,
   onConnect, onChangeName, onTimeControlChange, roomRequest, onResign, onLeave, setLobbyGame,
-  announceLink, playBot, playBotNow, onShareLink, sendMove, cancelPick, cancelPremove, takeSeat,
+  announceLink, playBot, playBotNow, onFollowLinkNow, onShareLink, sendMove, cancelPick, cancelPremove, takeSeat,
   onRematch, say, mutePlayer, unmutePlayer,
 } from './actions.js';
 import { render, listGames } from './render.js';
 import { storedEndSentence } from './result.js';
 import {
-  onBoardClick, canDrag, onDragStart, onDrop, onBoardKey, onEscape, onDocumentClick,
+  onBoardClick, canDrag, onDragStart, onDrop, onBoardKey, onEscape, onDocumentClick, onBoardContextMenu,
 } from './board_input.js';
-import { hideError, setConnection } from './notices.js';
+import { hideError, setConnection, showNotice } from './notices.js';
 import { DEFAULT_GAME, GAMES, gridOf } from './boards/index.js';
 import { RoomListView } from './rooms.js';
-import { roomFromAddress } from './link.js';
+import { roomFromAddress, gameFromAddress, forgetGameInAddress, copyGameLink } from './link.js';
+import { RulesDialog } from './rules.js';
 import { enableDrag } from './drag.js';
 import { makeClient } from './connection.js';
 import { ReplayView } from './replay.js';
@@ -60,17 +62,22 @@ import { RecentGames } from './recent.js';
 import { initTheme } from './theme.js';
 import { initBoardSize } from './board_size.js';
 import { initSound } from './sound.js';
-import { onMovesKey, stopBrowsing, browseTo } from './browse.js';
+import { onMovesKey, onPageKey, stopBrowsing, browseTo } from './browse.js';
 import { setUpChat } from './chat.js';
 import { loadPieces } from './pieces.js';
 
 /** The replay card, and what it needs from the page. */
 function makeReplay() {
-  return new ReplayView(ui, {
+  const view = new ReplayView(ui, {
     seen: (id) => app.seen.get(id),
     myId: () => app.me?.player_id ?? null,
     gridOf,
-    changed: () => update(),
+    changed: () => {
+      // A replay opened at a game's own address (/game/<id>) leaves it once closed.
+      if (!view.current) forgetGameInAddress();
+      update();
+    },
+    copyLink: copyGameNotice,
     endSentence: storedEndSentence,
     /** Puts the focus on `node` of the card: drawn at once, as the card is hidden until then. */
     focus(node) {
@@ -88,18 +95,29 @@ function makeReplay() {
       back?.focus();
     },
   });
+  return view;
+}
+
+/** Copies a stored game's permanent address (/game/<id>), saying so in the notice line. */
+function copyGameNotice(gameId) {
+  return copyGameLink(gameId, (text) => showNotice(text, 'share'));
 }
 
 function init() {
   bindUi();
   initTheme(ui.theme);
-  initBoardSize(ui.seats, ui.board, ui['board-resize']);
+  initBoardSize(ui.game, ui.board, ui['board-resize']);
   initSound(ui.sound);
   ui['browse-live'].addEventListener('click', stopBrowsing);
   ui.moves.addEventListener('keydown', (event) => onMovesKey(event, ui.moves));
+  document.addEventListener('keydown', (event) => onPageKey(event, ui.moves));
   setUpChat({ say });
   loadPieces();
   listGames();
+  const rules = new RulesDialog();
+  rules.addChooserButtons(ui['game-pick']);
+  const roomRules = document.querySelector('[data-testid="room-rules"]');
+  roomRules.addEventListener('click', () => rules.open(currentGame(), roomRules));
   const replay = makeReplay();
   const recent = new RecentGames({ list: ui['recent-games'], empty: ui['recent-empty'] }, {
     me: () => app.me,
@@ -121,7 +139,7 @@ function init() {
   /** What the buttons the views draw do. */
   const actions = {
     sendMove, cancelPick, cancelPremove, roomRequest, takeSeat, browseTo, rematch: onRematch,
-    openReplay: (gameId) => replay.open(gameId), say, mutePlayer, unmutePlayer,
+    openReplay: (gameId) => replay.open(gameId), copyGameLink: copyGameNotice, say, mutePlayer, unmutePlayer,
   };
   onRender((parts) => render(parts, { actions, replay, roomList, recent }));
   const cards = { replay, leaderboard, recent };
@@ -158,13 +176,27 @@ function init() {
   announceLink();
   const savedGame = local.get(KEY_GAME);
   setLobbyGame(GAMES[savedGame] ? savedGame : DEFAULT_GAME);
+  /** A game chosen, on the first screen or in the lobby: kept, and shown in both. */
+  const chooseGame = (game) => {
+    if (!GAMES[game]) return;
+    local.set(KEY_GAME, game);
+    setLobbyGame(game);
+    leaderboard.show(game);
+  };
   ui['game-pick'].addEventListener('change', (event) => {
-    if (event.target.name === 'game' && GAMES[event.target.value]) {
-      local.set(KEY_GAME, event.target.value);
-      setLobbyGame(event.target.value);
-      leaderboard.show(event.target.value);
-    }
+    if (event.target.name === 'game') chooseGame(event.target.value);
   });
+  ui['now-game'].addEventListener('change', () => chooseGame(ui['now-game'].value));
+  // The bot's level, likewise: one choice for the first screen and the lobby, kept.
+  const savedLevel = local.get(KEY_BOT_LEVEL);
+  for (const select of [ui['now-level'], ui['bot-level']]) {
+    if (savedLevel && [...select.options].some((o) => o.value === savedLevel)) select.value = savedLevel;
+    select.addEventListener('change', () => {
+      local.set(KEY_BOT_LEVEL, select.value);
+      ui['now-level'].value = select.value;
+      ui['bot-level'].value = select.value;
+    });
+  }
   const savedClock = local.get(KEY_CLOCK);
   if (savedClock && [...ui['time-control'].options].some((o) => o.value === savedClock)) ui['time-control'].value = savedClock;
   ui['time-control'].addEventListener('change', onTimeControlChange);
@@ -172,6 +204,7 @@ function init() {
   ui['offer-draw'].addEventListener('click', () => roomRequest('offer_draw'));
   ui['play-bot'].addEventListener('click', playBot);
   ui['play-bot-now'].addEventListener('click', playBotNow);
+  ui['follow-link'].addEventListener('click', onFollowLinkNow);
   ui['rooms-filter'].addEventListener('change', () => {
     local.set(KEY_FILTER, ui['rooms-filter'].value);
     update(() => app.rooms.clear(), 'rooms');
@@ -181,6 +214,7 @@ function init() {
   ui.board.addEventListener('click', onBoardClick);
   enableDrag(ui.board, { canDrag, start: onDragStart, drop: onDrop });
   ui.board.addEventListener('keydown', onBoardKey);
+  ui.board.addEventListener('contextmenu', onBoardContextMenu);
   document.addEventListener('keydown', onEscape);
   ui.board.addEventListener('focusin', (event) => {
     const cell = event.target.closest?.('[data-label]');
@@ -194,6 +228,15 @@ function init() {
   ui.leave.addEventListener('click', onLeave);
   leaderboard.show(app.lobbyGame);
   update();
+  // Opened at a stored game's own address: show its replay, scrolled to the top of the
+  // page's view (the sign-in card stays above it for whoever wants to play).
+  const storedGame = gameFromAddress();
+  if (storedGame) {
+    replay.open(storedGame).then(() => {
+      flush();
+      ui.replay.scrollIntoView({ block: 'start', behavior: 'instant' });
+    });
+  }
   roomList.startPreview();
   // A site's token signs in at once; a stored name and token mean this browser has
   // played before: resume that player.

@@ -1,14 +1,14 @@
 // What the hands do on the live board: clicks, drops and Enter add a cell to the move
 // being built (moves.js says what each one means), or while the opponent is to move a
 // premove (premove.js); the arrow keys walk the board, Escape or a click elsewhere drops
-// a half-built move or a premove.
+// a half-built move, Escape or a right-click on the board the premoves.
 
 import { app, ui, currentGame, myTurn, resetPick, picking } from './state.js';
 import { update, flush } from './store.js';
 import { sendMove, cancelPick, cancelPremove } from './actions.js';
 import { gridOf } from './boards/index.js';
 import { indexMoves, optionsAfter, clickOutcome } from './moves.js';
-import { canPremove, ownCells, premoveClick } from './premove.js';
+import { canPremove, ownCells, premoveClick, queuePremove, hasPremoves } from './premove.js';
 
 const ARROWS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
@@ -51,7 +51,7 @@ export function onDragStart(label) {
   const room = app.room;
   if (!room) return;
   if (canPremove()) {
-    update(() => { room.premove = { game: room.state.game_id, from: label, to: null }; });
+    update(() => { room.premove = { game: room.state.game_id, from: label }; });
     return;
   }
   if (room.pick.sel.at(-1) !== label) {
@@ -69,8 +69,10 @@ export function onDrop(from, to) {
   const room = app.room;
   if (!room) return;
   if (canPremove() && room.premove?.from === from) {
-    if (to === null) cancelPremove();
-    else update(() => { room.premove = { ...room.premove, to }; });
+    update(() => {
+      if (to === null) room.premove = null;
+      else queuePremove(to);
+    });
     return;
   }
   if (to === null) {
@@ -103,9 +105,9 @@ function pickCell(label) {
   update();
 }
 
-/** Escape drops a half-built move. */
+/** Escape drops a half-built move, or every premove. */
 export function onEscape(event) {
-  if (event.key === 'Escape' && app.room?.premove) {
+  if (event.key === 'Escape' && hasPremoves()) {
     event.preventDefault();
     cancelPremove();
     return;
@@ -144,6 +146,13 @@ export function onBoardKey(event) {
       return;
     }
   }
+}
+
+/** A right-click on the board drops every premove, as on Lichess (and shows no menu then). */
+export function onBoardContextMenu(event) {
+  if (!hasPremoves()) return;
+  event.preventDefault();
+  cancelPremove();
 }
 
 /** A click anywhere but the board and its helper line drops a half-built move. */

@@ -12,27 +12,31 @@ function clamp(px) {
   return Math.round(Math.min(MAX_PX, Math.max(MIN_PX, px)));
 }
 
-/** Sets (or with null, clears) the chosen size on `table`, and keeps it. */
-function choose(table, px) {
+/** Sets (or with null, clears) the chosen size on `holder`, and keeps it. */
+function choose(holder, px) {
   if (px === null) {
-    table.style.removeProperty('--board-size');
+    holder.style.removeProperty('--board-size');
     local.remove(KEY_BOARD_SIZE);
     return;
   }
-  table.style.setProperty('--board-size', `${clamp(px)}px`);
+  holder.style.setProperty('--board-size', `${clamp(px)}px`);
   local.set(KEY_BOARD_SIZE, String(clamp(px)));
 }
 
-/** Wires the handle of the board in `table`, and applies the size kept from last time. */
-export function initBoardSize(table, board, handle) {
+/**
+ * Wires the handle of `board`, and applies the size kept from last time. The size is
+ * set as --board-size on `holder` (the game's card), which the board, its seats and
+ * the column they stand in are sized by (style.css).
+ */
+export function initBoardSize(holder, board, handle) {
   const kept = Number(local.get(KEY_BOARD_SIZE));
-  if (Number.isFinite(kept) && kept > 0) table.style.setProperty('--board-size', `${clamp(kept)}px`);
+  if (Number.isFinite(kept) && kept > 0) holder.style.setProperty('--board-size', `${clamp(kept)}px`);
   const current = () => board.getBoundingClientRect().width;
   handle.addEventListener('pointerdown', (event) => {
     event.preventDefault();
     handle.setPointerCapture(event.pointerId);
     const start = { x: event.clientX, y: event.clientY, size: current() };
-    const move = (e) => choose(table, start.size + Math.max(e.clientX - start.x, e.clientY - start.y));
+    const move = (e) => choose(holder, start.size + Math.max(e.clientX - start.x, e.clientY - start.y));
     const end = () => {
       handle.removeEventListener('pointermove', move);
       handle.removeEventListener('pointerup', end);
@@ -46,7 +50,7 @@ export function initBoardSize(table, board, handle) {
     const step = { ArrowUp: KEY_STEP_PX, ArrowRight: KEY_STEP_PX, ArrowDown: -KEY_STEP_PX, ArrowLeft: -KEY_STEP_PX }[event.key];
     if (!step) return;
     event.preventDefault();
-    choose(table, current() + step);
+    choose(holder, current() + step);
   });
-  handle.addEventListener('dblclick', () => choose(table, null));
+  handle.addEventListener('dblclick', () => choose(holder, null));
 }

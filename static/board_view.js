@@ -47,7 +47,7 @@ export function renderBoard(s, actions) {
     boardEl.className = 'board game-other fallback';
     const text = el('pre', 'position', s ? String(s.position ?? '') : '');
     boardEl.replaceChildren(text);
-    renderHelper(game, indexMoves(game, legal, null).entries, false, canPlay, null, actions);
+    renderHelper(game, indexMoves(game, legal, null).entries, false, canPlay, { premove: null, queued: [] }, actions);
     return;
   }
   boardEl.hidden = false;
@@ -63,22 +63,24 @@ export function renderBoard(s, actions) {
   // While the opponent is to move: this player's pieces can be picked for a premove.
   const premoving = canPremove();
   const premove = premoving ? room.premove : null;
-  boardEl.dataset.premove = premove ? [premove.from, premove.to].filter(Boolean).join('-') : '';
+  const queued = premoving ? room.premoves : [];
+  // For tests and tools: the queue as "from-to" pairs, then the piece being picked.
+  boardEl.dataset.premove = [...queued.map((p) => `${p.from}-${p.to}`), ...(premove ? [premove.from] : [])].join(' ');
   const focused = cells.find((cell) => cell && cell === document.activeElement) ?? null;
   paintGrid(cells, {
     game,
     board,
     last: new Set(lastPath),
-    selected: premove && !premove.to ? [premove.from] : sel,
+    selected: premove ? [premove.from] : sel,
     targets: interactive && sel.length && !room.pick.choices ? optionsAfter(entries, sel).next : new Set(),
     starts: premoving ? ownCells(cells, board) : interactive ? optionsAfter(entries, []).next : new Set(),
     interactive: interactive || premoving,
     selecting: premoving ? premove !== null : sel.length > 0,
-    premove: new Set(premove?.to ? [premove.from, premove.to] : []),
+    premove: new Set(queued.flatMap((p) => [p.from, p.to])),
     emphasis: emphasisOf(game, s),
   });
   animateLastMove(boardEl, cells, s, lastPath, game);
-  renderHelper(game, entries, mappable, canPlay, premove, actions);
+  renderHelper(game, entries, mappable, canPlay, { premove, queued }, actions);
   keepFocusOnBoard(focused, cells);
   restoreBoardFocus(canPlay);
 }
@@ -106,22 +108,30 @@ function listLabels(labels) {
  * go, "Stop here" when a chain of jumps may end at this point, the promotion chooser,
  * and Cancel. Also lists the moves as buttons when they cannot be drawn on the board.
  */
-function renderHelper(game, entries, mappable, canPlay, premove, { sendMove, cancelPick, cancelPremove }) {
+function renderHelper(game, entries, mappable, canPlay, { premove, queued }, { sendMove, cancelPick, cancelPremove }) {
   const box = ui['move-helper'];
   const pick = app.room.pick;
   // Rebuilt only when what it shows changes, so its buttons keep the focus.
-  const key = JSON.stringify([canPlay, mappable, pick, entries.map((e) => e.move), premove]);
+  const key = JSON.stringify([canPlay, mappable, pick, entries.map((e) => e.move), premove, queued]);
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   const parts = [];
   const sel = pick.sel;
-  if (premove) {
-    const text = premove.to
-      ? `Premove ${premove.from} → ${premove.to}: played the moment it is your turn, if it is legal then.`
-      : `Premove from ${premove.from}: choose where it goes.`;
-    parts.push(el('p', 'helper-text', text));
+  if (premove || queued.length) {
+    const text = [];
+    if (queued.length) {
+      const list = queued.map((p) => `${p.from} → ${p.to}`).join(', ');
+      text.push(queued.length === 1
+        ? `Premove ${list}: played the moment it is your turn, if it is legal then.`
+        : `Premoves ${list}: played in turn as your turns come, each if it is legal then.`);
+    }
+    if (premove) text.push(`Premove from ${premove.from}: choose where it goes.`);
+    parts.push(el('p', 'helper-text', text.join(' ')));
     const list = el('div', 'helper-buttons');
-    list.append(button('Cancel premove', 'cancel-premove', cancelPremove, 'small'));
+    const label = queued.length > 1 ? 'Cancel premoves' : 'Cancel premove';
+    const cancel = button(label, 'cancel-premove', cancelPremove, 'small');
+    cancel.title = 'Drops every premove (Escape, or a right-click on the board, too)';
+    list.append(cancel);
     parts.push(list);
   } else if (canPlay && !mappable && entries.length) {
     parts.push(el('p', 'helper-text', 'Choose your move:'));
@@ -183,8 +193,12 @@ function renderHelper(game, entries, mappable, canPlay, premove, { sendMove, can
 export function showBoard() {
   const board = ui.board;
   if (ui.game.hidden || board.hidden) return;
-  // The board with both players' lines, above and below it.
-  (board.closest('.table') ?? board).scrollIntoView({ block: 'center', behavior: 'instant' });
+  // The room's header, the board and both players' lines: the card's top goes to the
+  // top of the screen when the table does not fit under what is above it (the board is
+  // sized to fit from there, style.css).
+  const card = ui.game.getBoundingClientRect();
+  const table = (board.closest('.table') ?? board).getBoundingClientRect();
+  if (card.top < 0 || table.bottom > window.innerHeight) window.scrollBy({ top: card.top, behavior: 'instant' });
   const cell = (board._cells ?? []).find((c) => c && !c.disabled && c.tabIndex !== -1);
   (cell ?? board).focus({ preventScroll: true });
 }

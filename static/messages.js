@@ -110,10 +110,18 @@ const handlers = {
     const unanswered = room.pendingMove && sameGame && m.status === 'playing' && m.moves === previous.moves;
     room.state = m;
     room.clockAt = performance.now();
-    const sound = soundFor(previous, m, emphasisOf(m.game, m));
+    const arrived = arrivalOf(previous, m);
+    const sound = arrived ? 'arrive' : soundFor(previous, m, emphasisOf(m.game, m));
     if (sound) playSound(sound);
+    if (arrived) showNotice(`${arrived} arrived and took the seat opposite you.`, 'arrived');
+    // Seen ending here (not found ended after a reload): its result is brought into view.
+    if (m.status === 'finished' && previous && previous.status !== 'finished') room.showResult = true;
     // The invitation's notice is about a seat still open: gone once the game is on.
     if (m.status !== 'waiting') dropNotice('invite');
+    // Who arrived is old news once both sides have moved.
+    if (typeof m.moves === 'number' && m.moves >= 2) dropNotice('arrived');
+    // Nor does a dropped premove matter once the game is over: its result does.
+    if (m.status === 'finished') dropNotice('premove', 'arrived');
     if (m.resumed === true && previous?.resumed !== true) {
       showNotice('The server restarted. This game goes on where it stopped; the clocks did not run meanwhile.', 'resumed');
     }
@@ -168,6 +176,8 @@ const handlers = {
     cards.leaderboard.load();
     if (!app.room || m.room !== app.room.id) return;
     app.room.over = m;
+    // The result grows with what game_over tells (ratings): into view again.
+    app.room.showResult = true;
     cards.recent.load();
     forgetRoom();
     update();
@@ -262,6 +272,18 @@ const handlers = {
 export function dispatch(msg, cards, request) {
   const handler = Object.hasOwn(handlers, msg.type) ? handlers[msg.type] : null;
   if (handler) handler(msg, cards, request);
+}
+
+/**
+ * The name of the person who has just taken the open seat opposite this player between
+ * states `previous` and `s` of a room, or null.
+ */
+function arrivalOf(previous, s) {
+  const room = app.room;
+  if (!previous || room.role !== 'player' || !Array.isArray(previous.seats) || !Array.isArray(s.seats)) return null;
+  const came = s.seats.find((seat) => seat.seat !== room.seat && seat.kind === 'human'
+    && previous.seats.some((was) => was.seat === seat.seat && was.kind === 'open'));
+  return came ? seatName(came) : null;
 }
 
 /** After a rematch the seats are swapped: find this player's seat again by player id. */

@@ -1,14 +1,20 @@
 // The lines that talk to the user outside the board: the error line (which hides itself
-// after a while), the notice line, and the connection pill in the header. What they say
-// is kept in `app.notices` (state.js) and drawn by render.js.
+// after a while), the notice line (some notices too), and the connection pill in the
+// header. What they say is kept in `app.notices` (state.js) and drawn by render.js.
 
 import { app } from './state.js';
 import { update } from './store.js';
 
 const ERROR_VISIBLE_MS = 15000;
+/** How long a passing notice (FLEETING) stays: in a room it floats over the page's corner. */
+const NOTICE_VISIBLE_MS = 12000;
+/** Notices about a moment, gone after a while: a link copied, a premove dropped, who arrived. */
+const FLEETING = new Set(['share', 'invite', 'premove', 'arrived']);
 
 /** The timer that hides the error line again. */
 let errorTimer = null;
+/** The timer that hides a passing notice. */
+let noticeTimer = null;
 
 /** What the connection pill says for a state when the connection gives no text. */
 const CONNECTION_LABELS = { offline: 'not signed in' };
@@ -30,9 +36,14 @@ export function hideError() {
   update(() => { app.notices.error.shown = false; }, 'notices');
 }
 
-/** Shows a notice (an empty message hides it); `kind` says what it is about. */
+/**
+ * Shows a notice (an empty message hides it); `kind` says what it is about. A notice of
+ * a FLEETING kind hides itself after a while, unless another took its place meanwhile.
+ */
 export function showNotice(message, kind = 'info') {
   update(() => { app.notices.notice = { text: message, kind }; }, 'notices');
+  clearTimeout(noticeTimer);
+  if (message && FLEETING.has(kind)) noticeTimer = setTimeout(() => showNotice(''), NOTICE_VISIBLE_MS);
 }
 
 /** Hides the notice if it is of one of these kinds. */

@@ -35,6 +35,7 @@ export function listGames() {
     label.append(input, ` ${title}`);
     ui['game-pick'].append(label);
     ui['rooms-filter'].append(new Option(title, game));
+    ui['now-game'].append(new Option(title, game));
     ui['leaderboard-game'].append(new Option(title, game));
   }
 }
@@ -82,6 +83,7 @@ function renderPage({ actions, replay, roomList, recent }) {
   const signedIn = app.me !== null;
   renderNotices();
   ui.login.hidden = signedIn;
+  renderFirstScreen();
   ui.me.textContent = app.me?.name ?? '';
   // A signed-in player's name is the site's: it is changed there, not here.
   ui['change-name'].hidden = app.me?.signedIn === true;
@@ -103,6 +105,30 @@ function renderPage({ actions, replay, roomList, recent }) {
     room.showBoard = false;
     showBoard();
   }
+  // A game just over: its result (and Rematch) into view, if it is not already.
+  if (room?.showResult && !ui.result.hidden) {
+    room.showResult = false;
+    afterRender(() => {
+      const box = ui.result.getBoundingClientRect();
+      return box.top < 0 || box.bottom > window.innerHeight
+        ? () => ui.result.scrollIntoView({ block: 'nearest', behavior: 'instant' })
+        : null;
+    });
+  }
+}
+
+/**
+ * The first screen's main button: "Play a bot now", with its game and level; or, for
+ * whoever opened a room's link, taking the seat it offers (or watching the game).
+ */
+function renderFirstScreen() {
+  const link = app.linkedRoom !== null;
+  ui['play-now'].hidden = link;
+  ui['link-now'].hidden = !link;
+  if (!link) return;
+  const open = app.invitation?.open;
+  const text = open === false ? 'Watch the game' : 'Take the seat';
+  if (ui['follow-link'].textContent !== text) ui['follow-link'].textContent = text;
 }
 
 /** The lobby's choices for the game it starts: side names, start position (emptied for another game). */
@@ -113,6 +139,7 @@ function renderLobbyChoices(game) {
     input.checked = input.value === game;
   }
   ui['new-title'].textContent = `New ${gameTitle(game)} game`;
+  ui['now-game'].value = game;
   const sides = sidesOf(game, null).names;
   for (const select of [ui['bot-side'], ui['person-side']]) {
     for (const option of select.options) {
@@ -424,7 +451,8 @@ function markCurrentMove(list) {
 
 /**
  * Scrolls the move list, and only it, so the move the board shows is in sight: the
- * latest one during play, the chosen one while browsing.
+ * latest one during play, the chosen one while browsing; down a column, or along the
+ * strip a narrow screen shows.
  */
 function keepCurrentMoveInSight(list) {
   const current = list.querySelector('[aria-current="step"]');
@@ -432,8 +460,16 @@ function keepCurrentMoveInSight(list) {
   afterRender(() => {
     const box = list.getBoundingClientRect();
     const item = current.getBoundingClientRect();
-    if (item.top < box.top) return () => { list.scrollTop -= box.top - item.top; };
-    if (item.bottom > box.bottom) return () => { list.scrollTop += item.bottom - box.bottom; };
-    return null;
+    let down = 0;
+    let along = 0;
+    if (item.top < box.top) down = item.top - box.top;
+    else if (item.bottom > box.bottom) down = item.bottom - box.bottom;
+    if (item.left < box.left) along = item.left - box.left;
+    else if (item.right > box.right) along = item.right - box.right;
+    if (!down && !along) return null;
+    return () => {
+      list.scrollTop += down;
+      list.scrollLeft += along;
+    };
   });
 }

@@ -63,6 +63,7 @@ export class ReplayView {
    *   changed(): the card opened or closed (the page shows or hides the live game),
    *   focus(node): put the focus on `node` of the card, which shows once the page is drawn,
    *   focusBack(id): put the focus back where the replay of `id` was opened,
+   *   copyLink(id): copy the game's permanent address (/game/<id>),
    * }
    */
   constructor(ui, page) {
@@ -76,6 +77,8 @@ export class ReplayView {
     ui['replay-forward'].addEventListener('click', () => this.step((this.current?.ply ?? 0) + 1));
     ui['replay-last'].addEventListener('click', () => this.step(this.current?.data?.moves.length ?? 0));
     document.addEventListener('keydown', (event) => this.onKey(event));
+    this.gameLink = ui.replay.querySelector('[data-testid="replay-game-link"]');
+    this.gameLink.addEventListener('click', () => { if (this.current) page.copyLink(this.current.id); });
   }
 
   /** Opens the card on a stored game, at its last move. */
@@ -87,9 +90,11 @@ export class ReplayView {
     this.page.focus(this.ui.replay);
     let data = null;
     let problem = '';
+    let unknown = false;
     try {
       const res = await fetch(`/api/games/${encodeURIComponent(gameId)}`, { headers: { accept: 'application/json' } });
       const body = await res.json().catch(() => null);
+      unknown = res.status === 404;
       if (!res.ok) throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
       if (!body || !Array.isArray(body.moves)) throw new Error('the answer has no moves');
       data = body;
@@ -100,7 +105,9 @@ export class ReplayView {
     if (r?.id !== gameId) return; // closed, or another replay opened meanwhile
     r.loading = false;
     r.data = data;
-    r.error = data ? '' : `The game could not be loaded: ${problem}.`;
+    r.error = data ? '' : unknown
+      ? `There is no game "${gameId}" on this server: check the link (a game's link is /game/ and its id).`
+      : `The game could not be loaded: ${problem}.`;
     r.ply = data ? data.moves.length : 0;
     this.draw();
   }
@@ -128,7 +135,7 @@ export class ReplayView {
     const r = this.current;
     if (!r?.data || this.ui.replay.hidden || event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target instanceof Element ? event.target : null;
-    if (target?.closest('input, select, textarea, [contenteditable="true"], [data-testid="board"]')) return;
+    if (target?.closest('input, select, textarea, [contenteditable="true"], [data-testid="board"], dialog')) return;
     const to = { ArrowLeft: r.ply - 1, ArrowRight: r.ply + 1, Home: 0, End: r.data.moves.length }[event.key];
     if (to === undefined) return;
     event.preventDefault();
@@ -146,6 +153,7 @@ export class ReplayView {
     ui.replay.dataset.gameId = r.id;
     ui.replay.dataset.ply = String(r.ply);
     ui.replay.dataset.loaded = data ? 'true' : 'false';
+    this.gameLink.hidden = !data;
     if (!data) {
       ui['replay-title'].textContent = '';
       ui['replay-info'].textContent = r.loading ? 'Loading the game…' : r.error;

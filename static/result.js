@@ -1,6 +1,6 @@
 // How a game ended, in words: the headline ("You won!", "Ann (White) won.", "Draw."),
 // the reason as a phrase, the result panel under the board with its scores, rating
-// changes, Rematch and Replay (which call the actions it is given), and the same
+// changes, Rematch, Replay and Link to this game (which call the actions it is given), and the same
 // sentence for a stored game's replay.
 
 import { app, ui, currentGame, markOf, markEl } from './state.js';
@@ -103,8 +103,9 @@ function ratingChangeText(before, after) {
 }
 
 /**
- * The panel under the board once the game is over; hidden before. `actions` =
- * { rematch(), openReplay(gameId) }, for its buttons.
+ * The panel that says how the game ended (beside the board, or under it on a phone)
+ * once the game is over; hidden before. `actions` =
+ * { rematch(), openReplay(gameId), copyGameLink(gameId) }, for its buttons.
  */
 export function renderResult(s, actions) {
   const box = ui.result;
@@ -164,6 +165,7 @@ export function renderResult(s, actions) {
   }
   if (s?.status === 'finished' && typeof s.game_id === 'string') {
     row.append(button('Replay', 'replay-open', () => actions.openReplay(s.game_id), 'small'));
+    row.append(button('Link to this game', 'result-game-link', () => actions.copyGameLink(s.game_id), 'small'));
   }
   if (row.childElementCount) parts.push(row);
   box.replaceChildren(...parts);

@@ -1,5 +1,5 @@
 // Sounds of the game: a move, a capture, a check, low time on your clock, a game's start
-// and end. Short tones made with the Web Audio API (no files to load), and a switch to
+// and end, and someone taking the seat opposite you. Short tones made with the Web Audio API (no files to load), and a switch to
 // mute them, kept in this browser. The switch shows the last sound played in
 // data-last-sound, the last few in data-recent (and how many in data-played), for tests
 // and the curious.
@@ -14,6 +14,7 @@ const SOUNDS = {
   low: { tones: [[1000, 0, 0.04]], gain: 0.15 },
   start: { tones: [[440, 0, 0.08], [660, 0.09, 0.1]], gain: 0.18 },
   end: { tones: [[660, 0, 0.1], [440, 0.11, 0.16]], gain: 0.18 },
+  arrive: { tones: [[523, 0, 0.08], [659, 0.09, 0.08], [784, 0.18, 0.12]], gain: 0.2 },
 };
 
 /** How many of the last sounds data-recent lists. */

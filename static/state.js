@@ -30,6 +30,8 @@ export const KEY_SOUND = 'parlor.sound';
 export const KEY_THEME = 'parlor.theme';
 /** The players whose chat lines this browser hides: JSON, player id → name. */
 export const KEY_MUTED = 'parlor.chat-muted';
+/** The bot's level last chosen, on the first screen or in the lobby. */
+export const KEY_BOT_LEVEL = 'parlor.bot-level';
 
 /** localStorage / sessionStorage that never throws (private modes may refuse). */
 function storage(kind) {
@@ -63,6 +65,8 @@ export const app = {
   rooms: new RoomList(),
   /** A room from a `/?room=` link, to open once signed in. */
   linkedRoom: null,
+  /** What that link leads to, once read: { open } (a seat waits for whoever follows it). */
+  invitation: null,
   seen: new Map(), // game_id → { game, boards: [board after n moves], flipped, sides }
   // The lines outside the board (notices.js): the error line, shown for a while, with its
   // code and how many errors it has shown; the notice line and what it is about (kind);
@@ -95,9 +99,11 @@ export function enterRoom({ id, seat, role, game, detached = false }) {
     // choose between when several share that path (chess promotion).
     pick: { key: '', sel: [], choices: null },
     showBoard: false, // the room was entered or a rematch began: bring the board into view once drawn
+    showResult: false, // the game has just ended: bring its result into view once drawn
     browsing: null, // while looking back: the number of moves after which the board is shown (browse.js)
     chat: { channel: null, lines: [] }, // the room's chat as shown
-    premove: null, // { game, from, to }: the move to play once it is this player's turn (premove.js)
+    premove: null, // { game, from }: the premove being picked, its piece chosen (premove.js)
+    premoves: [], // [{ game, from, to }]: the premoves queued, played in order as this player's turns come
     dropped: null, // the cell this player last dropped a piece on by hand, so that it does not glide there (animate.js)
     lowWarned: null, // the turn (game id and move count) whose low time was sounded
     orientation: null, // the sides and orientation of the current game, once known (see orientation())
@@ -130,7 +136,7 @@ const byTestId = (id, root = document) => root.querySelector(`[data-testid="${id
 export function bindUi() {
   for (const id of [
     'connection', 'reconnect', 'error', 'notice', 'login-form', 'name-input', 'connect',
-    'me', 'change-name', 'play-bot-now', 'quick-join', 'open-room', 'private-room', 'play-bot', 'bot-level', 'bot-side', 'person-side',
+    'me', 'change-name', 'play-bot-now', 'play-now', 'now-game', 'now-level', 'link-now', 'follow-link', 'quick-join', 'open-room', 'private-room', 'play-bot', 'bot-level', 'bot-side', 'person-side',
     'bot2-level', 'bot-vs-bot', 'rooms-filter', 'invite', 'room-link', 'copy-link', 'share-link',
     'game-pick', 'new-title', 'start-options', 'start-label', 'start-position',
     'game-name', 'room-id', 'spectators', 'seats', 'status', 'board', 'move-helper', 'result',

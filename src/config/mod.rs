@@ -194,6 +194,10 @@ pub struct RoomsConfig {
     pub idle_secs: u64,
     /// A disconnected player keeps their seat this many seconds before `takeover` applies.
     pub reconnect_grace_secs: u64,
+    /// Once a disconnected player has been away this many seconds, the player present
+    /// may claim the game (`claim_victory`, `claim_draw`); at most `reconnect_grace_secs`,
+    /// 0 for at once.
+    pub claim_after_secs: u64,
     /// What then happens to their seat, unless the room's `options.takeover` says otherwise.
     pub takeover: Takeover,
     /// A game in which either side has not made its first move this many seconds after
@@ -208,6 +212,7 @@ impl Default for RoomsConfig {
         Self {
             idle_secs: 300,
             reconnect_grace_secs: 60,
+            claim_after_secs: 15,
             takeover: Takeover::None,
             first_move_secs: 30,
             chat_max_chars: 140,
@@ -325,6 +330,7 @@ impl Config {
             games: self.game_settings(),
             idle: Duration::from_secs(rooms.idle_secs),
             reconnect_grace: Duration::from_secs(rooms.reconnect_grace_secs),
+            claim_after: Duration::from_secs(rooms.claim_after_secs),
             takeover: rooms.takeover,
             first_move: Duration::from_secs(rooms.first_move_secs),
             chat_max_chars: rooms.chat_max_chars as usize,
@@ -444,6 +450,12 @@ impl Config {
         }
         if self.rooms.idle_secs == 0 {
             return out_of_range("rooms.idle_secs", "must be at least 1");
+        }
+        if self.rooms.claim_after_secs > self.rooms.reconnect_grace_secs {
+            return out_of_range(
+                "rooms.claim_after_secs",
+                "must be at most rooms.reconnect_grace_secs: a claim comes before the grace ends",
+            );
         }
         if self.scoring.par.tictactoe < 10 {
             // Tic-tac-toe lasts up to 9 moves; a par of 10 or more keeps every win's

@@ -70,6 +70,11 @@ fn bad_values_are_refused_by_name() {
             let error = load_in(jail, Some(&toml)).unwrap_err();
             assert!(error.contains("server.heartbeat_timeout_secs"), "{error}");
         }
+        let late_claim = "[rooms]\nreconnect_grace_secs = 10\nclaim_after_secs = 11\n";
+        let error = load_in(jail, Some(late_claim)).unwrap_err();
+        assert!(error.contains("rooms.claim_after_secs"), "{error}");
+        let at_once = load_in(jail, Some("[rooms]\nclaim_after_secs = 0\n"));
+        assert!(at_once.is_ok(), "{at_once:?}");
         let error = load_in(jail, Some("[cluster]\nowns_rooms = false\n")).unwrap_err();
         assert!(error.contains("cluster.owns_rooms"), "{error}");
         let fleet =

@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use utoipa::OpenApi;
 
 use super::admin;
+use super::rules;
 use super::{ErrorBody, Health, Leaderboard, PlayerGames, games, protocol_schema};
 use crate::lobby::RoomsPage;
 use crate::protocol::{PROTOCOL_VERSION, StateMsg, schema, unwrap_descriptions};
@@ -27,6 +28,7 @@ use crate::protocol::{PROTOCOL_VERSION, StateMsg, schema, unwrap_descriptions};
         games::game,
         games::game_pgn,
         games::game_pdn,
+        rules::rules,
         super::leaderboard,
         super::player_games,
         protocol_schema::protocol_schema,
@@ -39,7 +41,7 @@ use crate::protocol::{PROTOCOL_VERSION, StateMsg, schema, unwrap_descriptions};
     ),
     tags(
         (name = "rooms", description = "The live rooms"),
-        (name = "games", description = "Stored games, players' games and the leaderboards"),
+        (name = "games", description = "Stored games, players' games, the leaderboards and each game's rules"),
         (name = "operations", description = "Health and metrics, for operators and their tools"),
         (name = "admin", description = "The operator's controls (`[admin] token`; docs/OPERATIONS.md)"),
         (name = "documents", description = "The descriptions of the protocol and of this API"),
@@ -113,6 +115,7 @@ fn schemas() -> Map<String, Value> {
         named::<PlayerGames>(&mut written),
         named::<Leaderboard>(&mut written),
         named::<ErrorBody<'static>>(&mut written),
+        rules::answer_schema(&mut written),
     ];
     answers.extend(admin::answer_schemas(&mut written));
     let mut read = SchemaSettings::draft2020_12()
@@ -217,6 +220,7 @@ mod tests {
             "/api/rooms",
             "/api/rooms/{id}",
             "/api/games/{id}",
+            "/api/rules/{game}",
             "/api/leaderboard",
             "/api/players/{id}/games",
             "/api/protocol.json",

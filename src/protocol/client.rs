@@ -8,6 +8,7 @@ use super::checked::Checked;
 use super::{ClientError, ErrorCode};
 use parlor_room::{RoomId, RoomOptions, SeatSpec, TimeControl};
 use parlor_rules::GameKind;
+use parlor_rules::bots::BotLevel;
 use parlor_rules::games::Seat;
 
 /// How a connection hears of a move (`hello.updates`).
@@ -123,7 +124,8 @@ pub enum ClientMsg {
         /// The room's id.
         room: RoomId,
     },
-    /// Leave a room (resigning, by `abandoned`, if playing).
+    /// Leave a room (resigning, by `abandoned`, if playing; aborting the game if no move
+    /// has been played).
     Leave {
         /// The room's id.
         room: RoomId,
@@ -182,6 +184,28 @@ pub enum ClientMsg {
     /// Ask for a `pong`: a heartbeat for clients that cannot see WebSocket pings (a
     /// browser's script), so they notice a connection that died without closing.
     Ping {},
+    /// Give the open seat of a waiting room to a bot now, rather than wait for a
+    /// person; the bot's arrival starts the game.
+    FillWithBot {
+        /// The room's id.
+        room: RoomId,
+        /// The bot's level: `random`, `easy`, `medium` or `hard`; the server's
+        /// `bots.fill_level` when absent or `null`.
+        #[serde(default)]
+        level: Option<BotLevel>,
+    },
+    /// Win the game in progress by `abandoned`: the opponent's connection has been gone
+    /// for `rooms.claim_after_secs` (their seat's `claim_left_ms` is `0`).
+    ClaimVictory {
+        /// The room's id.
+        room: RoomId,
+    },
+    /// Draw the game in progress (`draw_claimed`): the opponent's connection has been
+    /// gone for `rooms.claim_after_secs`.
+    ClaimDraw {
+        /// The room's id.
+        room: RoomId,
+    },
 }
 
 /// Every `type` a client may send, for telling `unknown_type` from `bad_message`: the

@@ -67,6 +67,12 @@ pub enum ErrorCode {
     NoDrawOffer,
     /// `rematch` before the game is over.
     GameNotFinished,
+    /// `claim_victory` or `claim_draw` while the opponent is connected, or a bot plays
+    /// their seat: there is nobody gone to claim against.
+    OpponentPresent,
+    /// `claim_victory` or `claim_draw` before the opponent has been gone for
+    /// `rooms.claim_after_secs`.
+    TooEarlyToClaim,
     /// A second `hello` on the same connection.
     AlreadyIdentified,
     /// The site's sign-in token has expired: get a fresh one from the site.

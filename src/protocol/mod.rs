@@ -20,7 +20,7 @@ pub use checked::Checked;
 pub use client::{ClientMsg, Envelope, Rejected, Updates, parse};
 pub use errors::{ClientError, ErrorCode};
 pub use schema::{schema, schema_text, unwrap_descriptions};
-pub use server::{LobbyChange, Role, ServerMsg, ShutdownReason};
+pub use server::{LobbyChange, Role, RoomSettingsView, ServerMsg, ShutdownReason};
 // What rooms broadcast is the room's own vocabulary, sent as the room made it.
 pub use parlor_room::TimeControl;
 pub use parlor_room::chat::{ChatChannel, ChatLine};

@@ -61,6 +61,22 @@ impl From<Refusal> for ClientError {
                 "Your opponent has not offered a draw (or the offer lapsed when you moved)."
                     .into(),
             ),
+            Refusal::OpponentPresent => (
+                ErrorCode::OpponentPresent,
+                "Your opponent is here (connected, or a bot plays for them), so there is nothing to claim; play on."
+                    .into(),
+            ),
+            Refusal::TooEarlyToClaim { left_ms } => (
+                ErrorCode::TooEarlyToClaim,
+                format!(
+                    "Your opponent may still come back: you can claim the game in {} s (their seat's claim_left_ms counts it down).",
+                    left_ms.div_ceil(1000)
+                ),
+            ),
+            Refusal::NoOpenSeat => (
+                ErrorCode::SeatTaken,
+                "No seat is open for a bot: the game has already started.".into(),
+            ),
             Refusal::RematchBeforeEnd => (
                 ErrorCode::GameNotFinished,
                 "A rematch can be asked for once this game is over.".into(),
@@ -138,6 +154,9 @@ impl From<SeatSpecError> for ClientError {
 impl From<OptionError> for ClientError {
     fn from(error: OptionError) -> ClientError {
         let sentence = match error {
+            OptionError::BotFillNotBool => {
+                "Option \"bot_fill\" must be true or false.".to_owned()
+            }
             OptionError::PrivateNotBool => "Option \"private\" must be true or false.".to_owned(),
             OptionError::TakeoverNotText => {
                 "Option \"takeover\" must be a string: none, random, easy, medium or hard."

@@ -1,8 +1,12 @@
 //! What the server sends one connection: direct replies and notices, and the listing of
 //! a room that the lobby shows.
 
-use parlor_room::{PlayerId, RoomId};
+use std::time::Duration;
+
+use parlor_room::options::Takeover;
+use parlor_room::{PlayerId, RoomId, RoomSettings};
 use parlor_rules::GameKind;
+use parlor_rules::bots::BotLevel;
 use parlor_rules::games::Seat;
 use serde::Serialize;
 use serde_json::Value;
@@ -69,6 +73,12 @@ pub enum ServerMsg {
         signed_in: bool,
         /// The protocol version, `1` (`PROTOCOL_VERSION`).
         protocol: u32,
+        /// This server's room settings that a client shows its players: when a bot
+        /// fills an open seat and of what level, how long an absent player has, and
+        /// when their opponent may claim the game (PROTOCOL.md §7.1). Absent from
+        /// servers older than it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        room_settings: Option<RoomSettingsView>,
         /// The client's `ref`.
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
         reference: Option<Value>,
@@ -191,6 +201,46 @@ pub enum ServerMsg {
         /// back off while the server is not yet back.
         retry_after_ms: u64,
     },
+}
+
+/// This server's room settings as `welcome` tells them, so that a page can say what will
+/// happen ("if nobody comes within 20 s, an easy bot takes the seat") and count the
+/// grace and claim times down without knowing the server's configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct RoomSettingsView {
+    /// An open seat opposite a connected person is given a bot after this long, ms
+    /// (`bots.fill_after_secs`), in a room that fills itself (`options.bot_fill`).
+    pub bot_fill_after_ms: u64,
+    /// That bot's level (`bots.fill_level`); also the level `fill_with_bot` seats when
+    /// it names none.
+    pub bot_fill_level: BotLevel,
+    /// How long a disconnected player keeps their seat during a game, ms
+    /// (`rooms.reconnect_grace_secs`).
+    pub reconnect_grace_ms: u64,
+    /// How long a disconnected player must have been away before the opponent may
+    /// claim the game, ms (`rooms.claim_after_secs`); at most `reconnect_grace_ms`.
+    pub claim_after_ms: u64,
+    /// A game whose first moves are not made within this long of each side's turn is
+    /// aborted, ms (`rooms.first_move_secs`).
+    pub first_move_ms: u64,
+    /// What happens to an absent player's seat when the grace runs out, in rooms that
+    /// do not say (`options.takeover`): `none` (they lose by `abandoned`) or the level
+    /// of the bot that plays for them (`rooms.takeover`).
+    pub takeover: Takeover,
+}
+
+impl From<&RoomSettings> for RoomSettingsView {
+    fn from(settings: &RoomSettings) -> RoomSettingsView {
+        let ms = |duration: Duration| u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        RoomSettingsView {
+            bot_fill_after_ms: ms(settings.fill_after),
+            bot_fill_level: settings.fill_level,
+            reconnect_grace_ms: ms(settings.reconnect_grace),
+            claim_after_ms: ms(settings.claim_after),
+            first_move_ms: ms(settings.first_move),
+            takeover: settings.takeover,
+        }
+    }
 }
 
 /// Why the server is shutting down, as `shutdown` says.

@@ -11,7 +11,7 @@ fn code(text: &str) -> ErrorCode {
 
 #[test]
 fn every_client_type_is_read_by_serde_and_documented() {
-    assert_eq!(CLIENT_TYPES.len(), 17);
+    assert_eq!(CLIENT_TYPES.len(), 20);
     let protocol = include_str!("../../docs/PROTOCOL.md");
     for kind in CLIENT_TYPES {
         let heading = format!("`{kind}`");
@@ -60,6 +60,31 @@ fn errors_are_checked_in_order() {
         code(r#"{"type":"join","room":"a","seat":-1}"#),
         ErrorCode::BadMessage
     );
+    assert_eq!(
+        code(r#"{"type":"fill_with_bot","room":"a","level":"genius"}"#),
+        ErrorCode::BadMessage
+    );
+}
+
+#[test]
+fn a_bot_for_the_open_seat_names_its_level_or_takes_the_servers() {
+    use parlor_rules::bots::BotLevel;
+    let named = parse(r#"{"type":"fill_with_bot","room":"a","level":"hard"}"#).unwrap();
+    assert_eq!(
+        named.msg,
+        ClientMsg::FillWithBot {
+            room: "a".into(),
+            level: Some(BotLevel::Hard)
+        }
+    );
+    let unnamed = parse(r#"{"type":"fill_with_bot","room":"a"}"#).unwrap();
+    assert_eq!(
+        unnamed.msg,
+        ClientMsg::FillWithBot {
+            room: "a".into(),
+            level: None
+        }
+    );
 }
 
 #[test]
@@ -99,6 +124,7 @@ fn replies_serialize_as_documented() {
         token: Some("t".into()),
         signed_in: false,
         protocol: PROTOCOL_VERSION,
+        room_settings: None,
         reference: None,
     };
     assert_eq!(
@@ -111,11 +137,47 @@ fn replies_serialize_as_documented() {
         token: None,
         signed_in: true,
         protocol: PROTOCOL_VERSION,
+        room_settings: None,
         reference: None,
     };
     assert_eq!(
         serde_json::to_string(&signed_in).unwrap(),
         r#"{"type":"welcome","player_id":"p","name":"Ann","signed_in":true,"protocol":1}"#
+    );
+    let secs = std::time::Duration::from_secs;
+    let settings = parlor_room::RoomSettings {
+        games: parlor_rules::GameSettings::default(),
+        idle: secs(300),
+        reconnect_grace: secs(60),
+        claim_after: std::time::Duration::from_millis(15_500),
+        takeover: parlor_room::options::Takeover::None,
+        first_move: secs(30),
+        chat_max_chars: 140,
+        spectators_per_room: 1_000,
+        fill_after: secs(20),
+        fill_level: parlor_rules::bots::BotLevel::Easy,
+        bot_min_delay: secs(0),
+        scoring: parlor_room::scoring::ScoringConfig::default(),
+    };
+    let told = ServerMsg::Welcome {
+        player_id: "p".into(),
+        name: "Ann".into(),
+        token: None,
+        signed_in: true,
+        protocol: PROTOCOL_VERSION,
+        room_settings: Some((&settings).into()),
+        reference: None,
+    };
+    assert_eq!(
+        serde_json::to_value(&told).unwrap()["room_settings"],
+        serde_json::json!({
+            "bot_fill_after_ms": 20_000,
+            "bot_fill_level": "easy",
+            "reconnect_grace_ms": 60_000,
+            "claim_after_ms": 15_500,
+            "first_move_ms": 30_000,
+            "takeover": "none",
+        })
     );
     let error = ServerMsg::error(
         ClientError::new(ErrorCode::IllegalMove, "no"),

@@ -14,7 +14,8 @@ use crate::fleet::{Opening, RoomLink};
 use crate::lobby::NewRoom;
 use crate::players::{self, Identity};
 use crate::protocol::{
-    self, Checked, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, ServerMsg, Updates, encode,
+    self, Checked, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, RoomSettingsView,
+    ServerMsg, Updates, encode,
 };
 use crate::room::{Creator, unix_ms};
 use parlor_room::{
@@ -188,6 +189,16 @@ impl Connection {
                 self.request(&room, Request::DeclineDraw, received).await
             }
             ClientMsg::Rematch { room } => self.request(&room, Request::Rematch, received).await,
+            ClientMsg::FillWithBot { room, level } => {
+                let request = Request::FillWithBot { level };
+                self.request(&room, request, received).await
+            }
+            ClientMsg::ClaimVictory { room } => {
+                self.request(&room, Request::ClaimVictory, received).await
+            }
+            ClientMsg::ClaimDraw { room } => {
+                self.request(&room, Request::ClaimDraw, received).await
+            }
             ClientMsg::Chat { room, text } => {
                 let (player, link) = self.player_and_room(&room).await?;
                 self.app.limits.chat_line(&self.chat_budget)?;
@@ -486,6 +497,7 @@ impl Connection {
             token: identity.token.clone(),
             signed_in: identity.signed_in,
             protocol: PROTOCOL_VERSION,
+            room_settings: Some(RoomSettingsView::from(&self.app.config.room_settings())),
             reference,
         };
         self.identity = Some(identity);

@@ -31,6 +31,7 @@ pub(crate) fn test_config(dir: &Path) -> Config {
     config.bots.min_delay_ms = 0;
     config.bots.fill_after_secs = 1;
     config.rooms.reconnect_grace_secs = 1;
+    config.rooms.claim_after_secs = 1;
     // With bots replying at once, a test client plays far faster than a person can
     // (a whole chess game in a second); the message budget gets its own tests.
     config.limits.messages_per_sec = 500;
@@ -518,9 +519,9 @@ pub(crate) async fn client_at(address: &str, name: &str, token: Option<&str>) ->
 }
 
 /// What two states with one `seq` must agree on: everything but what is rendered for
-/// each recipient or moment (the clocks' remaining time, the newcomer's `history`) and
-/// the audience (a snapshot may already count a newcomer or a drop that the broadcast
-/// of its `seq` did not; PROTOCOL.md §8).
+/// each recipient or moment (the clocks' remaining time, an absent seat's countdowns,
+/// the newcomer's `history`) and the audience (a snapshot may already count a newcomer
+/// or a drop that the broadcast of its `seq` did not; PROTOCOL.md §8).
 pub(crate) fn comparable(state: &Value) -> Value {
     let mut state = state.clone();
     if let Some(fields) = state.as_object_mut() {
@@ -530,7 +531,9 @@ pub(crate) fn comparable(state: &Value) -> Value {
         if let Some(seats) = fields.get_mut("seats").and_then(Value::as_array_mut) {
             for seat in seats {
                 if let Some(seat) = seat.as_object_mut() {
-                    seat.remove("connected");
+                    for field in ["connected", "grace_left_ms", "claim_left_ms"] {
+                        seat.remove(field);
+                    }
                 }
             }
         }

@@ -1,5 +1,6 @@
 //! A player who drops keeps the seat for `rooms.reconnect_grace_secs`: coming back with
-//! the token resumes the game; not coming back loses it by `abandoned`.
+//! the token resumes the game; not coming back loses it by `abandoned`, and so does
+//! leaving it once a move has been played (before that, leaving aborts it).
 
 use crate::common::{PATIENCE, TestServer, play_alternately, temp_dir, test_config};
 use serde_json::json;
@@ -78,6 +79,35 @@ async fn a_player_who_does_not_come_back_loses_by_abandonment() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaving_before_any_move_aborts_the_game_and_nobody_loses() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let mut alice = server.player("Alice").await;
+    let mut bob = server.player("Bob").await;
+    let (room, _) = alice.create(["me", "open"]).await;
+    bob.join(&room, 1).await;
+    bob.send(json!({"type": "leave", "room": room, "ref": "bye"}))
+        .await;
+    assert_eq!(
+        bob.until("left").await,
+        json!({"type": "left", "room": room, "ref": "bye"})
+    );
+    let state = alice.until_state(|s| s["status"] == "finished").await;
+    assert_eq!(
+        state["result"],
+        json!({"winner": null, "reason": "aborted"})
+    );
+    let over = alice.expect("game_over").await;
+    assert_eq!(
+        (&over["winner"], &over["reason"]),
+        (&json!(null), &json!("aborted"))
+    );
+    assert_eq!(over["unrated"], "aborted");
+    assert_eq!(over["scores"][0]["score"], serde_json::Value::Null);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn leaving_mid_game_is_abandoning_and_resigning_ends_the_game() {
     let dir = temp_dir();
     let server = TestServer::in_dir(dir.path()).await;
@@ -85,6 +115,9 @@ async fn leaving_mid_game_is_abandoning_and_resigning_ends_the_game() {
     let mut bob = server.player("Bob").await;
     let (room, _) = alice.create(["me", "open"]).await;
     bob.join(&room, 1).await;
+    alice.until_state(|s| s["status"] == "playing").await;
+    alice.play(&room, "4").await;
+    bob.until_state(|s| s["moves"] == 1).await;
     bob.send(json!({"type": "leave", "room": room, "ref": "bye"}))
         .await;
     assert_eq!(

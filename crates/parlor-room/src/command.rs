@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::PlayerInfo;
+use parlor_rules::bots::BotLevel;
 use parlor_rules::games::Seat;
 
 /// What a client asks of a room, and the operator's [`RoomCommand::Close`], which no
@@ -41,7 +42,8 @@ pub enum RoomCommand {
         /// The line.
         text: String,
     },
-    /// Stop watching, or give up a seat (which during a game loses it by `abandoned`).
+    /// Stop watching, or give up a seat (which during a game loses it by `abandoned`,
+    /// or aborts it while no move has been played).
     Leave,
     /// The server's operator closes the room: a game in progress ends `aborted`
     /// (unrated), and then the room stops. No client can send it: only the operator's
@@ -72,6 +74,17 @@ impl RoomCommand {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Request {
+    /// Give the open seat of a waiting room to a bot now, rather than wait for a
+    /// person: of `level`, or the server's `bots.fill_level` when `None`.
+    FillWithBot {
+        /// The bot's level.
+        level: Option<BotLevel>,
+    },
+    /// End the game as won, the opponent having been away long enough
+    /// (`rooms.claim_after_secs`).
+    ClaimVictory,
+    /// End the game as a draw, the opponent having been away long enough.
+    ClaimDraw,
     /// Give up the game in progress.
     Resign,
     /// Offer the opponent a draw (accepts the opponent's open offer, if there is one).

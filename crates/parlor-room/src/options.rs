@@ -118,6 +118,10 @@ pub struct RoomOptions {
     /// Left out of every listing (`list_rooms`, the lobby, `GET /api/rooms`) and of
     /// `quick_join`; reachable only by its id.
     pub private: bool,
+    /// Whether an open seat opposite a connected person is given a bot after
+    /// `bots.fill_after_secs`; `None` means the room's default (see
+    /// [`RoomOptions::fills_with_bot`]).
+    pub bot_fill: Option<bool>,
     pub(crate) sent: Map<String, Value>,
 }
 
@@ -125,6 +129,9 @@ pub struct RoomOptions {
 /// alphabetical order of their keys.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OptionError {
+    /// `bot_fill` is not a boolean.
+    #[error("option \"bot_fill\" is not true or false")]
+    BotFillNotBool,
     /// `private` is not a boolean.
     #[error("option \"private\" is not true or false")]
     PrivateNotBool,
@@ -150,7 +157,7 @@ pub enum OptionError {
 
 impl RoomOptions {
     /// Every option name this server knows.
-    pub const KNOWN: &[&str] = &["private", "start", "takeover", "time_control"];
+    pub const KNOWN: &[&str] = &["bot_fill", "private", "start", "takeover", "time_control"];
 
     /// Checks every option of `sent` (none when absent); an unknown or mistyped one is
     /// refused.
@@ -161,6 +168,8 @@ impl RoomOptions {
             match (key.as_str(), value) {
                 ("start", Value::String(position)) => options.start = Some(position.clone()),
                 ("start", _) => return Err(OptionError::StartNotText),
+                ("bot_fill", Value::Bool(fill)) => options.bot_fill = Some(*fill),
+                ("bot_fill", _) => return Err(OptionError::BotFillNotBool),
                 ("private", Value::Bool(private)) => options.private = *private,
                 ("private", _) => return Err(OptionError::PrivateNotBool),
                 ("takeover", Value::String(text)) => {
@@ -194,6 +203,13 @@ impl RoomOptions {
             sent,
             ..RoomOptions::default()
         }
+    }
+
+    /// Whether an open seat opposite a connected person is given a bot after a while:
+    /// as `bot_fill` says, and otherwise in a public room but not in a private one,
+    /// which waits for the person its link was sent to.
+    pub fn fills_with_bot(&self) -> bool {
+        self.bot_fill.unwrap_or(!self.private)
     }
 
     /// Whether games in this room count for scores: not when they start from a given
@@ -240,6 +256,10 @@ mod tests {
             options(json!({"private": 1})),
             Err(OptionError::PrivateNotBool)
         );
+        assert_eq!(
+            options(json!({"bot_fill": "yes"})),
+            Err(OptionError::BotFillNotBool)
+        );
         assert_eq!(options(json!({"start": 5})), Err(OptionError::StartNotText));
         assert_eq!(
             options(json!({"takeover": 5})),
@@ -273,5 +293,14 @@ mod tests {
         let back: RoomOptions = serde_json::from_str(&text).expect("decode");
         assert_eq!(back, read);
         assert!(serde_json::from_str::<RoomOptions>(r#"{"colour":"white"}"#).is_err());
+    }
+
+    #[test]
+    fn a_public_room_fills_with_a_bot_and_a_private_one_waits_unless_told() {
+        let fills = |sent: Value| options(sent).expect("options").fills_with_bot();
+        assert!(fills(json!({})));
+        assert!(!fills(json!({"private": true})));
+        assert!(fills(json!({"private": true, "bot_fill": true})));
+        assert!(!fills(json!({"bot_fill": false})));
     }
 }

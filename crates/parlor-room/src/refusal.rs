@@ -39,6 +39,18 @@ pub enum Refusal {
     /// A draw accepted or declined that the opponent has not offered.
     #[error("no draw offer from the opponent")]
     NoDrawOffer,
+    /// A claim while the opponent is present (connected, or a bot plays their seat).
+    #[error("the opponent is present")]
+    OpponentPresent,
+    /// A claim before the opponent has been away for `rooms.claim_after_secs`.
+    #[error("the opponent may come back for {left_ms} ms more before a claim")]
+    TooEarlyToClaim {
+        /// How long until the claim may be made, ms.
+        left_ms: u64,
+    },
+    /// A bot asked for while no seat is open (the game has started).
+    #[error("no seat is open for a bot")]
+    NoOpenSeat,
     /// A rematch asked for before the game is over.
     #[error("the game is not over")]
     RematchBeforeEnd,

@@ -141,6 +141,10 @@ impl JsonSchema for RoomOptions {
                     "type": "boolean",
                     "description": "`true` keeps the room out of every listing (`list_rooms`, the lobby, `GET /api/rooms`) and out of `quick_join`: it is reached by its id alone. `false`, the default, lists it.",
                 },
+                "bot_fill": {
+                    "type": "boolean",
+                    "description": "Whether an open seat opposite a connected person is given a bot (`bots.fill_level`) after `bots.fill_after_secs`. Default: `true` in a public room, `false` in a private one, which waits for the person its link was sent to. A seated player may still ask for a bot at once with `fill_with_bot`.",
+                },
             },
             "additionalProperties": false,
         })

@@ -242,6 +242,8 @@ impl SeatState {
             },
             rating: None,
             stand_in_for,
+            grace_left_ms: None,
+            claim_left_ms: None,
         }
     }
 }

@@ -19,6 +19,10 @@ pub struct RoomSettings {
     pub idle: Duration,
     /// How long an absent player keeps their seat (`rooms.reconnect_grace_secs`).
     pub reconnect_grace: Duration,
+    /// The player present may claim the game (`claim_victory`, `claim_draw`) once their
+    /// opponent has been away this long (`rooms.claim_after_secs`); at most
+    /// `reconnect_grace`.
+    pub claim_after: Duration,
     /// What happens to the seat then, unless the room's options say
     /// (`rooms.takeover`).
     pub takeover: Takeover,

@@ -34,6 +34,16 @@ pub struct SeatView {
     /// `kind` and `name` are then the bot's and its `player_id` `null`. Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stand_in_for: Option<PlayerRef>,
+    /// Only in `state`, while the game is on and this seat's person is away: ms left of
+    /// their reconnect grace when the state was sent (as the clocks' `remaining_ms`).
+    /// When it runs out they lose by `abandoned`, or a bot takes the seat over
+    /// (`takeover`). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grace_left_ms: Option<u64>,
+    /// Beside `grace_left_ms`: ms, when the state was sent, until the opponent may claim
+    /// the game (`claim_victory`, `claim_draw`); `0` once they may. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_left_ms: Option<u64>,
 }
 
 /// A person, as named in seat views.

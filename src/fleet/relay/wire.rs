@@ -120,11 +120,22 @@ mod tests {
                 },
             },
             Envelope::Ask {
-                asker,
+                asker: asker.clone(),
                 room: RoomId::from("r"),
                 asked: Asked {
                     player: ann(),
                     command: RoomCommand::Request(Request::OfferDraw),
+                    reference: None,
+                },
+            },
+            Envelope::Ask {
+                asker,
+                room: RoomId::from("r"),
+                asked: Asked {
+                    player: ann(),
+                    command: RoomCommand::Request(Request::FillWithBot {
+                        level: Some(BotLevel::Hard),
+                    }),
                     reference: None,
                 },
             },
@@ -149,10 +160,10 @@ mod tests {
                 player: ann(),
                 game: GameKind::Chess,
                 seats: [SeatSpec::Me, SeatSpec::Bot(BotLevel::Easy)],
-                options: RoomOptions::parse(Some(Map::from_iter([(
-                    "private".to_owned(),
-                    json!(true),
-                )])))
+                options: RoomOptions::parse(Some(Map::from_iter([
+                    ("private".to_owned(), json!(true)),
+                    ("bot_fill".to_owned(), json!(true)),
+                ])))
                 .expect("options"),
                 reference: None,
             },

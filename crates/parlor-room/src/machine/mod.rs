@@ -1,5 +1,5 @@
 //! A room's rules as a pure state machine: seats, the start, moves, draw offers,
-//! rematches, abandonment and bot takeover, endings and `seq`.
+//! rematches, bot fill, abandonment, claims and bot takeover, endings and `seq`.
 //!
 //! It reads no clock, holds no channel and awaits nothing. Each method takes the time
 //! as a plain value and returns what must happen as [`Effect`]s for the room's task to
@@ -7,10 +7,12 @@
 //! before anyone sees it: the machine prepares a record, the task writes it, and only
 //! then does the machine apply it; if the write fails, the room is as it was.
 
+mod absence;
 mod bots;
 mod chat;
 mod commands;
 mod endings;
+mod filling;
 mod moves;
 mod pacer;
 mod rebuild;

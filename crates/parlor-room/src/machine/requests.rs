@@ -1,8 +1,10 @@
 //! A seated player's requests other than a move: resigning, draw offers and their
-//! answers, and rematches (PROTOCOL.md §6.6, §6.9–6.12).
+//! answers, rematches, and (answered in their own modules) a bot for the open seat and
+//! the claims on a game the opponent left (PROTOCOL.md §6.6, §6.9–6.12, §6.18, §6.19).
 
 use tracing::info;
 
+use super::absence::Claim;
 use super::endings::OnFailure;
 use super::{AfterStart, DrawChange, Now, RoomState, Step, Then};
 use crate::clock::Clock;
@@ -24,8 +26,10 @@ impl RoomState {
         now: Now,
     ) -> Result<Step, Refusal> {
         let seat = self.seat_of(player_id, conn)?;
-        if request == Request::Rematch {
-            return self.ask_rematch(seat, now);
+        match request {
+            Request::Rematch => return self.ask_rematch(seat, now),
+            Request::FillWithBot { level } => return self.fill_with_bot(seat, level),
+            _ => {}
         }
         match self.status() {
             Status::Finished => return Err(Refusal::RequestAfterEnd),
@@ -54,7 +58,9 @@ impl RoomState {
                 then: Then::DrawOffer(DrawChange::Declined { by_bot: false }),
             }),
             Request::AcceptDraw | Request::DeclineDraw => Err(Refusal::NoDrawOffer),
-            Request::Rematch => Ok(Step::done(Vec::new())),
+            Request::ClaimVictory => self.claim(seat, Claim::Victory, now),
+            Request::ClaimDraw => self.claim(seat, Claim::Draw, now),
+            Request::Rematch | Request::FillWithBot { .. } => Ok(Step::done(Vec::new())),
         }
     }
 

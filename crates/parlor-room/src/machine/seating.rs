@@ -151,7 +151,8 @@ impl RoomState {
     }
 
     /// A spectator stops watching; a player gives up their seat, which during a game
-    /// loses it by `abandoned` (recorded first: see [`Then::End`]).
+    /// loses it by `abandoned`, or aborts it while no move has been played (recorded
+    /// first: see [`Then::End`]).
     pub fn leave(&mut self, player_id: &PlayerId, conn: ConnId, now: Now) -> Result<Step, Refusal> {
         let mut effects = Vec::new();
         // Whoever leaves is let go before anything is announced: the leaver gets only
@@ -163,12 +164,13 @@ impl RoomState {
         }
         let seat = self.seat_of(player_id, conn)?;
         if self.status() == Status::Playing {
-            let mut ending = self.prepare_ending(
-                Some(seat.other()),
-                EndReason::Abandoned,
-                OnFailure::Refuse,
-                now,
-            );
+            // Nobody loses a game in which nothing was played: it did not count yet.
+            let (winner, reason) = if self.history.is_empty() {
+                (None, EndReason::Aborted)
+            } else {
+                (Some(seat.other()), EndReason::Abandoned)
+            };
+            let mut ending = self.prepare_ending(winner, reason, OnFailure::Refuse, now);
             ending.leaving = Some(seat);
             return Ok(Step {
                 effects,

@@ -1,6 +1,7 @@
 //! A room's time: starting the game once both seats are filled, and what the room's
 //! timer decides (bot fill, reconnect grace, the first-move abort, clocks, idle
 //! removal, paced announcements), all from a `now` given to it (PROTOCOL.md §9.6–9.8).
+//! Who fills a seat is `filling`'s, and how long an absent person has is `absence`'s.
 
 use std::time::Instant;
 
@@ -85,11 +86,7 @@ impl RoomState {
     /// Brings derived state up to date after any change: sets or clears the fill and
     /// idle timers, and asks a bot to move if it is its turn.
     pub fn settle(&mut self, now: Instant) -> Vec<Effect> {
-        // A private room waits for the person its link was sent to, not for a bot.
-        let fillable = self.status() == Status::Waiting
-            && !self.options.private
-            && self.seats.iter().any(SeatState::is_open)
-            && self.seats.iter().any(|s| s.conn().is_some());
+        let fillable = self.fillable();
         self.fill_at = match (fillable, self.fill_at) {
             (true, Some(at)) => Some(at),
             (true, None) => Some(now + self.settings.fill_after),
@@ -115,13 +112,12 @@ impl RoomState {
 
     /// When the room's timer must next fire, if anything waits for it.
     pub fn next_deadline(&self) -> Option<Instant> {
-        let idle = self.settings.idle;
         [
             self.fill_at,
             self.abandon_deadline().map(|(at, _)| at),
             self.flag_deadline(),
             self.first_move_deadline(),
-            self.idle_since.map(|since| since + idle),
+            self.closes_at(),
             self.retry_at,
             self.pacer.due(),
         ]
@@ -136,8 +132,7 @@ impl RoomState {
         if self.retry_at.is_some_and(|at| at <= now.at) {
             self.retry_at = None;
         }
-        let idle = self.settings.idle;
-        if self.idle_since.is_some_and(|since| since + idle <= now.at) {
+        if self.closes_at().is_some_and(|at| at <= now.at) {
             return Tick::Close;
         }
         let mut effects = Vec::new();
@@ -145,18 +140,9 @@ impl RoomState {
             self.pacer.announced(now.at);
             self.announce_state(now.at, None, &mut effects);
         }
-        if self.fill_at.is_some_and(|at| at <= now.at)
-            && let Some(open) = self.seats.iter_mut().find(|s| s.is_open())
-        {
-            let level = self.settings.fill_level;
-            *open = SeatState::Bot(level);
-            self.fill_at = None;
-            info!(room = %self.id, %level, "an open seat was filled with a bot");
+        if let Some(then) = self.fill_when_due(now.at) {
             // Nothing else can be due in a game that starts now.
-            return Tick::Step(Step {
-                effects,
-                then: Then::Start(AfterStart::Announce),
-            });
+            return Tick::Step(Step { effects, then });
         }
         if let Some((at, seat)) = self.abandon_deadline()
             && at <= now.at
@@ -240,22 +226,27 @@ impl RoomState {
 
     /// When the first absent player's reconnect grace runs out, and their seat.
     pub(super) fn abandon_deadline(&self) -> Option<(Instant, Seat)> {
-        let started = self.started.as_ref()?;
-        if self.status() != Status::Playing {
-            return None;
-        }
-        let grace = self.settings.reconnect_grace;
         Seat::BOTH
             .into_iter()
-            .filter_map(|seat| match &self.seats[seat.index()] {
-                SeatState::Human {
-                    away_since: Some(since),
-                    conn: None,
-                    ..
-                } => Some(((*since).max(started.at) + grace, seat)),
-                _ => None,
-            })
+            .filter_map(|seat| Some((self.grace_ends(seat)?, seat)))
             .min()
+    }
+
+    /// When the idle room closes: `rooms.idle_secs` after it became idle, or as soon as
+    /// it is empty if its game was aborted before any move (nothing in it is worth
+    /// keeping in the listings, and nobody is left to ask for a rematch).
+    fn closes_at(&self) -> Option<Instant> {
+        let since = self.idle_since?;
+        let unplayed = self.history.is_empty()
+            && self
+                .result
+                .is_some_and(|outcome| outcome.reason == EndReason::Aborted);
+        let empty = self.seats.iter().all(|s| s.conn().is_none()) && self.spectators.is_empty();
+        if unplayed && empty {
+            Some(since)
+        } else {
+            Some(since + self.settings.idle)
+        }
     }
 
     /// When the side to move flags, while a game is on.

@@ -20,7 +20,7 @@ impl RoomState {
             game_id: self.started.as_ref().map(|s| s.game_id.clone()),
             seq: self.seq,
             status: self.status(),
-            seats: self.seat_views(),
+            seats: self.seat_views(Some(now)),
             spectators: self.spectators.len(),
             to_move: if playing { self.game.turn() } else { None },
             position: self.game.position(),
@@ -96,12 +96,17 @@ impl RoomState {
         })
     }
 
-    /// Both seats as shown, with their ratings.
-    fn seat_views(&self) -> Vec<SeatView> {
+    /// Both seats as shown, with their ratings, and, in a `state` rendered as of `now`,
+    /// how long an absent person has left of their grace and before a claim.
+    fn seat_views(&self, now: Option<Instant>) -> Vec<SeatView> {
         Seat::BOTH
             .map(|seat| {
                 let mut view = self.seats[seat.index()].view(seat);
                 view.rating = self.ratings[seat.index()].map(rounded);
+                if let Some((grace, claim)) = now.and_then(|now| self.absence_left_ms(seat, now)) {
+                    view.grace_left_ms = Some(grace);
+                    view.claim_left_ms = Some(claim);
+                }
                 view
             })
             .to_vec()
@@ -113,7 +118,7 @@ impl RoomState {
             room: self.id.clone(),
             game: self.game.kind(),
             status: self.status(),
-            seats: self.seat_views(),
+            seats: self.seat_views(None),
             spectators: self.spectators.len(),
             moves: self.history.len(),
             time_control: self.clock.control(),

@@ -81,6 +81,11 @@ pub trait Evaluate: Game {
     feature = "serde",
     derive(serde_with::SerializeDisplay, serde_with::DeserializeFromStr)
 )]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename_all = "snake_case")
+)]
 pub enum BotLevel {
     /// A uniformly random legal move.
     Random,

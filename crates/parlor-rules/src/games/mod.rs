@@ -177,6 +177,9 @@ pub enum EndReason {
     Aborted,
     /// The players agreed to a draw.
     DrawAgreed,
+    /// The opponent's connection was gone long enough for the player present to claim
+    /// a draw rather than wait out the reconnect grace.
+    DrawClaimed,
 }
 
 impl EndReason {
@@ -199,6 +202,7 @@ impl EndReason {
                 | EndReason::Timeout
                 | EndReason::TimeoutVsInsufficientMaterial
                 | EndReason::DrawAgreed
+                | EndReason::DrawClaimed
         )
     }
 }

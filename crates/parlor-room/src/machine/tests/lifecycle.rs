@@ -153,6 +153,36 @@ fn a_playing_room_is_never_idle() {
 }
 
 #[test]
+fn a_game_aborted_before_any_move_closes_its_room_once_nobody_is_in_it() {
+    let mut fx = Fixture::playing();
+    let left = fx.at(secs(3));
+    let step = fx.room.leave(&"p_bob".into(), BOB, fx.now(left)).unwrap();
+    fx.follow(step, left);
+    fx.settle(left);
+    let idle = settings().idle;
+    // Alice is still there, perhaps to read the result: the room waits as usual.
+    assert_eq!(fx.room.next_deadline(), Some(left + idle));
+    let gone = fx.at(secs(4));
+    fx.room.disconnect(ALICE, gone);
+    fx.settle(gone);
+    assert!(fx.room.next_deadline().is_some_and(|at| at <= gone));
+    assert!(fx.tick(gone).is_none(), "closed at once");
+}
+
+#[test]
+fn a_game_with_moves_keeps_its_room_for_the_idle_time_when_empty() {
+    let mut fx = Fixture::playing();
+    fx.play(Seat::First, "4", fx.t0).unwrap();
+    fx.request(crate::Request::Resign, &bob(), BOB, fx.t0)
+        .unwrap();
+    fx.room.disconnect(ALICE, fx.t0);
+    fx.room.disconnect(BOB, fx.t0);
+    fx.settle(fx.t0);
+    let idle = settings().idle;
+    assert_eq!(fx.room.next_deadline(), Some(fx.t0 + idle));
+}
+
+#[test]
 fn a_room_writes_nothing_to_the_store_until_its_game_starts() {
     let mut fx = Fixture::open();
     assert!(fx.room.start_record(fx.now(fx.t0), || "g".into()).is_none());

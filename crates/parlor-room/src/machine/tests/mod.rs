@@ -3,7 +3,9 @@
 //! "written" by applying it).
 
 mod chat;
+mod claims;
 mod draws_and_rematches;
+mod filling;
 mod lifecycle;
 mod moved_events;
 mod moves_and_seq;
@@ -59,6 +61,7 @@ fn settings() -> RoomSettings {
         games: GameSettings::default(),
         idle: secs(300),
         reconnect_grace: secs(60),
+        claim_after: secs(15),
         takeover: Takeover::None,
         first_move: secs(30),
         chat_max_chars: 140,

@@ -132,6 +132,7 @@ fn a_seated_connection_that_drops_is_let_go_before_its_absence_is_announced() {
 #[test]
 fn leaving_a_game_loses_it_by_abandonment_and_the_seat_stays_the_players() {
     let mut fx = Fixture::playing();
+    fx.play(Seat::First, "4", fx.t0).unwrap();
     let step = fx
         .room
         .leave(&"p_alice".into(), ALICE, fx.now(fx.t0))
@@ -150,6 +151,18 @@ fn leaving_a_game_loses_it_by_abandonment_and_the_seat_stays_the_players() {
     let seat = &states(&effects)[0].seats[0];
     assert_eq!((seat.kind, seat.connected), (SeatKind::Human, false));
     assert_released_before_any_announcement(&effects, ALICE);
+}
+
+#[test]
+fn leaving_a_game_before_any_move_aborts_it_and_nobody_loses() {
+    let mut fx = Fixture::playing();
+    let step = fx.room.leave(&"p_bob".into(), BOB, fx.now(fx.t0)).unwrap();
+    let effects = fx.follow(step, fx.t0);
+    let over = game_over(&effects).unwrap();
+    assert_eq!((over.winner, over.reason), (None, EndReason::Aborted));
+    assert_eq!(over.unrated, Some(crate::views::Unrated::Aborted));
+    assert!(over.scores.iter().all(|score| score.score.is_none()));
+    assert_released_before_any_announcement(&effects, BOB);
 }
 
 #[test]
