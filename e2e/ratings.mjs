@@ -6,9 +6,10 @@
 // (a perfect player, by minimax, never loses): the result panel says the game was not
 // rated because the opponent was a bot, shows no rating change, and says the score was
 // earned against Easy bot; the bot's seat shows no rating and nothing reads NaN or null.
-// The score leaderboard is read per opponent (People by default, each bot level, or all
-// of them together with each row naming its opponent), and the rating leaderboard marks
-// provisional ratings ("1662?", explained in words) and counts Ann's one rated game only.
+// Ann's recent games name each score's opponent too. The score leaderboard is read per
+// opponent (People by default, each bot level, or all of them together with each row
+// naming its opponent), and the rating leaderboard marks provisional ratings ("1662?",
+// explained in words) and counts Ann's one rated game only.
 // Screenshots of the result panel and the leaderboard card at 1280×800 and 390×844 go to
 // /tmp/shots/ (E2E_SHOTS overrides); axe-core must find nothing serious, light and dark.
 // Run from the repository root: `node e2e/ratings.mjs` (or `bash e2e/run.sh`).
@@ -226,6 +227,15 @@ async function boardRows(who, by, opponent) {
 async function scoresPerOpponent() {
   await ann.page.reload();
   await ann.tid('play-bot').waitFor({ state: 'visible' });
+  // Ann's recent games say the same of each score.
+  await ann.page.waitForFunction(() => document.querySelectorAll('[data-testid="recent-game"]').length === 2, null, { timeout: 8000 })
+    .catch(() => fail('Ann\'s recent games do not list her two games'));
+  const recent = (await ann.page.locator('[data-testid="recent-game"] .recent-meta').allTextContents()).map((t) => t.split(' · ').slice(0, 2).join(' · '));
+  const wantRecent = [`won · ${annScores.easy} points against Easy bot`, `won · ${annScores.person} points against a person`];
+  const drew = `draw · ${annScores.easy} points against Easy bot`;
+  if (!(recent[0] === wantRecent[0] || recent[0] === drew) || recent[1] !== wantRecent[1]) {
+    fail(`Ann's recent games read ${JSON.stringify(recent)}, not ${JSON.stringify(wantRecent)}`);
+  }
   await ann.tid('leaderboard-game').selectOption('tictactoe');
   await ann.tid('leaderboard-by').selectOption('score');
   const picker = ann.tid('leaderboard-opponent');
