@@ -3,9 +3,11 @@
 # (one person against bots), e2e/people.mjs (several people, lobby, links),
 # e2e/page.mjs (the page's layout at 1280×800 and 390×844, keys, premoves, invitations),
 # e2e/client.mjs (static/parlor-client.js used by a page of its own), e2e/rules.mjs
-# (each game's rules, a stored game's address /game/<id>) and e2e/friends.mjs (a room
-# that waits for a friend, "Play a bot instead", an opponent gone and the claims), after
-# madge has checked that the client's modules import one another in no circle.
+# (each game's rules, a stored game's address /game/<id>), e2e/friends.mjs (a room that
+# waits for a friend, "Play a bot instead", an opponent gone and the claims) and
+# e2e/ratings.mjs (only games between people are rated; scores by opponent; provisional
+# ratings), after madge has checked that the client's modules import one another in no
+# circle.
 # Usage (from anywhere): E2E_SERVER_BIN=target/debug/parlor bash e2e/run.sh
 set -euo pipefail
 
@@ -47,4 +49,5 @@ node e2e/page.mjs || status=$?
 node e2e/client.mjs || status=$?
 node e2e/rules.mjs || status=$?
 node e2e/friends.mjs || status=$?
+node e2e/ratings.mjs || status=$?
 exit "$status"

@@ -7,10 +7,10 @@
 // from the board's `data-legal`), at least 10 moves each or until the game ends.
 // Then time and results: a chess game under a 20 s clock (the running clock counts
 // down, and after a move the other one runs), a per-move clock running out, a draw
-// offered to `bot:easy`, a rematch with the seats swapped, draw offers and a rematch
-// between two people (a second browser context), a restart of the server in the middle
+// offered to `bot:easy` at the start (declined), a rematch with the seats swapped, draw
+// offers and a rematch between two people (a second browser context), a restart of the server in the middle
 // of a clocked game (the page reconnects and the game goes on), the leaderboard by
-// rating, and the replay of a finished game.
+// rating (games against bots are not rated), and the replay of a finished game.
 // Run from the repository root: `node e2e/smoke.mjs` (or `bash e2e/run.sh`).
 //
 // The test first checks that the server serves exactly this checkout's `static/` files
@@ -315,17 +315,22 @@ async function boardGame({ game, seat, moves: wanted, keyboard }) {
   }
   const result = (await tid('result').innerText()).replace(/\s+/g, ' ').trim();
   log(`${game}: ${mine} moves played (${[...used].join(', ') || 'plain moves'}); result: ${result}`);
+  // Only games between two people are rated (PROTOCOL.md §13.4): however long, a game
+  // against a bot changes no rating, and the panel says why.
+  const unrated = await tid('unrated').textContent().catch(() => null);
+  if (!/^Not rated: the opponent was a bot\b/.test(unrated ?? '')) fail(`${game}: a game against bot:random says ${JSON.stringify(unrated)} about its rating`);
+  if (await tid('result').locator('.rating-change').count()) fail(`${game}: a game against bot:random shows a rating change: ${result}`);
   if (mine >= 3) {
-    // Turns alternate, so the bot made two moves or more too: the game is rated
-    // (PROTOCOL.md §13.4).
-    const change = await tid('rating-change-0').textContent().catch(() => null);
-    if (!change || !/^\d+ → \d+ \([+−±]\d+\)$/.test(change)) fail(`${game}: the game-over panel shows our rating change as ${JSON.stringify(change)}`);
-    // What the points and the rating change mean is said beside them.
+    // Turns alternate, so the bot made two moves or more too: the game is scored, and
+    // the score says whom it was earned against.
+    const score = await tid(`score-${seat}`).textContent().catch(() => null);
+    if (!/^\d+ points against Random bot$/.test(score ?? '')) fail(`${game}: the game-over panel shows our score as ${JSON.stringify(score)}`);
+    // What the points mean is said beside them (no rating was shown, so none is explained).
     const explained = tid('scores-explained');
     await explained.locator('summary').click();
     const words = (await explained.innerText()).replace(/\s+/g, ' ');
-    if (!/points and ratings/.test(words) || !/A win scores more/.test(words) || !/Glicko-2/.test(words)) {
-      fail(`${game}: the game-over panel explains its scores and ratings as ${JSON.stringify(words)}`);
+    if (!/What are points\?/.test(words) || !/A win scores more/.test(words) || !/against its opponent/.test(words) || /Glicko-2/.test(words)) {
+      fail(`${game}: the game-over panel explains its scores as ${JSON.stringify(words)}`);
     }
   }
   if (/_/.test(await tid('result').locator('.reason').textContent())) fail(`${game}: the reason is not a phrase: ${result}`);
@@ -710,10 +715,12 @@ async function clocks() {
 
   clockedGame = { id: await tid('board').getAttribute('data-game-id'), move };
   await resignNow();
-  // One move each: too short to be rated (PROTOCOL.md §13.4).
+  // A game against a bot is never rated, whatever its length (PROTOCOL.md §13.4).
   const unrated = await tid('unrated').textContent().catch(() => null);
-  if (unrated !== 'Not rated: a side made fewer than two moves.') fail(`a game of one move each shows ${JSON.stringify(unrated)} for its rating`);
-  if (await tid('rating-change-0').count()) fail('a game of one move each changed our rating');
+  if (unrated !== 'Not rated: the opponent was a bot, and only games between two people are rated.') {
+    fail(`a game against bot:random shows ${JSON.stringify(unrated)} for its rating`);
+  }
+  if (await tid('rating-change-0').count()) fail('a game against bot:random changed our rating');
   log(`clocks: result ${await resultText()}`);
   await tid('time-control').selectOption('none');
   if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
@@ -761,24 +768,33 @@ async function timeout() {
   if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
 }
 
-/** A draw offered to bot:easy in the even starting position: the bot accepts. */
+/**
+ * A draw offered to bot:easy in the starting position: a bot accepts a draw only in a
+ * drawn position, never at the start, so it declines, the page says so, and the game
+ * goes on (then we resign: not rated, since the opponent was a bot).
+ */
 async function drawWithBot() {
   const problemsBefore = problems.length;
   await startBotGame('chess', { level: 'easy' });
   await waitForTurnOrEnd('chess');
   if (!(await tid('offer-draw').isVisible())) fail('no Offer draw button while playing');
   await tid('offer-draw').click();
-  await tid('result').waitFor({ state: 'visible' });
-  const reason = await tid('result').getAttribute('data-reason');
-  const winner = await tid('result').getAttribute('data-winner');
+  await page.waitForFunction(() => {
+    const panel = document.querySelector('[data-testid="draw-panel"]');
+    const result = document.querySelector('[data-testid="result"]');
+    return (result && !result.hidden) || (panel.dataset.state === 'answered' && panel.textContent.includes('declined'));
+  }, null, { timeout: 10_000 }).catch(async () => fail(`after offering bot:easy a draw at the start the draw panel says ${JSON.stringify(await tid('draw-panel').innerText())}`));
+  if (await tid('result').isVisible()) fail(`bot:easy accepted a draw at the start: ${await resultText()}`);
+  const declined = (await tid('draw-panel').innerText()).replace(/\s+/g, ' ').trim();
+  if (await tid('offer-draw').textContent() !== 'Offer draw') fail('after bot:easy declined, Offer draw is not offered again');
+  await resignNow();
   const text = await resultText();
-  if (reason !== 'draw_agreed' || winner !== 'draw' || !text.startsWith('Draw.') || !text.includes('The players agreed to a draw.')) {
-    fail(`after offering bot:easy a draw the result is ${reason}/${winner}: ${text}`);
-  }
+  if (await tid('result').getAttribute('data-reason') !== 'resigned') fail(`after the declined draw, resigning ends the game as ${text}`);
   if (await tid('offer-draw').isVisible()) fail('Offer draw is still shown after the game ended');
-  if (await tid('rating-change-0').count()) fail('a draw agreed before any move changed our rating');
-  if (!(await tid('unrated').isVisible())) fail('a draw agreed before any move does not say it was not rated');
-  log(`draw with bot:easy: ${text}`);
+  if (await tid('rating-change-0').count()) fail('a game against bot:easy changed our rating');
+  const unrated = await tid('unrated').textContent().catch(() => null);
+  if (!/^Not rated: the opponent was a bot\b/.test(unrated ?? '')) fail(`a game against bot:easy says ${JSON.stringify(unrated)} about its rating`);
+  log(`draw offered to bot:easy at the start: ${declined}; then ${text}`);
   await tid('play-bot').waitFor({ state: 'visible' });
   if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
 }
@@ -895,17 +911,21 @@ async function twoPeople() {
   if (problems.length > problemsBefore) fail(problems.slice(problemsBefore).join('\n'));
 }
 
-/** The leaderboard by rating lists this player once a decided game was rated. */
+/**
+ * The leaderboard by rating does not list this player, whose chess games were all
+ * against bots (only games between people are rated), and says why.
+ */
 async function leaderboardByRating() {
   await tid('leaderboard-game').selectOption('chess');
   await tid('leaderboard-by').selectOption('rating');
-  await page.waitForFunction((name) => {
+  await page.waitForFunction(() => {
     const list = document.querySelector('[data-testid="leaderboard"]');
-    return list.dataset.by === 'rating' && [...list.querySelectorAll('.lb-entry.mine')].some((li) =>
-      li.querySelector('.lb-name').firstChild.textContent === name && /^\d+$/.test(li.querySelector('.score').textContent));
-  }, PLAYER_NAME, { timeout: 8000 }).catch(() => fail('the chess leaderboard by rating does not list us with a rating'));
-  const entry = (await page.locator('[data-testid="leaderboard"] .lb-entry.mine').innerText()).replace(/\s+/g, ' ');
-  log(`leaderboard by rating: ${entry}`);
+    const note = document.querySelector('[data-testid="leaderboard-note"]').textContent;
+    return list.dataset.by === 'rating' && /Only games between two people are rated/.test(note);
+  }, null, { timeout: 8000 }).catch(async () => fail(`the chess leaderboard by rating says ${JSON.stringify(await tid('leaderboard-note').textContent())}, not that only games between people are rated`));
+  const mine = await page.locator('[data-testid="leaderboard"] .lb-entry.mine').count();
+  if (mine) fail(`after chess games against bots only, the chess rating leaderboard lists us: ${await tid('leaderboard').innerText()}`);
+  log(`leaderboard by rating: we are not on it after games against bots only: ${await tid('leaderboard-note').textContent()}`);
   await tid('leaderboard-by').selectOption('score');
   await page.waitForFunction(() => document.querySelector('[data-testid="leaderboard"]').dataset.by === 'score');
 }
@@ -1003,7 +1023,7 @@ const CHECKS = [
   ['a server restart in the middle of a clocked game', restartMidGame],
   ['timeout of a 3 s per-move clock', timeout],
   ['sounds of a game, and the mute switch kept across a reload', sounds],
-  ['draw offered to bot:easy at the start, accepted', drawWithBot],
+  ['draw offered to bot:easy at the start, declined', drawWithBot],
   ['rematch against bot:random with the seats swapped', rematchWithBot],
   ['two-people draw offers and rematch', twoPeople],
   ['leaderboard by rating', leaderboardByRating],

@@ -18,6 +18,7 @@ use crate::metrics::MetricsError;
 use crate::room::StateUnread;
 use crate::room::probe::{PROBE_BOUND, probe_all};
 use crate::store::StoreError;
+use parlor_room::scoring::{Opponent, UnknownOpponent};
 use parlor_room::{PlayerId, RoomId};
 use parlor_rules::GameKind;
 
@@ -435,6 +436,7 @@ struct LeaderboardQuery {
     game: Option<String>,
     limit: Option<String>,
     by: Option<String>,
+    opponent: Option<String>,
 }
 
 /// A leaderboard page: best scores, or highest ratings.
@@ -454,20 +456,25 @@ struct Leaderboard {
     game: GameKind,
     /// `score` or `rating`.
     by: &'static str,
+    /// The opponent the scores were earned against, as asked for; `null` for the scores
+    /// against every opponent (each entry names its own) and for ratings (only games
+    /// between two people are rated).
+    opponent: Option<Opponent>,
     /// The rows, best first.
     entries: Entries,
 }
 
-/// A game's leaderboard, by best score or by rating.
+/// A game's leaderboard, by best score (against one opponent, or each) or by rating.
 #[utoipa::path(get, path = "/api/leaderboard", tag = "games",
     params(
         ("game" = Option<String>, Query, description = "The game (`tictactoe`)"),
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "How many rows, 1 to 100 (10)"),
         ("by" = Option<String>, Query, description = "`score` (the default) or `rating`"),
+        ("opponent" = Option<String>, Query, description = "With `by=score`: only the scores earned against `person`, `bot:random`, `bot:easy`, `bot:medium` or `bot:hard`. Without it, each player's best against each opponent, every entry naming its opponent. Not allowed with `by=rating`"),
     ),
     responses(
         (status = 200, description = "The leaderboard", body = ref("#/components/schemas/Leaderboard")),
-        (status = 400, description = "An unknown game, a bad `limit` or `by`", body = ref("#/components/schemas/Error")),
+        (status = 400, description = "An unknown game or opponent, a bad `limit` or `by`, or `opponent` with `by=rating`", body = ref("#/components/schemas/Error")),
         (status = 503, description = "The database is unavailable", body = ref("#/components/schemas/Error")),
     ))]
 async fn leaderboard(
@@ -485,11 +492,23 @@ async fn leaderboard(
         ))
     })?;
     let limit = parse_limit(query.limit.as_deref(), 10)?;
+    let opponent: Option<Opponent> = query
+        .opponent
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|unknown: UnknownOpponent| ApiError::BadRequest(unknown.to_string()))?;
     let (by, entries) = match query.by.as_deref() {
         None | Some("score") => (
             "score",
-            Entries::Score(views(state.store.leaderboard(game, limit).await?)),
+            Entries::Score(views(state.store.leaderboard(game, opponent, limit).await?)),
         ),
+        Some("rating") if opponent.is_some() => {
+            return Err(ApiError::BadRequest(
+                "opponent goes with by=score only: only games between two people are rated"
+                    .to_owned(),
+            ));
+        }
         Some("rating") => (
             "rating",
             Entries::Rating(views(state.store.rating_leaderboard(game, limit).await?)),
@@ -500,7 +519,12 @@ async fn leaderboard(
             )));
         }
     };
-    Ok(HttpResponse::Ok().json(Leaderboard { game, by, entries }))
+    Ok(HttpResponse::Ok().json(Leaderboard {
+        game,
+        by,
+        opponent,
+        entries,
+    }))
 }
 
 /// The views of `rows`, in order.

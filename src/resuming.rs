@@ -15,10 +15,10 @@ use parlor_room::ratings::RatedKey;
 /// have to broadcast more states than this in one server's life to overlap the next.
 const SEQ_PER_INCARNATION: u64 = 1 << 32;
 
-/// Both seats' current ratings in `stored`'s game, as its room shows them; none if
-/// they cannot be read (they are only shown).
+/// Both seats' current ratings in `stored`'s game, as its room shows them (a bot's
+/// none); none if they cannot be read (they are only shown).
 async fn shown_ratings(store: &dyn Store, stored: &StoredGame) -> [Option<f64>; 2] {
-    let keys: Vec<RatedKey> = stored
+    let keys: Vec<Option<RatedKey>> = stored
         .seats
         .iter()
         .map(|seat| RatedKey::of(seat.kind, seat.player_id.as_ref()))
@@ -26,7 +26,10 @@ async fn shown_ratings(store: &dyn Store, stored: &StoredGame) -> [Option<f64>; 
     let [Some(first), Some(second)] = [keys.first(), keys.get(1)] else {
         return [None, None];
     };
-    match store.ratings(stored.game, [first, second]).await {
+    match store
+        .ratings(stored.game, [first.as_ref(), second.as_ref()])
+        .await
+    {
         Ok(ratings) => ratings.map(|rating| rating.map(|r| r.rating)),
         Err(error) => {
             warn!(game_id = %stored.game_id, %error, "could not read the ratings of a resumed game; they are not shown");

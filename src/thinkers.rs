@@ -121,8 +121,8 @@ impl Thinkers {
         }
     }
 
-    /// How good `game` is for a bot in `seat` that has been offered a draw, by the draw
-    /// judgement's search (node and time budget, see [`draw_judgement`]); [`DrawAnswer::Busy`]
+    /// How a bot in `seat` that has been offered a draw sees `game` (drawn or not), by the
+    /// draw judgement's search (node and time budget, see [`draw_judgement`]); [`DrawAnswer::Busy`]
     /// at once if every thread is busy and the queue is full (or the pool has stopped).
     pub(crate) async fn judge_draw(&self, game: Box<dyn AnyGame>, seat: Seat) -> DrawAnswer {
         let (reply, answer) = oneshot::channel();
@@ -130,8 +130,8 @@ impl Thinkers {
         let work: Work = Box::new(move |_shortcut| {
             // A judgement has its own short deadline from when it starts, so a late one
             // is still made, and still bounded.
-            let value = game.evaluation_for(seat, &draw_judgement(Instant::now));
-            let _ = reply.send(value);
+            let view = game.draw_view(seat, &draw_judgement(Instant::now));
+            let _ = reply.send(view);
         });
         let request = Request {
             labels,
@@ -232,7 +232,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use parlor_rules::bots::Strength;
+    use parlor_rules::bots::{DrawView, Strength};
     use parlor_rules::catalog::new_game;
     use parlor_rules::{GameKind, GameSettings};
 
@@ -288,7 +288,7 @@ mod tests {
             .judge_draw(queen_ahead(&config), Seat::Second)
             .await;
         assert!(
-            matches!(answer, DrawAnswer::Judged(value) if value > 500),
+            matches!(answer, DrawAnswer::Judged(DrawView::Open(value)) if value > 500),
             "{answer:?}"
         );
 

@@ -134,7 +134,10 @@ function init() {
       watch: watchRoom,
     });
   const leaderboard = new Leaderboard(
-    { list: ui.leaderboard, note: ui['leaderboard-note'], game: ui['leaderboard-game'], by: ui['leaderboard-by'] },
+    {
+      list: ui.leaderboard, note: ui['leaderboard-note'], game: ui['leaderboard-game'], by: ui['leaderboard-by'],
+      opponent: document.querySelector('[data-testid="leaderboard-opponent"]'),
+    },
     () => app.me?.player_id ?? null,
   );
   /** What the buttons the views draw do. */

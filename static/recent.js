@@ -3,6 +3,7 @@
 
 import { el, button } from './dom.js';
 import { gameTitle } from './boards/index.js';
+import { opponentWords } from './scoring_words.js';
 
 const LIMIT = 10;
 
@@ -68,7 +69,7 @@ export class RecentGames {
     list.replaceChildren(...games.map((game) => this.item(game, replaying)));
   }
 
-  /** One game's entry: against whom, how it went, when, and its replay button. */
+  /** One game's entry: against whom, how it went and its score, when, and its replay button. */
   item(game, replaying) {
     const item = el('li', 'recent-item');
     item.dataset.testid = 'recent-game';
@@ -79,7 +80,10 @@ export class RecentGames {
     main.append(el('span', 'recent-title', `${gameTitle(game.game)} vs ${opponent}`));
     const when = new Date(game.started_at_ms);
     const date = Number.isNaN(when.getTime()) ? '' : ` · ${when.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })}`;
-    main.append(el('span', 'recent-meta', `${outcome(game)}${date}`));
+    // The score and whom it was earned against: "491 points against Easy bot".
+    const against = opponentWords(game.opponent);
+    const points = typeof game.score === 'number' ? ` · ${game.score} points${against ? ` against ${against}` : ''}` : '';
+    main.append(el('span', 'recent-meta', `${outcome(game)}${points}${date}`));
     item.append(main);
     const replay = button('Replay', 'recent-replay', () => this.hooks.replay(game.game_id), 'small');
     replay.dataset.gameId = game.game_id;

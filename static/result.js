@@ -8,7 +8,7 @@ import { gameReasons } from './boards/index.js';
 import { seatName, botLevel } from './sides.js';
 import { formatDuration } from './time.js';
 import { el, button, capitalise } from './dom.js';
-import { SCORE_EXPLAINED, RATING_EXPLAINED } from './scoring_words.js';
+import { SCORE_EXPLAINED, RATING_EXPLAINED, opponentWords } from './scoring_words.js';
 
 /** Why a game was not rated, by `game_over.unrated` (PROTOCOL.md §13.4). */
 const UNRATED = {
@@ -16,7 +16,7 @@ const UNRATED = {
   from_position: 'the game started from a set position',
   aborted: 'the game was aborted',
   bot_stood_in: 'a bot played for an absent player',
-  same_bot: 'a bot level played against itself',
+  bot_opponent: 'the opponent was a bot, and only games between two people are rated',
 };
 
 // End reasons any game can have, as phrases; each game's own are in its module in
@@ -162,7 +162,7 @@ export function renderResult(s, actions) {
         change.title = 'Rating before → after this game';
         item.append(change);
       }
-      item.append(el('span', 'score', typeof entry.score === 'number' ? `${entry.score} points` : 'no score'));
+      item.append(scoreEl(entry));
       list.append(item);
     }
     parts.push(list);
@@ -189,6 +189,15 @@ export function renderResult(s, actions) {
   }
   if (row.childElementCount) parts.push(row);
   box.replaceChildren(...parts);
+}
+
+/** A seat's score and whom it was earned against: "482 points against Easy bot". */
+function scoreEl(entry) {
+  const score = el('span', 'score', typeof entry.score === 'number' ? `${entry.score} points` : 'no score');
+  score.dataset.testid = `score-${entry.seat}`;
+  const against = typeof entry.score === 'number' ? opponentWords(entry.opponent) : null;
+  if (against) score.append(' ', el('span', 'score-against', `against ${against}`));
+  return score;
 }
 
 /** A fold under the scores that says what the points, and any ratings shown, mean. */

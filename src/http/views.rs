@@ -9,7 +9,9 @@ use serde_json::Value;
 
 use crate::store::{GameStatus, LeaderboardEntry, PlayerGame, RatingEntry, StoredGame};
 use parlor_room::chat::{ChatChannel, ChatLine};
+use parlor_room::ratings;
 use parlor_room::records::{StoredChatLine, StoredMove, StoredSeat};
+use parlor_room::scoring::Opponent;
 use parlor_room::{GameId, PlayerId, RoomId, SeatKind};
 use parlor_rules::GameKind;
 use parlor_rules::catalog::ReplayedPosition;
@@ -52,6 +54,9 @@ struct SeatView {
     name: String,
     thinking_ms: Option<i64>,
     score: Option<i64>,
+    /// Whom the seat played (`person` or `bot:<level>`), once the game has finished;
+    /// the score was earned against it.
+    opponent: Option<Opponent>,
     rating_before: Option<i64>,
     rating_after: Option<i64>,
 }
@@ -132,6 +137,7 @@ impl From<StoredSeat> for SeatView {
             name: seat.name,
             thinking_ms: seat.thinking_ms,
             score: seat.score,
+            opponent: seat.opponent,
             rating_before: seat.rating_before,
             rating_after: seat.rating_after,
         }
@@ -160,6 +166,10 @@ pub(super) struct PlayerGameView {
     status: GameStatus,
     /// The seat the player had.
     seat: Seat,
+    /// The player's score, once the game has finished; `null` if it was not scored.
+    score: Option<i64>,
+    /// Whom the player played (`person` or `bot:<level>`), once the game has finished.
+    opponent: Option<Opponent>,
     /// Both seats' names, by seat.
     names: Vec<String>,
     started_at_ms: i64,
@@ -174,6 +184,8 @@ impl From<PlayerGame> for PlayerGameView {
             game: game.game,
             status: game.status,
             seat: game.seat,
+            score: game.score,
+            opponent: game.opponent,
             names: game.names,
             started_at_ms: game.started_at_ms,
             winner: game.winner,
@@ -188,6 +200,8 @@ pub(super) struct ScoreRowView {
     rank: u32,
     player_id: PlayerId,
     name: String,
+    /// Whom the score was earned against.
+    opponent: Opponent,
     score: i64,
     /// The game in which they first reached it.
     game_id: GameId,
@@ -200,6 +214,7 @@ impl From<LeaderboardEntry> for ScoreRowView {
             rank: entry.rank,
             player_id: entry.player_id,
             name: entry.name,
+            opponent: entry.opponent,
             score: entry.score,
             game_id: entry.game_id,
             achieved_at_ms: entry.achieved_at_ms,
@@ -215,6 +230,9 @@ pub(super) struct RatingRowView {
     name: String,
     rating: f64,
     deviation: f64,
+    /// Whether the rating is provisional: its deviation is above 110 (too few rated
+    /// games yet to trust it).
+    provisional: bool,
     games: i64,
 }
 
@@ -226,6 +244,7 @@ impl From<RatingEntry> for RatingRowView {
             name: entry.name,
             rating: entry.rating,
             deviation: entry.deviation,
+            provisional: ratings::is_provisional(entry.deviation),
             games: entry.games,
         }
     }

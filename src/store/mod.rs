@@ -19,6 +19,7 @@ use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
 
 use parlor_room::ratings::{RatedKey, Rating};
+use parlor_room::scoring::Opponent;
 
 // What rooms record, and read back to resume a game, is the room's own vocabulary: the
 // store writes and returns it as it is.
@@ -260,12 +261,13 @@ pub(crate) trait Store: Send + Sync + 'static {
         fence: Fence,
     ) -> Result<Option<[RatingChange; 2]>, StoreError>;
 
-    /// Two rated players' current ratings in a game (say, a room's two seats), each
-    /// `None` if that player has none yet; one query for both.
+    /// Two seats' current ratings in a game (say, a room's two seats), each `None` if
+    /// the seat has no key (no person holds it) or its person has no rating yet; one
+    /// query for both.
     async fn ratings(
         &self,
         game: GameKind,
-        keys: [&RatedKey; 2],
+        keys: [Option<&RatedKey>; 2],
     ) -> Result<[Option<Rating>; 2], StoreError>;
 
     /// A player's games, newest first; `None` if no such player exists.
@@ -275,7 +277,7 @@ pub(crate) trait Store: Send + Sync + 'static {
         limit: u32,
     ) -> Result<Option<Vec<PlayerGame>>, StoreError>;
 
-    /// The highest-rated humans in a game.
+    /// The highest-rated players in a game.
     async fn rating_leaderboard(
         &self,
         game: GameKind,
@@ -333,10 +335,12 @@ pub(crate) trait Store: Send + Sync + 'static {
     /// A stored game with its seats and moves.
     async fn game(&self, game_id: &GameId) -> Result<Option<StoredGame>, StoreError>;
 
-    /// The best scores in a game, highest first, earliest first on ties.
+    /// The best scores in a game against `opponent` (against any: each player's best
+    /// per opponent), highest first, earliest first on ties.
     async fn leaderboard(
         &self,
         game: GameKind,
+        opponent: Option<Opponent>,
         limit: u32,
     ) -> Result<Vec<LeaderboardEntry>, StoreError>;
 

@@ -2,6 +2,7 @@
 //! a player's games, and the two leaderboards (by score and by rating).
 
 use parlor_room::records::{DrawOfferRecord, StoredChatLine, StoredMove, StoredSeat};
+use parlor_room::scoring::Opponent;
 use parlor_room::{GameId, PlayerId, RoomId};
 use parlor_rules::GameKind;
 use parlor_rules::games::{EndReason, Seat};
@@ -19,6 +20,10 @@ pub(crate) struct PlayerGame {
     pub(crate) status: GameStatus,
     /// The seat the player had.
     pub(crate) seat: Seat,
+    /// The player's score, once the game has finished, if it was scored.
+    pub(crate) score: Option<i64>,
+    /// Whom the player played, once the game has finished.
+    pub(crate) opponent: Option<Opponent>,
     /// Both seats' names, by seat.
     pub(crate) names: Vec<String>,
     /// Wall-clock start, Unix ms.
@@ -40,7 +45,8 @@ pub(crate) struct RatingEntry {
     pub(crate) name: String,
     /// Their Glicko-2 rating.
     pub(crate) rating: f64,
-    /// Its deviation.
+    /// Its deviation (above [`parlor_room::ratings::PROVISIONAL_DEVIATION`] the
+    /// rating is provisional).
     pub(crate) deviation: f64,
     /// Rated games played.
     pub(crate) games: i64,
@@ -103,7 +109,9 @@ pub(crate) struct LeaderboardEntry {
     pub(crate) player_id: PlayerId,
     /// The player's current name.
     pub(crate) name: String,
-    /// Their best score in this game.
+    /// Whom the score was earned against.
+    pub(crate) opponent: Opponent,
+    /// Their best score in this game against that opponent.
     pub(crate) score: i64,
     /// The game in which they first reached it.
     pub(crate) game_id: GameId,

@@ -59,22 +59,27 @@ async fn an_offered_draw_is_accepted_declined_or_lapses() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bot_answers_a_draw_offer_by_its_evaluation() {
+async fn a_bot_declines_a_draw_at_the_start_and_accepts_only_a_drawn_position() {
     let dir = temp_dir();
     let server = TestServer::in_dir(dir.path()).await;
     let mut alice = server.player("Alice").await;
 
-    // An even position: the bot accepts.
+    // The usual start of chess is level, but far from drawn: the bot plays on.
     let (room, _) = alice
         .create_game("chess", ["me", "bot:easy"], json!({}))
         .await;
     alice
         .send(json!({"type": "offer_draw", "room": room}))
         .await;
-    let over = alice.until("game_over").await;
-    assert_eq!(over["reason"], "draw_agreed");
+    let offered = alice.until_state(|s| s["draw_offer"] == 0).await;
+    let declined = alice
+        .until_state(|s| s["seq"].as_u64() > offered["seq"].as_u64())
+        .await;
+    assert_eq!(declined["draw_offer"], Value::Null, "{declined}");
+    assert_eq!(declined["status"], "playing");
+    assert_eq!(declined["moves"], 0);
 
-    // The bot has a queen more: it declines, and the game goes on.
+    // The bot has a queen more: it declines too.
     let start = json!({"start": "k7/8/8/8/8/8/8/K6q w - - 0 1"});
     let (room, _) = alice.create_game("chess", ["me", "bot:easy"], start).await;
     alice
@@ -84,6 +89,38 @@ async fn a_bot_answers_a_draw_offer_by_its_evaluation() {
     assert_eq!(offered["status"], "playing");
     let declined = alice.until_state(|s| s["draw_offer"].is_null()).await;
     assert_eq!(declined["status"], "playing");
+
+    // Tic-tac-toe after X takes the centre and the perfect bot a corner: a draw with
+    // best play, which the bot's search proves, so it agrees.
+    let (room, _) = alice
+        .create_game("tictactoe", ["me", "bot:hard"], json!({}))
+        .await;
+    alice.play(&room, "4").await;
+    let replied = alice
+        .until_state(|s| s["moves"] == 2 && s["to_move"] == 0)
+        .await;
+    let corner = replied["last_move"]["move"].as_str().map(str::to_owned);
+    assert!(
+        matches!(corner.as_deref(), Some("0" | "2" | "6" | "8")),
+        "the perfect bot answers the centre in a corner: {replied}"
+    );
+    alice
+        .send(json!({"type": "offer_draw", "room": room}))
+        .await;
+    let over = alice.until("game_over").await;
+    assert_eq!(over["reason"], "draw_agreed", "{over}");
+    assert_eq!(over["unrated"], "bot_opponent", "{over}");
+
+    // A random bot never agrees, drawn or not.
+    let (room, _) = alice
+        .create_game("tictactoe", ["me", "bot:random"], json!({}))
+        .await;
+    alice
+        .send(json!({"type": "offer_draw", "room": room}))
+        .await;
+    alice.until_state(|s| s["draw_offer"] == 0).await;
+    let declined = alice.until_state(|s| s["draw_offer"].is_null()).await;
+    assert_eq!(declined["status"], "playing", "{declined}");
     server.stop().await;
 }
 

@@ -1,5 +1,6 @@
-//! Glicko-2 ratings move with results, show on seats, survive in the store, and make a
-//! leaderboard of their own.
+//! Glicko-2 ratings move with results of games between people, show on seats, survive
+//! in the store, and make a leaderboard of their own that marks provisional ratings;
+//! games against bots are not rated, and their scores say whom they were earned against.
 
 use crate::common::{TestServer, play_alternately, temp_dir};
 use serde_json::{Value, json};
@@ -47,15 +48,48 @@ async fn a_win_raises_the_winner_and_lowers_the_loser() {
     assert_eq!(board["entries"][0]["name"], "Alice");
     assert_eq!(board["entries"][1]["name"], "Bob");
     assert_eq!(board["entries"][0]["games"], 1);
+    assert_eq!(
+        board["entries"][0]["provisional"], true,
+        "one game leaves the deviation far above 110: {board}"
+    );
     let (status, _) = server
         .get_json("/api/leaderboard?game=tictactoe&by=elo")
+        .await;
+    assert_eq!(status, 400);
+    let (status, _) = server
+        .get_json("/api/leaderboard?game=tictactoe&by=rating&opponent=person")
+        .await;
+    assert_eq!(status, 400, "ratings come from games between people only");
+
+    // Alice's win was over a person: the score says so, on every board that lists it.
+    assert_eq!(alice["opponent"], "person", "{over}");
+    assert_eq!(bob["opponent"], "person", "{over}");
+    let (_, stored) = server
+        .get_json(&format!("/api/games/{}", over["game_id"].as_str().unwrap()))
+        .await;
+    assert_eq!(stored["seats"][0]["opponent"], "person", "{stored}");
+    for query in ["", "&opponent=person"] {
+        let (status, board) = server
+            .get_json(&format!("/api/leaderboard?game=tictactoe{query}"))
+            .await;
+        assert_eq!(status, 200);
+        assert_eq!(board["entries"][0]["name"], "Alice", "{board}");
+        assert_eq!(board["entries"][0]["opponent"], "person", "{board}");
+    }
+    let (_, board) = server
+        .get_json("/api/leaderboard?game=tictactoe&opponent=bot:easy")
+        .await;
+    assert_eq!(board["opponent"], "bot:easy");
+    assert_eq!(board["entries"], json!([]), "no score against a bot yet");
+    let (status, _) = server
+        .get_json("/api/leaderboard?game=tictactoe&opponent=bot:expert")
         .await;
     assert_eq!(status, 400);
     server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn games_from_a_position_or_too_short_are_not_rated_and_bots_are_rated_but_not_listed() {
+async fn games_against_bots_are_not_rated_and_their_scores_name_the_bot() {
     let dir = temp_dir();
     let server = TestServer::in_dir(dir.path()).await;
     let mut alice = server.player("Alice").await;
@@ -67,22 +101,22 @@ async fn games_from_a_position_or_too_short_are_not_rated_and_bots_are_rated_but
     let over = alice.until("game_over").await;
     assert_eq!(over["reason"], "checkmate");
     assert_eq!(over["scores"][0]["rating_before"], Value::Null);
-    assert_eq!(over["unrated"], "from_position");
+    assert_eq!(
+        over["unrated"], "from_position",
+        "the first reason that applies"
+    );
 
-    // Resigned before each side has made two moves: not rated either.
-    let (room, _) = alice
-        .create_game("tictactoe", ["me", "bot:random"], json!({}))
-        .await;
-    alice.send(json!({"type": "resign", "room": room})).await;
-    let over = alice.until("game_over").await;
-    assert_eq!(over["unrated"], "too_short", "{over}");
-    assert_eq!(over["scores"][1]["rating_after"], Value::Null, "{over}");
-
-    // Two moves each, then resigned: rated.
+    // Two moves each, then resigned: long enough to rate, but against a bot.
     let (room, snapshot) = alice
         .create_game("tictactoe", ["me", "bot:random"], json!({}))
         .await;
-    let mut seen = snapshot;
+    let snapshot = snapshot.unwrap();
+    assert_eq!(
+        snapshot["seats"][1]["rating"],
+        Value::Null,
+        "bots have no rating"
+    );
+    let mut seen = Some(snapshot);
     for made in [0, 2] {
         let ours = |s: &Value| s["moves"] == made && s["to_move"] == 0;
         let state = match seen.take() {
@@ -97,20 +131,27 @@ async fn games_from_a_position_or_too_short_are_not_rated_and_bots_are_rated_but
         .await;
     alice.send(json!({"type": "resign", "room": room})).await;
     let over = alice.until("game_over").await;
-    assert_eq!(over["unrated"], Value::Null, "{over}");
-    assert!(
-        over["scores"][1]["rating_after"].as_i64() > Some(1500),
-        "the bot level gains: {over}"
-    );
+    assert_eq!(over["unrated"], "bot_opponent", "{over}");
+    for seat in 0..2 {
+        assert_eq!(over["scores"][seat]["rating_before"], Value::Null, "{over}");
+        assert_eq!(over["scores"][seat]["rating_after"], Value::Null, "{over}");
+    }
+    assert_eq!(over["scores"][0]["opponent"], "bot:random", "{over}");
+    assert_eq!(over["scores"][1]["opponent"], "person", "{over}");
+    let game_id = over["game_id"].as_str().unwrap();
+    let (_, stored) = server.get_json(&format!("/api/games/{game_id}")).await;
+    assert_eq!(stored["seats"][0]["opponent"], "bot:random", "{stored}");
+    assert_eq!(stored["seats"][0]["rating_after"], Value::Null, "{stored}");
+    let player_id = stored["seats"][0]["player_id"].as_str().unwrap();
+    let (_, games) = server
+        .get_json(&format!("/api/players/{player_id}/games"))
+        .await;
+    assert_eq!(games["games"][0]["opponent"], "bot:random", "{games}");
+    assert_eq!(games["games"][0]["score"], 0, "a loss scores 0: {games}");
+
     let (_, board) = server
         .get_json("/api/leaderboard?game=tictactoe&by=rating")
         .await;
-    let names: Vec<&str> = board["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["Alice"]);
+    assert_eq!(board["entries"], json!([]), "nobody is rated: {board}");
     server.stop().await;
 }

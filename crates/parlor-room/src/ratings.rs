@@ -1,6 +1,7 @@
-//! Glicko-2 ratings, per game and per rated player (each human, and each bot level as a
-//! player of its own). The maths is the skillratings crate's; this module only maps our
-//! results onto it.
+//! Glicko-2 ratings, per game and per person: only games between two people are rated
+//! (a game against the house bots would let anyone farm points off a bot that never
+//! learns, so bots have no rating at all). The maths is the skillratings crate's; this
+//! module only maps our results onto it, and says when a rating is still provisional.
 
 use serde::Serialize;
 use skillratings::Outcomes;
@@ -20,6 +21,15 @@ pub struct Rating {
     pub deviation: f64,
     /// How erratic the player's results are (0.06 to start).
     pub volatility: f64,
+}
+
+/// Above this deviation a rating is provisional: too few rated games yet to trust it
+/// (Lichess's threshold). A newcomer starts at 350; a few games bring it below.
+pub const PROVISIONAL_DEVIATION: f64 = 110.0;
+
+/// Whether a rating of this deviation is provisional (see [`PROVISIONAL_DEVIATION`]).
+pub fn is_provisional(deviation: f64) -> bool {
+    deviation > PROVISIONAL_DEVIATION
 }
 
 impl Default for Rating {
@@ -53,15 +63,18 @@ impl From<Glicko2Rating> for Rating {
     }
 }
 
-/// The key a seat is rated under in a game: the human's player id, or the seat's kind
-/// (`bot:<level>`: each bot level is a rated player of its own).
+/// The key a seat is rated under in a game: its person's player id.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RatedKey(String);
 
 impl RatedKey {
-    /// The key of a seat of `kind`, held by `player` if a person holds it.
-    pub fn of(kind: SeatKind, player: Option<&PlayerId>) -> RatedKey {
-        RatedKey(player.map_or_else(|| kind.to_string(), |player| player.to_string()))
+    /// The key of a seat of `kind` held by `player`: `None` unless a person holds it
+    /// (an open seat, a bot, a bot standing in for a person).
+    pub fn of(kind: SeatKind, player: Option<&PlayerId>) -> Option<RatedKey> {
+        match (kind, player) {
+            (SeatKind::Human, Some(player)) => Some(RatedKey(player.to_string())),
+            _ => None,
+        }
     }
 
     /// The key as the store keeps it.
@@ -100,6 +113,28 @@ mod tests {
         );
         let [loser, winner] = rate([Rating::default(), Rating::default()], Some(Seat::Second));
         assert!(winner.rating > loser.rating);
+    }
+
+    #[test]
+    fn only_a_person_has_a_key_and_a_newcomer_is_provisional() {
+        let alice = PlayerId::from("p_alice");
+        assert_eq!(
+            RatedKey::of(SeatKind::Human, Some(&alice)).map(|key| key.as_str().to_owned()),
+            Some("p_alice".to_owned())
+        );
+        let easy = SeatKind::Bot(parlor_rules::bots::BotLevel::Easy);
+        assert_eq!(RatedKey::of(easy, None), None);
+        assert_eq!(RatedKey::of(SeatKind::Open, None), None);
+
+        assert!(is_provisional(Rating::default().deviation));
+        assert!(is_provisional(110.1) && !is_provisional(110.0));
+        let mut rating = Rating::default();
+        let mut games = 0;
+        while is_provisional(rating.deviation) {
+            [rating, _] = rate([rating, Rating::default()], None);
+            games += 1;
+        }
+        assert!(games > 1, "one game is not enough to trust a rating");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! What a room records of its games and reads back to resume one: a game's start, its
-//! moves, its ending (with the scores, leaderboard candidates and rating changes it
-//! makes), its draw offer and its chat lines. The store writes them (durably, before the
+//! moves, its ending (with the scores and whom each was earned against, leaderboard
+//! candidates and rating changes it makes), its draw offer and its chat lines. The store writes them (durably, before the
 //! room applies them) and returns them as they were written.
 
 use parlor_rules::GameKind;
@@ -8,6 +8,7 @@ use parlor_rules::games::{EndReason, Seat};
 
 use crate::chat::{ChatChannel, ChatLine};
 use crate::ratings::{RatedKey, Rating};
+use crate::scoring::Opponent;
 use crate::{GameId, PlayerId, RoomId, SeatKind};
 
 /// One seat of a game as stored when the game starts.
@@ -43,17 +44,12 @@ pub struct NewGame {
 }
 
 impl NewGame {
-    /// The keys its seats are rated under in its game, seat 0's first; a seat missing
-    /// from `seats` has the key of an open seat.
-    pub fn rating_keys(&self) -> [RatedKey; 2] {
+    /// The keys its seats are rated under in its game, seat 0's first: `None` for a
+    /// seat no person holds (or missing from `seats`).
+    pub fn rating_keys(&self) -> [Option<RatedKey>; 2] {
         Seat::BOTH.map(|wanted| {
-            self.seats
-                .iter()
-                .find(|seat| seat.seat == wanted)
-                .map_or_else(
-                    || RatedKey::of(SeatKind::Open, None),
-                    |seat| RatedKey::of(seat.kind, seat.player_id.as_ref()),
-                )
+            let seat = self.seats.iter().find(|seat| seat.seat == wanted)?;
+            RatedKey::of(seat.kind, seat.player_id.as_ref())
         })
     }
 }
@@ -86,6 +82,8 @@ pub struct SeatResult {
     pub thinking_ms: i64,
     /// The seat's score; `None` for bots and unscored games.
     pub score: Option<i64>,
+    /// Whom the seat played (see [`Opponent`]).
+    pub opponent: Opponent,
 }
 
 /// A game's ending, written once.
@@ -130,6 +128,8 @@ pub struct LeaderboardCandidate {
     pub player_id: PlayerId,
     /// The score achieved.
     pub score: i64,
+    /// Whom it was achieved against: the leaderboard keeps a best per opponent.
+    pub opponent: Opponent,
 }
 
 /// A draw offer open in a game, as stored with it so that a resumed game still has it.
@@ -169,6 +169,8 @@ pub struct StoredSeat {
     pub thinking_ms: Option<i64>,
     /// The seat's score, if the game was scored and the seat is human.
     pub score: Option<i64>,
+    /// Whom the seat played (see [`Opponent`]), once the game has finished.
+    pub opponent: Option<Opponent>,
     /// The seat's Glicko-2 rating in this game before it, rounded, if it was rated (as
     /// in `game_over`).
     pub rating_before: Option<i64>,

@@ -1,5 +1,5 @@
 //! The JSON Schemas of the room's values whose wire names are written by hand rather than
-//! derived (seat kinds, seat specs, takeovers) and of the room options: each lists the
+//! derived (seat kinds, seat specs, takeovers, opponents) and of the room options: each lists the
 //! names its `Display` writes, so the schema cannot drift from the wire. And the `type`
 //! of the frames a room broadcasts, which serde writes as a tag schemars does not see on
 //! a struct.
@@ -10,6 +10,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::{Value, json};
 
 use crate::options::Takeover;
+use crate::scoring::Opponent;
 use crate::{RoomOptions, SeatKind, SeatSpec, TimeControl};
 use parlor_rules::bots::BotLevel;
 
@@ -69,6 +70,19 @@ impl JsonSchema for SeatKind {
         one_of_names(
             kinds,
             "\"open\", \"human\", or \"bot:<level>\" with level random, easy, medium, hard.",
+        )
+    }
+}
+
+impl JsonSchema for Opponent {
+    fn schema_name() -> Cow<'static, str> {
+        "Opponent".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        one_of_names(
+            Opponent::all(),
+            "Whom a score was earned against: \"person\", or \"bot:<level>\" with level random, easy, medium, hard (a bot that stood in for an absent person counts as a bot).",
         )
     }
 }

@@ -8,11 +8,76 @@
 //! the opponent's resignation, absence or clock scores the floor, `100 + time_score`:
 //! otherwise two accounts could top a leaderboard for ever with a resignation after a
 //! few moves, which no real win could beat.
+//!
+//! Every score says whom it was earned against ([`Opponent`]: a person, or a bot of
+//! some level), and the leaderboard keeps each player's best per opponent, so that a
+//! quick win over an easy bot never passes for a win over a person.
+
+use std::fmt;
+use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
 use parlor_rules::GameKind;
+use parlor_rules::bots::BotLevel;
 use parlor_rules::games::{EndReason, Outcome, Seat};
+
+/// Whom a seat played, as its score records it: the other seat at the end of the game,
+/// where a bot that stood in for an absent person at any time counts as that bot. The
+/// wire form is `person` or `bot:<level>`.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
+pub enum Opponent {
+    /// A person.
+    Person,
+    /// A bot of this level.
+    Bot(BotLevel),
+}
+
+impl Opponent {
+    /// Every opponent: a person, then each bot level, weakest first.
+    pub fn all() -> impl Iterator<Item = Opponent> {
+        std::iter::once(Opponent::Person).chain(BotLevel::ALL.iter().copied().map(Opponent::Bot))
+    }
+}
+
+impl fmt::Display for Opponent {
+    /// The wire name, written in this one place.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Opponent::Person => f.write_str("person"),
+            Opponent::Bot(level) => write!(f, "bot:{level}"),
+        }
+    }
+}
+
+/// A name that is not `person` or `bot:<level>`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not an opponent; use person, bot:random, bot:easy, bot:medium or bot:hard")]
+pub struct UnknownOpponent(pub String);
+
+impl FromStr for Opponent {
+    type Err = UnknownOpponent;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "person" => Ok(Opponent::Person),
+            _ => text
+                .strip_prefix("bot:")
+                .and_then(|level| level.parse().ok())
+                .map(Opponent::Bot)
+                .ok_or_else(|| UnknownOpponent(text.to_owned())),
+        }
+    }
+}
 
 /// `[scoring]`: parameters of the score formula.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -178,6 +243,21 @@ mod tests {
             reason: EndReason::DrawAgreed,
         };
         assert_eq!(score(&agreed), None);
+    }
+
+    #[test]
+    fn opponents_read_back_as_they_are_written() {
+        let names: Vec<String> = Opponent::all().map(|o| o.to_string()).collect();
+        assert_eq!(
+            names,
+            ["person", "bot:random", "bot:easy", "bot:medium", "bot:hard"]
+        );
+        for opponent in Opponent::all() {
+            assert_eq!(opponent.to_string().parse(), Ok(opponent));
+        }
+        for wrong in ["", "human", "bot:", "bot:expert", "Person"] {
+            assert!(wrong.parse::<Opponent>().is_err(), "{wrong}");
+        }
     }
 
     proptest! {

@@ -7,6 +7,7 @@ use parlor_rules::GameKind;
 use parlor_rules::games::{BoardView, EndReason, Seat};
 use serde::{Deserialize, Serialize};
 
+use crate::scoring::Opponent;
 use crate::{GameId, PlayerId, RoomId, SeatKind, TimeControl};
 
 /// A seat as shown in `state` and room listings.
@@ -24,9 +25,9 @@ pub struct SeatView {
     /// Whether the occupant is connected: always `true` for bots, always `false` for
     /// open seats, and for a human whether some connection currently holds the seat.
     pub connected: bool,
-    /// The occupant's Glicko-2 rating in this game, rounded: a human's own, or the
-    /// rating of the bot's level. `null` for an open seat, for a player with no rated
-    /// game of this game yet, and while the room is waiting.
+    /// The occupant's Glicko-2 rating in this game, rounded: a human's own. `null` for
+    /// an open seat, for a bot (bots are not rated), for a player with no rated game of
+    /// this game yet, and while the room is waiting.
     pub rating: Option<i64>,
     /// The person a bot is playing for after they stayed away past the reconnect grace
     /// (`options.takeover`); they get the seat back by joining it again. The seat's
@@ -256,8 +257,12 @@ pub struct ScoreView {
     /// The score; `null` for bots and for unscored games, including every game started
     /// from a position.
     pub score: Option<u32>,
+    /// Whom the seat played: the other seat at the end (`person` or `bot:<level>`; a bot
+    /// that stood in for a person counts as a bot). The leaderboard keeps scores per
+    /// opponent.
+    pub opponent: Opponent,
     /// The seat's rating in this game before it, rounded; `null` for both seats when
-    /// the game was not rated, set for both (bots included) when it was.
+    /// the game was not rated (only games between two people are).
     pub rating_before: Option<i64>,
     /// The seat's rating after the game, rounded; `null` as `rating_before` is.
     pub rating_after: Option<i64>,
@@ -293,8 +298,8 @@ pub enum Unrated {
     Aborted,
     /// A bot played for an absent person in it.
     BotStoodIn,
-    /// Two bots of the same level, which share one rating, played it.
-    SameBot,
+    /// A bot held a seat: only games between two people are rated.
+    BotOpponent,
     /// A side made fewer than two moves (`MIN_MOVES_EACH_TO_RATE`).
     TooShort,
 }

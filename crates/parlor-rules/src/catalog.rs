@@ -3,7 +3,7 @@
 
 use rand::RngCore;
 
-use crate::bots::{self, BotLevel, Evaluate, Limits};
+use crate::bots::{self, BotLevel, DrawView, Evaluate, Limits};
 use crate::games::checkers::Checkers;
 use crate::games::chess::Chess;
 use crate::games::fox_geese::FoxGeese;
@@ -11,10 +11,11 @@ use crate::games::tictactoe::TicTacToe;
 use crate::games::{BoardView, Game, GameKind, MoveError, Outcome, PositionError, Seat};
 
 /// The search a bot runs before answering a draw offer: a few thousand positions, enough
-/// to find short forced wins. It runs on the bot pool, never on a room's task, and stops
-/// at [`DRAW_JUDGEMENT_TIME`] whatever the position costs per node.
+/// to find short forced wins and to solve tic-tac-toe once a move has been played. It
+/// runs on the bot pool, never on a room's task, and stops at [`DRAW_JUDGEMENT_TIME`]
+/// whatever the position costs per node.
 pub const DRAW_JUDGEMENT: Limits = Limits {
-    max_depth: 6,
+    max_depth: 9,
     max_nodes: 5_000,
     deadline: None,
 };
@@ -57,11 +58,11 @@ pub trait AnyGame: Send + Sync {
     fn outcome(&self) -> Option<Outcome>;
     /// Whether `seat` could still win (see [`Game::can_win`]).
     fn can_win(&self, seat: Seat) -> bool;
-    /// How good the position is for `seat` (positive is good for it), by a short search
-    /// within `limits` (normally [`draw_judgement`]) so that a forced win counts even where
-    /// the static evaluation sees nothing (tic-tac-toe); for a bot deciding on a draw
-    /// offer, on the bot pool. 0 once over.
-    fn evaluation_for(&self, seat: Seat, limits: &Limits) -> i32;
+    /// How a bot in `seat` offered a draw sees the position, by a short search within
+    /// `limits` (normally [`draw_judgement`]): drawn only if the search proves it, or if
+    /// few pieces are left and it is level (see [`bots::judge_draw`]). Run on the bot
+    /// pool.
+    fn draw_view(&self, seat: Seat, limits: &Limits) -> DrawView;
     /// The position in the game's standard text form.
     fn position(&self) -> String;
     /// The structured board for clients.
@@ -109,12 +110,8 @@ impl<G: Evaluate> AnyGame for G {
         Game::can_win(self, seat)
     }
 
-    fn evaluation_for(&self, seat: Seat, limits: &Limits) -> i32 {
-        let Some(to_move) = Game::turn(self) else {
-            return 0;
-        };
-        let value = bots::analyse(self, limits).value;
-        if to_move == seat { value } else { -value }
+    fn draw_view(&self, seat: Seat, limits: &Limits) -> DrawView {
+        bots::judge_draw(self, seat, limits)
     }
 
     fn position(&self) -> String {
@@ -339,17 +336,18 @@ mod tests {
     }
 
     #[test]
-    fn a_forced_win_counts_though_the_static_evaluation_sees_none() {
+    fn a_forced_win_is_no_draw_though_the_static_evaluation_sees_none() {
         // O holds 0, 2 and 4 and threatens both 6 and 8; X, to move, cannot stop both.
         let mut game = new_game(GameKind::TicTacToe, &GameSettings::default(), None).unwrap();
         for cell in ["1", "0", "5", "2", "7", "4"] {
             game.play(cell).unwrap();
         }
         let limits = draw_judgement(Instant::now);
-        assert!(game.evaluation_for(Seat::Second, &limits) > 0);
-        assert!(game.evaluation_for(Seat::First, &limits) < 0);
-        let even = new_game(GameKind::TicTacToe, &GameSettings::default(), None).unwrap();
-        assert_eq!(even.evaluation_for(Seat::Second, &limits), 0);
+        assert!(matches!(game.draw_view(Seat::Second, &limits), DrawView::Open(v) if v > 0));
+        assert!(matches!(game.draw_view(Seat::First, &limits), DrawView::Open(v) if v < 0));
+        let mut even = new_game(GameKind::TicTacToe, &GameSettings::default(), None).unwrap();
+        even.play("4").unwrap();
+        assert_eq!(even.draw_view(Seat::Second, &limits), DrawView::Proven);
     }
 
     #[test]

@@ -199,6 +199,16 @@ mod test_db {
             Some(TestDb { schema })
         }
 
+        /// A plain pool on this schema, without the store: what a test that sets an
+        /// older schema up before the store opens writes through.
+        pub(crate) async fn raw_pool(&self) -> sqlx::PgPool {
+            let options =
+                PgConnectOptions::from_str(&self.schema.store_url()).expect("a PostgreSQL URL");
+            sqlx::PgPool::connect_with(options)
+                .await
+                .expect("connect to PostgreSQL")
+        }
+
         /// The store in this schema, its batches counted in `stats`.
         pub(crate) async fn open_with(&self, stats: BatchStats) -> SqlStore {
             self.try_open(stats)

@@ -31,8 +31,8 @@ impl From<PlayerRow> for PlayerRecord {
     }
 }
 
-/// A row of a player's list of games: the game's columns, the player's `seat` and both
-/// seats' names as `name0` and `name1`.
+/// A row of a player's list of games: the game's columns, the player's `seat`, its
+/// `score` and `opponent`, and both seats' names as `name0` and `name1`.
 #[derive(sqlx::FromRow)]
 pub(super) struct PlayerGameRow {
     game_id: String,
@@ -42,6 +42,8 @@ pub(super) struct PlayerGameRow {
     winner: Option<i64>,
     reason: Option<String>,
     seat: i64,
+    score: Option<i64>,
+    opponent: Option<String>,
     name0: String,
     name1: String,
 }
@@ -55,6 +57,8 @@ impl TryFrom<PlayerGameRow> for PlayerGame {
             game: named(&row.game, "game")?,
             status: named(&row.status, "status")?,
             seat: seat(row.seat, "seat")?,
+            score: row.score,
+            opponent: named_opt(row.opponent.as_deref(), "opponent")?,
             names: vec![row.name0, row.name1],
             started_at_ms: row.started_at,
             winner: row
@@ -134,6 +138,7 @@ pub(super) struct SeatRow {
     name: String,
     thinking_ms: Option<i64>,
     score: Option<i64>,
+    opponent: Option<String>,
     rating_before: Option<f64>,
     rating_after: Option<f64>,
     stood_in: i64,
@@ -150,6 +155,7 @@ impl TryFrom<SeatRow> for StoredSeat {
             name: row.name,
             thinking_ms: row.thinking_ms,
             score: row.score,
+            opponent: named_opt(row.opponent.as_deref(), "opponent")?,
             rating_before: rounded(row.rating_before),
             rating_after: rounded(row.rating_after),
             stood_in: row.stood_in != 0,
@@ -222,7 +228,7 @@ impl TryFrom<ChatRow> for StoredChatLine {
 pub(super) struct RatingRow {
     /// The game's wire name.
     pub(super) game: String,
-    /// The rated player's key (a player id or `bot:<level>`).
+    /// The rated player's key (a player id).
     pub(super) player_key: String,
     /// The rating itself (Glicko-2's r).
     pub(super) rating: f64,
@@ -272,6 +278,7 @@ impl RatingEntryRow {
 pub(super) struct LeaderboardRow {
     player_id: String,
     name: String,
+    opponent: String,
     score: i64,
     game_id: String,
     achieved_at: i64,
@@ -279,15 +286,16 @@ pub(super) struct LeaderboardRow {
 
 impl LeaderboardRow {
     /// The entry this row makes at `rank`.
-    pub(super) fn ranked(self, rank: u32) -> LeaderboardEntry {
-        LeaderboardEntry {
+    pub(super) fn ranked(self, rank: u32) -> Result<LeaderboardEntry, StoreError> {
+        Ok(LeaderboardEntry {
             rank,
             player_id: self.player_id.into(),
             name: self.name,
+            opponent: named(&self.opponent, "opponent")?,
             score: self.score,
             game_id: self.game_id.into(),
             achieved_at_ms: self.achieved_at,
-        }
+        })
     }
 }
 

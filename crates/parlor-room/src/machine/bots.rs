@@ -1,6 +1,7 @@
 //! What a room's bots do, decided without waiting for them: when a bot must think
-//! about a move (and for how long, under the clock), and how it answers a draw offer.
-//! The answers come back later; one about a position the room has left is ignored.
+//! about a move (and for how long, under the clock), and how it answers a draw offer
+//! (it agrees only to a position it judges drawn; `random` never agrees). The answers
+//! come back later; one about a position the room has left is ignored.
 
 use std::time::{Duration, Instant};
 
@@ -8,19 +9,17 @@ use super::endings::OnFailure;
 use super::{Effect, Now, RoomState, STORE_RETRY, Then};
 use crate::TimeControl;
 use crate::views::Status;
+use parlor_rules::bots::{BotLevel, DrawView};
 use parlor_rules::games::{EndReason, Seat};
 
 /// A bot's answer to a draw offer, as the bot pool gives it back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DrawAnswer {
-    /// The bot judged the position this good for itself (positive is good for it).
-    Judged(i32),
+    /// The bot judged the position so.
+    Judged(DrawView),
     /// Every bot thread was busy; the bot declines without judging.
     Busy,
 }
-
-/// A bot accepts a draw unless its evaluation of its own position is above this.
-const DRAW_ACCEPT_BELOW: i32 = 50;
 
 /// Time a bot leaves on its clock for network, queueing and the move's recording, ms.
 const BOT_SAFETY_MS: u64 = 150;
@@ -88,22 +87,24 @@ impl RoomState {
         self.retry_at = Some(now + STORE_RETRY);
     }
 
-    /// A bot in `seat` answers an open draw offer by its evaluation: at once if it has
-    /// judged this position already, otherwise once the bot pool has judged it (see
-    /// [`RoomState::bot_judged_draw`]).
+    /// A bot in `seat` answers an open draw offer by its judgement: at once if it has
+    /// judged this position already (or, at level `random`, judges nothing), otherwise
+    /// once the bot pool has judged it (see [`RoomState::bot_judged_draw`]).
     pub(super) fn bot_answers_draw(
         &mut self,
         seat: Seat,
         now: Now,
         effects: &mut Vec<Effect>,
     ) -> Then {
-        if self.seats[seat.index()].bot_level().is_none() {
-            return Then::Nothing;
+        match self.seats[seat.index()].bot_level() {
+            None => return Then::Nothing,
+            Some(BotLevel::Random) => return self.bot_decides_draw(seat, DrawAnswer::Busy, now),
+            Some(_) => {}
         }
         let ply = self.history.len();
         match self.draw_judged {
-            Some((judged, value)) if judged == ply => {
-                self.bot_decides_draw(DrawAnswer::Judged(value), now)
+            Some((judged, view)) if judged == ply => {
+                self.bot_decides_draw(seat, DrawAnswer::Judged(view), now)
             }
             _ if self.draw_judging == Some(ply) => Then::Nothing,
             _ => {
@@ -115,8 +116,8 @@ impl RoomState {
     }
 
     /// Asks the bot a draw offer is open to for its judgement if nothing is judging it:
-    /// an offer a resumed game brought back (live, an offer to a bot is always judged as
-    /// it is made).
+    /// an offer a resumed game brought back (live, an offer to a bot is always answered
+    /// as it is made). A `random` bot is asked too, and declines whatever the answer.
     pub(super) fn judge_open_offer(&mut self) -> Option<Effect> {
         let seat = self.draw_offer?.other();
         self.seats[seat.index()].bot_level()?;
@@ -135,28 +136,32 @@ impl RoomState {
             return super::Step::done(Vec::new());
         }
         self.draw_judging = None;
-        if let DrawAnswer::Judged(value) = answer {
-            self.draw_judged = Some((ply, value));
+        if let DrawAnswer::Judged(view) = answer {
+            self.draw_judged = Some((ply, view));
         }
         let offered_to_bot = self
             .draw_offer
-            .is_some_and(|offerer| self.seats[offerer.other().index()].bot_level().is_some());
-        let then =
-            if self.history.len() == ply && self.status() == Status::Playing && offered_to_bot {
-                self.bot_decides_draw(answer, now)
-            } else {
-                Then::Nothing
-            };
+            .map(Seat::other)
+            .filter(|bot| self.seats[bot.index()].bot_level().is_some());
+        let then = match offered_to_bot {
+            Some(bot) if self.history.len() == ply && self.status() == Status::Playing => {
+                self.bot_decides_draw(bot, answer, now)
+            }
+            _ => Then::Nothing,
+        };
         super::Step {
             effects: Vec::new(),
             then,
         }
     }
 
-    /// A bot accepts the open draw offer unless it judges its own position better (or
-    /// was too busy to judge it); a refusal closes the offer once recorded.
-    fn bot_decides_draw(&self, answer: DrawAnswer, now: Now) -> Then {
-        let accept = matches!(answer, DrawAnswer::Judged(value) if value <= DRAW_ACCEPT_BELOW);
+    /// The bot in `seat` accepts the open draw offer only if it judged the position drawn
+    /// (see [`DrawView`]) and is not a `random` bot; it declines anything else, and
+    /// declines unjudged when it was too busy to judge. A refusal closes the offer once
+    /// recorded.
+    fn bot_decides_draw(&self, seat: Seat, answer: DrawAnswer, now: Now) -> Then {
+        let random = self.seats[seat.index()].bot_level() == Some(BotLevel::Random);
+        let accept = !random && matches!(answer, DrawAnswer::Judged(view) if view.is_drawn());
         if accept {
             let ending = self.prepare_ending(None, EndReason::DrawAgreed, OnFailure::Shrug, now);
             Then::End(Box::new(ending))

@@ -1,5 +1,6 @@
-//! How a game ends: the store record of an ending (scores, leaderboard, ratings) and,
-//! once it is recorded, the finishing `state` and `game_over`.
+//! How a game ends: the store record of an ending (scores and whom each was earned
+//! against, leaderboard, ratings: only between two people) and, once it is recorded,
+//! the finishing `state` and `game_over`.
 
 use std::time::{Duration, Instant};
 
@@ -8,11 +9,13 @@ use tracing::info;
 use super::views::rounded;
 use super::{Effect, Now, RoomState};
 use crate::GameId;
+use crate::options::Takeover;
 use crate::ratings::RatedKey;
 use crate::records::{GameFinish, LeaderboardCandidate, RatingChange, SeatResult};
-use crate::scoring::{self, ScoreInput};
+use crate::scoring::{self, Opponent, ScoreInput};
 use crate::seats::SeatState;
 use crate::views::{GameOverMsg, MIN_MOVES_EACH_TO_RATE, ScoreView, Unrated};
+use parlor_rules::bots::BotLevel;
 use parlor_rules::games::{EndReason, Outcome, Seat};
 
 /// What follows when the store cannot record an ending.
@@ -37,6 +40,7 @@ pub struct PendingEnding {
     pub leaving: Option<Seat>,
     outcome: Outcome,
     scores: [Option<u32>; 2],
+    opponents: [Opponent; 2],
     /// Why it is not rated, if it is not.
     unrated: Option<Unrated>,
     duration_ms: u64,
@@ -106,6 +110,7 @@ impl RoomState {
             None => (GameId::from(""), Duration::ZERO),
         };
         let unrated = self.unrated_because(outcome, moves_by_seat);
+        let opponents = Seat::BOTH.map(|seat| self.opponent_of(seat));
         let leaderboard = Seat::BOTH
             .into_iter()
             .filter(|seat| outcome.winner.is_none_or(|winner| winner == *seat))
@@ -114,6 +119,7 @@ impl RoomState {
                 Some(LeaderboardCandidate {
                     player_id: player_id.to_owned(),
                     score: i64::from(scores[seat.index()]?),
+                    opponent: opponents[seat.index()],
                 })
             })
             .collect();
@@ -130,10 +136,14 @@ impl RoomState {
                     seat,
                     thinking_ms: thinking_ms[seat.index()] as i64,
                     score: scores[seat.index()].map(i64::from),
+                    opponent: opponents[seat.index()],
                 })
                 .to_vec(),
             leaderboard,
-            rated: unrated.is_none().then(|| self.rating_keys()),
+            rated: match (unrated, self.rating_keys()) {
+                (None, [Some(first), Some(second)]) => Some([first, second]),
+                _ => None,
+            },
         };
         PendingEnding {
             finish,
@@ -141,34 +151,55 @@ impl RoomState {
             leaving: None,
             outcome,
             scores,
+            opponents,
             unrated,
             duration_ms: duration_ms(duration),
         }
     }
 
-    /// The keys both seats are rated under in this game.
-    pub fn rating_keys(&self) -> [RatedKey; 2] {
+    /// The keys both seats are rated under in this game: a person's, `None` for a bot.
+    pub fn rating_keys(&self) -> [Option<RatedKey>; 2] {
         Seat::BOTH.map(|seat| {
             let state = &self.seats[seat.index()];
             RatedKey::of(state.kind(), state.player_id())
         })
     }
 
+    /// Whom `seat` played, as its score records it: the bot in the other seat, or the
+    /// bot that stood in for it at some time, or else a person.
+    fn opponent_of(&self, seat: Seat) -> Opponent {
+        let other = seat.other().index();
+        match self.seats[other].bot_level() {
+            Some(level) => Opponent::Bot(level),
+            None if self.stood_in[other] => Opponent::Bot(self.stand_in_level()),
+            None => Opponent::Person,
+        }
+    }
+
+    /// The level of the bot that stands in for an absent person in this room. Should
+    /// the room no longer name one (a game resumed under a configuration without
+    /// takeovers), the weakest: a score is never credited as earned against a stronger
+    /// bot than it was.
+    fn stand_in_level(&self) -> BotLevel {
+        match self.options.takeover.unwrap_or(self.settings.takeover) {
+            Takeover::Bot(level) => level,
+            Takeover::None => BotLevel::Random,
+        }
+    }
+
     /// Why a game that ended this way after `moves_by_seat` does not count for ratings,
     /// if it does not: it started from a given position, was aborted, had a bot stand in
-    /// for a person, was a bot level against itself, or ended before each side had made
-    /// [`MIN_MOVES_EACH_TO_RATE`] moves.
+    /// for a person, had a bot in a seat (only games between two people are rated), or
+    /// ended before each side had made [`MIN_MOVES_EACH_TO_RATE`] moves.
     fn unrated_because(&self, outcome: Outcome, moves_by_seat: [u32; 2]) -> Option<Unrated> {
-        let [first, second] = self.rating_keys();
         if !self.options.scored() {
             Some(Unrated::FromPosition)
         } else if outcome.reason == EndReason::Aborted {
             Some(Unrated::Aborted)
         } else if self.stood_in.contains(&true) {
             Some(Unrated::BotStoodIn)
-        } else if first == second {
-            // Two bots of one level share a rating: a game against itself teaches it nothing.
-            Some(Unrated::SameBot)
+        } else if self.rating_keys().contains(&None) {
+            Some(Unrated::BotOpponent)
         } else if moves_by_seat
             .iter()
             .any(|&moves| moves < MIN_MOVES_EACH_TO_RATE)
@@ -192,6 +223,7 @@ impl RoomState {
             leaving,
             outcome,
             scores,
+            opponents,
             unrated,
             duration_ms,
             ..
@@ -228,6 +260,7 @@ impl RoomState {
                     seat,
                     name: self.seats[seat.index()].name(),
                     score: scores[seat.index()],
+                    opponent: opponents[seat.index()],
                     rating_before: ratings
                         .map(|changes| rounded(changes[seat.index()].before.rating)),
                     rating_after: ratings

@@ -35,7 +35,7 @@ use crate::records::ChatRecord;
 use crate::seats::SeatState;
 use crate::views::{GameOverMsg, MovedMsg, StateMsg, Status};
 use crate::{ConnId, GameId, RoomId, RoomOptions, RoomSettings, SeatSpec};
-use parlor_rules::bots::BotLevel;
+use parlor_rules::bots::{BotLevel, DrawView};
 use parlor_rules::catalog::{AnyGame, GameSettings, PlayedMove};
 use parlor_rules::games::{Outcome, Seat};
 
@@ -239,9 +239,9 @@ pub struct RoomState {
     draw_offer: Option<Seat>,
     /// A bot is judging the draw offer open in the position after this many moves.
     draw_judging: Option<usize>,
-    /// The bot's last judgement of a draw offer: the position (moves played) and its
-    /// value for the bot, so repeated offers in one position are answered at once.
-    draw_judged: Option<(usize, i32)>,
+    /// The bot's last judgement of a draw offer: the position (moves played) and what
+    /// the bot made of it, so repeated offers in one position are answered at once.
+    draw_judged: Option<(usize, DrawView)>,
     /// Which seats have asked for a rematch of the finished game.
     rematch: [bool; 2],
     /// Each seat's current rating in this game, once known.

@@ -4,6 +4,7 @@
 //! them off the async executor.
 
 mod deadline;
+mod draws;
 mod eval;
 mod rules;
 mod search;
@@ -19,6 +20,7 @@ use rand::seq::IndexedRandom;
 use crate::games::Game;
 
 pub use deadline::Deadline;
+pub use draws::{DEAD_DRAW_MARGIN, DrawView, judge_draw};
 pub use search::{Analysis, Limits, analyse};
 
 /// A game the bots can play: a static estimate of any unfinished position, plus what the
@@ -47,6 +49,13 @@ pub trait Evaluate: Game {
     fn order_hint(&self, mv: &Self::Move) -> i32 {
         let _ = mv;
         0
+    }
+
+    /// Whether so few pieces are left that neither side can make progress unless the
+    /// evaluation says one is clearly ahead: what lets a bot call a level position a
+    /// dead draw ([`draws::judge_draw`]). Never, by default.
+    fn few_pieces_left(&self) -> bool {
+        false
     }
 }
 

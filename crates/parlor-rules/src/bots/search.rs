@@ -65,6 +65,10 @@ pub struct Analysis<M> {
     /// The value of `best` for the side to move at that depth: an evaluation, or
     /// `±(1_000_000 - plies)` for a forced win or loss that many plies away.
     pub value: i32,
+    /// Whether that iteration followed every line it searched to the end of the game, so
+    /// that `value` is the position's true value with best play (0: a draw) rather
+    /// than an estimate.
+    pub solved: bool,
 }
 
 /// Switches for testing the search against itself.
@@ -102,6 +106,7 @@ pub(super) fn run<G: Evaluate>(game: &G, limits: &Limits, options: Options) -> A
         nodes: 0,
         depth: 0,
         value: 0,
+        solved: false,
     };
     let Some(seat) = game.turn() else {
         return analysis;
@@ -125,6 +130,7 @@ pub(super) fn run<G: Evaluate>(game: &G, limits: &Limits, options: Options) -> A
             break;
         }
         analysis.depth = depth;
+        analysis.solved = !search.cut_off;
         if analysis.value.abs() > FORCED || !search.cut_off || !search.time_for_more(started) {
             break;
         }

@@ -378,13 +378,13 @@ async fn starting_ratings(
     if games.is_empty() {
         return Ok(Vec::new());
     }
-    let keys: Vec<(&str, [RatedKey; 2])> = games
+    let keys: Vec<(&str, [Option<RatedKey>; 2])> = games
         .iter()
         .map(|(game, _)| (game.game.as_str(), game.rating_keys()))
         .collect();
     let wanted = keys
         .iter()
-        .flat_map(|(game, [first, second])| [(*game, first.as_str()), (*game, second.as_str())])
+        .flat_map(|(game, seats)| seats.iter().flatten().map(|key| (*game, key.as_str())))
         .collect();
     let stored = read_ratings(conn, &wanted).await?;
     Ok(keys
@@ -393,7 +393,8 @@ async fn starting_ratings(
             let in_game = stored.get(*game);
             seats.each_ref().map(|key| {
                 in_game
-                    .and_then(|ratings| ratings.get(key.as_str()))
+                    .zip(key.as_ref())
+                    .and_then(|(ratings, key)| ratings.get(key.as_str()))
                     .copied()
             })
         })

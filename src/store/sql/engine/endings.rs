@@ -24,6 +24,7 @@ use super::{PLACEHOLDERS, RATINGS_LOCK};
 use crate::store::sql::log_connection::{LogConnection, Param};
 use crate::store::{Fence, GameFinish, GameStatus, RatingChange, StoreError};
 use parlor_room::ratings::{self, Rating};
+use parlor_room::records::LeaderboardCandidate;
 
 /// Writes `finishes` (each a different game, under its room's token) inside the
 /// caller's transaction, and returns each one's rating changes (`None` for an unrated
@@ -160,12 +161,15 @@ async fn rate(
 }
 
 /// The stored ratings of `wanted` (game, player key) pairs, by game and then by key;
-/// players with none are absent. One query however many pairs; also what a room's
-/// display of its seats' ratings reads.
+/// players with none are absent. One query however many pairs (none for none); also what
+/// a room's display of its seats' ratings reads.
 pub(super) async fn read_ratings(
     conn: &mut impl LogConnection,
     wanted: &HashSet<(&str, &str)>,
 ) -> Result<HashMap<String, HashMap<String, Rating>>, StoreError> {
+    if wanted.is_empty() {
+        return Ok(HashMap::new());
+    }
     let mut sql = String::from(
         "SELECT r.game, r.player_key, r.rating, r.deviation, r.volatility \
          FROM ratings r JOIN (VALUES ",
@@ -221,8 +225,8 @@ async fn write_ratings(
     Ok(())
 }
 
-/// Writes each seat's thinking time and score and, in rated games, its rating before
-/// and after.
+/// Writes each seat's thinking time, score and opponent and, in rated games, its rating
+/// before and after.
 async fn update_seats(
     conn: &mut impl LogConnection,
     finishes: &[&GameFinish],
@@ -234,7 +238,8 @@ async fn update_seats(
     }
     let mut sql = String::from(
         "UPDATE game_seats SET thinking_ms = v.column3, score = v.column4, \
-         rating_before = v.column5, rating_after = v.column6 FROM (VALUES ",
+         rating_before = v.column5, rating_after = v.column6, opponent = v.column7 \
+         FROM (VALUES ",
     );
     PLACEHOLDERS.push_typed_rows(
         &mut sql,
@@ -246,10 +251,11 @@ async fn update_seats(
             "BIGINT",
             "DOUBLE PRECISION",
             "DOUBLE PRECISION",
+            "TEXT",
         ],
     );
     sql.push_str(") AS v WHERE game_seats.game_id = v.column1 AND game_seats.seat = v.column2");
-    let mut params = Vec::with_capacity(seats * 6);
+    let mut params = Vec::with_capacity(seats * 7);
     for (finish, change) in finishes.iter().zip(changes) {
         for seat in &finish.seats {
             let rating = change
@@ -262,6 +268,7 @@ async fn update_seats(
                 Param::Int(seat.score),
                 Param::Real(rating.map(|change| change.before.rating)),
                 Param::Real(rating.map(|change| change.after.rating)),
+                Param::Text(Some(seat.opponent.to_string().into())),
             ]);
         }
     }
@@ -269,24 +276,25 @@ async fn update_seats(
     Ok(())
 }
 
-/// Enters the games' leaderboard candidates. A row is replaced only by a strictly higher
-/// score, so on ties the earliest achievement keeps its place; a player who is a
-/// candidate in several of these games enters with the first of their best scores.
+/// Enters the games' leaderboard candidates, each under its game and opponent. A row is
+/// replaced only by a strictly higher score, so on ties the earliest achievement keeps
+/// its place; a player who is a candidate against one opponent in several of these games
+/// enters with the first of their best scores.
 async fn upsert_leaderboard(
     conn: &mut impl LogConnection,
     finishes: &[&GameFinish],
 ) -> Result<(), StoreError> {
-    let mut best: Vec<(&GameFinish, &str, i64)> = Vec::new();
+    let mut best: Vec<(&GameFinish, &LeaderboardCandidate)> = Vec::new();
     for finish in finishes {
         for candidate in &finish.leaderboard {
-            let id = candidate.player_id.as_str();
-            match best
-                .iter_mut()
-                .find(|(kept, player, _)| kept.game == finish.game && *player == id)
-            {
-                Some(kept) if candidate.score > kept.2 => *kept = (finish, id, candidate.score),
+            match best.iter_mut().find(|(kept, entry)| {
+                kept.game == finish.game
+                    && entry.player_id == candidate.player_id
+                    && entry.opponent == candidate.opponent
+            }) {
+                Some(kept) if candidate.score > kept.1.score => *kept = (finish, candidate),
                 Some(_) => {}
-                None => best.push((finish, id, candidate.score)),
+                None => best.push((finish, candidate)),
             }
         }
     }
@@ -294,21 +302,23 @@ async fn upsert_leaderboard(
         return Ok(());
     }
     let mut sql = String::from(
-        "INSERT INTO leaderboard (game, player_id, score, game_id, achieved_at) VALUES ",
+        "INSERT INTO leaderboard (game, player_id, opponent, score, game_id, achieved_at) \
+         VALUES ",
     );
-    PLACEHOLDERS.push_rows(&mut sql, best.len(), 5);
+    PLACEHOLDERS.push_rows(&mut sql, best.len(), 6);
     sql.push_str(
-        " ON CONFLICT (game, player_id) DO UPDATE SET score = excluded.score, \
+        " ON CONFLICT (game, player_id, opponent) DO UPDATE SET score = excluded.score, \
          game_id = excluded.game_id, achieved_at = excluded.achieved_at \
          WHERE excluded.score > leaderboard.score",
     );
     let params: Vec<Param<'_>> = best
         .iter()
-        .flat_map(|(finish, player_id, score)| {
+        .flat_map(|(finish, candidate)| {
             [
                 Param::text(finish.game.as_str()),
-                Param::text(player_id),
-                Param::int(*score),
+                Param::text(&candidate.player_id),
+                Param::Text(Some(candidate.opponent.to_string().into())),
+                Param::int(candidate.score),
                 Param::text(&finish.game_id),
                 Param::int(finish.finished_at_ms),
             ]

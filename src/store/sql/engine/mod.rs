@@ -43,6 +43,7 @@ use crate::store::{
     StoredGame, UnfinishedGame,
 };
 use parlor_room::ratings::{RatedKey, Rating};
+use parlor_room::scoring::Opponent;
 
 /// The schema migrations in `migrations/`, embedded at compile time; the same files for
 /// every engine.
@@ -216,7 +217,7 @@ impl Store for SqlStore {
     async fn ratings(
         &self,
         game: GameKind,
-        keys: [&RatedKey; 2],
+        keys: [Option<&RatedKey>; 2],
     ) -> Result<[Option<Rating>; 2], StoreError> {
         reads::ratings(&self.pool, game, keys).await
     }
@@ -295,9 +296,10 @@ impl Store for SqlStore {
     async fn leaderboard(
         &self,
         game: GameKind,
+        opponent: Option<Opponent>,
         limit: u32,
     ) -> Result<Vec<LeaderboardEntry>, StoreError> {
-        reads::leaderboard(&self.pool, game, limit).await
+        reads::leaderboard(&self.pool, game, opponent, limit).await
     }
 
     async fn close(&self) {

@@ -20,6 +20,7 @@ use crate::store::{
     StoreError, StoredGame, UnfinishedGame,
 };
 use parlor_room::ratings::{RatedKey, Rating};
+use parlor_room::scoring::Opponent;
 
 /// A read-only transaction whose statements all see one snapshot (on PostgreSQL that
 /// takes `REPEATABLE READ`: its default gives each statement a snapshot of its own).
@@ -78,6 +79,7 @@ pub(super) async fn player_games(
     }
     let rows: Vec<PlayerGameRow> = sqlx::query_as(
         "SELECT g.game_id, g.game, g.status, g.started_at, g.winner, g.reason, s.seat, \
+         s.score, s.opponent, \
          (SELECT name FROM game_seats WHERE game_id = g.game_id AND seat = 0) AS name0, \
          (SELECT name FROM game_seats WHERE game_id = g.game_id AND seat = 1) AS name1 \
          FROM games g JOIN game_seats s ON s.game_id = g.game_id \
@@ -94,30 +96,37 @@ pub(super) async fn player_games(
         .map(Some)
 }
 
-/// Two players' current ratings in `game`, each `None` if that player has none yet.
+/// Two seats' current ratings in `game`, each `None` if the seat has no key (no person
+/// holds it) or its person has no rating yet.
 pub(super) async fn ratings(
     pool: &Pool<Db>,
     game: GameKind,
-    keys: [&RatedKey; 2],
+    keys: [Option<&RatedKey>; 2],
 ) -> Result<[Option<Rating>; 2], StoreError> {
     let mut conn = pool.acquire().await?;
-    let wanted = HashSet::from(keys.map(|key| (game.as_str(), key.as_str())));
+    let wanted: HashSet<(&str, &str)> = keys
+        .iter()
+        .flatten()
+        .map(|key| (game.as_str(), key.as_str()))
+        .collect();
     let stored = read_ratings(&mut *conn, &wanted).await?;
     let in_game = stored.get(game.as_str());
     Ok(keys.map(|key| {
         in_game
-            .and_then(|ratings| ratings.get(key.as_str()))
+            .zip(key)
+            .and_then(|(ratings, key)| ratings.get(key.as_str()))
             .copied()
     }))
 }
 
-/// The highest-rated humans in `game`, at most `limit`.
+/// The highest-rated players in `game`, at most `limit`.
 pub(super) async fn rating_leaderboard(
     pool: &Pool<Db>,
     game: GameKind,
     limit: u32,
 ) -> Result<Vec<RatingEntry>, StoreError> {
-    // Bots are rated too, but only humans (who have a players row) are listed.
+    // Only people are rated; the join with players keeps it so should a row of another
+    // key ever be written.
     ranked(
         pool,
         "SELECT r.player_key, p.name, r.rating, r.deviation, r.games FROM ratings r \
@@ -125,28 +134,32 @@ pub(super) async fn rating_leaderboard(
          WHERE r.game = $1 ORDER BY r.rating DESC, r.player_key LIMIT $2",
         game,
         limit,
+        None,
         RatingEntryRow::ranked,
     )
     .await
 }
 
-/// The rows `sql` (with `$1` the game and `$2` the limit) selects, best first, each
-/// decoded with its rank (1 for the first).
+/// The rows `sql` (with `$1` the game, `$2` the limit and, if `filter` is given, `$3`
+/// that filter) selects, best first, each decoded with its rank (1 for the first).
 async fn ranked<R, T>(
     pool: &Pool<Db>,
     sql: &str,
     game: GameKind,
     limit: u32,
+    filter: Option<String>,
     entry: fn(R, u32) -> T,
 ) -> Result<Vec<T>, StoreError>
 where
     R: for<'r> sqlx::FromRow<'r, <Db as sqlx::Database>::Row> + Send + Unpin,
 {
-    let rows: Vec<R> = sqlx::query_as(sql)
+    let mut query = sqlx::query_as(sql)
         .bind(game.as_str())
-        .bind(i64::from(limit))
-        .fetch_all(pool)
-        .await?;
+        .bind(i64::from(limit));
+    if let Some(filter) = filter {
+        query = query.bind(filter);
+    }
+    let rows: Vec<R> = query.fetch_all(pool).await?;
     Ok((1u32..)
         .zip(rows)
         .map(|(rank, row)| entry(row, rank))
@@ -172,7 +185,7 @@ pub(super) async fn game(
         return Ok(None);
     };
     let seats: Vec<SeatRow> = sqlx::query_as(
-        "SELECT seat, kind, player_id, name, thinking_ms, score, rating_before, \
+        "SELECT seat, kind, player_id, name, thinking_ms, score, opponent, rating_before, \
          rating_after, stood_in FROM game_seats WHERE game_id = $1 ORDER BY seat",
     )
     .bind(game_id.as_str())
@@ -228,22 +241,31 @@ pub(super) async fn unfinished_games(pool: &Pool<Db>) -> Result<Vec<UnfinishedGa
         .collect())
 }
 
-/// The best scores in `game`, highest first, earliest first on ties, at most `limit`.
+/// The best scores in `game` against `opponent` (against anyone: each player's best per
+/// opponent), highest first, earliest first on ties, at most `limit`.
 pub(super) async fn leaderboard(
     pool: &Pool<Db>,
     game: GameKind,
+    opponent: Option<Opponent>,
     limit: u32,
 ) -> Result<Vec<LeaderboardEntry>, StoreError> {
-    ranked(
-        pool,
-        "SELECT l.player_id, p.name, l.score, l.game_id, l.achieved_at \
-         FROM leaderboard l JOIN players p ON p.player_id = l.player_id \
-         WHERE l.game = $1 \
-         ORDER BY l.score DESC, l.achieved_at ASC, l.player_id ASC \
-         LIMIT $2",
-        game,
-        limit,
-        LeaderboardRow::ranked,
-    )
-    .await
+    let sql = match opponent {
+        Some(_) => {
+            "SELECT l.player_id, p.name, l.opponent, l.score, l.game_id, l.achieved_at \
+             FROM leaderboard l JOIN players p ON p.player_id = l.player_id \
+             WHERE l.game = $1 AND l.opponent = $3 \
+             ORDER BY l.score DESC, l.achieved_at ASC, l.player_id ASC \
+             LIMIT $2"
+        }
+        None => {
+            "SELECT l.player_id, p.name, l.opponent, l.score, l.game_id, l.achieved_at \
+             FROM leaderboard l JOIN players p ON p.player_id = l.player_id \
+             WHERE l.game = $1 \
+             ORDER BY l.score DESC, l.achieved_at ASC, l.player_id ASC, l.opponent ASC \
+             LIMIT $2"
+        }
+    };
+    let filter = opponent.map(|opponent| opponent.to_string());
+    let rows = ranked(pool, sql, game, limit, filter, LeaderboardRow::ranked).await?;
+    rows.into_iter().collect()
 }

@@ -41,6 +41,20 @@ impl TestDb {
         self.dir.path().join("data").join("parlor.db")
     }
 
+    /// A plain pool on this file, without the store (created, with its folder, if it
+    /// does not exist): what a test that sets an older schema up before the store opens
+    /// writes through.
+    pub(crate) async fn raw_pool(&self) -> sqlx::SqlitePool {
+        let path = self.path();
+        std::fs::create_dir_all(path.parent().expect("in a folder")).expect("the folder");
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true);
+        sqlx::SqlitePool::connect_with(options)
+            .await
+            .expect("open the SQLite file")
+    }
+
     /// The store in this file, its batches counted in `stats`.
     pub(crate) async fn open_with(&self, stats: BatchStats) -> SqlStore {
         SqlStore::open(&self.path(), TEST_TUNING, stats)

@@ -3,8 +3,9 @@
 use super::*;
 use crate::Request;
 use crate::machine::DrawAnswer;
+use crate::scoring::Opponent;
 use crate::views::{Status, Unrated};
-use parlor_rules::bots::BotLevel;
+use parlor_rules::bots::{BotLevel, DrawView};
 use parlor_rules::games::EndReason;
 
 #[test]
@@ -130,24 +131,50 @@ fn a_bot_judges_an_offer_without_holding_up_the_room() {
 }
 
 #[test]
-fn a_bot_accepts_unless_it_judges_its_position_better() {
-    let mut fx = against_a_bot();
-    fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
-        .unwrap();
-    let step = fx
-        .room
-        .bot_judged_draw(0, DrawAnswer::Judged(50), fx.now(fx.t0));
-    let effects = fx.follow(step, fx.t0);
-    assert_eq!(game_over(&effects).unwrap().reason, EndReason::DrawAgreed);
+fn a_bot_accepts_only_a_position_it_judges_drawn() {
+    for drawn in [DrawView::Proven, DrawView::Dead] {
+        let mut fx = against_a_bot();
+        fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+            .unwrap();
+        let step = fx
+            .room
+            .bot_judged_draw(0, DrawAnswer::Judged(drawn), fx.now(fx.t0));
+        let effects = fx.follow(step, fx.t0);
+        assert_eq!(game_over(&effects).unwrap().reason, EndReason::DrawAgreed);
+    }
 
-    let mut fx = against_a_bot();
-    fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+    // Level is not drawn: a position still to be played for is played on.
+    for open in [DrawView::Open(0), DrawView::Open(-300), DrawView::Open(51)] {
+        let mut fx = against_a_bot();
+        fx.request(Request::OfferDraw, &alice(), ALICE, fx.t0)
+            .unwrap();
+        let step = fx
+            .room
+            .bot_judged_draw(0, DrawAnswer::Judged(open), fx.now(fx.t0));
+        let effects = fx.follow(step, fx.t0);
+        assert_eq!(states(&effects)[0].draw_offer, None, "{open:?}");
+        assert_eq!(fx.room.status(), Status::Playing);
+    }
+}
+
+#[test]
+fn a_random_bot_declines_at_once_without_judging() {
+    let mut fx = Fixture::new(
+        [SeatSpec::Me, SeatSpec::Bot(BotLevel::Random)],
+        RoomOptions::default(),
+    );
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    let effects = fx
+        .request(Request::OfferDraw, &alice(), ALICE, fx.t0)
         .unwrap();
-    let step = fx
-        .room
-        .bot_judged_draw(0, DrawAnswer::Judged(51), fx.now(fx.t0));
-    let effects = fx.follow(step, fx.t0);
-    assert_eq!(states(&effects)[0].draw_offer, None);
+    assert!(
+        !effects
+            .iter()
+            .any(|e| matches!(e, Effect::JudgeDraw { .. })),
+        "{effects:?}"
+    );
+    let shown: Vec<_> = states(&effects).iter().map(|s| s.draw_offer).collect();
+    assert_eq!(shown, vec![Some(Seat::First), None]);
     assert_eq!(fx.room.status(), Status::Playing);
 }
 
@@ -172,7 +199,7 @@ fn an_offer_repeated_in_a_judged_position_is_answered_at_once() {
         .unwrap();
     let step = fx
         .room
-        .bot_judged_draw(0, DrawAnswer::Judged(500), fx.now(fx.t0));
+        .bot_judged_draw(0, DrawAnswer::Judged(DrawView::Open(500)), fx.now(fx.t0));
     fx.follow(step, fx.t0);
     let effects = fx
         .request(Request::OfferDraw, &alice(), ALICE, fx.t0)
@@ -189,7 +216,7 @@ fn a_judgement_of_a_position_the_room_has_left_is_dropped() {
     fx.play(Seat::First, "0", fx.t0).unwrap();
     let step = fx
         .room
-        .bot_judged_draw(0, DrawAnswer::Judged(0), fx.now(fx.t0));
+        .bot_judged_draw(0, DrawAnswer::Judged(DrawView::Proven), fx.now(fx.t0));
     assert!(step.effects.is_empty());
     assert!(matches!(step.then, Then::Nothing));
 }
@@ -289,24 +316,80 @@ fn a_game_ended_before_each_side_has_made_two_moves_is_not_rated() {
 }
 
 #[test]
-fn a_short_game_against_a_bot_level_of_its_own_says_why_it_is_unrated() {
-    let mut fx = Fixture::new(
-        [SeatSpec::Bot(BotLevel::Easy), SeatSpec::Bot(BotLevel::Easy)],
-        RoomOptions::default(),
-    );
-    let effects = fx.settle(fx.t0);
-    assert!(game_over(&effects).is_none(), "two bots play on");
-    let step = fx.room.prepare_ending(
+fn a_game_with_a_bot_in_a_seat_is_unrated_and_each_score_names_its_opponent() {
+    let mut fx = against_a_bot();
+    let ending = fx.room.prepare_ending(
         None,
         EndReason::DrawAgreed,
         crate::machine::OnFailure::Shrug,
         fx.now(fx.t0),
     );
-    assert_eq!(step.finish.rated, None);
-    let effects = fx.room.conclude(step, None, fx.t0);
+    assert_eq!(ending.finish.rated, None, "nothing for the store to rate");
+    let opponents: Vec<_> = ending.finish.seats.iter().map(|s| s.opponent).collect();
+    assert_eq!(
+        opponents,
+        [Opponent::Bot(BotLevel::Easy), Opponent::Person],
+        "Alice played the bot, the bot a person"
+    );
+    let effects = fx.room.conclude(ending, None, fx.t0);
+    let over = game_over(&effects).unwrap();
+    assert_eq!(
+        over.unrated,
+        Some(Unrated::BotOpponent),
+        "the first reason that applies is given, before too_short"
+    );
+    assert_eq!(over.scores[0].opponent, Opponent::Bot(BotLevel::Easy));
+    assert_eq!(over.scores[0].rating_before, None);
+
+    // Two bots of different levels: not rated either.
+    let mut fx = Fixture::new(
+        [SeatSpec::Bot(BotLevel::Easy), SeatSpec::Bot(BotLevel::Hard)],
+        RoomOptions::default(),
+    );
+    fx.settle(fx.t0);
+    let ending = fx.room.prepare_ending(
+        None,
+        EndReason::DrawAgreed,
+        crate::machine::OnFailure::Shrug,
+        fx.now(fx.t0),
+    );
+    assert_eq!(ending.finish.rated, None);
+    let effects = fx.room.conclude(ending, None, fx.t0);
     assert_eq!(
         game_over(&effects).unwrap().unrated,
-        Some(Unrated::SameBot),
-        "the first reason that applies is given"
+        Some(Unrated::BotOpponent)
     );
+}
+
+#[test]
+fn a_game_between_two_people_names_a_person_as_each_opponent() {
+    let mut fx = Fixture::playing();
+    for (seat, cell) in Seat::BOTH.into_iter().cycle().zip(["4", "0", "8", "2"]) {
+        fx.play(seat, cell, fx.t0).unwrap();
+    }
+    let ending = fx.room.prepare_ending(
+        Some(Seat::First),
+        EndReason::Resigned,
+        crate::machine::OnFailure::Refuse,
+        fx.now(fx.t0),
+    );
+    assert!(
+        ending
+            .finish
+            .seats
+            .iter()
+            .all(|s| s.opponent == Opponent::Person)
+    );
+    let entered: Vec<_> = ending
+        .finish
+        .leaderboard
+        .iter()
+        .map(|c| c.opponent)
+        .collect();
+    assert_eq!(
+        entered,
+        [Opponent::Person],
+        "the winner's score, against a person"
+    );
+    assert!(ending.finish.rated.is_some());
 }

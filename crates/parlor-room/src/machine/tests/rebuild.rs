@@ -3,10 +3,10 @@
 use super::*;
 use crate::Request;
 use crate::SeatKind;
-use crate::machine::{PendingEnding, Records};
+use crate::machine::{DrawAnswer, PendingEnding, Records};
 use crate::records::{DrawOfferRecord, StoredMove, StoredSeat};
 use crate::views::Status;
-use parlor_rules::bots::BotLevel;
+use parlor_rules::bots::{BotLevel, DrawView};
 use parlor_rules::games::EndReason;
 
 /// Alice and Bob as the store keeps the seats of their game.
@@ -18,6 +18,7 @@ fn stored_seats() -> [StoredSeat; 2] {
         name: player.name,
         thinking_ms: None,
         score: None,
+        opponent: None,
         rating_before: None,
         rating_after: None,
         stood_in: false,
@@ -328,6 +329,45 @@ fn an_open_offer_to_a_bot_is_judged_once_the_game_is_resumed() {
         "the bot is asked: {effects:?}"
     );
     assert!(room.settle(at).is_empty(), "and asked once");
+}
+
+#[test]
+fn a_random_bot_declines_a_resumed_offer_whatever_the_judgement() {
+    let (live, moves, at) = played(&RoomOptions::default(), &["4", "0"]);
+    let mut seats = stored_seats();
+    seats[1] = StoredSeat {
+        kind: SeatKind::Bot(BotLevel::Random),
+        player_id: None,
+        name: "Bot (random)".into(),
+        ..seats[1].clone()
+    };
+    let offer = DrawOfferRecord {
+        seat: Seat::First,
+        ply: 2,
+    };
+    let mut room = rebuilt_from(
+        &records(&seats, &moves, Some(offer)),
+        RoomOptions::default(),
+        live.now(at),
+        1,
+    );
+    let effects = room.settle(at);
+    assert!(
+        effects.contains(&Effect::JudgeDraw {
+            ply: 2,
+            seat: Seat::Second
+        }),
+        "the offer is answered, not left open: {effects:?}"
+    );
+    let drawn = DrawAnswer::Judged(DrawView::Proven);
+    let step = room.bot_judged_draw(2, drawn, live.now(at));
+    assert!(
+        matches!(
+            step.then,
+            Then::DrawOffer(DrawChange::Declined { by_bot: true })
+        ),
+        "random never agrees"
+    );
 }
 
 #[test]

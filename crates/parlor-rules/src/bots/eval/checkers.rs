@@ -93,6 +93,19 @@ impl Evaluate for Checkers {
             .sum()
     }
 
+    /// Kings alone, at most two a side: nothing left to crown, and two kings cannot
+    /// corner two.
+    fn few_pieces_left(&self) -> bool {
+        let mut count = [0; 2];
+        for (_, owner, king) in self.pieces() {
+            if !king {
+                return false;
+            }
+            count[owner.index()] += 1;
+        }
+        count.iter().all(|&kings| kings <= 2)
+    }
+
     /// Jumps.
     fn is_noisy(&self, mv: &Move) -> bool {
         mv.is_capture()

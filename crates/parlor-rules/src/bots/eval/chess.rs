@@ -328,6 +328,17 @@ impl Evaluate for Chess {
         for_side(white, position.turn())
     }
 
+    /// No pawns, and at most one piece besides the king on each side (rook against rook,
+    /// bishop against knight, ...): nothing left to promote, nothing to build a mating
+    /// net with unless one side is a piece up.
+    fn few_pieces_left(&self) -> bool {
+        let board = self.chess_position().board();
+        board.pawns().is_empty()
+            && [Color::White, Color::Black]
+                .into_iter()
+                .all(|color| board.by_color(color).count() <= 2)
+    }
+
     /// Captures and promotions.
     fn is_noisy(&self, mv: &ChessMove) -> bool {
         let mv = mv.to_shakmaty();

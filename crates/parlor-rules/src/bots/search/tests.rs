@@ -241,3 +241,20 @@ fn the_search_reads_the_time_only_from_the_clock_it_is_given() {
         analysis.depth
     );
 }
+
+#[test]
+fn only_a_search_that_reached_every_end_calls_its_value_solved() {
+    let whole = analyse(&TicTacToe::new(&()), &hard());
+    assert!(whole.solved, "tic-tac-toe is searched to the end");
+    assert_eq!(whole.value, 0);
+    let shallow = Limits {
+        max_depth: 2,
+        ..hard()
+    };
+    assert!(
+        !analyse(&TicTacToe::new(&()), &shallow).solved,
+        "two plies reach no end of the game"
+    );
+    let chess = analyse(&Chess::new(&()), &shallow);
+    assert!(!chess.solved, "an estimate is not a result");
+}

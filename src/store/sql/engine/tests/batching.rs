@@ -122,16 +122,16 @@ async fn games_started_together_share_a_batch_and_a_duplicate_fails_alone() {
 async fn a_game_started_as_the_last_one_ends_shows_the_ratings_that_ending_left() {
     let Some(db) = test_db().await else { return };
     let (store, stats) = open_with_alice(&db).await;
+    let people = ["p1", "p2"];
     store
-        .create_game(&new_game("g1", "p1", "Alice", 0), Fence::SINGLE)
+        .create_game(&between_people("g1", people, 0), Fence::SINGLE)
         .await
         .expect("g1");
-    let keys = [human("p1"), easy()];
     let ending = GameFinish {
-        rated: Some(keys),
+        rated: Some(people.map(human)),
         ..win("g1", "p1", 600, 500)
     };
-    let (last, next) = (mv("g1", 1, "4", 400), new_game("g2", "p1", "Alice", 600));
+    let (last, next) = (mv("g1", 1, "4", 400), between_people("g2", people, 600));
     let commits = stats.commit_seconds.get_sample_count();
     let (ended, shown) = queued_together(&store, async {
         tokio::join!(

@@ -4,18 +4,20 @@
 use super::*;
 
 #[tokio::test]
-async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
+async fn a_rated_game_moves_both_ratings_and_a_bot_has_none() {
     let Some(db) = test_db().await else { return };
     let store = open(&db).await;
-    store
-        .create_player(&player("p1", "Alice"), "hash-1", 10)
-        .await
-        .expect("create alice");
-    let keys = [human("p1"), easy()];
+    for (id, name) in [("p1", "Alice"), ("p2", "Bob")] {
+        store
+            .create_player(&player(id, name), &format!("hash-{id}"), 10)
+            .await
+            .expect("create player");
+    }
+    let keys = [human("p1"), human("p2")];
     let mut before_each = [None, None];
     for (game_id, at) in [("g1", 1_000), ("g2", 2_000)] {
         let shown = store
-            .create_game(&new_game(game_id, "p1", "Alice", at), Fence::SINGLE)
+            .create_game(&between_people(game_id, ["p1", "p2"], at), Fence::SINGLE)
             .await
             .expect("create game");
         assert_eq!(
@@ -41,34 +43,44 @@ async fn a_rated_game_moves_both_ratings_and_lists_only_humans() {
         );
         before_each = changes.map(|change| Some(change.after));
     }
-    let [alice, bot] = store
-        .ratings(GameKind::TicTacToe, [&human("p1"), &easy()])
+    let [alice, bob] = store
+        .ratings(
+            GameKind::TicTacToe,
+            [Some(&human("p1")), Some(&human("p2"))],
+        )
         .await
         .expect("read")
         .map(|rating| rating.expect("rated"));
-    assert!(alice.rating > 1500.0 && bot.rating < 1500.0);
+    assert!(alice.rating > 1500.0 && bob.rating < 1500.0);
     assert_eq!(
         store
-            .ratings(GameKind::TicTacToe, [&easy(), &easy()])
+            .ratings(GameKind::TicTacToe, [None, Some(&human("p1"))])
             .await
             .expect("read"),
-        [Some(bot), Some(bot)],
-        "one player in both seats"
+        [None, Some(alice)],
+        "a seat without a person has no rating"
     );
     assert_eq!(
         store
-            .ratings(GameKind::Chess, [&human("p1"), &easy()])
+            .ratings(GameKind::Chess, [Some(&human("p1")), Some(&human("p2"))])
             .await
             .expect("read"),
         [None, None],
         "per game"
     );
+    // A game against a bot shows the person's rating and none for the bot.
+    let shown = store
+        .create_game(&new_game("g3", "p1", "Alice", 3_000), Fence::SINGLE)
+        .await
+        .expect("create game");
+    assert_eq!(shown, [Some(alice), None]);
+
     let board = store
         .rating_leaderboard(GameKind::TicTacToe, 10)
         .await
         .expect("board");
-    assert_eq!(board.len(), 1, "bots are rated but not listed");
-    assert_eq!((board[0].name.as_str(), board[0].games), ("Alice", 2));
+    let listed: Vec<(&str, i64)> = board.iter().map(|e| (e.name.as_str(), e.games)).collect();
+    assert_eq!(listed, [("Alice", 2), ("Bob", 2)]);
     assert!((board[0].rating - alice.rating).abs() < 1e-9);
     let second = store
         .game(&"g2".into())
@@ -92,9 +104,9 @@ async fn endings_as_text(store: &SqlStore) -> String {
          || ',' || reason || ',' || duration_ms || ',' || moves FROM games ORDER BY game_id",
         "SELECT game_id || ',' || seat || ',' || thinking_ms || ',' || COALESCE(CAST(score AS TEXT), '-') \
          || ',' || COALESCE(CAST(rating_before AS TEXT), '-') || ',' || COALESCE(CAST(rating_after AS TEXT), '-') \
-         FROM game_seats ORDER BY game_id, seat",
-        "SELECT game || ',' || player_id || ',' || score || ',' || game_id || ',' || achieved_at \
-         FROM leaderboard ORDER BY game, player_id",
+         || ',' || opponent FROM game_seats ORDER BY game_id, seat",
+        "SELECT game || ',' || player_id || ',' || opponent || ',' || score || ',' || game_id || ',' \
+         || achieved_at FROM leaderboard ORDER BY game, player_id, opponent",
         "SELECT game || ',' || player_key || ',' || rating || ',' || deviation || ',' \
          || volatility || ',' || games || ',' || updated_at FROM ratings ORDER BY game, player_key",
     ] {
@@ -110,26 +122,25 @@ async fn endings_as_text(store: &SqlStore) -> String {
 
 #[tokio::test]
 async fn endings_written_together_equal_endings_written_one_by_one() {
-    let rated = |finish: GameFinish, human: &str| GameFinish {
-        rated: Some([self::human(human), easy()]),
+    let rated = |finish: GameFinish, keys: [&str; 2]| GameFinish {
+        rated: Some(keys.map(human)),
         ..finish
     };
-    // The bot is rated in four games (once in both seats), Alice in two; Alice's
-    // best score is reached twice (7 in g3, then again in g4), Bob's once.
+    // Carol is rated in four games (once in the second seat), Alice in three, Bob in
+    // one; Alice's best score is reached twice (7 in g3, then again in g4), Bob's once.
     let finishes = vec![
-        rated(win("g1", "p1", 5, 1_100), "p1"),
-        rated(win("g2", "p2", 7, 1_200), "p2"),
+        rated(win("g1", "p1", 5, 1_100), ["p1", "p3"]),
+        rated(win("g2", "p2", 7, 1_200), ["p2", "p3"]),
         GameFinish {
             winner: None,
             reason: EndReason::DrawAgreed,
-            ..rated(win("g3", "p1", 7, 1_300), "p1")
+            ..rated(win("g3", "p1", 7, 1_300), ["p1", "p3"])
         },
         win("g4", "p1", 7, 1_400),
         GameFinish {
             winner: Some(Seat::Second),
-            rated: Some([easy(), easy()]),
             leaderboard: Vec::new(),
-            ..win("g5", "p1", 0, 1_500)
+            ..rated(win("g5", "p1", 0, 1_500), ["p3", "p1"])
         },
     ];
     let mut stores = Vec::new();
@@ -137,7 +148,7 @@ async fn endings_written_together_equal_endings_written_one_by_one() {
     for together in [false, true] {
         let Some(db) = test_db().await else { return };
         let store = open(&db).await;
-        for (id, name) in [("p1", "Alice"), ("p2", "Bob")] {
+        for (id, name) in [("p1", "Alice"), ("p2", "Bob"), ("p3", "Carol")] {
             store
                 .create_player(&player(id, name), &format!("hash-{id}"), 10)
                 .await
@@ -183,12 +194,12 @@ async fn endings_written_together_equal_endings_written_one_by_one() {
     assert_eq!(stores[0].0, stores[1].0, "the same rows");
     let text = &stores[1].0;
     assert!(
-        text.contains("tictactoe,p1,7,g3,1300"),
+        text.contains("tictactoe,p1,bot:easy,7,g3,1300"),
         "the first best score stays: {text}"
     );
-    assert!(text.contains("tictactoe,bot:easy,"), "{text}");
-    let bot_games = returned[1].iter().flatten().count();
-    assert_eq!(bot_games, 4, "four rated games");
+    assert!(text.contains("tictactoe,p3,"), "{text}");
+    let rated_games = returned[1].iter().flatten().count();
+    assert_eq!(rated_games, 4, "four rated games");
 }
 
 #[tokio::test]

@@ -90,7 +90,7 @@ async fn an_ending_or_a_move_that_ends_the_game_under_a_stale_token_changes_noth
     assert_eq!((game.status, game.moves.len()), (GameStatus::Playing, 0));
     assert!(
         store
-            .leaderboard(GameKind::TicTacToe, 10)
+            .leaderboard(GameKind::TicTacToe, None, 10)
             .await
             .expect("board")
             .is_empty()

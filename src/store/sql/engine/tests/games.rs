@@ -73,6 +73,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
                 name: "Alice".to_owned(),
                 thinking_ms: Some(700),
                 score: Some(42),
+                opponent: Some(Opponent::Bot(BotLevel::Easy)),
                 rating_before: None,
                 rating_after: None,
                 stood_in: false,
@@ -84,6 +85,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
                 name: "Easy bot".to_owned(),
                 thinking_ms: Some(300),
                 score: None,
+                opponent: Some(Opponent::Person),
                 rating_before: None,
                 rating_after: None,
                 stood_in: false,
@@ -117,7 +119,7 @@ async fn a_game_with_moves_and_a_finish_round_trips() {
     assert_eq!(options, r#"{"bot":"easy"}"#);
 
     let board = store
-        .leaderboard(GameKind::TicTacToe, 10)
+        .leaderboard(GameKind::TicTacToe, None, 10)
         .await
         .expect("board");
     assert_eq!(board.len(), 1);
@@ -249,7 +251,7 @@ async fn the_leaderboard_keeps_the_best_score_and_the_earliest_on_ties() {
             .expect("finish");
     }
     let board = store
-        .leaderboard(GameKind::TicTacToe, 10)
+        .leaderboard(GameKind::TicTacToe, None, 10)
         .await
         .expect("board");
     let summary: Vec<_> = board
@@ -288,7 +290,7 @@ async fn the_leaderboard_keeps_the_best_score_and_the_earliest_on_ties() {
         .await
         .expect("rename");
     let board = store
-        .leaderboard(GameKind::TicTacToe, 2)
+        .leaderboard(GameKind::TicTacToe, None, 2)
         .await
         .expect("board");
     assert_eq!(board.len(), 2, "the limit applies");
@@ -302,11 +304,77 @@ async fn the_leaderboard_keeps_the_best_score_and_the_earliest_on_ties() {
     // Boards are per game.
     assert!(
         store
-            .leaderboard(GameKind::Chess, 10)
+            .leaderboard(GameKind::Chess, None, 10)
             .await
             .expect("board")
             .is_empty()
     );
+    store.close().await;
+}
+
+#[tokio::test]
+async fn the_leaderboard_keeps_a_best_per_opponent_and_reads_one_or_all() {
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
+    store
+        .create_player(&player("p1", "Alice"), "h1", 1)
+        .await
+        .expect("create player");
+    let against_a_person = |finish: GameFinish| GameFinish {
+        leaderboard: finish
+            .leaderboard
+            .iter()
+            .map(|candidate| LeaderboardCandidate {
+                opponent: Opponent::Person,
+                ..candidate.clone()
+            })
+            .collect(),
+        ..finish
+    };
+    // A high score against the easy bot, a lower one against a person, then a lower
+    // one against the easy bot: each opponent keeps its own best.
+    let finishes = [
+        win("g1", "p1", 900, 100),
+        against_a_person(win("g2", "p1", 200, 200)),
+        win("g3", "p1", 500, 300),
+    ];
+    for finish in &finishes {
+        store
+            .create_game(
+                &new_game(finish.game_id.as_str(), "p1", "Alice", 1),
+                Fence::SINGLE,
+            )
+            .await
+            .expect("create game");
+        store
+            .finish_game(finish, Fence::SINGLE)
+            .await
+            .expect("finish");
+    }
+    let read = async |opponent| {
+        let board = store
+            .leaderboard(GameKind::TicTacToe, opponent, 10)
+            .await
+            .expect("board");
+        board
+            .iter()
+            .map(|e| (e.rank, e.opponent, e.score, e.game_id.to_string()))
+            .collect::<Vec<_>>()
+    };
+    let easy = Opponent::Bot(BotLevel::Easy);
+    assert_eq!(
+        read(None).await,
+        [
+            (1, easy, 900, "g1".to_owned()),
+            (2, Opponent::Person, 200, "g2".to_owned())
+        ]
+    );
+    assert_eq!(
+        read(Some(Opponent::Person)).await,
+        [(1, Opponent::Person, 200, "g2".to_owned())]
+    );
+    assert_eq!(read(Some(easy)).await, [(1, easy, 900, "g1".to_owned())]);
+    assert!(read(Some(Opponent::Bot(BotLevel::Hard))).await.is_empty());
     store.close().await;
 }
 
@@ -343,7 +411,7 @@ async fn a_restart_keeps_everything() {
     let g1 = store.game(&"g1".into()).await.expect("load");
     let g2 = store.game(&"g2".into()).await.expect("load");
     let board = store
-        .leaderboard(GameKind::TicTacToe, 10)
+        .leaderboard(GameKind::TicTacToe, None, 10)
         .await
         .expect("board");
     store.close().await;
@@ -358,7 +426,7 @@ async fn a_restart_keeps_everything() {
     assert_eq!(store.game(&"g2".into()).await.expect("load"), g2);
     assert_eq!(
         store
-            .leaderboard(GameKind::TicTacToe, 10)
+            .leaderboard(GameKind::TicTacToe, None, 10)
             .await
             .expect("board"),
         board

@@ -22,6 +22,7 @@ use parlor_rules::games::{EndReason, Seat};
 
 use parlor_room::ratings::RatedKey;
 use parlor_room::records::{LeaderboardCandidate, SeatRecord, SeatResult};
+use parlor_room::scoring::Opponent;
 
 use parlor_room::SeatKind;
 
@@ -57,12 +58,7 @@ async fn open_with_alice(db: &TestDb) -> (SqlStore, BatchStats) {
 
 /// The key the player `id` is rated under.
 fn human(id: &str) -> RatedKey {
-    RatedKey::of(SeatKind::Human, Some(&PlayerId::from(id)))
-}
-
-/// The key the easy bot is rated under.
-fn easy() -> RatedKey {
-    RatedKey::of(SeatKind::Bot(BotLevel::Easy), None)
+    RatedKey::of(SeatKind::Human, Some(&PlayerId::from(id))).expect("a person has a key")
 }
 
 fn player(id: &str, name: &str) -> PlayerRecord {
@@ -117,6 +113,18 @@ fn new_game(game_id: &str, player_id: &str, name: &str, started_at_ms: i64) -> N
     }
 }
 
+/// `game_id` between the people `first` and `second`, started at `started_at_ms`.
+fn between_people(game_id: &str, [first, second]: [&str; 2], started_at_ms: i64) -> NewGame {
+    let mut game = new_game(game_id, first, "First", started_at_ms);
+    game.seats[1] = SeatRecord {
+        seat: Seat::Second,
+        kind: SeatKind::Human,
+        player_id: Some(second.into()),
+        name: "Second".to_owned(),
+    };
+    game
+}
+
 /// Seat 0 wins `game_id` at `finished_at_ms`, offering `score` for `player_id`.
 fn win(game_id: &str, player_id: &str, score: i64, finished_at_ms: i64) -> GameFinish {
     GameFinish {
@@ -132,16 +140,19 @@ fn win(game_id: &str, player_id: &str, score: i64, finished_at_ms: i64) -> GameF
                 seat: Seat::First,
                 thinking_ms: 700,
                 score: Some(score),
+                opponent: Opponent::Bot(BotLevel::Easy),
             },
             SeatResult {
                 seat: Seat::Second,
                 thinking_ms: 300,
                 score: None,
+                opponent: Opponent::Person,
             },
         ],
         leaderboard: vec![LeaderboardCandidate {
             player_id: player_id.into(),
             score,
+            opponent: Opponent::Bot(BotLevel::Easy),
         }],
         rated: None,
     }
