@@ -179,10 +179,10 @@ async function offlineAndBack() {
   const before = (await report()).welcomes.length;
   const joinsBefore = sentFrames.filter((f) => f.type === 'join').length;
   await page.context().setOffline(true);
-  await until((r) => r.events.at(-1) === 'offline', 'the client did not say the browser went offline', 5000);
+  await until((r) => r.events.at(-1) === 'offline', 'the client did not say the browser went offline');
   await page.context().setOffline(false);
   const back = Date.now();
-  await until(`(r) => r.welcomes.length === ${before + 1}`, 'the client was not back within 5 s of the network coming back', 5000);
+  await until(`(r) => r.welcomes.length === ${before + 1}`, 'the client did not come back once the network returned');
   const r = await report();
   const [join] = sentFrames.filter((f) => f.type === 'join').slice(joinsBefore);
   if (join?.room !== r.room || join.since !== r.result.seq) fail(`back online, the client sent ${JSON.stringify(join)}; expected a join of ${r.room} with since ${r.result.seq}`);

@@ -56,7 +56,8 @@ const SERVER_TYPES = new Set([
  *   draw_offer: Seat|null}} Moved  §7.14
  * @typedef {{type: 'game_over', room: string, game_id: string, seq: number, winner: Seat|null, reason: string,
  *   scores: {seat: Seat, name: string|null, score: number|null, rating_before: number|null,
- *   rating_after: number|null}[], unrated: string|null, duration_ms: number}} GameOver  §7.5
+ *   rating_after: number|null, opponent: 'person'|`bot:${string}`}[], unrated: string|null,
+ *   duration_ms: number}} GameOver  §7.5
  * @typedef {{type: 'left', room: string, ref?: any}} Left  §7.6
  * @typedef {{type: 'rooms', rooms: RoomSummary[], ref?: any}} Rooms  §7.7
  * @typedef {{type: 'error', code: string, message: string, ref?: any}} ErrorMessage  §7.8, §11
