@@ -47,7 +47,13 @@ pub fn judge_draw<G: Evaluate>(game: &G, seat: Seat, limits: &Limits) -> DrawVie
     };
     if analysis.solved && value == 0 {
         DrawView::Proven
-    } else if !analysis.solved && game.few_pieces_left() && value.abs() <= DEAD_DRAW_MARGIN {
+    } else if !analysis.solved
+        && analysis.depth > 0
+        && game.few_pieces_left()
+        && value.abs() <= DEAD_DRAW_MARGIN
+    {
+        // Depth 0: the side to move had a single move and nothing was searched, so the
+        // value says nothing about who stands better.
         DrawView::Dead
     } else {
         DrawView::Open(value)
@@ -121,6 +127,17 @@ mod tests {
             !judge_draw(&pawns, Seat::Second, &LIMITS).is_drawn(),
             "pawns may still queen"
         );
+    }
+
+    #[test]
+    fn a_single_forced_reply_is_not_taken_for_a_level_position() {
+        // Black, in check from the queen, has one move (Kg8): a queen against a rook,
+        // few pieces but far from level, whichever side the bot is.
+        let forced = chess("7k/8/7Q/8/8/2K5/8/r7 b - - 0 1");
+        assert_eq!(forced.legal_moves().len(), 1);
+        for seat in Seat::BOTH {
+            assert!(!judge_draw(&forced, seat, &LIMITS).is_drawn());
+        }
     }
 
     #[test]
