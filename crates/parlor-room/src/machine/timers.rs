@@ -182,11 +182,16 @@ impl RoomState {
         )))
     }
 
-    /// The grace of an absent player in `seat` has run out: a bot takes the seat over if
-    /// the room says so, otherwise they lose by `abandoned`.
+    /// The grace of an absent player in `seat` has run out: before any move the game is
+    /// aborted (as leaving it then is); otherwise a bot takes the seat over if the room
+    /// says so, or they lose by `abandoned`.
     fn absent_too_long(&self, seat: Seat, now: Now) -> Then {
         if self.nobody_back {
             info!(room = %self.id, "nobody came back to a game resumed after a restart; it is aborted");
+            return self.timer_ending(None, EndReason::Aborted, now);
+        }
+        if self.history.is_empty() {
+            info!(room = %self.id, seat = seat.index(), "a player stayed away before the first move; the game is aborted");
             return self.timer_ending(None, EndReason::Aborted, now);
         }
         let takeover = self.options.takeover.unwrap_or(self.settings.takeover);

@@ -216,6 +216,27 @@ fn a_player_away_past_the_grace_loses_by_abandonment() {
 }
 
 #[test]
+fn a_player_away_past_the_grace_before_any_move_calls_the_game_off() {
+    // A first-move limit longer than the grace, so that the grace runs out first.
+    let patient = RoomSettings {
+        first_move: secs(600),
+        ..settings()
+    };
+    let mut fx = Fixture::with_settings(
+        [SeatSpec::Open, SeatSpec::Open],
+        RoomOptions::default(),
+        patient,
+    );
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    fx.join(bob(), Seat::Second, BOB, fx.t0).unwrap();
+    fx.room.disconnect(BOB, fx.t0);
+    let grace = settings().reconnect_grace;
+    let effects = fx.tick(fx.t0 + grace).unwrap();
+    let over = game_over(&effects).unwrap();
+    assert_eq!((over.winner, over.reason), (None, EndReason::Aborted));
+}
+
+#[test]
 fn the_grace_of_a_player_away_before_the_start_counts_from_the_start() {
     let mut fx = Fixture::open();
     fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
