@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 
-use actix_web::http::header::ContentType;
 use actix_web::{HttpResponse, web};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -98,9 +97,9 @@ impl RuleSettings {
     }
 }
 
-/// Every game's rules under one configuration, rendered once: the JSON answers.
+/// Every game's rules under one configuration, rendered once.
 pub(crate) struct RulesBook {
-    answers: HashMap<GameKind, String>,
+    answers: HashMap<GameKind, GameRules>,
 }
 
 impl RulesBook {
@@ -109,11 +108,6 @@ impl RulesBook {
         let answers = GameKind::ALL
             .iter()
             .map(|&game| (game, page(game, config)))
-            .map(|(game, rules)| {
-                // Strings, numbers and a fixed enum: serde_json cannot fail on them.
-                let json = serde_json::to_string(&rules).unwrap_or_default();
-                (game, json)
-            })
             .collect();
         RulesBook { answers }
     }
@@ -156,9 +150,7 @@ pub(super) async fn rules(
                 GameKind::names()
             ))
         })?;
-    Ok(HttpResponse::Ok()
-        .content_type(ContentType::json())
-        .body(answer.clone()))
+    Ok(HttpResponse::Ok().json(answer))
 }
 
 /// The schema of `GET /api/rules/{game}`'s answer, for the OpenAPI description.
