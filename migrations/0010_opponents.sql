@@ -19,8 +19,12 @@ UPDATE game_seats SET opponent = (
 )
 WHERE game_id IN (SELECT game_id FROM games WHERE status = 'finished');
 
--- Each player's best score per game and opponent. The old board's rows keep their place
--- under the opponent of the game they were reached in.
+-- Each player's best score per game and opponent, rebuilt from the finished games' seats
+-- (the old board kept one best per player across all opponents, so a best reached against
+-- a bot hid every win over a person). The candidates are exactly the scores §13.3 offers
+-- to a board: a non-null score of the winning seat, or of either seat in a draw. Per
+-- (game, player, opponent) the highest stays, on equal scores the earliest achievement
+-- (then the smaller game id), as the board's own upsert keeps it.
 CREATE TABLE leaderboard_by_opponent (
     game        TEXT   NOT NULL,
     player_id   TEXT   NOT NULL,
@@ -32,13 +36,20 @@ CREATE TABLE leaderboard_by_opponent (
 );
 
 INSERT INTO leaderboard_by_opponent (game, player_id, opponent, score, game_id, achieved_at)
-SELECT l.game, l.player_id,
-       COALESCE(
-           (SELECT MIN(s.opponent) FROM game_seats s
-            WHERE s.game_id = l.game_id AND s.player_id = l.player_id),
-           'person'),
-       l.score, l.game_id, l.achieved_at
-FROM leaderboard l;
+SELECT game, player_id, opponent, score, game_id, achieved_at
+FROM (
+    SELECT g.game, s.player_id, s.opponent, s.score, g.game_id, g.finished_at AS achieved_at,
+           ROW_NUMBER() OVER (
+               PARTITION BY g.game, s.player_id, s.opponent
+               ORDER BY s.score DESC, g.finished_at ASC, g.game_id ASC
+           ) AS place
+    FROM game_seats s
+    JOIN games g ON g.game_id = s.game_id
+    WHERE g.status = 'finished' AND g.finished_at IS NOT NULL
+      AND s.score IS NOT NULL AND s.player_id IS NOT NULL AND s.opponent IS NOT NULL
+      AND (g.winner IS NULL OR g.winner = s.seat)
+) candidates
+WHERE place = 1;
 
 DROP TABLE leaderboard;
 ALTER TABLE leaderboard_by_opponent RENAME TO leaderboard;
@@ -46,5 +57,7 @@ CREATE INDEX leaderboard_rank ON leaderboard (game, opponent, score DESC, achiev
 CREATE INDEX leaderboard_all_rank ON leaderboard (game, score DESC, achieved_at ASC);
 
 -- Bot levels were rated players until now; they are not any more, and nothing reads
--- their ratings.
+-- their ratings. People's ratings, which their games against bots moved, are computed
+-- again from their games against each other by the store when it opens this database
+-- (engine/rerating.rs, once: store_meta's `ratings`).
 DELETE FROM ratings WHERE player_key LIKE 'bot:%';

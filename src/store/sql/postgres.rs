@@ -56,6 +56,12 @@ const RATINGS_LOCK: &[&str] = &[
     "SELECT pg_advisory_xact_lock(7070162737393745409)",
 ];
 
+/// Taken by the one-time recompute of the ratings when a node opens an older database
+/// (`engine/rerating.rs`): the same lock as [`RATINGS_LOCK`], waited for without a time
+/// limit, so that a node starting while another recomputes waits for it and then finds
+/// the work done.
+const RERATING_LOCK: &[&str] = &["SELECT pg_advisory_xact_lock(7070162737393745409)"];
+
 /// PostgreSQL's default isolation gives each statement its own snapshot; a read of
 /// several tables asks for one.
 const READ_SNAPSHOT: Option<&str> = Some("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");

@@ -51,6 +51,10 @@ const PLACEHOLDERS: Placeholders = Placeholders::Anonymous;
 /// (`sqlite_file`), and it writes one transaction at a time.
 const RATINGS_LOCK: &[&str] = &[];
 
+/// Nor does the one-time recompute of the ratings (`engine/rerating.rs`), for the same
+/// reason.
+const RERATING_LOCK: &[&str] = &[];
+
 /// A plain `BEGIN`: a SQLite read transaction sees one snapshot of the file.
 const READ_SNAPSHOT: Option<&str> = None;
 

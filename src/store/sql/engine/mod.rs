@@ -5,14 +5,16 @@
 //! Every write runs in a transaction and returns only after it has committed; moves share
 //! transactions with other rooms' moves (group commit, [`batch`]). The parts: `writes`
 //! and [`batch`] write, `endings` writes games' endings, `reads` answers the read API,
-//! `names` claims players' names, and `sqlx_log` makes this engine's connection a
-//! `LogConnection` for the game log's SQL; rows decode through `super::rows`.
+//! `names` claims players' names, `rerating` recomputes older databases' ratings once,
+//! and `sqlx_log` makes this engine's connection a `LogConnection` for the game log's
+//! SQL; rows decode through `super::rows`.
 
 mod bans;
 mod batch;
 mod endings;
 mod names;
 mod reads;
+mod rerating;
 mod sqlx_log;
 #[cfg(test)]
 mod tests;
@@ -32,8 +34,8 @@ use self::batch::MoveWriter;
 #[cfg(test)]
 use super::TestDb;
 use super::{
-    Db, DbConnection, ExclusiveHold, PLACEHOLDERS, RATINGS_LOCK, READ_SNAPSHOT, ROW_SHARE_LOCK,
-    ROW_SHARE_LOCK_PLAIN,
+    Db, DbConnection, ExclusiveHold, PLACEHOLDERS, RATINGS_LOCK, READ_SNAPSHOT, RERATING_LOCK,
+    ROW_SHARE_LOCK, ROW_SHARE_LOCK_PLAIN,
 };
 use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::LogHost;
@@ -81,6 +83,10 @@ impl SqlStore {
             return Err(err.into());
         }
         if let Err(err) = names::upgrade_name_keys(&pool).await {
+            pool.close().await;
+            return Err(err);
+        }
+        if let Err(err) = rerating::recompute_ratings(&pool).await {
             pool.close().await;
             return Err(err);
         }
