@@ -1,6 +1,6 @@
 //! A player who drops keeps the seat for `rooms.reconnect_grace_secs`: coming back with
 //! the token resumes the game; not coming back loses it by `abandoned`, and so does
-//! leaving it once a move has been played (before that, leaving aborts it).
+//! leaving it once a move has been played (before that, staying away or leaving aborts it).
 
 use crate::common::{PATIENCE, TestServer, play_alternately, temp_dir, test_config};
 use serde_json::json;
@@ -67,7 +67,9 @@ async fn a_player_who_reconnects_with_the_token_takes_the_seat_back_and_continue
 async fn a_player_who_does_not_come_back_loses_by_abandonment() {
     let dir = temp_dir();
     let server = TestServer::in_dir(dir.path()).await; // grace: 1 s
-    let ([mut alice, bob], _) = server.pair_in_room().await;
+    let ([mut alice, bob], room) = server.pair_in_room().await;
+    alice.play(&room, "4").await;
+    alice.until_state(|s| s["moves"] == 1).await;
     bob.close().await;
     let state = alice.until_state(|s| s["status"] == "finished").await;
     assert_eq!(state["result"], json!({"winner": 0, "reason": "abandoned"}));
@@ -75,6 +77,22 @@ async fn a_player_who_does_not_come_back_loses_by_abandonment() {
     assert_eq!(over["reason"], "abandoned");
     // Abandoned before each side made two moves: not scored.
     assert_eq!(over["scores"][0]["score"], serde_json::Value::Null);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_does_not_come_back_before_any_move_calls_the_game_off() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await; // grace: 1 s
+    let ([mut alice, bob], _) = server.pair_in_room().await;
+    bob.close().await;
+    let state = alice.until_state(|s| s["status"] == "finished").await;
+    assert_eq!(
+        state["result"],
+        json!({"winner": null, "reason": "aborted"})
+    );
+    let over = alice.expect("game_over").await;
+    assert_eq!(over["unrated"], "aborted");
     server.stop().await;
 }
 
