@@ -18,7 +18,11 @@ const PATIENCE: Duration = Duration::from_secs(60);
 /// Opens a room through `client`'s node, asking again while that node has not yet
 /// heard of a node holding rooms (`room_unreachable`); returns the room's id and the
 /// creator's snapshot.
-async fn open_room(client: &mut Client, game: &str, seats: [&str; 2]) -> (String, Value) {
+pub(crate) async fn open_room(
+    client: &mut Client,
+    game: &str,
+    seats: [&str; 2],
+) -> (String, Value) {
     eventually_every(
         "a node holding rooms was found",
         PATIENCE,

@@ -23,6 +23,7 @@
 //! take longer beside them. Every other test may run beside any.
 
 mod chaos_clients;
+mod claims_and_bots_cross_the_fleet;
 mod common;
 mod conformance;
 mod fleet;
