@@ -66,6 +66,7 @@ import { initSound } from './sound.js';
 import { onMovesKey, onPageKey, stopBrowsing, browseTo } from './browse.js';
 import { setUpChat } from './chat.js';
 import { loadPieces } from './pieces.js';
+import { BOT_LEVELS } from './scoring_words.js';
 
 /** The replay card, and what it needs from the page. */
 function makeReplay() {
@@ -195,6 +196,10 @@ function init() {
   });
   ui['now-game'].addEventListener('change', () => chooseGame(ui['now-game'].value));
   // The bot's level, likewise: one choice for the first screen, the lobby and "Play a bot instead", kept.
+  for (const select of document.querySelectorAll('select[data-levels]')) {
+    select.append(...BOT_LEVELS.map(([value, title]) => new Option(title, value)));
+    select.value = select.dataset.levels;
+  }
   const savedLevel = local.get(KEY_BOT_LEVEL);
   const levels = [ui['now-level'], ui['bot-level'], ui['fill-level']];
   for (const select of levels) {

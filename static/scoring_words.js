@@ -17,16 +17,21 @@ export const RATING_EXPLAINED = 'Ratings are Glicko-2: everyone starts at 1500, 
 export const PROVISIONAL_EXPLAINED = 'A rating marked ? is provisional: too few rated games yet to trust it '
   + '(about ten against settled players).';
 
+/** The bots' levels, weakest first, as [wire name, title]: every level picker and the opponents' boards. */
+export const BOT_LEVELS = [
+  ['random', 'Random'],
+  ['easy', 'Easy'],
+  ['medium', 'Medium'],
+  ['hard', 'Hard'],
+];
+
 /**
  * The opponents a score can be earned against (`opponent` of PROTOCOL.md §13.3), in
  * the order the leaderboard offers them, each with its name as a board's title.
  */
 export const OPPONENTS = [
   ['person', 'People'],
-  ['bot:random', 'Random bot'],
-  ['bot:easy', 'Easy bot'],
-  ['bot:medium', 'Medium bot'],
-  ['bot:hard', 'Hard bot'],
+  ...BOT_LEVELS.map(([level, title]) => [`bot:${level}`, `${title} bot`]),
 ];
 
 /** Whom a score was earned against, after "against": "a person", "Easy bot"; null when unknown. */
