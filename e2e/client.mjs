@@ -13,7 +13,7 @@
 
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, SHOT_DIR, fail, makeLog, Server, launchBrowser, watchPage, runChecks } from './harness.mjs';
+import { ROOT, SHOT_DIR, fail, makeLog, Server, launchBrowser, watchPage, runChecks, closers } from './harness.mjs';
 
 const TOTAL_BUDGET_MS = 90_000;
 const log = makeLog('client');
@@ -232,12 +232,5 @@ await runChecks({
     }
     if (server?.output) console.error(`--- last server output ---\n${server.tail()}\n---`);
   },
-  async tearDown() {
-    if (browser) await browser.close().catch(() => {});
-    if (server) await server.stop().catch(() => {});
-  },
-  abort() {
-    server?.kill();
-    browser?.close().catch(() => {});
-  },
+  ...closers(() => ({ browser, server })),
 });

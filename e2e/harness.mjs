@@ -190,6 +190,25 @@ export function describeError(err) {
 }
 
 /**
+ * The tear-down and abort of a suite with one browser and one server: `parts()` gives
+ * them as they are when called (either may still be missing if set-up failed).
+ */
+export function closers(parts) {
+  return {
+    async tearDown() {
+      const { browser, server } = parts();
+      await browser?.close().catch(() => {});
+      await server?.stop().catch(() => {});
+    },
+    abort() {
+      const { browser, server } = parts();
+      server?.kill();
+      browser?.close().catch(() => {});
+    },
+  };
+}
+
+/**
  * Runs a browser test script: `setUp`, then each `[name, check]` in order, reported as
  * PASS or FAILED (`onFailure(name, err, { setUp })` after each failure, e.g. for
  * screenshots), then `tearDown`, a summary line and the exit code. A watchdog calls

@@ -22,7 +22,7 @@
 // Screenshots go to /tmp/shots/ (E2E_SHOTS overrides). Run from the repository root:
 // `node e2e/page.mjs` (or `bash e2e/run.sh`).
 
-import { fail, makeLog, Server, checkServedStatic, launchBrowser, runChecks } from './harness.mjs';
+import { fail, makeLog, Server, checkServedStatic, launchBrowser, runChecks, closers } from './harness.mjs';
 import { Visitor as Person } from './visitor.mjs';
 
 const TOTAL_BUDGET_MS = 300_000;
@@ -412,12 +412,5 @@ await runChecks({
     if (server?.output) console.error(`--- last server output ---\n${server.tail()}\n---`);
     problems.length = 0;
   },
-  async tearDown() {
-    await browser?.close().catch(() => {});
-    await server?.stop().catch(() => {});
-  },
-  abort() {
-    server?.kill();
-    browser?.close().catch(() => {});
-  },
+  ...closers(() => ({ browser, server })),
 });

@@ -26,7 +26,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import {
   ROOT, SHOT_DIR, fail, makeLog, Server, checkServedStatic, launchBrowser, watchPage, runChecks,
-  expectBoardInView,
+  expectBoardInView, closers,
 } from './harness.mjs';
 import { axeReport } from './a11y.mjs';
 import { SignJWT } from 'jose';
@@ -1181,12 +1181,5 @@ await runChecks({
     if (server?.output) console.error(`--- last server output ---\n${server.tail()}\n---`);
     problems.length = 0;
   },
-  async tearDown() {
-    await browser?.close().catch(() => {});
-    await server?.stop().catch(() => {});
-  },
-  abort() {
-    server?.kill();
-    browser?.close().catch(() => {});
-  },
+  ...closers(() => ({ browser, server })),
 });

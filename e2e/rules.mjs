@@ -14,7 +14,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import {
-  ROOT, SHOT_DIR, fail, makeLog, Server, checkServedStatic, launchBrowser, watchPage, runChecks,
+  ROOT, SHOT_DIR, fail, makeLog, Server, checkServedStatic, launchBrowser, watchPage, runChecks, closers,
 } from './harness.mjs';
 import { axeReport } from './a11y.mjs';
 
@@ -294,12 +294,5 @@ await runChecks({
     // Later checks start from the lobby.
     await page?.keyboard.press('Escape').catch(() => {});
   },
-  async tearDown() {
-    await browser?.close().catch(() => {});
-    await server?.stop().catch(() => {});
-  },
-  abort() {
-    server?.kill();
-    browser?.close().catch(() => {});
-  },
+  ...closers(() => ({ browser, server })),
 });
