@@ -101,6 +101,12 @@ pub enum RunError {
     /// Sign-in through the site's accounts (`[auth]`) could not be set up.
     #[error("could not set up sign-in ([auth]): {0}")]
     Auth(#[from] AuthSetupError),
+    /// Another server took the database over (`--take-over-database`); this one gave
+    /// up its games and stopped.
+    #[error(
+        "another server took the database over (it was started with --take-over-database); this server gave up its games and stopped. Start it again only as a node of the fleet that holds the database now"
+    )]
+    TakenOver,
     /// The operator's controls (`[admin]`) could not be set up.
     #[error("could not set up the operator controls ([admin]): {0}")]
     Admin(#[from] AdminSetupError),
@@ -125,8 +131,12 @@ pub async fn run(
     shutdown: CancellationToken,
 ) -> Result<(), RunError> {
     let built = run::build(config, &shutdown).await?;
+    let evicted = built.evicted();
     let serving = run::serve(built, listener)?;
     shutdown.cancelled().await;
     run::shut_down(serving).await;
+    if evicted.is_cancelled() {
+        return Err(RunError::TakenOver);
+    }
     Ok(())
 }

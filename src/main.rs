@@ -27,6 +27,12 @@ struct Args {
     /// The address to listen on, overriding the file and PARLOR_SERVER__BIND.
     #[arg(long)]
     bind: Option<std::net::IpAddr>,
+    /// Take the PostgreSQL database (store.url) over from the servers holding it: a
+    /// live fleet, or a single server. They give up their games and stop; this server
+    /// takes the games on. Without it, a server refuses to start beside servers it may
+    /// not share the database with. See docs/OPERATIONS.md.
+    #[arg(long)]
+    take_over_database: bool,
 }
 
 #[tokio::main]
@@ -41,6 +47,7 @@ async fn main() -> ExitCode {
     let overrides = Overrides {
         bind: args.bind,
         port: args.port,
+        take_over_database: args.take_over_database,
     };
     let config = match Config::load(args.config.as_deref(), &overrides) {
         Ok(config) => config,

@@ -23,7 +23,7 @@ use crate::live::LiveConnections;
 use crate::lobby::{ListedElsewhere, Lobby, LobbyFeed};
 use crate::metrics::Metrics;
 use crate::room::{RoomContext, RoomHosts};
-use crate::store::{self, BatchStats, Store};
+use crate::store::{self, BatchStats, Claimant, Store};
 use crate::thinkers::Thinkers;
 use crate::ws::{ConnectionSocket, OriginPolicy};
 use crate::{AppState, RunError, http, resuming, ws};
@@ -64,8 +64,17 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
         Some(url) => Some(Fleet::join(&config.cluster, url).await?),
         None => None,
     };
-    let store = store::open(&config.store, batches, cluster.is_some()).await?;
+    let claimant = Claimant {
+        node: match &cluster {
+            Some(cluster) => cluster.node().to_string(),
+            None => format!("{:016x}", rand::random::<u64>()),
+        },
+        fleet: cluster.as_ref().map(|cluster| cluster.fleet().clone()),
+        take_over: config.store.take_over,
+    };
+    let store = store::open(&config.store, batches, &claimant).await?;
     info!("database ready");
+    stop_when_taken_over(store.evicted(), shutdown.clone());
     let config = Arc::new(config);
     let thinkers = Thinkers::start(
         config.bots.thread_count(),
@@ -75,6 +84,7 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
         metrics.bot_think_seconds.clone(),
     )?;
     let lobby_feed = LobbyFeed::default();
+    let fenced_out = Arc::new(tokio::sync::Notify::new());
     let context = Arc::new(RoomContext {
         store: store.clone(),
         config: config.clone(),
@@ -83,6 +93,7 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
         shutdown: shutdown.clone(),
         metrics: metrics.clone(),
         listing_followers: Arc::new(lobby_feed.clone()),
+        fenced_out: fenced_out.clone(),
     });
     let limits = Arc::new(Limits::new(&config.limits));
     let hosts = RoomHosts::new(tokio::runtime::Handle::current());
@@ -100,6 +111,7 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
                 store: store.clone(),
                 live: live.clone(),
                 metrics: metrics.clone(),
+                fenced_out,
             },
             Duration::from_millis(config.limits.lobby_flush_ms),
             shutdown,
@@ -131,6 +143,24 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
         hosts,
         fleet,
     })
+}
+
+/// Shuts the server down (`shutdown`) when another server takes its database over
+/// (`evicted`): its rooms stop, and their games are the other server's to go on with.
+fn stop_when_taken_over(evicted: CancellationToken, shutdown: CancellationToken) {
+    tokio::spawn(async move {
+        tokio::select! {
+            () = evicted.cancelled() => shutdown.cancel(),
+            () = shutdown.cancelled() => {}
+        }
+    });
+}
+
+impl Built {
+    /// Cancelled when another server has taken the database over from this one.
+    pub(crate) fn evicted(&self) -> CancellationToken {
+        self.store.evicted()
+    }
 }
 
 /// Serves HTTP and WebSockets on `listener` with `built`'s parts.
@@ -204,7 +234,8 @@ pub(crate) async fn shut_down(serving: Serving) {
         fleet.leave().await;
     }
     let store = built.store;
-    if state.config.server.end_games_on_shutdown {
+    // Games another server has taken over are that server's to end.
+    if state.config.server.end_games_on_shutdown && !store.evicted().is_cancelled() {
         match tokio::time::timeout(STORE_CLOSE, store.interrupt_unfinished()).await {
             Ok(Ok(ended)) => info!(ended, "games in progress were ended, as the settings ask"),
             Ok(Err(error)) => {

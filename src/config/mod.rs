@@ -150,6 +150,10 @@ pub struct StoreConfig {
     pub busy_timeout_ms: u64,
     /// How hard SQLite syncs a commit to disk.
     pub synchronous: Synchronous,
+    /// Take a PostgreSQL database over from the servers holding it (the
+    /// `--take-over-database` flag; never read from the file or the environment).
+    #[serde(skip)]
+    pub take_over: bool,
 }
 
 impl Default for StoreConfig {
@@ -159,6 +163,7 @@ impl Default for StoreConfig {
             path: PathBuf::from("data/parlor.db"),
             busy_timeout_ms: 5000,
             synchronous: Synchronous::Full,
+            take_over: false,
         }
     }
 }
@@ -285,6 +290,8 @@ pub struct Overrides {
     pub bind: Option<IpAddr>,
     /// `--port`.
     pub port: Option<u16>,
+    /// `--take-over-database`.
+    pub take_over_database: bool,
 }
 
 /// Why the configuration was refused.
@@ -365,7 +372,8 @@ impl Config {
         if let Some(port) = overrides.port {
             figment = figment.merge(Serialized::default("server.port", port));
         }
-        let config: Config = figment.extract().map_err(Box::new)?;
+        let mut config: Config = figment.extract().map_err(Box::new)?;
+        config.store.take_over = overrides.take_over_database;
         config.validate()?;
         Ok(config)
     }
@@ -418,6 +426,12 @@ impl Config {
         }
         if self.bots.queue == 0 {
             return out_of_range("bots.queue", "must be at least 1");
+        }
+        if self.store.take_over && self.store.url.is_none() {
+            return out_of_range(
+                "--take-over-database",
+                "applies only to a PostgreSQL store (store.url): a SQLite file is held by one process at a time",
+            );
         }
         if self.cluster.redis_url.is_none() && !self.cluster.owns_rooms {
             return out_of_range(

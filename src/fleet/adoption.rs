@@ -7,6 +7,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
@@ -139,14 +140,16 @@ pub(crate) enum AdoptError {
 }
 
 /// What a node of a fleet does while it runs, until the server's shutdown: every third
-/// of a lease, renews its leases on the rooms that hold one (stopping any room it no
-/// longer holds), in a task of its own so that no adoption delays it; and adopts the
-/// games nobody holds.
+/// of a lease, and at once when a room stopped because the store said another server
+/// holds its game (`fenced_out`), renews its leases on the rooms that hold one (stopping
+/// any room it no longer holds, giving up those of rooms that stopped), in a task of its
+/// own so that no adoption delays it; and adopts the games nobody holds.
 pub(super) async fn keep_rooms(
     cluster: Cluster,
     store: Arc<dyn Store>,
     lobby: Lobby,
     taking: Taking,
+    fenced_out: Arc<Notify>,
     shutdown: CancellationToken,
 ) {
     let every = cluster.lease() / 3;
@@ -154,7 +157,7 @@ pub(super) async fn keep_rooms(
         cluster.clone(),
         lobby.clone(),
         taking.clone(),
-        every,
+        (every, fenced_out),
         shutdown.clone(),
     ));
     loop {
@@ -169,17 +172,21 @@ pub(super) async fn keep_rooms(
     }
 }
 
-/// Every `every`, renews this node's leases on its rooms that hold one and on those it
-/// is taking, stops any room it no longer holds, and gives up the leases of the rooms
-/// that have closed here, so that another node may take their games at once.
+/// Every `every` (and whenever `fenced_out` is woken), renews this node's leases on its
+/// rooms that hold one and on those it is taking, stops any room it no longer holds,
+/// gives up the leases of the rooms that have closed here, so that another node may take
+/// their games at once, and keeps the fleet's id in Redis.
 async fn renew_leases(
     cluster: Cluster,
     lobby: Lobby,
     taking: Taking,
-    every: std::time::Duration,
+    (every, fenced_out): (std::time::Duration, Arc<Notify>),
     shutdown: CancellationToken,
 ) {
     loop {
+        if let Err(error) = cluster.keep_fleet_id().await {
+            warn!(%error, "could not keep the fleet's id in Redis");
+        }
         // Read in this order: a room whose lease was taken before `held` was read is
         // still being taken when `taking` is read, or live by the time `live` is.
         let held = cluster.held();
@@ -204,6 +211,7 @@ async fn renew_leases(
         }
         tokio::select! {
             () = tokio::time::sleep(every) => {}
+            () = fenced_out.notified() => {}
             () = shutdown.cancelled() => return,
         }
     }

@@ -22,7 +22,7 @@ use redis::{AsyncCommands, Script};
 use parlor_room::{NodeId, RoomId};
 
 use crate::config::ClusterConfig;
-use crate::store::Fence;
+use crate::store::{Fence, FleetIdentity};
 
 pub(crate) use listing::ListingWrite;
 
@@ -114,6 +114,8 @@ pub(crate) struct Cluster {
     /// The rooms this node has claimed and not given up or lost, to hand over when it
     /// stops (by then its rooms have left the lobby).
     held: Arc<Mutex<HashSet<RoomId>>>,
+    /// The fleet this node belongs to, as the database's registry of servers knows it.
+    fleet: FleetIdentity,
 }
 
 impl Cluster {
@@ -131,10 +133,20 @@ impl Cluster {
         let manager = ConnectionManagerConfig::new()
             .set_response_timeout(Some(timeout))
             .set_connection_timeout(Some(timeout));
-        let redis = client
+        let mut redis = client
             .get_connection_manager_with_config(manager)
             .await
-            .map_err(|source| ClusterError::Unreachable { place, source })?;
+            .map_err(|source| ClusterError::Unreachable {
+                place: place.clone(),
+                source,
+            })?;
+        let fleet = FleetIdentity {
+            id: fleet_id(&mut redis, &config.key_prefix).await?,
+            coordinator: format!(
+                "Redis {place} under the key prefix \"{}\"",
+                config.key_prefix
+            ),
+        };
         Ok(Cluster {
             node: NodeId::from(format!("{:016x}", rand::random::<u64>())),
             prefix: config.key_prefix.clone(),
@@ -147,7 +159,24 @@ impl Cluster {
             release: Script::new(RELEASE),
             raise: Script::new(RAISE),
             held: Arc::default(),
+            fleet,
         })
+    }
+
+    /// The fleet this node belongs to.
+    pub(crate) fn fleet(&self) -> &FleetIdentity {
+        &self.fleet
+    }
+
+    /// Writes the fleet's id back to Redis, where a Redis that lost its data (restarted
+    /// without persistence) would otherwise let the next node to start mint another one
+    /// and be refused by the database as a stranger to this fleet.
+    pub(crate) async fn keep_fleet_id(&self) -> Result<(), ClusterError> {
+        let mut redis = self.redis.clone();
+        let () = redis
+            .set(fleet_key(&self.prefix), self.fleet.id.as_str())
+            .await?;
+        Ok(())
     }
 
     /// This node's id in the fleet.
@@ -340,6 +369,24 @@ impl Cluster {
             .map(|owner| owner.map(NodeId::from))
             .collect())
     }
+}
+
+/// The key holding the id of the fleet whose keys start with `prefix`.
+fn fleet_key(prefix: &str) -> String {
+    format!("{prefix}:fleet")
+}
+
+/// The id of the fleet whose keys start with `prefix` in this Redis: the one its nodes
+/// keep there, or a new one if this is its first node.
+async fn fleet_id(redis: &mut ConnectionManager, prefix: &str) -> Result<String, ClusterError> {
+    let key = fleet_key(prefix);
+    let fresh = format!("{:016x}", rand::random::<u64>());
+    let (_, id): (bool, String) = redis::pipe()
+        .set_nx(&key, fresh)
+        .get(&key)
+        .query_async(redis)
+        .await?;
+    Ok(id)
 }
 
 #[cfg(test)]

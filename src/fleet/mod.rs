@@ -43,6 +43,8 @@ pub(crate) struct NodeParts {
     pub(crate) live: LiveConnections,
     /// This node's metrics.
     pub(crate) metrics: Arc<Metrics>,
+    /// Woken when a room stops because another server holds its game now.
+    pub(crate) fenced_out: Arc<tokio::sync::Notify>,
 }
 
 /// This node's part in its fleet while the server runs: what it started, to stop it in
@@ -82,6 +84,7 @@ impl Fleet {
             store,
             live,
             metrics,
+            fenced_out,
         } = node;
         let bans = bans::start(
             cluster.clone(),
@@ -109,6 +112,7 @@ impl Fleet {
                 store,
                 lobby.clone(),
                 relay.taking(),
+                fenced_out,
                 shutdown.clone(),
             )))
         } else {

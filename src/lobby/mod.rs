@@ -126,11 +126,12 @@ impl Lobby {
         self.rooms.iter().map(|entry| entry.key().clone()).collect()
     }
 
-    /// The ids of the rooms that hold a lease in the fleet (those that have taken one).
+    /// The ids of the rooms that hold a lease in the fleet (those that have taken one
+    /// and are still running).
     pub(crate) fn held_ids(&self) -> Vec<RoomId> {
         self.rooms
             .iter()
-            .filter(|entry| entry.value().fence() != Fence::SINGLE)
+            .filter(|entry| entry.value().fence() != Fence::SINGLE && !entry.value().is_closed())
             .map(|entry| entry.key().clone())
             .collect()
     }

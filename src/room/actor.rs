@@ -21,7 +21,7 @@ use super::fanout::{Broadcast, Snapshots, frame, send_to};
 use super::recent::Recent;
 use super::{ConnId, Creator, Frame, RoomContext, Subscriber, now};
 use crate::protocol::{ClientError, RoomSummary, ServerMsg, Updates};
-use crate::store::Fence;
+use crate::store::{Fence, StoreError};
 use parlor_room::RoomState;
 use parlor_room::machine::{DrawAnswer, Effect, PendingMove, Step, Then, Tick};
 use parlor_room::{Asked, RoomCommand};
@@ -102,6 +102,10 @@ pub(super) struct Room {
     /// What the room leaves running in the background (chat lines being stored), so
     /// that a graceful shutdown waits for it as it waits for the room.
     background: TaskTracker,
+    /// Whether the store refused a write because the game is held under a higher token
+    /// (another server took it over): the room stops as soon as the command at hand is
+    /// answered, and its clients find the game where it is played now.
+    fenced_out: bool,
 }
 
 /// Whether the room's task should keep running.
@@ -147,6 +151,7 @@ impl Room {
             publisher: None,
             announced: false,
             background: TaskTracker::new(),
+            fenced_out: false,
         }
     }
 
@@ -233,6 +238,11 @@ impl Room {
                         .inc();
                     counted = status;
                 }
+                if self.fenced_out {
+                    warn!(room = %self.state.id(), "the store says another server holds this room's game now; it stops here");
+                    self.send_everyone_where_it_is();
+                    break;
+                }
                 if flow == Flow::Close {
                     break;
                 }
@@ -241,6 +251,12 @@ impl Room {
                 .with_label_values(&[game.as_str(), counted.as_str()])
                 .dec();
             info!(room = %self.state.id(), "room removed");
+            if self.fenced_out {
+                // Closed first, so that the keeper of the leases, woken, finds the room
+                // gone and gives its lease up.
+                drop(inbox);
+                self.context.fenced_out.notify_one();
+            }
         }
     }
 
@@ -283,15 +299,27 @@ impl Room {
             }
             Command::Relinquish => {
                 info!(room = %self.state.id(), "another node holds the room now; it stops here");
-                // Everyone in it reconnects and finds it where it is now.
-                for sub in self.audience.values() {
-                    sub.moved.cancel();
-                }
+                self.send_everyone_where_it_is();
                 return Flow::Close;
             }
         }
         self.settle().await;
         Flow::Continue
+    }
+
+    /// Has everyone in the room reconnect, to find the room where it is now.
+    fn send_everyone_where_it_is(&self) {
+        for sub in self.audience.values() {
+            sub.moved.cancel();
+        }
+    }
+
+    /// Notes a write the store refused: one refused under the room's token (another
+    /// server holds the game now) stops the room.
+    pub(super) fn note_refused(&mut self, error: &StoreError) {
+        if matches!(error, StoreError::Fenced { .. }) {
+            self.fenced_out = true;
+        }
     }
 
     /// Tells everyone in the room that the operator closed it, and why.
@@ -341,6 +369,7 @@ impl Room {
             Ok(changes) => changes,
             Err(error) => {
                 error!(room = %self.state.id(), %error, "could not record a move; it was refused");
+                self.note_refused(&error);
                 return Err(ClientError::storage_unavailable());
             }
         };

@@ -108,6 +108,10 @@ pub(crate) struct RoomContext {
     pub(crate) metrics: Arc<crate::metrics::Metrics>,
     /// Who follows room listings; a room wakes its listing watcher only while anyone does.
     pub(crate) listing_followers: Arc<dyn ListingFollowers>,
+    /// Woken when a room stops because the store refused its write under its token
+    /// (another server holds its game now): in a fleet, the keeper of the leases then
+    /// gives that room's lease up at once rather than at its next round.
+    pub(crate) fenced_out: Arc<tokio::sync::Notify>,
 }
 
 /// How a room learns, without knowing the lobby, whether anyone follows room listings:

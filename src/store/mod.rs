@@ -8,6 +8,7 @@
 //! (the games' records are the room's, `parlor_room::records`), `stored` the values the
 //! read API returns, `status` a stored game's [`GameStatus`], and `sql` the SQL engine.
 
+mod claimant;
 mod records;
 mod sql;
 mod status;
@@ -23,6 +24,7 @@ use parlor_room::scoring::Opponent;
 
 // What rooms record, and read back to resume a game, is the room's own vocabulary: the
 // store writes and returns it as it is.
+pub(crate) use claimant::{Claimant, FleetIdentity};
 pub(crate) use parlor_room::records::{
     ChatRecord, DrawOfferRecord, GameFinish, MoveRecord, NewGame, RatingChange, StoredChatLine,
     StoredMove, StoredSeat,
@@ -158,6 +160,28 @@ pub enum StoreError {
     DatabaseInUse {
         /// The host, port and database.
         place: String,
+    },
+    /// Live servers this one may not share the database with hold it.
+    #[error(
+        "the PostgreSQL database {place} is held by {holders}; {claimant} would take their games. Give this server the same [cluster] redis_url and key_prefix as those servers, or point store.url at another database; to move the database to this server on purpose (the holders then give up their games and stop), start it once with --take-over-database"
+    )]
+    HeldByOthers {
+        /// The host, port and database.
+        place: String,
+        /// What this server is.
+        claimant: String,
+        /// The servers holding it, as the registry describes them.
+        holders: String,
+    },
+    /// A take-over (`--take-over-database`) found servers that did not let go in time.
+    #[error(
+        "took the PostgreSQL database {place} over, but these servers did not let go within 30 s: {holders}; stop them (or end their sessions with SELECT pg_terminate_backend(<session>)), then start this server again"
+    )]
+    TakeOverStalled {
+        /// The host, port and database.
+        place: String,
+        /// The servers still holding it.
+        holders: String,
     },
     /// The database file's folder could not be created.
     #[error("could not create the folder for the database file {path}: {source}")]
@@ -346,4 +370,9 @@ pub(crate) trait Store: Send + Sync + 'static {
 
     /// Waits for in-flight writes and closes the database.
     async fn close(&self);
+
+    /// Cancelled when another server has taken the database over from this one
+    /// (`--take-over-database`): this server must give its games up and stop. Never
+    /// cancelled on SQLite, whose file one process holds.
+    fn evicted(&self) -> tokio_util::sync::CancellationToken;
 }

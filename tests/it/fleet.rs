@@ -44,7 +44,7 @@ impl TestFleet {
 
     /// What every node is started with: the fleet, a grace longer than any outage, no
     /// bots filling seats, and limits that let one address run every client.
-    fn env(&self) -> Vec<(String, String)> {
+    pub(crate) fn env(&self) -> Vec<(String, String)> {
         [
             ("PARLOR_STORE__URL", self.store_url()),
             ("PARLOR_CLUSTER__REDIS_URL", self.redis.url.clone()),

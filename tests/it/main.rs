@@ -53,6 +53,7 @@ mod live_server_properties;
 mod lobby_subscribers_see_rooms_come_and_go;
 mod moves_come_as_events_to_who_asks;
 mod names_cannot_impersonate;
+mod no_stray_server_takes_a_fleets_games;
 mod one_server_per_database;
 mod operators_have_controls;
 mod operators_scrape_metrics;

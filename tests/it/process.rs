@@ -32,11 +32,21 @@ impl ParlorProcess {
     /// Starts `parlor` on a free port, in `dir` with its database there, with `env`
     /// added to its environment; returns once its log says where it listens.
     pub(crate) fn start(dir: &Path, env: &[(&str, &str)]) -> ParlorProcess {
+        ParlorProcess::start_with_args(dir, env, &[])
+    }
+
+    /// Like [`ParlorProcess::start`], with `args` added to its command line.
+    pub(crate) fn start_with_args(
+        dir: &Path,
+        env: &[(&str, &str)],
+        args: &[&str],
+    ) -> ParlorProcess {
         use std::io::{BufRead, BufReader};
         use std::process::{Command, Stdio};
         let mut child = Command::new(env!("CARGO_BIN_EXE_parlor"))
             .arg("--port")
             .arg("0")
+            .args(args)
             .current_dir(dir)
             .env("PARLOR_STORE__PATH", dir.join("parlor.db"))
             .env("RUST_LOG", "info")

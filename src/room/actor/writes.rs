@@ -27,6 +27,7 @@ impl Room {
                 .await
         {
             error!(room = %self.state.id(), %error, "could not record a bot standing in; will retry");
+            self.note_refused(&error);
             self.state.retry_later(Instant::now());
             return;
         }
@@ -48,6 +49,7 @@ impl Room {
                 .await
         {
             error!(room = %self.state.id(), %error, "could not record a change to the draw offer");
+            self.note_refused(&error);
             if change != (DrawChange::Declined { by_bot: true }) {
                 return Err(ClientError::storage_unavailable());
             }
@@ -71,6 +73,7 @@ impl Room {
             }
             Err(error) => {
                 error!(room = %self.state.id(), %error, "could not record the end of a game");
+                self.note_refused(&error);
                 match ending.on_failure {
                     OnFailure::Refuse => Err(ClientError::storage_unavailable()),
                     OnFailure::Retry => {
@@ -102,6 +105,7 @@ impl Room {
             Ok(ratings) => ratings.map(|rating| rating.map(|r| r.rating)),
             Err(error) => {
                 error!(room = %self.state.id(), %error, "could not record the start of a game; will retry");
+                self.note_refused(&error);
                 self.state.start_failed(Instant::now());
                 return;
             }

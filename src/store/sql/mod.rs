@@ -27,6 +27,7 @@
 //! `rows`, `names` (how names are keyed) and `sqlite_file` (the SQLite file's guards).
 
 mod batch_stats;
+mod holders;
 mod log_connection;
 mod names;
 mod placeholders;
@@ -37,7 +38,7 @@ mod sqlite_file;
 
 use std::sync::Arc;
 
-use super::{Store, StoreError};
+use super::{Claimant, Store, StoreError};
 use crate::config::StoreConfig;
 
 pub(crate) use self::batch_stats::BatchStats;
@@ -46,16 +47,17 @@ pub(crate) use self::sqlite::SqliteTuning;
 /// Opens the store `[store]` names, brings its schema up to date and starts its move
 /// writer: PostgreSQL at `store.url` when it is set, otherwise the SQLite file at
 /// `store.path`. Moves are written in batches, counted in `stats`. A PostgreSQL store is
-/// held by this server alone unless it is `shared` by the nodes of a fleet (whose room
-/// leases and fencing tokens keep them apart).
+/// held by `claimant` alone if it is a single server, or shared by the nodes of its fleet
+/// (whose room leases and fencing tokens keep them apart); see `holders`. A SQLite file
+/// is held by one process, whatever the claimant.
 pub(crate) async fn open(
     config: &StoreConfig,
     stats: BatchStats,
-    shared: bool,
+    claimant: &Claimant,
 ) -> Result<Arc<dyn Store>, StoreError> {
     match config.url.as_deref() {
         Some(url) => Ok(Arc::new(
-            postgres::SqlStore::open(url, stats, shared).await?,
+            postgres::SqlStore::open(url, stats, claimant).await?,
         )),
         None => {
             let tuning = SqliteTuning::of(config);

@@ -13,10 +13,14 @@ use std::future::Future;
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
 use sqlx::{Connection, PgPool};
 
+use tokio_util::sync::CancellationToken;
+
 use super::BatchStats;
+use super::holders::Holding;
 use super::log_connection::LogHost;
 use super::placeholders::Placeholders;
 use crate::store::StoreError;
+use crate::store::claimant::Claimant;
 
 #[allow(
     clippy::duplicate_mod,
@@ -66,16 +70,19 @@ const RERATING_LOCK: &[&str] = &["SELECT pg_advisory_xact_lock(70701627373937454
 /// several tables asks for one.
 const READ_SNAPSHOT: Option<&str> = Some("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
 
-/// The session-level advisory lock a server holds on its schema for as long as its
-/// store is open, so that a second server on the same tables (which would resume the
-/// first one's live games as its own) refuses to start. Keyed by the schema, so servers
-/// in different schemas of one database do not exclude each other. PostgreSQL releases
-/// it when the session ends, however the server ends.
-const SERVER_LOCK: &str = "SELECT pg_try_advisory_lock(1885434482, hashtext(current_schema()))";
+/// What keeps other servers off the database: this server's registration and its
+/// session holding the server lock (`holders`).
+type ExclusiveHold = Holding;
 
-/// What keeps a second server off the database: the session holding [`SERVER_LOCK`]
-/// (held without the lock by a node of a fleet, which shares the database).
-type ExclusiveHold = PgConnection;
+/// Whoever took the database over from this server has cancelled this.
+fn hold_evicted(hold: &ExclusiveHold) -> CancellationToken {
+    hold.evicted()
+}
+
+/// Deletes this server's registration and closes the session holding its locks.
+async fn release_hold(hold: ExclusiveHold) {
+    hold.release().await;
+}
 
 /// Connections each node keeps to PostgreSQL for the store: the move writer holds one,
 /// and reads and other writes share the rest. One more holds the server's lock.
@@ -111,13 +118,14 @@ impl LogHost for PoolLog {
 }
 
 impl SqlStore {
-    /// Connects to the PostgreSQL database at `url`, brings its schema up to date and
+    /// Connects to the PostgreSQL database at `url` as `claimant` (registered in the
+    /// database's registry of servers, see `holders`), brings its schema up to date and
     /// starts the move writer. Moves are written in batches (see `engine/batch.rs`),
     /// counted in `stats`.
     pub(super) async fn open(
         url: &str,
         stats: BatchStats,
-        shared: bool,
+        claimant: &Claimant,
     ) -> Result<SqlStore, StoreError> {
         let scheme = url.split_once("://").map(|(scheme, _)| scheme);
         if !matches!(scheme, Some("postgres" | "postgresql")) {
@@ -131,14 +139,14 @@ impl SqlStore {
                 reason: error.to_string(),
             }
         })?;
-        SqlStore::open_with(options, stats, shared).await
+        SqlStore::open_with(options, stats, claimant).await
     }
 
     /// Like [`SqlStore::open`], with the connection's options already parsed.
     pub(super) async fn open_with(
         options: PgConnectOptions,
         stats: BatchStats,
-        shared: bool,
+        claimant: &Claimant,
     ) -> Result<SqlStore, StoreError> {
         let place = format!(
             "{}:{}/{}",
@@ -150,24 +158,33 @@ impl SqlStore {
             place: place.clone(),
             source,
         };
-        let mut hold = PgConnection::connect_with(&options)
+        let session = PgConnection::connect_with(&options)
             .await
             .map_err(unreachable)?;
-        if !shared {
-            let locked: bool = sqlx::query_scalar(SERVER_LOCK)
-                .fetch_one(&mut hold)
-                .await
-                .map_err(unreachable)?;
-            if !locked {
-                return Err(StoreError::DatabaseInUse { place });
-            }
-        }
         let pool = PgPoolOptions::new()
             .max_connections(MAX_CONNECTIONS)
             .acquire_timeout(ACQUIRE_TIMEOUT)
-            .connect_with(options)
+            .connect_with(options.clone())
             .await
             .map_err(unreachable)?;
+        // The registry is a table of the schema: a database that has none yet is
+        // brought up to date first (no server of this version holds it).
+        let registry = async {
+            let exists: bool = sqlx::query_scalar("SELECT to_regclass('servers') IS NOT NULL")
+                .fetch_one(&pool)
+                .await?;
+            if !exists {
+                engine::MIGRATOR.run(&pool).await?;
+            }
+            Holding::take(session, options, claimant, &place).await
+        };
+        let hold = match registry.await {
+            Ok(hold) => hold,
+            Err(error) => {
+                pool.close().await;
+                return Err(error);
+            }
+        };
         let log = PoolLog(pool.clone());
         let store = SqlStore::start(pool, hold, stats, log).await?;
         tracing::info!(database = %place, "connected to PostgreSQL");
@@ -222,11 +239,21 @@ mod test_db {
                 .expect("open the PostgreSQL store")
         }
 
-        /// Opens the store in this schema, or says why not.
+        /// Opens the store in this schema as a single server, or says why not.
         pub(crate) async fn try_open(&self, stats: BatchStats) -> Result<SqlStore, StoreError> {
+            self.try_open_as(stats, &crate::store::Claimant::single())
+                .await
+        }
+
+        /// Opens the store in this schema as `claimant`, or says why not.
+        pub(crate) async fn try_open_as(
+            &self,
+            stats: BatchStats,
+            claimant: &crate::store::Claimant,
+        ) -> Result<SqlStore, StoreError> {
             let options =
                 PgConnectOptions::from_str(&self.schema.store_url()).expect("a PostgreSQL URL");
-            SqlStore::open_with(options, stats, false).await
+            SqlStore::open_with(options, stats, claimant).await
         }
     }
 }
@@ -244,13 +271,14 @@ mod tests {
         };
         let first = db.open_with(BatchStats::unreported()).await;
         match db.try_open(BatchStats::unreported()).await {
-            Err(StoreError::DatabaseInUse { place }) => {
+            Err(StoreError::HeldByOthers { place, holders, .. }) => {
                 assert!(
                     place.contains("127.0.0.1") || place.contains("localhost"),
                     "{place}"
                 );
+                assert!(holders.starts_with("a single server (node "), "{holders}");
             }
-            other => panic!("expected DatabaseInUse, got {:?}", other.map(|_| ())),
+            other => panic!("expected HeldByOthers, got {:?}", other.map(|_| ())),
         }
         let elsewhere = TestDb::new().await.expect("a second schema");
         let other = elsewhere.open_with(BatchStats::unreported()).await;
@@ -265,7 +293,7 @@ mod tests {
         let error = super::SqlStore::open(
             "sqlite://secret@data/parlor.db",
             BatchStats::unreported(),
-            false,
+            &crate::store::Claimant::single(),
         )
         .await
         .map(|_| ())

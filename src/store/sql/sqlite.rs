@@ -61,6 +61,16 @@ const READ_SNAPSHOT: Option<&str> = None;
 /// What keeps a second server off the file while the store is open.
 type ExclusiveHold = sqlite_file::FileLock;
 
+/// Nothing takes a SQLite file over from the server holding its lock: never cancelled.
+fn hold_evicted(_: &ExclusiveHold) -> tokio_util::sync::CancellationToken {
+    tokio_util::sync::CancellationToken::new()
+}
+
+/// Unlocks the file.
+async fn release_hold(hold: ExclusiveHold) {
+    drop(hold);
+}
+
 /// The longest busy timeout a connection is given, whatever `store.busy_timeout_ms` says.
 const MAX_LOCK_WAIT: Duration = Duration::from_secs(3600);
 

@@ -35,7 +35,7 @@ use self::batch::MoveWriter;
 use super::TestDb;
 use super::{
     Db, DbConnection, ExclusiveHold, PLACEHOLDERS, RATINGS_LOCK, READ_SNAPSHOT, RERATING_LOCK,
-    ROW_SHARE_LOCK, ROW_SHARE_LOCK_PLAIN,
+    ROW_SHARE_LOCK, ROW_SHARE_LOCK_PLAIN, hold_evicted, release_hold,
 };
 use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::LogHost;
@@ -66,6 +66,8 @@ pub(crate) struct SqlStore {
     /// What keeps a second server off the database (a lock on the SQLite file, or a
     /// PostgreSQL session holding an advisory lock), released when the store closes.
     exclusive: Arc<std::sync::Mutex<Option<ExclusiveHold>>>,
+    /// Cancelled when another server takes the database over from this one.
+    evicted: tokio_util::sync::CancellationToken,
 }
 
 impl SqlStore {
@@ -78,23 +80,19 @@ impl SqlStore {
         stats: BatchStats,
         log: impl LogHost,
     ) -> Result<SqlStore, StoreError> {
-        if let Err(err) = MIGRATOR.run(&pool).await {
-            pool.close().await;
-            return Err(err.into());
-        }
-        if let Err(err) = names::upgrade_name_keys(&pool).await {
-            pool.close().await;
-            return Err(err);
-        }
-        if let Err(err) = rerating::recompute_ratings(&pool).await {
-            pool.close().await;
-            return Err(err);
-        }
-        let writes = Arc::new(Mutex::new(()));
-        let moves = match MoveWriter::spawn(log, writes.clone(), stats) {
-            Ok(moves) => moves,
+        let ready = async {
+            MIGRATOR.run(&pool).await?;
+            names::upgrade_name_keys(&pool).await?;
+            rerating::recompute_ratings(&pool).await?;
+            let writes = Arc::new(Mutex::new(()));
+            let moves = MoveWriter::spawn(log, writes.clone(), stats)?;
+            Ok::<_, StoreError>((writes, moves))
+        };
+        let (writes, moves) = match ready.await {
+            Ok(ready) => ready,
             Err(err) => {
                 pool.close().await;
+                release_hold(exclusive).await;
                 return Err(err);
             }
         };
@@ -102,6 +100,7 @@ impl SqlStore {
             moves,
             pool,
             writes,
+            evicted: hold_evicted(&exclusive),
             exclusive: Arc::new(std::sync::Mutex::new(Some(exclusive))),
         })
     }
@@ -312,8 +311,13 @@ impl Store for SqlStore {
         self.moves.close().await;
         self.pool.close().await;
         // Only now may another server open the database.
-        if let Ok(mut slot) = self.exclusive.lock() {
-            slot.take();
+        let hold = self.exclusive.lock().ok().and_then(|mut slot| slot.take());
+        if let Some(hold) = hold {
+            release_hold(hold).await;
         }
+    }
+
+    fn evicted(&self) -> tokio_util::sync::CancellationToken {
+        self.evicted.clone()
     }
 }
