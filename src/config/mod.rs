@@ -76,7 +76,7 @@ impl Default for ClusterConfig {
         Self {
             redis_url: None,
             key_prefix: "parlor".to_owned(),
-            lease_ms: 5000,
+            lease_ms: 3000,
             owns_rooms: true,
         }
     }

@@ -13,7 +13,7 @@ use crate::chaos_clients::{Outage, check_stored_game, unix_ms};
 use crate::common::{client_at, get_json_at, temp_dir};
 use crate::fleet::{TestFleet, join_when_taken_over};
 use crate::process::ParlorProcess;
-use crate::waiting::eventually;
+use crate::waiting::{eventually, eventually_every};
 use serial_test::serial;
 
 /// How long the test waits for the other node to have the game live before it fails:
@@ -228,4 +228,82 @@ async fn a_single_server_plays_on_the_games_a_fleet_left() {
     bob.play(&room, "4").await;
     let state = alice.until_state(|s| s["moves"] == 2).await;
     assert_eq!(state["position"], "X...O....");
+}
+
+/// Measures, with the fleet's default lease and timing, how long after its node is
+/// killed a game is playable again for a player who follows PROTOCOL.md §18 (reconnect
+/// to another node, `join` again every 200 ms while the room is `unknown_room` or
+/// `room_unreachable`): printed, for docs/OPERATIONS.md, not asserted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
+async fn with_the_default_lease_a_dead_nodes_game_is_back_in_seconds() {
+    let test = "with_the_default_lease_a_dead_nodes_game_is_back_in_seconds";
+    let Some(fleet) = TestFleet::new(test).await else {
+        return;
+    };
+    let env: Vec<(String, String)> = fleet
+        .env()
+        .into_iter()
+        .filter(|(key, _)| key != "PARLOR_CLUSTER__LEASE_MS")
+        .collect();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let (dir_a, dir_b) = (temp_dir(), temp_dir());
+    let node_a = ParlorProcess::start(dir_a.path(), &env);
+    let node_b = ParlorProcess::start(dir_b.path(), &env);
+    let (mut alice, welcome_a) = client_at(&node_a.address, "Alice", None).await;
+    let (mut bob, welcome_b) = client_at(&node_b.address, "Bob", None).await;
+    let (room, _) = alice
+        .create_game("tictactoe", ["me", "open"], json!({}))
+        .await;
+    bob.join(&room, 1).await;
+    alice.play(&room, "0").await;
+    bob.until_state(|s| s["moves"] == 1).await;
+
+    let killed = std::time::Instant::now();
+    node_a.kill();
+    let token = |welcome: &Value| welcome["token"].as_str().unwrap().to_owned();
+    let (mut alice, _) = client_at(&node_b.address, "Alice", Some(&token(&welcome_a))).await;
+    let rejoined = eventually_every(
+        "the game is back",
+        ADOPTION_PATIENCE,
+        crate::waiting::ASK_AGAIN_EVERY,
+        async || {
+            alice
+                .send(json!({"type": "join", "room": room, "seat": 0, "ref": "again"}))
+                .await;
+            let reply = alice.recv().await;
+            if reply["type"] == "joined" {
+                return Ok(alice.expect("state").await);
+            }
+            if reply["type"] == "shutdown" {
+                // Sent away (`room moved`) by its own node: it reconnects.
+                alice = client_at(&node_b.address, "Alice", Some(&token(&welcome_a)))
+                    .await
+                    .0;
+                return Err(reply.to_string());
+            }
+            let code = reply["code"].as_str().unwrap_or_default();
+            assert!(
+                ["unknown_room", "room_unreachable"].contains(&code),
+                "{reply}"
+            );
+            Err(reply.to_string())
+        },
+    )
+    .await;
+    let back = killed.elapsed();
+    assert_eq!(rejoined["moves"], 1, "{rejoined}");
+    // Bob, whose node lived, is sent away with `room moved` (or still in the room, if
+    // his node's watch has not seen the move yet) and comes back.
+    drop(bob);
+    let (mut bob, _) = client_at(&node_b.address, "Bob", Some(&token(&welcome_b))).await;
+    bob.join(&room, 1).await;
+    bob.play(&room, "4").await;
+    alice.until_state(|s| s["moves"] == 2).await;
+    let played = killed.elapsed();
+    eprintln!(
+        "with the default lease, a killed node's game was joinable again after {} ms and its next move played after {} ms",
+        back.as_millis(),
+        played.as_millis()
+    );
 }
