@@ -110,13 +110,14 @@ fn store_error(error: StoreError, name: &str) -> ClientError {
 
 /// Performs `hello`: resumes the player a known token belongs to (renaming them if they
 /// ask for a different, free name), or registers a new player with a fresh token once
-/// `admit_new` allows it (the per-address quota; a returning player never asks it).
+/// `admit_new` allows it (the per-address quota, awaited only then: a returning player
+/// never asks it).
 pub(crate) async fn hello(
     store: &dyn Store,
     name: &str,
     token: Option<&str>,
     now_ms: i64,
-    admit_new: impl FnOnce() -> Result<(), ClientError>,
+    admit_new: impl Future<Output = Result<(), ClientError>>,
 ) -> Result<Identity, ClientError> {
     let name = clean_name(name)?;
     if let Some(token) = token {
@@ -140,7 +141,7 @@ pub(crate) async fn hello(
             });
         }
     }
-    admit_new()?;
+    admit_new.await?;
     let token = random_hex(32);
     let player = PlayerRecord {
         player_id: PlayerId::from(format!("p_{}", random_hex(8))),
@@ -160,7 +161,8 @@ pub(crate) async fn hello(
 
 /// Performs `hello` with a site's token, for `user`: the player their account is bound
 /// to; the first time, the guest `guest_token` speaks for, linked to the account for
-/// good (their games and ratings kept), or else a new player once `admit_new` allows it.
+/// good (their games and ratings kept), or else a new player once `admit_new` (awaited
+/// only then) allows it.
 /// The name is the token's (or, if it names none, `asked_name`), checked like a chosen
 /// one; a player whose site name changed is renamed.
 pub(crate) async fn sign_in(
@@ -169,7 +171,7 @@ pub(crate) async fn sign_in(
     asked_name: Option<&str>,
     guest_token: Option<&str>,
     now_ms: i64,
-    admit_new: impl FnOnce() -> Result<(), ClientError>,
+    admit_new: impl Future<Output = Result<(), ClientError>>,
 ) -> Result<Identity, ClientError> {
     let name = user
         .name
@@ -214,7 +216,7 @@ pub(crate) async fn sign_in(
                     "Your sign-in token carries no name: send one in `name` with the token.",
                 )
             })?;
-            admit_new()?;
+            admit_new.await?;
             let player = PlayerRecord {
                 player_id: PlayerId::from(format!("p_{}", random_hex(8))),
                 name,

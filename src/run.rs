@@ -95,7 +95,7 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
         listing_followers: Arc::new(lobby_feed.clone()),
         fenced_out: fenced_out.clone(),
     });
-    let limits = Arc::new(Limits::new(&config.limits));
+    let limits = Arc::new(Limits::new(&config.limits, cluster.as_ref()));
     let hosts = RoomHosts::new(tokio::runtime::Handle::current());
     let elsewhere = cluster.as_ref().map(|_| RemoteListings::default());
     let listed_elsewhere = elsewhere

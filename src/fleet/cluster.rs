@@ -10,6 +10,7 @@
 //! our own. What each node lists for the fleet's lobby is kept in `listing`.
 
 mod bans;
+mod limits;
 mod listing;
 
 use std::collections::HashSet;

@@ -1,10 +1,13 @@
 //! What one connection, one client address or the whole server may ask for, so that no
 //! stranger can stall the rooms others play in: a message budget per connection, room
 //! and new-player quotas per minute, and open connections per address. Built from
-//! `[limits]`, where 0 turns a limit off; docs/RELIABILITY.md lists them all.
+//! `[limits]`, where 0 turns a limit off; docs/RELIABILITY.md lists them all. On a node
+//! of a fleet the per-minute quotas of an address are counted across the fleet
+//! (`per_address`); open connections are counted per node.
 
 mod address;
 mod connections;
+mod per_address;
 mod rate;
 
 use std::net::IpAddr;
@@ -14,11 +17,14 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::LimitsConfig;
+use crate::fleet::Cluster;
 use crate::protocol::{ClientError, ErrorCode};
 
 pub(crate) use address::client_address;
 pub(crate) use connections::{ConnectionPermit, Connections};
 pub(crate) use rate::{Budget, KeyedBudget};
+
+use per_address::{AddressQuota, RedisOutage};
 
 /// How often the per-address tables forget addresses that have gone quiet.
 const PRUNE_EVERY: Duration = Duration::from_secs(60);
@@ -27,8 +33,10 @@ const PRUNE_EVERY: Duration = Duration::from_secs(60);
 pub(crate) struct Limits {
     config: LimitsConfig,
     connections: Connections,
-    rooms_per_address: KeyedBudget,
-    players_per_address: KeyedBudget,
+    rooms_per_address: AddressQuota,
+    players_per_address: AddressQuota,
+    /// Whether Redis answers the fleet's quotas.
+    outage: RedisOutage,
 }
 
 /// A connection's own budgets.
@@ -42,13 +50,16 @@ pub(crate) struct ConnectionBudgets {
 }
 
 impl Limits {
-    /// The limits `config` sets, all counts at zero.
-    pub(crate) fn new(config: &LimitsConfig) -> Limits {
+    /// The limits `config` sets, all counts at zero; the per-minute quotas of an
+    /// address counted across `fleet` if this node is part of one.
+    pub(crate) fn new(config: &LimitsConfig, fleet: Option<&Cluster>) -> Limits {
+        let quota = |kind, count| AddressQuota::per_minute(kind, count, fleet.cloned());
         Limits {
             config: config.clone(),
             connections: Connections::new(config.connections_per_ip),
-            rooms_per_address: KeyedBudget::per_minute(config.rooms_per_minute_per_ip),
-            players_per_address: KeyedBudget::per_minute(config.players_per_minute_per_ip),
+            rooms_per_address: quota("rooms", config.rooms_per_minute_per_ip),
+            players_per_address: quota("players", config.players_per_minute_per_ip),
+            outage: RedisOutage::default(),
         }
     }
 
@@ -93,7 +104,7 @@ impl Limits {
 
     /// Takes one room creation from the connection's and the address's quotas, or says
     /// which is used up.
-    pub(crate) fn create_room(
+    pub(crate) async fn create_room(
         &self,
         connection: &Budget,
         address: IpAddr,
@@ -107,7 +118,7 @@ impl Limits {
                 ),
             ));
         }
-        if !self.rooms_per_address.allow(address) {
+        if !self.rooms_per_address.allow(address, &self.outage).await {
             return Err(ClientError::new(
                 ErrorCode::RateLimited,
                 format!(
@@ -135,8 +146,8 @@ impl Limits {
     }
 
     /// Takes one new player from the address's quota, or says it is used up.
-    pub(crate) fn new_player(&self, address: IpAddr) -> Result<(), ClientError> {
-        if self.players_per_address.allow(address) {
+    pub(crate) async fn new_player(&self, address: IpAddr) -> Result<(), ClientError> {
+        if self.players_per_address.allow(address, &self.outage).await {
             return Ok(());
         }
         Err(ClientError::new(

@@ -311,7 +311,8 @@ impl Connection {
         let player = self.player_info()?;
         self.app
             .limits
-            .create_room(&self.room_budget, self.address)?;
+            .create_room(&self.room_budget, self.address)
+            .await?;
         let (game, seats, options) = (game.get()?, seats.get()?, options.get()?);
         let seated = SeatSpec::mine(&seats).is_some();
         if let Some(relay) = self.app.relay.clone()
@@ -449,9 +450,8 @@ impl Connection {
                 "This connection has already said hello. Open a new connection to play as someone else.",
             ));
         }
-        let limits = &self.app.limits;
-        let address = self.address;
-        let admit_new = || limits.new_player(address);
+        // Lazy, as every future: the quota is asked only if a new player is made.
+        let admit_new = self.app.limits.new_player(self.address);
         let now = unix_ms(SystemTime::now());
         let store = self.app.store.as_ref();
         let identity = match (credentials.jwt, &self.app.sign_in) {

@@ -49,6 +49,7 @@ mod games_outlive_the_process;
 mod games_survive_sigkill;
 mod health_sees_frozen_rooms;
 mod http_answers_strangers_safely;
+mod limits_hold_across_the_fleet;
 mod live_server_properties;
 mod lobby_subscribers_see_rooms_come_and_go;
 mod moves_come_as_events_to_who_asks;

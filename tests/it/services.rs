@@ -181,3 +181,135 @@ async fn relay_from(
         });
     }
 }
+
+/// A `redis-server` of the test's own, on a free port, that the test can kill to see
+/// what a fleet does when its Redis goes away (the machine's Redis is never stopped).
+/// Killed when dropped, if still running.
+pub(crate) struct OwnRedis {
+    child: std::process::Child,
+    /// Its URL, for `cluster.redis_url`.
+    pub(crate) url: String,
+}
+
+impl OwnRedis {
+    /// Starts `redis-server` (which must be on the PATH) on a free port, keeping nothing
+    /// on disk; returns once it answers.
+    pub(crate) async fn start() -> OwnRedis {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = std::process::Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server is on the PATH");
+        let url = format!("redis://127.0.0.1:{port}");
+        let own = OwnRedis { child, url };
+        let client = redis::Client::open(own.url.as_str()).unwrap();
+        crate::waiting::eventually(
+            "the test's own redis-server answers",
+            std::time::Duration::from_secs(60),
+            async || {
+                let mut connection = client
+                    .get_multiplexed_async_connection()
+                    .await
+                    .map_err(|error| error.to_string())?;
+                redis::cmd("PING")
+                    .query_async::<String>(&mut connection)
+                    .await
+                    .map_err(|error| error.to_string())
+            },
+        )
+        .await;
+        own
+    }
+
+    /// Kills it with SIGKILL and reaps it.
+    pub(crate) fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A TCP relay to a server that the test can stall: from then on it passes no byte
+/// either way and closes nothing, as a black-holed network or a frozen server would, so
+/// a client waits until its own deadline.
+pub(crate) struct StallableRelay {
+    /// Where the relay listens.
+    pub(crate) address: std::net::SocketAddr,
+    stall: CancellationToken,
+    closed: CancellationToken,
+}
+
+impl StallableRelay {
+    /// Relays 127.0.0.1:<some port> to `target` (`host:port`).
+    pub(crate) async fn start(target: &str) -> StallableRelay {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let (stall, closed) = (CancellationToken::new(), CancellationToken::new());
+        tokio::spawn(stallable_relay_from(
+            listener,
+            target.to_owned(),
+            stall.clone(),
+            closed.clone(),
+        ));
+        StallableRelay {
+            address,
+            stall,
+            closed,
+        }
+    }
+
+    /// Stops passing bytes on every connection, open or new, keeping them all open.
+    pub(crate) fn stall(&self) {
+        self.stall.cancel();
+    }
+}
+
+impl Drop for StallableRelay {
+    fn drop(&mut self) {
+        self.closed.cancel();
+    }
+}
+
+/// Accepts connections on `listener` and relays each to `target` until `stall`; after
+/// it, holds every connection open and passes nothing; all until `closed`.
+async fn stallable_relay_from(
+    listener: tokio::net::TcpListener,
+    target: String,
+    stall: CancellationToken,
+    closed: CancellationToken,
+) {
+    loop {
+        let (mut inbound, _) = tokio::select! {
+            () = closed.cancelled() => return,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(_) => return,
+            },
+        };
+        let (target, stall, closed) = (target.clone(), stall.clone(), closed.clone());
+        tokio::spawn(async move {
+            let Ok(mut outbound) = tokio::net::TcpStream::connect(&target).await else {
+                return;
+            };
+            tokio::select! {
+                () = closed.cancelled() => return,
+                () = stall.cancelled() => {}
+                _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => return,
+            }
+            // Stalled: both sockets stay open, and nothing more is read or written.
+            closed.cancelled().await;
+            drop((inbound, outbound));
+        });
+    }
+}
