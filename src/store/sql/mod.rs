@@ -28,6 +28,7 @@
 
 mod batch_stats;
 mod log_connection;
+mod lost_sessions;
 mod names;
 mod placeholders;
 mod postgres;
@@ -55,7 +56,7 @@ pub(crate) async fn open(
 ) -> Result<Arc<dyn Store>, StoreError> {
     match config.url.as_deref() {
         Some(url) => Ok(Arc::new(
-            postgres::SqlStore::open(url, stats, shared).await?,
+            postgres::SqlStore::open(url, stats, shared, config.write_timeout_ms).await?,
         )),
         None => {
             let tuning = SqliteTuning::of(config);
