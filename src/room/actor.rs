@@ -21,7 +21,7 @@ use super::fanout::{Broadcast, Snapshots, frame, send_to};
 use super::recent::Recent;
 use super::{ConnId, Creator, Frame, RoomContext, Subscriber, now};
 use crate::protocol::{ClientError, RoomSummary, ServerMsg, Updates};
-use crate::store::Fence;
+use crate::store::{Fence, StoreError};
 use parlor_room::RoomState;
 use parlor_room::machine::{DrawAnswer, Effect, PendingMove, Step, Then, Tick};
 use parlor_room::{Asked, RoomCommand};
@@ -32,6 +32,7 @@ use parlor_rules::games::Seat;
 mod audience;
 mod bots;
 mod chat;
+mod held;
 mod writes;
 
 /// Reply channel for commands that either succeed or fail with a client error.
@@ -58,6 +59,9 @@ pub(super) enum Command {
     /// Someone outside (`GET /api/rooms/{id}`) reads the current `state`, which the room
     /// has not encoded yet.
     ReadState { reply: oneshot::Sender<ByteString> },
+    /// The store has read whether the move the room holds (its write's outcome was
+    /// lost) is stored.
+    Settled { stored: bool },
 }
 
 /// What a room makes readable without asking its task: its listing and, when it was
@@ -102,6 +106,9 @@ pub(super) struct Room {
     /// What the room leaves running in the background (chat lines being stored), so
     /// that a graceful shutdown waits for it as it waits for the room.
     background: TaskTracker,
+    /// A move whose write's outcome was lost, held until the store says whether it is
+    /// stored (`held`).
+    held: Option<Box<PendingMove>>,
 }
 
 /// Whether the room's task should keep running.
@@ -147,6 +154,7 @@ impl Room {
             publisher: None,
             announced: false,
             background: TaskTracker::new(),
+            held: None,
         }
     }
 
@@ -209,7 +217,7 @@ impl Room {
                 .with_label_values(&[game.as_str(), counted.as_str()])
                 .inc();
             loop {
-                let deadline = self.state.next_deadline();
+                let deadline = self.state.next_deadline().filter(|_| !self.holds_a_move());
                 let flow = tokio::select! {
                     command = inbox.recv() => match command {
                         // Boxed, here and for the timers: handling holds far more state
@@ -281,6 +289,7 @@ impl Room {
                 let _ = reply.send(self.current_state());
                 return Flow::Continue;
             }
+            Command::Settled { stored } => self.settled(stored),
             Command::Relinquish => {
                 info!(room = %self.state.id(), "another node holds the room now; it stops here");
                 // Everyone in it reconnects and finds it where it is now.
@@ -320,6 +329,7 @@ impl Room {
         caller: Caller,
         received: Instant,
     ) -> Result<(), ClientError> {
+        self.check_not_held(&asked.command)?;
         let step = self.state.answer(asked, caller.conn, received, now())?;
         if let Some(sub) = caller.sub {
             self.audience.insert(sub.conn, sub);
@@ -329,8 +339,11 @@ impl Room {
 
     /// Records a move the machine checked (with the game's ending, if it ends the
     /// game), and only then has the machine apply it. On any error the room is
-    /// unchanged.
+    /// unchanged; when the write's outcome was lost, the room holds the move (`held`).
     async fn play(&mut self, pending: PendingMove) -> Result<(), ClientError> {
+        if self.holds_a_move() {
+            return Err(held::holding());
+        }
         let finish = pending.ending.as_ref().map(|ending| &ending.finish);
         let ratings = match self
             .context
@@ -339,6 +352,11 @@ impl Room {
             .await
         {
             Ok(changes) => changes,
+            Err(error @ StoreError::Unsettled { .. }) => {
+                error!(room = %self.state.id(), %error, "a move's write was given up mid-way; the game waits for its outcome");
+                self.hold(pending);
+                return Err(held::outcome_unknown());
+            }
             Err(error) => {
                 error!(room = %self.state.id(), %error, "could not record a move; it was refused");
                 return Err(ClientError::storage_unavailable());
