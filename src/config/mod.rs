@@ -137,6 +137,11 @@ impl Default for ServerConfig {
     }
 }
 
+/// The longest `store.write_timeout_ms`: a move held up by the database is refused
+/// within 5 s, and a fleet's relay waits for a room's answer longer than the store may
+/// take to give it (`fleet::relay`).
+pub const MAX_STORE_WAIT_MS: u64 = 3000;
+
 /// `[store]`: the database. SQLite at `path` unless `url` names a PostgreSQL server.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -150,6 +155,10 @@ pub struct StoreConfig {
     pub busy_timeout_ms: u64,
     /// How hard SQLite syncs a commit to disk.
     pub synchronous: Synchronous,
+    /// PostgreSQL only: how long, in milliseconds, any wait on the database may last
+    /// (a connection, a statement, a batch of moves from its start to its commit) before
+    /// it is given up and its connection dropped.
+    pub write_timeout_ms: u64,
     /// Take a PostgreSQL database over from the servers holding it (the
     /// `--take-over-database` flag; never read from the file or the environment).
     #[serde(skip)]
@@ -163,6 +172,7 @@ impl Default for StoreConfig {
             path: PathBuf::from("data/parlor.db"),
             busy_timeout_ms: 5000,
             synchronous: Synchronous::Full,
+            write_timeout_ms: 3000,
             take_over: false,
         }
     }
@@ -423,6 +433,12 @@ impl Config {
         }
         if self.store.path.as_os_str().is_empty() {
             return out_of_range("store.path", "must name a file");
+        }
+        if !(100..=MAX_STORE_WAIT_MS).contains(&self.store.write_timeout_ms) {
+            return out_of_range(
+                "store.write_timeout_ms",
+                "must be from 100 to 3000: a move held up by the database is refused within 5 s",
+            );
         }
         if self.bots.queue == 0 {
             return out_of_range("bots.queue", "must be at least 1");

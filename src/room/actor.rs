@@ -32,6 +32,7 @@ use parlor_rules::games::Seat;
 mod audience;
 mod bots;
 mod chat;
+mod held;
 mod writes;
 
 /// Reply channel for commands that either succeed or fail with a client error.
@@ -58,6 +59,9 @@ pub(super) enum Command {
     /// Someone outside (`GET /api/rooms/{id}`) reads the current `state`, which the room
     /// has not encoded yet.
     ReadState { reply: oneshot::Sender<ByteString> },
+    /// The store has read whether the move the room holds (its write's outcome was
+    /// lost) is stored.
+    Settled { stored: bool },
 }
 
 /// What a room makes readable without asking its task: its listing and, when it was
@@ -106,6 +110,9 @@ pub(super) struct Room {
     /// (another server took it over): the room stops as soon as the command at hand is
     /// answered, and its clients find the game where it is played now.
     fenced_out: bool,
+    /// A move whose write's outcome was lost, held until the store says whether it is
+    /// stored (`held`).
+    held: Option<Box<PendingMove>>,
 }
 
 /// Whether the room's task should keep running.
@@ -152,6 +159,7 @@ impl Room {
             announced: false,
             background: TaskTracker::new(),
             fenced_out: false,
+            held: None,
         }
     }
 
@@ -214,7 +222,7 @@ impl Room {
                 .with_label_values(&[game.as_str(), counted.as_str()])
                 .inc();
             loop {
-                let deadline = self.state.next_deadline();
+                let deadline = self.state.next_deadline().filter(|_| !self.holds_a_move());
                 let flow = tokio::select! {
                     command = inbox.recv() => match command {
                         // Boxed, here and for the timers: handling holds far more state
@@ -297,6 +305,7 @@ impl Room {
                 let _ = reply.send(self.current_state());
                 return Flow::Continue;
             }
+            Command::Settled { stored } => self.settled(stored),
             Command::Relinquish => {
                 info!(room = %self.state.id(), "another node holds the room now; it stops here");
                 self.send_everyone_where_it_is();
@@ -348,6 +357,7 @@ impl Room {
         caller: Caller,
         received: Instant,
     ) -> Result<(), ClientError> {
+        self.check_not_held(&asked.command)?;
         let step = self.state.answer(asked, caller.conn, received, now())?;
         if let Some(sub) = caller.sub {
             self.audience.insert(sub.conn, sub);
@@ -357,8 +367,11 @@ impl Room {
 
     /// Records a move the machine checked (with the game's ending, if it ends the
     /// game), and only then has the machine apply it. On any error the room is
-    /// unchanged.
+    /// unchanged; when the write's outcome was lost, the room holds the move (`held`).
     async fn play(&mut self, pending: PendingMove) -> Result<(), ClientError> {
+        if self.holds_a_move() {
+            return Err(held::holding());
+        }
         let finish = pending.ending.as_ref().map(|ending| &ending.finish);
         let ratings = match self
             .context
@@ -367,6 +380,11 @@ impl Room {
             .await
         {
             Ok(changes) => changes,
+            Err(error @ StoreError::Unsettled { .. }) => {
+                error!(room = %self.state.id(), %error, "a move's write was given up mid-way; the game waits for its outcome");
+                self.hold(pending);
+                return Err(held::outcome_unknown());
+            }
             Err(error) => {
                 error!(room = %self.state.id(), %error, "could not record a move; it was refused");
                 self.note_refused(&error);

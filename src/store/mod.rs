@@ -47,6 +47,7 @@ impl StoreError {
         matches!(
             self,
             StoreError::ConnectionLost { .. }
+                | StoreError::TimedOut { .. }
                 | StoreError::Database(
                     sqlx::Error::Io(_)
                         | sqlx::Error::Tls(_)
@@ -63,6 +64,38 @@ impl StoreError {
                     _,
                 ))
         )
+    }
+}
+
+impl StoreError {
+    /// Whether a write that failed so may have been stored all the same: it ran out of
+    /// time, or its connection broke, after it was sent (a lost `COMMIT`
+    /// acknowledgement). A connection never obtained, or a statement the database
+    /// itself cancelled, stored nothing.
+    pub(crate) fn may_have_landed(&self) -> bool {
+        matches!(
+            self,
+            StoreError::TimedOut { .. }
+                | StoreError::ConnectionLost { .. }
+                | StoreError::Unsettled { .. }
+                | StoreError::Database(
+                    sqlx::Error::Io(_)
+                        | sqlx::Error::Tls(_)
+                        | sqlx::Error::Protocol(_)
+                        | sqlx::Error::WorkerCrashed
+                )
+        )
+    }
+
+    /// Whether the database cancelled the statement itself, which then stored nothing:
+    /// its `statement_timeout` or `lock_timeout` ran out (SQLSTATE 57014, 55P03).
+    pub(crate) fn is_cancelled_by_database(&self) -> bool {
+        match self {
+            StoreError::Database(sqlx::Error::Database(error)) => {
+                matches!(error.code().as_deref(), Some("57014" | "55P03"))
+            }
+            _ => false,
+        }
     }
 }
 
@@ -97,6 +130,24 @@ pub enum StoreError {
     ConnectionLost {
         /// What the driver reported.
         reason: String,
+    },
+    /// The database stopped answering (or the connection broke) after the write was
+    /// sent: whether it was stored is not known until [`Store::settle_move`] reads it.
+    #[error(
+        "the database stopped answering while the write was being made ({reason}); whether it was stored is not known yet"
+    )]
+    Unsettled {
+        /// What the driver reported, or the deadline that ran out.
+        reason: String,
+    },
+    /// The database did not answer within `store.write_timeout_ms`; the connection was
+    /// dropped.
+    #[error(
+        "the database did not answer within {after_ms} ms (store.write_timeout_ms); check that PostgreSQL is up and reachable"
+    )]
+    TimedOut {
+        /// The deadline, in milliseconds.
+        after_ms: u64,
     },
     /// The game is owned under another token: another node has taken its room over.
     #[error("game {game_id} is now played on another node; this one may not write for it")]
@@ -275,6 +326,12 @@ pub(crate) trait Store: Send + Sync + 'static {
         finish: Option<&GameFinish>,
         fence: Fence,
     ) -> Result<Option<[RatingChange; 2]>, StoreError>;
+
+    /// Whether `mv`, whose write failed as [`StoreError::Unsettled`], is stored. Every
+    /// database session that may still be writing a batch given up mid-way is ended
+    /// first (and seen gone), so the answer is final: `false` means the move never will
+    /// be stored. Fails (to be asked again) while the database cannot be reached.
+    async fn settle_move(&self, mv: &MoveRecord) -> Result<bool, StoreError>;
 
     /// Records a game's ending that no move caused (resignation, abandonment, time),
     /// updating both seats' ratings when it is rated.

@@ -9,6 +9,7 @@
 
 mod dispatch;
 mod frames;
+mod notices;
 mod origin;
 mod session;
 mod socket;

@@ -19,15 +19,15 @@ use tokio_util::sync::WaitForCancellationFuture;
 use tracing::{debug, info};
 
 use super::frames::Breach;
+use super::notices::{moved_notice, shutdown_notice};
 use super::socket::SocketHandle;
 use super::writer::{Outbound, WriteError, Writer};
 use crate::AppState;
-use crate::config::ServerConfig;
 use crate::fleet::RoomLink;
 use crate::limits::{Budget, ConnectionPermit};
 use crate::lobby::{LobbyEvent, LobbySubscription, next_lobby_event};
 use crate::players::Identity;
-use crate::protocol::{ClientError, ErrorCode, MAX_FRAME_BYTES, ServerMsg, ShutdownReason, encode};
+use crate::protocol::{ClientError, ErrorCode, MAX_FRAME_BYTES, ServerMsg, encode};
 use crate::room::{ConnId, Frame, OUTBOX_FRAMES, Subscriber, new_conn_id};
 use parlor_room::RoomId;
 
@@ -113,7 +113,7 @@ enum Event {
     /// The connection did not say hello in time.
     HelloOverdue,
     /// A frame from the client (`None`: the client has gone).
-    Received(Option<Result<AggregatedMessage, actix_ws::ProtocolError>>),
+    Received(Received),
     /// News of the rooms the connection follows in the lobby.
     Lobby(LobbyEvent),
     /// A frame a room queued for the connection.
@@ -164,7 +164,12 @@ struct Running {
     write_timeout: Duration,
     last_heard: Instant,
     ping: Interval,
+    /// A frame read while a message was being handled, handled next.
+    deferred: Option<Received>,
 }
+
+/// What reading the client's stream gives (`None`: the client has gone).
+type Received = Option<Result<AggregatedMessage, actix_ws::ProtocolError>>;
 
 /// The waits every turn of the loop takes part in. They are made once, in [`run`], not
 /// once per frame (making and dropping them registered and struck off a waiter or a
@@ -267,6 +272,7 @@ impl Running {
             permit,
             queued,
             write_timeout,
+            deferred: None,
         }
     }
 
@@ -274,6 +280,9 @@ impl Running {
     async fn next_event(&mut self, waits: &mut Waits<'_, '_>) -> Event {
         let awaiting_hello = self.connection.identity.is_none() && !self.hello_within.is_zero();
         let following_lobby = self.connection.lobby.is_some();
+        if let Some(frame) = self.deferred.take() {
+            return Event::Received(frame);
+        }
         tokio::select! {
             () = waits.shutting_down.as_mut() => Event::Shutdown,
             () = waits.room_moved.as_mut() => Event::RoomMoved,
@@ -356,10 +365,7 @@ impl Running {
     }
 
     /// What a frame from the client calls for.
-    fn received(
-        &mut self,
-        frame: Option<Result<AggregatedMessage, actix_ws::ProtocolError>>,
-    ) -> Step {
+    fn received(&mut self, frame: Received) -> Step {
         // On a heartbeat only messages show the client is there: a WebSocket pong may
         // come from a browser whose page is frozen.
         let from_the_client = !self.connection.on_heartbeat
@@ -445,9 +451,10 @@ impl Running {
             Step::WriteAll(frames) => self.writer.send_all(frames).await.map(|()| None),
             Step::Dispatch(text) => {
                 let received = std::time::Instant::now();
-                // Boxed: handling a request holds far more state than waiting for one,
-                // and an idle connection should not carry it.
-                let replies = Box::pin(self.connection.on_text(&text, received)).await;
+                let (replies, meanwhile) = self.dispatch(&text, received).await;
+                if let Err(error) = meanwhile {
+                    return Flow::End(End::unwritten(error));
+                }
                 self.connection.describe_to_operator();
                 if self.connection.on_heartbeat && self.timeout > self.heartbeat_timeout {
                     self.timeout = self.heartbeat_timeout;
@@ -461,6 +468,48 @@ impl Running {
             Ok(Some(end)) => Flow::End(end),
             Err(error) => Flow::End(End::unwritten(error)),
         }
+    }
+
+    /// Hands `text` to [`dispatch`](super::dispatch) and returns its replies. While a
+    /// request waits (on a room, or on the store behind it), the session still answers
+    /// the client's WebSocket pings and sends its own, so a client is never dropped for
+    /// a slow answer; any other frame read meanwhile is kept, in order, for the next
+    /// turn. Also says whether a write made meanwhile failed.
+    async fn dispatch(
+        &mut self,
+        text: &str,
+        received: std::time::Instant,
+    ) -> (Vec<ByteString>, Result<(), WriteError>) {
+        // Boxed: handling a request holds far more state than waiting for one, and an
+        // idle connection should not carry it.
+        let mut handling = Box::pin(self.connection.on_text(text, received));
+        let mut meanwhile = Ok(());
+        let mut heard = false;
+        let replies = loop {
+            let writable = meanwhile.is_ok();
+            tokio::select! {
+                biased;
+                replies = &mut handling => break replies,
+                _ = self.ping.tick(), if writable => {
+                    meanwhile = self.writer.send(Outbound::Ping).await;
+                }
+                frame = self.stream.recv(), if writable && self.deferred.is_none() => match frame {
+                    Some(Ok(AggregatedMessage::Ping(bytes))) => {
+                        heard = true;
+                        meanwhile = self.writer.send(Outbound::Pong(bytes)).await;
+                    }
+                    Some(Ok(AggregatedMessage::Pong(_))) => heard = true,
+                    other => self.deferred = Some(other),
+                },
+            }
+        };
+        drop(handling);
+        // As `received` counts them: on a heartbeat only messages show the client is
+        // there.
+        if heard && !self.connection.on_heartbeat {
+            self.last_heard = Instant::now();
+        }
+        (replies, meanwhile)
     }
 
     /// Ends the session as `end` says: tells the rooms the connection was in, closes or
@@ -534,37 +583,4 @@ impl Connection {
             reference,
         }
     }
-}
-
-/// What a client is told as the server shuts down: the `shutdown` message, then the
-/// close code and reason. A restart (the default) closes with 1012, "service restart";
-/// a stop that ends the games with 1001, "going away".
-fn shutdown_notice(server: &ServerConfig) -> (ServerMsg, CloseCode, &'static str) {
-    let retry_after_ms = server.reconnect_after_ms;
-    if server.end_games_on_shutdown {
-        let notice = ServerMsg::Shutdown {
-            reason: ShutdownReason::Stopping,
-            message: "The server is stopping. Games in progress end here and are kept as interrupted; reconnect in a moment to play again.".to_owned(),
-            retry_after_ms,
-        };
-        (notice, CloseCode::Away, "server shutting down")
-    } else {
-        let notice = ServerMsg::Shutdown {
-            reason: ShutdownReason::Restarting,
-            message: "The server is restarting. Your game is kept: reconnect in a moment, say hello with your token and join your seat again; the clocks stand still until the server is back.".to_owned(),
-            retry_after_ms,
-        };
-        (notice, CloseCode::Restart, "server restarting")
-    }
-}
-
-/// What a client in a room that moved to another node of the fleet is sent before its
-/// connection is closed: reconnect (to any node) and rejoin, as after a restart.
-fn moved_notice(server: &ServerConfig) -> (ServerMsg, CloseCode, &'static str) {
-    let notice = ServerMsg::Shutdown {
-        reason: ShutdownReason::Restarting,
-        message: "A room you are in has moved to another server of this site. Your game is kept: reconnect in a moment, say hello with your token and join your seat again.".to_owned(),
-        retry_after_ms: server.reconnect_after_ms,
-    };
-    (notice, CloseCode::Restart, "room moved")
 }

@@ -42,6 +42,16 @@ impl TestFleet {
         self.schema.store_url()
     }
 
+    /// The database's `host:port`, for a proxy in front of it.
+    pub(crate) fn store_server(&self) -> String {
+        self.schema.server()
+    }
+
+    /// The fleet's `store.url` with the database reached at `address` (a proxy).
+    pub(crate) fn store_url_via(&self, address: std::net::SocketAddr) -> String {
+        self.schema.store_url_via(address)
+    }
+
     /// What every node is started with: the fleet, a grace longer than any outage, no
     /// bots filling seats, and limits that let one address run every client.
     pub(crate) fn env(&self) -> Vec<(String, String)> {

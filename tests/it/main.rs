@@ -41,6 +41,7 @@ mod clients_are_held_to_their_limits;
 mod clients_reach_rooms_on_any_node;
 mod clocks_decide_games;
 mod crafted_positions_stay_small;
+mod database_stalls_are_refused_in_time;
 mod draws_and_rematches;
 mod every_error_keeps_the_socket_open;
 mod every_game_explains_itself;

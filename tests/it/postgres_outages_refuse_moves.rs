@@ -42,7 +42,7 @@ async fn a_move_postgres_cannot_record_is_refused_and_nothing_is_lost() {
     relay.cut().await;
     let asked = Instant::now();
     // Each refusal is waited for at most PATIENCE, a deadline only for one that never
-    // comes (the store gives up on a connection after 5 s).
+    // comes (the store gives up on a wait after store.write_timeout_ms, 3 s).
     let refusals = others.iter_mut().map(|(first, _, other)| {
         first.expect_error(
             json!({"type": "move", "room": other, "move": "0"}),

@@ -37,6 +37,7 @@ use super::adoption::Taking;
 use super::cluster::Cluster;
 use super::elsewhere::RemoteListings;
 use super::listing;
+use crate::config::MAX_STORE_WAIT_MS;
 use crate::lobby::Lobby;
 use crate::protocol::ClientError;
 use crate::room::{ConnId, StateUnread, Subscriber};
@@ -46,8 +47,12 @@ pub(crate) use self::gateway::RoomLink;
 pub(crate) use self::opening::Opening;
 
 /// How long a gateway waits for a room's owner to answer before it tells the client
-/// the room cannot be reached.
-const ANSWER_WITHIN: Duration = Duration::from_secs(5);
+/// the room cannot be reached. It outlasts the store's own deadline, so that an owner
+/// that is alive gives its own answer (`storage_unavailable` when its database stalls),
+/// never `room_unreachable`: a room may wait on the store twice in one answer (the
+/// room's lock for another write, then its own write), each at most
+/// [`MAX_STORE_WAIT_MS`], and 2 s more cover the hops between nodes.
+const ANSWER_WITHIN: Duration = Duration::from_millis(2 * MAX_STORE_WAIT_MS + 2000);
 
 /// How soon the inbox is listened to again after the connection to Redis broke.
 pub(super) const LISTEN_AGAIN_AFTER: Duration = Duration::from_millis(500);

@@ -9,7 +9,9 @@
 
 use std::borrow::Cow;
 use std::future::Future;
+use std::time::Duration;
 
+use super::lost_sessions::SessionId;
 use super::rows::RatingRow;
 use crate::store::{Fence, MoveRecord, StoreError};
 
@@ -66,6 +68,10 @@ impl Inserted {
 /// and a connection whose transaction failed half-way is dropped by its user, which
 /// rolls it back.
 pub(super) trait LogConnection: Send {
+    /// The database session serving this connection, when another connection can end
+    /// it (PostgreSQL); `None` on a local database.
+    fn session(&mut self) -> impl Future<Output = Result<Option<SessionId>, StoreError>> + Send;
+
     /// Starts a transaction that will write.
     fn begin(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send;
 
@@ -122,6 +128,11 @@ pub(super) fn move_params<'a>(mv: &'a MoveRecord, fence: Fence) -> [Param<'a>; 9
 pub(super) trait LogHost: Send + Sync + 'static {
     /// The connection the writer writes through.
     type Connection: LogConnection + 'static;
+
+    /// How long a batch may take, from asking for its connection to its commit, before
+    /// it is given up and its connection dropped; `None` on a local database, whose
+    /// writes commit or fail with no network to wait on.
+    fn deadline(&self) -> Option<Duration>;
 
     /// Opens a connection: for the first batch, and after one failed.
     fn connect(&self) -> impl Future<Output = Result<Self::Connection, StoreError>> + Send;

@@ -29,6 +29,7 @@
 mod batch_stats;
 mod holders;
 mod log_connection;
+mod lost_sessions;
 mod names;
 mod placeholders;
 mod postgres;
@@ -57,7 +58,7 @@ pub(crate) async fn open(
 ) -> Result<Arc<dyn Store>, StoreError> {
     match config.url.as_deref() {
         Some(url) => Ok(Arc::new(
-            postgres::SqlStore::open(url, stats, claimant).await?,
+            postgres::SqlStore::open(url, stats, claimant, config.write_timeout_ms).await?,
         )),
         None => {
             let tuning = SqliteTuning::of(config);

@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::BatchStats;
 use super::holders::Holding;
 use super::log_connection::LogHost;
+use super::lost_sessions::LostSessions;
 use super::placeholders::Placeholders;
 use crate::store::StoreError;
 use crate::store::claimant::Claimant;
@@ -88,21 +89,105 @@ async fn release_hold(hold: ExclusiveHold) {
 /// and reads and other writes share the rest. One more holds the server's lock.
 const MAX_CONNECTIONS: u32 = 10;
 
-/// How long a write waits for a connection (connecting again, when the database went
-/// away) before it fails: a move is refused with `storage_unavailable` after this long,
-/// not after sqlx's default of 30 s.
-const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+/// The database session serving a connection, told apart from a later one that reuses
+/// its process id by when it started.
+const SESSION_OF: Option<&str> =
+    Some("SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()");
+
+/// Ends a session given up mid-write, if it still runs, waiting up to 1 s for it to go;
+/// then says whether it is gone. Matched on its start time too, so that a later session
+/// that took its process id is never ended.
+const END_SESSION: &str = "SELECT pg_terminate_backend(pid, 1000) FROM pg_stat_activity \
+                           WHERE pid = $1 AND backend_start::text = $2";
+
+/// Whether a session still runs.
+const SESSION_RUNS: &str =
+    "SELECT COUNT(*) FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2";
+
+/// Ends every session of `lost` that may still be writing a batch given up mid-write,
+/// and strikes off each seen gone; fails while one still runs (to be tried again), or
+/// while the database cannot be reached. Once it succeeds, no batch given up before can
+/// still commit, so what is stored is final.
+async fn end_sessions(pool: &PgPool, lost: &LostSessions) -> Result<(), StoreError> {
+    for session in lost.pending() {
+        let mut conn = pool.acquire().await?;
+        sqlx::query(END_SESSION)
+            .bind(session.pid)
+            .bind(&session.started)
+            .execute(&mut *conn)
+            .await?;
+        let running: i64 = sqlx::query_scalar(SESSION_RUNS)
+            .bind(session.pid)
+            .bind(&session.started)
+            .fetch_one(&mut *conn)
+            .await?;
+        if running > 0 {
+            return Err(StoreError::ConnectionLost {
+                reason: format!(
+                    "the database session {} given up mid-write has not ended yet",
+                    session.pid
+                ),
+            });
+        }
+        lost.ended(&session);
+    }
+    Ok(())
+}
+
+/// The settings every store connection gives its database session, so that the server
+/// frees what a client that stopped answering held: a statement or an idle transaction
+/// longer than the deadline is ended (its locks released), and TCP keepalives find a
+/// client that is gone within about 11 s.
+fn session_settings(deadline: Duration) -> [(&'static str, String); 5] {
+    let millis = deadline.as_millis().to_string();
+    [
+        ("statement_timeout", millis.clone()),
+        ("idle_in_transaction_session_timeout", millis),
+        ("tcp_keepalives_idle", "5".to_owned()),
+        ("tcp_keepalives_interval", "2".to_owned()),
+        ("tcp_keepalives_count", "3".to_owned()),
+    ]
+}
+
+/// Checks, as a connection goes back to the pool, that it still answers within
+/// `deadline`; one that does not (its last statement's future was dropped at a deadline,
+/// and the database stopped answering) is closed, never handed out again.
+fn answers_within(
+    deadline: Duration,
+) -> impl for<'c> Fn(
+    &'c mut PgConnection,
+    sqlx::pool::PoolConnectionMetadata,
+) -> futures_util::future::BoxFuture<'c, Result<bool, sqlx::Error>>
++ Send
++ Sync
++ 'static {
+    move |conn, _| {
+        Box::pin(async move {
+            match tokio::time::timeout(deadline, conn.ping()).await {
+                Ok(answered) => answered.map(|()| true),
+                Err(_) => Err(sqlx::Error::PoolTimedOut),
+            }
+        })
+    }
+}
 
 /// The game log's writer on PostgreSQL: a tokio task, writing through a connection it
 /// takes out of the store's pool (a connection returned to the pool and taken again
-/// would cost a round trip each time).
-struct PoolLog(PgPool);
+/// would cost a round trip each time), each batch within `deadline`.
+struct PoolLog {
+    pool: PgPool,
+    deadline: Duration,
+}
 
 impl LogHost for PoolLog {
     type Connection = PgConnection;
 
+    fn deadline(&self) -> Option<Duration> {
+        Some(self.deadline)
+    }
+
     async fn connect(&self) -> Result<PgConnection, StoreError> {
-        Ok(self.0.acquire().await?.detach())
+        Ok(self.pool.acquire().await?.detach())
     }
 
     async fn disconnect(connection: PgConnection) {
@@ -121,11 +206,12 @@ impl SqlStore {
     /// Connects to the PostgreSQL database at `url` as `claimant` (registered in the
     /// database's registry of servers, see `holders`), brings its schema up to date and
     /// starts the move writer. Moves are written in batches (see `engine/batch.rs`),
-    /// counted in `stats`.
+    /// counted in `stats`; every wait on the database lasts at most `write_timeout_ms`.
     pub(super) async fn open(
         url: &str,
         stats: BatchStats,
         claimant: &Claimant,
+        write_timeout_ms: u64,
     ) -> Result<SqlStore, StoreError> {
         let scheme = url.split_once("://").map(|(scheme, _)| scheme);
         if !matches!(scheme, Some("postgres" | "postgresql")) {
@@ -139,7 +225,8 @@ impl SqlStore {
                 reason: error.to_string(),
             }
         })?;
-        SqlStore::open_with(options, stats, claimant).await
+        let deadline = Duration::from_millis(write_timeout_ms);
+        SqlStore::open_with(options, stats, claimant, deadline).await
     }
 
     /// Like [`SqlStore::open`], with the connection's options already parsed.
@@ -147,6 +234,7 @@ impl SqlStore {
         options: PgConnectOptions,
         stats: BatchStats,
         claimant: &Claimant,
+        deadline: Duration,
     ) -> Result<SqlStore, StoreError> {
         let place = format!(
             "{}:{}/{}",
@@ -161,9 +249,11 @@ impl SqlStore {
         let session = PgConnection::connect_with(&options)
             .await
             .map_err(unreachable)?;
-        let pool = PgPoolOptions::new()
-            .max_connections(MAX_CONNECTIONS)
-            .acquire_timeout(ACQUIRE_TIMEOUT)
+        // The schema is brought up to date through connections of its own, without the
+        // deadline: a migration, or the one-time recompute of the ratings waiting for
+        // another node's, may take longer.
+        let setup = PgPoolOptions::new()
+            .max_connections(2)
             .connect_with(options.clone())
             .await
             .map_err(unreachable)?;
@@ -171,22 +261,41 @@ impl SqlStore {
         // brought up to date first (no server of this version holds it).
         let registry = async {
             let exists: bool = sqlx::query_scalar("SELECT to_regclass('servers') IS NOT NULL")
-                .fetch_one(&pool)
+                .fetch_one(&setup)
                 .await?;
             if !exists {
-                engine::MIGRATOR.run(&pool).await?;
+                engine::MIGRATOR.run(&setup).await?;
             }
-            Holding::take(session, options, claimant, &place).await
+            Holding::take(session, options.clone(), claimant, &place).await
         };
         let hold = match registry.await {
             Ok(hold) => hold,
             Err(error) => {
-                pool.close().await;
+                setup.close().await;
                 return Err(error);
             }
         };
-        let log = PoolLog(pool.clone());
-        let store = SqlStore::start(pool, hold, stats, log).await?;
+        let pool = match PgPoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            .acquire_timeout(deadline)
+            .after_release(answers_within(deadline))
+            .connect_with(options.options(session_settings(deadline)))
+            .await
+        {
+            Ok(pool) => pool,
+            Err(error) => {
+                hold.release().await;
+                setup.close().await;
+                return Err(unreachable(error));
+            }
+        };
+        let log = PoolLog {
+            pool: pool.clone(),
+            deadline,
+        };
+        let started = SqlStore::start(pool, &setup, hold, stats, log).await;
+        setup.close().await;
+        let store = started?;
         tracing::info!(database = %place, "connected to PostgreSQL");
         Ok(store)
     }
@@ -253,7 +362,7 @@ mod test_db {
         ) -> Result<SqlStore, StoreError> {
             let options =
                 PgConnectOptions::from_str(&self.schema.store_url()).expect("a PostgreSQL URL");
-            SqlStore::open_with(options, stats, claimant).await
+            SqlStore::open_with(options, stats, claimant, std::time::Duration::from_secs(3)).await
         }
     }
 }
@@ -294,6 +403,7 @@ mod tests {
             "sqlite://secret@data/parlor.db",
             BatchStats::unreported(),
             &crate::store::Claimant::single(),
+            3000,
         )
         .await
         .map(|_| ())

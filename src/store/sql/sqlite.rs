@@ -11,6 +11,7 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 use super::BatchStats;
+use super::lost_sessions::LostSessions;
 use super::placeholders::Placeholders;
 use super::sqlite_file;
 use crate::config::{StoreConfig, Synchronous};
@@ -57,6 +58,15 @@ const RERATING_LOCK: &[&str] = &[];
 
 /// A plain `BEGIN`: a SQLite read transaction sees one snapshot of the file.
 const READ_SNAPSHOT: Option<&str> = None;
+
+/// A local file has no server sessions: no query names the one serving a connection.
+const SESSION_OF: Option<&str> = None;
+
+/// Nor are there sessions to end before a move's outcome is read: the game log's writer
+/// never gives a batch up mid-write on SQLite (a write commits or fails).
+async fn end_sessions(_: &sqlx::SqlitePool, _: &LostSessions) -> Result<(), StoreError> {
+    Ok(())
+}
 
 /// What keeps a second server off the file while the store is open.
 type ExclusiveHold = sqlite_file::FileLock;
@@ -144,7 +154,8 @@ impl SqlStore {
                 return Err(error);
             }
         };
-        let store = SqlStore::start(pool, file_lock, stats, log).await?;
+        let setup = pool.clone();
+        let store = SqlStore::start(pool, &setup, file_lock, stats, log).await?;
         tracing::info!(path = %path.display(), "opened the SQLite database");
         Ok(store)
     }

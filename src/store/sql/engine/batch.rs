@@ -20,6 +20,16 @@
 //! entries is written again in a transaction of its own, so a bad one fails alone and
 //! the rest still commit.
 //!
+//! On PostgreSQL every batch has a deadline (`store.write_timeout_ms`) from asking for
+//! its connection to its commit. A batch that runs out of it, or whose connection breaks
+//! once its statements were sent, is given up: its connection is dropped (never used
+//! again), its database session noted in the store's [`LostSessions`], and each of its
+//! entries fails as [`StoreError::Unsettled`], since it may have committed all the same.
+//! The room holds such a move until [`crate::store::Store::settle_move`] has ended that
+//! session and read whether the move is stored. A batch refused before anything was sent
+//! (no connection in time), or cancelled by the database itself (its own
+//! `statement_timeout`), stored nothing and is refused.
+//!
 //! The writer keeps one connection of its own, opened by its [`LogHost`] at the first
 //! batch and again after a failure. On PostgreSQL it is a tokio task on a connection
 //! taken out of the pool. On SQLite it is a thread of its own that owns a synchronous
@@ -28,7 +38,8 @@
 //! statement.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use tokio::sync::{Mutex, mpsc, oneshot};
 
@@ -36,6 +47,7 @@ use super::endings::{read_ratings, write_finishes};
 use super::writes::{insert_games, write_move};
 use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::{LogConnection, LogHost};
+use crate::store::sql::lost_sessions::{LostSessions, SessionId};
 use crate::store::{Fence, GameFinish, MoveRecord, NewGame, RatingChange, StoreError};
 use parlor_room::ratings::{RatedKey, Rating};
 
@@ -102,14 +114,22 @@ pub(super) struct MoveWriter {
 
 impl MoveWriter {
     /// Starts the writer where `host` runs it, writing through `host`'s connections.
-    /// `writes` is the store's lock that keeps write transactions one at a time.
+    /// `writes` is the store's lock that keeps write transactions one at a time; the
+    /// sessions of batches given up mid-write go in `lost`.
     pub(crate) fn spawn<H: LogHost>(
         host: H,
         writes: Arc<Mutex<()>>,
         stats: BatchStats,
+        lost: LostSessions,
     ) -> Result<MoveWriter, StoreError> {
         let (queue, jobs) = mpsc::channel(QUEUE);
-        H::spawn(run(host, writes, jobs, stats))?;
+        let writer = Writer {
+            host,
+            held: None,
+            lost,
+            stats,
+        };
+        H::spawn(run(writer, writes, jobs))?;
         Ok(MoveWriter { queue })
     }
 
@@ -161,16 +181,14 @@ impl MoveWriter {
 /// The writer: takes whatever is queued (at least one entry, at most [`MAX_BATCH`])
 /// and writes it as one transaction, until told to close.
 async fn run<H: LogHost>(
-    host: H,
+    mut writer: Writer<H>,
     writes: Arc<Mutex<()>>,
     mut jobs: mpsc::Receiver<Job>,
-    stats: BatchStats,
 ) {
     let mut batch = Batch {
         starts: Vec::new(),
         moves: Vec::with_capacity(MAX_BATCH),
     };
-    let mut held = None;
     let mut closing = None;
     while closing.is_none() {
         let Some(job) = jobs.recv().await else { break };
@@ -192,7 +210,7 @@ async fn run<H: LogHost>(
             }
         }
         if !batch.is_empty()
-            && let Some(lost) = write_batch(&host, &mut held, &mut batch, &stats).await
+            && let Some(lost) = writer.write_batch(&mut batch).await
         {
             // What queued while the database was being waited for fails with the
             // batch, rather than waiting for it in turn.
@@ -207,105 +225,232 @@ async fn run<H: LogHost>(
             }
         }
     }
-    if let Some(conn) = held {
-        H::disconnect(conn).await;
+    if let Some(held) = writer.held {
+        H::disconnect(held.conn).await;
     }
     if let Some(done) = closing {
         let _ = done.send(());
     }
 }
 
-/// The writer's own connection in `held`, opened by `host` if there is none yet.
-async fn connection<'h, H: LogHost>(
-    host: &H,
-    held: &'h mut Option<H::Connection>,
-) -> Result<&'h mut H::Connection, StoreError> {
-    Ok(match held {
-        Some(conn) => conn,
-        None => held.insert(host.connect().await?),
-    })
+/// The writer's connection, with the database session serving it.
+struct Held<C> {
+    conn: C,
+    session: Option<SessionId>,
 }
 
-/// Writes `batch` and answers every entry: all in one transaction when the database
-/// takes it; when it cannot be reached, every entry fails at once; when it refuses the
-/// batch, each entry is written again in a transaction of its own. After a failure the
-/// writer's connection is dropped (it may be broken, or mid-transaction) and the next
-/// batch takes a fresh one. When the database could not be reached, returns what to
-/// answer the writes queued meanwhile.
-async fn write_batch<H: LogHost>(
-    host: &H,
-    held: &mut Option<H::Connection>,
-    batch: &mut Batch,
-    stats: &BatchStats,
-) -> Option<impl Fn() -> StoreError + use<H>> {
-    let started = Instant::now();
-    stats.moves.observe(batch.moves.len() as f64);
-    let written = match connection(host, held).await {
-        Ok(conn) => write_together(conn, batch).await,
-        Err(error) => Err(error),
-    };
-    match written {
-        Ok((ratings, results)) => {
-            stats
-                .commit_seconds
-                .observe(started.elapsed().as_secs_f64());
-            for (start, ratings) in batch.starts.drain(..).zip(ratings) {
-                let _ = start.reply.send(Ok(ratings));
-            }
-            for (pending, result) in batch.moves.drain(..).zip(results) {
-                let _ = pending.reply.send(result);
-            }
-            None
+/// The writer's state between batches: where it connects, its connection, and where it
+/// notes the sessions of batches it gave up.
+struct Writer<H: LogHost> {
+    host: H,
+    held: Option<Held<H::Connection>>,
+    lost: LostSessions,
+    stats: BatchStats,
+}
+
+/// Whether a write was sent to the database before it failed, so that it may have been
+/// stored all the same.
+#[derive(Default)]
+struct Sent(AtomicBool);
+
+impl Sent {
+    fn mark(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    fn was(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+impl<H: LogHost> Writer<H> {
+    /// The writer's own connection, opened by its host if there is none yet.
+    async fn connection(&mut self) -> Result<&mut H::Connection, StoreError> {
+        if self.held.is_none() {
+            let mut conn = self.host.connect().await?;
+            let session = conn.session().await?;
+            self.held = Some(Held { conn, session });
         }
-        Err(error) if error.is_connection_lost() => {
-            *held = None;
-            // Written one by one, each entry would wait for a connection in turn: a
-            // database that is gone would hold the last move of a big batch for minutes.
-            tracing::warn!(
-                starts = batch.starts.len(),
-                moves = batch.moves.len(),
-                %error,
-                "the database could not be reached; the batch's game starts and moves are refused"
-            );
-            let reason = error.to_string();
-            let lost = move || StoreError::ConnectionLost {
-                reason: reason.clone(),
-            };
-            for start in batch.starts.drain(..) {
-                let _ = start.reply.send(Err(lost()));
-            }
-            for pending in batch.moves.drain(..) {
-                let _ = pending.reply.send(Err(lost()));
-            }
-            Some(lost)
+        match &mut self.held {
+            Some(held) => Ok(&mut held.conn),
+            None => Err(StoreError::Closed),
         }
-        Err(error) => {
-            *held = None;
-            tracing::warn!(
-                starts = batch.starts.len(),
-                moves = batch.moves.len(),
-                %error,
-                "a batch was refused; writing its game starts and moves one by one"
-            );
-            for start in batch.starts.drain(..) {
-                let result = alone(host, held, async |conn| {
-                    let games = [(&start.game, start.fence)];
-                    insert_games(conn, &games).await?;
-                    let mut ratings = starting_ratings(conn, &games).await?;
-                    Ok(ratings.pop().unwrap_or_default())
+    }
+
+    /// Runs `work` on the writer's connection within the host's deadline, noting in
+    /// `sent` once the connection is there (and `work` about to send).
+    async fn bounded<T>(
+        &mut self,
+        sent: &Sent,
+        work: impl AsyncFnOnce(&mut H::Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let deadline = self.host.deadline();
+        let attempt = async {
+            let conn = self.connection().await?;
+            sent.mark();
+            work(conn).await
+        };
+        match deadline {
+            Some(limit) => tokio::time::timeout(limit, attempt)
+                .await
+                .unwrap_or_else(|_| Err(timed_out(limit))),
+            None => attempt.await,
+        }
+    }
+
+    /// After `error`: drops the connection, and says whether what was sent may have
+    /// been stored all the same (then the connection's session is noted as lost, to be
+    /// ended before anyone reads what it stored). A local database's failed write
+    /// stored nothing; nor did one refused before it was sent, or cancelled by the
+    /// database.
+    fn give_up(&mut self, error: &StoreError, sent: &Sent) -> bool {
+        let session = self.held.take().and_then(|held| held.session);
+        let unsettled = sent.was() && self.host.deadline().is_some() && error.may_have_landed();
+        if unsettled && let Some(session) = session {
+            self.lost.add(session);
+        }
+        unsettled
+    }
+
+    /// Writes `batch` and answers every entry: all in one transaction when the database
+    /// takes it; when it cannot be reached or runs out of time, every entry fails at once
+    /// (as [`StoreError::Unsettled`] if it may have been stored); when it refuses the
+    /// batch, each entry is written again in a transaction of its own. After a failure
+    /// the writer's connection is dropped (it may be broken, or mid-transaction) and the
+    /// next batch takes a fresh one. When the database could not be reached, returns
+    /// what to answer the writes queued meanwhile.
+    async fn write_batch(&mut self, batch: &mut Batch) -> Option<impl Fn() -> StoreError + use<H>> {
+        let started = Instant::now();
+        self.stats.moves.observe(batch.moves.len() as f64);
+        let sent = Sent::default();
+        let written = {
+            let together: &Batch = batch;
+            self.bounded(&sent, async |conn| write_together(conn, together).await)
+                .await
+        };
+        match written {
+            Ok((ratings, results)) => {
+                self.stats
+                    .commit_seconds
+                    .observe(started.elapsed().as_secs_f64());
+                for (start, ratings) in batch.starts.drain(..).zip(ratings) {
+                    let _ = start.reply.send(Ok(ratings));
+                }
+                for (pending, result) in batch.moves.drain(..).zip(results) {
+                    let _ = pending.reply.send(result);
+                }
+                None
+            }
+            Err(error) if error.is_connection_lost() || error.is_cancelled_by_database() => {
+                let unsettled = self.give_up(&error, &sent);
+                // Written one by one, each entry would wait for a connection in turn: a
+                // database that is gone would hold the last move of a big batch for
+                // minutes.
+                tracing::warn!(
+                    starts = batch.starts.len(),
+                    moves = batch.moves.len(),
+                    unsettled,
+                    %error,
+                    "the database could not be reached in time; the batch's game starts and moves are refused"
+                );
+                let reason = error.to_string();
+                let failed = |reason: &str| {
+                    if unsettled {
+                        StoreError::Unsettled {
+                            reason: reason.to_owned(),
+                        }
+                    } else {
+                        StoreError::ConnectionLost {
+                            reason: reason.to_owned(),
+                        }
+                    }
+                };
+                for start in batch.starts.drain(..) {
+                    let _ = start.reply.send(Err(failed(&reason)));
+                }
+                for pending in batch.moves.drain(..) {
+                    let _ = pending.reply.send(Err(failed(&reason)));
+                }
+                // What queued meanwhile was never sent.
+                Some(move || StoreError::ConnectionLost {
+                    reason: reason.clone(),
                 })
-                .await;
-                let _ = start.reply.send(result);
             }
-            for pending in batch.moves.drain(..) {
-                let result = alone(host, held, async |conn| {
-                    write_move(conn, &pending.mv, pending.finish.as_ref(), pending.fence).await
-                })
-                .await;
-                let _ = pending.reply.send(result);
+            Err(error) => {
+                self.held = None;
+                tracing::warn!(
+                    starts = batch.starts.len(),
+                    moves = batch.moves.len(),
+                    %error,
+                    "a batch was refused; writing its game starts and moves one by one"
+                );
+                for start in batch.starts.drain(..) {
+                    let result = self
+                        .alone(async |conn| {
+                            let games = [(&start.game, start.fence)];
+                            insert_games(conn, &games).await?;
+                            let mut ratings = starting_ratings(conn, &games).await?;
+                            Ok(ratings.pop().unwrap_or_default())
+                        })
+                        .await;
+                    let _ = start.reply.send(result);
+                }
+                for pending in batch.moves.drain(..) {
+                    let result = self
+                        .alone(async |conn| {
+                            write_move(conn, &pending.mv, pending.finish.as_ref(), pending.fence)
+                                .await
+                        })
+                        .await;
+                    let _ = pending.reply.send(result);
+                }
+                None
             }
-            None
         }
+    }
+
+    /// One entry of a refused batch, written by `work` in a transaction of its own on
+    /// the writer's connection (a fresh one if the last was dropped), within the
+    /// deadline, rolled back if it fails.
+    async fn alone<T>(
+        &mut self,
+        work: impl AsyncFnOnce(&mut H::Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let sent = Sent::default();
+        let result = self
+            .bounded(&sent, async |conn| {
+                conn.begin().await?;
+                let written = work(conn).await?;
+                conn.commit().await?;
+                Ok(written)
+            })
+            .await;
+        let Err(error) = result else {
+            return result;
+        };
+        if error.is_connection_lost() {
+            if self.give_up(&error, &sent) {
+                return Err(StoreError::Unsettled {
+                    reason: error.to_string(),
+                });
+            }
+            return Err(error);
+        }
+        // A refused entry (fenced, or breaking a constraint) leaves the connection usable
+        // once rolled back; one that cannot even roll back is dropped.
+        if let Some(held) = &mut self.held
+            && held.conn.rollback().await.is_err()
+        {
+            self.held = None;
+        }
+        Err(error)
+    }
+}
+
+/// The error for a batch that ran out of `limit`.
+fn timed_out(limit: Duration) -> StoreError {
+    StoreError::TimedOut {
+        after_ms: u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
     }
 }
 
@@ -399,27 +544,4 @@ async fn starting_ratings(
             })
         })
         .collect())
-}
-
-/// One entry of a refused batch, written by `work` in a transaction of its own on the
-/// writer's connection (a fresh one if the last was dropped), rolled back if it fails.
-async fn alone<H: LogHost, T>(
-    host: &H,
-    held: &mut Option<H::Connection>,
-    work: impl AsyncFnOnce(&mut H::Connection) -> Result<T, StoreError>,
-) -> Result<T, StoreError> {
-    let conn = connection(host, held).await?;
-    let result = async {
-        conn.begin().await?;
-        let written = work(conn).await?;
-        conn.commit().await?;
-        Ok(written)
-    }
-    .await;
-    // A refused entry (fenced, or breaking a constraint) leaves the connection usable
-    // once rolled back; one that cannot even roll back is dropped.
-    if result.is_err() && conn.rollback().await.is_err() {
-        *held = None;
-    }
-    result
 }

@@ -24,6 +24,7 @@ use parlor_room::{GameId, PlayerId};
 use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::Pool;
@@ -35,10 +36,11 @@ use self::batch::MoveWriter;
 use super::TestDb;
 use super::{
     Db, DbConnection, ExclusiveHold, PLACEHOLDERS, RATINGS_LOCK, READ_SNAPSHOT, RERATING_LOCK,
-    ROW_SHARE_LOCK, ROW_SHARE_LOCK_PLAIN, hold_evicted, release_hold,
+    ROW_SHARE_LOCK, ROW_SHARE_LOCK_PLAIN, SESSION_OF, end_sessions, hold_evicted, release_hold,
 };
 use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::LogHost;
+use crate::store::sql::lost_sessions::LostSessions;
 use crate::store::{
     Ban, ChatRecord, DrawOfferRecord, Fence, GameFinish, LeaderboardEntry, MoveRecord, NewGame,
     PlayerGame, PlayerRecord, RatingChange, RatingEntry, SiteIdentity, Store, StoreError,
@@ -68,24 +70,34 @@ pub(crate) struct SqlStore {
     exclusive: Arc<std::sync::Mutex<Option<ExclusiveHold>>>,
     /// Cancelled when another server takes the database over from this one.
     evicted: tokio_util::sync::CancellationToken,
+    /// How long any call may wait on the database (`None`: a local database, whose
+    /// waits are its own busy timeout).
+    deadline: Option<Duration>,
+    /// The sessions of batches given up mid-write, ended before a move's outcome is
+    /// read.
+    lost: LostSessions,
 }
 
 impl SqlStore {
-    /// Brings the schema of `pool`'s database up to date and starts the move writer
-    /// where `log` runs it; `exclusive` is kept until the store closes. The pool is
-    /// closed again if the schema cannot be brought up to date or the writer started.
+    /// Brings the schema of the database up to date through `setup` (connections with
+    /// no deadline: a migration may take long) and starts the move writer where `log`
+    /// runs it, with its deadline; `exclusive` is kept until the store closes. The pool
+    /// is closed again if the schema cannot be brought up to date or the writer started.
     pub(super) async fn start(
         pool: Pool<Db>,
+        setup: &Pool<Db>,
         exclusive: ExclusiveHold,
         stats: BatchStats,
         log: impl LogHost,
     ) -> Result<SqlStore, StoreError> {
+        let deadline = log.deadline();
+        let lost = LostSessions::default();
         let ready = async {
-            MIGRATOR.run(&pool).await?;
-            names::upgrade_name_keys(&pool).await?;
-            rerating::recompute_ratings(&pool).await?;
+            MIGRATOR.run(setup).await?;
+            names::upgrade_name_keys(setup).await?;
+            rerating::recompute_ratings(setup).await?;
             let writes = Arc::new(Mutex::new(()));
-            let moves = MoveWriter::spawn(log, writes.clone(), stats)?;
+            let moves = MoveWriter::spawn(log, writes.clone(), stats, lost.clone())?;
             Ok::<_, StoreError>((writes, moves))
         };
         let (writes, moves) = match ready.await {
@@ -102,6 +114,24 @@ impl SqlStore {
             writes,
             evicted: hold_evicted(&exclusive),
             exclusive: Arc::new(std::sync::Mutex::new(Some(exclusive))),
+            deadline,
+            lost,
+        })
+    }
+
+    /// `work` within the store's deadline: [`StoreError::TimedOut`] once it runs out
+    /// (the connection `work` held is then dropped by the pool, not reused).
+    async fn bounded<T>(
+        &self,
+        work: impl Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        let Some(limit) = self.deadline else {
+            return work.await;
+        };
+        tokio::time::timeout(limit, work).await.unwrap_or_else(|_| {
+            Err(StoreError::TimedOut {
+                after_ms: u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+            })
         })
     }
 }
@@ -109,7 +139,8 @@ impl SqlStore {
 #[async_trait]
 impl Store for SqlStore {
     async fn player_by_token(&self, token_hash: &str) -> Result<Option<PlayerRecord>, StoreError> {
-        reads::player_by_token(&self.pool, token_hash).await
+        self.bounded(async { reads::player_by_token(&self.pool, token_hash).await })
+            .await
     }
 
     async fn create_player(
@@ -118,17 +149,21 @@ impl Store for SqlStore {
         token_hash: &str,
         created_at_ms: i64,
     ) -> Result<(), StoreError> {
-        let _writing = self.writes.lock().await;
-        writes::create_player(&self.pool, player, token_hash, None, created_at_ms).await?;
-        tracing::debug!(player_id = %player.player_id, "player created");
-        Ok(())
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            writes::create_player(&self.pool, player, token_hash, None, created_at_ms).await?;
+            tracing::debug!(player_id = %player.player_id, "player created");
+            Ok(())
+        })
+        .await
     }
 
     async fn player_by_identity(
         &self,
         identity: &SiteIdentity,
     ) -> Result<Option<PlayerRecord>, StoreError> {
-        reads::player_by_identity(&self.pool, identity).await
+        self.bounded(async { reads::player_by_identity(&self.pool, identity).await })
+            .await
     }
 
     async fn create_signed_in_player(
@@ -138,17 +173,20 @@ impl Store for SqlStore {
         identity: &SiteIdentity,
         created_at_ms: i64,
     ) -> Result<(), StoreError> {
-        let _writing = self.writes.lock().await;
-        writes::create_player(
-            &self.pool,
-            player,
-            token_hash,
-            Some(identity),
-            created_at_ms,
-        )
-        .await?;
-        tracing::debug!(player_id = %player.player_id, "signed-in player created");
-        Ok(())
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            writes::create_player(
+                &self.pool,
+                player,
+                token_hash,
+                Some(identity),
+                created_at_ms,
+            )
+            .await?;
+            tracing::debug!(player_id = %player.player_id, "signed-in player created");
+            Ok(())
+        })
+        .await
     }
 
     async fn link_identity(
@@ -158,35 +196,50 @@ impl Store for SqlStore {
         token_hash: &str,
         linked_at_ms: i64,
     ) -> Result<(), StoreError> {
-        let _writing = self.writes.lock().await;
-        writes::link_identity(&self.pool, player_id, identity, token_hash, linked_at_ms).await?;
-        tracing::debug!(%player_id, "player linked to a site account");
-        Ok(())
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            writes::link_identity(&self.pool, player_id, identity, token_hash, linked_at_ms)
+                .await?;
+            tracing::debug!(%player_id, "player linked to a site account");
+            Ok(())
+        })
+        .await
     }
 
     async fn ban_player(&self, ban: &Ban) -> Result<(), StoreError> {
-        let _writing = self.writes.lock().await;
-        bans::ban_player(&self.pool, ban).await
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            bans::ban_player(&self.pool, ban).await
+        })
+        .await
     }
 
     async fn lift_ban(&self, player_id: &PlayerId) -> Result<bool, StoreError> {
-        let _writing = self.writes.lock().await;
-        bans::lift_ban(&self.pool, player_id).await
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            bans::lift_ban(&self.pool, player_id).await
+        })
+        .await
     }
 
     async fn ban_of(&self, player_id: &PlayerId, now_ms: i64) -> Result<Option<Ban>, StoreError> {
-        bans::ban_of(&self.pool, player_id, now_ms).await
+        self.bounded(async { bans::ban_of(&self.pool, player_id, now_ms).await })
+            .await
     }
 
     async fn bans(&self, now_ms: i64) -> Result<Vec<Ban>, StoreError> {
-        bans::bans(&self.pool, now_ms).await
+        self.bounded(async { bans::bans(&self.pool, now_ms).await })
+            .await
     }
 
     async fn rename_player(&self, player_id: &PlayerId, name: &str) -> Result<(), StoreError> {
-        let _writing = self.writes.lock().await;
-        writes::rename_player(&self.pool, player_id, name).await?;
-        tracing::debug!(%player_id, "player renamed");
-        Ok(())
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            writes::rename_player(&self.pool, player_id, name).await?;
+            tracing::debug!(%player_id, "player renamed");
+            Ok(())
+        })
+        .await
     }
 
     async fn create_game(
@@ -213,10 +266,13 @@ impl Store for SqlStore {
         finish: &GameFinish,
         fence: Fence,
     ) -> Result<Option<[RatingChange; 2]>, StoreError> {
-        let _writing = self.writes.lock().await;
-        let changes = writes::finish_game(&self.pool, finish, fence).await?;
-        tracing::debug!(game_id = %finish.game_id, reason = %finish.reason, "game finished");
-        Ok(changes)
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            let changes = writes::finish_game(&self.pool, finish, fence).await?;
+            tracing::debug!(game_id = %finish.game_id, reason = %finish.reason, "game finished");
+            Ok(changes)
+        })
+        .await
     }
 
     async fn ratings(
@@ -224,7 +280,8 @@ impl Store for SqlStore {
         game: GameKind,
         keys: [Option<&RatedKey>; 2],
     ) -> Result<[Option<Rating>; 2], StoreError> {
-        reads::ratings(&self.pool, game, keys).await
+        self.bounded(async { reads::ratings(&self.pool, game, keys).await })
+            .await
     }
 
     async fn player_games(
@@ -232,7 +289,8 @@ impl Store for SqlStore {
         player_id: &PlayerId,
         limit: u32,
     ) -> Result<Option<Vec<PlayerGame>>, StoreError> {
-        reads::player_games(&self.pool, player_id, limit).await
+        self.bounded(async { reads::player_games(&self.pool, player_id, limit).await })
+            .await
     }
 
     async fn rating_leaderboard(
@@ -240,7 +298,8 @@ impl Store for SqlStore {
         game: GameKind,
         limit: u32,
     ) -> Result<Vec<RatingEntry>, StoreError> {
-        reads::rating_leaderboard(&self.pool, game, limit).await
+        self.bounded(async { reads::rating_leaderboard(&self.pool, game, limit).await })
+            .await
     }
 
     async fn record_draw_offer(
@@ -249,8 +308,11 @@ impl Store for SqlStore {
         offer: Option<DrawOfferRecord>,
         fence: Fence,
     ) -> Result<(), StoreError> {
-        let _writing = self.writes.lock().await;
-        writes::record_draw_offer(&self.pool, game_id, offer, fence).await
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            writes::record_draw_offer(&self.pool, game_id, offer, fence).await
+        })
+        .await
     }
 
     async fn record_stand_in(
@@ -259,43 +321,63 @@ impl Store for SqlStore {
         seat: Seat,
         fence: Fence,
     ) -> Result<(), StoreError> {
-        let _writing = self.writes.lock().await;
-        writes::record_stand_in(&self.pool, game_id, seat, fence).await
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            writes::record_stand_in(&self.pool, game_id, seat, fence).await
+        })
+        .await
     }
 
     async fn record_chat(&self, said: &ChatRecord, fence: Fence) -> Result<(), StoreError> {
-        let _writing = self.writes.lock().await;
-        writes::record_chat(&self.pool, said, fence).await
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            writes::record_chat(&self.pool, said, fence).await
+        })
+        .await
     }
 
     async fn interrupt_unfinished(&self) -> Result<u64, StoreError> {
-        let _writing = self.writes.lock().await;
-        writes::interrupt(&self.pool, None).await
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            writes::interrupt(&self.pool, None).await
+        })
+        .await
     }
 
     async fn interrupt_game(&self, game_id: &GameId, fence: Fence) -> Result<(), StoreError> {
-        let _writing = self.writes.lock().await;
-        writes::interrupt(&self.pool, Some((game_id, fence)))
-            .await
-            .map(drop)
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            writes::interrupt(&self.pool, Some((game_id, fence)))
+                .await
+                .map(drop)
+        })
+        .await
     }
 
     async fn unfinished_games(&self) -> Result<Vec<UnfinishedGame>, StoreError> {
-        reads::unfinished_games(&self.pool).await
+        self.bounded(async { reads::unfinished_games(&self.pool).await })
+            .await
     }
 
     async fn take_over(&self, game_id: &GameId, fence: Fence) -> Result<(), StoreError> {
-        let _writing = self.writes.lock().await;
-        writes::take_over(&self.pool, game_id, fence).await
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            writes::take_over(&self.pool, game_id, fence).await
+        })
+        .await
     }
 
     async fn next_incarnation(&self) -> Result<u64, StoreError> {
-        let _writing = self.writes.lock().await;
-        writes::next_incarnation(&self.pool).await
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            writes::next_incarnation(&self.pool).await
+        })
+        .await
     }
 
     async fn game(&self, game_id: &GameId) -> Result<Option<StoredGame>, StoreError> {
-        reads::game(&self.pool, game_id).await
+        self.bounded(async { reads::game(&self.pool, game_id).await })
+            .await
     }
 
     async fn leaderboard(
@@ -304,7 +386,16 @@ impl Store for SqlStore {
         opponent: Option<Opponent>,
         limit: u32,
     ) -> Result<Vec<LeaderboardEntry>, StoreError> {
-        reads::leaderboard(&self.pool, game, opponent, limit).await
+        self.bounded(async { reads::leaderboard(&self.pool, game, opponent, limit).await })
+            .await
+    }
+
+    async fn settle_move(&self, mv: &MoveRecord) -> Result<bool, StoreError> {
+        self.bounded(async {
+            end_sessions(&self.pool, &self.lost).await?;
+            reads::move_stored(&self.pool, mv).await
+        })
+        .await
     }
 
     async fn close(&self) {

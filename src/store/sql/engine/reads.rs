@@ -16,8 +16,8 @@ use crate::store::sql::rows::{
     ChatRow, GameRow, LeaderboardRow, MoveRow, PlayerGameRow, PlayerRow, RatingEntryRow, SeatRow,
 };
 use crate::store::{
-    Fence, GameStatus, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, SiteIdentity,
-    StoreError, StoredGame, UnfinishedGame,
+    Fence, GameStatus, LeaderboardEntry, MoveRecord, PlayerGame, PlayerRecord, RatingEntry,
+    SiteIdentity, StoreError, StoredGame, UnfinishedGame,
 };
 use parlor_room::ratings::{RatedKey, Rating};
 use parlor_room::scoring::Opponent;
@@ -42,6 +42,21 @@ pub(super) async fn player_by_token(
             .fetch_optional(pool)
             .await?;
     Ok(row.map(PlayerRecord::from))
+}
+
+/// Whether `mv` is stored as it was played: the same ply of the same game, with the same
+/// notation and time (a move a later owner stored at that ply is another move).
+pub(super) async fn move_stored(pool: &Pool<Db>, mv: &MoveRecord) -> Result<bool, StoreError> {
+    let found: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM moves WHERE game_id = $1 AND ply = $2 AND notation = $3 AND played_at = $4",
+    )
+    .bind(mv.game_id.as_str())
+    .bind(i64::from(mv.ply))
+    .bind(mv.notation.as_str())
+    .bind(mv.played_at_ms)
+    .fetch_one(pool)
+    .await?;
+    Ok(found > 0)
 }
 
 /// The player a site account is bound to, if any.

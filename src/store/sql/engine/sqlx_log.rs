@@ -9,8 +9,9 @@
 
 use std::collections::HashSet;
 
-use super::{DbConnection, PLACEHOLDERS, ROW_SHARE_LOCK};
+use super::{DbConnection, PLACEHOLDERS, ROW_SHARE_LOCK, SESSION_OF};
 use crate::store::sql::log_connection::{Inserted, LogConnection, Param, move_params};
+use crate::store::sql::lost_sessions::SessionId;
 use crate::store::sql::rows::RatingRow;
 use crate::store::{Fence, MoveRecord, StoreError};
 
@@ -36,6 +37,14 @@ macro_rules! bind_params {
 }
 
 impl LogConnection for DbConnection {
+    async fn session(&mut self) -> Result<Option<SessionId>, StoreError> {
+        let Some(sql) = SESSION_OF else {
+            return Ok(None);
+        };
+        let (pid, started): (i32, String) = sqlx::query_as(sql).fetch_one(&mut *self).await?;
+        Ok(Some(SessionId { pid, started }))
+    }
+
     async fn begin(&mut self) -> Result<(), StoreError> {
         sqlx::query("BEGIN").execute(&mut *self).await?;
         Ok(())

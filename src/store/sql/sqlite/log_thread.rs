@@ -18,6 +18,7 @@
 
 use std::future::{Future, ready};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use rusqlite::types::{ToSql, ToSqlOutput, Value, ValueRef};
 use rusqlite::{Connection, OpenFlags, params_from_iter};
@@ -25,6 +26,7 @@ use rusqlite::{Connection, OpenFlags, params_from_iter};
 use super::SqliteTuning;
 use crate::config::Synchronous;
 use crate::store::sql::log_connection::{Inserted, LogConnection, LogHost, Param, move_params};
+use crate::store::sql::lost_sessions::SessionId;
 use crate::store::sql::rows::RatingRow;
 use crate::store::{Fence, MoveRecord, StoreError};
 
@@ -95,6 +97,12 @@ impl ThreadLog {
 impl LogHost for ThreadLog {
     type Connection = Connection;
 
+    fn deadline(&self) -> Option<Duration> {
+        // A write to the local file commits or fails: SQLite's own busy timeout bounds
+        // its wait for another process's lock.
+        None
+    }
+
     fn connect(&self) -> impl Future<Output = Result<Connection, StoreError>> + Send {
         ready(self.open().map_err(StoreError::from))
     }
@@ -133,6 +141,11 @@ impl ToSql for Param<'_> {
 }
 
 impl LogConnection for Connection {
+    fn session(&mut self) -> impl Future<Output = Result<Option<SessionId>, StoreError>> + Send {
+        // The file is written by this thread alone: there is no session to end.
+        ready(Ok(None))
+    }
+
     fn begin(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send {
         ready(run_cached(self, BEGIN).map_err(StoreError::from))
     }
