@@ -340,6 +340,7 @@ impl Room {
         {
             Ok(changes) => changes,
             Err(error) => {
+                self.context.metrics.count_refused_write(&error);
                 error!(room = %self.state.id(), %error, "could not record a move; it was refused");
                 return Err(ClientError::storage_unavailable());
             }

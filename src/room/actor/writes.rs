@@ -26,6 +26,7 @@ impl Room {
                 .record_stand_in(&game_id, seat, self.fence)
                 .await
         {
+            self.context.metrics.count_refused_write(&error);
             error!(room = %self.state.id(), %error, "could not record a bot standing in; will retry");
             self.state.retry_later(Instant::now());
             return;
@@ -47,6 +48,7 @@ impl Room {
                 .record_draw_offer(&game_id, offer, self.fence)
                 .await
         {
+            self.context.metrics.count_refused_write(&error);
             error!(room = %self.state.id(), %error, "could not record a change to the draw offer");
             if change != (DrawChange::Declined { by_bot: true }) {
                 return Err(ClientError::storage_unavailable());
@@ -70,6 +72,7 @@ impl Room {
                 Ok(())
             }
             Err(error) => {
+                self.context.metrics.count_refused_write(&error);
                 error!(room = %self.state.id(), %error, "could not record the end of a game");
                 match ending.on_failure {
                     OnFailure::Refuse => Err(ClientError::storage_unavailable()),
@@ -101,6 +104,7 @@ impl Room {
         let ratings = match self.context.store.create_game(&record, self.fence).await {
             Ok(ratings) => ratings.map(|rating| rating.map(|r| r.rating)),
             Err(error) => {
+                self.context.metrics.count_refused_write(&error);
                 error!(room = %self.state.id(), %error, "could not record the start of a game; will retry");
                 self.state.start_failed(Instant::now());
                 return;

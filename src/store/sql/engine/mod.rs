@@ -24,6 +24,7 @@ use parlor_room::{GameId, PlayerId};
 use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::Pool;
@@ -306,6 +307,17 @@ impl Store for SqlStore {
         limit: u32,
     ) -> Result<Vec<LeaderboardEntry>, StoreError> {
         reads::leaderboard(&self.pool, game, opponent, limit).await
+    }
+
+    async fn ping(&self, within: Duration) -> Result<(), StoreError> {
+        // Through the pool the reads use: no write lock, no queue behind the writer.
+        let asked = sqlx::query("SELECT 1").execute(&self.pool);
+        match tokio::time::timeout(within, asked).await {
+            Ok(answered) => answered.map(drop).map_err(StoreError::from),
+            Err(_) => Err(StoreError::Unanswered {
+                within_ms: u64::try_from(within.as_millis()).unwrap_or(u64::MAX),
+            }),
+        }
     }
 
     async fn close(&self) {
