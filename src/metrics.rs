@@ -305,6 +305,18 @@ mod tests {
     }
 
     #[test]
+    fn only_a_write_refused_for_another_nodes_game_counts_as_fenced() {
+        let metrics = Metrics::new().unwrap();
+        let fenced = StoreError::Fenced {
+            game_id: parlor_room::GameId::from("g_1"),
+        };
+        metrics.count_refused_write(&fenced);
+        metrics.count_refused_write(&StoreError::Closed);
+        metrics.count_refused_write(&fenced);
+        assert_eq!(metrics.store_fenced_writes.get(), 2);
+    }
+
+    #[test]
     fn the_fleets_metrics_show_only_on_a_node_of_a_fleet() {
         let metrics = Metrics::new().unwrap();
         metrics.store_up.set(1);

@@ -23,9 +23,9 @@ use crate::waiting::eventually;
 /// How long a test waits for a service's failure or return to show before it fails.
 const PATIENCE: Duration = Duration::from_secs(60);
 
-/// The value of the sample whose line starts with `series` in the metrics of the server
-/// at `address`.
-async fn metric(address: &str, series: &str) -> Option<f64> {
+/// The value of the sample whose line starts with `series` (name and labels) in the
+/// metrics of the server at `address` (which asks for no token).
+pub(crate) async fn metric(address: &str, series: &str) -> Option<f64> {
     let text = reqwest::get(format!("http://{address}/metrics"))
         .await
         .ok()?
