@@ -156,16 +156,16 @@ impl Readiness {
         checks
     }
 
-    /// Keeps the metrics of the checks current: runs them every `every` until the
-    /// shutdown.
+    /// Keeps the metrics of the checks current: runs them at once, then every `every`
+    /// until the shutdown.
     pub(crate) async fn watch(self, every: Duration) {
         let shutdown = self.inner.shutdown.clone();
         loop {
+            self.check().await;
             tokio::select! {
                 () = tokio::time::sleep(every) => {}
                 () = shutdown.cancelled() => return,
             }
-            self.check().await;
         }
     }
 
