@@ -1,7 +1,8 @@
 //! HTTP routes: the bundled web client (also at `/game/{id}`, a stored game's replay),
-//! health, rooms, stored games (in `games`), each game's rules (in `rules`), the
-//! leaderboard, the operator's controls (in `admin`), and the descriptions of the
-//! protocol and of this API (in `protocol_schema` and `openapi`).
+//! liveness and readiness (in `health`), the metrics (in `scrape`), rooms, stored games
+//! (in `games`), each game's rules (in `rules`), the leaderboard, the operator's
+//! controls (in `admin`, its token compared as `secret` says), and the descriptions of
+//! the protocol and of this API (in `protocol_schema` and `openapi`).
 
 use actix_web::http::header::ContentType;
 use actix_web::http::{StatusCode, header};
@@ -10,13 +11,11 @@ use actix_web::{HttpResponse, ResponseError, Route, guard, web};
 use rust_embed::RustEmbed;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tracing::warn;
 
 use crate::AppState;
 use crate::lobby::PageCursor;
 use crate::metrics::MetricsError;
 use crate::room::StateUnread;
-use crate::room::probe::{PROBE_BOUND, probe_all};
 use crate::store::StoreError;
 use parlor_room::scoring::{Opponent, UnknownOpponent};
 use parlor_room::{PlayerId, RoomId};
@@ -24,14 +23,18 @@ use parlor_rules::GameKind;
 
 mod admin;
 mod games;
+mod health;
 mod openapi;
 mod protocol_schema;
 mod rules;
+mod scrape;
+mod secret;
 mod views;
 
 pub(crate) use admin::AdminSetupError;
 pub(crate) use admin::OperatorToken;
 pub(crate) use rules::RulesBook;
+pub(crate) use scrape::MetricsToken;
 
 use views::{PlayerGameView, RatingRowView, ScoreRowView};
 
@@ -205,17 +208,21 @@ pub(crate) fn security_headers() -> DefaultHeaders {
 }
 
 /// Registers every HTTP route on an actix `App` (`/ws`, the WebSocket, is registered
-/// before them by [`crate::run`]). Every route answers `HEAD` as it answers `GET` (actix
-/// sends the headers without the body), and a malformed query string gets the same JSON
-/// error body as every other bad request.
-pub(crate) fn routes(config: &mut web::ServiceConfig) {
+/// before them by [`crate::run`]); `/metrics` too unless the metrics have a listener of
+/// their own (`server.metrics_bind`: the main one then answers it with 404). Every route
+/// answers `HEAD` as it answers `GET` (actix sends the headers without the body), and a
+/// malformed query string gets the same JSON error body as every other bad request.
+pub(crate) fn routes(config: &mut web::ServiceConfig, with_metrics: bool) {
     let query_errors = web::QueryConfig::default().error_handler(|error, _| {
         ApiError::BadRequest(format!("the query string is not valid: {error}")).into()
     });
+    config.app_data(query_errors);
+    if with_metrics {
+        metrics_route(config);
+    }
     config
-        .app_data(query_errors)
-        .route("/healthz", get_or_head().to(health))
-        .route("/metrics", get_or_head().to(metrics))
+        .route("/healthz", get_or_head().to(health::health))
+        .route("/readyz", get_or_head().to(health::ready))
         .route("/api/rooms", get_or_head().to(rooms))
         .route("/api/rooms/{id}", get_or_head().to(room))
         .route("/api/games/{id}.pgn", get_or_head().to(games::game_pgn))
@@ -236,6 +243,12 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route("/{file:.*}", get_or_head().to(asset));
 }
 
+/// Registers `GET /metrics` alone: on the main listener (see [`routes`]), or on the
+/// metrics' own.
+pub(crate) fn metrics_route(config: &mut web::ServiceConfig) {
+    config.route("/metrics", get_or_head().to(scrape::metrics));
+}
+
 /// The token of an `Authorization: Bearer <token>` header's value (the scheme in any
 /// case); `None` when the value is not that, or the token is empty.
 fn bearer_token(value: &header::HeaderValue) -> Option<&str> {
@@ -251,61 +264,6 @@ fn bearer_token(value: &header::HeaderValue) -> Option<&str> {
 /// A route for `GET` and `HEAD`.
 fn get_or_head() -> Route {
     web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
-}
-
-/// What `GET /healthz` answers.
-#[derive(Serialize, JsonSchema)]
-struct Health {
-    /// `ok`, or `unavailable` when the rooms are stalled.
-    status: &'static str,
-    /// `ok`, or `stalled`.
-    rooms: &'static str,
-    /// How long the probe of every runtime rooms run on took, ms (when it answered).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    probe_ms: Option<f64>,
-    /// What is stalled (when something is).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    problem: Option<String>,
-}
-
-/// Whether the server's rooms answer.
-///
-/// 200 while every runtime rooms run on runs a probe task within the bound; 503 when one
-/// does not (its rooms are frozen), so that a load balancer or supervisor sees it.
-#[utoipa::path(get, path = "/healthz", tag = "operations", responses(
-    (status = 200, description = "Every room runtime answered", body = ref("#/components/schemas/Health")),
-    (status = 503, description = "A room runtime is stalled", body = ref("#/components/schemas/Health")),
-))]
-async fn health(state: web::Data<AppState>) -> HttpResponse {
-    match probe_all(&state.lobby.hosts().all(), PROBE_BOUND).await {
-        Ok(took) => HttpResponse::Ok().json(Health {
-            status: "ok",
-            rooms: "ok",
-            probe_ms: Some(took.as_secs_f64() * 1000.0),
-            problem: None,
-        }),
-        Err(stalled) => {
-            warn!(%stalled, "health check failed");
-            HttpResponse::ServiceUnavailable().json(Health {
-                status: "unavailable",
-                rooms: "stalled",
-                probe_ms: None,
-                problem: Some(stalled.to_string()),
-            })
-        }
-    }
-}
-
-/// Every metric, in Prometheus's text format (docs/OPERATIONS.md lists them).
-#[utoipa::path(get, path = "/metrics", tag = "operations", responses(
-    (status = 200, description = "The metrics", content_type = "text/plain", body = String),
-    (status = 500, description = "The metrics could not be rendered", body = ref("#/components/schemas/Error")),
-))]
-async fn metrics(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    let text = state.metrics.render()?;
-    Ok(HttpResponse::Ok()
-        .content_type("text/plain; version=0.0.4; charset=utf-8")
-        .body(text))
 }
 
 #[derive(Deserialize)]

@@ -59,6 +59,7 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     // Bans are enforced at the edges (sessions, routes) and across the fleet; they know
     // nothing of the edges themselves, rooms or the lobby.
     ("bans", &["ws", "http", "room", "lobby", "limits"]),
+    ("readiness", &["ws", "http", "room", "lobby", "limits"]),
     // Sign-in checks a site's tokens for the edges (sessions, routes) and knows nothing
     // of rooms, the lobby or a fleet.
     (

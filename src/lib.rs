@@ -22,6 +22,7 @@ mod lobby;
 mod metrics;
 mod players;
 pub mod protocol;
+mod readiness;
 mod resuming;
 mod room;
 #[cfg(test)]
@@ -42,11 +43,12 @@ use tokio_util::sync::CancellationToken;
 use crate::auth::{AuthSetupError, SignIn};
 use crate::config::Config;
 use crate::fleet::{ClusterError, FleetBans, Relay};
-use crate::http::{AdminSetupError, OperatorToken, RulesBook};
+use crate::http::{AdminSetupError, MetricsToken, OperatorToken, RulesBook};
 use crate::limits::Limits;
 use crate::live::LiveConnections;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
+use crate::readiness::Readiness;
 use crate::store::Store;
 use crate::ws::OriginPolicy;
 
@@ -64,6 +66,10 @@ pub(crate) struct AppState {
     pub(crate) shutdown: CancellationToken,
     /// What `GET /metrics` reports.
     pub(crate) metrics: Arc<Metrics>,
+    /// The token `GET /metrics` asks for, when `[admin] metrics_token` sets one.
+    pub(crate) metrics_token: Option<MetricsToken>,
+    /// Whether this node can serve new players (`GET /readyz`), and its fleet id.
+    pub(crate) readiness: Readiness,
     /// What one connection, one address or the whole server may ask for.
     pub(crate) limits: Arc<Limits>,
     /// Which pages may open a WebSocket.

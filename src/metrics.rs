@@ -2,7 +2,10 @@
 //!
 //! One [`Metrics`] per server, with its own registry (no global state), so that several
 //! servers in one process (the integration tests) each count only their own traffic.
-//! Every metric is named `parlor_*`; docs/OPERATIONS.md lists them with example queries.
+//! Every metric is named `parlor_*`; docs/OPERATIONS.md lists them with example queries
+//! and what to alert on. The fleet's own (Redis, leases, adoptions, the relay) are
+//! registered only on a node of a fleet ([`Metrics::register_fleet`]), so that a single
+//! server shows no `parlor_redis_up 0` to alert on.
 
 use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
@@ -19,6 +22,8 @@ const LATENCY_BUCKETS: &[f64] = &[
 /// Counting buckets for how many things one event touched (subscribers of a broadcast,
 /// moves in a store batch).
 const COUNT_BUCKETS: &[f64] = &[1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0];
+
+use crate::store::StoreError;
 
 /// A metric that could not be registered: two metrics with one name. A programming
 /// error, reported at start-up rather than hidden.
@@ -58,6 +63,24 @@ pub(crate) struct Metrics {
     pub(crate) admin_actions: IntCounterVec,
     /// Bans enforced, by where: a `hello` or an HTTP call refused, or a connection closed.
     pub(crate) bans_enforced: IntCounterVec,
+    /// 1 while the store answered its last check (`/readyz`, or the periodic one), else 0.
+    pub(crate) store_up: IntGauge,
+    /// How long the store took to answer a check's trivial query, seconds.
+    pub(crate) store_ping_seconds: Histogram,
+    /// A room's writes the store refused because another node holds the game now.
+    pub(crate) store_fenced_writes: IntCounter,
+    /// 1 while this node's last readiness check found it ready, else 0.
+    pub(crate) ready: IntGauge,
+    /// The fleet's: 1 while Redis answered its last check, else 0.
+    pub(crate) redis_up: IntGauge,
+    /// The fleet's: the rooms whose leases this node holds, as of its last renewal.
+    pub(crate) fleet_leases_held: IntGauge,
+    /// The fleet's: games this node adopted (their node had died or stopped).
+    pub(crate) fleet_adoptions: IntCounter,
+    /// The fleet's: rooms whose lease this node found another node holding.
+    pub(crate) fleet_leases_lost: IntCounter,
+    /// The fleet's: from a request relayed to a room's node to its answer, seconds.
+    pub(crate) fleet_relay_seconds: Histogram,
 }
 
 impl Metrics {
@@ -147,6 +170,48 @@ impl Metrics {
                 ),
                 &["at"],
             )?,
+            store_up: IntGauge::new(
+                "parlor_store_up",
+                "1 while the database answered its last check, else 0",
+            )?,
+            store_ping_seconds: Histogram::with_opts(
+                HistogramOpts::new(
+                    "parlor_store_ping_seconds",
+                    "Time the database took to answer a health check's trivial query",
+                )
+                .buckets(LATENCY_BUCKETS.to_vec()),
+            )?,
+            store_fenced_writes: IntCounter::new(
+                "parlor_store_fenced_writes_total",
+                "Room writes the database refused because another node holds the game now",
+            )?,
+            ready: IntGauge::new(
+                "parlor_ready",
+                "1 while this node's last readiness check found it ready for new players, else 0",
+            )?,
+            redis_up: IntGauge::new(
+                "parlor_redis_up",
+                "1 while the fleet's Redis answered its last check, else 0",
+            )?,
+            fleet_leases_held: IntGauge::new(
+                "parlor_fleet_leases_held",
+                "Rooms whose leases this node holds, as of its last renewal",
+            )?,
+            fleet_adoptions: IntCounter::new(
+                "parlor_fleet_adoptions_total",
+                "Games this node adopted from a node that died or stopped",
+            )?,
+            fleet_leases_lost: IntCounter::new(
+                "parlor_fleet_leases_lost_total",
+                "Rooms whose lease this node found held by another node",
+            )?,
+            fleet_relay_seconds: Histogram::with_opts(
+                HistogramOpts::new(
+                    "parlor_fleet_relay_seconds",
+                    "From a request relayed to a room's node to its answer",
+                )
+                .buckets(LATENCY_BUCKETS.to_vec()),
+            )?,
             registry,
         };
         metrics.register()?;
@@ -169,10 +234,34 @@ impl Metrics {
         registry.register(Box::new(self.bot_think_seconds.clone()))?;
         registry.register(Box::new(self.admin_actions.clone()))?;
         registry.register(Box::new(self.bans_enforced.clone()))?;
+        registry.register(Box::new(self.store_up.clone()))?;
+        registry.register(Box::new(self.store_ping_seconds.clone()))?;
+        registry.register(Box::new(self.store_fenced_writes.clone()))?;
+        registry.register(Box::new(self.ready.clone()))?;
         #[cfg(target_os = "linux")]
         registry.register(Box::new(
             prometheus::process_collector::ProcessCollector::for_self(),
         ))?;
+        Ok(())
+    }
+
+    /// Counts a room's write that the store refused with `error`, if it refused it
+    /// because another node holds the game now (`parlor_store_fenced_writes_total`).
+    pub(crate) fn count_refused_write(&self, error: &StoreError) {
+        if matches!(error, StoreError::Fenced { .. }) {
+            self.store_fenced_writes.inc();
+        }
+    }
+
+    /// Adds the fleet's metrics (Redis, leases, adoptions, the relay) to what is
+    /// reported: called once, on a node of a fleet.
+    pub(crate) fn register_fleet(&self) -> Result<(), MetricsError> {
+        let registry = &self.registry;
+        registry.register(Box::new(self.redis_up.clone()))?;
+        registry.register(Box::new(self.fleet_leases_held.clone()))?;
+        registry.register(Box::new(self.fleet_adoptions.clone()))?;
+        registry.register(Box::new(self.fleet_leases_lost.clone()))?;
+        registry.register(Box::new(self.fleet_relay_seconds.clone()))?;
         Ok(())
     }
 
@@ -213,5 +302,37 @@ mod tests {
         // Two servers in one process keep separate counts.
         let other = Metrics::new().unwrap();
         assert!(!other.render().unwrap().contains("game=\"chess\""));
+    }
+
+    #[test]
+    fn only_a_write_refused_for_another_nodes_game_counts_as_fenced() {
+        let metrics = Metrics::new().unwrap();
+        let fenced = StoreError::Fenced {
+            game_id: parlor_room::GameId::from("g_1"),
+        };
+        metrics.count_refused_write(&fenced);
+        metrics.count_refused_write(&StoreError::Closed);
+        metrics.count_refused_write(&fenced);
+        assert_eq!(metrics.store_fenced_writes.get(), 2);
+    }
+
+    #[test]
+    fn the_fleets_metrics_show_only_on_a_node_of_a_fleet() {
+        let metrics = Metrics::new().unwrap();
+        metrics.store_up.set(1);
+        let single = metrics.render().unwrap();
+        assert!(single.contains("parlor_store_up 1"), "{single}");
+        assert!(single.contains("parlor_ready 0"), "{single}");
+        assert!(!single.contains("parlor_redis_up"), "{single}");
+        metrics.register_fleet().unwrap();
+        metrics.fleet_leases_held.set(4);
+        let node = metrics.render().unwrap();
+        assert!(node.contains("parlor_redis_up 0"), "{node}");
+        assert!(node.contains("parlor_fleet_leases_held 4"), "{node}");
+        assert!(node.contains("parlor_fleet_adoptions_total 0"), "{node}");
+        assert!(
+            node.contains("parlor_fleet_relay_seconds_count 0"),
+            "{node}"
+        );
     }
 }

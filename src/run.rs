@@ -1,10 +1,11 @@
 //! Running the server, in three stages: building its parts (the store, the fleet when
 //! `cluster.redis_url` is set, the bot pool, the rooms' hosts and the lobby, with the
-//! games resumed or adopted), serving HTTP and WebSockets on them, and shutting down in
-//! order (rooms closed before the workers they run on stop, leases handed over, the
-//! database closed last).
+//! games resumed or adopted, and the node's readiness checks), serving HTTP and
+//! WebSockets on them (and the metrics on a listener of their own when
+//! `server.metrics_bind` is set), and shutting down in order (rooms closed before the
+//! workers they run on stop, leases handed over, the database closed last).
 
-use std::net::TcpListener;
+use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,11 +18,12 @@ use tracing::{info, warn};
 use crate::auth::SignIn;
 use crate::config::Config;
 use crate::fleet::{Fleet, NodeParts, RemoteListings};
-use crate::http::{OperatorToken, RulesBook};
+use crate::http::{MetricsToken, OperatorToken, RulesBook};
 use crate::limits::Limits;
 use crate::live::LiveConnections;
 use crate::lobby::{ListedElsewhere, Lobby, LobbyFeed};
 use crate::metrics::Metrics;
+use crate::readiness::{Readiness, WATCH_EVERY};
 use crate::room::{RoomContext, RoomHosts};
 use crate::store::{self, BatchStats, Claimant, Store};
 use crate::thinkers::Thinkers;
@@ -45,6 +47,8 @@ pub(crate) struct Serving {
     built: Built,
     server: ServerHandle,
     task: JoinHandle<std::io::Result<()>>,
+    /// The metrics' own listener, when `server.metrics_bind` sets one.
+    metrics_server: Option<ServerHandle>,
 }
 
 /// Builds the server's parts for `config`, all stopping on `shutdown`: joins the fleet
@@ -54,6 +58,7 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
     let origins = OriginPolicy::new(&config.server.allowed_origins).map_err(RunError::Config)?;
     let sign_in = SignIn::from_config(&config.auth).await?.map(Arc::new);
     let operator = OperatorToken::from_config(&config.admin)?;
+    let metrics_token = MetricsToken::from_config(&config.admin)?;
     let live = LiveConnections::default();
     let metrics = Arc::new(Metrics::new()?);
     let batches = BatchStats {
@@ -74,7 +79,17 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
     };
     let store = store::open(&config.store, batches, &claimant).await?;
     info!("database ready");
-    stop_when_taken_over(store.evicted(), shutdown.clone());
+    if cluster.is_some() {
+        metrics.register_fleet()?;
+    }
+    let readiness = Readiness::new(
+        store.clone(),
+        cluster.clone(),
+        metrics.clone(),
+        shutdown.clone(),
+    );
+    tokio::spawn(readiness.clone().watch(WATCH_EVERY));
+    stop_when_taken_over(store.evicted(), readiness.clone(), shutdown.clone());
     let config = Arc::new(config);
     let thinkers = Thinkers::start(
         config.bots.thread_count(),
@@ -129,6 +144,8 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
         config,
         shutdown: shutdown.clone(),
         metrics,
+        metrics_token,
+        readiness,
         limits,
         origins,
         relay: fleet.as_ref().map(|fleet| fleet.relay().clone()),
@@ -146,11 +163,19 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
 }
 
 /// Shuts the server down (`shutdown`) when another server takes its database over
-/// (`evicted`): its rooms stop, and their games are the other server's to go on with.
-fn stop_when_taken_over(evicted: CancellationToken, shutdown: CancellationToken) {
+/// (`evicted`), not ready from that moment: its rooms stop, and their games are the
+/// other server's to go on with.
+fn stop_when_taken_over(
+    evicted: CancellationToken,
+    readiness: Readiness,
+    shutdown: CancellationToken,
+) {
     tokio::spawn(async move {
         tokio::select! {
-            () = evicted.cancelled() => shutdown.cancel(),
+            () = evicted.cancelled() => {
+                readiness.set_fenced_out(true);
+                shutdown.cancel();
+            }
             () = shutdown.cancelled() => {}
         }
     });
@@ -163,9 +188,15 @@ impl Built {
     }
 }
 
-/// Serves HTTP and WebSockets on `listener` with `built`'s parts.
+/// Serves HTTP and WebSockets on `listener` with `built`'s parts, and the metrics on a
+/// listener of their own when `server.metrics_bind` sets one.
 pub(crate) fn serve(built: Built, listener: TcpListener) -> Result<Serving, RunError> {
     let address = listener.local_addr()?;
+    let metrics_bind = built.state.config.server.metrics_bind;
+    let metrics_server = match metrics_bind {
+        Some(bind) => Some(serve_metrics(built.state.clone(), bind)?),
+        None => None,
+    };
     let (state, hosts) = (built.state.clone(), built.hosts.clone());
     let server = HttpServer::new(move || {
         // Called on each worker thread as it starts: the rooms its clients create run
@@ -175,7 +206,7 @@ pub(crate) fn serve(built: Built, listener: TcpListener) -> Result<Serving, RunE
             .wrap(http::security_headers())
             .app_data(state.clone())
             .route("/ws", web::get().to(ws::upgrade))
-            .configure(http::routes)
+            .configure(|routes| http::routes(routes, metrics_bind.is_none()))
     })
     .on_connect(on_connect)
     .disable_signals()
@@ -188,7 +219,35 @@ pub(crate) fn serve(built: Built, listener: TcpListener) -> Result<Serving, RunE
         built,
         server: handle,
         task: tokio::spawn(server),
+        metrics_server,
     })
+}
+
+/// Serves `GET /metrics`, and nothing else, on `bind` (`server.metrics_bind`), on one
+/// worker of its own; stopped by [`shut_down`] once everything else has.
+fn serve_metrics(state: web::Data<AppState>, bind: SocketAddr) -> Result<ServerHandle, RunError> {
+    let server = HttpServer::new(move || {
+        App::new()
+            .wrap(http::security_headers())
+            .app_data(state.clone())
+            .configure(http::metrics_route)
+    })
+    .workers(1)
+    .disable_signals()
+    .shutdown_timeout(1)
+    .bind(bind)
+    .map_err(|error| {
+        RunError::Config(format!(
+            "could not listen for the metrics on server.metrics_bind = {bind}: {error}"
+        ))
+    })?;
+    for address in server.addrs() {
+        info!("serving the metrics on http://{address}/metrics");
+    }
+    let server = server.run();
+    let handle = server.handle();
+    tokio::spawn(server);
+    Ok(handle)
 }
 
 /// Shuts the server down in order, within `server.shutdown_grace_secs`: stops
@@ -200,6 +259,7 @@ pub(crate) async fn shut_down(serving: Serving) {
         built,
         server,
         mut task,
+        metrics_server,
     } = serving;
     let state = &built.state;
     let grace = Duration::from_secs(state.config.server.shutdown_grace_secs);
@@ -229,6 +289,9 @@ pub(crate) async fn shut_down(serving: Serving) {
             warn!("connections were still open when the shutdown grace ran out");
             task.abort();
         }
+    }
+    if let Some(metrics_server) = metrics_server {
+        metrics_server.stop(false).await;
     }
     if let Some(fleet) = built.fleet {
         fleet.leave().await;

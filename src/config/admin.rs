@@ -1,10 +1,12 @@
 //! `[admin]`: the operator's controls over HTTP (`/api/admin/…`): who is connected,
-//! closing a room, banning a player. Off while no token is set. Documented in
-//! `config.toml` and docs/OPERATIONS.md ("Operator controls").
+//! closing a room, banning a player, off while no token is set; and the token that
+//! guards `GET /metrics`. Documented in `config.toml` and docs/OPERATIONS.md
+//! ("Operator controls", "Metrics").
 
 use serde::{Deserialize, Serialize};
 
-/// `[admin]`: the token that opens the operator's endpoints.
+/// `[admin]`: the token that opens the operator's endpoints, and the one a metrics
+/// scraper shows.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AdminConfig {
@@ -12,4 +14,6 @@ pub struct AdminConfig {
     pub token: String,
     /// A file holding that token, for tokens kept out of the configuration (empty: none).
     pub token_file: String,
+    /// The bearer token `GET /metrics` asks for (empty: none asked for).
+    pub metrics_token: String,
 }

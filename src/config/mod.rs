@@ -2,7 +2,7 @@
 //! environment variables < command-line flags. Unknown keys and bad values are refused at
 //! start-up with a message naming the key.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use figment::Figment;
@@ -116,6 +116,9 @@ pub struct ServerConfig {
     pub end_games_on_shutdown: bool,
     /// How long the `shutdown` message tells clients to wait before reconnecting, ms.
     pub reconnect_after_ms: u64,
+    /// A listener of its own for `GET /metrics` (e.g. `127.0.0.1:9464`); when set, the
+    /// main listener answers `/metrics` with 404. `None`: `/metrics` is on the main one.
+    pub metrics_bind: Option<SocketAddr>,
 }
 
 impl Default for ServerConfig {
@@ -133,6 +136,7 @@ impl Default for ServerConfig {
             shutdown_grace_secs: 10,
             end_games_on_shutdown: false,
             reconnect_after_ms: 1000,
+            metrics_bind: None,
         }
     }
 }

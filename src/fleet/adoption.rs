@@ -15,6 +15,7 @@ use parlor_room::RoomId;
 
 use super::cluster::{Cluster, ClusterError};
 use crate::lobby::Lobby;
+use crate::metrics::Metrics;
 use crate::resuming::resume_games;
 use crate::store::{Fence, Store, StoreError, UnfinishedGame};
 
@@ -28,12 +29,13 @@ const ADOPT_AT_ONCE: usize = 50;
 /// the room's lease first, then the game in the store under the lease's token (which
 /// waits for the old owner's writes in flight), then the game as stored. A failure
 /// with one game is logged and leaves it for a later round; the others go on. Stops
-/// when `shutdown` is cancelled.
+/// when `shutdown` is cancelled. Each game adopted counts in `metrics`.
 async fn adopt_unowned(
     cluster: &Cluster,
     store: &dyn Store,
     lobby: &Lobby,
     taking: &Taking,
+    metrics: &Metrics,
     shutdown: &CancellationToken,
 ) -> Result<usize, StoreError> {
     let games: Vec<UnfinishedGame> = store
@@ -55,6 +57,7 @@ async fn adopt_unowned(
         let incarnation = store.next_incarnation().await?;
         let outcome = resume_games(store, lobby, taken, incarnation).await?;
         adopted += outcome.resumed;
+        metrics.fleet_adoptions.inc_by(outcome.resumed as u64);
         for game in outcome.left {
             taking.forget(std::slice::from_ref(&game.room_id));
             let _ = cluster.release(&game.room_id).await;
@@ -143,13 +146,15 @@ pub(crate) enum AdoptError {
 /// of a lease, and at once when a room stopped because the store said another server
 /// holds its game (`fenced_out`), renews its leases on the rooms that hold one (stopping
 /// any room it no longer holds, giving up those of rooms that stopped), in a task of its
-/// own so that no adoption delays it; and adopts the games nobody holds.
+/// own so that no adoption delays it; and adopts the games nobody holds. Its leases and
+/// adoptions count in `metrics`.
 pub(super) async fn keep_rooms(
     cluster: Cluster,
     store: Arc<dyn Store>,
     lobby: Lobby,
     taking: Taking,
     fenced_out: Arc<Notify>,
+    metrics: Arc<Metrics>,
     shutdown: CancellationToken,
 ) {
     let every = cluster.lease() / 3;
@@ -157,11 +162,19 @@ pub(super) async fn keep_rooms(
         cluster.clone(),
         lobby.clone(),
         taking.clone(),
+        metrics.clone(),
         (every, fenced_out),
         shutdown.clone(),
     ));
     loop {
-        let adopted = adopt_unowned(&cluster, store.as_ref(), &lobby, &taking, &shutdown);
+        let adopted = adopt_unowned(
+            &cluster,
+            store.as_ref(),
+            &lobby,
+            &taking,
+            &metrics,
+            &shutdown,
+        );
         if let Err(error) = adopted.await {
             warn!(%error, "could not adopt the games nobody holds; trying again shortly");
         }
@@ -175,11 +188,13 @@ pub(super) async fn keep_rooms(
 /// Every `every` (and whenever `fenced_out` is woken), renews this node's leases on its
 /// rooms that hold one and on those it is taking, stops any room it no longer holds,
 /// gives up the leases of the rooms that have closed here, so that another node may take
-/// their games at once, and keeps the fleet's id in Redis.
+/// their games at once, and keeps the fleet's id in Redis. The leases held and lost
+/// count in `metrics`.
 async fn renew_leases(
     cluster: Cluster,
     lobby: Lobby,
     taking: Taking,
+    metrics: Arc<Metrics>,
     (every, fenced_out): (std::time::Duration, Arc<Notify>),
     shutdown: CancellationToken,
 ) {
@@ -194,6 +209,7 @@ async fn renew_leases(
         let live = lobby.held_ids();
         match renew_once(&cluster, live.clone(), &taking).await {
             Ok(lost) => {
+                metrics.fleet_leases_lost.inc_by(lost.len() as u64);
                 for room in lost {
                     warn!(%room, "this node no longer holds a room; it stops here");
                     lobby.relinquish(&room);
@@ -209,6 +225,7 @@ async fn renew_leases(
                 warn!(%room, %error, "could not give up a closed room's lease; it runs out instead");
             }
         }
+        metrics.fleet_leases_held.set(cluster.held().len() as i64);
         tokio::select! {
             () = tokio::time::sleep(every) => {}
             () = fenced_out.notified() => {}

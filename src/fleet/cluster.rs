@@ -96,6 +96,14 @@ pub enum ClusterError {
     /// A request to Redis failed.
     #[error("a request to Redis failed: {0}")]
     Redis(#[from] redis::RedisError),
+    /// Redis did not answer a health check's `PING` in time.
+    #[error(
+        "Redis did not answer PING within {within_ms} ms; check that it runs and that the network to it is not cut"
+    )]
+    Unanswered {
+        /// How long it was given, ms.
+        within_ms: u64,
+    },
 }
 
 /// This node's membership of the fleet: who it is, and its connection to Redis.
@@ -193,6 +201,19 @@ impl Cluster {
     /// Whether this node holds rooms (`cluster.owns_rooms`).
     pub(crate) fn owns_rooms(&self) -> bool {
         self.owns_rooms
+    }
+
+    /// Asks Redis `PING`: `Ok` if it answered within `within` (a health check).
+    pub(crate) async fn ping(&self, within: Duration) -> Result<(), ClusterError> {
+        let mut redis = self.redis.clone();
+        let ping = redis::cmd("PING");
+        let asked = ping.query_async::<String>(&mut redis);
+        match tokio::time::timeout(within, asked).await {
+            Ok(answered) => answered.map(drop).map_err(ClusterError::from),
+            Err(_) => Err(ClusterError::Unanswered {
+                within_ms: u64::try_from(within.as_millis()).unwrap_or(u64::MAX),
+            }),
+        }
     }
 
     fn owner_key(&self, room: &RoomId) -> String {

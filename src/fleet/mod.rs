@@ -31,6 +31,8 @@ use crate::metrics::Metrics;
 use crate::store::Store;
 
 pub(crate) use bans::FleetBans;
+#[cfg(test)]
+pub(crate) use cluster::tests as cluster_tests;
 pub(crate) use cluster::{Cluster, ClusterError};
 pub(crate) use elsewhere::RemoteListings;
 pub(crate) use relay::{Opening, Relay, RoomLink};
@@ -90,7 +92,7 @@ impl Fleet {
             cluster.clone(),
             live,
             store.clone(),
-            metrics,
+            metrics.clone(),
             shutdown.clone(),
         );
         let relay = Relay::start(
@@ -98,6 +100,7 @@ impl Fleet {
             lobby.clone(),
             elsewhere,
             listing_flush,
+            metrics.fleet_relay_seconds.clone(),
             shutdown.clone(),
         );
         tokio::spawn(
@@ -113,6 +116,7 @@ impl Fleet {
                 lobby.clone(),
                 relay.taking(),
                 fenced_out,
+                metrics,
                 shutdown.clone(),
             )))
         } else {

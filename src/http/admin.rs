@@ -12,10 +12,10 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use tracing::info;
 
 use super::openapi::named;
+use super::secret::SecretDigest;
 use super::{ApiError, bearer_token};
 use crate::AppState;
 use crate::bans;
@@ -38,9 +38,9 @@ const MAX_REASON_CHARS: usize = 500;
 const MAX_OPERATOR_CHARS: usize = 64;
 
 /// The operator's token, kept as its SHA-256 digest, which requests' tokens are compared
-/// with (digests of equal length, so the comparison tells nothing of the token).
+/// with in constant time.
 pub(crate) struct OperatorToken {
-    digest: [u8; 32],
+    digest: SecretDigest,
 }
 
 /// Why `[admin]` could not be set up at start.
@@ -62,6 +62,11 @@ pub enum AdminSetupError {
         "[admin] token must be at least {MIN_TOKEN_CHARS} characters (a random secret; it opens every operator control)"
     )]
     Short,
+    /// The metrics token is too short to keep strangers out.
+    #[error(
+        "[admin] metrics_token must be at least {0} characters (a random secret your metrics scraper shows)"
+    )]
+    ShortMetricsToken(usize),
 }
 
 impl OperatorToken {
@@ -85,13 +90,12 @@ impl OperatorToken {
             return Err(AdminSetupError::Short);
         }
         Ok(Some(OperatorToken {
-            digest: Sha256::digest(token.as_bytes()).into(),
+            digest: SecretDigest::of(&token),
         }))
     }
 
     fn admits(&self, token: &str) -> bool {
-        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        digest == self.digest
+        self.digest.admits(token)
     }
 }
 
@@ -538,6 +542,7 @@ mod tests {
         AdminConfig {
             token: token.to_owned(),
             token_file: token_file.to_owned(),
+            metrics_token: String::new(),
         }
     }
 

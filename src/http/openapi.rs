@@ -12,8 +12,10 @@ use serde_json::{Map, Value, json};
 use utoipa::OpenApi;
 
 use super::admin;
+use super::health::{self, Health, Readiness};
 use super::rules;
-use super::{ErrorBody, Health, Leaderboard, PlayerGames, games, protocol_schema};
+use super::scrape;
+use super::{ErrorBody, Leaderboard, PlayerGames, games, protocol_schema};
 use crate::lobby::RoomsPage;
 use crate::protocol::{PROTOCOL_VERSION, StateMsg, schema, unwrap_descriptions};
 
@@ -21,8 +23,9 @@ use crate::protocol::{PROTOCOL_VERSION, StateMsg, schema, unwrap_descriptions};
 #[derive(OpenApi)]
 #[openapi(
     paths(
-        super::health,
-        super::metrics,
+        health::health,
+        health::ready,
+        scrape::metrics,
         super::rooms,
         super::room,
         games::game,
@@ -42,7 +45,7 @@ use crate::protocol::{PROTOCOL_VERSION, StateMsg, schema, unwrap_descriptions};
     tags(
         (name = "rooms", description = "The live rooms"),
         (name = "games", description = "Stored games, players' games, the leaderboards and each game's rules"),
-        (name = "operations", description = "Health and metrics, for operators and their tools"),
+        (name = "operations", description = "Liveness, readiness and metrics, for operators and their tools"),
         (name = "admin", description = "The operator's controls (`[admin] token`; docs/OPERATIONS.md)"),
         (name = "documents", description = "The descriptions of the protocol and of this API"),
     )
@@ -88,6 +91,11 @@ fn generate() -> Value {
                 "scheme": "bearer",
                 "description": "The operator's token, `[admin] token`.",
             },
+            "metrics": {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "The metrics token, `[admin] metrics_token`, when it is set.",
+            },
             "player": {
                 "type": "http",
                 "scheme": "bearer",
@@ -108,6 +116,7 @@ fn schemas() -> Map<String, Value> {
         .into_generator();
     let mut answers = vec![
         named::<Health>(&mut written),
+        named::<Readiness>(&mut written),
         // Named after its `type` by serde; here after what it is.
         ("StateMessage".to_owned(), named::<StateMsg>(&mut written).1),
         named::<RoomsPage>(&mut written),
@@ -216,6 +225,7 @@ mod tests {
         let paths = document["paths"].as_object().unwrap();
         for path in [
             "/healthz",
+            "/readyz",
             "/metrics",
             "/api/rooms",
             "/api/rooms/{id}",

@@ -386,6 +386,7 @@ impl Room {
                 return Err(held::outcome_unknown());
             }
             Err(error) => {
+                self.context.metrics.count_refused_write(&error);
                 error!(room = %self.state.id(), %error, "could not record a move; it was refused");
                 self.note_refused(&error);
                 return Err(ClientError::storage_unavailable());

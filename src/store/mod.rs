@@ -14,6 +14,8 @@ mod sql;
 mod status;
 mod stored;
 
+use std::time::Duration;
+
 use async_trait::async_trait;
 use parlor_room::{GameId, PlayerId};
 use parlor_rules::GameKind;
@@ -158,6 +160,15 @@ pub enum StoreError {
     /// The store has been closed (the server is shutting down).
     #[error("the store is closed")]
     Closed,
+    /// The database did not answer a health check's trivial query in time (it is
+    /// stalled, overloaded or cut off by the network).
+    #[error(
+        "the database did not answer a trivial query within {within_ms} ms; check that it runs and that the network to it is not cut"
+    )]
+    Unanswered {
+        /// How long it was given, ms.
+        within_ms: u64,
+    },
     /// Another process holds the database (a second Parlor on the same file would mark
     /// the first one's live games interrupted).
     #[error(
@@ -424,6 +435,11 @@ pub(crate) trait Store: Send + Sync + 'static {
         opponent: Option<Opponent>,
         limit: u32,
     ) -> Result<Vec<LeaderboardEntry>, StoreError>;
+
+    /// Asks the database a trivial query, on a connection of the read pool (never behind
+    /// the move writer or another write): `Ok` if it answered within `within`, else why
+    /// not ([`StoreError::Unanswered`] when it did not answer in time).
+    async fn ping(&self, within: Duration) -> Result<(), StoreError>;
 
     /// Waits for in-flight writes and closes the database.
     async fn close(&self);

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use crate::chaos_clients::{Outage, check_stored_game, unix_ms};
 use crate::common::{client_at, get_json_at, temp_dir};
 use crate::fleet::{TestFleet, join_when_taken_over};
+use crate::health_and_readiness_tell_the_truth::metric;
 use crate::process::ParlorProcess;
 use crate::waiting::{eventually, eventually_every};
 use serial_test::serial;
@@ -80,6 +81,16 @@ async fn the_owner_is_killed_and_another_node_plays_its_game_on() {
                 Ok(response) => Err(response.status().to_string()),
                 Err(error) => Err(error.to_string()),
             }
+        },
+    )
+    .await;
+    // Node B's metrics count the game it adopted (once the whole group is live).
+    eventually(
+        "node B counts its adoption",
+        ADOPTION_PATIENCE,
+        async || match metric(&node_b.address, "parlor_fleet_adoptions_total").await {
+            Some(adopted) if adopted >= 1.0 => Ok(()),
+            other => Err(format!("{other:?}")),
         },
     )
     .await;

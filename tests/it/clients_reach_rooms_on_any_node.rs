@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::common::{Client, client_at, temp_dir};
 use crate::fleet::{TestFleet, join_when_taken_over};
+use crate::health_and_readiness_tell_the_truth::metric;
 use serial_test::serial;
 
 /// Reads `client`'s states until one satisfies `done`, checking that their `seq` only
@@ -68,6 +69,9 @@ async fn players_and_a_spectator_on_three_nodes_play_through_the_owners_death() 
     assert_eq!(seen["position"], "X..O.....");
     let refused = json!({"type": "move", "room": room, "move": "4"});
     bob.expect_error(refused, "not_your_turn").await;
+    // Bob's node timed each of his requests it relayed to the room's node.
+    let relayed = metric(&second.address, "parlor_fleet_relay_seconds_count").await;
+    assert!(relayed.is_some_and(|count| count >= 2.0), "{relayed:?}");
 
     // Chat crosses nodes too, each line to its own side only: Bob's, through his node,
     // reaches Alice on the owner's; Carol's stays among the spectators.

@@ -48,6 +48,7 @@ mod every_game_explains_itself;
 mod every_game_plays_to_its_end;
 mod games_outlive_the_process;
 mod games_survive_sigkill;
+mod health_and_readiness_tell_the_truth;
 mod health_sees_frozen_rooms;
 mod http_answers_strangers_safely;
 mod limits_hold_across_the_fleet;

@@ -1,8 +1,12 @@
-//! `GET /metrics` reports what the server did, in Prometheus's text format.
+//! `GET /metrics` reports what the server did, in Prometheus's text format, to the
+//! operator only: behind `[admin] metrics_token` when it is set, and on a listener of
+//! its own (the main one answering 404) when `server.metrics_bind` is set.
 
-use crate::common::{PATIENCE, TestServer, play_alternately, temp_dir};
+use crate::common::{PATIENCE, TestServer, get_json_at, play_alternately, temp_dir, test_config};
+use crate::conformance::check_http_answer;
+use crate::process::ParlorProcess;
 use crate::waiting::eventually;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// The value of the sample whose line starts with `series` (name and labels).
 fn sample(text: &str, series: &str) -> Option<f64> {
@@ -91,4 +95,72 @@ async fn a_scrape_counts_connections_moves_errors_rooms_and_broadcasts() {
     bob.close().await;
     carol.close().await;
     server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_metrics_token_a_scrape_without_it_is_refused() {
+    let token = "metrics-token-for-the-tests-0123456789";
+    let dir = temp_dir();
+    let mut config = test_config(dir.path());
+    config.admin.metrics_token = token.to_owned();
+    let server = TestServer::start(config).await;
+    let refused = async |response: reqwest::Response| {
+        let status = response.status().as_u16();
+        assert_eq!(response.headers()["www-authenticate"], "Bearer");
+        let body: Value = response.json().await.unwrap();
+        check_http_answer("GET", "/metrics", status, &body);
+        assert_eq!(status, 401, "{body}");
+        assert_eq!(body["error"]["code"], "unauthorized", "{body}");
+    };
+    refused(reqwest::get(server.url("/metrics")).await.unwrap()).await;
+    refused(
+        server
+            .get_with_authorization("/metrics", "Bearer not-the-token")
+            .await,
+    )
+    .await;
+    let scraped = server
+        .get_with_authorization("/metrics", &format!("Bearer {token}"))
+        .await;
+    assert_eq!(scraped.status(), 200);
+    let text = scraped.text().await.unwrap();
+    assert!(text.contains("parlor_connections_open"), "{text}");
+    // The rest of the API asks for no token.
+    let (status, body) = server.get_json("/healthz").await;
+    assert_eq!(status, 200, "{body}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_metrics_listener_the_metrics_are_served_there_only() {
+    let dir = temp_dir();
+    let parlor = ParlorProcess::start(
+        dir.path(),
+        &[("PARLOR_SERVER__METRICS_BIND", "127.0.0.1:0")],
+    );
+    let line = parlor
+        .logged("serving the metrics on http://", PATIENCE)
+        .await;
+    let metrics_address = line
+        .split("serving the metrics on http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .unwrap()
+        .to_owned();
+    let scraped = reqwest::get(format!("http://{metrics_address}/metrics"))
+        .await
+        .unwrap();
+    assert_eq!(scraped.status(), 200);
+    let text = scraped.text().await.unwrap();
+    assert!(text.contains("parlor_store_up"), "{text}");
+    // The main listener has no /metrics, and the metrics' listener nothing else.
+    let (status, body) = get_json_at(&parlor.address, "/metrics").await;
+    assert_eq!(status, 404, "{body}");
+    let elsewhere = reqwest::get(format!("http://{metrics_address}/healthz"))
+        .await
+        .unwrap();
+    assert_eq!(elsewhere.status(), 404);
+    let (status, body) = get_json_at(&parlor.address, "/healthz").await;
+    assert_eq!(status, 200, "{body}");
+    parlor.kill();
 }

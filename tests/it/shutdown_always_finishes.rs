@@ -25,15 +25,19 @@ const EXIT_PATIENCE: Duration = Duration::from_secs(120);
 /// first move waiting on the database, which the returned connection holds
 /// write-locked (`ROLLBACK` on it lets the write through). The clients are returned too:
 /// dropped, they would leave before the test wants them to.
-struct StuckRoom {
-    parlor: ParlorProcess,
-    lock: sqlx::SqliteConnection,
+pub(crate) struct StuckRoom {
+    /// The server.
+    pub(crate) parlor: ParlorProcess,
+    /// The connection holding the database's write lock.
+    pub(crate) lock: sqlx::SqliteConnection,
     room: String,
     clients: [Client; 2],
     _dir: tempfile::TempDir,
 }
 
-async fn a_room_stuck_writing_a_move(grace_secs: u64) -> StuckRoom {
+/// See [`StuckRoom`]: a server whose shutdown waits for a room until the lock is
+/// released or `grace_secs` runs out.
+pub(crate) async fn a_room_stuck_writing_a_move(grace_secs: u64) -> StuckRoom {
     let dir = temp_dir();
     let grace = grace_secs.to_string();
     let parlor = ParlorProcess::start(

@@ -174,6 +174,7 @@ impl Relay {
         envelope: impl FnOnce(Asker) -> Envelope,
     ) -> Result<Result<Option<RoomId>, ClientError>, Unanswered> {
         let inner = &self.inner;
+        let asked = std::time::Instant::now();
         let awaited = Awaited::new(&inner.waiting, &inner.next_reply);
         let updates = inner
             .clients
@@ -187,7 +188,11 @@ impl Relay {
         };
         match self.send(node, &envelope(asker)).await {
             Ok(0) => Err(Unanswered::NotHeard),
-            Ok(_) => awaited.within(ANSWER_WITHIN).await,
+            Ok(_) => {
+                let answer = awaited.within(ANSWER_WITHIN).await;
+                inner.round_trips.observe(asked.elapsed().as_secs_f64());
+                answer
+            }
             // Redis may have delivered it before failing to say so.
             Err(_) => Err(Unanswered::Late),
         }
@@ -220,6 +225,7 @@ impl Relay {
             Err(error) => return Err(error),
         };
         let inner = &self.inner;
+        let asked = std::time::Instant::now();
         let awaited = Awaited::new(&inner.looking, &inner.next_reply);
         let look = Envelope::Look {
             node: inner.cluster.node().clone(),
@@ -227,10 +233,11 @@ impl Relay {
             room: room.clone(),
         };
         match self.send(&owner, &look).await {
-            Ok(heard) if heard > 0 => awaited
-                .within(ANSWER_WITHIN)
-                .await
-                .map_err(|_| unreachable_room()),
+            Ok(heard) if heard > 0 => {
+                let seen = awaited.within(ANSWER_WITHIN).await;
+                inner.round_trips.observe(asked.elapsed().as_secs_f64());
+                seen.map_err(|_| unreachable_room())
+            }
             _ => Err(unreachable_room()),
         }
     }

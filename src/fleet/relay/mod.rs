@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use dashmap::DashMap;
 use futures_util::StreamExt;
+use prometheus::Histogram;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -85,6 +86,8 @@ struct Inner {
     members: DashMap<(NodeId, ConnId), Member>,
     /// Owner: the rooms whose leases this node has taken and that are not live yet.
     taking: Taking,
+    /// Gateway: how long each request relayed to another node took to be answered.
+    round_trips: Histogram,
 }
 
 /// A client connection of this node, as the relay reaches it: its subscriber, whose
@@ -104,12 +107,13 @@ impl Relay {
     /// The relay of the node `cluster` speaks for, whose rooms are `lobby`'s. Until
     /// `shutdown`, listens on the node's inbox, tells the fleet what happens to the
     /// node's listed rooms (at most once per `listing_flush`), and lists the other
-    /// nodes' rooms in `lobby`.
+    /// nodes' rooms in `lobby`. Each answered request's round trip goes in `round_trips`.
     pub(crate) fn start(
         cluster: Cluster,
         lobby: Lobby,
         elsewhere: RemoteListings,
         listing_flush: Duration,
+        round_trips: Histogram,
         shutdown: CancellationToken,
     ) -> Relay {
         let telling = tokio::spawn(listing::tell_listings(
@@ -139,6 +143,7 @@ impl Relay {
                 remote_rooms: DashMap::new(),
                 members: DashMap::new(),
                 taking: Taking::default(),
+                round_trips,
             }),
         };
         tokio::spawn(relay.clone().listen(shutdown));

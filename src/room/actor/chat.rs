@@ -23,10 +23,12 @@ impl Room {
             send_to(sub, &line, &self.context.metrics);
         }
         let store = self.context.store.clone();
+        let metrics = self.context.metrics.clone();
         let fence = self.fence;
         let room = self.state.id().to_owned();
         self.background.spawn(async move {
             if let Err(error) = store.record_chat(&said, fence).await {
+                metrics.count_refused_write(&error);
                 warn!(%room, game_id = %said.game_id, %error, "could not store a chat line; it was still sent");
             }
         });

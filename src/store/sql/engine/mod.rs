@@ -398,6 +398,17 @@ impl Store for SqlStore {
         .await
     }
 
+    async fn ping(&self, within: Duration) -> Result<(), StoreError> {
+        // Through the pool the reads use: no write lock, no queue behind the writer.
+        let asked = sqlx::query("SELECT 1").execute(&self.pool);
+        match tokio::time::timeout(within, asked).await {
+            Ok(answered) => answered.map(drop).map_err(StoreError::from),
+            Err(_) => Err(StoreError::Unanswered {
+                within_ms: u64::try_from(within.as_millis()).unwrap_or(u64::MAX),
+            }),
+        }
+    }
+
     async fn close(&self) {
         self.moves.close().await;
         self.pool.close().await;

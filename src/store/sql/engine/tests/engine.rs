@@ -1,5 +1,6 @@
-//! The engine itself: migrations run again on reopen, and concurrent writers all
-//! commit (opening an older database: `upgrade`).
+//! The engine itself: migrations run again on reopen, concurrent writers all commit,
+//! and a health check's ping answers beside the writes (opening an older database:
+//! `upgrade`).
 
 use super::*;
 
@@ -64,4 +65,20 @@ async fn concurrent_writers_all_commit() {
     assert_eq!(taken, 7);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM players").await, 25);
     store.close().await;
+}
+
+#[tokio::test]
+async fn a_ping_answers_while_a_write_is_held_and_fails_once_closed() {
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
+    let within = std::time::Duration::from_secs(30);
+    {
+        // A write holding this process's write lock (as one stalled on the database
+        // would) does not hold the ping up.
+        let _writing = store.writes.lock().await;
+        store.ping(within).await.expect("the database answers");
+    }
+    store.close().await;
+    let error = store.ping(within).await.expect_err("the store is closed");
+    assert!(error.is_connection_lost(), "{error:?}");
 }
