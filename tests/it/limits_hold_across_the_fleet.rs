@@ -11,7 +11,8 @@ use serial_test::serial;
 use crate::common::{Client, temp_dir};
 use crate::fleet::TestFleet;
 use crate::process::ParlorProcess;
-use crate::services::{OwnRedis, StallableRelay};
+use parlor_testkit::fault_proxy::FaultProxy;
+use parlor_testkit::redis_server::RedisServer;
 
 /// The nodes' `limits.players_per_minute_per_ip` in the fleet-wide test.
 const PLAYERS_PER_MINUTE: u32 = 5;
@@ -116,12 +117,13 @@ async fn new_players_are_served_by_the_nodes_own_count_while_redis_is_away() {
     let Some(fleet) = TestFleet::new(test).await else {
         return;
     };
-    let mut redis = OwnRedis::start().await;
+    let mut redis = RedisServer::start().unwrap();
+    let redis_url = redis.url();
     let dir = temp_dir();
     let node = fleet.start_node_with(
         dir.path(),
         &[
-            ("PARLOR_CLUSTER__REDIS_URL", redis.url.as_str()),
+            ("PARLOR_CLUSTER__REDIS_URL", redis_url.as_str()),
             ("PARLOR_LIMITS__PLAYERS_PER_MINUTE_PER_IP", "3"),
         ],
     );
@@ -165,9 +167,11 @@ async fn new_players_are_served_while_redis_is_black_holed() {
     let Some(fleet) = TestFleet::new(test).await else {
         return;
     };
-    let redis = OwnRedis::start().await;
-    let relay = StallableRelay::start(redis.url.trim_start_matches("redis://")).await;
-    let through_relay = format!("redis://{}", relay.address);
+    let redis = RedisServer::start().unwrap();
+    let relay = FaultProxy::start(&redis.address().to_string())
+        .await
+        .unwrap();
+    let through_relay = format!("redis://{}", relay.address());
     let dir = temp_dir();
     let node = fleet.start_node_with(
         dir.path(),
@@ -181,7 +185,7 @@ async fn new_players_are_served_while_redis_is_black_holed() {
     // Redis's connections stay open and nothing comes back: the quota's question waits
     // for the cluster's response timeout (a quarter of the test fleet's 2 s lease), and
     // the player is served by the node's own count.
-    relay.stall();
+    relay.black_hole();
     for at in 0..2 {
         let asked = Instant::now();
         new_player(&node.address, &format!("DuringStall{at}"))
