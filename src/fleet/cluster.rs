@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::io::tcp::{TcpSettings, socket2};
 use redis::{AsyncCommands, Script};
 
 use parlor_room::{NodeId, RoomId};
@@ -133,9 +134,11 @@ impl Cluster {
         config: &ClusterConfig,
         url: &str,
     ) -> Result<Cluster, ClusterError> {
-        let client = redis::Client::open(url).map_err(|error| {
+        let bad_url = |error: redis::RedisError| {
             ClusterError::BadUrl(error.detail().unwrap_or("unreadable").to_owned())
-        })?;
+        };
+        let info = redis::IntoConnectionInfo::into_connection_info(url).map_err(bad_url)?;
+        let client = redis::Client::open(info.set_tcp_settings(tcp_settings())).map_err(bad_url)?;
         let place = client.get_connection_info().addr().to_string();
         let lease = Duration::from_millis(config.lease_ms);
         let timeout = RESPONSE_TIMEOUT.min(lease / 4);
@@ -391,6 +394,24 @@ impl Cluster {
             .map(|owner| owner.map(NodeId::from))
             .collect())
     }
+}
+
+/// How the node's connections to Redis behave on the wire: no Nagle delay, keep-alive
+/// probes after 10 s of silence (every 5 s, 2 unanswered and the connection is dropped),
+/// and on Linux no sent byte left unacknowledged for more than 10 s, so that a
+/// black-holed Redis breaks the connection (and the client makes a new one) instead of
+/// leaving it open for the kernel's two hours.
+fn tcp_settings() -> TcpSettings {
+    let keepalive = socket2::TcpKeepalive::new()
+        .with_time(Duration::from_secs(10))
+        .with_interval(Duration::from_secs(5))
+        .with_retries(2);
+    let settings = TcpSettings::default()
+        .set_nodelay(true)
+        .set_keepalive(keepalive);
+    #[cfg(target_os = "linux")]
+    let settings = settings.set_user_timeout(Duration::from_secs(10));
+    settings
 }
 
 /// The key holding the id of the fleet whose keys start with `prefix`.
