@@ -323,9 +323,10 @@ impl Room {
         }
     }
 
-    /// Notes a write the store refused: one refused under the room's token (another
-    /// server holds the game now) stops the room.
+    /// Notes a write the store refused (counted in the metrics): one refused under the
+    /// room's token (another server holds the game now) stops the room.
     pub(super) fn note_refused(&mut self, error: &StoreError) {
+        self.context.metrics.count_refused_write(error);
         if matches!(error, StoreError::Fenced { .. }) {
             self.fenced_out = true;
         }
@@ -386,7 +387,6 @@ impl Room {
                 return Err(held::outcome_unknown());
             }
             Err(error) => {
-                self.context.metrics.count_refused_write(&error);
                 error!(room = %self.state.id(), %error, "could not record a move; it was refused");
                 self.note_refused(&error);
                 return Err(ClientError::storage_unavailable());

@@ -26,7 +26,6 @@ impl Room {
                 .record_stand_in(&game_id, seat, self.fence)
                 .await
         {
-            self.context.metrics.count_refused_write(&error);
             error!(room = %self.state.id(), %error, "could not record a bot standing in; will retry");
             self.note_refused(&error);
             self.state.retry_later(Instant::now());
@@ -49,7 +48,6 @@ impl Room {
                 .record_draw_offer(&game_id, offer, self.fence)
                 .await
         {
-            self.context.metrics.count_refused_write(&error);
             error!(room = %self.state.id(), %error, "could not record a change to the draw offer");
             self.note_refused(&error);
             if change != (DrawChange::Declined { by_bot: true }) {
@@ -74,7 +72,6 @@ impl Room {
                 Ok(())
             }
             Err(error) => {
-                self.context.metrics.count_refused_write(&error);
                 error!(room = %self.state.id(), %error, "could not record the end of a game");
                 self.note_refused(&error);
                 match ending.on_failure {
@@ -107,7 +104,6 @@ impl Room {
         let ratings = match self.context.store.create_game(&record, self.fence).await {
             Ok(ratings) => ratings.map(|rating| rating.map(|r| r.rating)),
             Err(error) => {
-                self.context.metrics.count_refused_write(&error);
                 error!(room = %self.state.id(), %error, "could not record the start of a game; will retry");
                 self.note_refused(&error);
                 self.state.start_failed(Instant::now());
