@@ -75,7 +75,15 @@ const handlers = {
     room.chat = { channel: null, lines: [] };
     rememberRoom();
     showRoomInAddress(m.room);
+    dropNotice('moving');
     update();
+  },
+
+  room_moving(m) {
+    // The server puts this page back into the room by itself: a `joined` follows.
+    if (app.room && m.room === app.room.id) {
+      showNotice('This game is moving to another server of the site; you are back in it in a moment.', 'moving');
+    }
   },
 
   chat(m) {

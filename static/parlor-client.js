@@ -21,7 +21,7 @@ const REPLIES = {
 /** The server messages this file knows; each is emitted as an event of its own name. */
 const SERVER_TYPES = new Set([
   'welcome', 'room_created', 'joined', 'state', 'moved', 'game_over', 'left', 'rooms', 'error', 'replaced',
-  'shutdown', 'lobby', 'lobby_update', 'lobby_unsubscribed', 'pong', 'chat', 'room_closed',
+  'shutdown', 'lobby', 'lobby_update', 'lobby_unsubscribed', 'pong', 'chat', 'room_closed', 'room_moving',
 ]);
 
 /**
@@ -63,6 +63,7 @@ const SERVER_TYPES = new Set([
  * @typedef {{type: 'error', code: string, message: string, ref?: any}} ErrorMessage  §7.8, §11
  * @typedef {{type: 'replaced', room: string}} Replaced  §7.9
  * @typedef {{type: 'shutdown', reason: 'restarting'|'stopping', message: string, retry_after_ms: number}} Shutdown  §7.10
+ * @typedef {{type: 'room_moving', room: string, message: string}} RoomMoving  §7.18
  * @typedef {{type: 'lobby', game: string|null, rooms: RoomSummary[], ref?: any}} Lobby  §7.11
  * @typedef {{type: 'lobby_update', change: 'added'|'changed'|'removed', room: RoomSummary}} LobbyUpdate  §7.12
  * @typedef {{type: 'lobby_unsubscribed', ref?: any}} LobbyUnsubscribed  §7.13
@@ -91,6 +92,7 @@ const SERVER_TYPES = new Set([
  * @property {ErrorMessage} error  refusals no method call is waiting for (see `request`)
  * @property {Replaced} replaced
  * @property {Shutdown} shutdown
+ * @property {RoomMoving} room_moving
  * @property {Lobby} lobby
  * @property {LobbyUpdate} lobby_update
  * @property {LobbyUnsubscribed} lobby_unsubscribed

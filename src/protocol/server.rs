@@ -190,6 +190,17 @@ pub enum ServerMsg {
         /// A sentence for people.
         message: String,
     },
+    /// A room this connection is in is moving between the servers of a fleet (or this
+    /// server cannot reach the one holding it just now). The connection stays open: the
+    /// server puts it back into the room where it is now, which the client sees as a
+    /// `joined` without `ref` followed by the room's `state`. Until then the room's
+    /// requests are refused with `room_unreachable`.
+    RoomMoving {
+        /// The room's id.
+        room: RoomId,
+        /// A sentence for people.
+        message: String,
+    },
     /// The server is stopping, and closes the socket right after; reconnect after
     /// `retry_after_ms`.
     Shutdown {

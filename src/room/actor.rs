@@ -316,10 +316,11 @@ impl Room {
         Flow::Continue
     }
 
-    /// Has everyone in the room reconnect, to find the room where it is now.
+    /// Tells everyone in the room that it moved, for their sessions to find it where it
+    /// is now.
     fn send_everyone_where_it_is(&self) {
         for sub in self.audience.values() {
-            sub.moved.cancel();
+            sub.moved.tell(self.state.id());
         }
     }
 

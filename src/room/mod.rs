@@ -7,6 +7,7 @@ mod caller;
 mod fanout;
 mod handle;
 mod hosts;
+mod moved;
 pub(crate) mod probe;
 mod recent;
 mod resume;
@@ -29,6 +30,7 @@ use parlor_room::{Now, RoomSettings};
 pub(crate) use caller::Caller;
 pub(crate) use handle::{Creator, RoomHandle, StateUnread};
 pub(crate) use hosts::RoomHosts;
+pub(crate) use moved::MovedRooms;
 pub(crate) use parlor_room::ConnId;
 pub(crate) use resume::{ResumeError, resume};
 
@@ -58,9 +60,9 @@ pub(crate) struct Subscriber {
     pub(crate) outbox: mpsc::Sender<Frame>,
     /// Cancelled when this connection must be closed because its queue overflowed.
     pub(crate) kick: CancellationToken,
-    /// Cancelled when this connection must be closed because a room it is in has moved
-    /// to another node of a fleet: the client reconnects and rejoins, as after a restart.
-    pub(crate) moved: CancellationToken,
+    /// Told when a room this connection is in has moved to another node of a fleet: the
+    /// session puts the connection back into it there.
+    pub(crate) moved: MovedRooms,
     /// Set once the connection has been counted as dropped for not reading.
     pub(crate) dropped: Arc<AtomicBool>,
     /// How the connection hears of moves: full states, or `moved` events.
@@ -74,7 +76,7 @@ impl Subscriber {
             conn,
             outbox,
             kick: CancellationToken::new(),
-            moved: CancellationToken::new(),
+            moved: MovedRooms::default(),
             dropped: Arc::default(),
             updates: Updates::default(),
         }

@@ -108,7 +108,8 @@ impl Connection {
         Ok(())
     }
 
-    fn player_info(&self) -> Result<PlayerInfo, ClientError> {
+    /// Who this connection speaks for, as rooms know players; `hello_required` before hello.
+    pub(super) fn player_info(&self) -> Result<PlayerInfo, ClientError> {
         let identity = self.player()?;
         Ok(PlayerInfo {
             player_id: identity.player_id.clone(),
@@ -213,7 +214,7 @@ impl Connection {
                 // Gone (closed on another node meanwhile) is left as much as left.
                 let gone = matches!(&left, Err(error) if error.code == ErrorCode::UnknownRoom);
                 if left.is_ok() || gone {
-                    self.rooms.remove(&room);
+                    self.forget_room(&room);
                 }
                 left?;
                 Ok(vec![ServerMsg::Left { room, reference }])
@@ -409,29 +410,41 @@ impl Connection {
         asked: Asked,
         received: Instant,
     ) -> Result<Vec<ServerMsg>, ClientError> {
+        let watches = matches!(asked.command, RoomCommand::Watch { .. });
         let outcome = link.ask(asked, &self.subscriber, received).await;
-        match outcome {
-            Ok(()) => {
-                self.rooms.insert(room, link);
-                Ok(Vec::new())
+        let kept = match &outcome {
+            Ok(()) => true,
+            Err(error) => error.code == ErrorCode::RoomUnreachable,
+        };
+        if kept {
+            if watches {
+                self.watching.insert(room.clone());
+            } else {
+                self.watching.remove(&room);
             }
-            Err(error) => {
-                if error.code == ErrorCode::RoomUnreachable {
-                    self.rooms.insert(room, link);
-                }
-                Err(error)
-            }
+            self.moving.remove(&room);
+            self.rooms.insert(room, link);
         }
+        outcome.map(|()| Vec::new())
+    }
+
+    /// No longer counts `room` among this connection's rooms.
+    fn forget_room(&mut self, room: &RoomId) {
+        self.rooms.remove(room);
+        self.watching.remove(room);
+        self.moving.remove(room);
     }
 
     /// The room `room`: one of this node's, or, in a fleet, one another node holds. A
     /// room of this node that has closed since (its idle time ran out, or the operator
-    /// closed it) is no longer one of this connection's rooms.
+    /// closed it) is no longer one of this connection's rooms. A room that moved and has
+    /// not taken the connection back yet is `room_unreachable`.
     async fn room(&mut self, room: &RoomId) -> Result<RoomLink, ClientError> {
+        if self.moving.contains_key(room) {
+            return Err(room_moving());
+        }
         match self.rooms.get(room) {
-            Some(RoomLink::Local(handle)) if handle.is_closed() => {
-                self.rooms.remove(room);
-            }
+            Some(RoomLink::Local(handle)) if handle.is_closed() => self.forget_room(room),
             Some(link) => return Ok(link.clone()),
             None => {}
         }
@@ -509,6 +522,14 @@ impl Connection {
         }
         Ok(vec![welcome])
     }
+}
+
+/// The refusal of a request for a room that is moving between servers.
+fn room_moving() -> ClientError {
+    ClientError::new(
+        ErrorCode::RoomUnreachable,
+        "This room is moving to another server; you are put back in it in a moment (a \"joined\" follows). Send this again then.",
+    )
 }
 
 /// What a `hello` offers to say who it speaks for.

@@ -11,6 +11,7 @@ mod dispatch;
 mod frames;
 mod notices;
 mod origin;
+mod reroute;
 mod session;
 mod socket;
 mod writer;

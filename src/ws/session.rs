@@ -4,7 +4,7 @@
 //! [`dispatch`](super::dispatch), and writes everything outbound (replies, room frames,
 //! lobby updates, pings) through its [`Writer`], whose every write is bounded in time.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -13,6 +13,7 @@ use std::time::Duration;
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
 use bytestring::ByteString;
 use serde_json::Value;
+use tokio::sync::futures::Notified;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, Sleep, interval, sleep_until};
 use tokio_util::sync::WaitForCancellationFuture;
@@ -20,6 +21,7 @@ use tracing::{debug, info};
 
 use super::frames::Breach;
 use super::notices::{moved_notice, shutdown_notice};
+use super::reroute::{ASK_AGAIN_EVERY, Moving, Reentry};
 use super::socket::SocketHandle;
 use super::writer::{Outbound, WriteError, Writer};
 use crate::AppState;
@@ -54,6 +56,11 @@ pub(super) struct Connection {
     pub(super) identity: Option<Identity>,
     /// Rooms this connection plays or watches in, told when it closes.
     pub(super) rooms: HashMap<RoomId, RoomLink>,
+    /// Which of them it watches (rather than plays in).
+    pub(super) watching: HashSet<RoomId>,
+    /// Which of them moved to another node of the fleet and have not taken the
+    /// connection back yet.
+    pub(super) moving: Moving,
     pub(super) subscriber: Subscriber,
     /// The lobby feed, while subscribed.
     pub(super) lobby: Option<LobbySubscription>,
@@ -107,6 +114,8 @@ enum Event {
     Shutdown,
     /// A room the connection is in moved to another node of the fleet.
     RoomMoved,
+    /// Time to ask the rooms that moved again to take the connection back.
+    ReenterDue,
     /// A room found the connection too slow to keep up, or the operator banned its
     /// player (the operator's list of connections then holds what to tell it).
     Kicked,
@@ -135,6 +144,8 @@ enum Step {
     WriteAll(Vec<ByteString>),
     /// Hand a text message to [`dispatch`](super::dispatch) and write its replies.
     Dispatch(ByteString),
+    /// Write these notices, then ask the rooms that moved to take the connection back.
+    Reenter(Vec<ByteString>),
     /// End the session.
     End(End),
 }
@@ -177,9 +188,12 @@ type Received = Option<Result<AggregatedMessage, actix_ws::ProtocolError>>;
 /// would give every idle connection five more allocations.
 struct Waits<'w, 't> {
     shutting_down: Pin<&'w mut WaitForCancellationFuture<'t>>,
-    room_moved: Pin<&'w mut WaitForCancellationFuture<'t>>,
+    /// Made again each time it ends (a room told moved).
+    room_moved: Pin<&'w mut Notified<'t>>,
     kicked: Pin<&'w mut WaitForCancellationFuture<'t>>,
     hello_due: Pin<&'w mut Sleep>,
+    /// When the rooms that moved are asked again; waited on only while there are any.
+    reenter_due: Pin<&'w mut Sleep>,
     /// Set for when the connection would have been silent too long if nothing came
     /// since it was last set; moved on when it fires early (rather than at every frame).
     silence: Pin<&'w mut Sleep>,
@@ -196,22 +210,34 @@ pub(crate) async fn run(opened: Box<Opened>) {
     let moved = running.connection.subscriber.moved.clone();
     let kick = running.connection.subscriber.kick.clone();
     let shutting_down = shutdown.cancelled();
-    let room_moved = moved.cancelled();
+    let room_moved = moved.told();
     let kicked = kick.cancelled();
     let hello_due = sleep_until(running.last_heard + running.hello_within);
     let silence = sleep_until(running.last_heard + running.timeout);
-    tokio::pin!(shutting_down, room_moved, kicked, hello_due, silence);
-    let mut waits = Waits {
+    let reenter_due = sleep_until(running.last_heard);
+    tokio::pin!(
         shutting_down,
         room_moved,
         kicked,
         hello_due,
         silence,
+        reenter_due
+    );
+    let mut waits = Waits {
+        shutting_down,
+        room_moved,
+        kicked,
+        hello_due,
+        reenter_due,
+        silence,
     };
     let end = loop {
         let event = running.next_event(&mut waits).await;
+        if let Event::RoomMoved = event {
+            waits.room_moved.set(moved.told());
+        }
         let step = running.handle(event, waits.silence.as_mut());
-        if let Flow::End(end) = running.carry_out(step, waits.silence.as_mut()).await {
+        if let Flow::End(end) = running.carry_out(step, &mut waits).await {
             break end;
         }
     };
@@ -241,6 +267,8 @@ impl Running {
             app: app.clone(),
             identity: None,
             rooms: HashMap::new(),
+            watching: HashSet::new(),
+            moving: Moving::new(),
             subscriber: Subscriber::new(conn, outbox),
             lobby: None,
             address,
@@ -280,12 +308,14 @@ impl Running {
     async fn next_event(&mut self, waits: &mut Waits<'_, '_>) -> Event {
         let awaiting_hello = self.connection.identity.is_none() && !self.hello_within.is_zero();
         let following_lobby = self.connection.lobby.is_some();
+        let moving = !self.connection.moving.is_empty();
         if let Some(frame) = self.deferred.take() {
             return Event::Received(frame);
         }
         tokio::select! {
             () = waits.shutting_down.as_mut() => Event::Shutdown,
             () = waits.room_moved.as_mut() => Event::RoomMoved,
+            () = waits.reenter_due.as_mut(), if moving => Event::ReenterDue,
             () = waits.kicked.as_mut() => Event::Kicked,
             () = waits.hello_due.as_mut(), if awaiting_hello => Event::HelloOverdue,
             frame = self.stream.recv() => Event::Received(frame),
@@ -307,10 +337,14 @@ impl Running {
                 Step::Write(Outbound::Text(encode(&notice)), Some(end))
             }
             Event::RoomMoved => {
-                let (notice, code, reason) = moved_notice(&self.connection.app.config.server);
-                let end = End::close(code, Some(reason.into()), "a room moved to another node");
-                Step::Write(Outbound::Text(encode(&notice)), Some(end))
+                let moved = self.connection.subscriber.moved.take();
+                let notices = self.connection.rooms_moved(moved);
+                if self.connection.moving.is_empty() {
+                    return Step::Wait;
+                }
+                Step::Reenter(notices)
             }
+            Event::ReenterDue => Step::Reenter(Vec::new()),
             Event::Kicked => match self.connection.app.live.ban_message(self.connection.conn) {
                 Some(sentence) => {
                     let notice =
@@ -441,9 +475,11 @@ impl Running {
         }
     }
 
-    /// Carries out `step`: its writes, and a message's hand-over to the rooms (after
-    /// which `silence` is moved in if the client turned out to keep a heartbeat).
-    async fn carry_out(&mut self, step: Step, mut silence: Pin<&mut Sleep>) -> Flow {
+    /// Carries out `step`: its writes, a message's hand-over to the rooms (after which
+    /// the silence allowed is shortened if the client turned out to keep a heartbeat),
+    /// and the rooms that moved asked to take the connection back (asked again later,
+    /// while any has not).
+    async fn carry_out(&mut self, step: Step, waits: &mut Waits<'_, '_>) -> Flow {
         let written = match step {
             Step::Wait => return Flow::Continue,
             Step::End(end) => return Flow::End(end),
@@ -458,9 +494,36 @@ impl Running {
                 self.connection.describe_to_operator();
                 if self.connection.on_heartbeat && self.timeout > self.heartbeat_timeout {
                     self.timeout = self.heartbeat_timeout;
-                    silence.as_mut().reset(self.last_heard + self.timeout);
+                    waits.silence.as_mut().reset(self.last_heard + self.timeout);
                 }
                 self.writer.send_all(replies).await.map(|()| None)
+            }
+            Step::Reenter(notices) => {
+                if let Err(error) = self.writer.send_all(notices).await {
+                    return Flow::End(End::unwritten(error));
+                }
+                let (reentry, meanwhile) = self.reenter().await;
+                if let Err(error) = meanwhile {
+                    return Flow::End(End::unwritten(error));
+                }
+                self.connection.describe_to_operator();
+                waits
+                    .reenter_due
+                    .as_mut()
+                    .reset(Instant::now() + ASK_AGAIN_EVERY);
+                match reentry {
+                    Reentry::Tried => Ok(None),
+                    Reentry::GaveUp => {
+                        let (notice, code, reason) =
+                            moved_notice(&self.connection.app.config.server);
+                        let end =
+                            End::close(code, Some(reason.into()), "a room moved and was not found");
+                        self.writer
+                            .send(Outbound::Text(encode(&notice)))
+                            .await
+                            .map(|()| Some(end))
+                    }
+                }
             }
         };
         match written {
@@ -470,11 +533,9 @@ impl Running {
         }
     }
 
-    /// Hands `text` to [`dispatch`](super::dispatch) and returns its replies. While a
-    /// request waits (on a room, or on the store behind it), the session still answers
-    /// the client's WebSocket pings and sends its own, so a client is never dropped for
-    /// a slow answer; any other frame read meanwhile is kept, in order, for the next
-    /// turn. Also says whether a write made meanwhile failed.
+    /// Hands `text` to [`dispatch`](super::dispatch) and returns its replies, keeping up
+    /// with the client meanwhile (see [`Meanwhile`]); also says whether a write made
+    /// meanwhile failed.
     async fn dispatch(
         &mut self,
         text: &str,
@@ -482,34 +543,41 @@ impl Running {
     ) -> (Vec<ByteString>, Result<(), WriteError>) {
         // Boxed: handling a request holds far more state than waiting for one, and an
         // idle connection should not carry it.
-        let mut handling = Box::pin(self.connection.on_text(text, received));
-        let mut meanwhile = Ok(());
-        let mut heard = false;
-        let replies = loop {
-            let writable = meanwhile.is_ok();
-            tokio::select! {
-                biased;
-                replies = &mut handling => break replies,
-                _ = self.ping.tick(), if writable => {
-                    meanwhile = self.writer.send(Outbound::Ping).await;
-                }
-                frame = self.stream.recv(), if writable && self.deferred.is_none() => match frame {
-                    Some(Ok(AggregatedMessage::Ping(bytes))) => {
-                        heard = true;
-                        meanwhile = self.writer.send(Outbound::Pong(bytes)).await;
-                    }
-                    Some(Ok(AggregatedMessage::Pong(_))) => heard = true,
-                    other => self.deferred = Some(other),
-                },
-            }
+        let (connection, meanwhile) = self.split();
+        let handling = Box::pin(connection.on_text(text, received));
+        let (replies, meanwhile, heard) = meanwhile.wait_for(handling).await;
+        self.heard_meanwhile(heard);
+        (replies, meanwhile)
+    }
+
+    /// Asks the rooms that moved to take the connection back, keeping up with the
+    /// client meanwhile (see [`Meanwhile`]); also says whether a write made meanwhile
+    /// failed.
+    async fn reenter(&mut self) -> (Reentry, Result<(), WriteError>) {
+        let (connection, meanwhile) = self.split();
+        let reentering = Box::pin(connection.reenter());
+        let (reentry, meanwhile, heard) = meanwhile.wait_for(reentering).await;
+        self.heard_meanwhile(heard);
+        (reentry, meanwhile)
+    }
+
+    /// The connection, and what keeps up with the client while it waits on its rooms.
+    fn split(&mut self) -> (&mut Connection, Meanwhile<'_>) {
+        let meanwhile = Meanwhile {
+            stream: &mut self.stream,
+            ping: &mut self.ping,
+            writer: &mut self.writer,
+            deferred: &mut self.deferred,
         };
-        drop(handling);
-        // As `received` counts them: on a heartbeat only messages show the client is
-        // there.
+        (&mut self.connection, meanwhile)
+    }
+
+    /// Notes that the client answered a ping while the connection waited; as
+    /// `received` counts them, on a heartbeat only messages show the client is there.
+    fn heard_meanwhile(&mut self, heard: bool) {
         if heard && !self.connection.on_heartbeat {
             self.last_heard = Instant::now();
         }
-        (replies, meanwhile)
     }
 
     /// Ends the session as `end` says: tells the rooms the connection was in, closes or
@@ -558,6 +626,48 @@ impl Running {
         drop(permit);
         app.metrics.connections_open.dec();
         info!(conn, reason = why, "connection closed");
+    }
+}
+
+/// The parts of a session that keep up with the client while a request waits (on a
+/// room, or on the store behind it): the session still answers the client's WebSocket
+/// pings and sends its own, so a client is never dropped for a slow answer; any other
+/// frame read meanwhile is kept, in order, for the next turn.
+struct Meanwhile<'s> {
+    stream: &'s mut AggregatedMessageStream,
+    ping: &'s mut Interval,
+    writer: &'s mut Writer,
+    deferred: &'s mut Option<Received>,
+}
+
+impl Meanwhile<'_> {
+    /// Waits for `work`, keeping up with the client; its outcome, whether a write made
+    /// meanwhile failed, and whether the client answered a ping.
+    async fn wait_for<T>(
+        self,
+        mut work: Pin<Box<impl Future<Output = T>>>,
+    ) -> (T, Result<(), WriteError>, bool) {
+        let mut meanwhile = Ok(());
+        let mut heard = false;
+        let outcome = loop {
+            let writable = meanwhile.is_ok();
+            tokio::select! {
+                biased;
+                outcome = &mut work => break outcome,
+                _ = self.ping.tick(), if writable => {
+                    meanwhile = self.writer.send(Outbound::Ping).await;
+                }
+                frame = self.stream.recv(), if writable && self.deferred.is_none() => match frame {
+                    Some(Ok(AggregatedMessage::Ping(bytes))) => {
+                        heard = true;
+                        meanwhile = self.writer.send(Outbound::Pong(bytes)).await;
+                    }
+                    Some(Ok(AggregatedMessage::Pong(_))) => heard = true,
+                    other => *self.deferred = Some(other),
+                },
+            }
+        };
+        (outcome, meanwhile, heard)
     }
 }
 

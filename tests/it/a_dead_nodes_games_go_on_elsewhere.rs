@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::chaos_clients::{Outage, check_stored_game, unix_ms};
 use crate::common::{client_at, get_json_at, temp_dir};
-use crate::fleet::{TestFleet, join_when_taken_over};
+use crate::fleet::TestFleet;
 use crate::health_and_readiness_tell_the_truth::metric;
 use crate::process::ParlorProcess;
 use crate::waiting::{eventually, eventually_every};
@@ -151,45 +151,59 @@ async fn a_node_that_lost_its_lease_stops_the_room_and_its_players_follow_it() {
     let node_a = fleet.start_node(dir_a.path());
     let node_b = fleet.start_node(dir_b.path());
 
-    let (mut alice, welcome_a) = client_at(&node_a.address, "Alice", None).await;
-    let (mut bob, welcome_b) = client_at(&node_b.address, "Bob", None).await;
+    let (mut alice, _) = client_at(&node_a.address, "Alice", None).await;
+    let (mut bob, _) = client_at(&node_b.address, "Bob", None).await;
+    let (mut carol, _) = client_at(&node_b.address, "Carol", None).await;
     let (room, _) = alice
         .create_game("tictactoe", ["me", "open"], json!({}))
         .await;
     bob.join(&room, 1).await;
+    carol
+        .send(json!({"type": "watch", "room": room, "ref": 1}))
+        .await;
+    carol.until("joined").await;
     alice.until_state(|s| s["status"] == "playing").await;
     alice.play(&room, "0").await;
     bob.until_state(|s| s["moves"] == 1).await;
 
-    // As if node A had stalled past its lease: the lease is gone from Redis. A finds
-    // out at its next renewal, stops the room and sends its players away.
+    // As if node A had stalled past its lease and a node now gone had taken the room:
+    // the lease names another holder, for a lease. A finds out at its next renewal and
+    // stops the room; once that lease has run out, a node adopts the game.
     let owner_key = fleet.lease_key(&room);
     let mut conn = redis::Client::open(fleet.redis_url())
         .unwrap()
         .get_multiplexed_async_connection()
         .await
         .unwrap();
-    let deleted: i64 = redis::cmd("DEL")
+    let _: () = redis::cmd("SET")
         .arg(&owner_key)
+        .arg("n_gone")
+        .arg("PX")
+        .arg(crate::fleet::LEASE_MS)
         .query_async(&mut conn)
         .await
         .unwrap();
-    assert_eq!(deleted, 1, "node A held the room");
-    for client in [&mut alice, &mut bob] {
-        let (code, _) = client.closed_with(Duration::from_secs(15)).await;
-        assert_eq!(code, 1012);
-    }
 
-    // The players come back, each to the other node, and play on.
-    let token = |welcome: &Value| welcome["token"].as_str().unwrap().to_owned();
-    let (mut alice, _) = client_at(&node_b.address, "Alice", Some(&token(&welcome_a))).await;
-    let (mut bob, _) = client_at(&node_a.address, "Bob", Some(&token(&welcome_b))).await;
-    let rejoined = join_when_taken_over(&mut alice, &room, 0).await;
-    assert_eq!(rejoined["position"], "X........");
-    bob.join(&room, 1).await;
+    // Nobody reconnects: each is told the room is moving, then put back into it, on
+    // the same connection, in the seat it had (or watching).
+    for (client, seat) in [
+        (&mut alice, json!(0)),
+        (&mut bob, json!(1)),
+        (&mut carol, json!(null)),
+    ] {
+        let moving = client.until("room_moving").await;
+        assert_eq!(moving["room"], json!(room));
+        let back = client.until("joined").await;
+        assert_eq!(back["room"], json!(room));
+        assert_eq!(back["seat"], seat, "{back}");
+        assert!(back.get("ref").is_none(), "{back}");
+        let state = client.until("state").await;
+        assert_eq!(state["position"], "X........");
+    }
     bob.play(&room, "4").await;
-    alice.until_state(|s| s["moves"] == 2).await;
-    let game_id = rejoined["game_id"].as_str().unwrap().to_owned();
+    let state = alice.until_state(|s| s["moves"] == 2).await;
+    carol.until_state(|s| s["moves"] == 2).await;
+    let game_id = state["game_id"].as_str().unwrap().to_owned();
     let (_, game) = get_json_at(&node_b.address, &format!("/api/games/{game_id}")).await;
     let stored: Vec<&str> = game["moves"]
         .as_array()
@@ -262,7 +276,7 @@ async fn with_the_default_lease_a_dead_nodes_game_is_back_in_seconds() {
     let node_a = ParlorProcess::start(dir_a.path(), &env);
     let node_b = ParlorProcess::start(dir_b.path(), &env);
     let (mut alice, welcome_a) = client_at(&node_a.address, "Alice", None).await;
-    let (mut bob, welcome_b) = client_at(&node_b.address, "Bob", None).await;
+    let (mut bob, _) = client_at(&node_b.address, "Bob", None).await;
     let (room, _) = alice
         .create_game("tictactoe", ["me", "open"], json!({}))
         .await;
@@ -286,12 +300,11 @@ async fn with_the_default_lease_a_dead_nodes_game_is_back_in_seconds() {
             if reply["type"] == "joined" {
                 return Ok(alice.expect("state").await);
             }
-            if reply["type"] == "shutdown" {
-                // Sent away (`room moved`) by its own node: it reconnects.
-                alice = client_at(&node_b.address, "Alice", Some(&token(&welcome_a)))
-                    .await
-                    .0;
-                return Err(reply.to_string());
+            if reply["type"] == "room_moving" {
+                // A join that found the room between nodes: the node puts her in (the
+                // answer to a join sent meanwhile, `room_unreachable`, may come first).
+                while alice.recv().await["type"] != "joined" {}
+                return Ok(alice.expect("state").await);
             }
             let code = reply["code"].as_str().unwrap_or_default();
             assert!(
@@ -304,11 +317,9 @@ async fn with_the_default_lease_a_dead_nodes_game_is_back_in_seconds() {
     .await;
     let back = killed.elapsed();
     assert_eq!(rejoined["moves"], 1, "{rejoined}");
-    // Bob, whose node lived, is sent away with `room moved` (or still in the room, if
-    // his node's watch has not seen the move yet) and comes back.
-    drop(bob);
-    let (mut bob, _) = client_at(&node_b.address, "Bob", Some(&token(&welcome_b))).await;
-    bob.join(&room, 1).await;
+    // Bob, whose node lived, stays connected and is put back into the room.
+    bob.until("room_moving").await;
+    bob.until("joined").await;
     bob.play(&room, "4").await;
     alice.until_state(|s| s["moves"] == 2).await;
     let played = killed.elapsed();

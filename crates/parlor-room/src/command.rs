@@ -29,6 +29,12 @@ pub enum RoomCommand {
         /// As in [`RoomCommand::Join`].
         since: Option<u64>,
     },
+    /// Come back to the seat this player holds, or watch if it holds none: what the
+    /// server asks for a connection whose room moved between the nodes of a fleet.
+    Return {
+        /// As in [`RoomCommand::Join`].
+        since: Option<u64>,
+    },
     /// Play a move, in the game's notation.
     Move {
         /// The move as the client wrote it.
@@ -58,13 +64,18 @@ impl RoomCommand {
     /// Whether the command brings its connection into the room, so that the room's
     /// frames go to it from then on.
     pub fn enters(&self) -> bool {
-        matches!(self, RoomCommand::Join { .. } | RoomCommand::Watch { .. })
+        matches!(
+            self,
+            RoomCommand::Join { .. } | RoomCommand::Watch { .. } | RoomCommand::Return { .. }
+        )
     }
 
     /// The last `seq` a returning client says it saw.
     pub fn since(&self) -> Option<u64> {
         match self {
-            RoomCommand::Join { since, .. } | RoomCommand::Watch { since } => *since,
+            RoomCommand::Join { since, .. }
+            | RoomCommand::Watch { since }
+            | RoomCommand::Return { since } => *since,
             _ => None,
         }
     }

@@ -122,7 +122,8 @@ impl RemoteRoom {
         RemoteRoom { relay, room, owner }
     }
 
-    /// Counts this node's client `conn` as in the room: it hears if the room moves.
+    /// Counts this node's client `conn` as in the room: it hears if the room moves. The
+    /// clients counted in it under an earlier owner are told it moved.
     pub(super) fn enter(&self, conn: ConnId) {
         let mut entry = self
             .relay
@@ -133,12 +134,17 @@ impl RemoteRoom {
                 owner: self.owner.clone(),
                 clients: Vec::new(),
             });
-        if entry.clients.is_empty() {
+        let mut left_behind = Vec::new();
+        if entry.owner != self.owner {
+            left_behind = std::mem::take(&mut entry.clients);
             entry.owner.clone_from(&self.owner);
         }
         if !entry.clients.contains(&conn) {
             entry.clients.push(conn);
         }
+        drop(entry);
+        left_behind.retain(|client| *client != conn);
+        self.relay.tell_moved(&self.room, &left_behind);
     }
 
     /// Takes this node's client `conn` out of the room (and the room out of those this
@@ -200,6 +206,9 @@ impl Relay {
 
     /// The room `room` on the node of the fleet that holds it, if another node does.
     pub(crate) async fn locate(&self, room: &RoomId) -> Result<RemoteRoom, ClientError> {
+        if !self.listening() {
+            return Err(unreachable_room());
+        }
         let owners = self
             .inner
             .cluster

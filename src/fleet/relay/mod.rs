@@ -5,9 +5,10 @@
 //!
 //! Every node listens on its own inbox channel. What one node sends another arrives in
 //! the order it was sent, so a client sees its room's frames in `seq` order, as on one
-//! node. When a room's owner changes (its node died or stopped), the gateway closes the
-//! connections of that room's clients as a restarting server would (`shutdown`, 1012),
-//! and they come back and rejoin with `since`, reaching the room's new owner.
+//! node. When a room's owner changes (its node died or stopped), or the node's messages
+//! were lost with its connection to Redis, the gateway tells the sessions of that
+//! room's clients, which put them back into the room wherever it is now, on the same
+//! connection.
 //!
 //! The parts: `wire` (the messages), `owner` (a node's rooms serving other nodes'
 //! clients), `gateway` (a node's clients in other nodes' rooms), `listing` (the
@@ -20,7 +21,7 @@ mod owner;
 mod waiting;
 mod wire;
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -88,11 +89,13 @@ struct Inner {
     taking: Taking,
     /// Gateway: how long each request relayed to another node took to be answered.
     round_trips: Histogram,
+    /// Gateway: whether the node hears its inbox now; while it does not, no answer from
+    /// another node can arrive, so no request is relayed.
+    listening: AtomicBool,
 }
 
 /// A client connection of this node, as the relay reaches it: its subscriber, whose
-/// `moved` is cancelled when a room it is in on another node has moved (the
-/// connection is then closed for the client to reconnect).
+/// `moved` is told when a room it is in on another node has moved.
 struct Client {
     sub: Subscriber,
 }
@@ -144,6 +147,7 @@ impl Relay {
                 members: DashMap::new(),
                 taking: Taking::default(),
                 round_trips,
+                listening: AtomicBool::new(false),
             }),
         };
         tokio::spawn(relay.clone().listen(shutdown));
@@ -175,7 +179,7 @@ impl Relay {
     }
 
     /// Registers a client connection of this node, whose frames from other nodes go to
-    /// `sub` (and whose `sub.moved` is cancelled when a room it is in moved).
+    /// `sub` (and whose `sub.moved` is told when a room it is in moved).
     pub(crate) fn register(&self, sub: Subscriber) {
         self.inner.clients.insert(sub.conn, Client { sub });
     }
@@ -200,6 +204,7 @@ impl Relay {
             match listening {
                 Ok(mut messages) => {
                     info!(node = %self.inner.cluster.node(), "listening for the fleet");
+                    self.inner.listening.store(true, Ordering::Release);
                     // The node writes to itself every third of a lease: hearing nothing
                     // for a whole lease means the subscription is dead, even if the
                     // connection under it has not said so.
@@ -224,9 +229,10 @@ impl Relay {
                         self.on_message(&message).await;
                     }
                     // Whatever was sent meanwhile is lost: every client in a room on
-                    // another node rejoins, and catches up from what it last saw.
+                    // another node is put back into it once the node hears again.
+                    self.inner.listening.store(false, Ordering::Release);
                     warn!(
-                        "lost the fleet's messages (Redis); clients in other nodes' rooms reconnect"
+                        "lost the fleet's messages (Redis); clients in other nodes' rooms are put back once they can be reached"
                     );
                     self.move_everyone();
                 }
@@ -264,11 +270,7 @@ impl Relay {
                     client.sub.kick.cancel();
                 }
             }
-            Envelope::Moved { conn } => {
-                if let Some(client) = self.inner.clients.get(&conn) {
-                    client.sub.moved.cancel();
-                }
-            }
+            Envelope::Moved { conn, room } => self.client_moved(conn, room.as_ref()),
             Envelope::Heartbeat => {}
             // Answered apart, so that many looks never hold up what arrives behind.
             Envelope::Look { node, reply, room } => {
@@ -311,7 +313,13 @@ impl Relay {
         Ok(self.inner.cluster.send(node, &text).await?)
     }
 
-    /// Closes every client connection of this node that is in a room on another node.
+    /// Whether this node hears its inbox now (answers from other nodes can arrive).
+    pub(super) fn listening(&self) -> bool {
+        self.inner.listening.load(Ordering::Acquire)
+    }
+
+    /// Tells every client connection of this node that is in a room on another node
+    /// that its room moved.
     fn move_everyone(&self) {
         let rooms: Vec<RoomId> = self
             .inner
@@ -325,7 +333,7 @@ impl Relay {
     }
 
     /// Checks the owners of the rooms this node's clients are in on other nodes, and
-    /// closes the connections of the clients of every room whose owner changed.
+    /// tells the clients of every room whose owner changed that it moved.
     async fn check_owners(&self) {
         let rooms: Vec<(RoomId, NodeId)> = self
             .inner
@@ -341,10 +349,7 @@ impl Relay {
             Ok(owners) => {
                 for ((room, was), now) in rooms.iter().zip(owners) {
                     if now.as_ref() != Some(was) {
-                        info!(
-                            %room,
-                            "a room moved to another node; its clients here reconnect"
-                        );
+                        info!(%room, "a room moved to another node; its clients here follow it");
                         self.room_moved(room);
                     }
                 }
@@ -355,8 +360,8 @@ impl Relay {
         }
     }
 
-    /// Every `every`, until `shutdown`, closes the connections of this node's clients in
-    /// rooms whose owner changed (see [`Relay::check_owners`]).
+    /// Every `every`, until `shutdown`, tells this node's clients in rooms whose owner
+    /// changed that they moved (see [`Relay::check_owners`]).
     pub(crate) async fn watch_owners(self, every: Duration, shutdown: CancellationToken) {
         loop {
             tokio::select! {
@@ -366,14 +371,44 @@ impl Relay {
         }
     }
 
-    /// Closes the connections of this node's clients in `room` (on another node).
+    /// Tells this node's clients in `room` (on another node) that it moved.
     fn room_moved(&self, room: &RoomId) {
         if let Some((_, entry)) = self.inner.remote_rooms.remove(room) {
-            for conn in entry.clients {
-                if let Some(client) = self.inner.clients.get(&conn) {
-                    client.sub.moved.cancel();
-                }
+            self.tell_moved(room, &entry.clients);
+        }
+    }
+
+    /// Tells this node's clients `conns` that `room` moved.
+    fn tell_moved(&self, room: &RoomId, conns: &[ConnId]) {
+        for conn in conns {
+            if let Some(client) = self.inner.clients.get(conn) {
+                client.sub.moved.tell(room);
             }
+        }
+    }
+
+    /// The owner of `room` says it stopped there, for this node's client `conn` (every
+    /// room the client is in on that node, from an owner of an earlier version that
+    /// names none): tells the client, and no longer counts it as in the room.
+    fn client_moved(&self, conn: ConnId, room: Option<&RoomId>) {
+        let rooms: Vec<RoomId> = match room {
+            Some(room) => vec![room.clone()],
+            None => self
+                .inner
+                .remote_rooms
+                .iter()
+                .filter(|entry| entry.clients.contains(&conn))
+                .map(|entry| entry.key().clone())
+                .collect(),
+        };
+        for room in rooms {
+            if let Some(mut entry) = self.inner.remote_rooms.get_mut(&room) {
+                entry.clients.retain(|client| *client != conn);
+            }
+            self.inner
+                .remote_rooms
+                .remove_if(&room, |_, entry| entry.clients.is_empty());
+            self.tell_moved(&room, &[conn]);
         }
     }
 }

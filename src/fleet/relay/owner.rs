@@ -191,17 +191,19 @@ impl Relay {
     /// Notes that `asker`'s connection did not get into `room` (or into a room it was
     /// opening) after all, forgetting the member if it is in no room here.
     fn not_in(&self, asker: &Asker, room: Option<&RoomId>) {
-        let key = (asker.node.clone(), asker.conn);
-        let emptied = match self.inner.members.get_mut(&key) {
-            Some(mut member) => {
-                member.rooms.retain(|known| Some(known) != room);
-                member.rooms.is_empty()
-            }
-            None => false,
-        };
-        if emptied {
-            self.inner.members.remove(&key);
+        self.out_of(&asker.node, asker.conn, room);
+    }
+
+    /// Notes that the gateway `node`'s client `conn` is no longer in `room` here (a room
+    /// it was opening, for `None`), forgetting the member if it is in no room here.
+    fn out_of(&self, node: &NodeId, conn: ConnId, room: Option<&RoomId>) {
+        let key = (node.clone(), conn);
+        if let Some(mut member) = self.inner.members.get_mut(&key) {
+            member.rooms.retain(|known| Some(known) != room);
         }
+        self.inner
+            .members
+            .remove_if(&key, |_, member| member.rooms.is_empty());
     }
 
     /// Sends the frames this node's rooms queue for another node's client `conn` back
@@ -216,7 +218,7 @@ impl Relay {
     ) {
         let (kick, moved) = (sub.kick.clone(), sub.moved.clone());
         drop(sub);
-        loop {
+        'passing: loop {
             let frame = tokio::select! {
                 // Frames first: whatever the room sent before it stopped goes out.
                 biased;
@@ -225,9 +227,16 @@ impl Relay {
                     let _ = self.send(&node, &Envelope::Kick { conn }).await;
                     break;
                 }
-                () = moved.cancelled() => {
-                    let _ = self.send(&node, &Envelope::Moved { conn }).await;
-                    break;
+                () = moved.told() => {
+                    // The member stays in this node's other rooms.
+                    for room in moved.take() {
+                        self.out_of(&node, conn, Some(&room));
+                        let envelope = Envelope::Moved { conn, room: Some(room) };
+                        if self.send(&node, &envelope).await.is_err() {
+                            break 'passing;
+                        }
+                    }
+                    continue;
                 }
             };
             let Some(frame) = frame else { return };

@@ -66,8 +66,13 @@ pub(super) enum Envelope {
     /// The gateway's client `conn` could not keep up with the room and is dropped.
     Kick { conn: ConnId },
     /// A room the gateway's client `conn` is in stopped here and is played on another
-    /// node: the client reconnects and rejoins.
-    Moved { conn: ConnId },
+    /// node: the gateway puts the client back into it there. `room` is `None` from a
+    /// node of an earlier version, which meant every room the client is in there.
+    Moved {
+        conn: ConnId,
+        #[serde(default)]
+        room: Option<RoomId>,
+    },
     /// A node to itself, to know its subscription still delivers.
     Heartbeat,
     /// A node asks for one of the owner's rooms' current state (`GET /api/rooms/{id}`).

@@ -30,6 +30,10 @@ impl RoomState {
         match command {
             RoomCommand::Join { seat, .. } => self.join(player, seat, conn, reference),
             RoomCommand::Watch { .. } => self.watch(conn, reference, now.at).map(Step::done),
+            RoomCommand::Return { .. } => match self.seat_held_by(&player.player_id) {
+                Some(seat) => self.join(player, seat, conn, reference),
+                None => self.watch(conn, reference, now.at).map(Step::done),
+            },
             RoomCommand::Move { text } => {
                 let seat = self.mover(&player.player_id, conn)?;
                 let pending = self.prepare_move(seat, &text, received, now)?;

@@ -139,6 +139,13 @@ impl RoomState {
         Ok(effects)
     }
 
+    /// The seat `player_id` holds, from whichever connection (or none, while away).
+    pub fn seat_held_by(&self, player_id: &PlayerId) -> Option<Seat> {
+        Seat::BOTH
+            .into_iter()
+            .find(|s| self.seats[s.index()].player_id() == Some(player_id))
+    }
+
     /// The seat `player_id` holds on `conn`, or `not_a_player`.
     pub fn seat_of(&self, player_id: &PlayerId, conn: ConnId) -> Result<Seat, Refusal> {
         Seat::BOTH

@@ -2,10 +2,10 @@
 //! connection) and §9.6 (disconnection, reconnect grace, abandonment, bot takeover).
 
 use super::*;
-use crate::Request;
 use crate::SeatKind;
 use crate::options::Takeover;
 use crate::views::Status;
+use crate::{Request, RoomCommand};
 use parlor_rules::bots::BotLevel;
 use parlor_rules::games::EndReason;
 
@@ -352,4 +352,40 @@ fn a_state_made_before_a_drop_is_made_again_with_the_drop_and_nothing_more_is_an
     // The drop rode on that state: no paced announcement follows for it.
     let later = fx.tick(fx.at(secs(2))).unwrap_or_default();
     assert!(states(&later).is_empty(), "{later:?}");
+}
+
+#[test]
+fn a_player_returning_after_a_move_between_nodes_gets_their_own_seat_back() {
+    let mut fx = Fixture::playing();
+    // Bob's room moved: his new connection asks only to come back.
+    let back = |fx: &mut Fixture, player: PlayerInfo, conn| {
+        let asked = player.ask(RoomCommand::Return { since: None }, None);
+        let step = fx.room.answer(asked, conn, fx.t0, fx.now(fx.t0)).unwrap();
+        fx.follow(step, fx.t0)
+    };
+    let effects = back(&mut fx, bob(), 77);
+    assert!(effects.iter().any(|effect| matches!(
+        effect,
+        Effect::Greet {
+            conn: 77,
+            seat: Some(Seat::Second),
+            ..
+        }
+    )));
+    assert_eq!(fx.room.seat_of(&bob().player_id, 77), Ok(Seat::Second));
+    // Someone who holds no seat comes back as a spectator.
+    let carol = PlayerInfo {
+        player_id: PlayerId::from("p_carol"),
+        name: "Carol".to_owned(),
+    };
+    let effects = back(&mut fx, carol, CAROL);
+    assert!(effects.iter().any(|effect| matches!(
+        effect,
+        Effect::Greet {
+            conn: CAROL,
+            seat: None,
+            ..
+        }
+    )));
+    assert_eq!(fx.state().spectators, 1);
 }
