@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -158,15 +159,25 @@ pub(super) async fn keep_rooms(
     shutdown: CancellationToken,
 ) {
     let every = cluster.lease() / 3;
+    let trouble = Trouble::default();
     tokio::spawn(renew_leases(
-        cluster.clone(),
+        (cluster.clone(), store.clone()),
         lobby.clone(),
-        taking.clone(),
+        (taking.clone(), trouble.clone()),
         metrics.clone(),
         (every, fenced_out),
         shutdown.clone(),
     ));
     loop {
+        // Right after Redis was out of reach, every lease may have lapsed, those of
+        // nodes alive as well as of dead ones: the living take theirs back at their next
+        // renewal, so nothing is adopted until a whole lease has passed without trouble.
+        if !trouble.steady_for(cluster.lease()) {
+            tokio::select! {
+                () = tokio::time::sleep(every) => continue,
+                () = shutdown.cancelled() => return,
+            }
+        }
         let adopted = adopt_unowned(
             &cluster,
             store.as_ref(),
@@ -188,19 +199,28 @@ pub(super) async fn keep_rooms(
 /// Every `every` (and whenever `fenced_out` is woken), renews this node's leases on its
 /// rooms that hold one and on those it is taking, stops any room it no longer holds,
 /// gives up the leases of the rooms that have closed here, so that another node may take
-/// their games at once, and keeps the fleet's id in Redis. The leases held and lost
-/// count in `metrics`.
+/// their games at once, and keeps the fleet's id in Redis, noting in `trouble` when Redis
+/// could not be reached. Once Redis has been out of reach for a whole lease, it asks the
+/// store instead whether another node has taken any of its rooms' games over, and stops
+/// those rooms. The leases held and lost count in `metrics`.
 async fn renew_leases(
-    cluster: Cluster,
+    (cluster, store): (Cluster, Arc<dyn Store>),
     lobby: Lobby,
-    taking: Taking,
+    (taking, trouble): (Taking, Trouble),
     metrics: Arc<Metrics>,
-    (every, fenced_out): (std::time::Duration, Arc<Notify>),
+    (every, fenced_out): (Duration, Arc<Notify>),
     shutdown: CancellationToken,
 ) {
     loop {
-        if let Err(error) = cluster.keep_fleet_id().await {
-            warn!(%error, "could not keep the fleet's id in Redis");
+        match cluster.keep_fleet_id().await {
+            Ok(()) => trouble.over(),
+            Err(error) => {
+                warn!(%error, "could not keep the fleet's id in Redis");
+                trouble.note();
+            }
+        }
+        if trouble.lasted(cluster.lease()) {
+            stop_rooms_taken_over(store.as_ref(), &lobby).await;
         }
         // Read in this order: a room whose lease was taken before `held` was read is
         // still being taken when `taking` is read, or live by the time `live` is.
@@ -215,7 +235,10 @@ async fn renew_leases(
                     lobby.relinquish(&room);
                 }
             }
-            Err(error) => warn!(%error, "could not renew this node's leases"),
+            Err(error) => {
+                warn!(%error, "could not renew this node's leases");
+                trouble.note();
+            }
         }
         let closed = held
             .into_iter()
@@ -250,6 +273,76 @@ async fn renew_once(
     let lost = cluster.renew(&rooms).await?;
     taking.forget(&lost);
     Ok(lost)
+}
+
+/// Stops this node's rooms whose games the store says another node has taken over (under
+/// a higher token than the room's): while this node cannot reach Redis, that is how it
+/// learns that the fleet has given its rooms to others.
+async fn stop_rooms_taken_over(store: &dyn Store, lobby: &Lobby) {
+    let stored = match store.unfinished_games().await {
+        Ok(games) => games,
+        Err(error) => {
+            warn!(%error, "could not ask the store which of this node's games are still its own");
+            return;
+        }
+    };
+    let fences: std::collections::HashMap<RoomId, Fence> = stored
+        .into_iter()
+        .map(|game| (game.room_id, game.fence))
+        .collect();
+    for (room, fence) in lobby.held() {
+        if fences.get(&room).is_some_and(|stored| *stored > fence) {
+            warn!(%room, "another node took this room's game over while Redis was out of reach; it stops here");
+            lobby.relinquish(&room);
+        }
+    }
+}
+
+/// When this node could not reach Redis: the first and the last time of the trouble
+/// going on, and the last time of any. Cloning it is cheap and shares it.
+#[derive(Clone, Debug, Default)]
+struct Trouble(Arc<Mutex<TroubleTimes>>);
+
+#[derive(Debug, Default)]
+struct TroubleTimes {
+    /// When the trouble going on began; `None` while Redis answers.
+    since: Option<Instant>,
+    /// When Redis last could not be reached, if ever.
+    last: Option<Instant>,
+}
+
+impl Trouble {
+    /// Notes that Redis could not be reached just now.
+    fn note(&self) {
+        if let Ok(mut times) = self.0.lock() {
+            let now = Instant::now();
+            times.since.get_or_insert(now);
+            times.last = Some(now);
+        }
+    }
+
+    /// Notes that Redis answered just now.
+    fn over(&self) {
+        if let Ok(mut times) = self.0.lock() {
+            times.since = None;
+        }
+    }
+
+    /// Whether the trouble going on has lasted at least `span`.
+    fn lasted(&self, span: Duration) -> bool {
+        self.0
+            .lock()
+            .map(|times| times.since.is_some_and(|since| since.elapsed() >= span))
+            .unwrap_or(false)
+    }
+
+    /// Whether Redis has been reached without trouble for at least `span`.
+    fn steady_for(&self, span: Duration) -> bool {
+        self.0
+            .lock()
+            .map(|times| times.last.is_none_or(|at| at.elapsed() >= span))
+            .unwrap_or(true)
+    }
 }
 
 /// The rooms whose leases this node has taken (to adopt their games, or to open them)
@@ -401,5 +494,23 @@ mod tests {
             assert_eq!(taking.ids().len(), 3);
         }
         assert_eq!(taking.ids(), ["elsewhere"]);
+    }
+
+    #[test]
+    fn trouble_with_redis_is_timed_from_its_start_and_waited_out_from_its_end() {
+        let trouble = Trouble::default();
+        assert!(!trouble.lasted(Duration::ZERO), "no trouble yet");
+        assert!(trouble.steady_for(Duration::from_secs(3600)));
+        trouble.note();
+        assert!(trouble.lasted(Duration::ZERO));
+        assert!(!trouble.lasted(Duration::from_secs(3600)));
+        assert!(!trouble.steady_for(Duration::from_secs(3600)));
+        trouble.over();
+        assert!(!trouble.lasted(Duration::ZERO), "over");
+        assert!(
+            !trouble.steady_for(Duration::from_secs(3600)),
+            "not steady for long yet"
+        );
+        assert!(trouble.steady_for(Duration::ZERO));
     }
 }

@@ -36,13 +36,18 @@ end
 return 0
 ";
 
-/// Extends each owner key this node still holds; returns the (1-based) positions of
-/// those it no longer holds.
+/// Extends each owner key this node still holds, and takes back each that lapsed with
+/// nobody taking it (Redis was out of reach longer than a lease: the store's fence still
+/// guards the game, so a node that took it over meanwhile stops this one's writes);
+/// returns the (1-based) positions of those another node holds.
 const RENEW: &str = r"
 local lost = {}
 for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then
+  local holder = redis.call('GET', key)
+  if holder == ARGV[1] then
     redis.call('PEXPIRE', key, ARGV[2])
+  elseif holder == false then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
   else
     table.insert(lost, i)
   end
@@ -249,7 +254,8 @@ impl Cluster {
         Ok((token > 0).then_some(Fence(token)))
     }
 
-    /// Renews this node's leases on `rooms`; returns those it no longer holds.
+    /// Renews this node's leases on `rooms` (taking back those that lapsed while no node
+    /// took them); returns those another node holds now.
     pub(crate) async fn renew(&self, rooms: &[RoomId]) -> Result<Vec<RoomId>, ClusterError> {
         if rooms.is_empty() {
             return Ok(Vec::new());
@@ -544,5 +550,39 @@ pub(crate) mod tests {
         assert_eq!(b.claim(&rooms[0]).await.expect("claim"), None);
         assert_eq!(kept, Fence(1));
         assert_eq!(a.renew(&rooms).await.expect("renew"), [rooms[1].clone()]);
+    }
+
+    #[tokio::test]
+    async fn a_lease_that_lapsed_with_nobody_taking_it_is_taken_back_at_the_next_renewal() {
+        let test = "a_lease_that_lapsed_with_nobody_taking_it_is_taken_back_at_the_next_renewal";
+        let Some([a, b]) = fleet(test, SHORT_LEASE_MS).await else {
+            return;
+        };
+        let room = RoomId::from("kept");
+        let fence = a.claim(&room).await.expect("claim").expect("free");
+        // a cannot renew (as if Redis were out of reach) until the lease lapses.
+        renew_until_lapsed(
+            async || {},
+            async || {
+                let owners = a.owners(std::slice::from_ref(&room)).await.expect("owners");
+                owners[0].is_none().then_some(())
+            },
+        )
+        .await;
+        let lost = a.renew(std::slice::from_ref(&room)).await.expect("renew");
+        assert!(lost.is_empty(), "{lost:?}");
+        assert_eq!(
+            a.owners(std::slice::from_ref(&room)).await.expect("owners"),
+            [Some(a.node().clone())]
+        );
+        assert_eq!(
+            b.claim(&room).await.expect("claim"),
+            None,
+            "a holds it again"
+        );
+        // Taken back under a's token: the next holder's is the very next one.
+        a.release(&room).await.expect("release");
+        let next = b.claim(&room).await.expect("claim").expect("free");
+        assert_eq!(next, Fence(fence.0 + 1));
     }
 }

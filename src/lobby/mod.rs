@@ -129,10 +129,15 @@ impl Lobby {
     /// The ids of the rooms that hold a lease in the fleet (those that have taken one
     /// and are still running).
     pub(crate) fn held_ids(&self) -> Vec<RoomId> {
+        self.held().into_iter().map(|(room, _)| room).collect()
+    }
+
+    /// The rooms that hold a lease in the fleet, each with the token it writes under.
+    pub(crate) fn held(&self) -> Vec<(RoomId, Fence)> {
         self.rooms
             .iter()
             .filter(|entry| entry.value().fence() != Fence::SINGLE && !entry.value().is_closed())
-            .map(|entry| entry.key().clone())
+            .map(|entry| (entry.key().clone(), entry.value().fence()))
             .collect()
     }
 

@@ -35,6 +35,7 @@ mod a_bot_takes_over_an_absent_players_seat;
 mod a_dead_nodes_games_go_on_elsewhere;
 mod a_friend_keeps_the_seat_and_a_bot_comes_when_asked;
 mod a_node_may_serve_clients_only;
+mod a_redis_outage_freezes_no_game;
 mod bots_fill_seats_and_play;
 mod bots_never_hold_up_rooms;
 mod clients_are_held_to_their_limits;
