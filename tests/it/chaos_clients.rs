@@ -1,11 +1,12 @@
 //! Clients that play or watch a game to its end through whatever happens to the
 //! servers (kills, restarts, rooms moving between the nodes of a fleet), reconnecting
 //! and rejoining with `since` each time, and the checks of what they saw against the
-//! store: shared by the chaos and fleet tests.
+//! store: shared by the chaos and fleet tests. (The history checker over all of it is
+//! `history`.)
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use rand::rngs::StdRng;
@@ -25,8 +26,15 @@ const STUCK: Duration = Duration::from_secs(60);
 /// What every client saw, checked as it arrives and against the store at the end.
 #[derive(Default)]
 pub(crate) struct Seen {
-    /// Each game's moves by number, as states showed them.
+    /// Each game's moves by number, as states (their `last_move`, and the `history` of
+    /// snapshots) showed them.
     pub(crate) moves: HashMap<String, BTreeMap<u64, String>>,
+    /// Each game's acknowledged moves by number: moves a player sent and then saw
+    /// applied for its seat (the protocol's only answer to a move that was played).
+    pub(crate) acknowledged: HashMap<String, BTreeMap<u64, String>>,
+    /// When any client first saw each game's moves, by number: how the game went on
+    /// through the servers' trouble.
+    pub(crate) first_seen: HashMap<String, BTreeMap<u64, Instant>>,
     /// Each room's states by `seq`, as [`comparable`] sees them.
     pub(crate) states: HashMap<(String, u64), Value>,
     /// The clients (by name) that have seen their game begin.
@@ -51,13 +59,30 @@ impl Seen {
             "room {room} sent seq {seq} for two different states"
         );
         if let Some(text) = state["last_move"]["move"].as_str() {
-            let game = self.moves.entry(game_id).or_default();
-            let earlier = game.entry(moves).or_insert_with(|| text.to_owned());
-            assert_eq!(
-                earlier, text,
-                "move {moves} was shown as two different moves"
-            );
+            self.note_move(&game_id, moves, text);
         }
+        for (ply, text) in (1..).zip(state["history"].as_array().into_iter().flatten()) {
+            self.note_move(&game_id, ply, text.as_str().unwrap_or_default());
+        }
+    }
+
+    /// Notes that move `ply` of `game_id` was shown as `text`; panics if it was shown
+    /// as another move before.
+    fn note_move(&mut self, game_id: &str, ply: u64, text: &str) {
+        let game = self.moves.entry(game_id.to_owned()).or_default();
+        let earlier = game.entry(ply).or_insert_with(|| text.to_owned());
+        assert_eq!(
+            earlier, text,
+            "move {ply} of {game_id} was shown as two different moves"
+        );
+        let times = self.first_seen.entry(game_id.to_owned()).or_default();
+        times.entry(ply).or_insert_with(Instant::now);
+    }
+
+    /// Notes that a player saw its own move `ply` of `game_id`, `text`, applied.
+    fn acknowledge(&mut self, game_id: &str, ply: u64, text: &str) {
+        let game = self.acknowledged.entry(game_id.to_owned()).or_default();
+        game.insert(ply, text.to_owned());
     }
 }
 
@@ -97,6 +122,9 @@ pub(crate) async fn take_part(
     let mut token: Option<String> = None;
     let mut last_seq: Option<u64> = None;
     let mut game_id: Option<String> = None;
+    // The moves this player sent, by the position (moves played) each was sent in, over
+    // every connection: what a move of its seat that it sees applied must be one of.
+    let mut sent_moves: BTreeMap<u64, Vec<String>> = BTreeMap::new();
     loop {
         let at = {
             let live = addresses.borrow_and_update();
@@ -151,6 +179,17 @@ pub(crate) async fn take_part(
                         if message["status"] != "waiting" {
                             seen.started.insert(part.name.clone());
                         }
+                        if let Some((ply, text)) = own_move(&message, part.seat) {
+                            let sent_then = sent_moves.get(&(ply - 1)).cloned().unwrap_or_default();
+                            assert!(
+                                sent_then.contains(&text),
+                                "{}'s move {ply} was applied as {text}, but it sent {sent_then:?} \
+                                 in that position",
+                                part.name
+                            );
+                            let game = message["game_id"].as_str().unwrap_or_default();
+                            seen.acknowledge(game, ply, &text);
+                        }
                     }
                     let seq = message["seq"].as_u64().unwrap();
                     assert!(
@@ -176,6 +215,8 @@ pub(crate) async fn take_part(
                         tokio::time::sleep(Duration::from_millis(pause)).await;
                         let play = json!({"type": "move", "room": part.room, "move": choice});
                         check_sent(&play);
+                        let text = choice.as_str().unwrap_or_default().to_owned();
+                        sent_moves.entry(moves).or_default().push(text);
                         if ws.send(Message::text(play.to_string())).await.is_err() {
                             break;
                         }
@@ -206,12 +247,30 @@ pub(crate) async fn take_part(
                         tokio::time::sleep(Duration::from_millis(200)).await;
                         break;
                     }
+                    // The database is out of reach (PROTOCOL.md §6.5): whether a move
+                    // was played is not known yet. Sending it again could play it in a
+                    // later position, so the client comes back instead: its join is
+                    // answered with the room's state, stored move or not.
+                    "storage_unavailable" if part.fleet => {
+                        // A pause before asking again, as a client backs off.
+                        tokio::time::sleep(Duration::from_millis(300)).await;
+                        break;
+                    }
                     _ => panic!("{} was refused: {message}", part.name),
                 },
                 _ => {}
             }
         }
     }
+}
+
+/// The move of `seat` that `state` shows as just played, as `(ply, move)`; `None` when
+/// the last move was the other seat's, or there was none, or `seat` is a spectator's.
+fn own_move(state: &Value, seat: Option<u8>) -> Option<(u64, String)> {
+    let last = &state["last_move"];
+    let mine = seat.is_some_and(|seat| last["seat"].as_u64() == Some(u64::from(seat)));
+    let ply = state["moves"].as_u64()?;
+    mine.then(|| (ply, last["move"].as_str().unwrap_or_default().to_owned()))
 }
 
 /// Waits (at most `within`) until `clients` clients have seen their games begin: a

@@ -41,9 +41,44 @@ impl ParlorProcess {
         env: &[(&str, &str)],
         args: &[&str],
     ) -> ParlorProcess {
+        let command = std::process::Command::new(env!("CARGO_BIN_EXE_parlor"));
+        ParlorProcess::spawn(command, dir, env, args)
+    }
+
+    /// Like [`ParlorProcess::start_with_args`], inside the network namespace `namespace`
+    /// (`ip netns exec`, which becomes `parlor` itself: the child is the server, and
+    /// signals reach it).
+    pub(crate) fn start_in_namespace(
+        namespace: &str,
+        dir: &Path,
+        env: &[(&str, &str)],
+        args: &[&str],
+    ) -> ParlorProcess {
+        let mut command = std::process::Command::new("ip");
+        command
+            .args(["netns", "exec", namespace])
+            .arg(env!("CARGO_BIN_EXE_parlor"));
+        let process = ParlorProcess::spawn(command, dir, env, args);
+        let running = std::fs::read_link(format!("/proc/{}/exe", process.pid())).unwrap();
+        let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_parlor")).unwrap();
+        assert_eq!(
+            running, binary,
+            "`ip netns exec` became parlor, which signals reach"
+        );
+        process
+    }
+
+    /// Runs `command` (which starts `parlor`) with a free port and `args`, in `dir` with
+    /// its database there and `env` added; returns once its log says where it listens.
+    fn spawn(
+        mut command: std::process::Command,
+        dir: &Path,
+        env: &[(&str, &str)],
+        args: &[&str],
+    ) -> ParlorProcess {
         use std::io::{BufRead, BufReader};
-        use std::process::{Command, Stdio};
-        let mut child = Command::new(env!("CARGO_BIN_EXE_parlor"))
+        use std::process::Stdio;
+        let mut child = command
             .arg("--port")
             .arg("0")
             .args(args)
@@ -78,6 +113,11 @@ impl ParlorProcess {
             address,
             log,
         }
+    }
+
+    /// The process's id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Every line the process has logged so far.

@@ -33,7 +33,7 @@ pub enum Fault {
     Delay(Duration),
 }
 
-/// A proxy on 127.0.0.1 and a port of its own to a target `host:port`; stops (and drops
+/// A proxy on 127.0.0.1 (or an address given) and a port of its own to a target `host:port`; stops (and drops
 /// every connection) when dropped.
 pub struct FaultProxy {
     address: SocketAddr,
@@ -44,7 +44,13 @@ pub struct FaultProxy {
 impl FaultProxy {
     /// Starts relaying 127.0.0.1:<a free port> to `target` (`host:port`), faultless.
     pub async fn start(target: &str) -> io::Result<FaultProxy> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        FaultProxy::start_on(std::net::Ipv4Addr::LOCALHOST.into(), target).await
+    }
+
+    /// Starts relaying `ip`:<a free port> to `target` (`host:port`), faultless: a
+    /// forwarder on a veth's address, for a server in another network namespace.
+    pub async fn start_on(ip: std::net::IpAddr, target: &str) -> io::Result<FaultProxy> {
+        let listener = TcpListener::bind((ip, 0)).await?;
         let address = listener.local_addr()?;
         let (fault, watching) = watch::channel(Fault::None);
         let accepting = tokio::spawn(accept(listener, target.to_owned(), watching));
