@@ -41,11 +41,23 @@ impl ParlorProcess {
         env: &[(&str, &str)],
         args: &[&str],
     ) -> ParlorProcess {
+        ParlorProcess::spawn(dir, env, 0, args)
+    }
+
+    /// Like [`ParlorProcess::start`], listening on `port`: a node started again where
+    /// a proxy in front of it expects it.
+    pub(crate) fn start_on_port(dir: &Path, env: &[(&str, &str)], port: u16) -> ParlorProcess {
+        ParlorProcess::spawn(dir, env, port, &[])
+    }
+
+    /// Starts `parlor` on `port` (0: a free one) with `env` and `args`; returns once
+    /// its log says where it listens.
+    fn spawn(dir: &Path, env: &[(&str, &str)], port: u16, args: &[&str]) -> ParlorProcess {
         use std::io::{BufRead, BufReader};
         use std::process::{Command, Stdio};
         let mut child = Command::new(env!("CARGO_BIN_EXE_parlor"))
             .arg("--port")
-            .arg("0")
+            .arg(port.to_string())
             .args(args)
             .current_dir(dir)
             .env("PARLOR_STORE__PATH", dir.join("parlor.db"))
