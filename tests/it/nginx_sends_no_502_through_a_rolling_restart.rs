@@ -291,6 +291,8 @@ struct Figures {
     refused_in_restarts: usize,
     /// The longest time from an answer other than 101 to the next 101.
     longest_refusal: Duration,
+    /// The time from the first answer other than 101 to the last.
+    refusals_spread: Duration,
 }
 
 impl Figures {
@@ -302,6 +304,13 @@ impl Figures {
         let (mut switched, mut failed, mut refused_in_restarts) = (0, 0, 0);
         let mut longest_refusal = Duration::ZERO;
         let mut refused_since: Option<Instant> = None;
+        let mut refused = sorted.iter().filter(|up| up.answer != Answer::Switched);
+        let first = refused.next().map(|up| up.at);
+        let refusals_spread = first.map_or(Duration::ZERO, |first| {
+            refused
+                .next_back()
+                .map_or(Duration::ZERO, |last| last.at - first)
+        });
         for up in &sorted {
             match &up.answer {
                 Answer::Switched => {
@@ -331,6 +340,7 @@ impl Figures {
             failed,
             refused_in_restarts,
             longest_refusal,
+            refusals_spread,
         }
     }
 }
@@ -345,10 +355,11 @@ impl std::fmt::Display for Figures {
         write!(
             f,
             ", {} got no answer; {} refused while a node was away; longest time from a \
-             refusal to the next 101: {} ms",
+             refusal to the next 101: {} ms; from the first refusal to the last: {} ms",
             self.failed,
             self.refused_in_restarts,
-            self.longest_refusal.as_millis()
+            self.longest_refusal.as_millis(),
+            self.refusals_spread.as_millis()
         )
     }
 }
