@@ -12,9 +12,10 @@ use futures_util::{SinkExt, StreamExt};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
+use tokio::net::TcpStream;
 use tokio::sync::watch;
-use tokio_tungstenite::connect_async;
-use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::{self, Message};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 
 use crate::common::comparable;
 use crate::conformance::{check_sent, received};
@@ -39,6 +40,48 @@ pub(crate) struct Seen {
     pub(crate) states: HashMap<(String, u64), Value>,
     /// The clients (by name) that have seen their game begin.
     started: HashSet<String>,
+    /// Every WebSocket upgrade the clients asked for, and its answer, in the order
+    /// the answers came.
+    pub(crate) upgrades: Vec<Upgrade>,
+}
+
+/// One WebSocket upgrade a client asked for, and what came of it.
+#[derive(Clone, Debug)]
+pub(crate) struct Upgrade {
+    /// When the answer came.
+    pub(crate) at: std::time::Instant,
+    /// The answer.
+    pub(crate) answer: Answer,
+}
+
+/// What a WebSocket upgrade was answered with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// 101: the socket is open.
+    Switched,
+    /// An HTTP status other than 101 (a proxy's 502…).
+    Status(u16),
+    /// No HTTP answer at all: the connection was refused or cut, or the handshake
+    /// failed otherwise (what happened).
+    Failed(String),
+}
+
+/// Asks for a WebSocket at `url`, and notes the answer in `seen`.
+pub(crate) async fn upgrade(
+    url: &str,
+    seen: &Mutex<Seen>,
+) -> Option<WebSocketStream<MaybeTlsStream<TcpStream>>> {
+    let result = connect_async(url).await;
+    let answer = match &result {
+        Ok(_) => Answer::Switched,
+        Err(tungstenite::Error::Http(response)) => Answer::Status(response.status().as_u16()),
+        Err(other) => Answer::Failed(other.to_string()),
+    };
+    seen.lock().unwrap().upgrades.push(Upgrade {
+        at: std::time::Instant::now(),
+        answer,
+    });
+    result.ok().map(|(ws, _)| ws)
 }
 
 impl Seen {
@@ -130,7 +173,7 @@ pub(crate) async fn take_part(
             let live = addresses.borrow_and_update();
             live[rng.random_range(0..live.len())].clone()
         };
-        let Ok((mut ws, _)) = connect_async(format!("ws://{at}/ws")).await else {
+        let Some(mut ws) = upgrade(&format!("ws://{at}/ws"), &seen).await else {
             // Down: wait for the next server, or retry a refused connection shortly.
             let _ = tokio::time::timeout(Duration::from_millis(100), addresses.changed()).await;
             continue;

@@ -93,6 +93,21 @@ impl TestFleet {
         ParlorProcess::start(dir, &env)
     }
 
+    /// Starts a node of the fleet in `dir`, listening on `port`, with `extra` settings in
+    /// its environment: a node started again where a proxy expects it.
+    pub(crate) fn start_node_on_port(
+        &self,
+        dir: &Path,
+        port: u16,
+        extra: &[(&str, &str)],
+    ) -> ParlorProcess {
+        let env = self.env();
+        let mut env: Vec<(&str, &str)> =
+            env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        env.extend_from_slice(extra);
+        ParlorProcess::start_on_port(dir, &env, port)
+    }
+
     /// Starts a node of the fleet in each of `dirs`.
     pub(crate) fn start_nodes(&self, dirs: &[tempfile::TempDir]) -> Vec<ParlorProcess> {
         dirs.iter().map(|dir| self.start_node(dir.path())).collect()

@@ -42,7 +42,14 @@ impl ParlorProcess {
         args: &[&str],
     ) -> ParlorProcess {
         let command = std::process::Command::new(env!("CARGO_BIN_EXE_parlor"));
-        ParlorProcess::spawn(command, dir, env, args)
+        ParlorProcess::spawn(command, dir, env, 0, args)
+    }
+
+    /// Like [`ParlorProcess::start`], listening on `port`: a node started again where
+    /// a proxy in front of it expects it.
+    pub(crate) fn start_on_port(dir: &Path, env: &[(&str, &str)], port: u16) -> ParlorProcess {
+        let command = std::process::Command::new(env!("CARGO_BIN_EXE_parlor"));
+        ParlorProcess::spawn(command, dir, env, port, &[])
     }
 
     /// Like [`ParlorProcess::start_with_args`], inside the network namespace `namespace`
@@ -58,7 +65,7 @@ impl ParlorProcess {
         command
             .args(["netns", "exec", namespace])
             .arg(env!("CARGO_BIN_EXE_parlor"));
-        let process = ParlorProcess::spawn(command, dir, env, args);
+        let process = ParlorProcess::spawn(command, dir, env, 0, args);
         let running = std::fs::read_link(format!("/proc/{}/exe", process.pid())).unwrap();
         let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_parlor")).unwrap();
         assert_eq!(
@@ -68,19 +75,21 @@ impl ParlorProcess {
         process
     }
 
-    /// Runs `command` (which starts `parlor`) with a free port and `args`, in `dir` with
-    /// its database there and `env` added; returns once its log says where it listens.
+    /// Runs `command` (which starts `parlor`) on `port` (0: a free one) with `args`, in
+    /// `dir` with its database there and `env` added; returns once its log says where
+    /// it listens.
     fn spawn(
         mut command: std::process::Command,
         dir: &Path,
         env: &[(&str, &str)],
+        port: u16,
         args: &[&str],
     ) -> ParlorProcess {
         use std::io::{BufRead, BufReader};
         use std::process::Stdio;
         let mut child = command
             .arg("--port")
-            .arg("0")
+            .arg(port.to_string())
             .args(args)
             .current_dir(dir)
             .env("PARLOR_STORE__PATH", dir.join("parlor.db"))

@@ -1,6 +1,7 @@
 //! What Parlor's tests and benchmarks share, kept out of the server: the services some
-//! tests need (PostgreSQL and Redis, each named by an environment variable) with the
-//! count of the tests skipped without them ([`test_services`]), and a PostgreSQL schema
+//! tests need (PostgreSQL and Redis, each named by an environment variable) and the
+//! programs some run (nginx), with the count of the tests skipped without them
+//! ([`test_services`]), and a PostgreSQL schema
 //! made for one test or benchmark run and dropped after it ([`scratch_schema`]); and,
 //! for the tests of what the server does when a service fails, a TCP proxy that resets,
 //! black-holes or delays the traffic to one ([`fault_proxy`]), a Redis server of a
