@@ -208,6 +208,17 @@ pub enum ClientMsg {
     },
 }
 
+impl ClientMsg {
+    /// Whether its answer (`room_created`) must come before the room's first frames for
+    /// the connection (its `joined`): `create_room` and `quick_join`.
+    pub fn opens_a_room(&self) -> bool {
+        matches!(
+            self,
+            ClientMsg::CreateRoom { .. } | ClientMsg::QuickJoin { .. }
+        )
+    }
+}
+
 /// Every `type` a client may send, for telling `unknown_type` from `bad_message`: the
 /// variants of [`ClientMsg`] by their wire names (a test checks serde reads each one).
 pub(super) const CLIENT_TYPES: &[&str] = <ClientMsg as strum::VariantNames>::VARIANTS;

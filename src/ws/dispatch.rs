@@ -14,8 +14,8 @@ use crate::fleet::{Opening, RoomLink};
 use crate::lobby::NewRoom;
 use crate::players::{self, Identity};
 use crate::protocol::{
-    self, Checked, ClientError, ClientMsg, ErrorCode, PROTOCOL_VERSION, RoomSettingsView,
-    ServerMsg, Updates, encode,
+    self, Checked, ClientError, ClientMsg, Envelope, ErrorCode, PROTOCOL_VERSION, Rejected,
+    RoomSettingsView, ServerMsg, Updates, encode,
 };
 use crate::room::{Creator, unix_ms};
 use parlor_room::{
@@ -44,10 +44,21 @@ impl Connection {
         ))
     }
 
-    /// Handles one text frame; returns the direct replies to write, in order.
-    pub(super) async fn on_text(&mut self, text: &str, received: Instant) -> Vec<ByteString> {
+    /// Reads one text frame as a client message (counted as one in), or why it
+    /// cannot be.
+    pub(super) fn read(&self, text: &str) -> Result<Envelope, Rejected> {
         self.app.metrics.messages_in.inc();
-        let replies = match protocol::parse(text) {
+        protocol::parse(text)
+    }
+
+    /// Handles one message, as [`Connection::read`] read it; returns the direct replies
+    /// to write, in order.
+    pub(super) async fn answer(
+        &mut self,
+        read: Result<Envelope, Rejected>,
+        received: Instant,
+    ) -> Vec<ByteString> {
+        let replies = match read {
             Ok(envelope) => {
                 let reference = envelope.reference;
                 match self

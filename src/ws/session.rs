@@ -543,8 +543,14 @@ impl Running {
     ) -> (Vec<ByteString>, Result<(), WriteError>) {
         // Boxed: handling a request holds far more state than waiting for one, and an
         // idle connection should not carry it.
-        let (connection, meanwhile) = self.split();
-        let handling = Box::pin(connection.on_text(text, received));
+        let (connection, mut meanwhile) = self.split();
+        let read = connection.read(text);
+        // The rooms' frames go on meanwhile, but for a request whose answer must come
+        // before its room's first frame (PROTOCOL.md §2.5).
+        meanwhile.frames = read
+            .as_ref()
+            .is_ok_and(|envelope| !envelope.msg.opens_a_room());
+        let handling = Box::pin(connection.answer(read, received));
         let (replies, meanwhile, heard) = meanwhile.wait_for(handling).await;
         self.heard_meanwhile(heard);
         (replies, meanwhile)
@@ -554,7 +560,8 @@ impl Running {
     /// client meanwhile (see [`Meanwhile`]); also says whether a write made meanwhile
     /// failed.
     async fn reenter(&mut self) -> (Reentry, Result<(), WriteError>) {
-        let (connection, meanwhile) = self.split();
+        let (connection, mut meanwhile) = self.split();
+        meanwhile.frames = true;
         let reentering = Box::pin(connection.reenter());
         let (reentry, meanwhile, heard) = meanwhile.wait_for(reentering).await;
         self.heard_meanwhile(heard);
@@ -568,6 +575,8 @@ impl Running {
             ping: &mut self.ping,
             writer: &mut self.writer,
             deferred: &mut self.deferred,
+            queued: &mut self.queued,
+            frames: false,
         };
         (&mut self.connection, meanwhile)
     }
@@ -631,13 +640,17 @@ impl Running {
 
 /// The parts of a session that keep up with the client while a request waits (on a
 /// room, or on the store behind it): the session still answers the client's WebSocket
-/// pings and sends its own, so a client is never dropped for a slow answer; any other
-/// frame read meanwhile is kept, in order, for the next turn.
+/// pings and sends its own, so a client is never dropped for a slow answer, and writes
+/// the frames its rooms queue (when `frames` says so), so its other rooms go on; any
+/// other frame read meanwhile is kept, in order, for the next turn.
 struct Meanwhile<'s> {
     stream: &'s mut AggregatedMessageStream,
     ping: &'s mut Interval,
     writer: &'s mut Writer,
     deferred: &'s mut Option<Received>,
+    queued: &'s mut mpsc::Receiver<Frame>,
+    /// Whether the rooms' frames are written meanwhile.
+    frames: bool,
 }
 
 impl Meanwhile<'_> {
@@ -656,6 +669,10 @@ impl Meanwhile<'_> {
                 outcome = &mut work => break outcome,
                 _ = self.ping.tick(), if writable => {
                     meanwhile = self.writer.send(Outbound::Ping).await;
+                }
+                Some(frame) = self.queued.recv(), if writable && self.frames => {
+                    let text = Frame::unwrap_or_clone(frame);
+                    meanwhile = self.writer.send(Outbound::Text(text)).await;
                 }
                 frame = self.stream.recv(), if writable && self.deferred.is_none() => match frame {
                     Some(Ok(AggregatedMessage::Ping(bytes))) => {
