@@ -227,7 +227,7 @@ pub(crate) async fn take_part(
                             assert!(
                                 sent_then.contains(&text),
                                 "{}'s move {ply} was applied as {text}, but it sent {sent_then:?} \
-                                 in that position",
+                                 in that position (all it sent, by position: {sent_moves:?})",
                                 part.name
                             );
                             let game = message["game_id"].as_str().unwrap_or_default();
