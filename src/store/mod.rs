@@ -157,6 +157,15 @@ pub enum StoreError {
         /// The game.
         game_id: GameId,
     },
+    /// Another game (of another room, or owned under another token, or no longer
+    /// starting) is stored under the id of a game being started.
+    #[error(
+        "another game is already stored as {game_id}; the start was not recorded (a new game id is needed)"
+    )]
+    GameIdTaken {
+        /// The id.
+        game_id: GameId,
+    },
     /// The store has been closed (the server is shutting down).
     #[error("the store is closed")]
     Closed,
