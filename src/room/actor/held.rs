@@ -88,7 +88,8 @@ impl Room {
     }
 
     /// The store has said whether the held move is stored: plays it (announced to all,
-    /// without the rating changes, which the store alone holds then) or lets it go.
+    /// without the rating changes, which the store alone holds then) or lets it go,
+    /// giving the mover back the time the game was held.
     pub(super) fn settled(&mut self, stored: bool) {
         let Some(pending) = self.held.take() else {
             return;
@@ -106,6 +107,8 @@ impl Room {
                 .inc();
         } else {
             info!(%room, ply = pending.record.ply, "the held move was not stored; the game goes on without it");
+            let effects = self.state.held_move_dropped(&pending, Instant::now());
+            self.perform(effects);
         }
     }
 }

@@ -168,6 +168,20 @@ impl RoomState {
         effects
     }
 
+    /// A move that was held while the store found out whether it was stored turned out
+    /// not to be: the game goes on as before it, and the mover is not charged the time
+    /// it was held (from when the move was received until `now`: the server's fault, as
+    /// an outage is), neither on their clock nor in their thinking time. Everyone is
+    /// shown the clocks as they are then.
+    pub fn held_move_dropped(&mut self, pending: &PendingMove, now: Instant) -> Vec<Effect> {
+        let held = now.saturating_duration_since(pending.received);
+        self.turn_began += held;
+        self.clock.excuse(held);
+        let mut effects = Vec::new();
+        self.announce_state(now, None, &mut effects);
+        effects
+    }
+
     /// Announces a move that left the game on as a `moved` event, with the board's
     /// cells it changed from `before`.
     fn announce_move(
