@@ -2,14 +2,15 @@
 //! `COMMIT`'s acknowledgement lost in a stalled network, seen through a fault proxy):
 //! a game's start, retried once the database is back, records that same game again,
 //! so the room's one stored game is the one played, and nothing unplayed is left behind
-//! for adoption or a restart to find.
+//! for adoption or a restart to find; a winning move, held until the store says it is
+//! stored, ends the game with the rating changes stored with it.
 
 use std::time::Duration;
 
 use parlor_testkit::fault_proxy::{Fault, FaultProxy};
 use serde_json::json;
 
-use crate::common::{TestServer, play_alternately, temp_dir, test_config};
+use crate::common::{Client, TestServer, play_alternately, temp_dir, test_config};
 use crate::services::PostgresSchema;
 use crate::waiting::{ASK_AGAIN_EVERY, eventually_every};
 
@@ -27,14 +28,7 @@ async fn a_start_whose_commit_is_lost_leaves_one_game_which_is_played() {
     let Some(schema) = PostgresSchema::new("a_start_whose_commit_is_lost").await else {
         return;
     };
-    let proxy = FaultProxy::start(&schema.server()).await.unwrap();
-    let dir = temp_dir();
-    let mut config = test_config(dir.path());
-    // Without TLS, so the proxy can see which answer is the `COMMIT`'s.
-    let plain = format!("{}&sslmode=disable", schema.store_url_via(proxy.address()));
-    config.store.url = Some(plain);
-    let server = TestServer::start(config).await;
-    let store = sqlx::PgPool::connect(&schema.store_url()).await.unwrap();
+    let (proxy, server, store, _dir) = start_behind_a_proxy(&schema).await;
 
     let mut alice = server.player("Alice").await;
     let (room, _) = alice.create(["me", "open"]).await;
@@ -98,4 +92,91 @@ async fn a_start_whose_commit_is_lost_leaves_one_game_which_is_played() {
     assert_eq!(status, 200, "{game}");
     assert_eq!(game["moves"].as_array().map(Vec::len), Some(5), "{game}");
     server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_winning_move_found_stored_ends_the_game_with_its_ratings() {
+    let Some(schema) = PostgresSchema::new("a_held_winning_move_found_stored").await else {
+        return;
+    };
+    let (proxy, server, store, _dir) = start_behind_a_proxy(&schema).await;
+    let mut alice = server.player("Alice").await;
+    let (room, _) = alice.create(["me", "open"]).await;
+    let mut bob = server.player("Bob").await;
+    bob.join(&room, 1).await;
+    let mut players = [alice, bob];
+    play_alternately(&mut players, &room, &["0", "3", "1", "4"]).await;
+    let [alice, bob] = &mut players;
+    let before = alice.until_state(|s| s["moves"] == 4).await;
+    let game_id = before["game_id"].as_str().unwrap().to_owned();
+
+    proxy.set(Fault::LoseAnswer(COMMITTED));
+    let answer = answer_to(alice, json!({"type": "move", "room": room, "move": "2"})).await;
+    assert_eq!(answer["code"], "storage_unavailable", "{answer}");
+    // The winning move and its ending did commit: read past the proxy.
+    let stored_status = eventually_every(
+        "the winning move whose acknowledgement was lost is stored",
+        PATIENCE,
+        ASK_AGAIN_EVERY,
+        async || {
+            let status: String = sqlx::query_scalar("SELECT status FROM games WHERE game_id = $1")
+                .bind(&game_id)
+                .fetch_one(&store)
+                .await
+                .map_err(|error| error.to_string())?;
+            if status == "playing" {
+                return Err("the game is still playing in the database".to_owned());
+            }
+            Ok(status)
+        },
+    )
+    .await;
+    eprintln!("the held winning move is stored (the game is {stored_status}); the room holds it");
+
+    proxy.heal();
+    let over = bob.until("game_over").await;
+    eprintln!("the held winning move was shown once the database was back: {over}");
+    assert_eq!(over["winner"], 0, "{over}");
+    let [winner, loser] = [&over["scores"][0], &over["scores"][1]];
+    assert_eq!(winner["rating_before"], 1500, "{over}");
+    assert!(winner["rating_after"].as_i64() > Some(1500), "{over}");
+    assert!(loser["rating_after"].as_i64() < Some(1500), "{over}");
+    let (status, game) = server.get_json(&format!("/api/games/{game_id}")).await;
+    assert_eq!(status, 200, "{game}");
+    for seat in 0..2 {
+        let (shown, kept) = (&over["scores"][seat], &game["seats"][seat]);
+        assert_eq!(shown["rating_before"], kept["rating_before"], "{game}");
+        assert_eq!(shown["rating_after"], kept["rating_after"], "{game}");
+    }
+    assert_eq!(game["moves"].as_array().map(Vec::len), Some(5), "{game}");
+    server.stop().await;
+}
+
+/// A server whose store is `schema`, reached through a fault proxy without TLS (so the
+/// proxy can see which answer is the `COMMIT`'s), a pool that reads the schema past the
+/// proxy, and the server's directory (removed when dropped).
+async fn start_behind_a_proxy(
+    schema: &PostgresSchema,
+) -> (FaultProxy, TestServer, sqlx::PgPool, tempfile::TempDir) {
+    let proxy = FaultProxy::start(&schema.server()).await.unwrap();
+    let dir = temp_dir();
+    let mut config = test_config(dir.path());
+    let plain = format!("{}&sslmode=disable", schema.store_url_via(proxy.address()));
+    config.store.url = Some(plain);
+    let server = TestServer::start(config).await;
+    let store = sqlx::PgPool::connect(&schema.store_url()).await.unwrap();
+    (proxy, server, store, dir)
+}
+
+/// Sends `message` from `client` under a `ref` of its own, and returns the answer that
+/// echoes it.
+async fn answer_to(client: &mut Client, mut message: serde_json::Value) -> serde_json::Value {
+    message["ref"] = json!("held");
+    client.send(message).await;
+    loop {
+        let reply = client.recv().await;
+        if reply["ref"] == "held" {
+            return reply;
+        }
+    }
 }

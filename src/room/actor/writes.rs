@@ -12,6 +12,7 @@ use crate::protocol::ClientError;
 use crate::room::now;
 use parlor_room::GameId;
 use parlor_room::machine::{AfterStart, DrawChange, OnFailure, PendingEnding};
+use parlor_room::records::RatingShift;
 use parlor_rules::bots::BotLevel;
 use parlor_rules::games::Seat;
 
@@ -67,7 +68,8 @@ impl Room {
             .await
         {
             Ok(ratings) => {
-                let effects = self.state.conclude(ending, ratings, Instant::now());
+                let shifts = ratings.map(|changes| changes.map(RatingShift::from));
+                let effects = self.state.conclude(ending, shifts, Instant::now());
                 self.perform(effects);
                 Ok(())
             }

@@ -9,7 +9,7 @@ use super::endings::{OnFailure, duration_ms};
 use super::views::shown_move;
 use super::{Effect, Now, PendingEnding, RoomState};
 use crate::clock::Clock;
-use crate::records::{MoveRecord, RatingChange};
+use crate::records::{MoveRecord, RatingShift};
 use crate::seats::SeatState;
 use crate::views::{LastMove, Status};
 use crate::{ConnId, PlayerId, Refusal};
@@ -118,7 +118,7 @@ impl RoomState {
     pub fn apply_move(
         &mut self,
         pending: PendingMove,
-        ratings: Option<[RatingChange; 2]>,
+        ratings: Option<[RatingShift; 2]>,
         now: Instant,
     ) -> Vec<Effect> {
         let PendingMove {

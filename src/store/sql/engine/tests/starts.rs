@@ -1,8 +1,10 @@
-//! A game's start recorded again (its first write's answer was lost, so it may have been
-//! stored): the same game of the same room under the same token is one game, recorded
-//! as the second write says; any other game under that id is refused.
+//! Writes whose answer was lost, read or made again: a game's start recorded again
+//! (it may have been stored) is one game, recorded as the second write says, while any
+//! other game under that id is refused; a held move settled as stored comes with the
+//! rating changes stored with it.
 
 use super::*;
+use crate::store::{RatingShift, Settled};
 
 #[tokio::test]
 async fn the_same_start_recorded_again_is_one_game_as_last_recorded() {
@@ -63,4 +65,50 @@ async fn another_game_under_a_stored_id_is_refused() {
     assert_eq!(stored.room_id.as_str(), "room-g1");
     assert_eq!(stored.started_at_ms, 1_000, "left as it was");
     assert_eq!(stored.status, GameStatus::Finished);
+}
+
+#[tokio::test]
+async fn a_settled_winning_move_comes_with_the_rating_changes_stored_with_it() {
+    let Some(db) = test_db().await else { return };
+    let store = open(&db).await;
+    for (id, name) in [("p1", "Alice"), ("p2", "Bob")] {
+        store
+            .create_player(&player(id, name), &format!("hash-{id}"), 10)
+            .await
+            .expect("create player");
+    }
+    store
+        .create_game(&between_people("g1", ["p1", "p2"], 1_000), Fence::SINGLE)
+        .await
+        .expect("create game");
+    let first = mv("g1", 1, "b2", 1_100);
+    store
+        .append_move(&first, None, Fence::SINGLE)
+        .await
+        .expect("first move");
+    assert_eq!(
+        store.settle_move(&first).await.expect("settled"),
+        Settled::Stored(None),
+        "a move that ended nothing comes with no ratings"
+    );
+    let winning = mv("g1", 2, "a1", 1_200);
+    let finish = GameFinish {
+        rated: Some([human("p1"), human("p2")]),
+        ..win("g1", "p1", 600, 1_200)
+    };
+    let changes = store
+        .append_move(&winning, Some(&finish), Fence::SINGLE)
+        .await
+        .expect("winning move")
+        .expect("rated");
+    assert_eq!(
+        store.settle_move(&winning).await.expect("settled"),
+        Settled::Stored(Some(changes.map(RatingShift::from))),
+        "as the ending's write returned them"
+    );
+    let never = mv("g1", 3, "c3", 1_300);
+    assert_eq!(
+        store.settle_move(&never).await.expect("settled"),
+        Settled::NotStored
+    );
 }
