@@ -3,7 +3,8 @@
 //! a game's start, retried once the database is back, records that same game again,
 //! so the room's one stored game is the one played, and nothing unplayed is left behind
 //! for adoption or a restart to find; a winning move, held until the store says it is
-//! stored, ends the game with the rating changes stored with it.
+//! stored, ends the game with the rating changes stored with it. A held move that never
+//! reached the database (the proxy reset it) costs its mover no time for the hold.
 
 use std::time::Duration;
 
@@ -179,4 +180,71 @@ async fn answer_to(client: &mut Client, mut message: serde_json::Value) -> serde
             return reply;
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_move_found_not_stored_costs_its_mover_no_time_for_the_hold() {
+    let Some(schema) = PostgresSchema::new("a_held_move_found_not_stored").await else {
+        return;
+    };
+    let (proxy, server, _store, _dir) = start_behind_a_proxy(&schema).await;
+    let mut alice = server.player("Alice").await;
+    let clock = json!({"kind": "fischer", "base_ms": 600_000, "increment_ms": 0});
+    let options = json!({"time_control": clock});
+    let (room, _) = alice
+        .create_game("tictactoe", ["me", "open"], options)
+        .await;
+    let mut bob = server.player("Bob").await;
+    bob.join(&room, 1).await;
+    // Each side's first move is free: Alice's clock runs from Bob's first move on.
+    let mut players = [alice, bob];
+    play_alternately(&mut players, &room, &["0", "3"]).await;
+    let [alice, bob] = &mut players;
+    alice.until_state(|s| s["moves"] == 2).await;
+
+    // The black hole holds the move's write past its deadline (store.write_timeout_ms,
+    // 3 s in every test server: the least the game is held); the resets then drop it
+    // before it ever reaches the database.
+    proxy.black_hole();
+    let answer = answer_to(alice, json!({"type": "move", "room": room, "move": "4"})).await;
+    assert_eq!(answer["code"], "storage_unavailable", "{answer}");
+    proxy.reset();
+    eventually_every(
+        "the proxy has reset every connection",
+        PATIENCE,
+        ASK_AGAIN_EVERY,
+        async || match proxy.connections() {
+            0 => Ok(()),
+            open => Err(format!("{open} connections still open")),
+        },
+    )
+    .await;
+    proxy.heal();
+    // The room lets the move go once the store says it is not stored, and shows the
+    // clocks then; Alice plays it again at once.
+    let shown = alice.until_state(|s| s["moves"] == 2).await;
+    eprintln!("the room let the held move go: clocks {}", shown["clocks"]);
+    alice.play(&room, "4").await;
+    bob.until_state(|s| s["moves"] == 3).await;
+
+    let game_id = shown["game_id"].as_str().unwrap();
+    let (status, game) = server.get_json(&format!("/api/games/{game_id}")).await;
+    assert_eq!(status, 200, "{game}");
+    let third = &game["moves"][2];
+    eprintln!("the move played again was stored as {third}");
+    assert_eq!(third["notation"], "4", "{game}");
+    // Charged for the hold, the move would cost at least the 3 s deadline; half of it
+    // tells the two apart, whatever the timing of the rest.
+    let think = third["think_ms"].as_i64().unwrap();
+    assert!(
+        think < 1_500,
+        "the hold was charged to the mover: {think} ms"
+    );
+    let clocks = third["clocks_ms"].as_array().unwrap();
+    assert_eq!(
+        clocks[0].as_i64().unwrap(),
+        600_000 - think,
+        "the clock charged what the thinking time says: {third}"
+    );
+    server.stop().await;
 }

@@ -47,6 +47,9 @@ pub struct FaultProxy {
     address: SocketAddr,
     fault: Arc<watch::Sender<Fault>>,
     accepting: JoinHandle<()>,
+    /// Cloned by the task that accepts, and by every connection the proxy holds for as
+    /// long as it does.
+    alive: Arc<()>,
 }
 
 impl FaultProxy {
@@ -61,11 +64,18 @@ impl FaultProxy {
         let listener = TcpListener::bind((ip, 0)).await?;
         let address = listener.local_addr()?;
         let fault = Arc::new(watch::Sender::new(Fault::None));
-        let accepting = tokio::spawn(accept(listener, target.to_owned(), fault.clone()));
+        let alive = Arc::new(());
+        let accepting = tokio::spawn(accept(
+            listener,
+            target.to_owned(),
+            fault.clone(),
+            alive.clone(),
+        ));
         Ok(FaultProxy {
             address,
             fault,
             accepting,
+            alive,
         })
     }
 
@@ -95,6 +105,13 @@ impl FaultProxy {
         self.set(Fault::Delay(by));
     }
 
+    /// How many connections the proxy holds: relaying, or waiting for a black hole to
+    /// end. Once it resets, this falls to 0 as every connection is reset.
+    pub fn connections(&self) -> usize {
+        // Less this handle's and the accepting task's.
+        Arc::strong_count(&self.alive).saturating_sub(2)
+    }
+
     /// Relays everything at once again.
     pub fn heal(&self) {
         self.set(Fault::None);
@@ -109,16 +126,31 @@ impl Drop for FaultProxy {
 }
 
 /// Accepts connections on `listener` and relays each to `target` under `fault`.
-async fn accept(listener: TcpListener, target: String, fault: Arc<watch::Sender<Fault>>) {
+async fn accept(
+    listener: TcpListener,
+    target: String,
+    fault: Arc<watch::Sender<Fault>>,
+    alive: Arc<()>,
+) {
     while let Ok((inbound, _)) = listener.accept().await {
-        tokio::spawn(connection(inbound, target.clone(), fault.clone()));
+        tokio::spawn(connection(
+            inbound,
+            target.clone(),
+            fault.clone(),
+            alive.clone(),
+        ));
     }
 }
 
 /// One connection: reset at once under [`Fault::Reset`], held under
 /// [`Fault::BlackHole`] until healed, then relayed both ways until either side closes
 /// or the proxy resets it.
-async fn connection(inbound: TcpStream, target: String, tripping: Arc<watch::Sender<Fault>>) {
+async fn connection(
+    inbound: TcpStream,
+    target: String,
+    tripping: Arc<watch::Sender<Fault>>,
+    _alive: Arc<()>,
+) {
     let mut fault = tripping.subscribe();
     if !passable(&mut fault).await {
         reset(&inbound);
