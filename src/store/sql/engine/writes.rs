@@ -34,8 +34,9 @@ const SEAT_COLUMNS: usize = 5;
 /// Recording a start again is a success: a room whose start's write was lost (it may
 /// have committed) records the same game again, and that second record replaces the
 /// first (its start time, settings and seats), so one game stays stored. That holds
-/// only for the same game of the same room under the same token, still playing; any
-/// other game already stored under an id fails as [`StoreError::GameIdTaken`].
+/// only for the same game of the same room under the same token, still playing and
+/// with no move yet; any other game already stored under an id fails as
+/// [`StoreError::GameIdTaken`].
 pub(super) async fn insert_games(
     conn: &mut impl LogConnection,
     games: &[(&NewGame, Fence)],
@@ -52,7 +53,8 @@ pub(super) async fn insert_games(
         " ON CONFLICT (game_id) DO UPDATE SET options = excluded.options, \
          started_at = excluded.started_at, rules = excluded.rules \
          WHERE games.room_id = excluded.room_id AND games.game = excluded.game \
-         AND games.fence = excluded.fence AND games.status = excluded.status",
+         AND games.fence = excluded.fence AND games.status = excluded.status \
+         AND NOT EXISTS (SELECT 1 FROM moves WHERE moves.game_id = games.game_id)",
     );
     let params: Vec<Param<'_>> = games
         .iter()

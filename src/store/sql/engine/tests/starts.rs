@@ -32,6 +32,11 @@ async fn the_same_start_recorded_again_is_one_game_as_last_recorded() {
         .await
         .expect("the game goes on");
     assert_eq!(store.unfinished_games().await.unwrap().len(), 1);
+    let refused = store.create_game(&again, Fence(2)).await;
+    assert!(
+        matches!(refused, Err(StoreError::GameIdTaken { .. })),
+        "a game with a move is not started again: {refused:?}"
+    );
 }
 
 #[tokio::test]
