@@ -21,9 +21,10 @@ use super::fanout::{Broadcast, Snapshots, frame, send_to};
 use super::recent::Recent;
 use super::{ConnId, Creator, Frame, RoomContext, Subscriber, now};
 use crate::protocol::{ClientError, RoomSummary, ServerMsg, Updates};
-use crate::store::{Fence, StoreError};
+use crate::store::{Fence, Settled, StoreError};
 use parlor_room::RoomState;
 use parlor_room::machine::{DrawAnswer, Effect, PendingMove, Step, Then, Tick};
+use parlor_room::records::RatingShift;
 use parlor_room::{Asked, RoomCommand};
 use parlor_room::{RoomOptions, SeatSpec};
 use parlor_rules::catalog::AnyGame;
@@ -61,7 +62,7 @@ pub(super) enum Command {
     ReadState { reply: oneshot::Sender<ByteString> },
     /// The store has read whether the move the room holds (its write's outcome was
     /// lost) is stored.
-    Settled { stored: bool },
+    Settled { settled: Settled },
 }
 
 /// What a room makes readable without asking its task: its listing and, when it was
@@ -305,7 +306,7 @@ impl Room {
                 let _ = reply.send(self.current_state());
                 return Flow::Continue;
             }
-            Command::Settled { stored } => self.settled(stored),
+            Command::Settled { settled } => self.settled(settled),
             Command::Relinquish => {
                 info!(room = %self.state.id(), "another node holds the room now; it stops here");
                 self.send_everyone_where_it_is();
@@ -394,7 +395,8 @@ impl Room {
             }
         };
         let received = pending.received();
-        let effects = self.state.apply_move(pending, ratings, Instant::now());
+        let shifts = ratings.map(|changes| changes.map(RatingShift::from));
+        let effects = self.state.apply_move(pending, shifts, Instant::now());
         self.perform(effects);
         let metrics = &self.context.metrics;
         metrics

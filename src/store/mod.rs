@@ -28,8 +28,8 @@ use parlor_room::scoring::Opponent;
 // store writes and returns it as it is.
 pub(crate) use claimant::{Claimant, FleetIdentity};
 pub(crate) use parlor_room::records::{
-    ChatRecord, DrawOfferRecord, GameFinish, MoveRecord, NewGame, RatingChange, StoredChatLine,
-    StoredMove, StoredSeat,
+    ChatRecord, DrawOfferRecord, GameFinish, MoveRecord, NewGame, RatingChange, RatingShift,
+    StoredChatLine, StoredMove, StoredSeat,
 };
 pub(crate) use records::{Ban, Fence, PlayerRecord, SiteIdentity};
 pub(crate) use sql::{BatchStats, open};
@@ -101,6 +101,16 @@ impl StoreError {
     }
 }
 
+/// What [`Store::settle_move`] found of a move whose write's outcome was lost.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Settled {
+    /// The move is not stored, and never will be.
+    NotStored,
+    /// The move is stored; when it ended a rated game, with each seat's rating before
+    /// and after it, as the game's record keeps them.
+    Stored(Option<[RatingShift; 2]>),
+}
+
 /// Why a store operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -155,6 +165,15 @@ pub enum StoreError {
     #[error("game {game_id} is now played on another node; this one may not write for it")]
     Fenced {
         /// The game.
+        game_id: GameId,
+    },
+    /// Another game (of another room, or owned under another token, or no longer
+    /// starting) is stored under the id of a game being started.
+    #[error(
+        "another game is already stored as {game_id}; the start was not recorded (a new game id is needed)"
+    )]
+    GameIdTaken {
+        /// The id.
         game_id: GameId,
     },
     /// The store has been closed (the server is shutting down).
@@ -340,9 +359,11 @@ pub(crate) trait Store: Send + Sync + 'static {
 
     /// Whether `mv`, whose write failed as [`StoreError::Unsettled`], is stored. Every
     /// database session that may still be writing a batch given up mid-way is ended
-    /// first (and seen gone), so the answer is final: `false` means the move never will
-    /// be stored. Fails (to be asked again) while the database cannot be reached.
-    async fn settle_move(&self, mv: &MoveRecord) -> Result<bool, StoreError>;
+    /// first (and seen gone), so the answer is final: [`Settled::NotStored`] means the
+    /// move never will be stored; a stored move that ended a rated game comes with the
+    /// rating changes stored with it. Fails (to be asked again) while the database
+    /// cannot be reached.
+    async fn settle_move(&self, mv: &MoveRecord) -> Result<Settled, StoreError>;
 
     /// Records a game's ending that no move caused (resignation, abandonment, time),
     /// updating both seats' ratings when it is rated.

@@ -85,3 +85,4 @@ mod the_opponent_who_is_gone_can_be_claimed_against;
 mod the_protocol_is_published;
 mod the_socket_holds_against_bad_clients;
 mod two_humans_play_while_a_spectator_watches;
+mod writes_whose_answer_is_lost_count_once;

@@ -97,6 +97,14 @@ impl Clock {
         Ok(())
     }
 
+    /// Gives the running side back `held`: time the server held its turn (a move whose
+    /// write's outcome was lost, then found not stored), which its clock does not charge.
+    pub(crate) fn excuse(&mut self, held: Duration) {
+        if let Some((_, since)) = &mut self.running {
+            *since += held;
+        }
+    }
+
     /// Freezes the clocks at `now` (the game ended otherwise), charging the running side.
     pub(crate) fn halt(&mut self, now: Instant) {
         if let Some((seat, since)) = self.running.take() {

@@ -121,6 +121,25 @@ pub struct RatingChange {
     pub after: Rating,
 }
 
+/// A seat's rating value before and after a rated game: what its end shows, and what
+/// a game's record keeps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RatingShift {
+    /// Before the game.
+    pub before: f64,
+    /// After it.
+    pub after: f64,
+}
+
+impl From<RatingChange> for RatingShift {
+    fn from(change: RatingChange) -> RatingShift {
+        RatingShift {
+            before: change.before.rating,
+            after: change.after.rating,
+        }
+    }
+}
+
 /// A human's score offered to the leaderboard; it replaces their entry only if higher.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeaderboardCandidate {

@@ -5,12 +5,15 @@
 //!
 //! A black hole holds what was sent rather than dropping it, as TCP retransmits across a
 //! partition: once healed, what was held goes through and the connections carry on.
+//! A black hole can also begin by itself at a given answer of the service, which is
+//! then held: a request done but its acknowledgement lost (a `COMMIT` that committed).
 //! While the proxy resets, a new connection is accepted and reset at once; while it
 //! black-holes, a new connection is accepted and held, reaching the service only once
 //! the proxy is healed.
 
 use std::io;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -31,14 +34,22 @@ pub enum Fault {
     BlackHole,
     /// Every chunk of bytes, either way, is relayed this long after it arrived.
     Delay(Duration),
+    /// Everything is relayed until the service sends, on any connection, a chunk that
+    /// holds these bytes; that chunk is held, and from then on the proxy is a
+    /// [`Fault::BlackHole`]. What the service answered so is done, but its answer lost.
+    /// Only plain traffic can be matched: a client must not use TLS through it.
+    LoseAnswer(&'static [u8]),
 }
 
 /// A proxy on 127.0.0.1 (or an address given) and a port of its own to a target `host:port`; stops (and drops
 /// every connection) when dropped.
 pub struct FaultProxy {
     address: SocketAddr,
-    fault: watch::Sender<Fault>,
+    fault: Arc<watch::Sender<Fault>>,
     accepting: JoinHandle<()>,
+    /// Cloned by the task that accepts, and by every connection the proxy holds for as
+    /// long as it does.
+    alive: Arc<()>,
 }
 
 impl FaultProxy {
@@ -52,12 +63,19 @@ impl FaultProxy {
     pub async fn start_on(ip: std::net::IpAddr, target: &str) -> io::Result<FaultProxy> {
         let listener = TcpListener::bind((ip, 0)).await?;
         let address = listener.local_addr()?;
-        let (fault, watching) = watch::channel(Fault::None);
-        let accepting = tokio::spawn(accept(listener, target.to_owned(), watching));
+        let fault = Arc::new(watch::Sender::new(Fault::None));
+        let alive = Arc::new(());
+        let accepting = tokio::spawn(accept(
+            listener,
+            target.to_owned(),
+            fault.clone(),
+            alive.clone(),
+        ));
         Ok(FaultProxy {
             address,
             fault,
             accepting,
+            alive,
         })
     }
 
@@ -87,6 +105,13 @@ impl FaultProxy {
         self.set(Fault::Delay(by));
     }
 
+    /// How many connections the proxy holds: relaying, or waiting for a black hole to
+    /// end. Once it resets, this falls to 0 as every connection is reset.
+    pub fn connections(&self) -> usize {
+        // Less this handle's and the accepting task's.
+        Arc::strong_count(&self.alive).saturating_sub(2)
+    }
+
     /// Relays everything at once again.
     pub fn heal(&self) {
         self.set(Fault::None);
@@ -101,16 +126,32 @@ impl Drop for FaultProxy {
 }
 
 /// Accepts connections on `listener` and relays each to `target` under `fault`.
-async fn accept(listener: TcpListener, target: String, fault: watch::Receiver<Fault>) {
+async fn accept(
+    listener: TcpListener,
+    target: String,
+    fault: Arc<watch::Sender<Fault>>,
+    alive: Arc<()>,
+) {
     while let Ok((inbound, _)) = listener.accept().await {
-        tokio::spawn(connection(inbound, target.clone(), fault.clone()));
+        tokio::spawn(connection(
+            inbound,
+            target.clone(),
+            fault.clone(),
+            alive.clone(),
+        ));
     }
 }
 
 /// One connection: reset at once under [`Fault::Reset`], held under
 /// [`Fault::BlackHole`] until healed, then relayed both ways until either side closes
 /// or the proxy resets it.
-async fn connection(inbound: TcpStream, target: String, mut fault: watch::Receiver<Fault>) {
+async fn connection(
+    inbound: TcpStream,
+    target: String,
+    tripping: Arc<watch::Sender<Fault>>,
+    _alive: Arc<()>,
+) {
+    let mut fault = tripping.subscribe();
     if !passable(&mut fault).await {
         reset(&inbound);
         return;
@@ -125,8 +166,8 @@ async fn connection(inbound: TcpStream, target: String, mut fault: watch::Receiv
     let (outbound_read, outbound_write) = outbound.into_split();
     // Either way's end (a close, or a reset) ends the connection.
     tokio::select! {
-        () = pipe(inbound_read, outbound_write, fault.clone()) => {}
-        () = pipe(outbound_read, inbound_write, fault) => {}
+        () = pipe(inbound_read, outbound_write, fault.clone(), None) => {}
+        () = pipe(outbound_read, inbound_write, fault, Some(&tripping)) => {}
     }
 }
 
@@ -140,8 +181,14 @@ async fn passable(fault: &mut watch::Receiver<Fault>) -> bool {
 }
 
 /// Relays bytes from `from` to `to` under `fault` until `from` closes, or the proxy
-/// resets (both sockets are then reset as they are dropped).
-async fn pipe(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, mut fault: watch::Receiver<Fault>) {
+/// resets (both sockets are then reset as they are dropped). From the service, with
+/// `tripping`, it begins the black hole of [`Fault::LoseAnswer`].
+async fn pipe(
+    mut from: OwnedReadHalf,
+    mut to: OwnedWriteHalf,
+    mut fault: watch::Receiver<Fault>,
+    tripping: Option<&watch::Sender<Fault>>,
+) {
     let mut chunk = vec![0; 16 * 1024];
     loop {
         if !passable(&mut fault).await {
@@ -167,6 +214,11 @@ async fn pipe(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, mut fault: watch:
         if let Fault::Delay(by) = now {
             tokio::time::sleep(by).await;
         }
+        if let (Some(tripping), Fault::LoseAnswer(answer)) = (tripping, now)
+            && holds(&chunk[..length], answer)
+        {
+            tripping.send_replace(Fault::BlackHole);
+        }
         // What arrived as a black hole began waits for the proxy to heal.
         if !passable(&mut fault).await {
             reset(from.as_ref());
@@ -177,6 +229,11 @@ async fn pipe(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, mut fault: watch:
             return;
         }
     }
+}
+
+/// Whether `chunk` holds `bytes`.
+fn holds(chunk: &[u8], bytes: &[u8]) -> bool {
+    chunk.windows(bytes.len()).any(|window| window == bytes)
 }
 
 /// Closes `stream` with a reset (RST) rather than an orderly close, as a database that
@@ -246,5 +303,28 @@ mod tests {
         proxy.heal();
         let mut again = TcpStream::connect(proxy.address()).await.unwrap();
         assert_eq!(round_trip(&mut again, b"back").await.unwrap(), b"back");
+    }
+
+    #[tokio::test]
+    async fn a_black_hole_begins_at_the_answer_it_waits_for() {
+        let proxy = FaultProxy::start(&echo().await.to_string()).await.unwrap();
+        proxy.set(Fault::LoseAnswer(b"done"));
+        let mut stream = TcpStream::connect(proxy.address()).await.unwrap();
+        assert_eq!(round_trip(&mut stream, b"plain").await.unwrap(), b"plain");
+        stream.write_all(b"all done").await.unwrap();
+        let mut back = [0; 8];
+        let held = tokio::time::timeout(Duration::from_millis(300), stream.read(&mut back));
+        assert!(held.await.is_err(), "the answer is held");
+        let mut late = TcpStream::connect(proxy.address()).await.unwrap();
+        late.write_all(b"late").await.unwrap();
+        proxy.heal();
+        stream.read_exact(&mut back).await.unwrap();
+        assert_eq!(&back, b"all done", "the service had it, and answered");
+        let mut late_back = [0; 4];
+        late.read_exact(&mut late_back).await.unwrap();
+        assert_eq!(
+            &late_back, b"late",
+            "a black hole held the later connection too"
+        );
     }
 }

@@ -9,6 +9,7 @@ use tracing::{debug, info};
 
 use super::{Command, Room};
 use crate::protocol::{ClientError, ErrorCode};
+use crate::store::Settled;
 use parlor_room::RoomCommand;
 use parlor_room::machine::PendingMove;
 
@@ -46,9 +47,9 @@ impl Room {
         // Not tracked with the room's background work: a shutdown must not wait for a
         // database that is gone. A room stopped meanwhile is resumed from what is stored.
         tokio::spawn(async move {
-            let stored = loop {
+            let settled = loop {
                 match store.settle_move(&record).await {
-                    Ok(stored) => break stored,
+                    Ok(settled) => break settled,
                     Err(error) => {
                         debug!(room = %id, %error, "the held move's outcome cannot be read yet");
                     }
@@ -59,7 +60,7 @@ impl Room {
                 }
             };
             if let Some(room) = room.upgrade() {
-                let _ = room.send(Box::new(Command::Settled { stored })).await;
+                let _ = room.send(Box::new(Command::Settled { settled })).await;
             }
         });
     }
@@ -88,16 +89,17 @@ impl Room {
     }
 
     /// The store has said whether the held move is stored: plays it (announced to all,
-    /// without the rating changes, which the store alone holds then) or lets it go.
-    pub(super) fn settled(&mut self, stored: bool) {
+    /// with the rating changes stored with it if it ended a rated game) or lets it go,
+    /// giving the mover back the time the game was held.
+    pub(super) fn settled(&mut self, settled: Settled) {
         let Some(pending) = self.held.take() else {
             return;
         };
         let room = self.state.id().clone();
-        if stored {
+        if let Settled::Stored(ratings) = settled {
             info!(%room, ply = pending.record.ply, "the held move was stored; it is played");
             let kind = self.state.game().kind();
-            let effects = self.state.apply_move(*pending, None, Instant::now());
+            let effects = self.state.apply_move(*pending, ratings, Instant::now());
             self.perform(effects);
             self.context
                 .metrics
@@ -106,6 +108,8 @@ impl Room {
                 .inc();
         } else {
             info!(%room, ply = pending.record.ply, "the held move was not stored; the game goes on without it");
+            let effects = self.state.held_move_dropped(&pending, Instant::now());
+            self.perform(effects);
         }
     }
 }

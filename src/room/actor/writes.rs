@@ -12,6 +12,7 @@ use crate::protocol::ClientError;
 use crate::room::now;
 use parlor_room::GameId;
 use parlor_room::machine::{AfterStart, DrawChange, OnFailure, PendingEnding};
+use parlor_room::records::RatingShift;
 use parlor_rules::bots::BotLevel;
 use parlor_rules::games::Seat;
 
@@ -67,7 +68,8 @@ impl Room {
             .await
         {
             Ok(ratings) => {
-                let effects = self.state.conclude(ending, ratings, Instant::now());
+                let shifts = ratings.map(|changes| changes.map(RatingShift::from));
+                let effects = self.state.conclude(ending, shifts, Instant::now());
                 self.perform(effects);
                 Ok(())
             }
@@ -95,7 +97,8 @@ impl Room {
     }
 
     /// Records the start of the game if both seats are filled; if the store is
-    /// unavailable the room stays waiting and the machine tries again later.
+    /// unavailable the room stays waiting and the machine tries again later (under the
+    /// same game id when the failed write may have been stored).
     pub(super) async fn try_start(&mut self) {
         let game_id = || GameId::from(format!("g_{}", random_hex(8)));
         let Some(record) = self.state.start_record(now(), game_id) else {
@@ -106,7 +109,9 @@ impl Room {
             Err(error) => {
                 error!(room = %self.state.id(), %error, "could not record the start of a game; will retry");
                 self.note_refused(&error);
-                self.state.start_failed(Instant::now());
+                let landed = error.may_have_landed();
+                self.state
+                    .start_failed(record.game_id, landed, Instant::now());
                 return;
             }
         };

@@ -11,7 +11,7 @@ use super::{Effect, Now, RoomState};
 use crate::GameId;
 use crate::options::Takeover;
 use crate::ratings::RatedKey;
-use crate::records::{GameFinish, LeaderboardCandidate, RatingChange, SeatResult};
+use crate::records::{GameFinish, LeaderboardCandidate, RatingShift, SeatResult};
 use crate::scoring::{self, Opponent, ScoreInput};
 use crate::seats::SeatState;
 use crate::views::{GameOverMsg, MIN_MOVES_EACH_TO_RATE, ScoreView, Unrated};
@@ -215,7 +215,7 @@ impl RoomState {
     pub fn conclude(
         &mut self,
         ending: PendingEnding,
-        ratings: Option<[RatingChange; 2]>,
+        ratings: Option<[RatingShift; 2]>,
         now: Instant,
     ) -> Vec<Effect> {
         let PendingEnding {
@@ -238,7 +238,7 @@ impl RoomState {
             self.release_if_gone(conn, &mut effects);
         }
         if let Some(changes) = ratings {
-            self.ratings = changes.map(|change| Some(change.after.rating));
+            self.ratings = changes.map(|change| Some(change.after));
         }
         self.result = Some(outcome);
         self.bot_thinking = None;
@@ -261,10 +261,8 @@ impl RoomState {
                     name: self.seats[seat.index()].name(),
                     score: scores[seat.index()],
                     opponent: opponents[seat.index()],
-                    rating_before: ratings
-                        .map(|changes| rounded(changes[seat.index()].before.rating)),
-                    rating_after: ratings
-                        .map(|changes| rounded(changes[seat.index()].after.rating)),
+                    rating_before: ratings.map(|changes| rounded(changes[seat.index()].before)),
+                    rating_after: ratings.map(|changes| rounded(changes[seat.index()].after)),
                 })
                 .to_vec(),
             unrated,

@@ -250,6 +250,9 @@ pub struct RoomState {
     idle_since: Option<Instant>,
     /// Store-dependent work (starting, a bot's move, abandonment) waits until then.
     retry_at: Option<Instant>,
+    /// The id of a start whose write may have been stored though it failed: the retry
+    /// records the same game, so a start that did land leaves no second game behind.
+    lost_start: Option<GameId>,
     /// When the audience's comings and goings are next announced.
     pacer: Pacer,
     /// The game was resumed from the store after a restart and no move has been played
@@ -305,6 +308,7 @@ impl RoomState {
             fill_at: None,
             idle_since: Some(now.at),
             retry_at: None,
+            lost_start: None,
             pacer: Pacer::default(),
             resumed: false,
             nobody_back: false,

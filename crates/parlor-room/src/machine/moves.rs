@@ -9,7 +9,7 @@ use super::endings::{OnFailure, duration_ms};
 use super::views::shown_move;
 use super::{Effect, Now, PendingEnding, RoomState};
 use crate::clock::Clock;
-use crate::records::{MoveRecord, RatingChange};
+use crate::records::{MoveRecord, RatingShift};
 use crate::seats::SeatState;
 use crate::views::{LastMove, Status};
 use crate::{ConnId, PlayerId, Refusal};
@@ -118,7 +118,7 @@ impl RoomState {
     pub fn apply_move(
         &mut self,
         pending: PendingMove,
-        ratings: Option<[RatingChange; 2]>,
+        ratings: Option<[RatingShift; 2]>,
         now: Instant,
     ) -> Vec<Effect> {
         let PendingMove {
@@ -165,6 +165,20 @@ impl RoomState {
         } else {
             self.announce_move(shown, &before, now, &mut effects);
         }
+        effects
+    }
+
+    /// A move that was held while the store found out whether it was stored turned out
+    /// not to be: the game goes on as before it, and the mover is not charged the time
+    /// it was held (from when the move was received until `now`: the server's fault, as
+    /// an outage is), neither on their clock nor in their thinking time. Everyone is
+    /// shown the clocks as they are then.
+    pub fn held_move_dropped(&mut self, pending: &PendingMove, now: Instant) -> Vec<Effect> {
+        let held = now.saturating_duration_since(pending.received);
+        self.turn_began += held;
+        self.clock.excuse(held);
+        let mut effects = Vec::new();
+        self.announce_state(now, None, &mut effects);
         effects
     }
 

@@ -34,7 +34,8 @@ impl RoomState {
     }
 
     /// The record of the game about to start, if both seats are filled and no failed
-    /// start waits to be retried; `game_id` names it.
+    /// start waits to be retried; `game_id` names it, unless a failed start may have
+    /// been stored: then it is recorded again under that start's id.
     pub fn start_record(&self, now: Now, game_id: impl FnOnce() -> GameId) -> Option<NewGame> {
         if self.status() != Status::Waiting
             || self.seats.iter().any(SeatState::is_open)
@@ -43,7 +44,7 @@ impl RoomState {
             return None;
         }
         Some(NewGame {
-            game_id: game_id(),
+            game_id: self.lost_start.clone().unwrap_or_else(game_id),
             game: self.game.kind(),
             room_id: self.id.clone(),
             started_at_ms: now.unix_ms,
@@ -64,14 +65,20 @@ impl RoomState {
         })
     }
 
-    /// The store could not record the start: the room stays waiting and tries again
-    /// after [`STORE_RETRY`].
-    pub fn start_failed(&mut self, now: Instant) {
+    /// The store could not record the start of `game_id`: the room stays waiting and
+    /// tries again after [`STORE_RETRY`]. If the write `may_have_landed` (its outcome
+    /// was lost), the retry records that same game again, so the store never keeps a
+    /// second, unplayed one.
+    pub fn start_failed(&mut self, game_id: GameId, may_have_landed: bool, now: Instant) {
         self.retry_at = Some(now + STORE_RETRY);
+        if may_have_landed {
+            self.lost_start = Some(game_id);
+        }
     }
 
     /// The game `game_id` was recorded and starts at `now`, with the seats' ratings.
     pub fn started(&mut self, game_id: GameId, ratings: [Option<f64>; 2], now: Instant) {
+        self.lost_start = None;
         self.ratings = ratings;
         self.started = Some(Started { game_id, at: now });
         self.clear_chat();

@@ -43,7 +43,7 @@ use crate::store::sql::log_connection::LogHost;
 use crate::store::sql::lost_sessions::LostSessions;
 use crate::store::{
     Ban, ChatRecord, DrawOfferRecord, Fence, GameFinish, LeaderboardEntry, MoveRecord, NewGame,
-    PlayerGame, PlayerRecord, RatingChange, RatingEntry, SiteIdentity, Store, StoreError,
+    PlayerGame, PlayerRecord, RatingChange, RatingEntry, Settled, SiteIdentity, Store, StoreError,
     StoredGame, UnfinishedGame,
 };
 use parlor_room::ratings::{RatedKey, Rating};
@@ -390,10 +390,14 @@ impl Store for SqlStore {
             .await
     }
 
-    async fn settle_move(&self, mv: &MoveRecord) -> Result<bool, StoreError> {
+    async fn settle_move(&self, mv: &MoveRecord) -> Result<Settled, StoreError> {
         self.bounded(async {
             end_sessions(&self.pool, &self.lost).await?;
-            reads::move_stored(&self.pool, mv).await
+            if !reads::move_stored(&self.pool, mv).await? {
+                return Ok(Settled::NotStored);
+            }
+            let shifts = reads::rating_shifts(&self.pool, &mv.game_id).await?;
+            Ok(Settled::Stored(shifts))
         })
         .await
     }

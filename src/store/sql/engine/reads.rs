@@ -17,7 +17,7 @@ use crate::store::sql::rows::{
 };
 use crate::store::{
     Fence, GameStatus, LeaderboardEntry, MoveRecord, PlayerGame, PlayerRecord, RatingEntry,
-    SiteIdentity, StoreError, StoredGame, UnfinishedGame,
+    RatingShift, SiteIdentity, StoreError, StoredGame, UnfinishedGame,
 };
 use parlor_room::ratings::{RatedKey, Rating};
 use parlor_room::scoring::Opponent;
@@ -57,6 +57,27 @@ pub(super) async fn move_stored(pool: &Pool<Db>, mv: &MoveRecord) -> Result<bool
     .fetch_one(pool)
     .await?;
     Ok(found > 0)
+}
+
+/// Both seats' ratings before and after `game_id`, as its record keeps them once it
+/// ended rated; `None` while it is unfinished, or if it was not rated.
+pub(super) async fn rating_shifts(
+    pool: &Pool<Db>,
+    game_id: &GameId,
+) -> Result<Option<[RatingShift; 2]>, StoreError> {
+    let rows: Vec<(Option<f64>, Option<f64>)> = sqlx::query_as(
+        "SELECT rating_before, rating_after FROM game_seats WHERE game_id = $1 ORDER BY seat",
+    )
+    .bind(game_id.as_str())
+    .fetch_all(pool)
+    .await?;
+    let shift = |row: Option<&(Option<f64>, Option<f64>)>| match row {
+        Some(&(Some(before), Some(after))) => Some(RatingShift { before, after }),
+        _ => None,
+    };
+    Ok(shift(rows.first())
+        .zip(shift(rows.get(1)))
+        .map(|(first, second)| [first, second]))
 }
 
 /// The player a site account is bound to, if any.

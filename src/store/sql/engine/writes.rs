@@ -30,6 +30,13 @@ const SEAT_COLUMNS: usize = 5;
 
 /// Records games as started under their rooms' tokens, with their seats: one `INSERT`
 /// for the games and one for all their seats, inside the caller's transaction.
+///
+/// Recording a start again is a success: a room whose start's write was lost (it may
+/// have committed) records the same game again, and that second record replaces the
+/// first (its start time, settings and seats), so one game stays stored. That holds
+/// only for the same game of the same room under the same token, still playing and
+/// with no move yet; any other game already stored under an id fails as
+/// [`StoreError::GameIdTaken`].
 pub(super) async fn insert_games(
     conn: &mut impl LogConnection,
     games: &[(&NewGame, Fence)],
@@ -42,6 +49,13 @@ pub(super) async fn insert_games(
          VALUES ",
     );
     PLACEHOLDERS.push_rows(&mut sql, games.len(), GAME_COLUMNS);
+    sql.push_str(
+        " ON CONFLICT (game_id) DO UPDATE SET options = excluded.options, \
+         started_at = excluded.started_at, rules = excluded.rules \
+         WHERE games.room_id = excluded.room_id AND games.game = excluded.game \
+         AND games.fence = excluded.fence AND games.status = excluded.status \
+         AND NOT EXISTS (SELECT 1 FROM moves WHERE moves.game_id = games.game_id)",
+    );
     let params: Vec<Param<'_>> = games
         .iter()
         .flat_map(|(game, fence)| {
@@ -57,7 +71,15 @@ pub(super) async fn insert_games(
             ]
         })
         .collect();
-    conn.execute(&sql, &params).await?;
+    let recorded = conn.execute(&sql, &params).await?;
+    if usize::try_from(recorded).ok() != Some(games.len()) {
+        // Only a batch of one says which; a batch refused is written again one by one.
+        let game_id = match games {
+            [(game, _)] => game.game_id.clone(),
+            _ => GameId::from("(one of a batch)"),
+        };
+        return Err(StoreError::GameIdTaken { game_id });
+    }
 
     let seats = games.iter().map(|(game, _)| game.seats.len()).sum();
     if seats == 0 {
@@ -66,6 +88,10 @@ pub(super) async fn insert_games(
     let mut sql =
         String::from("INSERT INTO game_seats (game_id, seat, kind, player_id, name) VALUES ");
     PLACEHOLDERS.push_rows(&mut sql, seats, SEAT_COLUMNS);
+    sql.push_str(
+        " ON CONFLICT (game_id, seat) DO UPDATE SET kind = excluded.kind, \
+         player_id = excluded.player_id, name = excluded.name",
+    );
     let mut params = Vec::with_capacity(seats * SEAT_COLUMNS);
     for (game, _) in games {
         for seat in &game.seats {

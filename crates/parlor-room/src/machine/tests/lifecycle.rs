@@ -74,7 +74,7 @@ fn a_start_the_store_could_not_record_leaves_the_room_waiting_and_is_retried() {
     let step = fx.room.join(bob(), Seat::Second, BOB, None).unwrap();
     assert!(fx.room.start_record(fx.now(fx.t0), || "g".into()).is_some());
     drop(step);
-    fx.room.start_failed(fx.t0);
+    fx.room.start_failed("g".into(), false, fx.t0);
     let effects = fx.room.after_start(
         AfterStart::Welcome {
             conn: BOB,
@@ -96,6 +96,39 @@ fn a_start_the_store_could_not_record_leaves_the_room_waiting_and_is_retried() {
     let effects = fx.tick(fx.at(super::super::STORE_RETRY)).unwrap();
     assert_eq!(fx.room.status(), Status::Playing);
     assert_eq!(states(&effects).len(), 1, "the late start is announced");
+}
+
+#[test]
+fn a_start_that_may_have_been_stored_is_retried_under_the_same_id() {
+    let mut fx = Fixture::open();
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    drop(fx.room.join(bob(), Seat::Second, BOB, None).unwrap());
+    let retry = fx.at(super::super::STORE_RETRY);
+    let first = fx.room.start_record(fx.now(fx.t0), || "g1".into()).unwrap();
+    fx.room.start_failed(first.game_id, true, fx.t0);
+    let again = fx.room.start_record(fx.now(retry), || "g2".into()).unwrap();
+    assert_eq!(
+        again.game_id.as_str(),
+        "g1",
+        "the lost start is recorded again"
+    );
+    // A later failure that surely stored nothing keeps the id the first may have used.
+    fx.room.start_failed(again.game_id, false, retry);
+    let later = fx.at(super::super::STORE_RETRY * 2);
+    let third = fx.room.start_record(fx.now(later), || "g3".into()).unwrap();
+    assert_eq!(third.game_id.as_str(), "g1");
+}
+
+#[test]
+fn a_start_that_surely_failed_is_retried_under_a_new_id() {
+    let mut fx = Fixture::open();
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    drop(fx.room.join(bob(), Seat::Second, BOB, None).unwrap());
+    let first = fx.room.start_record(fx.now(fx.t0), || "g1".into()).unwrap();
+    fx.room.start_failed(first.game_id, false, fx.t0);
+    let retry = fx.at(super::super::STORE_RETRY);
+    let again = fx.room.start_record(fx.now(retry), || "g2".into()).unwrap();
+    assert_eq!(again.game_id.as_str(), "g2");
 }
 
 #[test]

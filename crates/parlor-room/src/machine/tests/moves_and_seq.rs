@@ -179,6 +179,39 @@ fn the_clock_charges_thinking_time_and_records_it_with_the_move() {
 }
 
 #[test]
+fn a_held_move_found_not_stored_costs_the_mover_no_time_for_the_hold() {
+    let mut fx = fischer(10_000, 500);
+    let received = fx.at(ms(2_000));
+    let held = fx
+        .room
+        .prepare_move(Seat::First, "0", received, fx.now(received))
+        .unwrap();
+    let settled = fx.at(ms(7_000));
+    let effects = fx.room.held_move_dropped(&held, settled);
+    let shown = states(&effects)[0].clocks.map(|c| c.remaining_ms);
+    assert_eq!(shown, Some([8_000, 10_000]), "the hold is not charged");
+    assert_eq!(
+        fx.room.next_deadline(),
+        Some(fx.at(ms(15_000))),
+        "the flag falls 5 s (the hold) later"
+    );
+    let again = fx.at(ms(8_000));
+    let pending = fx
+        .room
+        .prepare_move(Seat::First, "0", again, fx.now(again))
+        .unwrap();
+    assert_eq!(
+        pending.record.think_ms, 3_000,
+        "2 s before the hold, 1 s after"
+    );
+    assert_eq!(
+        pending.record.clocks_ms,
+        Some([7_500, 10_000]),
+        "charged as the thinking time stored with it, plus the increment"
+    );
+}
+
+#[test]
 fn a_stored_move_carries_both_clocks_as_the_state_after_it_shows_them() {
     let options = RoomOptions {
         time_control: TimeControl::PerMove {

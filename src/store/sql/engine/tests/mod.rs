@@ -14,6 +14,7 @@ mod games;
 mod identities;
 mod names;
 mod recovery;
+mod starts;
 mod upgrade;
 
 use parlor_room::PlayerId;
