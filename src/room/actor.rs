@@ -17,6 +17,7 @@ use tokio_util::task::TaskTracker;
 use tracing::{error, info, warn};
 
 use super::Caller;
+use super::caller::too_late;
 use super::fanout::{Broadcast, Snapshots, frame, send_to};
 use super::recent::Recent;
 use super::{ConnId, Creator, Frame, RoomContext, Subscriber, now};
@@ -204,6 +205,7 @@ impl Room {
                 let caller = Caller {
                     conn: creator.sub.conn,
                     sub: Some(creator.sub),
+                    answer_by: None,
                 };
                 let result = Box::pin(self.answer(asked, caller, Instant::now())).await;
                 if let Err(error) = result {
@@ -278,6 +280,10 @@ impl Room {
                 reply,
             } => {
                 let conn = caller.conn;
+                if caller.answer_by.is_some_and(|by| Instant::now() > by) {
+                    let _ = reply.send(Err(too_late()));
+                    return Flow::Continue;
+                }
                 let closing = match &asked.command {
                     RoomCommand::Close { reason } => Some(reason.clone()),
                     _ => None,

@@ -2,14 +2,14 @@
 //! member here, with a connection number of this node and a subscriber whose frames go
 //! back to its gateway, in order.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tracing::{debug, warn};
 
 use serde_json::Value;
 
-use super::Relay;
 use super::wire::{Asker, Envelope};
+use super::{ANSWER_WITHIN, Relay};
 use crate::lobby::NewRoom;
 use crate::protocol::{ClientError, ErrorCode};
 use crate::room::{
@@ -18,6 +18,10 @@ use crate::room::{
 use parlor_room::PlayerInfo;
 use parlor_room::{NodeId, RoomId, RoomOptions, SeatSpec};
 use parlor_rules::GameKind;
+
+/// How much sooner than its gateway a relayed request gives up on its room: the hop
+/// between the nodes, with room to spare.
+const ANSWER_HOP: Duration = Duration::from_secs(1);
 
 /// Another node's client in this node's rooms.
 pub(super) struct Member {
@@ -46,6 +50,10 @@ impl Relay {
                 return;
             }
             Envelope::Ask { asker, room, asked } => {
+                let arrived = Instant::now();
+                // Its gateway waits ANSWER_WITHIN from sending it; a second less from
+                // here leaves room for the hop between the nodes.
+                let answer_by = Some(arrived + ANSWER_WITHIN - ANSWER_HOP);
                 let outcome = match self.local_room(&room) {
                     Ok(handle) => {
                         let entering = asked.command.enters();
@@ -54,14 +62,16 @@ impl Relay {
                             Caller {
                                 conn: sub.conn,
                                 sub: Some(sub),
+                                answer_by,
                             }
                         } else {
                             Caller {
                                 conn: self.member_conn(&asker),
                                 sub: None,
+                                answer_by,
                             }
                         };
-                        let outcome = handle.ask(asked, caller, Instant::now()).await;
+                        let outcome = handle.ask(asked, caller, arrived).await;
                         if entering && outcome.is_err() {
                             self.not_in(&asker, Some(&room));
                         }
