@@ -7,7 +7,7 @@ use bytestring::ByteString;
 use serde_json::Value;
 use tracing::{debug, info};
 
-use super::session::Connection;
+use super::connection::Connection;
 use crate::auth;
 use crate::bans;
 use crate::fleet::{Opening, RoomLink};

@@ -7,8 +7,10 @@
 //!                 ▲ room frames, lobby updates
 //! ```
 
+mod connection;
 mod dispatch;
 mod frames;
+mod meanwhile;
 mod notices;
 mod origin;
 mod reroute;

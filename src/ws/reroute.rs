@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use bytestring::ByteString;
 
-use super::session::Connection;
+use super::connection::Connection;
 use crate::fleet::RoomLink;
 use crate::protocol::{ServerMsg, encode};
 use parlor_room::{RoomCommand, RoomId};

@@ -12,26 +12,24 @@ use std::time::Duration;
 
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
 use bytestring::ByteString;
-use serde_json::Value;
 use tokio::sync::futures::Notified;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, Sleep, interval, sleep_until};
 use tokio_util::sync::WaitForCancellationFuture;
 use tracing::{debug, info};
 
+use super::connection::Connection;
 use super::frames::Breach;
+use super::meanwhile::Meanwhile;
 use super::notices::{moved_notice, shutdown_notice};
 use super::reroute::{ASK_AGAIN_EVERY, Moving, Reentry};
 use super::socket::SocketHandle;
 use super::writer::{Outbound, WriteError, Writer};
 use crate::AppState;
-use crate::fleet::RoomLink;
 use crate::limits::{Budget, ConnectionPermit};
-use crate::lobby::{LobbyEvent, LobbySubscription, next_lobby_event};
-use crate::players::Identity;
+use crate::lobby::{LobbyEvent, next_lobby_event};
 use crate::protocol::{ClientError, ErrorCode, MAX_FRAME_BYTES, ServerMsg, encode};
-use crate::room::{ConnId, Frame, OUTBOX_FRAMES, Subscriber, new_conn_id};
-use parlor_room::RoomId;
+use crate::room::{Frame, OUTBOX_FRAMES, Subscriber, new_conn_id};
 
 /// An upgraded connection, ready for its session.
 pub(crate) struct Opened {
@@ -47,35 +45,6 @@ pub(crate) struct Opened {
     pub(crate) address: IpAddr,
     /// This connection's place in its address's count.
     pub(crate) permit: ConnectionPermit,
-}
-
-/// One connection's state.
-pub(super) struct Connection {
-    pub(super) conn: ConnId,
-    pub(super) app: Arc<AppState>,
-    pub(super) identity: Option<Identity>,
-    /// Rooms this connection plays or watches in, told when it closes.
-    pub(super) rooms: HashMap<RoomId, RoomLink>,
-    /// Which of them it watches (rather than plays in).
-    pub(super) watching: HashSet<RoomId>,
-    /// Which of them moved to another node of the fleet and have not taken the
-    /// connection back yet.
-    pub(super) moving: Moving,
-    pub(super) subscriber: Subscriber,
-    /// The lobby feed, while subscribed.
-    pub(super) lobby: Option<LobbySubscription>,
-    /// The client's address, which quotas count against.
-    pub(super) address: IpAddr,
-    /// Rooms this connection may still create this minute.
-    pub(super) room_budget: Budget,
-    /// Chat lines this connection may still send (`limits.chat_lines_per_minute`).
-    pub(super) chat_budget: Budget,
-    /// The client has sent a `ping` message: it keeps a heartbeat, so a shorter silence
-    /// (`server.heartbeat_timeout_secs`) means it is gone.
-    pub(super) on_heartbeat: bool,
-    /// What the operator's list of live connections was last told: whether the
-    /// connection had said hello, and in how many rooms it was.
-    pub(super) described: (bool, usize),
 }
 
 /// How a session ends.
@@ -180,7 +149,7 @@ struct Running {
 }
 
 /// What reading the client's stream gives (`None`: the client has gone).
-type Received = Option<Result<AggregatedMessage, actix_ws::ProtocolError>>;
+pub(super) type Received = Option<Result<AggregatedMessage, actix_ws::ProtocolError>>;
 
 /// The waits every turn of the loop takes part in. They are made once, in [`run`], not
 /// once per frame (making and dropping them registered and struck off a waiter or a
@@ -635,79 +604,5 @@ impl Running {
         drop(permit);
         app.metrics.connections_open.dec();
         info!(conn, reason = why, "connection closed");
-    }
-}
-
-/// The parts of a session that keep up with the client while a request waits (on a
-/// room, or on the store behind it): the session still answers the client's WebSocket
-/// pings and sends its own, so a client is never dropped for a slow answer, and writes
-/// the frames its rooms queue (when `frames` says so), so its other rooms go on; any
-/// other frame read meanwhile is kept, in order, for the next turn.
-struct Meanwhile<'s> {
-    stream: &'s mut AggregatedMessageStream,
-    ping: &'s mut Interval,
-    writer: &'s mut Writer,
-    deferred: &'s mut Option<Received>,
-    queued: &'s mut mpsc::Receiver<Frame>,
-    /// Whether the rooms' frames are written meanwhile.
-    frames: bool,
-}
-
-impl Meanwhile<'_> {
-    /// Waits for `work`, keeping up with the client; its outcome, whether a write made
-    /// meanwhile failed, and whether the client answered a ping.
-    async fn wait_for<T>(
-        self,
-        mut work: Pin<Box<impl Future<Output = T>>>,
-    ) -> (T, Result<(), WriteError>, bool) {
-        let mut meanwhile = Ok(());
-        let mut heard = false;
-        let outcome = loop {
-            let writable = meanwhile.is_ok();
-            tokio::select! {
-                biased;
-                outcome = &mut work => break outcome,
-                _ = self.ping.tick(), if writable => {
-                    meanwhile = self.writer.send(Outbound::Ping).await;
-                }
-                Some(frame) = self.queued.recv(), if writable && self.frames => {
-                    let text = Frame::unwrap_or_clone(frame);
-                    meanwhile = self.writer.send(Outbound::Text(text)).await;
-                }
-                frame = self.stream.recv(), if writable && self.deferred.is_none() => match frame {
-                    Some(Ok(AggregatedMessage::Ping(bytes))) => {
-                        heard = true;
-                        meanwhile = self.writer.send(Outbound::Pong(bytes)).await;
-                    }
-                    Some(Ok(AggregatedMessage::Pong(_))) => heard = true,
-                    other => *self.deferred = Some(other),
-                },
-            }
-        };
-        (outcome, meanwhile, heard)
-    }
-}
-
-impl Connection {
-    /// Tells the operator's list of live connections who this connection speaks for and
-    /// which rooms it is in, if either changed since it last told (a message changes
-    /// at most one room).
-    fn describe_to_operator(&mut self) {
-        let now = (self.identity.is_some(), self.rooms.len());
-        if now != self.described {
-            self.described = now;
-            let player = self.identity.as_ref().map(|identity| &identity.player_id);
-            self.app.live.describe(self.conn, player, self.rooms.keys());
-        }
-    }
-
-    /// A `lobby` snapshot for this connection's subscription.
-    pub(super) fn lobby_snapshot(&self, reference: Option<Value>) -> ServerMsg {
-        let game = self.lobby.as_ref().and_then(LobbySubscription::game);
-        ServerMsg::Lobby {
-            rooms: self.app.lobby.list_game(game),
-            game,
-            reference,
-        }
     }
 }
