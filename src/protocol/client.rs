@@ -217,6 +217,13 @@ impl ClientMsg {
             ClientMsg::CreateRoom { .. } | ClientMsg::QuickJoin { .. }
         )
     }
+
+    /// Whether the server answers this only once the connection's earlier requests
+    /// are answered: it says who the connection speaks for, or opens a room (PROTOCOL.md
+    /// §2.5). Other messages are answered while requests for other rooms wait.
+    pub fn waits_for_earlier_requests(&self) -> bool {
+        matches!(self, ClientMsg::Hello { .. }) || self.opens_a_room()
+    }
 }
 
 /// Every `type` a client may send, for telling `unknown_type` from `bad_message`: the

@@ -8,6 +8,7 @@ use serde_json::Value;
 use tracing::{debug, info};
 
 use super::connection::Connection;
+use super::room_request::RoomRequest;
 use crate::auth;
 use crate::bans;
 use crate::fleet::{Opening, RoomLink};
@@ -18,9 +19,7 @@ use crate::protocol::{
     RoomSettingsView, ServerMsg, Updates, encode,
 };
 use crate::room::{Creator, unix_ms};
-use parlor_room::{
-    Asked, PlayerInfo, Request, RoomCommand, RoomId, RoomOptions, SeatSpec, TimeControl,
-};
+use parlor_room::{PlayerInfo, Request, RoomCommand, RoomId, RoomOptions, SeatSpec, TimeControl};
 use parlor_rules::GameKind;
 
 impl Connection {
@@ -51,13 +50,13 @@ impl Connection {
         protocol::parse(text)
     }
 
-    /// Handles one message, as [`Connection::read`] read it; returns the direct replies
-    /// to write, in order.
+    /// Handles one message, as [`Connection::read`] read it: returns the direct replies
+    /// to write, in order, or the request it makes of one room, to send.
     pub(super) async fn answer(
         &mut self,
         read: Result<Envelope, Rejected>,
         received: Instant,
-    ) -> Vec<ByteString> {
+    ) -> Answer {
         let replies = match read {
             Ok(envelope) => {
                 let reference = envelope.reference;
@@ -65,7 +64,8 @@ impl Connection {
                     .dispatch(envelope.msg, reference.clone(), received)
                     .await
                 {
-                    Ok(replies) => replies,
+                    Ok(Handled::Replies(replies)) => replies,
+                    Ok(Handled::Room(request)) => return Answer::Room(request),
                     Err(error) => {
                         debug!(conn = self.conn, code = %error.code, "request refused");
                         vec![ServerMsg::error(error, reference)]
@@ -74,6 +74,11 @@ impl Connection {
             }
             Err(rejected) => vec![ServerMsg::error(rejected.error, rejected.reference)],
         };
+        Answer::Replies(self.encode_replies(replies))
+    }
+
+    /// `replies`, counted and encoded for writing.
+    pub(super) fn encode_replies(&self, replies: Vec<ServerMsg>) -> Vec<ByteString> {
         let metrics = &self.app.metrics;
         for reply in &replies {
             if let ServerMsg::Error { code, .. } = reply {
@@ -133,9 +138,13 @@ impl Connection {
         msg: ClientMsg,
         reference: Option<Value>,
         received: Instant,
-    ) -> Result<Vec<ServerMsg>, ClientError> {
+    ) -> Result<Handled, ClientError> {
+        let room_request = |connection: &Connection, room, command| {
+            RoomRequest::new(connection, room, command, reference.clone(), received)
+                .map(Handled::Room)
+        };
         // Every message but hello needs an identity, checked before anything else.
-        match msg {
+        let handled = match msg {
             ClientMsg::Hello {
                 name,
                 token,
@@ -156,7 +165,7 @@ impl Connection {
                     let enforced = &self.app.metrics.bans_enforced;
                     enforced.with_label_values(&["hello"]).inc();
                 }
-                said
+                Handled::Replies(said?)
             }
             ClientMsg::CreateRoom {
                 game,
@@ -167,98 +176,82 @@ impl Connection {
                 let room = self
                     .open_room(game, seats, options, reference.clone())
                     .await?;
-                Ok(vec![ServerMsg::RoomCreated { room, reference }])
+                Handled::Replies(vec![ServerMsg::RoomCreated { room, reference }])
             }
             ClientMsg::Join { room, seat, since } => {
                 self.may(Activity::Play)?;
-                let (player, link) = self.player_and_room(&room).await?;
                 let command = RoomCommand::Join {
                     seat: seat.get()?,
                     since,
                 };
-                self.enter(room, link, player.ask(command, reference), received)
-                    .await
+                room_request(self, room, command)?
             }
             ClientMsg::Watch { room, since } => {
                 self.may(Activity::Watch)?;
-                let (player, link) = self.player_and_room(&room).await?;
-                let command = RoomCommand::Watch { since };
-                self.enter(room, link, player.ask(command, reference), received)
-                    .await
+                room_request(self, room, RoomCommand::Watch { since })?
             }
-            ClientMsg::Move { room, text } => {
-                let command = RoomCommand::Move { text };
-                self.ask_room(&room, command, reference, received).await
+            ClientMsg::Move { room, text } => room_request(self, room, RoomCommand::Move { text })?,
+            ClientMsg::Resign { room } => {
+                room_request(self, room, RoomCommand::Request(Request::Resign))?
             }
-            ClientMsg::Resign { room } => self.request(&room, Request::Resign, received).await,
             ClientMsg::OfferDraw { room } => {
-                self.request(&room, Request::OfferDraw, received).await
+                room_request(self, room, RoomCommand::Request(Request::OfferDraw))?
             }
             ClientMsg::AcceptDraw { room } => {
-                self.request(&room, Request::AcceptDraw, received).await
+                room_request(self, room, RoomCommand::Request(Request::AcceptDraw))?
             }
             ClientMsg::DeclineDraw { room } => {
-                self.request(&room, Request::DeclineDraw, received).await
+                room_request(self, room, RoomCommand::Request(Request::DeclineDraw))?
             }
-            ClientMsg::Rematch { room } => self.request(&room, Request::Rematch, received).await,
+            ClientMsg::Rematch { room } => {
+                room_request(self, room, RoomCommand::Request(Request::Rematch))?
+            }
             ClientMsg::FillWithBot { room, level } => {
                 let request = Request::FillWithBot { level };
-                self.request(&room, request, received).await
+                room_request(self, room, RoomCommand::Request(request))?
             }
             ClientMsg::ClaimVictory { room } => {
-                self.request(&room, Request::ClaimVictory, received).await
+                room_request(self, room, RoomCommand::Request(Request::ClaimVictory))?
             }
             ClientMsg::ClaimDraw { room } => {
-                self.request(&room, Request::ClaimDraw, received).await
+                room_request(self, room, RoomCommand::Request(Request::ClaimDraw))?
             }
             ClientMsg::Chat { room, text } => {
-                let (player, link) = self.player_and_room(&room).await?;
+                self.player()?;
                 self.app.limits.chat_line(&self.chat_budget)?;
-                let asked = player.ask(RoomCommand::Chat { text }, reference);
-                link.ask(asked, &self.subscriber, received).await?;
-                Ok(Vec::new())
+                room_request(self, room, RoomCommand::Chat { text })?
             }
-            ClientMsg::Leave { room } => {
-                let (player, link) = self.player_and_room(&room).await?;
-                let asked = player.ask(RoomCommand::Leave, reference.clone());
-                let left = link.ask(asked, &self.subscriber, received).await;
-                // Gone (closed on another node meanwhile) is left as much as left.
-                let gone = matches!(&left, Err(error) if error.code == ErrorCode::UnknownRoom);
-                if left.is_ok() || gone {
-                    self.forget_room(&room);
-                }
-                left?;
-                Ok(vec![ServerMsg::Left { room, reference }])
-            }
+            ClientMsg::Leave { room } => room_request(self, room, RoomCommand::Leave)?,
             ClientMsg::SubscribeLobby { game } => {
                 self.player()?;
                 let game = game.map(Checked::get).transpose()?;
                 // Subscribe before listing, so no change after the snapshot is missed.
                 self.lobby = Some(self.app.lobby.subscribe(game));
-                Ok(vec![self.lobby_snapshot(reference)])
+                Handled::Replies(vec![self.lobby_snapshot(reference)])
             }
             ClientMsg::UnsubscribeLobby {} => {
                 self.player()?;
                 self.lobby = None;
-                Ok(vec![ServerMsg::LobbyUnsubscribed { reference }])
+                Handled::Replies(vec![ServerMsg::LobbyUnsubscribed { reference }])
             }
             ClientMsg::QuickJoin { game, time_control } => {
                 self.may(Activity::Play)?;
-                self.quick_join(game, time_control, reference).await
+                Handled::Replies(self.quick_join(game, time_control, reference).await?)
             }
             // Needs no hello: a heartbeat may start as soon as the socket opens.
             ClientMsg::Ping {} => {
                 self.on_heartbeat = true;
-                Ok(vec![ServerMsg::Pong { reference }])
+                Handled::Replies(vec![ServerMsg::Pong { reference }])
             }
             ClientMsg::ListRooms {} => {
                 self.player()?;
-                Ok(vec![ServerMsg::Rooms {
+                Handled::Replies(vec![ServerMsg::Rooms {
                     rooms: self.app.lobby.list(),
                     reference,
                 }])
             }
-        }
+        };
+        Ok(handled)
     }
 
     /// Seats the player opposite the person who has waited longest for this game and
@@ -374,94 +367,6 @@ impl Connection {
         Ok(room.id().clone())
     }
 
-    /// Passes a seated player's request to a room; the room's broadcast is the answer.
-    async fn request(
-        &mut self,
-        room: &RoomId,
-        request: Request,
-        received: Instant,
-    ) -> Result<Vec<ServerMsg>, ClientError> {
-        self.ask_room(room, RoomCommand::Request(request), None, received)
-            .await
-    }
-
-    /// Has a room answer a command that neither enters nor leaves it; the room's
-    /// broadcast is the answer.
-    async fn ask_room(
-        &mut self,
-        room: &RoomId,
-        command: RoomCommand,
-        reference: Option<Value>,
-        received: Instant,
-    ) -> Result<Vec<ServerMsg>, ClientError> {
-        let (player, link) = self.player_and_room(room).await?;
-        link.ask(player.ask(command, reference), &self.subscriber, received)
-            .await?;
-        Ok(Vec::new())
-    }
-
-    /// The player asking and the room asked, checked in the documented order:
-    /// `hello_required`, then `unknown_room`.
-    async fn player_and_room(
-        &mut self,
-        room: &RoomId,
-    ) -> Result<(PlayerInfo, RoomLink), ClientError> {
-        let player = self.player_info()?;
-        let link = self.room(room).await?;
-        Ok((player, link))
-    }
-
-    /// Has the connection enter `room` (join or watch), and keeps the room among its
-    /// rooms once it did, and also when the room's node did not answer in time (it may
-    /// have), so that the room hears when the connection closes.
-    async fn enter(
-        &mut self,
-        room: RoomId,
-        link: RoomLink,
-        asked: Asked,
-        received: Instant,
-    ) -> Result<Vec<ServerMsg>, ClientError> {
-        let watches = matches!(asked.command, RoomCommand::Watch { .. });
-        let outcome = link.ask(asked, &self.subscriber, received).await;
-        let kept = match &outcome {
-            Ok(()) => true,
-            Err(error) => error.code == ErrorCode::RoomUnreachable,
-        };
-        if kept {
-            if watches {
-                self.watching.insert(room.clone());
-            } else {
-                self.watching.remove(&room);
-            }
-            self.moving.remove(&room);
-            self.rooms.insert(room, link);
-        }
-        outcome.map(|()| Vec::new())
-    }
-
-    /// No longer counts `room` among this connection's rooms.
-    fn forget_room(&mut self, room: &RoomId) {
-        self.rooms.remove(room);
-        self.watching.remove(room);
-        self.moving.remove(room);
-    }
-
-    /// The room `room`: one of this node's, or, in a fleet, one another node holds. A
-    /// room of this node that has closed since (its idle time ran out, or the operator
-    /// closed it) is no longer one of this connection's rooms. A room that moved and has
-    /// not taken the connection back yet is `room_unreachable`.
-    async fn room(&mut self, room: &RoomId) -> Result<RoomLink, ClientError> {
-        if self.moving.contains_key(room) {
-            return Err(room_moving());
-        }
-        match self.rooms.get(room) {
-            Some(RoomLink::Local(handle)) if handle.is_closed() => self.forget_room(room),
-            Some(link) => return Ok(link.clone()),
-            None => {}
-        }
-        RoomLink::find(room, &self.app.lobby, self.app.relay.as_ref()).await
-    }
-
     async fn hello(
         &mut self,
         credentials: Credentials<'_>,
@@ -535,12 +440,18 @@ impl Connection {
     }
 }
 
-/// The refusal of a request for a room that is moving between servers.
-fn room_moving() -> ClientError {
-    ClientError::new(
-        ErrorCode::RoomUnreachable,
-        "This room is moving to another server; you are put back in it in a moment (a \"joined\" follows). Send this again then.",
-    )
+/// What the session does with a message.
+pub(super) enum Answer {
+    /// Writes these replies, in order.
+    Replies(Vec<ByteString>),
+    /// Sends this request to its room, whose answer comes later.
+    Room(RoomRequest),
+}
+
+/// What handling a message came to, before its replies are encoded.
+enum Handled {
+    Replies(Vec<ServerMsg>),
+    Room(RoomRequest),
 }
 
 /// What a `hello` offers to say who it speaks for.

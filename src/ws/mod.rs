@@ -10,10 +10,12 @@
 mod connection;
 mod dispatch;
 mod frames;
+mod in_flight;
 mod meanwhile;
 mod notices;
 mod origin;
 mod reroute;
+mod room_request;
 mod session;
 mod socket;
 mod writer;

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use bytestring::ByteString;
 
 use super::connection::Connection;
-use crate::fleet::RoomLink;
+use super::in_flight::InFlight;
+use super::room_request::RoomRequest;
 use crate::protocol::{ServerMsg, encode};
 use parlor_room::{RoomCommand, RoomId};
 
@@ -30,15 +31,6 @@ const MOVING: &str = "This room is moving to another server of this site. Stay c
 /// heard that they moved.
 pub(super) type Moving = HashMap<RoomId, Instant>;
 
-/// What one attempt to put the connection back into its moving rooms came to.
-pub(super) enum Reentry {
-    /// Back in every room it could be put back in; the others are asked again later.
-    Tried,
-    /// A room has not taken the connection back within [`PATIENCE`]: the connection is
-    /// closed for its client to reconnect.
-    GaveUp,
-}
-
 impl Connection {
     /// Notes which of `rooms`, told moved, this connection is in, and returns what its
     /// client is told of each that was not moving already (`room_moving`).
@@ -56,45 +48,37 @@ impl Connection {
         notices
     }
 
-    /// Asks each moving room, wherever it is now, once, to take the connection back. The
+    /// A request to each moving room that is not being asked already, wherever it is
+    /// now, to take the connection back: its player's seat, or watching, as it was. The
     /// room answers as it answers a `join` or a `watch`: `joined`, then its `state`.
-    pub(super) async fn reenter(&mut self) -> Reentry {
+    pub(super) fn reentries(&mut self, in_flight: &InFlight) -> Vec<RoomRequest> {
         let Ok(player) = self.player_info() else {
             self.moving.clear();
-            return Reentry::Tried;
+            return Vec::new();
         };
-        let rooms: Vec<RoomId> = self.moving.keys().cloned().collect();
-        let mut gave_up = false;
-        for room in rooms {
-            let command = if self.watching.contains(&room) {
-                RoomCommand::Watch { since: None }
-            } else {
-                RoomCommand::Return { since: None }
-            };
-            let asked = player.clone().ask(command, None);
-            let found = RoomLink::find(&room, &self.app.lobby, self.app.relay.as_ref()).await;
-            let entered = match found {
-                Ok(link) => link
-                    .ask(asked, &self.subscriber, Instant::now())
-                    .await
-                    .map(|()| link),
-                Err(error) => Err(error),
-            };
-            match entered {
-                Ok(link) => {
-                    self.rooms.insert(room.clone(), link);
-                    self.moving.remove(&room);
+        let now = Instant::now();
+        let asking = self.moving.keys().filter(|room| !in_flight.is_busy(room));
+        asking
+            .map(|room| {
+                let command = if self.watching.contains(room) {
+                    RoomCommand::Watch { since: None }
+                } else {
+                    RoomCommand::Return { since: None }
+                };
+                RoomRequest {
+                    room: room.clone(),
+                    asked: player.clone().ask(command, None),
+                    received: now,
+                    reentry: true,
                 }
-                Err(_) => {
-                    let since = self.moving.get(&room).copied();
-                    gave_up |= since.is_some_and(|since| since.elapsed() >= PATIENCE);
-                }
-            }
-        }
-        if gave_up {
-            Reentry::GaveUp
-        } else {
-            Reentry::Tried
-        }
+            })
+            .collect()
+    }
+
+    /// Whether `room` has moved longer ago than the connection waits for it.
+    pub(super) fn out_of_patience(&self, room: &RoomId) -> bool {
+        self.moving
+            .get(room)
+            .is_some_and(|since| since.elapsed() >= PATIENCE)
     }
 }

@@ -59,7 +59,7 @@ async fn a_relayed_move_gets_the_owners_own_answer_when_its_database_stalls() {
     alice.until_state(|s| s["moves"] == 2).await;
 
     proxy.black_hole();
-    let waited = move_pinging(alice, &room, "4").await;
+    let waited = move_pinging(alice, &room, "4", &[]).await;
     eprintln!(
         "a relayed move was answered {:?} after the holder's database stalled: {}",
         waited.after, waited.answer
@@ -76,22 +76,37 @@ async fn a_relayed_move_gets_the_owners_own_answer_when_its_database_stalls() {
     assert_eq!(state["position"], "X..OX....", "{state}");
 }
 
-/// What the mover saw while its move waited: the answer, how long it took, and how
-/// many pongs came back before it.
+/// What the mover saw while its move waited: the answer, how long it took, how many
+/// pongs came back before it, and the messages that came before it.
 struct Waited {
     answer: Value,
     after: Duration,
     pongs_before: usize,
+    before: Vec<Value>,
 }
 
-/// Sends the move `cell` in `room` from `client`, then a WebSocket ping every
-/// [`ASK_AGAIN_EVERY`] until the move's answer comes; counts the pongs that came first.
-async fn move_pinging(client: &mut Client, room: &str, cell: &str) -> Waited {
+impl Waited {
+    /// The reply that came before the move's answer with this `ref`, if one did.
+    fn reply_before(&self, reference: &str) -> Option<&Value> {
+        self.before
+            .iter()
+            .find(|message| message["ref"] == reference)
+    }
+}
+
+/// Sends the move `cell` in `room` from `client`, then the messages `meanwhile`, then a
+/// WebSocket ping every [`ASK_AGAIN_EVERY`] until the move's answer comes; counts the
+/// pongs that came first and keeps the messages.
+async fn move_pinging(client: &mut Client, room: &str, cell: &str, meanwhile: &[Value]) -> Waited {
     let asked = Instant::now();
     client
         .send(json!({"type": "move", "room": room, "move": cell, "ref": "stalled"}))
         .await;
+    for message in meanwhile {
+        client.send(message.clone()).await;
+    }
     let mut pongs_before = 0;
+    let mut before = Vec::new();
     let mut ping = tokio::time::interval(ASK_AGAIN_EVERY);
     loop {
         let frame = tokio::select! {
@@ -114,8 +129,10 @@ async fn move_pinging(client: &mut Client, room: &str, cell: &str) -> Waited {
                         answer: message,
                         after: asked.elapsed(),
                         pongs_before,
+                        before,
                     };
                 }
+                before.push(message);
             }
             _ => {}
         }
@@ -148,10 +165,31 @@ async fn stall_then_heal(test: &str, fault: Fault) {
     let (other, _) = carol.create(["me", "open"]).await;
     dave.join(&other, 1).await;
     carol.until_state(|s| s["status"] == "playing").await;
+    // A room Alice watches, whose game started before the fault and waits for a move
+    // (so nothing in it needs storing; a room with an open seat would have a bot fill it
+    // and start a game, which waits on the store).
+    let mut erin = server.player("Erin").await;
+    let mut frank = server.player("Frank").await;
+    let (watched, _) = erin.create(["me", "open"]).await;
+    frank.join(&watched, 1).await;
+    erin.until_state(|s| s["status"] == "playing").await;
+    alice
+        .send(json!({"type": "watch", "room": watched, "ref": "watching"}))
+        .await;
+    alice.until("joined").await;
+    alice.until_state(|s| s["room"] == json!(watched)).await;
+    // What Alice asks while her move waits: a heartbeat, a move in the room she only
+    // watches (refused without the store), and a claim in the room of the waiting move
+    // (refused too, but only after that move's answer: one room answers in order).
+    let meanwhile = [
+        json!({"type": "ping", "ref": "beat"}),
+        json!({"type": "move", "room": watched, "move": "0", "ref": "elsewhere"}),
+        json!({"type": "claim_victory", "room": room, "ref": "queued"}),
+    ];
 
     proxy.set(fault);
-    let (waited, other_answer, hello_answer) = tokio::join!(
-        move_pinging(&mut *alice, &room, "4"),
+    let (waited, other_answer, hello_answer, ()) = tokio::join!(
+        move_pinging(&mut *alice, &room, "4", &meanwhile),
         async {
             carol
                 .send(json!({"type": "move", "room": other, "move": "0", "ref": "other"}))
@@ -169,6 +207,15 @@ async fn stall_then_heal(test: &str, fault: Fault) {
                 .send(json!({"type": "hello", "name": "Alice", "token": token}))
                 .await;
             returning.recv().await
+        },
+        async {
+            // Dave, already known (a new player would wait on the store), comes to
+            // watch: that changes the watched room's audience, and nothing is stored.
+            if fault == Fault::BlackHole {
+                dave.send(json!({"type": "watch", "room": watched, "ref": "dave"}))
+                    .await;
+                dave.until("joined").await;
+            }
         },
     );
     eprintln!(
@@ -188,7 +235,43 @@ async fn stall_then_heal(test: &str, fault: Fault) {
             waited.pongs_before > 0,
             "the mover's socket answered no ping while its move waited"
         );
+        // Her other requests were answered meanwhile, and the room she watches went
+        // on for her.
+        let beat = waited.reply_before("beat");
+        assert_eq!(beat.map(|reply| &reply["type"]), Some(&json!("pong")));
+        let elsewhere = waited
+            .reply_before("elsewhere")
+            .expect("the move in the watched room was answered while the other waited");
+        eprintln!("the move in the watched room was answered meanwhile: {elsewhere}");
+        assert_eq!(elsewhere["type"], "error", "{elsewhere}");
+        assert!(
+            !["storage_unavailable", "room_unreachable"]
+                .contains(&elsewhere["code"].as_str().unwrap_or("")),
+            "{elsewhere}"
+        );
+        let watched_went_on = waited.before.iter().any(|message| {
+            message["type"] == "state"
+                && message["room"] == json!(watched)
+                && message["spectators"] == 2
+        });
+        assert!(
+            watched_went_on,
+            "no frame of the watched room came while the move waited: {:?}",
+            waited.before
+        );
     }
+    assert!(
+        waited.reply_before("queued").is_none(),
+        "a request for the same room was answered before the one sent first: {:?}",
+        waited.before
+    );
+    let queued = loop {
+        let reply = alice.recv().await;
+        if reply["ref"] == "queued" {
+            break reply;
+        }
+    };
+    assert_eq!(queued["type"], "error", "{queued}");
     eprintln!("{fault:?}: the other room's client was answered: {other_answer}");
     assert!(
         other_answer["code"] == "storage_unavailable" || other_answer["type"] == "state",

@@ -296,7 +296,8 @@ impl Relay {
             }
             // A disconnect is quick; any other request waits for its room (and the
             // database), so it runs apart and never holds up what arrives behind it.
-            // One client has one request in flight at a time, so its order holds.
+            // A client has one request in flight per room at a time, so its order
+            // in each room holds.
             disconnect @ Envelope::Disconnect { .. } => self.serve(disconnect).await,
             request => {
                 tokio::spawn({

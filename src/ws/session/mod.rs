@@ -10,26 +10,33 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, Session};
-use bytestring::ByteString;
+use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, Session};
 use tokio::sync::futures::Notified;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, Sleep, interval, sleep_until};
 use tokio_util::sync::WaitForCancellationFuture;
 use tracing::{debug, info};
 
+mod steps;
+
 use super::connection::Connection;
+use super::dispatch::Answer;
 use super::frames::Breach;
+use super::in_flight::InFlight;
 use super::meanwhile::Meanwhile;
 use super::notices::{moved_notice, shutdown_notice};
-use super::reroute::{ASK_AGAIN_EVERY, Moving, Reentry};
+use super::reroute::{ASK_AGAIN_EVERY, Moving};
+use super::room_request::Settled;
 use super::socket::SocketHandle;
 use super::writer::{Outbound, WriteError, Writer};
 use crate::AppState;
 use crate::limits::{Budget, ConnectionPermit};
 use crate::lobby::{LobbyEvent, next_lobby_event};
-use crate::protocol::{ClientError, ErrorCode, MAX_FRAME_BYTES, ServerMsg, encode};
+use crate::protocol::{
+    ClientError, Envelope, ErrorCode, MAX_FRAME_BYTES, Rejected, ServerMsg, encode,
+};
 use crate::room::{Frame, OUTBOX_FRAMES, Subscriber, new_conn_id};
+use steps::{End, Event, Flow, Step};
 
 /// An upgraded connection, ready for its session.
 pub(crate) struct Opened {
@@ -45,84 +52,6 @@ pub(crate) struct Opened {
     pub(crate) address: IpAddr,
     /// This connection's place in its address's count.
     pub(crate) permit: ConnectionPermit,
-}
-
-/// How a session ends.
-enum End {
-    /// With a close frame (the client's echoed, or the server's own).
-    Close {
-        reason: Option<CloseReason>,
-        why: &'static str,
-    },
-    /// With nothing more to write: the client or its socket is gone.
-    Gone(&'static str),
-    /// With the client no longer reading: a write stalled and its socket was reset.
-    Stalled(&'static str),
-}
-
-impl End {
-    fn close(code: CloseCode, description: Option<String>, why: &'static str) -> End {
-        End::Close {
-            reason: Some(CloseReason { code, description }),
-            why,
-        }
-    }
-
-    /// The end for a frame that could not be written.
-    fn unwritten(error: WriteError) -> End {
-        match error {
-            WriteError::Stalled => End::Stalled("stopped reading: a write stalled"),
-            WriteError::Closed => End::Gone("write failed"),
-        }
-    }
-}
-
-/// What a session waits for: whichever comes first.
-enum Event {
-    /// The server is shutting down.
-    Shutdown,
-    /// A room the connection is in moved to another node of the fleet.
-    RoomMoved,
-    /// Time to ask the rooms that moved again to take the connection back.
-    ReenterDue,
-    /// A room found the connection too slow to keep up, or the operator banned its
-    /// player (the operator's list of connections then holds what to tell it).
-    Kicked,
-    /// The connection did not say hello in time.
-    HelloOverdue,
-    /// A frame from the client (`None`: the client has gone).
-    Received(Received),
-    /// News of the rooms the connection follows in the lobby.
-    Lobby(LobbyEvent),
-    /// A frame a room queued for the connection.
-    Queued(Frame),
-    /// The connection may have been silent too long.
-    Silence,
-    /// Time to ping the client.
-    PingDue,
-}
-
-/// What the session does about an event, once the event has changed its state: the
-/// writes and the hand-over to the rooms, the only parts that wait.
-enum Step {
-    /// Nothing more: wait for the next event.
-    Wait,
-    /// Write a frame, then go on (`None`) or end the session as the `End` says.
-    Write(Outbound, Option<End>),
-    /// Write several text frames.
-    WriteAll(Vec<ByteString>),
-    /// Hand a text message to [`dispatch`](super::dispatch) and write its replies.
-    Dispatch(ByteString),
-    /// Write these notices, then ask the rooms that moved to take the connection back.
-    Reenter(Vec<ByteString>),
-    /// End the session.
-    End(End),
-}
-
-/// Whether a session goes on after a step.
-enum Flow {
-    Continue,
-    End(End),
 }
 
 /// A running session: the connection, its socket's two halves, its outbox and its
@@ -146,6 +75,12 @@ struct Running {
     ping: Interval,
     /// A frame read while a message was being handled, handled next.
     deferred: Option<Received>,
+    /// The connection's requests waiting on rooms.
+    in_flight: InFlight,
+    /// A message that waits for the requests in flight to be answered first: one that
+    /// changes who the connection speaks for or opens a room. Nothing more is read
+    /// meanwhile.
+    held: Option<(Envelope, std::time::Instant)>,
 }
 
 /// What reading the client's stream gives (`None`: the client has gone).
@@ -270,6 +205,8 @@ impl Running {
             queued,
             write_timeout,
             deferred: None,
+            in_flight: InFlight::default(),
+            held: None,
         }
     }
 
@@ -278,8 +215,13 @@ impl Running {
         let awaiting_hello = self.connection.identity.is_none() && !self.hello_within.is_zero();
         let following_lobby = self.connection.lobby.is_some();
         let moving = !self.connection.moving.is_empty();
+        let waiting = !self.in_flight.is_idle();
+        let reading = self.held.is_none() && !self.in_flight.is_full();
         if let Some(frame) = self.deferred.take() {
             return Event::Received(frame);
+        }
+        if !waiting && let Some((envelope, received)) = self.held.take() {
+            return Event::Held(envelope, received);
         }
         tokio::select! {
             () = waits.shutting_down.as_mut() => Event::Shutdown,
@@ -287,7 +229,8 @@ impl Running {
             () = waits.reenter_due.as_mut(), if moving => Event::ReenterDue,
             () = waits.kicked.as_mut() => Event::Kicked,
             () = waits.hello_due.as_mut(), if awaiting_hello => Event::HelloOverdue,
-            frame = self.stream.recv() => Event::Received(frame),
+            frame = self.stream.recv(), if reading => Event::Received(frame),
+            answered = self.in_flight.next(), if waiting => Event::Answered(answered),
             event = next_lobby_event(self.connection.lobby.as_mut()), if following_lobby => {
                 Event::Lobby(event)
             }
@@ -339,6 +282,8 @@ impl Running {
                 ))
             }
             Event::Received(frame) => self.received(frame),
+            Event::Held(envelope, received) => Step::Answer(envelope, received),
+            Event::Answered(answered) => Step::Settle(answered),
             Event::Lobby(LobbyEvent::Updates(frames)) => Step::WriteAll(frames),
             Event::Lobby(LobbyEvent::Behind) => {
                 Step::WriteAll(vec![encode(&self.connection.lobby_snapshot(None))])
@@ -456,33 +401,26 @@ impl Running {
             Step::WriteAll(frames) => self.writer.send_all(frames).await.map(|()| None),
             Step::Dispatch(text) => {
                 let received = std::time::Instant::now();
-                let (replies, meanwhile) = self.dispatch(&text, received).await;
-                if let Err(error) = meanwhile {
-                    return Flow::End(End::unwritten(error));
+                match self.connection.read(&text) {
+                    Ok(envelope)
+                        if envelope.msg.waits_for_earlier_requests()
+                            && !self.in_flight.is_idle() =>
+                    {
+                        self.held = Some((envelope, received));
+                        return Flow::Continue;
+                    }
+                    read => self.answer(read, received, waits).await,
                 }
-                self.connection.describe_to_operator();
-                if self.connection.on_heartbeat && self.timeout > self.heartbeat_timeout {
-                    self.timeout = self.heartbeat_timeout;
-                    waits.silence.as_mut().reset(self.last_heard + self.timeout);
-                }
-                self.writer.send_all(replies).await.map(|()| None)
             }
-            Step::Reenter(notices) => {
-                if let Err(error) = self.writer.send_all(notices).await {
-                    return Flow::End(End::unwritten(error));
-                }
-                let (reentry, meanwhile) = self.reenter().await;
-                if let Err(error) = meanwhile {
-                    return Flow::End(End::unwritten(error));
-                }
+            Step::Answer(envelope, received) => self.answer(Ok(envelope), received, waits).await,
+            Step::Settle(answered) => {
+                let room = answered.room().clone();
+                let settled = self.connection.settle(answered);
+                self.in_flight.answered(&room, &mut self.connection);
                 self.connection.describe_to_operator();
-                waits
-                    .reenter_due
-                    .as_mut()
-                    .reset(Instant::now() + ASK_AGAIN_EVERY);
-                match reentry {
-                    Reentry::Tried => Ok(None),
-                    Reentry::GaveUp => {
+                match settled {
+                    Settled::Replies(replies) => self.writer.send_all(replies).await.map(|()| None),
+                    Settled::GaveUp => {
                         let (notice, code, reason) =
                             moved_notice(&self.connection.app.config.server);
                         let end =
@@ -494,6 +432,16 @@ impl Running {
                     }
                 }
             }
+            Step::Reenter(notices) => {
+                for request in self.connection.reentries(&self.in_flight) {
+                    self.in_flight.push(request, &mut self.connection);
+                }
+                waits
+                    .reenter_due
+                    .as_mut()
+                    .reset(Instant::now() + ASK_AGAIN_EVERY);
+                self.writer.send_all(notices).await.map(|()| None)
+            }
         };
         match written {
             Ok(None) => Flow::Continue,
@@ -502,39 +450,40 @@ impl Running {
         }
     }
 
-    /// Hands `text` to [`dispatch`](super::dispatch) and returns its replies, keeping up
-    /// with the client meanwhile (see [`Meanwhile`]); also says whether a write made
-    /// meanwhile failed.
-    async fn dispatch(
+    /// Answers a message read from the client: writes its replies, or sends the
+    /// request it makes of a room. The rooms' frames go on meanwhile (see
+    /// [`Meanwhile`]), but for a request whose answer must come before its room's
+    /// first frame (PROTOCOL.md §2.5).
+    async fn answer(
         &mut self,
-        text: &str,
+        read: Result<Envelope, Rejected>,
         received: std::time::Instant,
-    ) -> (Vec<ByteString>, Result<(), WriteError>) {
-        // Boxed: handling a request holds far more state than waiting for one, and an
-        // idle connection should not carry it.
+        waits: &mut Waits<'_, '_>,
+    ) -> Result<Option<End>, WriteError> {
         let (connection, mut meanwhile) = self.split();
-        let read = connection.read(text);
-        // The rooms' frames go on meanwhile, but for a request whose answer must come
-        // before its room's first frame (PROTOCOL.md §2.5).
         meanwhile.frames = read
             .as_ref()
             .is_ok_and(|envelope| !envelope.msg.opens_a_room());
+        // Boxed: handling a request holds far more state than waiting for one, and an
+        // idle connection should not carry it.
         let handling = Box::pin(connection.answer(read, received));
-        let (replies, meanwhile, heard) = meanwhile.wait_for(handling).await;
+        let (answer, meanwhile, heard) = meanwhile.wait_for(handling).await;
         self.heard_meanwhile(heard);
-        (replies, meanwhile)
-    }
-
-    /// Asks the rooms that moved to take the connection back, keeping up with the
-    /// client meanwhile (see [`Meanwhile`]); also says whether a write made meanwhile
-    /// failed.
-    async fn reenter(&mut self) -> (Reentry, Result<(), WriteError>) {
-        let (connection, mut meanwhile) = self.split();
-        meanwhile.frames = true;
-        let reentering = Box::pin(connection.reenter());
-        let (reentry, meanwhile, heard) = meanwhile.wait_for(reentering).await;
-        self.heard_meanwhile(heard);
-        (reentry, meanwhile)
+        meanwhile?;
+        if self.connection.on_heartbeat && self.timeout > self.heartbeat_timeout {
+            self.timeout = self.heartbeat_timeout;
+            waits.silence.as_mut().reset(self.last_heard + self.timeout);
+        }
+        match answer {
+            Answer::Replies(replies) => {
+                self.connection.describe_to_operator();
+                self.writer.send_all(replies).await.map(|()| None)
+            }
+            Answer::Room(request) => {
+                self.in_flight.push(request, &mut self.connection);
+                Ok(None)
+            }
+        }
     }
 
     /// The connection, and what keeps up with the client while it waits on its rooms.
@@ -562,7 +511,8 @@ impl Running {
     /// resets the socket, and lets go of its place in its address's count.
     async fn close(self, end: End) {
         let Running {
-            connection,
+            mut connection,
+            in_flight,
             stream,
             writer,
             socket,
@@ -570,6 +520,8 @@ impl Running {
             write_timeout,
             ..
         } = self;
+        // A room entered meanwhile is then among the rooms told.
+        in_flight.finish(&mut connection).await;
         let (conn, app) = (connection.conn, &connection.app);
         for room in connection.rooms.values() {
             room.disconnect(conn).await;

@@ -1,0 +1,92 @@
+//! A connection's room requests in flight: at most one per room at a time, so that a
+//! room answers a connection's requests in the order they were sent, while requests
+//! for different rooms wait side by side (a move held up by a stalled store keeps no
+//! other room waiting). Requests for a busy room queue behind it.
+
+use std::collections::{HashSet, VecDeque};
+
+use futures_util::StreamExt;
+use futures_util::future::LocalBoxFuture;
+use futures_util::stream::FuturesUnordered;
+
+use super::connection::Connection;
+use super::room_request::{Answered, RoomRequest};
+use parlor_room::RoomId;
+
+/// How many requests may wait on rooms (sent or queued) before the session stops
+/// reading the client's frames (they wait in the socket until a room answers).
+const MOST_WAITING: usize = 32;
+
+/// The room requests of one connection that have not been answered yet.
+#[derive(Default)]
+pub(super) struct InFlight {
+    /// The requests sent, one per busy room. Made at the first request, so that a
+    /// connection that never asks a room carries none of it.
+    sent: Option<FuturesUnordered<LocalBoxFuture<'static, Answered>>>,
+    /// The rooms with a request sent.
+    busy: HashSet<RoomId>,
+    /// Requests for busy rooms, in the order they came.
+    queued: VecDeque<RoomRequest>,
+}
+
+impl InFlight {
+    /// Whether no request is waiting on a room.
+    pub(super) fn is_idle(&self) -> bool {
+        self.busy.is_empty()
+    }
+
+    /// Whether `room` has a request sent or queued.
+    pub(super) fn is_busy(&self, room: &RoomId) -> bool {
+        self.busy.contains(room)
+    }
+
+    /// Whether as many requests wait as may: the client's next frames are left unread
+    /// until a room answers.
+    pub(super) fn is_full(&self) -> bool {
+        self.busy.len() + self.queued.len() >= MOST_WAITING
+    }
+
+    /// Sends `request`, or queues it behind the request its room is answering.
+    pub(super) fn push(&mut self, request: RoomRequest, connection: &mut Connection) {
+        if self.busy.contains(&request.room) {
+            self.queued.push_back(request);
+            return;
+        }
+        self.busy.insert(request.room.clone());
+        let sent = connection.ask_room(request);
+        self.sent
+            .get_or_insert_with(FuturesUnordered::new)
+            .push(sent);
+    }
+
+    /// The next answer; never comes while nothing is sent.
+    pub(super) async fn next(&mut self) -> Answered {
+        match self.sent.as_mut() {
+            Some(sent) if !sent.is_empty() => match sent.next().await {
+                Some(answered) => answered,
+                None => std::future::pending().await,
+            },
+            _ => std::future::pending().await,
+        }
+    }
+
+    /// Notes that `room` answered, and sends the request queued next for it, if any.
+    pub(super) fn answered(&mut self, room: &RoomId, connection: &mut Connection) {
+        self.busy.remove(room);
+        let next = self.queued.iter().position(|queued| queued.room == *room);
+        if let Some(next) = next.and_then(|at| self.queued.remove(at)) {
+            self.push(next, connection);
+        }
+    }
+
+    /// Waits for every request sent to be answered, and hands each answer to
+    /// `connection`; the queued ones are dropped unsent. For a closing connection, so
+    /// that a room it entered meanwhile is among the rooms told it closed.
+    pub(super) async fn finish(mut self, connection: &mut Connection) {
+        if let Some(mut sent) = self.sent.take() {
+            while let Some(answered) = sent.next().await {
+                connection.settle(answered);
+            }
+        }
+    }
+}
