@@ -319,8 +319,15 @@ export class ParlorClient {
   leave(room) { return this.request({ type: 'leave', room }); }
   /** @returns {Promise<Rooms>} */
   listRooms() { return this.request({ type: 'list_rooms' }); }
-  /** @returns {Promise<State|Moved>} the room's state after the move */
-  move(room, move) { return this.request({ type: 'move', room, move }); }
+  /**
+   * Sent with `after`, the number of moves of the room's last state seen, so that a move
+   * arriving after the game moved on is refused (`stale_move`), never played elsewhere (§6.5).
+   * @returns {Promise<State|Moved>} the room's state after the move
+   */
+  move(room, move) {
+    const after = this.followed.get(room)?.last?.moves;
+    return this.request({ type: 'move', room, move, after: Number.isInteger(after) ? after : undefined });
+  }
   /** @returns {Promise<State>} */
   resign(room) { return this.request({ type: 'resign', room }); }
   /** @returns {Promise<State>} */

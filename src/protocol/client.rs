@@ -118,6 +118,12 @@ pub enum ClientMsg {
         /// in Fox & Geese.
         #[serde(rename = "move")]
         text: String,
+        /// How many moves the game had when you chose this one: the `moves` of the
+        /// `state` you answer. If the game has another number when the move arrives
+        /// (another of your connections moved meanwhile, say), it is refused with
+        /// `stale_move` instead of being played in a position you did not see.
+        #[serde(default)]
+        after: Option<u32>,
     },
     /// Resign the game in progress.
     Resign {

@@ -41,6 +41,9 @@ pub enum ErrorCode {
     GameFinished,
     /// It is not the sender's turn (or the game has not started).
     NotYourTurn,
+    /// The move was chosen in a position the game has left (`after` names another
+    /// number of moves than the game has).
+    StaleMove,
     /// The move is not in the game's notation.
     BadMove,
     /// The move is not legal in the position.

@@ -37,6 +37,12 @@ impl From<Refusal> for ClientError {
                 ErrorCode::NotYourTurn,
                 "It is not your turn; wait for your opponent's move.".into(),
             ),
+            Refusal::StaleMove { after, played } => (
+                ErrorCode::StaleMove,
+                format!(
+                    "This move was chosen after {after} moves, but the game has {played}, so it was not played. Choose again from the latest state."
+                ),
+            ),
             Refusal::Move(error @ MoveError::Unparseable { .. }) => {
                 (ErrorCode::BadMove, format!("{error}."))
             }

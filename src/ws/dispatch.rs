@@ -190,7 +190,9 @@ impl Connection {
                 self.may(Activity::Watch)?;
                 room_request(self, room, RoomCommand::Watch { since })?
             }
-            ClientMsg::Move { room, text } => room_request(self, room, RoomCommand::Move { text })?,
+            ClientMsg::Move { room, text, after } => {
+                room_request(self, room, RoomCommand::Move { text, after })?
+            }
             ClientMsg::Resign { room } => {
                 room_request(self, room, RoomCommand::Request(Request::Resign))?
             }

@@ -223,26 +223,15 @@ pub(crate) async fn take_part(
                             seen.started.insert(part.name.clone());
                         }
                         if let Some((ply, text)) = own_move(&message, part.seat) {
-                            let sent_then = sent_moves.get(&(ply - 1)).cloned().unwrap_or_default();
-                            let sent_before = sent_moves
-                                .range(..ply)
-                                .any(|(_, sent)| sent.contains(&text));
+                            // Every move says the position it was chosen in (`after`):
+                            // one that arrives later is refused, never played there.
+                            let sent_then = sent_moves.get(&(ply - 1));
                             assert!(
-                                sent_before,
-                                "{}'s move {ply} was applied as {text}, which it never sent \
-                                 (all it sent, by position: {sent_moves:?})",
+                                sent_then.is_some_and(|sent| sent.contains(&text)),
+                                "{}'s move {ply} was applied as {text}, which it did not send \
+                                 in that position (all it sent, by position: {sent_moves:?})",
                                 part.name
                             );
-                            // A move sent in an earlier position and played in this one: a
-                            // known open question (issue #33's note), said loudly.
-                            if !sent_then.contains(&text) {
-                                eprintln!(
-                                    "STALE MOVE: {}'s move {ply} was applied as {text}, sent in \
-                                     an earlier position; in this one it sent {sent_then:?} \
-                                     (all it sent, by position: {sent_moves:?})",
-                                    part.name
-                                );
-                            }
                             let game = message["game_id"].as_str().unwrap_or_default();
                             seen.acknowledge(game, ply, &text);
                         }
@@ -269,7 +258,12 @@ pub(crate) async fn take_part(
                         // scenario (the servers' trouble falls between moves).
                         let pause = rng.random_range(part.think_ms.0..=part.think_ms.1);
                         tokio::time::sleep(Duration::from_millis(pause)).await;
-                        let play = json!({"type": "move", "room": part.room, "move": choice});
+                        let play = json!({
+                            "type": "move",
+                            "room": part.room,
+                            "move": choice,
+                            "after": moves,
+                        });
                         check_sent(&play);
                         let text = choice.as_str().unwrap_or_default().to_owned();
                         sent_moves.entry(moves).or_default().push(text);
@@ -285,7 +279,7 @@ pub(crate) async fn take_part(
                 "error" => match message["code"].as_str().unwrap_or("") {
                     // A move sent into a position that has just changed, or again
                     // after a restart that had already stored it, is refused harmlessly.
-                    "not_your_turn" | "illegal_move" => {}
+                    "not_your_turn" | "illegal_move" | "stale_move" => {}
                     // A room whose game ended just before its server died does not
                     // come back (PROTOCOL.md §9.9): the store has the end.
                     "unknown_room" if finished_in_store(&at, game_id.as_deref()).await => {

@@ -39,6 +39,11 @@ pub enum RoomCommand {
     Move {
         /// The move as the client wrote it.
         text: String,
+        /// How many moves the game had when the client chose it, if it said: a move
+        /// that reaches the room after the game moved on is refused, never played in a
+        /// position its sender did not see.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after: Option<u32>,
     },
     /// A seated player's request other than a move.
     Request(Request),

@@ -27,6 +27,15 @@ pub enum Refusal {
     /// A move out of turn.
     #[error("not this seat's turn")]
     NotYourTurn,
+    /// A move chosen in a position the game has left (its sender said how many moves
+    /// there were; the game has another number now).
+    #[error("a move chosen after {after} moves, and the game has {played}")]
+    StaleMove {
+        /// How many moves the sender saw.
+        after: u32,
+        /// How many the game has.
+        played: u32,
+    },
     /// The game refused the move: not its notation, or not legal here.
     #[error("{0}")]
     Move(MoveError),

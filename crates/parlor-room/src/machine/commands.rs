@@ -34,8 +34,9 @@ impl RoomState {
                 Some(seat) => self.join(player, seat, conn, reference),
                 None => self.watch(conn, reference, now.at).map(Step::done),
             },
-            RoomCommand::Move { text } => {
+            RoomCommand::Move { text, after } => {
                 let seat = self.mover(&player.player_id, conn)?;
+                self.check_position(after)?;
                 let pending = self.prepare_move(seat, &text, received, now)?;
                 Ok(Step {
                     effects: Vec::new(),

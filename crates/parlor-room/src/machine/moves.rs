@@ -65,6 +65,19 @@ impl RoomState {
         Ok(seat)
     }
 
+    /// Checks that a move chosen `after` that many moves (if its sender said) is for the
+    /// game's position now, not one the game has left.
+    pub fn check_position(&self, after: Option<u32>) -> Result<(), Refusal> {
+        let played = self.history.len();
+        match after {
+            Some(after) if after as usize != played => Err(Refusal::StaleMove {
+                after,
+                played: u32::try_from(played).unwrap_or(u32::MAX),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// Checks `seat`'s move `text`, received at `received`, and prepares its record
     /// (with the game's ending, if it ends the game). The room is unchanged.
     pub fn prepare_move(

@@ -287,3 +287,54 @@ fn an_ending_a_timer_could_not_record_is_retried() {
         Some(first_move + super::super::STORE_RETRY)
     );
 }
+
+#[test]
+fn a_move_chosen_in_a_position_the_game_left_is_refused() {
+    let mut fx = Fixture::playing();
+    let seq = fx.room.seq();
+    let moving = |after| {
+        let command = crate::RoomCommand::Move {
+            text: "4".into(),
+            after,
+        };
+        alice().ask(command, None)
+    };
+    let refused = fx.room.answer(moving(Some(1)), ALICE, fx.t0, fx.now(fx.t0));
+    assert_eq!(
+        refusal(refused),
+        Refusal::StaleMove {
+            after: 1,
+            played: 0
+        }
+    );
+    fx.human_move(&alice(), ALICE, "0", fx.t0).unwrap();
+    fx.human_move(&bob(), BOB, "1", fx.t0).unwrap();
+    // Chosen before both moves: Alice's turn again and "4" legal there, but not played.
+    let refused = fx.room.answer(moving(Some(0)), ALICE, fx.t0, fx.now(fx.t0));
+    assert_eq!(
+        refusal(refused),
+        Refusal::StaleMove {
+            after: 0,
+            played: 2
+        }
+    );
+    assert_eq!(fx.room.seq(), seq + 2, "a refused move changes nothing");
+    // Out of turn is still out of turn, whatever it says.
+    let bobs = bob().ask(
+        crate::RoomCommand::Move {
+            text: "5".into(),
+            after: Some(2),
+        },
+        None,
+    );
+    let refused = fx.room.answer(bobs, BOB, fx.t0, fx.now(fx.t0));
+    assert_eq!(refusal(refused), Refusal::NotYourTurn);
+    // Chosen in the position as it is, or without saying: played.
+    for after in [Some(2), None] {
+        let step = fx
+            .room
+            .answer(moving(after), ALICE, fx.t0, fx.now(fx.t0))
+            .unwrap();
+        assert!(matches!(step.then, Then::Play(_)), "{after:?}");
+    }
+}
