@@ -22,6 +22,7 @@ use parlor_room::{PlayerId, RoomId};
 use parlor_rules::GameKind;
 
 mod admin;
+pub(crate) mod bearer;
 mod games;
 mod health;
 mod openapi;

@@ -3,20 +3,16 @@
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
-use std::time::SystemTime;
 use time::OffsetDateTime;
 use tracing::warn;
 
 use super::views::GameView;
-use super::{ApiError, bearer_token};
+use super::{ApiError, bearer};
 use crate::AppState;
-use crate::bans;
-use crate::players;
 use crate::protocol::TimeControl;
-use crate::room::unix_ms;
 use crate::store::{GameStatus, StoredGame};
+use parlor_room::GameId;
 use parlor_room::chat::ChatChannel;
-use parlor_room::{GameId, PlayerId};
 use parlor_rules::GameKind;
 use parlor_rules::catalog::{self, Replay};
 use parlor_rules::games::Seat;
@@ -43,7 +39,7 @@ pub(super) async fn game(
     id: web::Path<GameId>,
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let reader = reader(&state, &request).await?;
+    let reader = bearer::reader(&state, &request).await?;
     let Some(game) = state.store.game(&id).await? else {
         return Err(ApiError::NotFound(format!(
             "there is no stored game \"{id}\""
@@ -83,73 +79,6 @@ pub(super) async fn game(
     Ok(HttpResponse::Ok()
         .insert_header((header::VARY, "Authorization"))
         .json(view))
-}
-
-/// The player a request names by `Authorization: Bearer <token>` (the token of their
-/// `welcome`, or the site's sign-in token where `[auth]` is on); `None` without the
-/// header. A malformed header or a token no player holds
-/// is refused rather than read as anonymous, so a client sees its mistake.
-async fn reader(state: &AppState, request: &HttpRequest) -> Result<Option<PlayerId>, ApiError> {
-    let Some(value) = request.headers().get(header::AUTHORIZATION) else {
-        return Ok(None);
-    };
-    let token = bearer_token(value).ok_or_else(|| {
-        ApiError::Unauthorized(
-            "the Authorization header must read `Bearer <token>`, with the token of your `welcome`"
-                .to_owned(),
-        )
-    })?;
-    if let Some(sign_in) = state.sign_in.as_deref().filter(|_| looks_like_jwt(token)) {
-        let user = sign_in
-            .verify(token)
-            .await
-            .map_err(|refusal| ApiError::Unauthorized(refusal.to_client_error().message))?;
-        let player = state
-            .store
-            .player_by_identity(&user.identity)
-            .await?
-            .ok_or_else(|| {
-                ApiError::Unauthorized(
-                    "this site account has not played here yet: say hello with its token first"
-                        .to_owned(),
-                )
-            })?;
-        return admitted(state, player.player_id).await;
-    }
-    let player = players::player_by_token(state.store.as_ref(), token)
-        .await?
-        .ok_or_else(|| {
-            ApiError::Unauthorized(
-                "no player holds this token: send the token of your `welcome`, or no Authorization header"
-                    .to_owned(),
-            )
-        })?;
-    admitted(state, player.player_id).await
-}
-
-/// `player`, unless they are banned (403 `banned`).
-async fn admitted(state: &AppState, player: PlayerId) -> Result<Option<PlayerId>, ApiError> {
-    let now = unix_ms(SystemTime::now());
-    bans::check(state.store.as_ref(), &player, now)
-        .await
-        .map_err(|refused| match refused {
-            bans::Refused::Banned(sentence) => {
-                state
-                    .metrics
-                    .bans_enforced
-                    .with_label_values(&["http"])
-                    .inc();
-                ApiError::Banned(sentence)
-            }
-            bans::Refused::Store(error) => ApiError::from(error),
-        })?;
-    Ok(Some(player))
-}
-
-/// Whether a bearer token is a JSON Web Token (three dot-separated parts) rather than a
-/// guest's token (hex digits).
-fn looks_like_jwt(token: &str) -> bool {
-    token.split('.').count() == 3
 }
 
 /// A finished chess game in PGN, moves in SAN, with the clock times.
