@@ -238,6 +238,7 @@ pub(crate) fn routes(config: &mut web::ServiceConfig, with_metrics: bool) {
         )
         .route("/api/openapi.json", get_or_head().to(openapi::openapi))
         .configure(admin::routes)
+        .configure(crate::bot_api::routes)
         .route("/", get_or_head().to(index))
         // A stored game's own address: the page opens its replay (static/app.js).
         .route("/game/{id}", get_or_head().to(index))

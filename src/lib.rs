@@ -11,6 +11,7 @@
 
 mod auth;
 mod bans;
+mod bot_api;
 pub mod config;
 mod fleet;
 mod http;

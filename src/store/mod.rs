@@ -31,7 +31,9 @@ pub(crate) use parlor_room::records::{
     ChatRecord, DrawOfferRecord, GameFinish, MoveRecord, NewGame, RatingChange, RatingShift,
     StoredChatLine, StoredMove, StoredSeat,
 };
-pub(crate) use records::{Ban, Fence, PlayerRecord, SiteIdentity};
+pub(crate) use records::{
+    AccountRecord, Ban, BotUpgrade, Fence, GameRating, PlayerRecord, SiteIdentity,
+};
 pub(crate) use sql::{BatchStats, open};
 pub(crate) use status::GameStatus;
 pub(crate) use stored::{LeaderboardEntry, PlayerGame, RatingEntry, StoredGame, UnfinishedGame};
@@ -332,6 +334,20 @@ pub(crate) trait Store: Send + Sync + 'static {
 
     /// Every ban still in force at `now_ms`, newest first.
     async fn bans(&self, now_ms: i64) -> Result<Vec<Ban>, StoreError>;
+
+    /// A player's account (name, since when, whether a bot account, ratings), if any.
+    async fn account(&self, player_id: &PlayerId) -> Result<Option<AccountRecord>, StoreError>;
+
+    /// The account of the player whose name is `name`, compared as names are (case and
+    /// look-alike characters aside), if any.
+    async fn account_named(&self, name: &str) -> Result<Option<AccountRecord>, StoreError>;
+
+    /// Makes a player who has no games a bot account, for good, at `now_ms`.
+    async fn upgrade_to_bot(
+        &self,
+        player_id: &PlayerId,
+        now_ms: i64,
+    ) -> Result<BotUpgrade, StoreError>;
 
     /// Gives an existing player a new display name, claiming it if unclaimed.
     /// Fails with [`StoreError::NameTaken`] if another player owns it.

@@ -2,6 +2,7 @@
 //! room writes under.
 
 use parlor_room::PlayerId;
+use parlor_rules::GameKind;
 use serde::Serialize;
 
 /// The ownership token a room writes under. In a fleet every room has one owner node at
@@ -48,4 +49,43 @@ pub(crate) struct PlayerRecord {
     pub(crate) player_id: PlayerId,
     /// The player's current display name.
     pub(crate) name: String,
+}
+
+/// A player's account: who, since when, whether a bot account, and their ratings.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct AccountRecord {
+    /// The player.
+    pub(crate) player: PlayerRecord,
+    /// When the player was first seen, in ms since the Unix epoch.
+    pub(crate) created_at_ms: i64,
+    /// When the player became a bot account, if they did.
+    pub(crate) bot_since_ms: Option<i64>,
+    /// The player's rating in each game they have one in.
+    pub(crate) ratings: Vec<GameRating>,
+}
+
+/// A player's rating in one game.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct GameRating {
+    /// The game.
+    pub(crate) game: GameKind,
+    /// The rating (Glicko-2, on the Glicko scale).
+    pub(crate) rating: f64,
+    /// Its deviation.
+    pub(crate) deviation: f64,
+    /// Rated games played.
+    pub(crate) games: i64,
+}
+
+/// What asking to become a bot account came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BotUpgrade {
+    /// The player is a bot account from now on.
+    Upgraded,
+    /// The player was one already.
+    AlreadyBot,
+    /// The player has played (or is playing) games as a person, so may not become one.
+    HasPlayed,
+    /// No player has that id.
+    UnknownPlayer,
 }

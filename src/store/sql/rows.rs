@@ -9,8 +9,8 @@ use parlor_room::PlayerId;
 use parlor_rules::games::{NoSuchSeat, Seat};
 
 use crate::store::{
-    DrawOfferRecord, LeaderboardEntry, PlayerGame, PlayerRecord, RatingEntry, StoreError,
-    StoredChatLine, StoredGame, StoredMove, StoredSeat,
+    AccountRecord, DrawOfferRecord, GameRating, LeaderboardEntry, PlayerGame, PlayerRecord,
+    RatingEntry, StoreError, StoredChatLine, StoredGame, StoredMove, StoredSeat,
 };
 use parlor_room::chat::ChatLine;
 use parlor_room::ratings::Rating;
@@ -295,6 +295,58 @@ impl LeaderboardRow {
             score: self.score,
             game_id: self.game_id.into(),
             achieved_at_ms: self.achieved_at,
+        })
+    }
+}
+
+/// A `players` row as an account shows it.
+#[derive(sqlx::FromRow)]
+pub(super) struct AccountRow {
+    player_id: String,
+    name: String,
+    created_at: i64,
+    bot_since: Option<i64>,
+}
+
+/// A player's `ratings` row, by game.
+#[derive(sqlx::FromRow)]
+pub(super) struct GameRatingRow {
+    game: String,
+    rating: f64,
+    deviation: f64,
+    games: i64,
+}
+
+impl AccountRow {
+    /// The player's id.
+    pub(super) fn player_id(&self) -> &str {
+        &self.player_id
+    }
+
+    /// The account this row and the player's rating rows make.
+    pub(super) fn into_account(
+        self,
+        ratings: Vec<GameRatingRow>,
+    ) -> Result<AccountRecord, StoreError> {
+        let ratings = ratings
+            .into_iter()
+            .map(|row| {
+                Ok(GameRating {
+                    game: named(&row.game, "game")?,
+                    rating: row.rating,
+                    deviation: row.deviation,
+                    games: row.games,
+                })
+            })
+            .collect::<Result<_, StoreError>>()?;
+        Ok(AccountRecord {
+            player: PlayerRecord {
+                player_id: self.player_id.into(),
+                name: self.name,
+            },
+            created_at_ms: self.created_at,
+            bot_since_ms: self.bot_since,
+            ratings,
         })
     }
 }

@@ -9,6 +9,7 @@
 //! and `sqlx_log` makes this engine's connection a `LogConnection` for the game log's
 //! SQL; rows decode through `super::rows`.
 
+mod accounts;
 mod bans;
 mod batch;
 mod endings;
@@ -42,9 +43,9 @@ use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::LogHost;
 use crate::store::sql::lost_sessions::LostSessions;
 use crate::store::{
-    Ban, ChatRecord, DrawOfferRecord, Fence, GameFinish, LeaderboardEntry, MoveRecord, NewGame,
-    PlayerGame, PlayerRecord, RatingChange, RatingEntry, Settled, SiteIdentity, Store, StoreError,
-    StoredGame, UnfinishedGame,
+    AccountRecord, Ban, BotUpgrade, ChatRecord, DrawOfferRecord, Fence, GameFinish,
+    LeaderboardEntry, MoveRecord, NewGame, PlayerGame, PlayerRecord, RatingChange, RatingEntry,
+    Settled, SiteIdentity, Store, StoreError, StoredGame, UnfinishedGame,
 };
 use parlor_room::ratings::{RatedKey, Rating};
 use parlor_room::scoring::Opponent;
@@ -230,6 +231,30 @@ impl Store for SqlStore {
     async fn bans(&self, now_ms: i64) -> Result<Vec<Ban>, StoreError> {
         self.bounded(async { bans::bans(&self.pool, now_ms).await })
             .await
+    }
+
+    async fn account(&self, player_id: &PlayerId) -> Result<Option<AccountRecord>, StoreError> {
+        self.bounded(async { accounts::account(&self.pool, player_id).await })
+            .await
+    }
+
+    async fn account_named(&self, name: &str) -> Result<Option<AccountRecord>, StoreError> {
+        self.bounded(async { accounts::account_named(&self.pool, name).await })
+            .await
+    }
+
+    async fn upgrade_to_bot(
+        &self,
+        player_id: &PlayerId,
+        now_ms: i64,
+    ) -> Result<BotUpgrade, StoreError> {
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            let upgrade = accounts::upgrade_to_bot(&self.pool, player_id, now_ms).await?;
+            tracing::debug!(%player_id, ?upgrade, "asked to become a bot account");
+            Ok(upgrade)
+        })
+        .await
     }
 
     async fn rename_player(&self, player_id: &PlayerId, name: &str) -> Result<(), StoreError> {

@@ -3,6 +3,7 @@
 //! own (`PARLOR_TEST_POSTGRES_URL`), one module per part of the store; this one holds the
 //! database each test opens and the records they write.
 
+mod accounts;
 mod bans;
 mod batching;
 mod chat;

@@ -1,0 +1,4 @@
+-- Bot accounts (docs/BOT_API.md): a player who became a bot account, for good, at
+-- bot_since (ms since the Unix epoch); NULL for a person. Only a player without games
+-- may become one, so no person's games or ratings ever become a bot's.
+ALTER TABLE players ADD COLUMN bot_since BIGINT;

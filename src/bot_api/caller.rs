@@ -1,0 +1,31 @@
+//! Who a Bot API request speaks for: the account of the player whose bearer token it
+//! carries (a guest's token or the site's sign-in token), which every endpoint but the
+//! token test needs.
+
+use actix_web::HttpRequest;
+
+use super::reply::BotApiError;
+use crate::AppState;
+use crate::http::ApiError;
+use crate::http::bearer;
+use crate::store::AccountRecord;
+
+/// The account the request's bearer token names; 401 without a token or for a token
+/// no player holds, 403 for a banned player.
+pub(super) async fn account(
+    state: &AppState,
+    request: &HttpRequest,
+) -> Result<AccountRecord, BotApiError> {
+    let player = bearer::reader(state, request).await?.ok_or_else(|| {
+        ApiError::Unauthorized(
+            "the Bot API needs `Authorization: Bearer <token>`: the token of your `welcome`, or the site's sign-in token"
+                .to_owned(),
+        )
+    })?;
+    let account = state.store.account(&player).await?;
+    account.ok_or_else(|| {
+        BotApiError::Http(ApiError::Unauthorized(
+            "no player holds this token".to_owned(),
+        ))
+    })
+}

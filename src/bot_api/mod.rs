@@ -1,0 +1,22 @@
+//! The Bot API: HTTP and NDJSON, wire-compatible with Lichess's Bot API where the
+//! `lichess-bot` program and the `berserk` client use it (docs/BOT_API.md), served at
+//! the root of Parlor's own address. Another edge into the same players and rooms as the
+//! WebSocket: each request is parsed here into Parlor's own types, answered from the
+//! store and the rooms, and shaped as Lichess shapes it.
+
+mod account;
+mod caller;
+mod reply;
+mod views;
+
+use actix_web::web;
+
+/// Registers the Bot API's routes (before the web client's catch-all).
+pub(crate) fn routes(config: &mut web::ServiceConfig) {
+    config
+        .route("/api/token/test", web::post().to(account::test_tokens))
+        .route("/api/account", web::get().to(account::account))
+        .route("/api/bot/account/upgrade", web::post().to(account::upgrade))
+        .route("/api/users/status", web::get().to(account::statuses))
+        .route("/api/user/{name}", web::get().to(account::public_account));
+}

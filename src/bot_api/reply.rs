@@ -1,0 +1,50 @@
+//! How the Bot API answers: every answer is JSON, as `lichess-bot` and `berserk` read
+//! every answer's body, success (`{"ok":true}`) or failure (`{"error":"<sentence>"}`,
+//! with a 4xx status for anything the client can mend and never a 429 on the move, chat
+//! or stream endpoints).
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use serde_json::json;
+
+use crate::http::ApiError;
+use crate::store::StoreError;
+
+/// Why a Bot API request was not done.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BotApiError {
+    /// As the rest of Parlor's HTTP API says it (a bad token, a ban, the database away).
+    #[error("{0}")]
+    Http(#[from] ApiError),
+    /// The request cannot be done as asked; the sentence says why.
+    #[error("{0}")]
+    BadRequest(String),
+    /// Nothing has that id or name.
+    #[error("{0}")]
+    NotFound(String),
+}
+
+impl From<StoreError> for BotApiError {
+    fn from(error: StoreError) -> BotApiError {
+        BotApiError::Http(ApiError::from(error))
+    }
+}
+
+impl ResponseError for BotApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            BotApiError::Http(error) => error.status_code(),
+            BotApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            BotApiError::NotFound(_) => StatusCode::NOT_FOUND,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::build(self.status_code()).json(json!({ "error": self.to_string() }))
+    }
+}
+
+/// The answer to a request done: `{"ok":true}`.
+pub(crate) fn ok() -> HttpResponse {
+    HttpResponse::Ok().json(json!({ "ok": true }))
+}

@@ -1,0 +1,98 @@
+//! The SQL behind accounts as the Bot API shows them: a player's account with their
+//! ratings, found by id or by name, and a player becoming a bot account.
+
+use parlor_room::PlayerId;
+use sqlx::Pool;
+
+use super::Db;
+use crate::store::sql::names::name_key;
+use crate::store::sql::rows::{AccountRow, GameRatingRow};
+use crate::store::{AccountRecord, BotUpgrade, StoreError};
+
+const ACCOUNT_COLUMNS: &str = "p.player_id, p.name, p.created_at, p.bot_since";
+
+/// The account of `player_id`, if there is such a player.
+pub(super) async fn account(
+    pool: &Pool<Db>,
+    player_id: &PlayerId,
+) -> Result<Option<AccountRecord>, StoreError> {
+    let query = format!("SELECT {ACCOUNT_COLUMNS} FROM players p WHERE p.player_id = $1");
+    let row: Option<AccountRow> = sqlx::query_as(&query)
+        .bind(player_id.as_str())
+        .fetch_optional(pool)
+        .await?;
+    with_ratings(pool, row, player_id.as_str()).await
+}
+
+/// The account of the player who owns the name `name`, if any.
+pub(super) async fn account_named(
+    pool: &Pool<Db>,
+    name: &str,
+) -> Result<Option<AccountRecord>, StoreError> {
+    let query = format!(
+        "SELECT {ACCOUNT_COLUMNS} FROM player_names n JOIN players p ON p.player_id = n.player_id \
+         WHERE n.name_key = $1"
+    );
+    let row: Option<AccountRow> = sqlx::query_as(&query)
+        .bind(name_key(name))
+        .fetch_optional(pool)
+        .await?;
+    let Some(row) = row else { return Ok(None) };
+    let player_id = row.player_id().to_owned();
+    with_ratings(pool, Some(row), &player_id).await
+}
+
+/// `row` made an account with the ratings of `player_id` (the key a person's ratings
+/// are kept under).
+async fn with_ratings(
+    pool: &Pool<Db>,
+    row: Option<AccountRow>,
+    player_id: &str,
+) -> Result<Option<AccountRecord>, StoreError> {
+    let Some(row) = row else { return Ok(None) };
+    let ratings: Vec<GameRatingRow> = sqlx::query_as(
+        "SELECT game, rating, deviation, games FROM ratings WHERE player_key = $1 ORDER BY game",
+    )
+    .bind(player_id)
+    .fetch_all(pool)
+    .await?;
+    row.into_account(ratings).map(Some)
+}
+
+/// Makes `player_id` a bot account at `now_ms`, unless they have a game (as a person:
+/// such a player stays one) or are one already.
+pub(super) async fn upgrade_to_bot(
+    pool: &Pool<Db>,
+    player_id: &PlayerId,
+    now_ms: i64,
+) -> Result<BotUpgrade, StoreError> {
+    let mut tx = pool.begin().await?;
+    let bot_since: Option<(Option<i64>,)> =
+        sqlx::query_as("SELECT bot_since FROM players WHERE player_id = $1")
+            .bind(player_id.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
+    let upgrade = match bot_since {
+        None => BotUpgrade::UnknownPlayer,
+        Some((Some(_),)) => BotUpgrade::AlreadyBot,
+        Some((None,)) => {
+            let played: Option<(i64,)> =
+                sqlx::query_as("SELECT seat FROM game_seats WHERE player_id = $1 LIMIT 1")
+                    .bind(player_id.as_str())
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            if played.is_some() {
+                BotUpgrade::HasPlayed
+            } else {
+                sqlx::query("UPDATE players SET bot_since = $2 WHERE player_id = $1")
+                    .bind(player_id.as_str())
+                    .bind(now_ms)
+                    .execute(&mut *tx)
+                    .await?;
+                BotUpgrade::Upgraded
+            }
+        }
+    };
+    tx.commit().await?;
+    Ok(upgrade)
+}
