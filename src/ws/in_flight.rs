@@ -23,8 +23,11 @@ pub(super) struct InFlight {
     /// The requests sent, one per busy room. Made at the first request, so that a
     /// connection that never asks a room carries none of it.
     sent: Option<FuturesUnordered<LocalBoxFuture<'static, Answered>>>,
-    /// The rooms with a request sent.
+    /// The rooms with a client's request sent.
     busy: HashSet<RoomId>,
+    /// The rooms the connection is being put back into (which wait for nothing: a
+    /// client's request still out to a room that moved goes to where it was).
+    returning: HashSet<RoomId>,
     /// Requests for busy rooms, in the order they came.
     queued: VecDeque<RoomRequest>,
 }
@@ -32,12 +35,12 @@ pub(super) struct InFlight {
 impl InFlight {
     /// Whether no request is waiting on a room.
     pub(super) fn is_idle(&self) -> bool {
-        self.busy.is_empty()
+        self.busy.is_empty() && self.returning.is_empty()
     }
 
-    /// Whether `room` has a request sent or queued.
-    pub(super) fn is_busy(&self, room: &RoomId) -> bool {
-        self.busy.contains(room)
+    /// Whether the connection is being put back into `room`.
+    pub(super) fn is_returning(&self, room: &RoomId) -> bool {
+        self.returning.contains(room)
     }
 
     /// Whether as many requests wait as may: the client's next frames are left unread
@@ -46,13 +49,18 @@ impl InFlight {
         self.busy.len() + self.queued.len() >= MOST_WAITING
     }
 
-    /// Sends `request`, or queues it behind the request its room is answering.
+    /// Sends `request`, or queues a client's request behind the one its room is
+    /// answering (a request to be put back into a room already being asked is dropped).
     pub(super) fn push(&mut self, request: RoomRequest, connection: &mut Connection) {
-        if self.busy.contains(&request.room) {
+        let room = request.room.clone();
+        if request.reentry {
+            if !self.returning.insert(room) {
+                return;
+            }
+        } else if !self.busy.insert(room) {
             self.queued.push_back(request);
             return;
         }
-        self.busy.insert(request.room.clone());
         let sent = connection.ask_room(request);
         self.sent
             .get_or_insert_with(FuturesUnordered::new)
@@ -70,8 +78,13 @@ impl InFlight {
         }
     }
 
-    /// Notes that `room` answered, and sends the request queued next for it, if any.
-    pub(super) fn answered(&mut self, room: &RoomId, connection: &mut Connection) {
+    /// Notes that `room` answered a client's request (or, `reentry`, took the connection
+    /// back or did not), and sends the client's request queued next for it, if any.
+    pub(super) fn answered(&mut self, room: &RoomId, reentry: bool, connection: &mut Connection) {
+        if reentry {
+            self.returning.remove(room);
+            return;
+        }
         self.busy.remove(room);
         let next = self.queued.iter().position(|queued| queued.room == *room);
         if let Some(next) = next.and_then(|at| self.queued.remove(at)) {

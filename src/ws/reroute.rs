@@ -49,7 +49,8 @@ impl Connection {
     }
 
     /// A request to each moving room that is not being asked already, wherever it is
-    /// now, to take the connection back: its player's seat, or watching, as it was. The
+    /// now, to take the connection back (not waiting for a request of the client's
+    /// still out to where the room was): its player's seat, or watching, as it was. The
     /// room answers as it answers a `join` or a `watch`: `joined`, then its `state`.
     pub(super) fn reentries(&mut self, in_flight: &InFlight) -> Vec<RoomRequest> {
         let Ok(player) = self.player_info() else {
@@ -57,7 +58,10 @@ impl Connection {
             return Vec::new();
         };
         let now = Instant::now();
-        let asking = self.moving.keys().filter(|room| !in_flight.is_busy(room));
+        let asking = self
+            .moving
+            .keys()
+            .filter(|room| !in_flight.is_returning(room));
         asking
             .map(|room| {
                 let command = if self.watching.contains(room) {

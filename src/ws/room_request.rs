@@ -56,6 +56,11 @@ impl Answered {
     pub(super) fn room(&self) -> &RoomId {
         &self.room
     }
+
+    /// Whether it answered the session's own request to be put back into it.
+    pub(super) fn is_reentry(&self) -> bool {
+        self.then == Then::Returned
+    }
 }
 
 /// What an answer comes to for the session.

@@ -87,6 +87,13 @@ async fn players_and_a_spectator_on_three_nodes_play_through_the_owners_death() 
     carol.send(said).await;
     let own = carol.until("chat").await;
     assert_eq!(own["channel"], "spectators", "{own}");
+    // A request for a room is answered after the client's earlier ones for it
+    // (PROTOCOL.md §2.5): once these are refused, both chats have been answered, so
+    // none is left waiting on the node about to die.
+    let not_seated = json!({"type": "move", "room": room, "move": "4"});
+    carol.expect_error(not_seated, "not_a_player").await;
+    let not_bobs_turn = json!({"type": "move", "room": room, "move": "4"});
+    bob.expect_error(not_bobs_turn, "not_your_turn").await;
 
     // The room's node dies and another node adopts the game. Bob and Carol, on nodes
     // that live, are told the room is moving and put back into it on the same

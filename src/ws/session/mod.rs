@@ -414,9 +414,10 @@ impl Running {
             }
             Step::Answer(envelope, received) => self.answer(Ok(envelope), received, waits).await,
             Step::Settle(answered) => {
-                let room = answered.room().clone();
+                let (room, reentry) = (answered.room().clone(), answered.is_reentry());
                 let settled = self.connection.settle(answered);
-                self.in_flight.answered(&room, &mut self.connection);
+                self.in_flight
+                    .answered(&room, reentry, &mut self.connection);
                 self.connection.describe_to_operator();
                 match settled {
                     Settled::Replies(replies) => self.writer.send_all(replies).await.map(|()| None),
