@@ -85,6 +85,8 @@ pub(crate) struct AppState {
     pub(crate) operator: Option<OperatorToken>,
     /// How this node tells the rest of its fleet of a ban, if it is in one.
     pub(crate) fleet_bans: Option<FleetBans>,
+    /// The seats the Bot API's game streams hold.
+    pub(crate) bot_seats: bot_api::BotSeats,
 }
 
 /// Why the server could not run.

@@ -150,6 +150,7 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
         origins,
         relay: fleet.as_ref().map(|fleet| fleet.relay().clone()),
         fleet_bans: fleet.as_ref().map(|fleet| fleet.bans().clone()),
+        bot_seats: Default::default(),
         sign_in,
         live,
         operator,

@@ -104,8 +104,10 @@ struct Status {
 /// open to this server); players nobody has are left out.
 pub(super) async fn statuses(
     state: web::Data<AppState>,
-    query: web::Query<StatusQuery>,
+    request: HttpRequest,
 ) -> Result<HttpResponse, BotApiError> {
+    let query = web::Query::<StatusQuery>::from_query(request.query_string())
+        .map_err(|_| BotApiError::BadRequest("name the players: ?ids=<id>,<id>".to_owned()))?;
     let ids: Vec<&str> = query
         .ids
         .split(',')

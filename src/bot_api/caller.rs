@@ -10,6 +10,22 @@ use crate::http::ApiError;
 use crate::http::bearer;
 use crate::store::AccountRecord;
 
+/// The bot account the request's bearer token names: as [`account`], and `400` for a
+/// person's (the `/api/bot/` endpoints are for bot accounts).
+pub(super) async fn bot(
+    state: &AppState,
+    request: &HttpRequest,
+) -> Result<AccountRecord, BotApiError> {
+    let account = account(state, request).await?;
+    if account.bot_since_ms.is_none() {
+        return Err(BotApiError::BadRequest(
+            "this is not a bot account: POST /api/bot/account/upgrade first (only a player without games can become one)"
+                .to_owned(),
+        ));
+    }
+    Ok(account)
+}
+
 /// The account the request's bearer token names; 401 without a token or for a token
 /// no player holds, 403 for a banned player.
 pub(super) async fn account(

@@ -6,8 +6,16 @@
 
 mod account;
 mod caller;
+mod frames;
+mod game_actions;
+mod game_stream;
+mod game_view;
+mod ndjson;
 mod reply;
+mod seats;
 mod views;
+
+pub(crate) use seats::BotSeats;
 
 use actix_web::web;
 
@@ -18,5 +26,29 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route("/api/account", web::get().to(account::account))
         .route("/api/bot/account/upgrade", web::post().to(account::upgrade))
         .route("/api/users/status", web::get().to(account::statuses))
-        .route("/api/user/{name}", web::get().to(account::public_account));
+        .route("/api/user/{name}", web::get().to(account::public_account))
+        .route(
+            "/api/bot/game/stream/{id}",
+            web::get().to(game_stream::game_stream),
+        )
+        .route(
+            "/api/bot/game/{id}/move/{move}",
+            web::post().to(game_actions::play),
+        )
+        .route(
+            "/api/bot/game/{id}/chat",
+            web::post().to(game_actions::chat),
+        )
+        .route(
+            "/api/bot/game/{id}/abort",
+            web::post().to(game_actions::resign),
+        )
+        .route(
+            "/api/bot/game/{id}/resign",
+            web::post().to(game_actions::resign),
+        )
+        .route(
+            "/api/bot/game/{id}/draw/{answer}",
+            web::post().to(game_actions::answer_draw),
+        );
 }

@@ -8,6 +8,7 @@ use actix_web::{HttpResponse, ResponseError};
 use serde_json::json;
 
 use crate::http::ApiError;
+use crate::protocol::{ClientError, ErrorCode};
 use crate::store::StoreError;
 
 /// Why a Bot API request was not done.
@@ -22,6 +23,10 @@ pub(crate) enum BotApiError {
     /// Nothing has that id or name.
     #[error("{0}")]
     NotFound(String),
+    /// The room refused the request, as it refuses a WebSocket client's (PROTOCOL.md
+    /// §11): the same code and sentence.
+    #[error("{}", .0.message)]
+    Refused(ClientError),
 }
 
 impl From<StoreError> for BotApiError {
@@ -36,11 +41,29 @@ impl ResponseError for BotApiError {
             BotApiError::Http(error) => error.status_code(),
             BotApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             BotApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            BotApiError::Refused(error) => match error.code {
+                ErrorCode::UnknownRoom => StatusCode::NOT_FOUND,
+                ErrorCode::StorageUnavailable
+                | ErrorCode::RoomUnreachable
+                | ErrorCode::ServerFull => StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::Banned => StatusCode::FORBIDDEN,
+                _ => StatusCode::BAD_REQUEST,
+            },
         }
     }
 
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status_code()).json(json!({ "error": self.to_string() }))
+        let mut body = json!({ "error": self.to_string() });
+        if let BotApiError::Refused(error) = self {
+            body["code"] = json!(error.code.as_str());
+        }
+        HttpResponse::build(self.status_code()).json(body)
+    }
+}
+
+impl From<ClientError> for BotApiError {
+    fn from(error: ClientError) -> BotApiError {
+        BotApiError::Refused(error)
     }
 }
 

@@ -32,6 +32,27 @@ impl BotClient {
         self.call(Method::POST, path, body).await
     }
 
+    /// `GET path` as a stream of NDJSON lines: the status and a reader of its lines.
+    pub(crate) async fn stream(&self, path: &str) -> (u16, LineReader) {
+        let mut request = self.http.get(format!("{}{path}", self.base));
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.expect("the server answers");
+        let status = response.status().as_u16();
+        let chunked = response
+            .headers()
+            .get("transfer-encoding")
+            .is_some_and(|value| value == "chunked");
+        let reader = LineReader {
+            response,
+            buffer: Vec::new(),
+            chunked,
+            keep_alives: 0,
+        };
+        (status, reader)
+    }
+
     async fn call(&self, method: Method, path: &str, body: Option<&str>) -> (u16, Value) {
         let mut request = self
             .http
@@ -51,5 +72,45 @@ impl BotClient {
             )
         });
         (status, body)
+    }
+}
+
+/// The lines of an NDJSON stream, read as `lichess-bot` reads them: a bare newline is a
+/// keep-alive (counted), every other line must be JSON.
+pub(crate) struct LineReader {
+    response: reqwest::Response,
+    buffer: Vec<u8>,
+    /// Whether the response came chunked (which `lichess-bot` needs to see lines at once).
+    pub(crate) chunked: bool,
+    /// How many keep-alives came so far.
+    pub(crate) keep_alives: usize,
+}
+
+impl LineReader {
+    /// The next JSON line, skipping keep-alives; `None` once the server has ended the
+    /// stream.
+    pub(crate) async fn next(&mut self) -> Option<Value> {
+        loop {
+            if let Some(end) = self.buffer.iter().position(|&byte| byte == b'\n') {
+                let line: Vec<u8> = self.buffer.drain(..=end).collect();
+                let text = String::from_utf8(line).expect("lines are UTF-8");
+                let text = text.trim_end_matches('\n');
+                if text.is_empty() {
+                    self.keep_alives += 1;
+                    continue;
+                }
+                let value = serde_json::from_str(text)
+                    .unwrap_or_else(|error| panic!("a line that is not JSON ({error}): {text:?}"));
+                return Some(value);
+            }
+            let chunk = self.response.chunk().await.expect("the stream reads");
+            match chunk {
+                Some(bytes) => self.buffer.extend_from_slice(&bytes),
+                None => {
+                    assert!(self.buffer.is_empty(), "the stream ended mid-line");
+                    return None;
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,171 @@
+//! What a bot does in a game it streams: `POST /api/bot/game/{id}/move/{move}`,
+//! `/chat`, `/abort`, `/resign` and `/draw/{yes|no}`, each asked of the room on the
+//! connection of the bot's game stream, and refused as a WebSocket client's request
+//! would be (the same error code), with a `4xx` for anything the bot can mend.
+
+use std::time::Instant;
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use super::caller;
+use super::game_stream::room_id;
+use super::reply::{BotApiError, ok};
+use super::seats::BotSeat;
+use crate::AppState;
+use crate::protocol::ErrorCode;
+use parlor_room::{PlayerInfo, Request, RoomCommand};
+
+/// The query of a move: `offeringDraw=true` offers a draw with it (or accepts the
+/// opponent's).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct MoveQuery {
+    #[serde(default)]
+    offering_draw: Option<String>,
+}
+
+/// `POST /api/bot/game/{id}/move/{move}`: plays `move` (the game's notation: UCI in
+/// chess) for the bot, chosen in the position its stream showed last.
+pub(super) async fn play(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, BotApiError> {
+    let query = web::Query::<MoveQuery>::from_query(request.query_string())
+        .map_err(|error| BotApiError::BadRequest(error.to_string()))?;
+    let (id, text) = path.into_inner();
+    let (player, seat) = seated(&state, &request, &id).await?;
+    let after = seat.moves_shown();
+    ask(&seat, &player, RoomCommand::Move { text, after }).await?;
+    if query.offering_draw.as_deref().is_some_and(truthy) {
+        // The move stands whatever becomes of the offer.
+        let _ = draw(&seat, &player, true).await;
+    }
+    Ok(ok())
+}
+
+/// The body of a chat line.
+#[derive(Deserialize)]
+struct ChatBody {
+    text: String,
+}
+
+/// `POST /api/bot/game/{id}/chat`: says `text` in the bot's chat of the game (its
+/// players' chat: a seat's chat is the players'). The body is a form (`lichess-bot`) or
+/// JSON (`berserk`).
+pub(super) async fn chat(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, BotApiError> {
+    let ChatBody { text } = form_or_json(&request, &body)?;
+    let (player, seat) = seated(&state, &request, &id).await?;
+    ask(&seat, &player, RoomCommand::Chat { text }).await?;
+    Ok(ok())
+}
+
+/// `POST /api/bot/game/{id}/abort` and `/resign`: the bot gives the game up (before
+/// any move it is aborted, PROTOCOL.md §6.6).
+pub(super) async fn resign(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, BotApiError> {
+    let (player, seat) = seated(&state, &request, &id).await?;
+    ask(&seat, &player, RoomCommand::Request(Request::Resign)).await?;
+    Ok(ok())
+}
+
+/// `POST /api/bot/game/{id}/draw/{yes|no}`: offers or accepts a draw, or declines the
+/// opponent's offer.
+pub(super) async fn answer_draw(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, BotApiError> {
+    let (id, answer) = path.into_inner();
+    let yes = match answer.as_str() {
+        "yes" | "true" | "1" => true,
+        "no" | "false" | "0" => false,
+        other => {
+            return Err(BotApiError::BadRequest(format!(
+                "answer a draw with yes or no, not {other}"
+            )));
+        }
+    };
+    let (player, seat) = seated(&state, &request, &id).await?;
+    draw(&seat, &player, yes).await?;
+    Ok(ok())
+}
+
+/// Accepts the opponent's draw offer (offering one if there is none), or declines it.
+async fn draw(seat: &BotSeat, player: &PlayerInfo, yes: bool) -> Result<(), BotApiError> {
+    if !yes {
+        return ask(seat, player, RoomCommand::Request(Request::DeclineDraw)).await;
+    }
+    match ask(seat, player, RoomCommand::Request(Request::AcceptDraw)).await {
+        Err(BotApiError::Refused(error)) if error.code == ErrorCode::NoDrawOffer => {
+            ask(seat, player, RoomCommand::Request(Request::OfferDraw)).await
+        }
+        answered => answered,
+    }
+}
+
+/// The calling bot and the seat its stream of game `id` holds; `400` without a stream.
+async fn seated(
+    state: &AppState,
+    request: &HttpRequest,
+    id: &str,
+) -> Result<(PlayerInfo, BotSeat), BotApiError> {
+    let account = caller::bot(state, request).await?;
+    let room = room_id(id)?;
+    let player = PlayerInfo {
+        player_id: account.player.player_id,
+        name: account.player.name,
+    };
+    let seat = state.bot_seats.get(&player.player_id, &room).ok_or_else(|| {
+        BotApiError::BadRequest(format!(
+            "open the game's stream first (GET /api/bot/game/stream/{id}): a bot plays a game on its stream's connection"
+        ))
+    })?;
+    Ok((player, seat))
+}
+
+/// Asks the room `command` on the seat's connection.
+async fn ask(seat: &BotSeat, player: &PlayerInfo, command: RoomCommand) -> Result<(), BotApiError> {
+    let asked = player.clone().ask(command, None);
+    seat.link
+        .ask(asked, &seat.subscriber, Instant::now())
+        .await
+        .map_err(BotApiError::from)
+}
+
+/// A request body read as JSON when it says so (or looks like an object), else as a
+/// form; a body that is neither is a `400` that says what was expected.
+fn form_or_json<T: DeserializeOwned>(request: &HttpRequest, body: &[u8]) -> Result<T, BotApiError> {
+    let json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/json"))
+        || body.trim_ascii_start().starts_with(b"{");
+    let read = if json {
+        serde_json::from_slice(body).map_err(|error| error.to_string())
+    } else {
+        serde_urlencoded::from_bytes(body).map_err(|error| error.to_string())
+    };
+    read.map_err(|error| {
+        BotApiError::BadRequest(format!(
+            "send the body as a form or as JSON, with a `text` field: {error}"
+        ))
+    })
+}
+
+/// Whether a query flag says yes, as Lichess reads one.
+fn truthy(flag: &str) -> bool {
+    matches!(flag, "true" | "yes" | "1")
+}

@@ -1,0 +1,167 @@
+//! `GET /api/bot/game/stream/{id}`: a bot's game as Lichess streams one. The stream is a
+//! connection of its own to the room: it takes the bot's seat (as a reconnecting player
+//! does), turns the room's frames into `gameFull`, `gameState` and `chatLine` lines,
+//! and ends after the game's final state, when another connection takes the seat, or
+//! when the room closes; the bot's moves and requests are asked on its connection.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Instant, SystemTime};
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use tokio::sync::mpsc;
+use tokio::time::interval_at;
+
+use super::caller;
+use super::frames::{self, RoomFrame};
+use super::game_view::GameTracker;
+use super::ndjson::{self, KEEP_ALIVE, Lines};
+use super::reply::BotApiError;
+use super::seats::BotSeat;
+use crate::AppState;
+use crate::fleet::RoomLink;
+use crate::room::{Frame, OUTBOX_FRAMES, Subscriber, new_conn_id, unix_ms};
+use parlor_room::{PlayerId, PlayerInfo, RoomCommand, RoomId};
+use serde_json::json;
+
+/// Opens the stream of game `id` for the calling bot, which must hold a seat in it.
+pub(super) async fn game_stream(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, BotApiError> {
+    let account = caller::bot(&state, &request).await?;
+    let room = room_id(&id)?;
+    let link = RoomLink::find(&room, &state.lobby, state.relay.as_ref()).await?;
+    let conn = new_conn_id();
+    let (outbox, frames) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
+    let subscriber = Subscriber::new(conn, outbox);
+    if let Some(relay) = &state.relay {
+        relay.register(subscriber.clone());
+    }
+    let player = PlayerInfo {
+        player_id: account.player.player_id.clone(),
+        name: account.player.name.clone(),
+    };
+    let asked = player.ask(RoomCommand::Return { since: None }, None);
+    let entered = link.ask(asked, &subscriber, Instant::now()).await;
+    if let Err(error) = entered {
+        if let Some(relay) = &state.relay {
+            relay.unregister(conn);
+        }
+        return Err(error.into());
+    }
+    let seat = BotSeat {
+        subscriber,
+        link,
+        moves_shown: Arc::new(AtomicU32::new(u32::MAX)),
+    };
+    let bot = account.player.player_id;
+    state
+        .bot_seats
+        .hold(bot.clone(), room.clone(), seat.clone());
+    let (response, lines) = ndjson::response();
+    let streaming = Streaming {
+        state: state.clone(),
+        bot,
+        room,
+        seat,
+    };
+    actix_web::rt::spawn(streaming.run(frames, lines));
+    Ok(response)
+}
+
+/// A game id as a room's id; `404` for one no room could have.
+pub(super) fn room_id(id: &str) -> Result<RoomId, BotApiError> {
+    let room = RoomId::from(id);
+    if room.could_be_live() {
+        Ok(room)
+    } else {
+        Err(BotApiError::NotFound(format!("no game has the id {id}")))
+    }
+}
+
+/// A running game stream.
+struct Streaming {
+    state: web::Data<AppState>,
+    bot: PlayerId,
+    room: RoomId,
+    seat: BotSeat,
+}
+
+impl Streaming {
+    /// Turns the room's frames into lines until the stream ends, then gives the seat up
+    /// (the room counts the bot away, as a player whose connection closed).
+    async fn run(self, mut frames: mpsc::Receiver<Frame>, lines: Lines) {
+        let mut tracker = GameTracker::default();
+        let mut keep_alive = interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+        loop {
+            let sent = tokio::select! {
+                frame = frames.recv() => match frame {
+                    Some(frame) => match self.lines_of(&frame, &mut tracker) {
+                        Some(out) => send_all(&lines, out).await,
+                        None => false,
+                    },
+                    None => false,
+                },
+                _ = keep_alive.tick() => lines.keep_alive().await,
+                () = lines.gone() => false,
+            };
+            if !sent || tracker.finished() {
+                break;
+            }
+        }
+        self.close().await;
+    }
+
+    /// The lines `frame` calls for; `None` when the stream ends with it.
+    fn lines_of(&self, frame: &str, tracker: &mut GameTracker) -> Option<Vec<String>> {
+        match frames::read(frame) {
+            Some(RoomFrame::State(state)) => {
+                let now = unix_ms(SystemTime::now());
+                let line = tracker.line(&self.room, &state, now);
+                let shown = tracker.moves_shown();
+                self.seat.moves_shown.store(shown, Ordering::Release);
+                Some(line.into_iter().collect())
+            }
+            Some(RoomFrame::Chat(chat)) => {
+                let room = if chat.channel == "spectators" {
+                    "spectator"
+                } else {
+                    "player"
+                };
+                let lines = chat.lines.into_iter().map(|line| {
+                    json!({
+                        "type": "chatLine",
+                        "room": room,
+                        "username": line.name,
+                        "text": line.text,
+                    })
+                    .to_string()
+                });
+                Some(lines.collect())
+            }
+            Some(RoomFrame::Replaced {} | RoomFrame::RoomClosed {}) => None,
+            Some(RoomFrame::GameOver {} | RoomFrame::Other) | None => Some(Vec::new()),
+        }
+    }
+
+    async fn close(self) {
+        let conn = self.seat.subscriber.conn;
+        self.state.bot_seats.release(&self.bot, &self.room, conn);
+        self.seat.link.disconnect(conn).await;
+        if let Some(relay) = &self.state.relay {
+            relay.unregister(conn);
+        }
+    }
+}
+
+/// Sends `out` in order; `false` once the client has gone.
+async fn send_all(lines: &Lines, out: Vec<String>) -> bool {
+    for line in out {
+        if !lines.send(&line).await {
+            return false;
+        }
+    }
+    true
+}

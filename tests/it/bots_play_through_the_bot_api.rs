@@ -1,0 +1,145 @@
+//! A bot account plays through the Bot API (docs/BOT_API.md) against a person on the
+//! WebSocket: its game stream takes its seat and shows the game as Lichess streams one
+//! (`gameFull`, then a `gameState` after every move, `chatLine`s), its moves and chat
+//! are asked on that stream's connection and refused as a WebSocket client's would be,
+//! and the stream ends after the final state.
+
+use serde_json::json;
+
+use crate::bot_api_client::BotClient;
+use crate::common::{TestServer, temp_dir, test_config};
+
+#[tokio::test]
+async fn a_bot_account_mates_a_person_through_its_game_stream() {
+    let dir = temp_dir();
+    let server = TestServer::start(test_config(dir.path())).await;
+    let base = server.url("");
+    let mut robo_ws = server.connect().await;
+    let token = robo_ws.hello("Robo", None).await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let bot = BotClient::new(&base, Some(&token));
+    let (status, stream_refused) = bot.get("/api/bot/game/stream/0a1b2c3d4e").await;
+    assert_eq!(
+        status, 400,
+        "a person may not use the bot endpoints: {stream_refused}"
+    );
+    let (status, upgraded) = bot.post("/api/bot/account/upgrade", None).await;
+    assert_eq!(status, 200, "{upgraded}");
+
+    let mut alice = server.player("Alice").await;
+    let (room, _) = alice.create_game("chess", ["me", "open"], json!({})).await;
+    robo_ws.join(&room, 1).await;
+    alice.until_state(|s| s["status"] == "playing").await;
+
+    // Without its stream, the bot has no connection in the game to move on.
+    let (status, refused) = bot
+        .post(&format!("/api/bot/game/{room}/move/e7e5"), None)
+        .await;
+    assert_eq!(status, 400, "{refused}");
+
+    let (status, mut stream) = bot.stream(&format!("/api/bot/game/stream/{room}")).await;
+    assert_eq!(status, 200);
+    assert!(
+        stream.chunked,
+        "lines must come as chunks of a chunked response"
+    );
+    let full = stream.next().await.expect("gameFull comes first");
+    assert_eq!(full["type"], "gameFull", "{full}");
+    assert_eq!(full["id"], room.as_str());
+    assert_eq!(full["variant"]["key"], "standard");
+    assert_eq!(full["initialFen"], "startpos");
+    assert_eq!(
+        (&full["white"]["name"], &full["black"]["name"]),
+        (&"Alice".into(), &"Robo".into()),
+        "{full}"
+    );
+    assert_eq!(full["state"]["type"], "gameState");
+    assert_eq!(full["state"]["moves"], "");
+    assert_eq!(full["state"]["status"], "started");
+    // The stream holds Robo's seat now; its WebSocket was told.
+    robo_ws.until("replaced").await;
+
+    alice.play(&room, "f2f3").await;
+    let state = stream.next().await.unwrap();
+    assert_eq!(
+        (&state["type"], &state["moves"]),
+        (&"gameState".into(), &"f2f3".into())
+    );
+    let (status, played) = bot
+        .post(&format!("/api/bot/game/{room}/move/e7e5"), None)
+        .await;
+    assert_eq!((status, &played["ok"]), (200, &true.into()), "{played}");
+    assert_eq!(stream.next().await.unwrap()["moves"], "f2f3 e7e5");
+    // Out of turn: refused with the WebSocket's code, and the game is unchanged.
+    let (status, refused) = bot
+        .post(&format!("/api/bot/game/{room}/move/d7d5"), None)
+        .await;
+    assert_eq!(
+        (status, &refused["code"]),
+        (400, &"not_your_turn".into()),
+        "{refused}"
+    );
+
+    // A body that is neither a form with `text` nor JSON with it is refused, in JSON.
+    let (status, refused) = bot
+        .post(&format!("/api/bot/game/{room}/chat"), Some(r#"{"txt": 1}"#))
+        .await;
+    assert_eq!(status, 400, "{refused}");
+    // As lichess-bot sends it: a form.
+    let said = reqwest::Client::new()
+        .post(format!("{base}/api/bot/game/{room}/chat"))
+        .bearer_auth(&token)
+        .form(&[("room", "player"), ("text", "good luck")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(said.status().as_u16(), 200);
+    let line = stream.next().await.unwrap();
+    assert_eq!(
+        (&line["type"], &line["username"], &line["text"]),
+        (&"chatLine".into(), &"Robo".into(), &"good luck".into()),
+        "{line}"
+    );
+    let heard = alice.until("chat").await;
+    assert_eq!(heard["lines"][0]["text"], "good luck");
+    // As berserk sends it: JSON.
+    let (status, said) = bot
+        .post(
+            &format!("/api/bot/game/{room}/chat"),
+            Some(r#"{"room":"player","text":"gl"}"#),
+        )
+        .await;
+    assert_eq!(status, 200, "{said}");
+    assert_eq!(stream.next().await.unwrap()["text"], "gl");
+
+    alice.play(&room, "g2g4").await;
+    assert_eq!(stream.next().await.unwrap()["moves"], "f2f3 e7e5 g2g4");
+    let (status, refused) = bot
+        .post(&format!("/api/bot/game/{room}/move/e5e3"), None)
+        .await;
+    assert_eq!(
+        (status, &refused["code"]),
+        (400, &"illegal_move".into()),
+        "{refused}"
+    );
+    let (status, played) = bot
+        .post(&format!("/api/bot/game/{room}/move/d8h4"), None)
+        .await;
+    assert_eq!(status, 200, "{played}");
+    let last = stream.next().await.unwrap();
+    assert_eq!(last["moves"], "f2f3 e7e5 g2g4 d8h4", "{last}");
+    assert_eq!(
+        (&last["status"], &last["winner"]),
+        (&"mate".into(), &"black".into()),
+        "{last}"
+    );
+    assert!(
+        stream.next().await.is_none(),
+        "the stream ends after the final state"
+    );
+    let over = alice.until("game_over").await;
+    assert_eq!(over["winner"], 1, "{over}");
+    server.stop().await;
+}
