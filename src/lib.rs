@@ -87,6 +87,10 @@ pub(crate) struct AppState {
     pub(crate) fleet_bans: Option<FleetBans>,
     /// The seats the Bot API's game streams hold.
     pub(crate) bot_seats: bot_api::BotSeats,
+    /// The Bot API's challenges kept on this node.
+    pub(crate) challenges: bot_api::Challenges,
+    /// The Bot API's event streams open on this node.
+    pub(crate) events: bot_api::EventStreams,
 }
 
 /// Why the server could not run.

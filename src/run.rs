@@ -151,6 +151,8 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
         relay: fleet.as_ref().map(|fleet| fleet.relay().clone()),
         fleet_bans: fleet.as_ref().map(|fleet| fleet.bans().clone()),
         bot_seats: Default::default(),
+        challenges: Default::default(),
+        events: Default::default(),
         sign_in,
         live,
         operator,

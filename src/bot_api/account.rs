@@ -100,8 +100,8 @@ struct Status {
     title: Option<&'static str>,
 }
 
-/// `GET /api/users/status?ids=`: whether each player named is online (has a connection
-/// open to this server); players nobody has are left out.
+/// `GET /api/users/status?ids=`: whether each player named is online (has a WebSocket
+/// or an event stream open to this server); players nobody has are left out.
 pub(super) async fn statuses(
     state: web::Data<AppState>,
     request: HttpRequest,
@@ -125,7 +125,7 @@ pub(super) async fn statuses(
         let player = PlayerId::from(id.to_owned());
         if let Some(account) = state.store.account(&player).await? {
             statuses.push(Status {
-                online: online.binary_search(&player).is_ok(),
+                online: online.binary_search(&player).is_ok() || state.events.is_open(&player),
                 id: player.to_string(),
                 name: account.player.name,
                 title: account.bot_since_ms.map(|_| "BOT"),

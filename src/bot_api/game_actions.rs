@@ -5,11 +5,10 @@
 
 use std::time::Instant;
 
-use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 
+use super::body;
 use super::caller;
 use super::game_stream::room_id;
 use super::reply::{BotApiError, ok};
@@ -47,12 +46,6 @@ pub(super) async fn play(
     Ok(ok())
 }
 
-/// The body of a chat line.
-#[derive(Deserialize)]
-struct ChatBody {
-    text: String,
-}
-
 /// `POST /api/bot/game/{id}/chat`: says `text` in the bot's chat of the game (its
 /// players' chat: a seat's chat is the players'). The body is a form (`lichess-bot`) or
 /// JSON (`berserk`).
@@ -62,7 +55,12 @@ pub(super) async fn chat(
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, BotApiError> {
-    let ChatBody { text } = form_or_json(&request, &body)?;
+    let fields = body::fields(&request, &body)?;
+    let text = body::text(&fields, "text")
+        .ok_or_else(|| {
+            BotApiError::BadRequest("say something: the body needs a `text` field".to_owned())
+        })?
+        .to_owned();
     let (player, seat) = seated(&state, &request, &id).await?;
     ask(&seat, &player, RoomCommand::Chat { text }).await?;
     Ok(ok())
@@ -142,27 +140,6 @@ async fn ask(seat: &BotSeat, player: &PlayerInfo, command: RoomCommand) -> Resul
         .ask(asked, &seat.subscriber, Instant::now())
         .await
         .map_err(BotApiError::from)
-}
-
-/// A request body read as JSON when it says so (or looks like an object), else as a
-/// form; a body that is neither is a `400` that says what was expected.
-fn form_or_json<T: DeserializeOwned>(request: &HttpRequest, body: &[u8]) -> Result<T, BotApiError> {
-    let json = request
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("application/json"))
-        || body.trim_ascii_start().starts_with(b"{");
-    let read = if json {
-        serde_json::from_slice(body).map_err(|error| error.to_string())
-    } else {
-        serde_urlencoded::from_bytes(body).map_err(|error| error.to_string())
-    };
-    read.map_err(|error| {
-        BotApiError::BadRequest(format!(
-            "send the body as a form or as JSON, with a `text` field: {error}"
-        ))
-    })
 }
 
 /// Whether a query flag says yes, as Lichess reads one.

@@ -5,7 +5,12 @@
 //! store and the rooms, and shaped as Lichess shapes it.
 
 mod account;
+mod body;
 mod caller;
+mod challenge_routes;
+mod challenges;
+mod event_stream;
+mod events;
 mod frames;
 mod game_actions;
 mod game_stream;
@@ -15,6 +20,8 @@ mod reply;
 mod seats;
 mod views;
 
+pub(crate) use challenges::Challenges;
+pub(crate) use events::EventStreams;
 pub(crate) use seats::BotSeats;
 
 use actix_web::web;
@@ -27,6 +34,27 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route("/api/bot/account/upgrade", web::post().to(account::upgrade))
         .route("/api/users/status", web::get().to(account::statuses))
         .route("/api/user/{name}", web::get().to(account::public_account))
+        .route("/api/account/playing", web::get().to(event_stream::playing))
+        .route(
+            "/api/stream/event",
+            web::get().to(event_stream::event_stream),
+        )
+        .route(
+            "/api/challenge/{id}/accept",
+            web::post().to(challenge_routes::accept),
+        )
+        .route(
+            "/api/challenge/{id}/decline",
+            web::post().to(challenge_routes::decline),
+        )
+        .route(
+            "/api/challenge/{id}/cancel",
+            web::post().to(challenge_routes::cancel),
+        )
+        .route(
+            "/api/challenge/{name}",
+            web::post().to(challenge_routes::create),
+        )
         .route(
             "/api/bot/game/stream/{id}",
             web::get().to(game_stream::game_stream),

@@ -22,6 +22,11 @@ impl BotClient {
         }
     }
 
+    /// The token the client speaks for (empty without one).
+    pub(crate) fn token(&self) -> &str {
+        self.token.as_deref().unwrap_or_default()
+    }
+
     /// `GET path`: the status and the JSON body.
     pub(crate) async fn get(&self, path: &str) -> (u16, Value) {
         self.call(Method::GET, path, None).await

@@ -35,6 +35,14 @@ pub enum RoomCommand {
         /// As in [`RoomCommand::Join`].
         since: Option<u64>,
     },
+    /// Hold `seat` of a waiting room for the asking player, who is not connected: the
+    /// seat is theirs when they join it (or return), and the game starts once both seats
+    /// are held. No client can send it: the Bot API makes it when a challenge is
+    /// accepted, for each of its two players.
+    Reserve {
+        /// The seat held for the player.
+        seat: Seat,
+    },
     /// Play a move, in the game's notation.
     Move {
         /// The move as the client wrote it.

@@ -30,6 +30,7 @@ impl RoomState {
         match command {
             RoomCommand::Join { seat, .. } => self.join(player, seat, conn, reference),
             RoomCommand::Watch { .. } => self.watch(conn, reference, now.at).map(Step::done),
+            RoomCommand::Reserve { seat } => self.reserve(player, seat),
             RoomCommand::Return { .. } => match self.seat_held_by(&player.player_id) {
                 Some(seat) => self.join(player, seat, conn, reference),
                 None => self.watch(conn, reference, now.at).map(Step::done),

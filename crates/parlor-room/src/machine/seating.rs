@@ -84,6 +84,29 @@ impl RoomState {
         })
     }
 
+    /// Holds `seat` of a waiting room for `player`, not connected yet (see
+    /// [`crate::RoomCommand::Reserve`]); then the game starts if both seats are held.
+    pub fn reserve(&mut self, player: PlayerInfo, seat: Seat) -> Result<Step, Refusal> {
+        if self.status() != Status::Waiting || !self.seats[seat.index()].is_open() {
+            return Err(Refusal::SeatTaken { seat });
+        }
+        if self.seats[seat.other().index()].player_id() == Some(&player.player_id) {
+            return Err(Refusal::AlreadySeated {
+                other: seat.other(),
+            });
+        }
+        self.seats[seat.index()] = SeatState::Human {
+            player,
+            conn: None,
+            away_since: None,
+        };
+        debug!(room = %self.id, seat = seat.index(), "seat held for a player on the way");
+        Ok(Step {
+            effects: Vec::new(),
+            then: Then::Start(AfterStart::Announce),
+        })
+    }
+
     /// Announces what the room did after trying to start its game.
     pub fn after_start(&mut self, after: AfterStart, now: Instant) -> Vec<Effect> {
         let mut effects = Vec::new();

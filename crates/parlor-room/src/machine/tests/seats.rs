@@ -389,3 +389,46 @@ fn a_player_returning_after_a_move_between_nodes_gets_their_own_seat_back() {
     )));
     assert_eq!(fx.state().spectators, 1);
 }
+
+#[test]
+fn seats_held_for_two_players_start_the_game_and_are_theirs_when_they_come() {
+    let mut fx = Fixture::open();
+    let reserve = |fx: &mut Fixture, player: PlayerInfo, seat| {
+        let asked = player.ask(RoomCommand::Reserve { seat }, None);
+        let step = fx.room.answer(asked, 0, fx.t0, fx.now(fx.t0))?;
+        let mut effects = fx.follow(step, fx.t0);
+        effects.extend(fx.settle(fx.t0));
+        Ok::<_, Refusal>(effects)
+    };
+    reserve(&mut fx, alice(), Seat::First).unwrap();
+    assert_eq!(fx.room.status(), Status::Waiting);
+    // Nobody else may take a held seat, nor the same player the other one.
+    assert_eq!(
+        refusal(fx.join(bob(), Seat::First, BOB, fx.t0)),
+        Refusal::SeatTaken { seat: Seat::First }
+    );
+    assert_eq!(
+        refusal(reserve(&mut fx, alice(), Seat::Second)),
+        Refusal::AlreadySeated { other: Seat::First }
+    );
+    reserve(&mut fx, bob(), Seat::Second).unwrap();
+    assert_eq!(
+        fx.room.status(),
+        Status::Playing,
+        "both seats held: the game starts"
+    );
+    let view = fx.room.state_msg(false, fx.t0);
+    assert!(view.seats.iter().all(|seat| !seat.connected), "{view:?}");
+    // Held seats are taken by their players when they come.
+    fx.join(alice(), Seat::First, ALICE, fx.t0).unwrap();
+    assert_eq!(fx.room.seat_of(&alice().player_id, ALICE), Ok(Seat::First));
+    // A started game's seats can no longer be held for anyone.
+    let carol = PlayerInfo {
+        player_id: PlayerId::from("p_carol"),
+        name: "Carol".to_owned(),
+    };
+    assert_eq!(
+        refusal(reserve(&mut fx, carol, Seat::Second)),
+        Refusal::SeatTaken { seat: Seat::Second }
+    );
+}

@@ -1,0 +1,267 @@
+//! `POST /api/challenge/{name}` and a challenge's `accept`, `decline` and `cancel`: each
+//! told to both players' event streams. Accepting opens the game's room under the
+//! challenge's id, private and without bot fill, with a seat held for each player
+//! (`RoomCommand::Reserve`), so the game starts at once and each side has the first-move
+//! time to come and move.
+
+use std::time::Instant;
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde_json::{Map, Value};
+
+use super::body;
+use super::caller;
+use super::challenges::{self, Challenge, ChallengeStatus, Colour, Party, decline_reason};
+use super::event_stream::{base_url, game_start};
+use super::game_stream::room_id;
+use super::reply::{BotApiError, ok};
+use crate::AppState;
+use crate::lobby::NewRoom;
+use crate::protocol::{ClientError, ErrorCode};
+use crate::room::{Caller, RoomHandle, new_conn_id};
+use crate::store::{AccountRecord, Fence};
+use parlor_room::{PlayerInfo, RoomCommand, RoomOptions, SeatSpec, TimeControl};
+use parlor_rules::GameKind;
+use parlor_rules::games::Seat;
+
+/// `POST /api/challenge/{name}`: challenges the player called `name`. The body (form or
+/// JSON) may say `variant` (`standard`, or another game's id), `clock.limit` and
+/// `clock.increment` (seconds), `color` (`white`, `black`, `random`) and `rated`.
+pub(super) async fn create(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    name: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, BotApiError> {
+    let challenger = caller::account(&state, &request).await?;
+    let fields = body::fields(&request, &body)?;
+    let (game, time_control) = game_and_clock(&fields)?;
+    let colour = match body::text(&fields, "color") {
+        None => Colour::Random,
+        Some(name) => Colour::named(name).ok_or_else(|| {
+            BotApiError::BadRequest(format!("color is white, black or random, not {name}"))
+        })?,
+    };
+    let rated = body::flag(&fields, "rated")?;
+    state
+        .lobby
+        .check_start(game, &RoomOptions::clocked(time_control))?;
+    let dest = state
+        .store
+        .account_named(&name)
+        .await?
+        .ok_or_else(|| BotApiError::NotFound(format!("no player is called {name}")))?;
+    if dest.player.player_id == challenger.player.player_id {
+        return Err(BotApiError::BadRequest(
+            "a player cannot challenge themselves".to_owned(),
+        ));
+    }
+    let challenger_seat = match colour {
+        Colour::White => Seat::First,
+        Colour::Black => Seat::Second,
+        Colour::Random if rand::random::<bool>() => Seat::First,
+        Colour::Random => Seat::Second,
+    };
+    let challenge = Challenge {
+        id: state.lobby.fresh_id(),
+        challenger: party(&challenger, game),
+        dest: party(&dest, game),
+        game,
+        time_control,
+        rated,
+        colour,
+        challenger_seat,
+        status: ChallengeStatus::Created,
+    };
+    state.challenges.add(challenge.clone());
+    let base = base_url(&request);
+    tell_both(
+        &state,
+        &challenge,
+        &challenges::event("challenge", &challenge, &base),
+    );
+    Ok(HttpResponse::Ok().json(challenge.view(&base)))
+}
+
+/// `POST /api/challenge/{id}/accept`: the challenged player accepts; the game's room
+/// opens under the challenge's id, and both players are told `gameStart`.
+pub(super) async fn accept(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, BotApiError> {
+    let account = caller::account(&state, &request).await?;
+    let challenge = pending(&state, &id, |challenge| &challenge.dest, &account)?;
+    open_room(&state, &challenge).await?;
+    let challenge = state
+        .challenges
+        .settle(&challenge.id, ChallengeStatus::Accepted)
+        .ok_or_else(answered_meanwhile)?;
+    let base = base_url(&request);
+    for seat in Seat::BOTH {
+        let player = &challenge.party(seat).player.player_id;
+        state
+            .events
+            .send(player, &game_start(&challenge, player, &base));
+    }
+    Ok(ok())
+}
+
+/// `POST /api/challenge/{id}/decline`: the challenged player declines, saying why
+/// (`reason`, one of Lichess's keys; `generic` otherwise).
+pub(super) async fn decline(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, BotApiError> {
+    let account = caller::account(&state, &request).await?;
+    let fields = body::fields(&request, &body)?;
+    let reason = body::text(&fields, "reason")
+        .and_then(decline_reason)
+        .unwrap_or("generic");
+    let challenge = pending(&state, &id, |challenge| &challenge.dest, &account)?;
+    let declined = ChallengeStatus::Declined(reason.to_owned());
+    let challenge = answer(&state, &challenge, declined)?;
+    let event = challenges::event("challengeDeclined", &challenge, &base_url(&request));
+    tell_both(&state, &challenge, &event);
+    state.challenges.forget(&challenge.id);
+    Ok(ok())
+}
+
+/// `POST /api/challenge/{id}/cancel`: the challenger takes the challenge back.
+pub(super) async fn cancel(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    id: web::Path<String>,
+) -> Result<HttpResponse, BotApiError> {
+    let account = caller::account(&state, &request).await?;
+    let challenge = pending(&state, &id, |challenge| &challenge.challenger, &account)?;
+    let challenge = answer(&state, &challenge, ChallengeStatus::Canceled)?;
+    let event = challenges::event("challengeCanceled", &challenge, &base_url(&request));
+    tell_both(&state, &challenge, &event);
+    state.challenges.forget(&challenge.id);
+    Ok(ok())
+}
+
+/// The game and clock a challenge's fields ask for: chess unless `variant` names
+/// another game; a clock of `clock.limit` and `clock.increment` seconds, or none (also
+/// for `days`: Parlor has no correspondence clock).
+fn game_and_clock(fields: &Map<String, Value>) -> Result<(GameKind, TimeControl), BotApiError> {
+    let game = match body::text(fields, "variant") {
+        None | Some("standard") => GameKind::Chess,
+        Some(other) => other.parse().map_err(|_| {
+            BotApiError::BadRequest(format!(
+                "Parlor plays the variants standard (chess), {}; not {other}",
+                ["tictactoe", "checkers", "fox_geese"].join(", ")
+            ))
+        })?,
+    };
+    let limit = body::number(fields, "clock.limit")?;
+    let increment = body::number(fields, "clock.increment")?;
+    let time_control = match (limit, increment) {
+        (None, None) => TimeControl::None,
+        (limit, increment) => TimeControl::Fischer {
+            base_ms: limit.unwrap_or(0).saturating_mul(1000),
+            increment_ms: increment.unwrap_or(0).saturating_mul(1000),
+        },
+    };
+    Ok((game, time_control))
+}
+
+/// A player as a challenge of `game` shows them.
+fn party(account: &AccountRecord, game: GameKind) -> Party {
+    let rating = account.ratings.iter().find(|rating| rating.game == game);
+    Party {
+        player: PlayerInfo {
+            player_id: account.player.player_id.clone(),
+            name: account.player.name.clone(),
+        },
+        bot: account.bot_since_ms.is_some(),
+        rating: rating.map(|rating| rating.rating.round() as i64),
+    }
+}
+
+/// The challenge `id`, still waiting for an answer, if `who` of it is the caller.
+fn pending(
+    state: &AppState,
+    id: &str,
+    who: impl Fn(&Challenge) -> &Party,
+    caller: &AccountRecord,
+) -> Result<Challenge, BotApiError> {
+    let challenge = state
+        .challenges
+        .get(&room_id(id)?)
+        .ok_or_else(|| BotApiError::NotFound(format!("no challenge has the id {id}")))?;
+    if who(&challenge).player.player_id != caller.player.player_id {
+        return Err(BotApiError::BadRequest(
+            "this challenge is not yours to answer".to_owned(),
+        ));
+    }
+    if challenge.status != ChallengeStatus::Created {
+        return Err(BotApiError::BadRequest(
+            "this challenge has been answered already".to_owned(),
+        ));
+    }
+    Ok(challenge)
+}
+
+/// Sets a pending challenge's answer.
+fn answer(
+    state: &AppState,
+    challenge: &Challenge,
+    status: ChallengeStatus,
+) -> Result<Challenge, BotApiError> {
+    state
+        .challenges
+        .settle(&challenge.id, status)
+        .ok_or_else(answered_meanwhile)
+}
+
+/// Opens the accepted challenge's room, private and without bot fill, under its id,
+/// with a seat held for each player.
+async fn open_room(state: &AppState, challenge: &Challenge) -> Result<(), BotApiError> {
+    let mut options = RoomOptions::clocked(challenge.time_control);
+    options.private = true;
+    options.bot_fill = Some(false);
+    let new_room = NewRoom {
+        game: challenge.game,
+        seats: [SeatSpec::Open, SeatSpec::Open],
+        options,
+    };
+    let id = challenge.id.clone();
+    let room: RoomHandle = match &state.relay {
+        Some(_) if !state.config.cluster.owns_rooms => {
+            return Err(ClientError::new(
+                ErrorCode::RoomUnreachable,
+                "This server holds no rooms; send the Bot API's requests to one that does.",
+            )
+            .into());
+        }
+        Some(relay) => relay.open_here(Some(id), new_room, None).await?,
+        None => state.lobby.create_as(&id, Fence::SINGLE, new_room, None)?,
+    };
+    for seat in Seat::BOTH {
+        let player: PlayerInfo = challenge.party(seat).player.clone();
+        let asked = player.ask(RoomCommand::Reserve { seat }, None);
+        let caller = Caller {
+            conn: new_conn_id(),
+            sub: None,
+            answer_by: None,
+        };
+        room.ask(asked, caller, Instant::now()).await?;
+    }
+    Ok(())
+}
+
+/// Sends `line` to both players' event streams.
+fn tell_both(state: &AppState, challenge: &Challenge, line: &str) {
+    for party in [&challenge.challenger, &challenge.dest] {
+        state.events.send(&party.player.player_id, line);
+    }
+}
+
+/// The refusal of an answer to a challenge answered by another request meanwhile.
+fn answered_meanwhile() -> BotApiError {
+    BotApiError::BadRequest("this challenge was answered meanwhile".to_owned())
+}

@@ -1,0 +1,167 @@
+//! Challenges through the Bot API (docs/BOT_API.md), between two bot accounts that
+//! speak only HTTP: a challenge reaches the challenged bot's event stream (and a stream
+//! opened later, which is sent what is pending), is declined with a reason, cancelled,
+//! or accepted, when both are told `gameStart` with the challenge's id, the game's room
+//! holds each one's seat, and they play it to its end through their game streams.
+
+use serde_json::{Value, json};
+
+use crate::bot_api_client::{BotClient, LineReader};
+use crate::common::{TestServer, temp_dir, test_config};
+
+/// A bot account named `name` on `server`: said hello once on the WebSocket for its
+/// token, then upgraded; its Bot API client.
+async fn bot_account(server: &TestServer, name: &str) -> BotClient {
+    let mut ws = server.connect().await;
+    let token = ws.hello(name, None).await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    ws.close().await;
+    let bot = BotClient::new(&server.url(""), Some(&token));
+    let (status, upgraded) = bot.post("/api/bot/account/upgrade", None).await;
+    assert_eq!(status, 200, "{upgraded}");
+    bot
+}
+
+/// The next event of `stream` of type `kind`, skipping others.
+async fn event(stream: &mut LineReader, kind: &str) -> Value {
+    loop {
+        let event = stream.next().await.expect("the event stream stays open");
+        if event["type"] == kind {
+            return event;
+        }
+    }
+}
+
+#[tokio::test]
+async fn two_bots_challenge_each_other_and_play_the_accepted_game_to_its_end() {
+    let dir = temp_dir();
+    let server = TestServer::start(test_config(dir.path())).await;
+    let robo = bot_account(&server, "Robo").await;
+    let bobo = bot_account(&server, "Bobo").await;
+    let (status, mut robo_events) = robo.stream("/api/stream/event").await;
+    assert_eq!(status, 200);
+    assert!(robo_events.chunked);
+    let (_, mut bobo_events) = bobo.stream("/api/stream/event").await;
+
+    // A challenge to play tic-tac-toe, declined for its variant.
+    let tictactoe = json!({"variant": "tictactoe", "rated": false}).to_string();
+    let (status, asked) = bobo.post("/api/challenge/Robo", Some(&tictactoe)).await;
+    assert_eq!(status, 200, "{asked}");
+    let id = asked["id"].as_str().unwrap().to_owned();
+    let challenge = event(&mut robo_events, "challenge").await;
+    assert_eq!(challenge["challenge"]["id"], id.as_str());
+    assert_eq!(challenge["challenge"]["variant"]["key"], "tictactoe");
+    assert_eq!(
+        challenge["compat"]["bot"], false,
+        "lichess-bot plays chess only"
+    );
+    let reason = json!({"reason": "variant"}).to_string();
+    let (status, declined) = robo
+        .post(&format!("/api/challenge/{id}/decline"), Some(&reason))
+        .await;
+    assert_eq!(status, 200, "{declined}");
+    let declined = event(&mut bobo_events, "challengeDeclined").await;
+    assert_eq!(declined["challenge"]["declineReasonKey"], "variant");
+    assert!(declined["challenge"]["declineReason"].as_str().is_some());
+    // Answered once only.
+    let (status, again) = robo
+        .post(&format!("/api/challenge/{id}/accept"), None)
+        .await;
+    assert_eq!(status, 404, "{again}");
+
+    // A challenge taken back.
+    let (_, asked) = bobo.post("/api/challenge/Robo", None).await;
+    let id = asked["id"].as_str().unwrap().to_owned();
+    event(&mut robo_events, "challenge").await;
+    let (status, refused) = robo
+        .post(&format!("/api/challenge/{id}/cancel"), None)
+        .await;
+    assert_eq!(status, 400, "only the challenger cancels: {refused}");
+    let (status, canceled) = bobo
+        .post(&format!("/api/challenge/{id}/cancel"), None)
+        .await;
+    assert_eq!(status, 200, "{canceled}");
+    event(&mut robo_events, "challengeCanceled").await;
+
+    // A chess challenge with a clock, as lichess-bot's matchmaking sends one (a form
+    // here, with the dotted keys), Bobo playing white.
+    let form = "rated=true&clock.limit=300&clock.increment=2&color=white&variant=standard";
+    let response = reqwest::Client::new()
+        .post(server.url("/api/challenge/robo"))
+        .bearer_auth(bobo.token())
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let asked: Value = response.json().await.unwrap();
+    let id = asked["id"].as_str().unwrap().to_owned();
+    assert_eq!(asked["timeControl"]["limit"], 300, "{asked}");
+    assert_eq!(asked["speed"], "blitz", "{asked}");
+    // A stream opened now is sent the pending challenge first.
+    let (_, mut robo_later) = robo.stream("/api/stream/event").await;
+    let pending = robo_later.next().await.unwrap();
+    assert_eq!(
+        (&pending["type"], &pending["challenge"]["id"]),
+        (&"challenge".into(), &id.as_str().into())
+    );
+    assert_eq!(pending["challenge"]["finalColor"], "white");
+
+    let (status, accepted) = robo
+        .post(&format!("/api/challenge/{id}/accept"), None)
+        .await;
+    assert_eq!(status, 200, "{accepted}");
+    let start = event(&mut robo_events, "gameStart").await;
+    assert_eq!(
+        start["game"]["id"],
+        id.as_str(),
+        "the game's id is the challenge's"
+    );
+    assert_eq!(start["game"]["color"], "black");
+    assert_eq!(start["game"]["opponent"]["username"], "Bobo");
+    assert_eq!(start["game"]["secondsLeft"], 300);
+    let start = event(&mut bobo_events, "gameStart").await;
+    assert_eq!(start["game"]["color"], "white");
+    let (_, playing) = robo.get("/api/account/playing").await;
+    assert_eq!(playing["nowPlaying"][0]["gameId"], id.as_str(), "{playing}");
+
+    // Both play it through their game streams.
+    let (_, mut white) = bobo.stream(&format!("/api/bot/game/stream/{id}")).await;
+    let (_, mut black) = robo.stream(&format!("/api/bot/game/stream/{id}")).await;
+    let full = white.next().await.unwrap();
+    assert_eq!(full["type"], "gameFull", "{full}");
+    assert_eq!(
+        (&full["white"]["name"], &full["black"]["name"]),
+        (&"Bobo".into(), &"Robo".into())
+    );
+    assert_eq!(
+        full["clock"],
+        json!({"initial": 300_000, "increment": 2000})
+    );
+    assert_eq!(full["rated"], true, "a game between two accounts is rated");
+    assert_eq!(full["state"]["status"], "started");
+    black.next().await.unwrap();
+    for (mover, uci) in [
+        (&bobo, "f2f3"),
+        (&robo, "e7e5"),
+        (&bobo, "g2g4"),
+        (&robo, "d8h4"),
+    ] {
+        let (status, played) = mover
+            .post(&format!("/api/bot/game/{id}/move/{uci}"), None)
+            .await;
+        assert_eq!(status, 200, "{uci}: {played}");
+        let seen = black.next().await.unwrap();
+        assert!(seen["moves"].as_str().unwrap().ends_with(uci), "{seen}");
+        white.next().await.unwrap();
+    }
+    assert!(
+        black.next().await.is_none(),
+        "the stream ends after the final state"
+    );
+    assert!(white.next().await.is_none());
+    server.stop().await;
+}
