@@ -1,20 +1,23 @@
-//! What a bot does in a game it streams: `POST /api/bot/game/{id}/move/{move}`,
-//! `/chat`, `/abort`, `/resign` and `/draw/{yes|no}`, each asked of the room on the
-//! connection of the bot's game stream, and refused as a WebSocket client's request
-//! would be (the same error code), with a `4xx` for anything the bot can mend.
+//! What a bot does in its game: `POST /api/bot/game/{id}/move/{move}`, `/chat`,
+//! `/abort`, `/resign` and `/draw/{yes|no}`, each asked of the room on the connection of
+//! the bot's game stream (or, without one, of the request's own), and refused as a
+//! WebSocket client's request would be (the same error code), with a `4xx` for anything
+//! the bot can mend.
 
 use std::time::Instant;
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
+use tokio::sync::mpsc;
 
 use super::body;
 use super::caller;
-use super::game_stream::room_id;
+use super::game_stream::{let_go, room_id, take_seat};
 use super::reply::{BotApiError, ok};
 use super::seats::BotSeat;
 use crate::AppState;
 use crate::protocol::ErrorCode;
+use crate::room::Frame;
 use parlor_room::{PlayerInfo, Request, RoomCommand};
 
 /// The query of a move: `offeringDraw=true` offers a draw with it (or accepts the
@@ -36,14 +39,20 @@ pub(super) async fn play(
     let query = web::Query::<MoveQuery>::from_query(request.query_string())
         .map_err(|error| BotApiError::BadRequest(error.to_string()))?;
     let (id, text) = path.into_inner();
-    let (player, seat) = seated(&state, &request, &id).await?;
-    let after = seat.moves_shown();
-    ask(&seat, &player, RoomCommand::Move { text, after }).await?;
-    if query.offering_draw.as_deref().is_some_and(truthy) {
+    let acting = Acting::of(&state, &request, &id).await?;
+    let after = acting.seat.moves_shown();
+    let moved = ask(
+        &acting.seat,
+        &acting.player,
+        RoomCommand::Move { text, after },
+    )
+    .await;
+    if moved.is_ok() && query.offering_draw.as_deref().is_some_and(truthy) {
         // The move stands whatever becomes of the offer.
-        let _ = draw(&seat, &player, true).await;
+        let _ = draw(&acting.seat, &acting.player, true).await;
     }
-    Ok(ok())
+    acting.finish(&state).await;
+    moved.map(|()| ok())
 }
 
 /// `POST /api/bot/game/{id}/chat`: says `text` in the bot's chat of the game (its
@@ -61,8 +70,8 @@ pub(super) async fn chat(
             BotApiError::BadRequest("say something: the body needs a `text` field".to_owned())
         })?
         .to_owned();
-    let (player, seat) = seated(&state, &request, &id).await?;
-    ask(&seat, &player, RoomCommand::Chat { text }).await?;
+    let acting = Acting::of(&state, &request, &id).await?;
+    acting.ask(&state, RoomCommand::Chat { text }).await?;
     Ok(ok())
 }
 
@@ -73,8 +82,10 @@ pub(super) async fn resign(
     request: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, BotApiError> {
-    let (player, seat) = seated(&state, &request, &id).await?;
-    ask(&seat, &player, RoomCommand::Request(Request::Resign)).await?;
+    let acting = Acting::of(&state, &request, &id).await?;
+    acting
+        .ask(&state, RoomCommand::Request(Request::Resign))
+        .await?;
     Ok(ok())
 }
 
@@ -95,9 +106,10 @@ pub(super) async fn answer_draw(
             )));
         }
     };
-    let (player, seat) = seated(&state, &request, &id).await?;
-    draw(&seat, &player, yes).await?;
-    Ok(ok())
+    let acting = Acting::of(&state, &request, &id).await?;
+    let answered = draw(&acting.seat, &acting.player, yes).await;
+    acting.finish(&state).await;
+    answered.map(|()| ok())
 }
 
 /// Accepts the opponent's draw offer (offering one if there is none), or declines it.
@@ -113,24 +125,53 @@ async fn draw(seat: &BotSeat, player: &PlayerInfo, yes: bool) -> Result<(), BotA
     }
 }
 
-/// The calling bot and the seat its stream of game `id` holds; `400` without a stream.
-async fn seated(
-    state: &AppState,
-    request: &HttpRequest,
-    id: &str,
-) -> Result<(PlayerInfo, BotSeat), BotApiError> {
-    let account = caller::bot(state, request).await?;
-    let room = room_id(id)?;
-    let player = PlayerInfo {
-        player_id: account.player.player_id,
-        name: account.player.name,
-    };
-    let seat = state.bot_seats.get(&player.player_id, &room).ok_or_else(|| {
-        BotApiError::BadRequest(format!(
-            "open the game's stream first (GET /api/bot/game/stream/{id}): a bot plays a game on its stream's connection"
-        ))
-    })?;
-    Ok((player, seat))
+/// A bot acting in a game: on the connection of its open game stream, or, without one
+/// (a chat line after the game's end, say), on one of the request's own that takes the
+/// bot's seat for the request and lets it go after.
+struct Acting {
+    player: PlayerInfo,
+    seat: BotSeat,
+    /// The frames of the request's own connection, while it has one.
+    own: Option<mpsc::Receiver<Frame>>,
+}
+
+impl Acting {
+    /// The calling bot, in game `id`.
+    async fn of(state: &AppState, request: &HttpRequest, id: &str) -> Result<Acting, BotApiError> {
+        let account = caller::bot(state, request).await?;
+        let room = room_id(id)?;
+        let player = PlayerInfo {
+            player_id: account.player.player_id,
+            name: account.player.name,
+        };
+        if let Some(seat) = state.bot_seats.get(&player.player_id, &room) {
+            return Ok(Acting {
+                player,
+                seat,
+                own: None,
+            });
+        }
+        let (seat, frames) = take_seat(state, &player, &room).await?;
+        Ok(Acting {
+            player,
+            seat,
+            own: Some(frames),
+        })
+    }
+
+    /// Asks the room `command`, then [`Acting::finish`]es.
+    async fn ask(self, state: &AppState, command: RoomCommand) -> Result<(), BotApiError> {
+        let outcome = ask(&self.seat, &self.player, command).await;
+        self.finish(state).await;
+        outcome
+    }
+
+    /// Lets the request's own connection go, if it has one.
+    async fn finish(self, state: &AppState) {
+        if self.own.is_some() {
+            let_go(state, &self.seat).await;
+        }
+    }
 }
 
 /// Asks the room `command` on the seat's connection.

@@ -32,31 +32,12 @@ pub(super) async fn game_stream(
 ) -> Result<HttpResponse, BotApiError> {
     let account = caller::bot(&state, &request).await?;
     let room = room_id(&id)?;
-    let link = RoomLink::find(&room, &state.lobby, state.relay.as_ref()).await?;
-    let conn = new_conn_id();
-    let (outbox, frames) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
-    let subscriber = Subscriber::new(conn, outbox);
-    if let Some(relay) = &state.relay {
-        relay.register(subscriber.clone());
-    }
     let player = PlayerInfo {
-        player_id: account.player.player_id.clone(),
-        name: account.player.name.clone(),
+        player_id: account.player.player_id,
+        name: account.player.name,
     };
-    let asked = player.ask(RoomCommand::Return { since: None }, None);
-    let entered = link.ask(asked, &subscriber, Instant::now()).await;
-    if let Err(error) = entered {
-        if let Some(relay) = &state.relay {
-            relay.unregister(conn);
-        }
-        return Err(error.into());
-    }
-    let seat = BotSeat {
-        subscriber,
-        link,
-        moves_shown: Arc::new(AtomicU32::new(u32::MAX)),
-    };
-    let bot = account.player.player_id;
+    let (seat, frames) = take_seat(&state, &player, &room).await?;
+    let bot = player.player_id;
     state
         .bot_seats
         .hold(bot.clone(), room.clone(), seat.clone());
@@ -69,6 +50,48 @@ pub(super) async fn game_stream(
     };
     actix_web::rt::spawn(streaming.run(frames, lines));
     Ok(response)
+}
+
+/// Takes `player`'s seat in `room` (or watches, without one) on a connection of its
+/// own, whose frames come out of the receiver; let it go with [`let_go`].
+pub(super) async fn take_seat(
+    state: &AppState,
+    player: &PlayerInfo,
+    room: &RoomId,
+) -> Result<(BotSeat, mpsc::Receiver<Frame>), BotApiError> {
+    let link = RoomLink::find(room, &state.lobby, state.relay.as_ref()).await?;
+    let conn = new_conn_id();
+    let (outbox, frames) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
+    let subscriber = Subscriber::new(conn, outbox);
+    if let Some(relay) = &state.relay {
+        relay.register(subscriber.clone());
+    }
+    let asked = player
+        .clone()
+        .ask(RoomCommand::Return { since: None }, None);
+    let seat = BotSeat {
+        subscriber,
+        link,
+        moves_shown: Arc::new(AtomicU32::new(u32::MAX)),
+    };
+    let entered = seat.link.ask(asked, &seat.subscriber, Instant::now()).await;
+    if let Err(error) = entered {
+        if let Some(relay) = &state.relay {
+            relay.unregister(conn);
+        }
+        return Err(error.into());
+    }
+    Ok((seat, frames))
+}
+
+/// Lets a seat taken with [`take_seat`] go: the room counts the player away, as one
+/// whose connection closed.
+pub(super) async fn let_go(state: &AppState, seat: &BotSeat) {
+    let conn = seat.subscriber.conn;
+    seat.link.disconnect(conn).await;
+    if let Some(relay) = &state.relay {
+        relay.unregister(conn);
+    }
 }
 
 /// A game id as a room's id; `404` for one no room could have.
@@ -149,10 +172,7 @@ impl Streaming {
     async fn close(self) {
         let conn = self.seat.subscriber.conn;
         self.state.bot_seats.release(&self.bot, &self.room, conn);
-        self.seat.link.disconnect(conn).await;
-        if let Some(relay) = &self.state.relay {
-            relay.unregister(conn);
-        }
+        let_go(&self.state, &self.seat).await;
     }
 }
 

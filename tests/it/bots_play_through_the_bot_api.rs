@@ -33,11 +33,17 @@ async fn a_bot_account_mates_a_person_through_its_game_stream() {
     robo_ws.join(&room, 1).await;
     alice.until_state(|s| s["status"] == "playing").await;
 
-    // Without its stream, the bot has no connection in the game to move on.
+    // Without its stream, a request takes the bot's seat for itself (its WebSocket is
+    // told `replaced`) and is refused as any: it is Alice's turn.
     let (status, refused) = bot
         .post(&format!("/api/bot/game/{room}/move/e7e5"), None)
         .await;
-    assert_eq!(status, 400, "{refused}");
+    assert_eq!(
+        (status, &refused["code"]),
+        (400, &"not_your_turn".into()),
+        "{refused}"
+    );
+    robo_ws.until("replaced").await;
 
     let (status, mut stream) = bot.stream(&format!("/api/bot/game/stream/{room}")).await;
     assert_eq!(status, 200);
@@ -58,8 +64,6 @@ async fn a_bot_account_mates_a_person_through_its_game_stream() {
     assert_eq!(full["state"]["type"], "gameState");
     assert_eq!(full["state"]["moves"], "");
     assert_eq!(full["state"]["status"], "started");
-    // The stream holds Robo's seat now; its WebSocket was told.
-    robo_ws.until("replaced").await;
 
     alice.play(&room, "f2f3").await;
     let state = stream.next().await.unwrap();

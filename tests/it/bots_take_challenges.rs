@@ -163,5 +163,12 @@ async fn two_bots_challenge_each_other_and_play_the_accepted_game_to_its_end() {
         "the stream ends after the final state"
     );
     assert!(white.next().await.is_none());
+    // After the game, with its stream closed, the bot still says goodbye, as
+    // lichess-bot does.
+    let goodbye = json!({"room": "player", "text": "Good game!"}).to_string();
+    let (status, said) = robo
+        .post(&format!("/api/bot/game/{id}/chat"), Some(&goodbye))
+        .await;
+    assert_eq!(status, 200, "{said}");
     server.stop().await;
 }
