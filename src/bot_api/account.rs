@@ -8,6 +8,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::body;
 use super::caller;
 use super::reply::{BotApiError, ok};
 use super::views::AccountView;
@@ -16,6 +17,7 @@ use crate::http::bearer;
 use crate::room::unix_ms;
 use crate::store::BotUpgrade;
 use parlor_room::PlayerId;
+use parlor_rules::GameKind;
 
 /// What a token may do here: everything the Bot API offers, which is what `lichess-bot`
 /// checks for (`bot:play`).
@@ -81,6 +83,50 @@ pub(super) async fn upgrade(
             "no player holds this token any more".to_owned(),
         )),
     }
+}
+
+/// `POST /api/bot/account/games`: the games the calling bot takes challenges in (`games`,
+/// game ids comma-separated, or a JSON list of them): a challenge in another game is
+/// declined for it (reason `variant`) and never reaches it.
+pub(super) async fn set_games(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, BotApiError> {
+    let account = caller::bot(&state, &request).await?;
+    let fields = body::fields(&request, &body)?;
+    let names: Vec<String> = match fields.get("games") {
+        Some(Value::String(names)) => names
+            .split(',')
+            .map(|name| name.trim().to_owned())
+            .collect(),
+        Some(Value::Array(names)) => names
+            .iter()
+            .map(|name| name.as_str().unwrap_or_default().to_owned())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let games = names
+        .iter()
+        .map(|name| {
+            name.parse::<GameKind>().map_err(|_| {
+                BotApiError::BadRequest(format!(
+                    "{name:?} is not a game; games are {}",
+                    GameKind::names()
+                ))
+            })
+        })
+        .collect::<Result<Vec<GameKind>, BotApiError>>()?;
+    if games.is_empty() {
+        return Err(BotApiError::BadRequest(
+            "name at least one game: games=chess,checkers".to_owned(),
+        ));
+    }
+    state
+        .store
+        .set_bot_games(&account.player.player_id, &games)
+        .await?;
+    Ok(ok())
 }
 
 /// The query of `GET /api/users/status`.

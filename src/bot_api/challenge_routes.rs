@@ -62,6 +62,13 @@ pub(super) async fn create(
         Colour::Random if rand::random::<bool>() => Seat::First,
         Colour::Random => Seat::Second,
     };
+    // A bot account is never offered a game it does not play: the server declines for it.
+    let takes = dest.bot_since_ms.is_none() || dest.bot_games.contains(&game);
+    let status = if takes {
+        ChallengeStatus::Created
+    } else {
+        ChallengeStatus::Declined("variant".to_owned())
+    };
     let challenge = Challenge {
         id: state.lobby.fresh_id(),
         challenger: party(&challenger, game),
@@ -71,15 +78,19 @@ pub(super) async fn create(
         rated,
         colour,
         challenger_seat,
-        status: ChallengeStatus::Created,
+        status,
     };
-    state.challenges.add(challenge.clone());
     let base = base_url(&request);
-    tell_both(
-        &state,
-        &challenge,
-        &challenges::event("challenge", &challenge, &base),
-    );
+    if takes {
+        state.challenges.add(challenge.clone());
+        let made = challenges::event("challenge", &challenge, &base);
+        tell_both(&state, &challenge, &made);
+    } else {
+        let declined = challenges::event("challengeDeclined", &challenge, &base);
+        state
+            .events
+            .send(&challenge.challenger.player.player_id, &declined);
+    }
     Ok(HttpResponse::Ok().json(challenge.view(&base)))
 }
 

@@ -32,6 +32,7 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route("/api/token/test", web::post().to(account::test_tokens))
         .route("/api/account", web::get().to(account::account))
         .route("/api/bot/account/upgrade", web::post().to(account::upgrade))
+        .route("/api/bot/account/games", web::post().to(account::set_games))
         .route("/api/users/status", web::get().to(account::statuses))
         .route("/api/user/{name}", web::get().to(account::public_account))
         .route("/api/account/playing", web::get().to(event_stream::playing))

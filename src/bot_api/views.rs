@@ -38,6 +38,9 @@ pub(super) struct AccountView {
     perfs: BTreeMap<&'static str, Perf>,
     /// Never: Parlor closes no accounts.
     disabled: bool,
+    /// A bot account's games, which it takes challenges in; absent for a person.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    games: Option<Vec<GameKind>>,
 }
 
 /// A player's rating in one category, as Lichess shows it.
@@ -100,6 +103,7 @@ impl AccountView {
             created_at: account.created_at_ms,
             perfs,
             disabled: false,
+            games: account.bot_since_ms.map(|_| account.bot_games.clone()),
         }
     }
 }

@@ -342,6 +342,14 @@ pub(crate) trait Store: Send + Sync + 'static {
     /// look-alike characters aside), if any.
     async fn account_named(&self, name: &str) -> Result<Option<AccountRecord>, StoreError>;
 
+    /// Sets the games a bot account takes challenges in; `false` if the player is not a
+    /// bot account.
+    async fn set_bot_games(
+        &self,
+        player_id: &PlayerId,
+        games: &[GameKind],
+    ) -> Result<bool, StoreError>;
+
     /// Makes a player who has no games a bot account, for good, at `now_ms`.
     async fn upgrade_to_bot(
         &self,

@@ -60,6 +60,8 @@ pub(crate) struct AccountRecord {
     pub(crate) created_at_ms: i64,
     /// When the player became a bot account, if they did.
     pub(crate) bot_since_ms: Option<i64>,
+    /// The games a bot account takes challenges in (chess alone unless it said).
+    pub(crate) bot_games: Vec<GameKind>,
     /// The player's rating in each game they have one in.
     pub(crate) ratings: Vec<GameRating>,
 }

@@ -45,25 +45,44 @@ async fn two_bots_challenge_each_other_and_play_the_accepted_game_to_its_end() {
     assert!(robo_events.chunked);
     let (_, mut bobo_events) = bobo.stream("/api/stream/event").await;
 
-    // A challenge to play tic-tac-toe, declined for its variant.
+    // Robo plays chess only (a bot account's default): a tic-tac-toe challenge is
+    // declined for it by the server, and never reaches it.
     let tictactoe = json!({"variant": "tictactoe", "rated": false}).to_string();
     let (status, asked) = bobo.post("/api/challenge/Robo", Some(&tictactoe)).await;
     assert_eq!(status, 200, "{asked}");
+    assert_eq!(
+        (&asked["status"], &asked["declineReasonKey"]),
+        (&"declined".into(), &"variant".into()),
+        "{asked}"
+    );
+    let declined = event(&mut bobo_events, "challengeDeclined").await;
+    assert_eq!(declined["challenge"]["id"], asked["id"]);
+    // Once it takes tic-tac-toe too, the next one reaches it; it declines it itself.
+    let games = json!({"games": ["chess", "tictactoe"]}).to_string();
+    let (status, set) = robo.post("/api/bot/account/games", Some(&games)).await;
+    assert_eq!(status, 200, "{set}");
+    let (_, account) = robo.get("/api/account").await;
+    assert_eq!(account["games"], json!(["chess", "tictactoe"]), "{account}");
+    let (_, asked) = bobo.post("/api/challenge/Robo", Some(&tictactoe)).await;
     let id = asked["id"].as_str().unwrap().to_owned();
     let challenge = event(&mut robo_events, "challenge").await;
-    assert_eq!(challenge["challenge"]["id"], id.as_str());
+    assert_eq!(
+        challenge["challenge"]["id"],
+        id.as_str(),
+        "the first one never came"
+    );
     assert_eq!(challenge["challenge"]["variant"]["key"], "tictactoe");
     assert_eq!(
         challenge["compat"]["bot"], false,
         "lichess-bot plays chess only"
     );
-    let reason = json!({"reason": "variant"}).to_string();
+    let reason = json!({"reason": "later"}).to_string();
     let (status, declined) = robo
         .post(&format!("/api/challenge/{id}/decline"), Some(&reason))
         .await;
     assert_eq!(status, 200, "{declined}");
     let declined = event(&mut bobo_events, "challengeDeclined").await;
-    assert_eq!(declined["challenge"]["declineReasonKey"], "variant");
+    assert_eq!(declined["challenge"]["declineReasonKey"], "later");
     assert!(declined["challenge"]["declineReason"].as_str().is_some());
     // Answered once only.
     let (status, again) = robo

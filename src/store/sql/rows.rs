@@ -6,6 +6,7 @@
 use std::str::FromStr;
 
 use parlor_room::PlayerId;
+use parlor_rules::GameKind;
 use parlor_rules::games::{NoSuchSeat, Seat};
 
 use crate::store::{
@@ -306,6 +307,7 @@ pub(super) struct AccountRow {
     name: String,
     created_at: i64,
     bot_since: Option<i64>,
+    bot_games: Option<String>,
 }
 
 /// A player's `ratings` row, by game.
@@ -346,6 +348,14 @@ impl AccountRow {
             },
             created_at_ms: self.created_at,
             bot_since_ms: self.bot_since,
+            bot_games: match self.bot_games.as_deref() {
+                None => vec![GameKind::Chess],
+                Some(names) => names
+                    .split(',')
+                    .filter(|name| !name.is_empty())
+                    .map(|name| named(name, "bot_games"))
+                    .collect::<Result<_, StoreError>>()?,
+            },
             ratings,
         })
     }

@@ -2,6 +2,7 @@
 //! ratings, found by id or by name, and a player becoming a bot account.
 
 use parlor_room::PlayerId;
+use parlor_rules::GameKind;
 use sqlx::Pool;
 
 use super::Db;
@@ -9,7 +10,7 @@ use crate::store::sql::names::name_key;
 use crate::store::sql::rows::{AccountRow, GameRatingRow};
 use crate::store::{AccountRecord, BotUpgrade, StoreError};
 
-const ACCOUNT_COLUMNS: &str = "p.player_id, p.name, p.created_at, p.bot_since";
+const ACCOUNT_COLUMNS: &str = "p.player_id, p.name, p.created_at, p.bot_since, p.bot_games";
 
 /// The account of `player_id`, if there is such a player.
 pub(super) async fn account(
@@ -57,6 +58,23 @@ async fn with_ratings(
     .fetch_all(pool)
     .await?;
     row.into_account(ratings).map(Some)
+}
+
+/// Sets the games the bot account `player_id` takes challenges in; whether it is one.
+pub(super) async fn set_bot_games(
+    pool: &Pool<Db>,
+    player_id: &PlayerId,
+    games: &[GameKind],
+) -> Result<bool, StoreError> {
+    let names: Vec<&str> = games.iter().map(|game| game.as_str()).collect();
+    let updated = sqlx::query(
+        "UPDATE players SET bot_games = $2 WHERE player_id = $1 AND bot_since IS NOT NULL",
+    )
+    .bind(player_id.as_str())
+    .bind(names.join(","))
+    .execute(pool)
+    .await?;
+    Ok(updated.rows_affected() == 1)
 }
 
 /// Makes `player_id` a bot account at `now_ms`, unless they have a game (as a person:

@@ -243,6 +243,18 @@ impl Store for SqlStore {
             .await
     }
 
+    async fn set_bot_games(
+        &self,
+        player_id: &PlayerId,
+        games: &[GameKind],
+    ) -> Result<bool, StoreError> {
+        self.bounded(async {
+            let _writing = self.writes.lock().await;
+            accounts::set_bot_games(&self.pool, player_id, games).await
+        })
+        .await
+    }
+
     async fn upgrade_to_bot(
         &self,
         player_id: &PlayerId,

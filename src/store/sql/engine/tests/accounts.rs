@@ -29,6 +29,15 @@ async fn only_a_player_without_games_becomes_a_bot_account() {
         Some(30),
         "the first upgrade's time stays"
     );
+    assert_eq!(
+        account.bot_games,
+        [GameKind::Chess],
+        "chess alone unless it says"
+    );
+    let games = [GameKind::Checkers, GameKind::Chess];
+    assert!(store.set_bot_games(&robo, &games).await.expect("set"));
+    let account = store.account(&robo).await.expect("read").expect("robo");
+    assert_eq!(account.bot_games, games);
     let named = store.account_named("ROBO").await.expect("read");
     assert_eq!(
         named.map(|account| account.player),
@@ -46,6 +55,8 @@ async fn only_a_player_without_games_becomes_a_bot_account() {
     assert_eq!(refused, BotUpgrade::HasPlayed);
     let account = store.account(&alice).await.expect("read").expect("alice");
     assert_eq!(account.bot_since_ms, None);
+    let set = store.set_bot_games(&alice, &games).await.expect("asked");
+    assert!(!set, "a person has no bot games");
 
     let nobody = PlayerId::from("p9");
     let unknown = store.upgrade_to_bot(&nobody, 60).await.expect("asked");
