@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::body;
 use super::caller;
 use super::challenges::{self, Challenge, ChallengeStatus, Colour, Party, decline_reason};
-use super::event_stream::{base_url, game_start};
+use super::event_stream::{Ongoing, base_url};
 use super::game_stream::room_id;
 use super::reply::{BotApiError, ok};
 use crate::AppState;
@@ -108,12 +108,13 @@ pub(super) async fn accept(
         .challenges
         .settle(&challenge.id, ChallengeStatus::Accepted)
         .ok_or_else(answered_meanwhile)?;
+    // From now on the game is found in its room, as any game is.
+    state.challenges.forget(&challenge.id);
     let base = base_url(&request);
     for seat in Seat::BOTH {
         let player = &challenge.party(seat).player.player_id;
-        state
-            .events
-            .send(player, &game_start(&challenge, player, &base));
+        let start = Ongoing::accepted(&challenge, seat).game_start(&base);
+        state.events.send(player, &start);
     }
     Ok(ok())
 }

@@ -1,12 +1,14 @@
 //! The room list: every listed room of this node and of the fleet, newest first, whole
-//! or by game, and in pages that go on from a cursor (`GET /api/rooms`).
+//! or by game, and in pages that go on from a cursor (`GET /api/rooms`); and a
+//! player's games going on here.
 
 use serde::Serialize;
 
 use super::Lobby;
 use crate::protocol::RoomSummary;
 use crate::store::Fence;
-use parlor_room::RoomId;
+use parlor_room::views::Status;
+use parlor_room::{PlayerId, RoomId};
 use parlor_rules::GameKind;
 
 impl Lobby {
@@ -21,6 +23,22 @@ impl Lobby {
         rooms.retain(|summary| game.is_none_or(|game| summary.game == game));
         rooms.sort_by(newest_first);
         rooms
+    }
+
+    /// This node's live rooms, private ones included, with a game `player` holds a seat
+    /// in and that has not finished, in no order.
+    pub(crate) fn games_of(&self, player: &PlayerId) -> Vec<RoomSummary> {
+        self.rooms
+            .iter()
+            .map(|entry| entry.summary())
+            .filter(|summary| {
+                summary.status != Status::Finished
+                    && summary
+                        .seats
+                        .iter()
+                        .any(|seat| seat.player_id.as_ref() == Some(player))
+            })
+            .collect()
     }
 
     /// Every listed room of this node, with the token it holds the room under, in no

@@ -191,3 +191,69 @@ async fn two_bots_challenge_each_other_and_play_the_accepted_game_to_its_end() {
     assert_eq!(status, 200, "{said}");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_bots_game_is_found_again_after_a_restart_and_played_on() {
+    let dir = temp_dir();
+    // Long enough a grace for the bots to come back (the tests' default is 1 s).
+    let config = || {
+        let mut config = test_config(dir.path());
+        config.rooms.reconnect_grace_secs = 120;
+        config.rooms.claim_after_secs = 120;
+        config
+    };
+    let server = TestServer::start(config()).await;
+    let robo = bot_account(&server, "Robo").await;
+    let bobo = bot_account(&server, "Bobo").await;
+    let white = json!({"color": "white"}).to_string();
+    let (_, asked) = bobo.post("/api/challenge/Robo", Some(&white)).await;
+    let id = asked["id"].as_str().unwrap().to_owned();
+    let (status, accepted) = robo
+        .post(&format!("/api/challenge/{id}/accept"), None)
+        .await;
+    assert_eq!(status, 200, "{accepted}");
+    let (_, mut black_stream) = robo.stream(&format!("/api/bot/game/stream/{id}")).await;
+    black_stream.next().await.unwrap();
+    for (mover, uci) in [(&bobo, "f2f3"), (&robo, "e7e5")] {
+        let (status, played) = mover
+            .post(&format!("/api/bot/game/{id}/move/{uci}"), None)
+            .await;
+        assert_eq!(status, 200, "{uci}: {played}");
+        black_stream.next().await.unwrap();
+    }
+    drop(black_stream);
+    server.stop().await;
+
+    // The server comes back and resumes the game; the bots, with the same tokens, are
+    // told of it on their event streams as lichess-bot recovers after a restart.
+    let server = TestServer::start(config()).await;
+    let base = server.url("");
+    let robo = BotClient::new(&base, Some(robo.token()));
+    let bobo = BotClient::new(&base, Some(bobo.token()));
+    let (_, mut robo_events) = robo.stream("/api/stream/event").await;
+    let start = event(&mut robo_events, "gameStart").await;
+    assert_eq!(start["game"]["id"], id.as_str(), "{start}");
+    assert_eq!(start["game"]["color"], "black", "{start}");
+    assert_eq!(start["game"]["isMyTurn"], false, "{start}");
+    let (_, playing) = bobo.get("/api/account/playing").await;
+    assert_eq!(playing["nowPlaying"][0]["isMyTurn"], true, "{playing}");
+    let (_, mut black_stream) = robo.stream(&format!("/api/bot/game/stream/{id}")).await;
+    let full = black_stream.next().await.unwrap();
+    assert_eq!(full["state"]["moves"], "f2f3 e7e5", "{full}");
+    for (mover, uci) in [(&bobo, "g2g4"), (&robo, "d8h4")] {
+        let (status, played) = mover
+            .post(&format!("/api/bot/game/{id}/move/{uci}"), None)
+            .await;
+        assert_eq!(status, 200, "{uci}: {played}");
+    }
+    let mut last = black_stream.next().await.unwrap();
+    while last["status"] == "started" {
+        last = black_stream.next().await.unwrap();
+    }
+    assert_eq!(
+        (&last["status"], &last["winner"]),
+        (&"mate".into(), &"black".into()),
+        "{last}"
+    );
+    server.stop().await;
+}
