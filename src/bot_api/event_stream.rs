@@ -10,13 +10,16 @@ use tokio::time::interval_at;
 use super::caller;
 use super::challenges::{self, Challenge, ChallengeStatus};
 use super::game_view::{speed, variant};
+use super::live_stream::LiveStream;
 use super::ndjson::{self, KEEP_ALIVE};
 use super::reply::BotApiError;
 use crate::AppState;
 use crate::protocol::RoomSummary;
+use crate::room::new_conn_id;
 use parlor_room::{PlayerId, RoomId, SeatKind, TimeControl};
 use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
+use tokio_util::sync::CancellationToken;
 
 /// Opens the caller's event stream.
 pub(super) async fn event_stream(
@@ -33,6 +36,8 @@ pub(super) async fn event_stream(
         .map(|challenge| challenges::event("challenge", &challenge, &base))
         .chain(games.map(|room| Ongoing::in_room(&room, &player).game_start(&base)))
         .collect();
+    let close = CancellationToken::new();
+    let live = LiveStream::open(&state, &request, new_conn_id(), &player, None, close);
     let (response, lines) = ndjson::response();
     actix_web::rt::spawn(async move {
         for line in first {
@@ -49,6 +54,7 @@ pub(super) async fn event_stream(
                 },
                 _ = keep_alive.tick() => lines.keep_alive().await,
                 () = lines.gone() => false,
+                () = live.close.cancelled() => false,
             };
             if !sent {
                 break;

@@ -15,6 +15,7 @@ use tokio::time::interval_at;
 use super::caller;
 use super::frames::{self, RoomFrame};
 use super::game_view::GameTracker;
+use super::live_stream::LiveStream;
 use super::ndjson::{self, KEEP_ALIVE, Lines};
 use super::reply::BotApiError;
 use super::seats::BotSeat;
@@ -41,12 +42,16 @@ pub(super) async fn game_stream(
     state
         .bot_seats
         .hold(bot.clone(), room.clone(), seat.clone());
+    let conn = seat.subscriber.conn;
+    let close = seat.subscriber.kick.clone();
+    let live = LiveStream::open(&state, &request, conn, &bot, Some(&room), close);
     let (response, lines) = ndjson::response();
     let streaming = Streaming {
         state: state.clone(),
         bot,
         room,
         seat,
+        live,
     };
     actix_web::rt::spawn(streaming.run(frames, lines));
     Ok(response)
@@ -110,6 +115,7 @@ struct Streaming {
     bot: PlayerId,
     room: RoomId,
     seat: BotSeat,
+    live: LiveStream,
 }
 
 impl Streaming {
@@ -129,6 +135,8 @@ impl Streaming {
                 },
                 _ = keep_alive.tick() => lines.keep_alive().await,
                 () = lines.gone() => false,
+                // Banned, or dropped by the room for not keeping up.
+                () = self.live.close.cancelled() => false,
             };
             if !sent || tracker.finished() {
                 break;

@@ -15,6 +15,7 @@ mod frames;
 mod game_actions;
 mod game_stream;
 mod game_view;
+mod live_stream;
 mod ndjson;
 mod reply;
 mod seats;

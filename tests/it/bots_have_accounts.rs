@@ -108,3 +108,45 @@ async fn a_player_without_games_becomes_a_bot_account_and_a_person_who_played_ca
     robo.close().await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_banned_bot_is_cut_off_its_streams_and_refused() {
+    let operator = "an-operator-token-for-this-test-0123456789";
+    let dir = temp_dir();
+    let mut config = test_config(dir.path());
+    config.admin.token = operator.to_owned();
+    let server = TestServer::start(config).await;
+    let base = server.url("");
+    let mut ws = server.connect().await;
+    let welcome = ws.hello("Robo", None).await;
+    ws.close().await;
+    let (token, robo_id) = (
+        welcome["token"].as_str().unwrap(),
+        welcome["player_id"].as_str().unwrap(),
+    );
+    let bot = BotClient::new(&base, Some(token));
+    bot.post("/api/bot/account/upgrade", None).await;
+    let (status, mut events) = bot.stream("/api/stream/event").await;
+    assert_eq!(status, 200);
+    // The stream counts as the bot being online, and as one of its connections.
+    let (_, statuses) = bot.get(&format!("/api/users/status?ids={robo_id}")).await;
+    assert_eq!(statuses[0]["online"], true, "{statuses}");
+
+    let ban = reqwest::Client::new()
+        .post(server.url(&format!("/api/admin/players/{robo_id}/ban")))
+        .bearer_auth(operator)
+        .json(&serde_json::json!({"reason": "Cheating", "by": "Sue"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ban.status().as_u16(), 200);
+    let answer: serde_json::Value = ban.json().await.unwrap();
+    assert_eq!(answer["connections_closed"], 1, "{answer}");
+    assert!(
+        events.next().await.is_none(),
+        "the banned bot's stream ends"
+    );
+    let (status, refused) = bot.get("/api/account").await;
+    assert_eq!(status, 403, "{refused}");
+    server.stop().await;
+}
