@@ -62,12 +62,13 @@ pub(super) async fn create(
         Colour::Random if rand::random::<bool>() => Seat::First,
         Colour::Random => Seat::Second,
     };
-    // A bot account is never offered a game it does not play: the server declines for it.
-    let takes = dest.bot_since_ms.is_none() || dest.bot_games.contains(&game);
-    let status = if takes {
-        ChallengeStatus::Created
-    } else {
-        ChallengeStatus::Declined("variant".to_owned())
+    // A bot account is never offered a game it does not play, nor one more than it may
+    // play at once: the server declines for it.
+    let refusal = refusal_for_bot(&state, &dest, game);
+    let takes = refusal.is_none();
+    let status = match refusal {
+        None => ChallengeStatus::Created,
+        Some(reason) => ChallengeStatus::Declined(reason.to_owned()),
     };
     let challenge = Challenge {
         id: state.lobby.fresh_id(),
@@ -103,6 +104,12 @@ pub(super) async fn accept(
 ) -> Result<HttpResponse, BotApiError> {
     let account = caller::account(&state, &request).await?;
     let challenge = pending(&state, &id, |challenge| &challenge.dest, &account)?;
+    if refusal_for_bot(&state, &account, challenge.game) == Some("tooMany") {
+        return Err(BotApiError::BadRequest(format!(
+            "this bot plays {} games at once already, as many as it may here (limits.bot_games_at_once)",
+            state.config.limits.bot_games_at_once
+        )));
+    }
     open_room(&state, &challenge).await?;
     let challenge = state
         .challenges
@@ -179,6 +186,19 @@ fn game_and_clock(fields: &Map<String, Value>) -> Result<(GameKind, TimeControl)
         },
     };
     Ok((game, time_control))
+}
+
+/// Why the server declines a challenge in `game` for `dest`, if it is a bot account:
+/// a game it does not take (`variant`), or one more game than it may play at once
+/// (`tooMany`).
+fn refusal_for_bot(state: &AppState, dest: &AccountRecord, game: GameKind) -> Option<&'static str> {
+    dest.bot_since_ms?;
+    if !dest.bot_games.contains(&game) {
+        return Some("variant");
+    }
+    let most = state.config.limits.bot_games_at_once as usize;
+    let playing = state.lobby.games_of(&dest.player.player_id).len();
+    (most != 0 && playing >= most).then_some("tooMany")
 }
 
 /// A player as a challenge of `game` shows them.

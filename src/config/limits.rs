@@ -37,6 +37,9 @@ pub struct LimitsConfig {
     pub lobby_flush_ms: u64,
     /// The most rooms `GET /api/rooms` returns in one page (and its default page size).
     pub rooms_page_size: u32,
+    /// The most games one bot account plays at once (0: no limit); a challenge beyond
+    /// is declined for it (`tooMany`).
+    pub bot_games_at_once: u32,
 }
 
 impl Default for LimitsConfig {
@@ -55,6 +58,7 @@ impl Default for LimitsConfig {
             chat_burst: 3,
             lobby_flush_ms: 250,
             rooms_page_size: 100,
+            bot_games_at_once: 8,
         }
     }
 }
@@ -74,6 +78,7 @@ impl LimitsConfig {
             max_rooms: 0,
             spectators_per_room: 0,
             chat_lines_per_minute: 0,
+            bot_games_at_once: 0,
             ..Self::default()
         }
     }

@@ -257,3 +257,33 @@ async fn a_bots_game_is_found_again_after_a_restart_and_played_on() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_bot_playing_as_many_games_as_it_may_is_not_challenged_to_more() {
+    let dir = temp_dir();
+    let mut config = test_config(dir.path());
+    config.limits.bot_games_at_once = 1;
+    let server = TestServer::start(config).await;
+    let robo = bot_account(&server, "Robo").await;
+    let bobo = bot_account(&server, "Bobo").await;
+    let (_, mut bobo_events) = bobo.stream("/api/stream/event").await;
+    let (_, first) = bobo.post("/api/challenge/Robo", None).await;
+    let (_, second) = bobo.post("/api/challenge/Robo", None).await;
+    let [first, second] = [&first, &second].map(|asked| asked["id"].as_str().unwrap().to_owned());
+    let (status, accepted) = robo
+        .post(&format!("/api/challenge/{first}/accept"), None)
+        .await;
+    assert_eq!(status, 200, "{accepted}");
+    // The second was made before Robo was busy; accepting it now is refused.
+    let (status, refused) = robo
+        .post(&format!("/api/challenge/{second}/accept"), None)
+        .await;
+    assert_eq!(status, 400, "{refused}");
+    // A new one is declined for Robo at once.
+    let (status, third) = bobo.post("/api/challenge/Robo", None).await;
+    assert_eq!(status, 200, "{third}");
+    assert_eq!(third["declineReasonKey"], "tooMany", "{third}");
+    let declined = event(&mut bobo_events, "challengeDeclined").await;
+    assert_eq!(declined["challenge"]["id"], third["id"]);
+    server.stop().await;
+}
