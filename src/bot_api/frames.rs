@@ -66,6 +66,12 @@ pub(super) struct SeatFrame {
     pub(super) player_id: Option<PlayerId>,
     /// The occupant's rating in this game.
     pub(super) rating: Option<i64>,
+    /// Whether the occupant is connected.
+    pub(super) connected: bool,
+    /// While the seat's person is away from a game in progress: ms until the opponent
+    /// may claim the game.
+    #[serde(default)]
+    pub(super) claim_left_ms: Option<u64>,
 }
 
 /// The latest move.

@@ -153,7 +153,11 @@ impl Streaming {
                 let line = tracker.line(&self.room, &state, now);
                 let shown = tracker.moves_shown();
                 self.seat.moves_shown.store(shown, Ordering::Release);
-                Some(line.into_iter().collect())
+                if let Some(finish) = tracker.finish_event(&self.room, &state, &self.bot) {
+                    self.state.events.send(&self.bot, &finish);
+                }
+                let absence = tracker.absence_line(&state, &self.bot);
+                Some(line.into_iter().chain(absence).collect())
             }
             Some(RoomFrame::Chat(chat)) => {
                 let room = if chat.channel == "spectators" {

@@ -6,9 +6,10 @@
 use serde::Serialize;
 
 use super::frames::{SeatFrame, StateFrame};
-use parlor_room::{RoomId, TimeControl};
+use parlor_room::{PlayerId, RoomId, TimeControl};
 use parlor_rules::GameKind;
 use parlor_rules::games::{EndReason, Seat};
+use serde_json::json;
 
 /// What Lichess sends as the time left without a clock (`i32::MAX` ms).
 const NO_CLOCK_MS: u64 = 2_147_483_647;
@@ -124,6 +125,8 @@ struct Perf {
 pub(super) struct GameTracker {
     moves: Vec<String>,
     last: Option<GameState>,
+    /// Whether the bot was last told its opponent is gone.
+    opponent_gone: bool,
 }
 
 impl GameTracker {
@@ -177,6 +180,70 @@ impl GameTracker {
         };
         self.last = Some(game_state);
         line
+    }
+
+    /// The `opponentGone` line `state` calls for, for the seated bot `bot`: when its
+    /// opponent (a person) has gone away from the game in progress, with the seconds
+    /// until the game may be claimed, and when they are back. (The server ends an
+    /// abandoned game itself once the reconnect grace is over, §9.6.)
+    pub(super) fn absence_line(&mut self, state: &StateFrame, bot: &PlayerId) -> Option<String> {
+        let seated = state
+            .seats
+            .iter()
+            .any(|seat| seat.player_id.as_ref() == Some(bot));
+        let opponent = state
+            .seats
+            .iter()
+            .find(|seat| seat.player_id.as_ref() != Some(bot))
+            .filter(|_| seated)?;
+        let claim_in = opponent
+            .claim_left_ms
+            .filter(|_| state.status == "playing" && !opponent.connected);
+        let gone = claim_in.is_some();
+        if gone == self.opponent_gone {
+            return None;
+        }
+        self.opponent_gone = gone;
+        let line = match claim_in {
+            Some(ms) => {
+                json!({"type": "opponentGone", "gone": true, "claimWinInSeconds": ms.div_ceil(1000)})
+            }
+            None => json!({"type": "opponentGone", "gone": false}),
+        };
+        Some(line.to_string())
+    }
+
+    /// The `gameFinish` event of the finished game `state` shows, for the seated bot
+    /// `bot`: Lichess's game summary with the final status and the winner.
+    pub(super) fn finish_event(
+        &self,
+        room: &RoomId,
+        state: &StateFrame,
+        bot: &PlayerId,
+    ) -> Option<String> {
+        let last = self.last.as_ref().filter(|last| last.status != "started")?;
+        let seat = state
+            .seats
+            .iter()
+            .position(|seat| seat.player_id.as_ref() == Some(bot))?;
+        let opponent = &state.seats[1 - seat];
+        let game = json!({
+            "id": room,
+            "gameId": room,
+            "fullId": room,
+            "color": if seat == 0 { "white" } else { "black" },
+            "status": {"id": status_id(last.status), "name": last.status},
+            "winner": last.winner,
+            "variant": variant(state.game),
+            "speed": speed(state.time_control),
+            "rated": state.seats.iter().all(|seat| seat.kind == "human"),
+            "opponent": {
+                "id": opponent.player_id,
+                "username": opponent.name,
+                "rating": opponent.rating,
+            },
+        });
+        Some(json!({"type": "gameFinish", "game": game}).to_string())
     }
 
     /// Whether the last state sent was a finished game's.
@@ -270,6 +337,21 @@ fn colour(seat: Seat) -> &'static str {
     match seat {
         Seat::First => "white",
         Seat::Second => "black",
+    }
+}
+
+/// Lichess's number for a status name.
+fn status_id(status: &str) -> u32 {
+    match status {
+        "aborted" => 25,
+        "mate" => 30,
+        "resign" => 31,
+        "stalemate" => 32,
+        "timeout" => 33,
+        "draw" => 34,
+        "outoftime" => 35,
+        "variantEnd" => 60,
+        _ => 20,
     }
 }
 

@@ -147,3 +147,52 @@ async fn a_bot_account_mates_a_person_through_its_game_stream() {
     assert_eq!(over["winner"], 1, "{over}");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_bot_is_told_when_its_opponent_goes_and_comes_back() {
+    let dir = temp_dir();
+    let mut config = test_config(dir.path());
+    config.rooms.reconnect_grace_secs = 120;
+    config.rooms.claim_after_secs = 60;
+    let server = TestServer::start(config).await;
+    let base = server.url("");
+    let mut robo_ws = server.connect().await;
+    let token = robo_ws.hello("Robo", None).await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let bot = BotClient::new(&base, Some(&token));
+    bot.post("/api/bot/account/upgrade", None).await;
+    let mut alice = server.connect().await;
+    let alice_token = alice.hello("Alice", None).await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (room, _) = alice.create_game("chess", ["me", "open"], json!({})).await;
+    robo_ws.join(&room, 1).await;
+    let (_, mut stream) = bot.stream(&format!("/api/bot/game/stream/{room}")).await;
+    assert_eq!(stream.next().await.unwrap()["type"], "gameFull");
+    alice.play(&room, "e2e4").await;
+    assert_eq!(stream.next().await.unwrap()["moves"], "e2e4");
+
+    alice.close().await;
+    let gone = stream.next().await.unwrap();
+    assert_eq!(
+        (&gone["type"], &gone["gone"]),
+        (&"opponentGone".into(), &true.into()),
+        "{gone}"
+    );
+    let claim_in = gone["claimWinInSeconds"].as_u64().unwrap();
+    assert!((1..=60).contains(&claim_in), "{gone}");
+
+    let mut alice = server.connect().await;
+    alice.hello("Alice", Some(&alice_token)).await;
+    alice.join(&room, 0).await;
+    let back = stream.next().await.unwrap();
+    assert_eq!(
+        (&back["type"], &back["gone"]),
+        (&"opponentGone".into(), &false.into()),
+        "{back}"
+    );
+    server.stop().await;
+}

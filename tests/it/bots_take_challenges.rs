@@ -182,6 +182,16 @@ async fn two_bots_challenge_each_other_and_play_the_accepted_game_to_its_end() {
         "the stream ends after the final state"
     );
     assert!(white.next().await.is_none());
+    let finish = event(&mut robo_events, "gameFinish").await;
+    assert_eq!(
+        (
+            &finish["game"]["id"],
+            &finish["game"]["status"]["name"],
+            &finish["game"]["winner"]
+        ),
+        (&id.as_str().into(), &"mate".into(), &"black".into()),
+        "{finish}"
+    );
     // After the game, with its stream closed, the bot still says goodbye, as
     // lichess-bot does.
     let goodbye = json!({"room": "player", "text": "Good game!"}).to_string();
@@ -246,8 +256,9 @@ async fn a_bots_game_is_found_again_after_a_restart_and_played_on() {
             .await;
         assert_eq!(status, 200, "{uci}: {played}");
     }
+    // (Bobo plays without a stream of its own, so Robo is also told it is gone.)
     let mut last = black_stream.next().await.unwrap();
-    while last["status"] == "started" {
+    while last["type"] != "gameState" || last["status"] == "started" {
         last = black_stream.next().await.unwrap();
     }
     assert_eq!(
