@@ -129,6 +129,39 @@ pub(super) async fn set_games(
     Ok(ok())
 }
 
+/// The query of `GET /api/bot/online`.
+#[derive(Deserialize)]
+pub(super) struct OnlineQuery {
+    /// How many bots at most (default 50, at most 300).
+    nb: Option<usize>,
+}
+
+/// `GET /api/bot/online?nb=`: the bot accounts with an event stream open here, as NDJSON
+/// (a finite list, as `lichess-bot`'s matchmaking reads it).
+pub(super) async fn online_bots(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+) -> Result<HttpResponse, BotApiError> {
+    let query = web::Query::<OnlineQuery>::from_query(request.query_string())
+        .map_err(|_| BotApiError::BadRequest("nb is a whole number".to_owned()))?;
+    let most = query.nb.unwrap_or(50).min(300);
+    let mut lines = String::new();
+    for player in state.events.players().into_iter().take(most) {
+        let Some(account) = state.store.account(&player).await? else {
+            continue;
+        };
+        if account.bot_since_ms.is_some() {
+            // An account's view is plain data: it always serialises.
+            let view = serde_json::to_string(&AccountView::of(&account)).unwrap_or_default();
+            lines.push_str(&view);
+            lines.push('\n');
+        }
+    }
+    Ok(HttpResponse::Ok()
+        .content_type("application/x-ndjson")
+        .body(lines))
+}
+
 /// The query of `GET /api/users/status`.
 #[derive(Deserialize)]
 pub(super) struct StatusQuery {

@@ -39,6 +39,15 @@ impl EventStreams {
             .remove_if(player, |_, streams| streams.is_empty());
     }
 
+    /// The players with an event stream open here.
+    pub(crate) fn players(&self) -> Vec<PlayerId> {
+        self.by_player
+            .iter()
+            .filter(|entry| entry.value().iter().any(|stream| !stream.is_closed()))
+            .map(|entry| entry.key().clone())
+            .collect()
+    }
+
     /// Whether `player` has an event stream open here.
     pub(crate) fn is_open(&self, player: &PlayerId) -> bool {
         self.by_player

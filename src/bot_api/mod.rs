@@ -37,6 +37,7 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route("/api/users/status", web::get().to(account::statuses))
         .route("/api/user/{name}", web::get().to(account::public_account))
         .route("/api/account/playing", web::get().to(event_stream::playing))
+        .route("/api/bot/online", web::get().to(account::online_bots))
         .route(
             "/api/stream/event",
             web::get().to(event_stream::event_stream),

@@ -44,6 +44,20 @@ async fn two_bots_challenge_each_other_and_play_the_accepted_game_to_its_end() {
     assert_eq!(status, 200);
     assert!(robo_events.chunked);
     let (_, mut bobo_events) = bobo.stream("/api/stream/event").await;
+    // Both are online bots now (a finite NDJSON list, as lichess-bot's matchmaking
+    // reads it).
+    let online = reqwest::get(server.url("/api/bot/online?nb=10"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mut names: Vec<String> = online
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["username"].to_string())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["\"Bobo\"", "\"Robo\""], "{online}");
 
     // Robo plays chess only (a bot account's default): a tic-tac-toe challenge is
     // declined for it by the server, and never reaches it.
