@@ -30,9 +30,9 @@ pub(super) async fn event_stream(
     let player = account.player.player_id;
     let mut events = state.events.open(&player);
     let base = base_url(&request);
-    let challenges = pending(&state, &player).into_iter();
+    let asked = pending(&state, &player).into_iter();
     let games = state.lobby.games_of(&player).into_iter();
-    let first: Vec<String> = challenges
+    let first: Vec<String> = asked
         .map(|challenge| challenges::event("challenge", &challenge, &base))
         .chain(games.map(|room| Ongoing::in_room(&room, &player).game_start(&base)))
         .collect();
