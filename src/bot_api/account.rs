@@ -60,7 +60,7 @@ pub(super) async fn account(
     state: web::Data<AppState>,
     request: HttpRequest,
 ) -> Result<HttpResponse, BotApiError> {
-    let account = caller::account(&state, &request).await?;
+    let account = caller::budgeted(&state, &request).await?;
     Ok(HttpResponse::Ok().json(AccountView::of(&account)))
 }
 
@@ -70,7 +70,7 @@ pub(super) async fn upgrade(
     state: web::Data<AppState>,
     request: HttpRequest,
 ) -> Result<HttpResponse, BotApiError> {
-    let account = caller::account(&state, &request).await?;
+    let account = caller::budgeted(&state, &request).await?;
     let now = unix_ms(SystemTime::now());
     let player = &account.player.player_id;
     match state.store.upgrade_to_bot(player, now).await? {
@@ -93,7 +93,7 @@ pub(super) async fn set_games(
     request: HttpRequest,
     body: web::Bytes,
 ) -> Result<HttpResponse, BotApiError> {
-    let account = caller::bot(&state, &request).await?;
+    let account = caller::a_bot(caller::budgeted(&state, &request).await?)?;
     let fields = body::fields(&request, &body)?;
     let names: Vec<String> = match fields.get("games") {
         Some(Value::String(names)) => names

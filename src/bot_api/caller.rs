@@ -16,13 +16,32 @@ pub(super) async fn bot(
     state: &AppState,
     request: &HttpRequest,
 ) -> Result<AccountRecord, BotApiError> {
-    let account = account(state, request).await?;
+    a_bot(account(state, request).await?)
+}
+
+/// `account` if it is a bot account's; `400` for a person's.
+pub(super) fn a_bot(account: AccountRecord) -> Result<AccountRecord, BotApiError> {
     if account.bot_since_ms.is_none() {
         return Err(BotApiError::BadRequest(
             "this is not a bot account: POST /api/bot/account/upgrade first (only a player without games can become one)"
                 .to_owned(),
         ));
     }
+    Ok(account)
+}
+
+/// The account the request's bearer token names, as [`account`], for a request that
+/// takes one from its player's budget (`limits.bot_requests_per_minute`): `429` when
+/// none is left. A game's moves, chat and streams never take from it.
+pub(super) async fn budgeted(
+    state: &AppState,
+    request: &HttpRequest,
+) -> Result<AccountRecord, BotApiError> {
+    let account = account(state, request).await?;
+    state
+        .limits
+        .bot_request(&account.player.player_id)
+        .map_err(BotApiError::TooManyRequests)?;
     Ok(account)
 }
 

@@ -33,7 +33,7 @@ pub(super) async fn create(
     name: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, BotApiError> {
-    let challenger = caller::account(&state, &request).await?;
+    let challenger = caller::budgeted(&state, &request).await?;
     let fields = body::fields(&request, &body)?;
     let (game, time_control) = game_and_clock(&fields)?;
     let colour = match body::text(&fields, "color") {
@@ -102,7 +102,7 @@ pub(super) async fn accept(
     request: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, BotApiError> {
-    let account = caller::account(&state, &request).await?;
+    let account = caller::budgeted(&state, &request).await?;
     let challenge = pending(&state, &id, |challenge| &challenge.dest, &account)?;
     if refusal_for_bot(&state, &account, challenge.game) == Some("tooMany") {
         return Err(BotApiError::BadRequest(format!(
@@ -134,7 +134,7 @@ pub(super) async fn decline(
     id: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, BotApiError> {
-    let account = caller::account(&state, &request).await?;
+    let account = caller::budgeted(&state, &request).await?;
     let fields = body::fields(&request, &body)?;
     let reason = body::text(&fields, "reason")
         .and_then(decline_reason)
@@ -154,7 +154,7 @@ pub(super) async fn cancel(
     request: HttpRequest,
     id: web::Path<String>,
 ) -> Result<HttpResponse, BotApiError> {
-    let account = caller::account(&state, &request).await?;
+    let account = caller::budgeted(&state, &request).await?;
     let challenge = pending(&state, &id, |challenge| &challenge.challenger, &account)?;
     let challenge = answer(&state, &challenge, ChallengeStatus::Canceled)?;
     let event = challenges::event("challengeCanceled", &challenge, &base_url(&request));

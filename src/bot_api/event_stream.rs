@@ -69,7 +69,7 @@ pub(super) async fn playing(
     state: web::Data<AppState>,
     request: HttpRequest,
 ) -> Result<HttpResponse, BotApiError> {
-    let account = caller::account(&state, &request).await?;
+    let account = caller::budgeted(&state, &request).await?;
     let player = account.player.player_id;
     let base = base_url(&request);
     let games: Vec<Value> = state

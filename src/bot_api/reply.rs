@@ -3,7 +3,7 @@
 //! with a 4xx status for anything the client can mend and never a 429 on the move, chat
 //! or stream endpoints).
 
-use actix_web::http::StatusCode;
+use actix_web::http::{StatusCode, header};
 use actix_web::{HttpResponse, ResponseError};
 use serde_json::json;
 
@@ -23,6 +23,9 @@ pub(crate) enum BotApiError {
     /// Nothing has that id or name.
     #[error("{0}")]
     NotFound(String),
+    /// The caller has made as many requests of this kind as a minute allows.
+    #[error("{0}")]
+    TooManyRequests(String),
     /// The room refused the request, as it refuses a WebSocket client's (PROTOCOL.md
     /// §11): the same code and sentence.
     #[error("{}", .0.message)]
@@ -41,6 +44,7 @@ impl ResponseError for BotApiError {
             BotApiError::Http(error) => error.status_code(),
             BotApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             BotApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            BotApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             BotApiError::Refused(error) => match error.code {
                 ErrorCode::UnknownRoom => StatusCode::NOT_FOUND,
                 ErrorCode::StorageUnavailable
@@ -57,7 +61,12 @@ impl ResponseError for BotApiError {
         if let BotApiError::Refused(error) = self {
             body["code"] = json!(error.code.as_str());
         }
-        HttpResponse::build(self.status_code()).json(body)
+        let mut response = HttpResponse::build(self.status_code());
+        if let BotApiError::TooManyRequests(_) = self {
+            // The budget refills within a minute.
+            response.insert_header((header::RETRY_AFTER, "60"));
+        }
+        response.json(body)
     }
 }
 

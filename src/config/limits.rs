@@ -40,6 +40,10 @@ pub struct LimitsConfig {
     /// The most games one bot account plays at once (0: no limit); a challenge beyond
     /// is declined for it (`tooMany`).
     pub bot_games_at_once: u32,
+    /// Bot API requests one player may make per minute, all of which may come at once,
+    /// but for their games' moves, chat and streams, never refused for their rate (0: no
+    /// limit); more are answered 429.
+    pub bot_requests_per_minute: u32,
 }
 
 impl Default for LimitsConfig {
@@ -59,6 +63,7 @@ impl Default for LimitsConfig {
             lobby_flush_ms: 250,
             rooms_page_size: 100,
             bot_games_at_once: 8,
+            bot_requests_per_minute: 120,
         }
     }
 }
@@ -79,6 +84,7 @@ impl LimitsConfig {
             spectators_per_room: 0,
             chat_lines_per_minute: 0,
             bot_games_at_once: 0,
+            bot_requests_per_minute: 0,
             ..Self::default()
         }
     }

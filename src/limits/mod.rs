@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::LimitsConfig;
 use crate::fleet::Cluster;
 use crate::protocol::{ClientError, ErrorCode};
+use parlor_room::PlayerId;
 
 pub(crate) use address::client_address;
 pub(crate) use connections::{ConnectionPermit, Connections};
@@ -37,6 +38,8 @@ pub(crate) struct Limits {
     players_per_address: AddressQuota,
     /// Whether Redis answers the fleet's quotas.
     outage: RedisOutage,
+    /// Each player's Bot API requests but for their games' (moves, chat, streams).
+    bot_requests: KeyedBudget<PlayerId>,
 }
 
 /// A connection's own budgets.
@@ -60,6 +63,7 @@ impl Limits {
             rooms_per_address: quota("rooms", config.rooms_per_minute_per_ip),
             players_per_address: quota("players", config.players_per_minute_per_ip),
             outage: RedisOutage::default(),
+            bot_requests: KeyedBudget::per_minute(config.bot_requests_per_minute),
         }
     }
 
@@ -159,10 +163,23 @@ impl Limits {
         ))
     }
 
-    /// Forgets the addresses whose quotas have refilled.
+    /// Takes one of `player`'s Bot API requests (any but their games' moves, chat and
+    /// streams, which are never refused for their rate); `Err` says why not.
+    pub(crate) fn bot_request(&self, player: &PlayerId) -> Result<(), String> {
+        if self.bot_requests.allow(player.clone()) {
+            return Ok(());
+        }
+        Err(format!(
+            "this token has made {} requests in the last minute, the most allowed (limits.bot_requests_per_minute); wait a minute",
+            self.config.bot_requests_per_minute
+        ))
+    }
+
+    /// Forgets the addresses and players whose quotas have refilled.
     pub(crate) fn prune(&self) {
         self.rooms_per_address.prune();
         self.players_per_address.prune();
+        self.bot_requests.prune();
     }
 
     /// Prunes every minute until `shutdown`.

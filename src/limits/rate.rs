@@ -1,6 +1,7 @@
-//! Token buckets over `governor`: one per connection ([`Budget`]) or one per client
-//! address ([`KeyedBudget`]), each off when its configured count is 0.
+//! Token buckets over `governor`: one per connection ([`Budget`]) or one per key, a
+//! client address or a player ([`KeyedBudget`]), each off when its configured count is 0.
 
+use std::hash::Hash;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 
@@ -47,29 +48,28 @@ impl Budget {
     }
 }
 
-/// A token bucket per client address, or no limit at all.
-pub(crate) struct KeyedBudget(Option<DefaultKeyedRateLimiter<IpAddr>>);
+/// A token bucket per key (a client address unless said), or no limit at all.
+pub(crate) struct KeyedBudget<K: Clone + Hash + Eq = IpAddr>(Option<DefaultKeyedRateLimiter<K>>);
 
-impl KeyedBudget {
-    /// `count` requests a minute from each address, all of which may come at once; off
-    /// when 0.
-    pub(crate) fn per_minute(count: u32) -> KeyedBudget {
+impl<K: Clone + Hash + Eq> KeyedBudget<K> {
+    /// `count` requests a minute for each key, all of which may come at once; off when 0.
+    pub(crate) fn per_minute(count: u32) -> KeyedBudget<K> {
         KeyedBudget::with_quota(NonZeroU32::new(count).map(Quota::per_minute))
     }
 
-    fn with_quota(quota: Option<Quota>) -> KeyedBudget {
+    fn with_quota(quota: Option<Quota>) -> KeyedBudget<K> {
         KeyedBudget(quota.map(RateLimiter::keyed))
     }
 
-    /// Takes one request from `address`'s budget: `false` if it has none left right now.
-    pub(crate) fn allow(&self, address: IpAddr) -> bool {
+    /// Takes one request from `key`'s budget: `false` if it has none left right now.
+    pub(crate) fn allow(&self, key: K) -> bool {
         self.0
             .as_ref()
-            .is_none_or(|limiter| limiter.check_key(&address).is_ok())
+            .is_none_or(|limiter| limiter.check_key(&key).is_ok())
     }
 
-    /// Forgets every address whose budget has refilled, so the table holds only the
-    /// addresses active within about the last minute, however many have come and gone.
+    /// Forgets every key whose budget has refilled, so the table holds only the keys
+    /// active within about the last minute, however many have come and gone.
     pub(crate) fn prune(&self) {
         if let Some(limiter) = &self.0 {
             limiter.retain_recent();

@@ -150,3 +150,41 @@ async fn a_banned_bot_is_cut_off_its_streams_and_refused() {
     assert_eq!(status, 403, "{refused}");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_token_over_its_budget_is_refused_429_but_its_streams_open() {
+    let dir = temp_dir();
+    let mut config = test_config(dir.path());
+    config.limits.bot_requests_per_minute = 3;
+    let server = TestServer::start(config).await;
+    let mut ws = server.connect().await;
+    let token = ws.hello("Robo", None).await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let bot = BotClient::new(&server.url(""), Some(&token));
+    for _ in 0..3 {
+        let (status, account) = bot.get("/api/account").await;
+        assert_eq!(status, 200, "{account}");
+    }
+    let response = reqwest::Client::new()
+        .get(server.url("/api/account"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 429);
+    assert_eq!(response.headers()["retry-after"], "60");
+    let refused: serde_json::Value = response.json().await.unwrap();
+    assert!(
+        refused["error"]
+            .as_str()
+            .is_some_and(|error| error.contains("bot_requests_per_minute")),
+        "{refused}"
+    );
+    // Streams are never refused for their rate.
+    let (status, _events) = bot.stream("/api/stream/event").await;
+    assert_eq!(status, 200);
+    ws.close().await;
+    server.stop().await;
+}
