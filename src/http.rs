@@ -23,7 +23,7 @@ use parlor_rules::GameKind;
 
 mod admin;
 pub(crate) mod bearer;
-mod games;
+pub(crate) mod games;
 mod health;
 mod openapi;
 mod protocol_schema;

@@ -183,6 +183,21 @@ async fn ask(seat: &BotSeat, player: &PlayerInfo, command: RoomCommand) -> Resul
         .map_err(BotApiError::from)
 }
 
+/// `GET /game/export/{id}`: the finished chess game `id` in PGN (its room's latest
+/// game), as `lichess-bot` saves it; `404` for a room that has had no game.
+pub(super) async fn export(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, BotApiError> {
+    let room = room_id(&id)?;
+    let game = state
+        .store
+        .latest_game_in_room(&room)
+        .await?
+        .ok_or_else(|| BotApiError::NotFound(format!("no game has been played in {id}")))?;
+    Ok(crate::http::games::pgn_download(&state, &game).await?)
+}
+
 /// Whether a query flag says yes, as Lichess reads one.
 fn truthy(flag: &str) -> bool {
     matches!(flag, "true" | "yes" | "1")

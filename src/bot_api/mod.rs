@@ -81,5 +81,6 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route(
             "/api/bot/game/{id}/draw/{answer}",
             web::post().to(game_actions::answer_draw),
-        );
+        )
+        .route("/game/export/{id}", web::get().to(game_actions::export));
 }

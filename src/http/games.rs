@@ -95,7 +95,12 @@ pub(super) async fn game_pgn(
     state: web::Data<AppState>,
     id: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
-    let game = finished_game(&state, &id, GameKind::Chess, "PGN").await?;
+    pgn_download(&state, &id).await
+}
+
+/// The finished chess game `id` in PGN, as a download.
+pub(crate) async fn pgn_download(state: &AppState, id: &GameId) -> Result<HttpResponse, ApiError> {
+    let game = finished_game(state, id, GameKind::Chess, "PGN").await?;
     let name = |seat: Seat| seat_name(&game, seat);
     let tags = PgnTags {
         event: "Parlor game".to_owned(),

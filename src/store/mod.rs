@@ -17,7 +17,7 @@ mod stored;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use parlor_room::{GameId, PlayerId};
+use parlor_room::{GameId, PlayerId, RoomId};
 use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
 
@@ -334,6 +334,9 @@ pub(crate) trait Store: Send + Sync + 'static {
 
     /// Every ban still in force at `now_ms`, newest first.
     async fn bans(&self, now_ms: i64) -> Result<Vec<Ban>, StoreError>;
+
+    /// The latest game played in room `room`, if one was.
+    async fn latest_game_in_room(&self, room: &RoomId) -> Result<Option<GameId>, StoreError>;
 
     /// A player's account (name, since when, whether a bot account, ratings), if any.
     async fn account(&self, player_id: &PlayerId) -> Result<Option<AccountRecord>, StoreError>;

@@ -206,6 +206,16 @@ async fn two_bots_challenge_each_other_and_play_the_accepted_game_to_its_end() {
         (&id.as_str().into(), &"mate".into(), &"black".into()),
         "{finish}"
     );
+    // The game in PGN, by its Bot API id, as lichess-bot saves it.
+    let pgn = reqwest::get(server.url(&format!("/game/export/{id}")))
+        .await
+        .unwrap();
+    assert_eq!(pgn.status().as_u16(), 200);
+    let pgn = pgn.text().await.unwrap();
+    assert!(
+        pgn.contains("[White \"Bobo\"]") && pgn.contains("Qh4#"),
+        "{pgn}"
+    );
     // After the game, with its stream closed, the bot still says goodbye, as
     // lichess-bot does.
     let goodbye = json!({"room": "player", "text": "Good game!"}).to_string();

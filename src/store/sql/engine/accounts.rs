@@ -1,7 +1,8 @@
 //! The SQL behind accounts as the Bot API shows them: a player's account with their
-//! ratings, found by id or by name, and a player becoming a bot account.
+//! ratings, found by id or by name, a player becoming a bot account, and the game of a
+//! room (a Bot API game's id is its room's).
 
-use parlor_room::PlayerId;
+use parlor_room::{GameId, PlayerId, RoomId};
 use parlor_rules::GameKind;
 use sqlx::Pool;
 
@@ -11,6 +12,20 @@ use crate::store::sql::rows::{AccountRow, GameRatingRow};
 use crate::store::{AccountRecord, BotUpgrade, StoreError};
 
 const ACCOUNT_COLUMNS: &str = "p.player_id, p.name, p.created_at, p.bot_since, p.bot_games";
+
+/// The latest game played in `room`, if one was (a room's games are the Bot API's games).
+pub(super) async fn latest_game_in_room(
+    pool: &Pool<Db>,
+    room: &RoomId,
+) -> Result<Option<GameId>, StoreError> {
+    let row: Option<(String,)> = sqlx::query_as(
+        "SELECT game_id FROM games WHERE room_id = $1 ORDER BY started_at DESC LIMIT 1",
+    )
+    .bind(room.as_str())
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|(game_id,)| GameId::from(game_id)))
+}
 
 /// The account of `player_id`, if there is such a player.
 pub(super) async fn account(

@@ -21,7 +21,7 @@ mod sqlx_log;
 mod tests;
 mod writes;
 
-use parlor_room::{GameId, PlayerId};
+use parlor_room::{GameId, PlayerId, RoomId};
 use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
 use std::sync::Arc;
@@ -230,6 +230,11 @@ impl Store for SqlStore {
 
     async fn bans(&self, now_ms: i64) -> Result<Vec<Ban>, StoreError> {
         self.bounded(async { bans::bans(&self.pool, now_ms).await })
+            .await
+    }
+
+    async fn latest_game_in_room(&self, room: &RoomId) -> Result<Option<GameId>, StoreError> {
+        self.bounded(async { accounts::latest_game_in_room(&self.pool, room).await })
             .await
     }
 

@@ -50,6 +50,19 @@ async fn only_a_player_without_games_becomes_a_bot_account() {
         .create_game(&new_game("g1", "p1", "Alice", 1_000), Fence::SINGLE)
         .await
         .expect("game");
+    // A game is found by its room (the room of g2 is another).
+    store
+        .create_game(&new_game("g2", "p1", "Alice", 2_000), Fence::SINGLE)
+        .await
+        .expect("game");
+    let room_of_g1 = parlor_room::RoomId::from("room-g1");
+    let found = store.latest_game_in_room(&room_of_g1).await.expect("read");
+    assert_eq!(found, Some(parlor_room::GameId::from("g1")));
+    let nowhere = parlor_room::RoomId::from("room-none");
+    assert_eq!(
+        store.latest_game_in_room(&nowhere).await.expect("read"),
+        None
+    );
     let alice = PlayerId::from("p1");
     let refused = store.upgrade_to_bot(&alice, 50).await.expect("asked");
     assert_eq!(refused, BotUpgrade::HasPlayed);
