@@ -264,6 +264,8 @@ fn limits_off(connection_limits: bool) -> impl Iterator<Item = &'static str> {
         "PARLOR_LIMITS__PLAYERS_PER_MINUTE_PER_IP",
         "PARLOR_LIMITS__MAX_ROOMS",
         "PARLOR_LIMITS__SPECTATORS_PER_ROOM",
+        "PARLOR_LIMITS__BOT_GAMES_AT_ONCE",
+        "PARLOR_LIMITS__BOT_REQUESTS_PER_MINUTE",
     ];
     let per_connection = [
         "PARLOR_LIMITS__MESSAGES_PER_SEC",
