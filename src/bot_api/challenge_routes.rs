@@ -11,9 +11,11 @@ use serde_json::{Map, Value};
 
 use super::body;
 use super::caller;
-use super::challenges::{self, Challenge, ChallengeStatus, Colour, Party, decline_reason};
-use super::event_stream::{Ongoing, base_url};
+use super::challenges::{Challenge, ChallengeStatus, Colour, Party, decline_reason};
+use super::event_stream::base_url;
+use super::events::{BotEvent, ChallengeNews};
 use super::game_stream::room_id;
+use super::ongoing::Ongoing;
 use super::reply::{BotApiError, ok};
 use crate::AppState;
 use crate::lobby::NewRoom;
@@ -43,12 +45,50 @@ pub(super) async fn create(
         })?,
     };
     let rated = body::flag(&fields, "rated")?;
+    let asked = Asked {
+        game,
+        time_control,
+        colour,
+        rated,
+    };
+    let challenge = make(&state, &challenger, &name, asked).await?;
+    Ok(HttpResponse::Ok().json(challenge.view(&base_url(&request))))
+}
+
+/// What a challenge asks for.
+pub(crate) struct Asked {
+    /// The game.
+    pub(crate) game: GameKind,
+    /// The clock.
+    pub(crate) time_control: TimeControl,
+    /// The challenger's colour.
+    pub(crate) colour: Colour,
+    /// Whether the game is to be rated.
+    pub(crate) rated: bool,
+}
+
+/// `challenger` challenges the player called `name` to what `asked` says, and both are
+/// told (a bot account that does not take it has it declined for it by the server, and
+/// only the challenger is told). Shared by `POST /api/challenge/{name}` and the
+/// WebSocket's `challenge`.
+pub(crate) async fn make(
+    state: &AppState,
+    challenger: &AccountRecord,
+    name: &str,
+    asked: Asked,
+) -> Result<Challenge, BotApiError> {
+    let Asked {
+        game,
+        time_control,
+        colour,
+        rated,
+    } = asked;
     state
         .lobby
         .check_start(game, &RoomOptions::clocked(time_control))?;
     let dest = state
         .store
-        .account_named(&name)
+        .account_named(name)
         .await?
         .ok_or_else(|| BotApiError::NotFound(format!("no player is called {name}")))?;
     if dest.player.player_id == challenger.player.player_id {
@@ -64,15 +104,14 @@ pub(super) async fn create(
     };
     // A bot account is never offered a game it does not play, nor one more than it may
     // play at once: the server declines for it.
-    let refusal = refusal_for_bot(&state, &dest, game);
-    let takes = refusal.is_none();
+    let refusal = refusal_for_bot(state, &dest, game);
     let status = match refusal {
         None => ChallengeStatus::Created,
         Some(reason) => ChallengeStatus::Declined(reason.to_owned()),
     };
     let challenge = Challenge {
         id: state.lobby.fresh_id(),
-        challenger: party(&challenger, game),
+        challenger: party(challenger, game),
         dest: party(&dest, game),
         game,
         time_control,
@@ -81,18 +120,16 @@ pub(super) async fn create(
         challenger_seat,
         status,
     };
-    let base = base_url(&request);
-    if takes {
+    if refusal.is_none() {
         state.challenges.add(challenge.clone());
-        let made = challenges::event("challenge", &challenge, &base);
-        tell_both(&state, &challenge, &made);
+        tell_both(state, &challenge, ChallengeNews::Made);
     } else {
-        let declined = challenges::event("challengeDeclined", &challenge, &base);
+        let declined = BotEvent::Challenge(ChallengeNews::Declined, Box::new(challenge.clone()));
         state
             .events
             .send(&challenge.challenger.player.player_id, &declined);
     }
-    Ok(HttpResponse::Ok().json(challenge.view(&base)))
+    Ok(challenge)
 }
 
 /// `POST /api/challenge/{id}/accept`: the challenged player accepts; the game's room
@@ -117,10 +154,9 @@ pub(super) async fn accept(
         .ok_or_else(answered_meanwhile)?;
     // From now on the game is found in its room, as any game is.
     state.challenges.forget(&challenge.id);
-    let base = base_url(&request);
     for seat in Seat::BOTH {
         let player = &challenge.party(seat).player.player_id;
-        let start = Ongoing::accepted(&challenge, seat).game_start(&base);
+        let start = BotEvent::GameStart(Box::new(Ongoing::accepted(&challenge, seat)));
         state.events.send(player, &start);
     }
     Ok(ok())
@@ -142,8 +178,7 @@ pub(super) async fn decline(
     let challenge = pending(&state, &id, |challenge| &challenge.dest, &account)?;
     let declined = ChallengeStatus::Declined(reason.to_owned());
     let challenge = answer(&state, &challenge, declined)?;
-    let event = challenges::event("challengeDeclined", &challenge, &base_url(&request));
-    tell_both(&state, &challenge, &event);
+    tell_both(&state, &challenge, ChallengeNews::Declined);
     state.challenges.forget(&challenge.id);
     Ok(ok())
 }
@@ -157,8 +192,7 @@ pub(super) async fn cancel(
     let account = caller::budgeted(&state, &request).await?;
     let challenge = pending(&state, &id, |challenge| &challenge.challenger, &account)?;
     let challenge = answer(&state, &challenge, ChallengeStatus::Canceled)?;
-    let event = challenges::event("challengeCanceled", &challenge, &base_url(&request));
-    tell_both(&state, &challenge, &event);
+    tell_both(&state, &challenge, ChallengeNews::Canceled);
     state.challenges.forget(&challenge.id);
     Ok(ok())
 }
@@ -286,10 +320,11 @@ async fn open_room(state: &AppState, challenge: &Challenge) -> Result<(), BotApi
     Ok(())
 }
 
-/// Sends `line` to both players' event streams.
-fn tell_both(state: &AppState, challenge: &Challenge, line: &str) {
+/// Tells both players of `challenge` its `news`.
+fn tell_both(state: &AppState, challenge: &Challenge, news: ChallengeNews) {
+    let event = BotEvent::Challenge(news, Box::new(challenge.clone()));
     for party in [&challenge.challenger, &challenge.dest] {
-        state.events.send(&party.player.player_id, line);
+        state.events.send(&party.player.player_id, &event);
     }
 }
 

@@ -1,14 +1,57 @@
-//! Each player's event streams (`GET /api/stream/event`): what happens to their
-//! challenges and games (`challenge`, `challengeCanceled`, `challengeDeclined`,
-//! `gameStart`) is sent to every stream they have open on this node. A stream that
-//! has gone, or reads too slowly to keep its queue, is dropped.
+//! What happens to a player's challenges and games ([`BotEvent`]), sent to every
+//! listener they have on this node: their Bot API event streams (`GET
+//! /api/stream/event`, which write it as Lichess does) and their WebSocket connections
+//! that made challenges (which write it as PROTOCOL.md says). A listener that has gone,
+//! or reads too slowly to keep its queue, is dropped.
 
 use std::sync::Arc;
 
 use dashmap::DashMap;
 use tokio::sync::mpsc;
 
+use super::challenges::{self, Challenge};
+use super::ongoing::Ongoing;
 use parlor_room::PlayerId;
+
+/// What happened to a challenge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ChallengeNews {
+    /// It was made.
+    Made,
+    /// The challenged player declined it (or the server did for a bot account).
+    Declined,
+    /// The challenger took it back.
+    Canceled,
+}
+
+/// What a player is told of their challenges and games.
+#[derive(Clone)]
+pub(crate) enum BotEvent {
+    /// News of a challenge they are in.
+    Challenge(ChallengeNews, Box<Challenge>),
+    /// A game of theirs started (a challenge of theirs was accepted).
+    GameStart(Box<Ongoing>),
+    /// A game of theirs ended, as the Bot API's `gameFinish` line says.
+    GameFinish(String),
+}
+
+impl BotEvent {
+    /// The event as an event stream's line, links made for a server at `base`.
+    pub(crate) fn line(&self, base: &str) -> String {
+        match self {
+            BotEvent::Challenge(news, challenge) => {
+                let kind = match news {
+                    ChallengeNews::Made => "challenge",
+                    ChallengeNews::Declined => "challengeDeclined",
+                    ChallengeNews::Canceled => "challengeCanceled",
+                };
+                challenges::event(kind, challenge, base)
+            }
+            BotEvent::GameStart(ongoing) => ongoing.game_start(base),
+            BotEvent::GameFinish(line) => line.clone(),
+        }
+    }
+}
 
 /// How many events may wait for one slow stream before it is dropped.
 const EVENTS_QUEUED: usize = 64;
@@ -16,12 +59,12 @@ const EVENTS_QUEUED: usize = 64;
 /// The event streams open on this node. Cloning it is cheap and shares the table.
 #[derive(Clone, Default)]
 pub(crate) struct EventStreams {
-    by_player: Arc<DashMap<PlayerId, Vec<mpsc::Sender<String>>>>,
+    by_player: Arc<DashMap<PlayerId, Vec<mpsc::Sender<BotEvent>>>>,
 }
 
 impl EventStreams {
-    /// A new stream of `player`'s events.
-    pub(crate) fn open(&self, player: &PlayerId) -> mpsc::Receiver<String> {
+    /// A new listener to `player`'s events.
+    pub(crate) fn open(&self, player: &PlayerId) -> mpsc::Receiver<BotEvent> {
         let (sender, receiver) = mpsc::channel(EVENTS_QUEUED);
         self.by_player
             .entry(player.clone())
@@ -30,10 +73,10 @@ impl EventStreams {
         receiver
     }
 
-    /// Sends `line` to each of `player`'s streams.
-    pub(crate) fn send(&self, player: &PlayerId, line: &str) {
+    /// Sends `event` to each of `player`'s listeners.
+    pub(crate) fn send(&self, player: &PlayerId, event: &BotEvent) {
         if let Some(mut streams) = self.by_player.get_mut(player) {
-            streams.retain(|stream| stream.try_send(line.to_owned()).is_ok());
+            streams.retain(|stream| stream.try_send(event.clone()).is_ok());
         }
         self.by_player
             .remove_if(player, |_, streams| streams.is_empty());

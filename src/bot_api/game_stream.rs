@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 use tokio::time::interval_at;
 
 use super::caller;
+use super::events::BotEvent;
 use super::frames::{self, RoomFrame};
 use super::game_view::GameTracker;
 use super::live_stream::LiveStream;
@@ -154,6 +155,7 @@ impl Streaming {
                 let shown = tracker.moves_shown();
                 self.seat.moves_shown.store(shown, Ordering::Release);
                 if let Some(finish) = tracker.finish_event(&self.room, &state, &self.bot) {
+                    let finish = BotEvent::GameFinish(finish);
                     self.state.events.send(&self.bot, &finish);
                 }
                 let absence = tracker.absence_line(&state, &self.bot);

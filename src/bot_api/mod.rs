@@ -17,6 +17,7 @@ mod game_stream;
 mod game_view;
 mod live_stream;
 mod ndjson;
+mod ongoing;
 mod reply;
 mod seats;
 mod views;
