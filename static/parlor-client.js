@@ -15,13 +15,14 @@ const BACKOFF_MAX_MS = 30000;
 const REPLIES = {
   hello: 'welcome', create_room: 'room_created', join: 'joined', watch: 'joined', quick_join: 'joined',
   leave: 'left', list_rooms: 'rooms', subscribe_lobby: 'lobby', unsubscribe_lobby: 'lobby_unsubscribed',
-  ping: 'pong',
+  ping: 'pong', challenge: 'challenge_sent', cancel_challenge: 'challenge_canceled',
 };
 
 /** The server messages this file knows; each is emitted as an event of its own name. */
 const SERVER_TYPES = new Set([
   'welcome', 'room_created', 'joined', 'state', 'moved', 'game_over', 'left', 'rooms', 'error', 'replaced',
   'shutdown', 'lobby', 'lobby_update', 'lobby_unsubscribed', 'pong', 'chat', 'room_closed', 'room_moving',
+  'challenge_sent', 'challenge_accepted', 'challenge_declined', 'challenge_canceled',
 ]);
 
 /**
@@ -317,6 +318,16 @@ export class ParlorClient {
   watch(room, { since } = {}) { return this.request({ type: 'watch', room, since }); }
   /** @returns {Promise<Left>} */
   leave(room) { return this.request({ type: 'leave', room }); }
+  /**
+   * Challenges the bot account `name` (§6.20); the bot's answer comes later as a
+   * `challenge_accepted` event (join its room and seat) or `challenge_declined`.
+   * @returns {Promise<{challenge: string, seat: Seat}>} the `challenge_sent` answer
+   */
+  challenge(name, game, { timeControl, seat, rated } = {}) {
+    return this.request({ type: 'challenge', name, game, time_control: timeControl, seat, rated });
+  }
+  /** @returns {Promise<{challenge: string}>} (§6.21) */
+  cancelChallenge(challenge) { return this.request({ type: 'cancel_challenge', challenge }); }
   /** @returns {Promise<Rooms>} */
   listRooms() { return this.request({ type: 'list_rooms' }); }
   /**

@@ -190,11 +190,22 @@ pub(super) async fn cancel(
     id: web::Path<String>,
 ) -> Result<HttpResponse, BotApiError> {
     let account = caller::budgeted(&state, &request).await?;
-    let challenge = pending(&state, &id, |challenge| &challenge.challenger, &account)?;
-    let challenge = answer(&state, &challenge, ChallengeStatus::Canceled)?;
-    tell_both(&state, &challenge, ChallengeNews::Canceled);
-    state.challenges.forget(&challenge.id);
+    cancel_for(&state, &account, &id)?;
     Ok(ok())
+}
+
+/// `challenger` takes challenge `id` back; both players are told. Shared by `POST
+/// /api/challenge/{id}/cancel` and the WebSocket's `cancel_challenge`.
+pub(crate) fn cancel_for(
+    state: &AppState,
+    challenger: &AccountRecord,
+    id: &str,
+) -> Result<(), BotApiError> {
+    let challenge = pending(state, id, |challenge| &challenge.challenger, challenger)?;
+    let challenge = answer(state, &challenge, ChallengeStatus::Canceled)?;
+    tell_both(state, &challenge, ChallengeNews::Canceled);
+    state.challenges.forget(&challenge.id);
+    Ok(())
 }
 
 /// The game and clock a challenge's fields ask for: chess unless `variant` names

@@ -227,7 +227,8 @@ pub(crate) fn decline_reason(key: &str) -> Option<&'static str> {
         .map(|(known, _)| *known)
 }
 
-fn decline_sentence(key: &str) -> &'static str {
+/// The sentence of the decline reason `key`.
+pub(crate) fn decline_sentence(key: &str) -> &'static str {
     DECLINE_REASONS
         .iter()
         .find(|(known, _)| *known == key)

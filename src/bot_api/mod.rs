@@ -7,18 +7,18 @@
 mod account;
 mod body;
 mod caller;
-mod challenge_routes;
-mod challenges;
+pub(crate) mod challenge_routes;
+pub(crate) mod challenges;
 mod event_stream;
-mod events;
+pub(crate) mod events;
 mod frames;
 mod game_actions;
 mod game_stream;
 mod game_view;
 mod live_stream;
 mod ndjson;
-mod ongoing;
-mod reply;
+pub(crate) mod ongoing;
+pub(crate) mod reply;
 mod seats;
 mod views;
 

@@ -212,6 +212,31 @@ pub enum ClientMsg {
         /// The room's id.
         room: RoomId,
     },
+    /// Challenge a bot account to a game (§6.20). The bot answers by itself, through the
+    /// Bot API: this connection is then told `challenge_accepted` (join the room and
+    /// seat it names) or `challenge_declined`.
+    Challenge {
+        /// The bot account's name.
+        name: String,
+        /// The game.
+        game: Checked<GameKind>,
+        /// The clock, in the form of `options.time_control` (§6.2.3); none by default.
+        #[serde(default)]
+        #[schemars(with = "Option<TimeControl>")]
+        time_control: Checked<TimeControl>,
+        /// The seat the challenger plays, 0 or 1; drawn at random when left out.
+        #[serde(default)]
+        #[schemars(with = "Option<Seat>")]
+        seat: Option<Checked<Seat>>,
+        /// Whether the game is rated (§13.4); not by default.
+        #[serde(default)]
+        rated: bool,
+    },
+    /// Take back a challenge this player made that has not been answered (§6.21).
+    CancelChallenge {
+        /// The challenge's id, as `challenge_sent` gave it.
+        challenge: RoomId,
+    },
 }
 
 impl ClientMsg {

@@ -35,6 +35,8 @@ pub enum ErrorCode {
     HelloRequired,
     /// No room has that id.
     UnknownRoom,
+    /// No player (or no bot account, for `challenge`) has that name.
+    UnknownPlayer,
     /// The sender holds no seat in the room (from this connection).
     NotAPlayer,
     /// The game is over.

@@ -201,6 +201,49 @@ pub enum ServerMsg {
         /// A sentence for people.
         message: String,
     },
+    /// The answer to `challenge`: the challenge was made (§6.20). Its answer comes later,
+    /// as `challenge_accepted` or `challenge_declined`.
+    ChallengeSent {
+        /// The challenge's id (which the game's room takes, if it is accepted).
+        challenge: RoomId,
+        /// The bot account challenged.
+        name: String,
+        /// The game.
+        game: GameKind,
+        /// The challenger's seat.
+        seat: Seat,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// A bot accepted this player's challenge: the game's room is open and has started,
+    /// with `seat` held for this player; `join` it (§6.3) to play.
+    ChallengeAccepted {
+        /// The challenge's id.
+        challenge: RoomId,
+        /// The game's room.
+        room: RoomId,
+        /// This player's seat there.
+        seat: Seat,
+    },
+    /// This player's challenge was declined, by the bot or, for a bot that does not take
+    /// it (its games, or as many games as it may play at once), by the server.
+    ChallengeDeclined {
+        /// The challenge's id.
+        challenge: RoomId,
+        /// Why, as a key: `generic`, `later`, `variant`, `tooMany`, … (docs/BOT_API.md).
+        reason: String,
+        /// Why, for people.
+        message: String,
+    },
+    /// The answer to `cancel_challenge`: the challenge was taken back (§6.21).
+    ChallengeCanceled {
+        /// The challenge's id.
+        challenge: RoomId,
+        /// The client's `ref`.
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
     /// The server is stopping, and closes the socket right after; reconnect after
     /// `retry_after_ms`.
     Shutdown {

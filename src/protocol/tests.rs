@@ -11,7 +11,7 @@ fn code(text: &str) -> ErrorCode {
 
 #[test]
 fn every_client_type_is_read_by_serde_and_documented() {
-    assert_eq!(CLIENT_TYPES.len(), 20);
+    assert_eq!(CLIENT_TYPES.len(), 22);
     let protocol = include_str!("../../docs/PROTOCOL.md");
     for kind in CLIENT_TYPES {
         let heading = format!("`{kind}`");

@@ -7,9 +7,11 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use serde_json::Value;
+use tokio::sync::mpsc;
 
 use super::reroute::Moving;
 use crate::AppState;
+use crate::bot_api::events::BotEvent;
 use crate::fleet::RoomLink;
 use crate::limits::Budget;
 use crate::lobby::LobbySubscription;
@@ -33,6 +35,8 @@ pub(super) struct Connection {
     pub(super) subscriber: Subscriber,
     /// The lobby feed, while subscribed.
     pub(super) lobby: Option<LobbySubscription>,
+    /// News of its player's challenges to bot accounts, once it has made one.
+    pub(super) bot_events: Option<mpsc::Receiver<BotEvent>>,
     /// The client's address, which quotas count against.
     pub(super) address: IpAddr,
     /// Rooms this connection may still create this minute.

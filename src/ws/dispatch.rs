@@ -7,6 +7,7 @@ use bytestring::ByteString;
 use serde_json::Value;
 use tracing::{debug, info};
 
+use super::challenges::ChallengeAsked;
 use super::connection::Connection;
 use super::room_request::RoomRequest;
 use crate::auth;
@@ -244,6 +245,26 @@ impl Connection {
             ClientMsg::Ping {} => {
                 self.on_heartbeat = true;
                 Handled::Replies(vec![ServerMsg::Pong { reference }])
+            }
+            ClientMsg::Challenge {
+                name,
+                game,
+                time_control,
+                seat,
+                rated,
+            } => {
+                self.may(Activity::Play)?;
+                let asked = ChallengeAsked {
+                    name,
+                    game,
+                    time_control,
+                    seat,
+                    rated,
+                };
+                Handled::Replies(self.challenge(asked, reference).await?)
+            }
+            ClientMsg::CancelChallenge { challenge } => {
+                Handled::Replies(self.cancel_challenge(challenge, reference).await?)
             }
             ClientMsg::ListRooms {} => {
                 self.player()?;

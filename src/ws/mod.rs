@@ -7,6 +7,7 @@
 //!                 ▲ room frames, lobby updates
 //! ```
 
+mod challenges;
 mod connection;
 mod dispatch;
 mod frames;

@@ -11,7 +11,7 @@ use crate::common::{TestServer, temp_dir, test_config};
 
 /// A bot account named `name` on `server`: said hello once on the WebSocket for its
 /// token, then upgraded; its Bot API client.
-async fn bot_account(server: &TestServer, name: &str) -> BotClient {
+pub(crate) async fn bot_account(server: &TestServer, name: &str) -> BotClient {
     let mut ws = server.connect().await;
     let token = ws.hello(name, None).await["token"]
         .as_str()
@@ -25,7 +25,7 @@ async fn bot_account(server: &TestServer, name: &str) -> BotClient {
 }
 
 /// The next event of `stream` of type `kind`, skipping others.
-async fn event(stream: &mut LineReader, kind: &str) -> Value {
+pub(crate) async fn event(stream: &mut LineReader, kind: &str) -> Value {
     loop {
         let event = stream.next().await.expect("the event stream stays open");
         if event["type"] == kind {

@@ -69,6 +69,7 @@ mod one_server_per_database;
 mod operators_have_controls;
 mod operators_scrape_metrics;
 mod partitions_lose_no_move;
+mod people_challenge_bots;
 mod players_and_spectators_chat_apart;
 mod players_reconnect_or_lose_by_abandonment;
 mod postgres_outages_refuse_moves;

@@ -19,6 +19,7 @@ use tracing::{debug, info};
 
 mod steps;
 
+use super::challenges;
 use super::connection::Connection;
 use super::dispatch::Answer;
 use super::frames::Breach;
@@ -30,6 +31,7 @@ use super::room_request::Settled;
 use super::socket::SocketHandle;
 use super::writer::{Outbound, WriteError, Writer};
 use crate::AppState;
+use crate::bot_api::events::BotEvent;
 use crate::limits::{Budget, ConnectionPermit};
 use crate::lobby::{LobbyEvent, next_lobby_event};
 use crate::protocol::{
@@ -175,6 +177,7 @@ impl Running {
             moving: Moving::new(),
             subscriber: Subscriber::new(conn, outbox),
             lobby: None,
+            bot_events: None,
             address,
             room_budget: budgets.rooms,
             chat_budget: budgets.chat,
@@ -214,6 +217,7 @@ impl Running {
     async fn next_event(&mut self, waits: &mut Waits<'_, '_>) -> Event {
         let awaiting_hello = self.connection.identity.is_none() && !self.hello_within.is_zero();
         let following_lobby = self.connection.lobby.is_some();
+        let following_challenges = self.connection.bot_events.is_some();
         let moving = !self.connection.moving.is_empty();
         let waiting = !self.in_flight.is_idle();
         let reading = self.held.is_none() && !self.in_flight.is_full();
@@ -235,6 +239,9 @@ impl Running {
                 Event::Lobby(event)
             }
             Some(frame) = self.queued.recv() => Event::Queued(frame),
+            event = next_bot_event(self.connection.bot_events.as_mut()), if following_challenges => {
+                Event::Challenges(event)
+            }
             () = waits.silence.as_mut() => Event::Silence,
             _ = self.ping.tick() => Event::PingDue,
         }
@@ -285,6 +292,18 @@ impl Running {
             Event::Held(envelope, received) => Step::Answer(envelope, received),
             Event::Answered(answered) => Step::Settle(answered),
             Event::Lobby(LobbyEvent::Updates(frames)) => Step::WriteAll(frames),
+            Event::Challenges(Some(event)) => match challenges::told(&event) {
+                Some(message) => {
+                    self.connection.app.metrics.messages_out.inc();
+                    Step::WriteAll(vec![encode(&message)])
+                }
+                None => Step::Wait,
+            },
+            // Dropped for not keeping up: it hears no more.
+            Event::Challenges(None) => {
+                self.connection.bot_events = None;
+                Step::Wait
+            }
             Event::Lobby(LobbyEvent::Behind) => {
                 Step::WriteAll(vec![encode(&self.connection.lobby_snapshot(None))])
             }
@@ -557,5 +576,14 @@ impl Running {
         drop(permit);
         app.metrics.connections_open.dec();
         info!(conn, reason = why, "connection closed");
+    }
+}
+
+/// The next news of a connection's challenges, once it listens (`None` when its
+/// listener was dropped); never, while it does not.
+async fn next_bot_event(events: Option<&mut mpsc::Receiver<BotEvent>>) -> Option<BotEvent> {
+    match events {
+        Some(events) => events.recv().await,
+        None => std::future::pending().await,
     }
 }

@@ -5,6 +5,7 @@ use actix_ws::{CloseCode, CloseReason};
 use bytestring::ByteString;
 
 use super::Received;
+use crate::bot_api::events::BotEvent;
 use crate::lobby::LobbyEvent;
 use crate::protocol::Envelope;
 use crate::room::Frame;
@@ -64,6 +65,8 @@ pub(super) enum Event {
     Answered(Answered),
     /// News of the rooms the connection follows in the lobby.
     Lobby(LobbyEvent),
+    /// News of its player's challenges (`None`: it was dropped for not keeping up).
+    Challenges(Option<BotEvent>),
     /// A frame a room queued for the connection.
     Queued(Frame),
     /// The connection may have been silent too long.
