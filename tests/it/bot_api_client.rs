@@ -92,6 +92,23 @@ pub(crate) struct LineReader {
 }
 
 impl LineReader {
+    /// Reads until the next keep-alive (a bare newline) arrives; a JSON line before it
+    /// fails the test.
+    pub(crate) async fn until_keep_alive(&mut self) {
+        let before = self.keep_alives;
+        while self.keep_alives == before {
+            if let Some(end) = self.buffer.iter().position(|&byte| byte == b'\n') {
+                let line: Vec<u8> = self.buffer.drain(..=end).collect();
+                assert_eq!(line, b"\n", "a line came before the keep-alive");
+                self.keep_alives += 1;
+                continue;
+            }
+            let chunk = self.response.chunk().await.expect("the stream reads");
+            let bytes = chunk.expect("the stream stays open");
+            self.buffer.extend_from_slice(&bytes);
+        }
+    }
+
     /// The next JSON line, skipping keep-alives; `None` once the server has ended the
     /// stream.
     pub(crate) async fn next(&mut self) -> Option<Value> {

@@ -182,9 +182,11 @@ async fn a_token_over_its_budget_is_refused_429_but_its_streams_open() {
             .is_some_and(|error| error.contains("bot_requests_per_minute")),
         "{refused}"
     );
-    // Streams are never refused for their rate.
-    let (status, _events) = bot.stream("/api/stream/event").await;
+    // Streams are never refused for their rate; a quiet one is kept alive with bare
+    // newlines (every 6 s), as lichess-bot's 15 s read timeout needs.
+    let (status, mut events) = bot.stream("/api/stream/event").await;
     assert_eq!(status, 200);
+    events.until_keep_alive().await;
     ws.close().await;
     server.stop().await;
 }
