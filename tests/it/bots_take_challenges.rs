@@ -274,13 +274,23 @@ async fn a_bots_game_is_found_again_after_a_restart_and_played_on() {
     let (_, mut black_stream) = robo.stream(&format!("/api/bot/game/stream/{id}")).await;
     let full = black_stream.next().await.unwrap();
     assert_eq!(full["state"]["moves"], "f2f3 e7e5", "{full}");
-    for (mover, uci) in [(&bobo, "g2g4"), (&robo, "d8h4")] {
-        let (status, played) = mover
-            .post(&format!("/api/bot/game/{id}/move/{uci}"), None)
-            .await;
-        assert_eq!(status, 200, "{uci}: {played}");
+    let (status, played) = bobo
+        .post(&format!("/api/bot/game/{id}/move/g2g4"), None)
+        .await;
+    assert_eq!(status, 200, "{played}");
+    // Robo moves once its stream has shown it Bobo's move, as a bot does: its move is
+    // sent for the position the stream showed last. (Bobo plays without a stream of its
+    // own, so Robo is also told it is gone.)
+    loop {
+        let line = black_stream.next().await.unwrap();
+        if line["moves"] == "f2f3 e7e5 g2g4" {
+            break;
+        }
     }
-    // (Bobo plays without a stream of its own, so Robo is also told it is gone.)
+    let (status, played) = robo
+        .post(&format!("/api/bot/game/{id}/move/d8h4"), None)
+        .await;
+    assert_eq!(status, 200, "{played}");
     let mut last = black_stream.next().await.unwrap();
     while last["type"] != "gameState" || last["status"] == "started" {
         last = black_stream.next().await.unwrap();

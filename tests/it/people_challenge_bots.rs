@@ -85,15 +85,24 @@ async fn a_person_challenges_a_bot_and_plays_the_game_it_accepts() {
         (&full["white"]["name"], &full["black"]["name"]),
         (&"Alice".into(), &"Robo".into())
     );
-    alice.play(&id, "f2f3").await;
-    stream.next().await.unwrap();
-    robo.post(&format!("/api/bot/game/{id}/move/e7e5"), None)
-        .await;
-    alice.until_state(|s| s["moves"] == 2).await;
-    alice.play(&id, "g2g4").await;
-    stream.next().await.unwrap();
-    robo.post(&format!("/api/bot/game/{id}/move/d8h4"), None)
-        .await;
+    // The bot moves once its stream has shown it the person's move, as a bot does (its
+    // move is sent for the position the stream showed last).
+    for (person, bot) in [("f2f3", "e7e5"), ("g2g4", "d8h4")] {
+        alice.play(&id, person).await;
+        loop {
+            let line = stream.next().await.unwrap();
+            if line["moves"]
+                .as_str()
+                .is_some_and(|moves| moves.ends_with(person))
+            {
+                break;
+            }
+        }
+        let (status, played) = robo
+            .post(&format!("/api/bot/game/{id}/move/{bot}"), None)
+            .await;
+        assert_eq!(status, 200, "{bot}: {played}");
+    }
     let over = alice.until("game_over").await;
     assert_eq!(over["winner"], 1, "{over}");
     server.stop().await;
