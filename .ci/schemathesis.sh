@@ -14,21 +14,9 @@ path = "$dir/parlor.db"
 [admin]
 token = "$token"
 TOML
-"$bin" --port 0 --config "$dir/config.toml" > "$dir/server.log" 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$dir"' EXIT
-address=""
-for _ in $(seq 1 600); do
-    address="$(grep -o 'listening on http://[0-9.:]*' "$dir/server.log" | head -1 | sed 's/listening on //')" || true
-    [[ -n "$address" ]] && break
-    if ! kill -0 "$server" 2>/dev/null; then
-        cat "$dir/server.log" >&2
-        echo "schemathesis: the server stopped as it started" >&2
-        exit 1
-    fi
-    sleep 0.1
-done
-[[ -n "$address" ]] || { echo "schemathesis: the server did not say where it listens" >&2; exit 1; }
+who=schemathesis
+source "$(dirname "${BASH_SOURCE[0]}")/live_server.sh"
+start_server "$bin" "$dir/config.toml"
 echo "schemathesis: server at $address"
 schemathesis run "$address/api/openapi.json" \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \

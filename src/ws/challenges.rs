@@ -11,8 +11,8 @@ use crate::bot_api::events::{BotEvent, ChallengeNews};
 use crate::bot_api::reply::BotApiError;
 use crate::http::ApiError;
 use crate::protocol::{Checked, ClientError, ErrorCode, ServerMsg};
-use crate::store::StoreError;
-use parlor_room::{RoomId, TimeControl};
+use crate::store::{AccountRecord, StoreError};
+use parlor_room::{PlayerId, RoomId, TimeControl};
 use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
 
@@ -54,16 +54,7 @@ impl Connection {
                 ),
             ));
         }
-        let me = store
-            .account(&player.player_id)
-            .await
-            .map_err(unavailable)?
-            .ok_or_else(|| {
-                ClientError::new(
-                    ErrorCode::UnknownPlayer,
-                    "Say hello again: this player is gone.",
-                )
-            })?;
+        let me = self.own_account(&player.player_id).await?;
         // Heard from before the challenge is made, so that no quick answer is missed.
         if self.bot_events.is_none() {
             self.bot_events = Some(self.app.events.open(&player.player_id));
@@ -93,23 +84,23 @@ impl Connection {
         reference: Option<Value>,
     ) -> Result<Vec<ServerMsg>, ClientError> {
         let player = self.player_info()?;
-        let me = self
-            .app
-            .store
-            .account(&player.player_id)
-            .await
-            .map_err(unavailable)?
-            .ok_or_else(|| {
-                ClientError::new(
-                    ErrorCode::UnknownPlayer,
-                    "Say hello again: this player is gone.",
-                )
-            })?;
+        let me = self.own_account(&player.player_id).await?;
         challenge_routes::cancel_for(&self.app, &me, challenge.as_str()).map_err(refusal)?;
         Ok(vec![ServerMsg::ChallengeCanceled {
             challenge,
             reference,
         }])
+    }
+
+    /// The account of this connection's player, as challenges name it.
+    async fn own_account(&self, player: &PlayerId) -> Result<AccountRecord, ClientError> {
+        let account = self.app.store.account(player).await.map_err(unavailable)?;
+        account.ok_or_else(|| {
+            ClientError::new(
+                ErrorCode::UnknownPlayer,
+                "Say hello again: this player is gone.",
+            )
+        })
     }
 }
 
