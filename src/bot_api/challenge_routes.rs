@@ -22,7 +22,7 @@ use crate::lobby::NewRoom;
 use crate::protocol::{ClientError, ErrorCode};
 use crate::room::{Caller, RoomHandle, new_conn_id};
 use crate::store::{AccountRecord, Fence};
-use parlor_room::{PlayerInfo, RoomCommand, RoomOptions, SeatSpec, TimeControl};
+use parlor_room::{PlayerInfo, RoomCommand, RoomId, RoomOptions, SeatSpec, TimeControl};
 use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
 
@@ -208,6 +208,16 @@ pub(crate) fn cancel_for(
     Ok(())
 }
 
+/// Takes back challenge `id` if it still waits for its answer, telling both players:
+/// what happens to a person's challenges when the connection that made them closes (a
+/// bot should not start a game nobody is there to play).
+pub(crate) fn withdraw(state: &AppState, id: &RoomId) {
+    if let Some(challenge) = state.challenges.settle(id, ChallengeStatus::Canceled) {
+        tell_both(state, &challenge, ChallengeNews::Canceled);
+        state.challenges.forget(id);
+    }
+}
+
 /// The game and clock a challenge's fields ask for: chess unless `variant` names
 /// another game; a clock of `clock.limit` and `clock.increment` seconds, or none (also
 /// for `days`: Parlor has no correspondence clock).
@@ -250,11 +260,7 @@ fn refusal_for_bot(state: &AppState, dest: &AccountRecord, game: GameKind) -> Op
 fn party(account: &AccountRecord, game: GameKind) -> Party {
     let rating = account.ratings.iter().find(|rating| rating.game == game);
     Party {
-        player: PlayerInfo {
-            player_id: account.player.player_id.clone(),
-            name: account.player.name.clone(),
-        },
-        bot: account.bot_since_ms.is_some(),
+        player: account.player_info(),
         rating: rating.map(|rating| rating.rating.round() as i64),
     }
 }

@@ -63,8 +63,6 @@ pub(crate) enum ChallengeStatus {
 pub(crate) struct Party {
     /// Who.
     pub(crate) player: PlayerInfo,
-    /// Whether a bot account.
-    pub(crate) bot: bool,
     /// Their rating in the challenge's game, if they have one.
     pub(crate) rating: Option<i64>,
 }
@@ -164,7 +162,7 @@ fn user(party: &Party) -> Value {
     json!({
         "id": party.player.player_id,
         "name": party.player.name,
-        "title": party.bot.then_some("BOT"),
+        "title": party.player.bot_account.then_some("BOT"),
         "rating": party.rating.unwrap_or(1500),
         "provisional": party.rating.is_none(),
         "online": true,

@@ -140,10 +140,7 @@ impl Acting {
     async fn of(state: &AppState, request: &HttpRequest, id: &str) -> Result<Acting, BotApiError> {
         let account = caller::bot(state, request).await?;
         let room = room_id(id)?;
-        let player = PlayerInfo {
-            player_id: account.player.player_id,
-            name: account.player.name,
-        };
+        let player = account.player_info();
         if let Some(seat) = state.bot_seats.get(&player.player_id, &room) {
             return Ok(Acting {
                 player,

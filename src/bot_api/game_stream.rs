@@ -34,10 +34,7 @@ pub(super) async fn game_stream(
 ) -> Result<HttpResponse, BotApiError> {
     let account = caller::bot(&state, &request).await?;
     let room = room_id(&id)?;
-    let player = PlayerInfo {
-        player_id: account.player.player_id,
-        name: account.player.name,
-    };
+    let player = account.player_info();
     let (seat, frames) = take_seat(&state, &player, &room).await?;
     let bot = player.player_id;
     state

@@ -487,6 +487,7 @@ pub(super) async fn close_room(
     let operator = PlayerInfo {
         player_id: PlayerId::from("operator"),
         name: by.clone(),
+        bot_account: false,
     };
     // The operator asks from no connection: nothing the room sends comes back here.
     let (outbox, _unread) = mpsc::channel(1);

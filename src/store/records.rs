@@ -1,7 +1,7 @@
 //! What the store keeps beside the rooms' records: a player, and the fencing token a
 //! room writes under.
 
-use parlor_room::PlayerId;
+use parlor_room::{PlayerId, PlayerInfo};
 use parlor_rules::GameKind;
 use serde::Serialize;
 
@@ -64,6 +64,17 @@ pub(crate) struct AccountRecord {
     pub(crate) bot_games: Vec<GameKind>,
     /// The player's rating in each game they have one in.
     pub(crate) ratings: Vec<GameRating>,
+}
+
+impl AccountRecord {
+    /// The player as rooms know them: a bot account says so.
+    pub(crate) fn player_info(&self) -> PlayerInfo {
+        PlayerInfo {
+            player_id: self.player.player_id.clone(),
+            name: self.player.name.clone(),
+            bot_account: self.bot_since_ms.is_some(),
+        }
+    }
 }
 
 /// A player's rating in one game.

@@ -68,6 +68,10 @@ impl Connection {
         };
         let made = challenge_routes::make(&self.app, &me, &name, asked).await;
         let challenge = made.map_err(refusal)?;
+        let challenges = &self.app.challenges;
+        self.challenges_sent
+            .retain(|id| challenges.get(id).is_some());
+        self.challenges_sent.push(challenge.id.clone());
         Ok(vec![ServerMsg::ChallengeSent {
             challenge: challenge.id.clone(),
             name: challenge.dest.player.name.clone(),
@@ -90,6 +94,14 @@ impl Connection {
             challenge,
             reference,
         }])
+    }
+
+    /// Takes back the challenges this connection made that still wait for an answer:
+    /// it is closing, and nobody would be there to play the game.
+    pub(super) fn withdraw_challenges(&self) {
+        for id in &self.challenges_sent {
+            challenge_routes::withdraw(&self.app, id);
+        }
     }
 
     /// The account of this connection's player, as challenges name it.

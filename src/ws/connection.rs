@@ -37,6 +37,8 @@ pub(super) struct Connection {
     pub(super) lobby: Option<LobbySubscription>,
     /// News of its player's challenges to bot accounts, once it has made one.
     pub(super) bot_events: Option<mpsc::Receiver<BotEvent>>,
+    /// The challenges it made, taken back as it closes if still unanswered.
+    pub(super) challenges_sent: Vec<RoomId>,
     /// The client's address, which quotas count against.
     pub(super) address: IpAddr,
     /// Rooms this connection may still create this minute.

@@ -131,6 +131,7 @@ impl Connection {
         Ok(PlayerInfo {
             player_id: identity.player_id.clone(),
             name: identity.name.clone(),
+            bot_account: false,
         })
     }
 

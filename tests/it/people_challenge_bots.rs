@@ -1,7 +1,8 @@
 //! A person on the WebSocket challenges a bot account (PROTOCOL.md §6.20): an unknown
 //! name or a person is refused, a game the bot does not take is declined for it by the
 //! server, a challenge can be taken back, and an accepted one names the room and seat
-//! the person joins to play the bot, which plays over the Bot API.
+//! the person joins to play the bot, which plays over the Bot API. A challenge still
+//! unanswered when its person's connection closes is taken back.
 
 use serde_json::json;
 
@@ -80,6 +81,12 @@ async fn a_person_challenges_a_bot_and_plays_the_game_it_accepts() {
     assert_eq!(snapshot["status"], "playing", "{snapshot}");
 
     let (_, mut stream) = robo.stream(&format!("/api/bot/game/stream/{id}")).await;
+    // The bot account's seat says so once its stream has taken it; a person's does not.
+    let seen = alice
+        .until_state(|state| state["seats"][1]["connected"] == true)
+        .await;
+    assert_eq!(seen["seats"][1]["bot_account"], true, "{seen}");
+    assert!(seen["seats"][0].get("bot_account").is_none(), "{seen}");
     let full = stream.next().await.unwrap();
     assert_eq!(
         (&full["white"]["name"], &full["black"]["name"]),
@@ -105,5 +112,30 @@ async fn a_person_challenges_a_bot_and_plays_the_game_it_accepts() {
     }
     let over = alice.until("game_over").await;
     assert_eq!(over["winner"], 1, "{over}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_challenge_is_taken_back_when_its_connection_closes() {
+    let dir = temp_dir();
+    let server = TestServer::start(test_config(dir.path())).await;
+    let robo = bot_account(&server, "Robo").await;
+    let (_, mut robo_events) = robo.stream("/api/stream/event").await;
+    let mut alice = server.player("Alice").await;
+    alice
+        .send(json!({"type": "challenge", "name": "Robo", "game": "chess"}))
+        .await;
+    let sent = alice.until("challenge_sent").await;
+    let made = event(&mut robo_events, "challenge").await;
+    assert_eq!(made["challenge"]["id"], sent["challenge"]);
+
+    alice.close().await;
+    let canceled = event(&mut robo_events, "challengeCanceled").await;
+    assert_eq!(canceled["challenge"]["id"], sent["challenge"], "{canceled}");
+    let id = sent["challenge"].as_str().unwrap();
+    let (status, answer) = robo
+        .post(&format!("/api/challenge/{id}/accept"), None)
+        .await;
+    assert_eq!(status, 404, "{answer}");
     server.stop().await;
 }

@@ -20,6 +20,9 @@ pub struct PlayerInfo {
     pub player_id: PlayerId,
     /// The player's name.
     pub name: String,
+    /// Whether the player is a bot account: an engine playing through the Bot API.
+    #[serde(default)]
+    pub bot_account: bool,
 }
 
 /// What holds a seat, as shown on the wire: `open`, `human` or `bot:<level>` (a bot
@@ -241,6 +244,10 @@ impl SeatState {
                 SeatState::Bot(_) | SeatState::StandIn { .. } => true,
             },
             rating: None,
+            bot_account: match self {
+                SeatState::Human { player, .. } => player.bot_account,
+                SeatState::Open | SeatState::Bot(_) | SeatState::StandIn { .. } => false,
+            },
             stand_in_for,
             grace_left_ms: None,
             claim_left_ms: None,

@@ -29,6 +29,11 @@ pub struct SeatView {
     /// an open seat, for a bot (bots are not rated), for a player with no rated game of
     /// this game yet, and while the room is waiting.
     pub rating: Option<i64>,
+    /// `true` when the seat's player is a bot account: an engine playing through the Bot
+    /// API under its own name (docs/BOT_API.md), shown as a bot wherever its name is.
+    /// Absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot_account: bool,
     /// The person a bot is playing for after they stayed away past the reconnect grace
     /// (`options.takeover`); they get the seat back by joining it again. The seat's
     /// `kind` and `name` are then the bot's and its `player_id` `null`. Absent otherwise.

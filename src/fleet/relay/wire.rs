@@ -100,6 +100,7 @@ mod tests {
         PlayerInfo {
             player_id: PlayerId::from("p"),
             name: "Ann".to_owned(),
+            bot_account: false,
         }
     }
 

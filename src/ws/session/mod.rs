@@ -178,6 +178,7 @@ impl Running {
             subscriber: Subscriber::new(conn, outbox),
             lobby: None,
             bot_events: None,
+            challenges_sent: Vec::new(),
             address,
             room_budget: budgets.rooms,
             chat_budget: budgets.chat,
@@ -550,6 +551,7 @@ impl Running {
             relay.unregister(conn);
         }
         app.live.close(conn);
+        connection.withdraw_challenges();
         // A client that stopped reading is found by a room whose queue for it filled
         // (the room counts it as it kicks) or by a stalled write (counted here): once
         // either way.

@@ -173,9 +173,11 @@ fn seated(seat: Seat, stored: &StoredSeat, now: Instant) -> Result<SeatState, Re
                 .clone()
                 .ok_or_else(|| why("a human seat without a player".to_owned()))?;
             Ok(SeatState::Human {
+                // A bot account is known as one again once its game stream returns.
                 player: PlayerInfo {
                     player_id,
                     name: stored.name.clone(),
+                    bot_account: false,
                 },
                 conn: None,
                 away_since: Some(now),

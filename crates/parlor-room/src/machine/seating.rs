@@ -40,7 +40,7 @@ impl RoomState {
             } if holder.player_id == player.player_id => {
                 // The same player, from a new connection: the seat moves there.
                 replaced = held.take().filter(|old| *old != conn);
-                holder.name = player.name;
+                *holder = player;
                 *held = Some(conn);
                 *away_since = None;
                 self.nobody_back = false;
@@ -52,7 +52,7 @@ impl RoomState {
             } if holder.player_id == player.player_id => {
                 // Back after a bot took over: the bot finishes any move it is making.
                 replaced = held.take().filter(|old| *old != conn);
-                holder.name = player.name;
+                *holder = player;
                 *held = Some(conn);
                 self.nobody_back = false;
                 self.hand_back(seat);

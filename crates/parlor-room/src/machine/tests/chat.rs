@@ -26,6 +26,7 @@ fn carol() -> PlayerInfo {
     PlayerInfo {
         player_id: "p_carol".into(),
         name: "Carol".into(),
+        bot_account: false,
     }
 }
 

@@ -249,6 +249,7 @@ fn the_operator_closing_a_room_aborts_its_game_unrated_and_needs_no_seat() {
             PlayerInfo {
                 player_id: "operator".into(),
                 name: "operator".to_owned(),
+                bot_account: false,
             }
             .ask(close.clone(), None),
             0,

@@ -37,6 +37,7 @@ fn alice() -> PlayerInfo {
     PlayerInfo {
         player_id: "p_alice".into(),
         name: "Alice".into(),
+        bot_account: false,
     }
 }
 
@@ -44,6 +45,7 @@ fn bob() -> PlayerInfo {
     PlayerInfo {
         player_id: "p_bob".into(),
         name: "Bob".into(),
+        bot_account: false,
     }
 }
 

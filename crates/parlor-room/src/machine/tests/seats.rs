@@ -377,6 +377,7 @@ fn a_player_returning_after_a_move_between_nodes_gets_their_own_seat_back() {
     let carol = PlayerInfo {
         player_id: PlayerId::from("p_carol"),
         name: "Carol".to_owned(),
+        bot_account: false,
     };
     let effects = back(&mut fx, carol, CAROL);
     assert!(effects.iter().any(|effect| matches!(
@@ -426,6 +427,7 @@ fn seats_held_for_two_players_start_the_game_and_are_theirs_when_they_come() {
     let carol = PlayerInfo {
         player_id: PlayerId::from("p_carol"),
         name: "Carol".to_owned(),
+        bot_account: false,
     };
     assert_eq!(
         refusal(reserve(&mut fx, carol, Seat::Second)),
