@@ -6,7 +6,8 @@
 # (each game's rules, a stored game's address /game/<id>), e2e/friends.mjs (a room that
 # waits for a friend, "Play a bot instead", an opponent gone and the claims) and
 # e2e/ratings.mjs (only games between people are rated; scores by opponent; provisional
-# ratings), after madge has checked that the client's modules import one another in no
+# ratings) and e2e/bots.mjs (a person challenges a bot account on the Bot API from the
+# "Bots online" card and plays it), after madge has checked that the client's modules import one another in no
 # circle.
 # Usage (from anywhere): E2E_SERVER_BIN=target/debug/parlor bash e2e/run.sh
 set -euo pipefail
@@ -50,4 +51,5 @@ node e2e/client.mjs || status=$?
 node e2e/rules.mjs || status=$?
 node e2e/friends.mjs || status=$?
 node e2e/ratings.mjs || status=$?
+node e2e/bots.mjs || status=$?
 exit "$status"

@@ -29,7 +29,7 @@ const LOST = new Set(['client_lost', 'client_closed']);
  * `onRefused` handles a refusal. Says so on the error line and returns false when
  * the socket is not open.
  */
-function send(call, onRefused = refused) {
+export function send(call, onRefused = refused) {
   if (!app.conn.isOpen) {
     showError(OFFLINE_MESSAGE, 'client_offline');
     return false;
@@ -39,14 +39,14 @@ function send(call, onRefused = refused) {
 }
 
 /** A refusal, shown on the error line. */
-function refused(err) {
+export function refused(err) {
   if (LOST.has(err.code)) return;
   showError(err.message, err.code);
   update();
 }
 
 /** True when signed in on an open socket; otherwise says so on the error line. */
-function requireOnline() {
+export function requireOnline() {
   if (app.conn.isOpen && app.ready) return true;
   showError(OFFLINE_MESSAGE, 'client_offline');
   return false;
@@ -168,7 +168,7 @@ export function exitRoom() {
 }
 
 /** Leaves the current room (if any) before going elsewhere. Returns false if the user said no. */
-function leaveCurrentRoom({ ask }) {
+export function leaveCurrentRoom({ ask }) {
   if (!app.room) return true;
   const playing = app.room.role === 'player' && app.room.state?.status === 'playing';
   // Before the first move there is nothing to lose: the game is called off.

@@ -19,6 +19,8 @@
 //   boards/         all the page knows of each game: board, pieces, notation, endings
 //                   (boards/index.js lists the games and says how to add one)
 //   moves.js        how clicks on cells become moves; drag.js turns drags into clicks
+//   bots.js         the bots online and the form that challenges one; challenges.js
+//                   sends challenges and follows their answers
 //   lobby.js keeps the live room list and rooms.js draws it; sides.js names seats and
 //   sides; link.js makes and follows room links; leaderboard.js, recent.js and
 //   replay.js are their cards; rules.js is the rules dialog; time.js formats clocks;
@@ -67,6 +69,8 @@ import { onMovesKey, onPageKey, stopBrowsing, browseTo } from './browse.js';
 import { setUpChat } from './chat.js';
 import { loadPieces } from './pieces.js';
 import { BOT_LEVELS } from './scoring_words.js';
+import { BotsCard } from './bots.js';
+import { challengeBot, takeBackChallenge } from './challenges.js';
 
 /** The replay card, and what it needs from the page. */
 function makeReplay() {
@@ -98,6 +102,32 @@ function makeReplay() {
     },
   });
   return view;
+}
+
+/** The "Bots online" card, its nodes and what its buttons do. */
+function makeBotsCard() {
+  const node = (id) => document.querySelector(`[data-testid="${id}"]`);
+  return new BotsCard({
+    card: node('bots'),
+    list: node('bot-list'),
+    empty: node('bots-empty'),
+    form: node('challenge-form'),
+    title: node('challenge-title'),
+    game: node('challenge-game'),
+    clock: node('challenge-clock'),
+    side: node('challenge-side'),
+    rated: node('challenge-rated'),
+    close: node('challenge-close'),
+    pending: node('challenge-pending'),
+    pendingText: node('challenge-pending-text'),
+    cancel: node('challenge-cancel'),
+  }, {
+    ready: () => app.ready,
+    challenge: () => app.challenge,
+    send: challengeBot,
+    cancel: takeBackChallenge,
+    changed: () => update(null, 'bots'),
+  });
 }
 
 /** Copies a stored game's permanent address (/game/<id>), saying so in the notice line. */
@@ -134,6 +164,7 @@ function init() {
       join: joinRoom,
       watch: watchRoom,
     });
+  const bots = makeBotsCard();
   const leaderboard = new Leaderboard(
     {
       list: ui.leaderboard, note: ui['leaderboard-note'], game: ui['leaderboard-game'], by: ui['leaderboard-by'],
@@ -147,13 +178,15 @@ function init() {
     openReplay: (gameId) => replay.open(gameId), copyGameLink: copyGameNotice, say, mutePlayer, unmutePlayer,
     claim,
   };
-  onRender((parts) => render(parts, { actions, replay, roomList, recent }));
+  onRender((parts) => render(parts, { actions, replay, roomList, recent, bots }));
   const cards = { replay, leaderboard, recent };
   app.conn = makeClient({
     status: setConnection,
     closed: () => update(() => {
       app.ready = false;
       app.rooms.clear();
+      // The server takes back a closed connection's unanswered challenge.
+      app.challenge = null;
     }),
     rejoin: rejoinRoom,
   });
@@ -250,6 +283,7 @@ function init() {
     });
   }
   roomList.startPreview();
+  bots.start();
   // A site's token signs in at once; a stored name and token mean this browser has
   // played before: resume that player.
   takeTokenFromAddress();

@@ -23,6 +23,7 @@ import { seatName } from './sides.js';
 import { showRoomInAddress } from './link.js';
 import { premovedMove } from './premove.js';
 import { noteAway } from './away.js';
+import { challengeAccepted, challengeDeclined } from './challenges.js';
 
 const PROTOCOL = 1;
 const SEEN_GAMES_MAX = 8; // games whose boards are kept in memory for replays
@@ -50,6 +51,9 @@ const handlers = {
     cards.recent.load();
     update();
   },
+
+  challenge_accepted: challengeAccepted,
+  challenge_declined: challengeDeclined,
 
   joined(m, cards) {
     const seat = typeof m.seat === 'number' ? m.seat : null;

@@ -14,7 +14,7 @@ import {
   GAMES, gameTitle, materialOf, materialWords, movesInPairs, moveInWords, pieceElement, sideIsMark, sidesOf,
 } from './boards/index.js';
 import { hasClock, timeControlLabel, timeControlDescription, formatDuration } from './time.js';
-import { seatName, botLevel, roomLabel, aBot } from './sides.js';
+import { seatName, botLevel, roomLabel, aBot, botAccountTag } from './sides.js';
 import { renderAway, awayStatus, seatIsAway, syncAwayTicker } from './away.js';
 import { roomLink } from './link.js';
 import { el, button, capitalise } from './dom.js';
@@ -44,8 +44,8 @@ export function listGames() {
 
 /**
  * Draws what changed: `parts` (a Set, from store.js) holds 'page' for the whole page,
- * else any of 'notices', 'rooms', 'chat' and 'resign' for those lines, that card or
- * that button alone. `page` = { actions, replay, roomList, recent }: the actions the
+ * else any of 'notices', 'rooms', 'bots', 'chat' and 'resign' for those lines, that card
+ * or that button alone. `page` = { actions, replay, roomList, recent, bots }: the actions the
  * page's buttons call (see app.js), and the cards it shows.
  */
 export function render(parts, page) {
@@ -55,6 +55,7 @@ export function render(parts, page) {
   }
   if (parts.has('notices')) renderNotices();
   if (parts.has('rooms')) page.roomList.render();
+  if (parts.has('bots')) page.bots.render();
   if (parts.has('chat')) renderChat(page.actions);
   if (parts.has('resign') && app.room) renderResign(app.room.state);
 }
@@ -80,7 +81,7 @@ function renderNotices() {
 }
 
 /** Draws the whole page again from what it knows. */
-function renderPage({ actions, replay, roomList, recent }) {
+function renderPage({ actions, replay, roomList, recent, bots }) {
   const room = app.room;
   const signedIn = app.me !== null;
   renderNotices();
@@ -103,6 +104,7 @@ function renderPage({ actions, replay, roomList, recent }) {
   syncAwayTicker();
   document.title = titleText();
   roomList.render();
+  bots.render();
   recent.render();
   // A room entered or a rematch begun: once its board is drawn, bring it into view.
   if (room?.showBoard && room.state) {
@@ -298,6 +300,8 @@ function renderSeats(s, shown, { takeSeat }) {
     const name = el('span', 'seat-name', seatName(seat));
     if (seat.kind === 'open') name.classList.add('open');
     item.append(name);
+    const tag = botAccountTag(seat);
+    if (tag) item.append(tag);
     if (typeof seat.rating === 'number') {
       const rating = el('span', 'rating', String(seat.rating));
       rating.dataset.testid = `rating-${seat.seat}`;

@@ -181,7 +181,7 @@ export function renderResult(s, actions) {
   const rematch = rematchControls(s, actions.rematch);
   if (rematch) {
     parts.push(rematch.status);
-    row.append(rematch.button);
+    if (rematch.button) row.append(rematch.button);
   }
   if (s?.status === 'finished' && typeof s.game_id === 'string') {
     row.append(button('Replay', 'replay-open', () => actions.openReplay(s.game_id), 'small'));
@@ -211,12 +211,19 @@ function scoresExplained(scores) {
   return box;
 }
 
-/** The Rematch button (calling `onRematch`) and a line on who has asked, for a player of a finished game. */
+/** The Rematch button (calling `onRematch`) and a line on who has asked, for a player of a finished game; against a bot account, only a line (it plays again when challenged again). */
 function rematchControls(s, onRematch) {
   if (s?.status !== 'finished' || app.room?.role !== 'player' || typeof app.room.seat !== 'number') return null;
   const asked = Array.isArray(s.rematch) ? s.rematch : [];
   const me = app.room.seat;
-  const other = seatName(s.seats?.find((x) => x.seat === 1 - me));
+  const opponent = s.seats?.find((x) => x.seat === 1 - me);
+  const other = seatName(opponent);
+  if (opponent?.bot_account === true) {
+    // An engine on the Bot API plays again when challenged again, not by a rematch.
+    const status = el('p', 'rematch-status', `To play ${other} again, challenge it from Bots online.`);
+    status.dataset.testid = 'rematch-status';
+    return { button: null, status };
+  }
   const mine = asked.includes(me);
   const theirs = asked.includes(1 - me);
   const label = mine ? 'Rematch asked' : theirs ? 'Accept rematch' : 'Rematch';

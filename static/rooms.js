@@ -6,7 +6,7 @@
 import { el, button } from './dom.js';
 import { gameTitle } from './boards/index.js';
 import { hasClock, timeControlLabel } from './time.js';
-import { sideBadge, sideName, seatName, roomLabel } from './sides.js';
+import { sideBadge, sideName, seatName, roomLabel, botAccountTag } from './sides.js';
 import { fetchListedRooms } from './lobby.js';
 
 const PREVIEW_EVERY_MS = 5000;
@@ -98,6 +98,8 @@ export class RoomListView {
       const who = el('span', 'room-seat');
       who.append(sideBadge(seat.seat, room.game, null));
       who.append(el('span', seat.kind === 'open' ? 'open' : null, seatName(seat)));
+      const tag = botAccountTag(seat);
+      if (tag) who.append(tag);
       if (typeof seat.rating === 'number') {
         const rating = el('span', 'rating', String(seat.rating));
         rating.setAttribute('aria-label', `rating ${seat.rating}`);

@@ -59,6 +59,14 @@ export function seatName(seat) {
   return 'someone';
 }
 
+/** The "BOT" mark beside a bot account's name (an engine playing through the Bot API), or null for anyone else. */
+export function botAccountTag(seat) {
+  if (seat?.bot_account !== true) return null;
+  const tag = el('span', 'tag bot-account', 'BOT');
+  tag.title = 'A bot account: an engine playing through the Bot API';
+  return tag;
+}
+
 /** A room id as shown: `#` and at most its first eight characters. */
 export function roomLabel(id) {
   const text = String(id ?? '');

@@ -66,6 +66,8 @@ export const app = {
   keyboard: false, // the player uses the keyboard, so moving the focus helps
   afterWelcome: null, // what to start once signed in: 'bot' after "Play a bot now"
   rooms: new RoomList(),
+  /** The challenge to a bot account waiting for its answer: { id, name, game, seat }, or null. */
+  challenge: null,
   /** A room from a `/?room=` link, to open once signed in. */
   linkedRoom: null,
   /** What that link leads to, once read: { open } (a seat waits for whoever follows it). */

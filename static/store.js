@@ -33,7 +33,7 @@ export function onRender(render) {
 /**
  * Applies `change` (a function that changes the state; or null when the caller changed
  * it already) and schedules one render of `part`: 'page', or only 'notices' (the lines
- * outside the board), 'rooms' (the room list), 'chat' or 'resign' (its button).
+ * outside the board), 'rooms' (the room list), 'bots' (the bots card), 'chat' or 'resign' (its button).
  */
 export function update(change = null, part = 'page') {
   change?.();
