@@ -3,12 +3,15 @@
 //! here (`gameStart`: also after a restart, which resumes the games), then whatever
 //! happens to their challenges; and `GET /api/account/playing`, those games as a list.
 
+use std::collections::HashSet;
+
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Value, json};
 use tokio::time::interval_at;
 
 use super::caller;
 use super::challenges::{self, Challenge, ChallengeStatus};
+use super::events::Told;
 use super::live_stream::LiveStream;
 use super::ndjson::{self, KEEP_ALIVE};
 use super::ongoing::Ongoing;
@@ -27,11 +30,22 @@ pub(super) async fn event_stream(
     let player = account.player.player_id;
     let mut events = state.events.open(&player);
     let base = base_url(&request);
-    let asked = pending(&state, &player).into_iter();
-    let games = state.lobby.games_of(&player).into_iter();
+    let asked = pending(&state, &player);
+    let games = state.lobby.games_of(&player);
+    // Subscribed before these were read: what they tell may also come live, sent once.
+    let mut told: HashSet<Told> = asked
+        .iter()
+        .map(|challenge| Told::Challenge(challenge.id.clone()))
+        .chain(games.iter().map(|room| Told::Game(room.room.clone())))
+        .collect();
     let first: Vec<String> = asked
-        .map(|challenge| challenges::event("challenge", &challenge, &base))
-        .chain(games.map(|room| Ongoing::in_room(&room, &player).game_start(&base)))
+        .iter()
+        .map(|challenge| challenges::event("challenge", challenge, &base))
+        .chain(
+            games
+                .iter()
+                .map(|room| Ongoing::in_room(room, &player).game_start(&base)),
+        )
         .collect();
     let close = CancellationToken::new();
     let live = LiveStream::open(&state, &request, new_conn_id(), &player, None, close);
@@ -46,6 +60,7 @@ pub(super) async fn event_stream(
         loop {
             let sent = tokio::select! {
                 event = events.recv() => match event {
+                    Some(event) if event.told_on_opening().is_some_and(|it| told.remove(&it)) => true,
                     Some(event) => lines.send(&event.line(&base)).await,
                     None => false,
                 },

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use super::challenges::{self, Challenge};
 use super::ongoing::Ongoing;
-use parlor_room::PlayerId;
+use parlor_room::{PlayerId, RoomId};
 
 /// What happened to a challenge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +35,16 @@ pub(crate) enum BotEvent {
     GameFinish(String),
 }
 
+/// What an event stream's first lines tell: a pending challenge (by its id) or a game
+/// going on (by its room, which has the id of the challenge it came from).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Told {
+    /// A challenge waiting for its answer.
+    Challenge(RoomId),
+    /// A game going on.
+    Game(RoomId),
+}
+
 impl BotEvent {
     /// The event as an event stream's line, links made for a server at `base`.
     pub(crate) fn line(&self, base: &str) -> String {
@@ -49,6 +59,19 @@ impl BotEvent {
             }
             BotEvent::GameStart(ongoing) => ongoing.game_start(base),
             BotEvent::GameFinish(line) => line.clone(),
+        }
+    }
+
+    /// What a stream opening tells of this event in its first lines, if it can: a
+    /// challenge made, or a game started. A stream subscribes before it reads them, so
+    /// such an event may come live as well: it is sent once.
+    pub(crate) fn told_on_opening(&self) -> Option<Told> {
+        match self {
+            BotEvent::Challenge(ChallengeNews::Made, challenge) => {
+                Some(Told::Challenge(challenge.id.clone()))
+            }
+            BotEvent::GameStart(ongoing) => Some(Told::Game(ongoing.room.clone())),
+            BotEvent::Challenge(..) | BotEvent::GameFinish(_) => None,
         }
     }
 }
