@@ -1,12 +1,17 @@
 """Parlor's Bot API driven by real third-party parts: the `berserk` client (PyPI) and
 Debian's `stockfish` through python-chess's UCI support.
 
-1. A person on the WebSocket challenges the bot account to a rated blitz game (over
-   HTTP, with the person's own token: the WebSocket has no challenge message yet); the
-   bot accepts through berserk, plays Stockfish's moves from its game stream, and the
-   person plays random legal moves until the game ends. The game is stored and rated.
+1. A person on the WebSocket challenges the bot account to a rated blitz game with the
+   `challenge` message (PROTOCOL.md §6.20); the bot accepts through berserk, plays
+   Stockfish's moves from its game stream, and the person, told `challenge_accepted`,
+   joins the room and plays random legal moves until the game ends. The game is stored
+   and rated.
 2. The bot opens a room against Parlor's own `bot:hard` on the WebSocket and plays it
    to its end through berserk's game stream.
+3. The bot says it takes checkers too; the person challenges it to checkers, and the
+   bot, through berserk alone (its event stream, accept, game stream, moves in the
+   game's notation), plays the game to its end, picking among the legal moves the
+   room's public state lists (python-chess knows no checkers).
 
 Usage: python3 berserk_stockfish.py http://127.0.0.1:PORT [path/to/stockfish]
 Exits non-zero, saying why, on anything unexpected.
@@ -73,18 +78,53 @@ def play_with_stockfish(bot, game_id, engine, outcome):
     raise SystemExit(f"the game stream of {game_id} ended before the game did")
 
 
-def accept_and_play(bot, engine, outcome, started):
-    """Waits for a challenge on the bot's event stream, accepts it, and plays its game."""
+def play_from_room_state(bot, game_id, outcome):
+    """Plays game `game_id` (any game) for the bot from its game stream until its final
+    state, each move one of the legal moves the room's public state lists; puts the final
+    state into `outcome`."""
+    me = bot.account.get()["username"]
+    seat = None
+    for event in bot.bots.stream_game_state(game_id):
+        if event["type"] == "gameFull":
+            seat = 0 if event["white"]["name"] == me else 1
+            state = event["state"]
+            say("game", game_id, "variant", event["variant"]["key"], "from", event["initialFen"])
+        elif event["type"] == "gameState":
+            state = event
+        else:
+            continue
+        if state["status"] != "started":
+            outcome.update(state)
+            return
+        if len(state["moves"].split()) % 2 == seat:
+            room = requests.get(f"{BASE}/api/rooms/{game_id}", timeout=10).json()
+            bot.bots.make_move(game_id, random.choice(room["legal_moves"]))
+    raise SystemExit(f"the game stream of {game_id} ended before the game did")
+
+
+def accept_and_play(bot, play, outcome):
+    """Waits for a challenge on the bot's event stream, accepts it, and plays its game
+    with `play(bot, game_id, outcome)`."""
     for event in bot.bots.stream_incoming_events():
         if event["type"] == "challenge":
             challenge = event["challenge"]
-            say("challenge", challenge["id"], "from", challenge["challenger"]["name"])
+            say("challenge", challenge["id"], "from", challenge["challenger"]["name"],
+                "to", challenge["variant"]["key"])
             bot.bots.accept_challenge(challenge["id"])
         elif event["type"] == "gameStart":
-            game_id = event["game"]["id"]
-            started.set()
-            play_with_stockfish(bot, game_id, engine, outcome)
+            play(bot, event["game"]["id"], outcome)
             return
+
+
+async def challenge(ws, message):
+    """Sends the person's `challenge`; once the bot accepts, the room and the seat."""
+    await ws.send(json.dumps({"type": "challenge", **message}))
+    while True:
+        answer = json.loads(await ws.recv())
+        if answer["type"] in ("error", "challenge_declined"):
+            raise SystemExit(f"the challenge was refused: {answer}")
+        if answer["type"] == "challenge_accepted":
+            return answer["room"], answer["seat"]
 
 
 async def person_plays(ws, room, seat):
@@ -113,15 +153,15 @@ async def main():
     assert account.get("title") == "BOT", account
 
     # 1. A person challenges the bot to a rated blitz game.
-    person_ws, person_hello = await hello("Person")
-    person = client(person_hello["token"])
-    outcome, started = {}, threading.Event()
-    playing = threading.Thread(target=accept_and_play, args=(bot, engine, outcome, started), daemon=True)
+    person_ws, _ = await hello("Person")
+    outcome = {}
+    stockfish = lambda bot, game_id, outcome: play_with_stockfish(bot, game_id, engine, outcome)
+    playing = threading.Thread(target=accept_and_play, args=(bot, stockfish, outcome), daemon=True)
     playing.start()
-    challenge = person.challenges.create("Fishbot", rated=True, clock_limit=180, clock_increment=2, color="white")
-    room = challenge["id"]
-    await asyncio.get_running_loop().run_in_executor(None, started.wait, 60)
-    last = await person_plays(person_ws, room, 0)
+    blitz = {"kind": "fischer", "base_ms": 180_000, "increment_ms": 2000}
+    room, seat = await challenge(person_ws, {"name": "Fishbot", "game": "chess", "seat": 0,
+                                             "time_control": blitz, "rated": True})
+    last = await person_plays(person_ws, room, seat)
     await asyncio.get_running_loop().run_in_executor(None, playing.join, 120)
     say("game 1:", last["result"], "after", last["moves"], "moves; the bot saw", outcome.get("status"))
     assert outcome.get("status") in ENDED, outcome
@@ -146,7 +186,26 @@ async def main():
     say("game 2 against bot:hard:", outcome.get("status"), "winner", outcome.get("winner"))
     assert outcome.get("status") in ENDED, outcome
     engine.quit()
-    say("both games played to their end")
+
+    # 3. Checkers, through the same endpoints in that game's notation.
+    taken = requests.post(f"{BASE}/api/bot/account/games", data={"games": "chess,checkers"},
+                          headers={"Authorization": f"Bearer {bot_hello['token']}"}, timeout=10)
+    assert taken.status_code == 200, taken.text
+    outcome = {}
+    playing = threading.Thread(target=accept_and_play, args=(bot, play_from_room_state, outcome), daemon=True)
+    playing.start()
+    room, seat = await challenge(person_ws, {"name": "Fishbot", "game": "checkers", "rated": True})
+    last = await person_plays(person_ws, room, seat)
+    await asyncio.get_running_loop().run_in_executor(None, playing.join, 120)
+    say("game 3 (checkers):", last["result"], "after", last["moves"], "moves; the bot saw", outcome.get("status"))
+    assert outcome.get("status") in ENDED, outcome
+    stored = requests.get(f"{BASE}/api/games/{last['game_id']}", timeout=10).json()
+    assert stored["game"] == "checkers" and stored["status"] == "finished", stored
+    assert len(stored["moves"]) == last["moves"], stored
+    assert bot.account.get()["perfs"]["checkers"]["games"] == 1, bot.account.get()["perfs"]
+    pdn = requests.get(f"{BASE}/game/export/{room}", timeout=10)
+    assert pdn.status_code == 200 and stored["moves"][0]["notation"] in pdn.text, pdn.text
+    say("all three games played to their end; the checkers game stored, rated and exported")
 
 
 asyncio.run(main())

@@ -180,8 +180,9 @@ async fn ask(seat: &BotSeat, player: &PlayerInfo, command: RoomCommand) -> Resul
         .map_err(BotApiError::from)
 }
 
-/// `GET /game/export/{id}`: the finished chess game `id` in PGN (its room's latest
-/// game), as `lichess-bot` saves it; `404` for a room that has had no game.
+/// `GET /game/export/{id}`: the finished game `id` (its room's latest game) in PGN for
+/// chess, as `lichess-bot` saves it, or PDN for checkers; `404` for a room that has had
+/// no game, or a game with no record format.
 pub(super) async fn export(
     state: web::Data<AppState>,
     id: web::Path<String>,
@@ -192,7 +193,7 @@ pub(super) async fn export(
         .latest_game_in_room(&room)
         .await?
         .ok_or_else(|| BotApiError::NotFound(format!("no game has been played in {id}")))?;
-    Ok(crate::http::games::pgn_download(&state, &game).await?)
+    Ok(crate::http::games::record_download(&state, &game).await?)
 }
 
 /// Whether a query flag says yes, as Lichess reads one.

@@ -95,13 +95,29 @@ pub(super) async fn game_pgn(
     state: web::Data<AppState>,
     id: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
-    pgn_download(&state, &id).await
+    let game = finished_game(&state, &id, Some(GameKind::Chess), "PGN").await?;
+    pgn_of(&game)
 }
 
-/// The finished chess game `id` in PGN, as a download.
-pub(crate) async fn pgn_download(state: &AppState, id: &GameId) -> Result<HttpResponse, ApiError> {
-    let game = finished_game(state, id, GameKind::Chess, "PGN").await?;
-    let name = |seat: Seat| seat_name(&game, seat);
+/// The finished game `id` as its game's record: PGN for chess, PDN for checkers (what
+/// the Bot API's `GET /game/export/{id}` serves). The other games have no such format.
+pub(crate) async fn record_download(
+    state: &AppState,
+    id: &GameId,
+) -> Result<HttpResponse, ApiError> {
+    let game = finished_game(state, id, None, "its record").await?;
+    match game.game {
+        GameKind::Chess => pgn_of(&game),
+        GameKind::Checkers => pdn_of(&game),
+        other => Err(ApiError::NotFound(format!(
+            "{other} games have no record format to export; GET /api/games/{id} gives game \"{id}\" as JSON"
+        ))),
+    }
+}
+
+/// A finished chess game in PGN, as a download.
+fn pgn_of(game: &StoredGame) -> Result<HttpResponse, ApiError> {
+    let name = |seat: Seat| seat_name(game, seat);
     let tags = PgnTags {
         event: "Parlor game".to_owned(),
         site: "Parlor".to_owned(),
@@ -151,14 +167,19 @@ pub(super) async fn game_pdn(
     state: web::Data<AppState>,
     id: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
-    let game = finished_game(&state, &id, GameKind::Checkers, "PDN").await?;
+    let game = finished_game(&state, &id, Some(GameKind::Checkers), "PDN").await?;
+    pdn_of(&game)
+}
+
+/// A finished checkers game in PDN, as a download.
+fn pdn_of(game: &StoredGame) -> Result<HttpResponse, ApiError> {
     let tags = PdnTags {
         event: "Parlor game".to_owned(),
         site: "Parlor".to_owned(),
         date: pgn_date(game.started_at_ms),
         round: "-".to_owned(),
-        black: seat_name(&game, Seat::First),
-        white: seat_name(&game, Seat::Second),
+        black: seat_name(game, Seat::First),
+        white: seat_name(game, Seat::Second),
         winner: game.winner,
     };
     let start = game.options.get("start").and_then(|start| start.as_str());
@@ -174,20 +195,23 @@ pub(super) async fn game_pdn(
     ))
 }
 
-/// A stored game of `kind` that has finished, for exporting as `format`: 404 if there is
-/// none, 409 while it is unfinished.
+/// A stored game of `kind` (of any game when `None`) that has finished, for exporting as
+/// `format`: 404 if there is none, 409 while it is unfinished.
 async fn finished_game(
     state: &AppState,
     id: &GameId,
-    kind: GameKind,
+    kind: Option<GameKind>,
     format: &str,
 ) -> Result<StoredGame, ApiError> {
     let game = state
         .store
         .game(id)
         .await?
-        .filter(|game| game.game == kind)
-        .ok_or_else(|| ApiError::NotFound(format!("there is no stored {kind} game \"{id}\"")))?;
+        .filter(|game| kind.is_none_or(|kind| game.game == kind))
+        .ok_or_else(|| {
+            let kind = kind.map_or_else(String::new, |kind| format!("{kind} "));
+            ApiError::NotFound(format!("there is no stored {kind}game \"{id}\""))
+        })?;
     if game.status != GameStatus::Finished {
         return Err(ApiError::Conflict(format!(
             "game \"{id}\" is {}; {format} is available once it has finished",
