@@ -2,15 +2,17 @@
 //! connection of its own to the room: it takes the bot's seat (as a reconnecting player
 //! does), turns the room's frames into `gameFull`, `gameState` and `chatLine` lines,
 //! and ends after the game's final state, when another connection takes the seat, or
-//! when the room closes; the bot's moves and requests are asked on its connection.
+//! when the room closes; the bot's moves and requests are asked on its connection. A
+//! room that moves to another node of a fleet is followed there, as a WebSocket is.
 
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Instant, SystemTime};
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use tokio::sync::mpsc;
-use tokio::time::interval_at;
+use tokio::time::{Sleep, interval_at};
 
 use super::caller;
 use super::events::BotEvent;
@@ -21,9 +23,9 @@ use super::ndjson::{self, KEEP_ALIVE, Lines};
 use super::reply::BotApiError;
 use super::seats::BotSeat;
 use crate::AppState;
-use crate::fleet::RoomLink;
+use crate::fleet::{REENTER_EVERY, REENTER_PATIENCE, RoomLink};
 use crate::room::{Frame, OUTBOX_FRAMES, Subscriber, new_conn_id, unix_ms};
-use parlor_room::{PlayerId, PlayerInfo, RoomCommand, RoomId};
+use parlor_room::{PlayerInfo, RoomCommand, RoomId};
 use serde_json::json;
 
 /// Opens the stream of game `id` for the calling bot, which must hold a seat in it.
@@ -36,20 +38,21 @@ pub(super) async fn game_stream(
     let room = room_id(&id)?;
     let player = account.player_info();
     let (seat, frames) = take_seat(&state, &player, &room).await?;
-    let bot = player.player_id;
+    let bot = &player.player_id;
     state
         .bot_seats
         .hold(bot.clone(), room.clone(), seat.clone());
     let conn = seat.subscriber.conn;
     let close = seat.subscriber.kick.clone();
-    let live = LiveStream::open(&state, &request, conn, &bot, Some(&room), close);
+    let live = LiveStream::open(&state, &request, conn, bot, Some(&room), close);
     let (response, lines) = ndjson::response();
     let streaming = Streaming {
         state: state.clone(),
-        bot,
+        player,
         room,
         seat,
         live,
+        moving_since: None,
     };
     actix_web::rt::spawn(streaming.run(frames, lines));
     Ok(response)
@@ -110,18 +113,27 @@ pub(super) fn room_id(id: &str) -> Result<RoomId, BotApiError> {
 /// A running game stream.
 struct Streaming {
     state: web::Data<AppState>,
-    bot: PlayerId,
+    /// The bot, as its seat holds it.
+    player: PlayerInfo,
     room: RoomId,
     seat: BotSeat,
     live: LiveStream,
+    /// Since when the room has been moving to another node of the fleet, while it has
+    /// not taken the stream back yet.
+    moving_since: Option<Instant>,
 }
 
 impl Streaming {
     /// Turns the room's frames into lines until the stream ends, then gives the seat up
-    /// (the room counts the bot away, as a player whose connection closed).
-    async fn run(self, mut frames: mpsc::Receiver<Frame>, lines: Lines) {
+    /// (the room counts the bot away, as a player whose connection closed). A room that
+    /// moves to another node of a fleet (its node died, or handed it on) is followed
+    /// there: the stream takes the seat back wherever the room is now and goes on.
+    async fn run(mut self, mut frames: mpsc::Receiver<Frame>, lines: Lines) {
         let mut tracker = GameTracker::default();
         let mut keep_alive = interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+        let moved = self.seat.subscriber.moved.clone();
+        let ask_again = tokio::time::sleep(REENTER_EVERY);
+        tokio::pin!(ask_again);
         loop {
             let sent = tokio::select! {
                 frame = frames.recv() => match frame {
@@ -135,12 +147,54 @@ impl Streaming {
                 () = lines.gone() => false,
                 // Banned, or dropped by the room for not keeping up.
                 () = self.live.close.cancelled() => false,
+                () = moved.told() => {
+                    moved.take();
+                    self.moving_since.get_or_insert_with(Instant::now);
+                    self.follow_the_room(ask_again.as_mut()).await
+                }
+                () = &mut ask_again, if self.moving_since.is_some() => {
+                    self.follow_the_room(ask_again.as_mut()).await
+                }
             };
             if !sent || tracker.finished() {
                 break;
             }
         }
         self.close().await;
+    }
+
+    /// Asks the room that moved, wherever it is now, to take the bot's seat back on the
+    /// stream's connection; if it is not found yet, asks again after [`REENTER_EVERY`]
+    /// (`ask_again`). `false` once it has not been found for [`REENTER_PATIENCE`]: the
+    /// stream ends, for the bot to open it again.
+    async fn follow_the_room(&mut self, ask_again: Pin<&mut Sleep>) -> bool {
+        let Some(since) = self.moving_since else {
+            return true;
+        };
+        let state = &self.state;
+        let found = RoomLink::find(&self.room, &state.lobby, state.relay.as_ref()).await;
+        if let Ok(link) = found {
+            let asked = self
+                .player
+                .clone()
+                .ask(RoomCommand::Return { since: None }, None);
+            if link
+                .ask(asked, &self.seat.subscriber, Instant::now())
+                .await
+                .is_ok()
+            {
+                self.seat.link = link;
+                self.moving_since = None;
+                let (bot, room) = (self.player.player_id.clone(), self.room.clone());
+                state.bot_seats.hold(bot, room, self.seat.clone());
+                return true;
+            }
+        }
+        if since.elapsed() >= REENTER_PATIENCE {
+            return false;
+        }
+        ask_again.reset(tokio::time::Instant::now() + REENTER_EVERY);
+        true
     }
 
     /// The lines `frame` calls for; `None` when the stream ends with it.
@@ -151,11 +205,12 @@ impl Streaming {
                 let line = tracker.line(&self.room, &state, now);
                 let shown = tracker.moves_shown();
                 self.seat.moves_shown.store(shown, Ordering::Release);
-                if let Some(finish) = tracker.finish_event(&self.room, &state, &self.bot) {
+                let bot = &self.player.player_id;
+                if let Some(finish) = tracker.finish_event(&self.room, &state, bot) {
                     let finish = BotEvent::GameFinish(finish);
-                    self.state.events.send(&self.bot, &finish);
+                    self.state.events.send(bot, &finish);
                 }
-                let absence = tracker.absence_line(&state, &self.bot);
+                let absence = tracker.absence_line(&state, bot);
                 Some(line.into_iter().chain(absence).collect())
             }
             Some(RoomFrame::Chat(chat)) => {
@@ -182,7 +237,8 @@ impl Streaming {
 
     async fn close(self) {
         let conn = self.seat.subscriber.conn;
-        self.state.bot_seats.release(&self.bot, &self.room, conn);
+        let bot = &self.player.player_id;
+        self.state.bot_seats.release(bot, &self.room, conn);
         let_go(&self.state, &self.seat).await;
     }
 }

@@ -30,6 +30,15 @@ use crate::lobby::Lobby;
 use crate::metrics::Metrics;
 use crate::store::Store;
 
+/// How soon a connection whose room moved to another node looks for it again after it
+/// was not found (the WebSocket's sessions and the Bot API's game streams alike).
+pub(crate) const REENTER_EVERY: Duration = Duration::from_millis(250);
+
+/// How long a connection waits for a room that moved to take it back before it gives
+/// up, for its client to reconnect: far longer than a fleet needs to adopt a dead node's
+/// rooms.
+pub(crate) const REENTER_PATIENCE: Duration = Duration::from_secs(30);
+
 pub(crate) use bans::FleetBans;
 #[cfg(test)]
 pub(crate) use cluster::tests as cluster_tests;

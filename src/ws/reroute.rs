@@ -2,11 +2,11 @@
 //! on the same socket: the client is told `room_moving`, and the session asks each such
 //! room, wherever it is now, to take the connection back (its player's seat, or
 //! watching, as it was), again every [`ASK_AGAIN_EVERY`] until it does. A room not
-//! found again within [`PATIENCE`] ends the connection as a restart would (1012), for
+//! found again within [`PATIENCE`] (the fleet's, shared with the Bot API's streams) ends the connection as a restart would (1012), for
 //! the client to reconnect and rejoin by itself.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytestring::ByteString;
 
@@ -16,13 +16,7 @@ use super::room_request::RoomRequest;
 use crate::protocol::{ServerMsg, encode};
 use parlor_room::{RoomCommand, RoomId};
 
-/// How soon a room that moved is looked for again after it was not found.
-pub(super) const ASK_AGAIN_EVERY: Duration = Duration::from_millis(250);
-
-/// How long a connection waits for a room that moved to take it back before it is
-/// closed for its client to reconnect: far longer than a fleet needs to adopt a dead
-/// node's rooms.
-const PATIENCE: Duration = Duration::from_secs(30);
+pub(super) use crate::fleet::{REENTER_EVERY as ASK_AGAIN_EVERY, REENTER_PATIENCE as PATIENCE};
 
 /// What the client is told when a room it is in moves.
 const MOVING: &str = "This room is moving to another server of this site. Stay connected: you are put back in it in a moment (a \"joined\" and the room's \"state\" follow); until then its requests are refused with room_unreachable.";

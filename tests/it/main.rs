@@ -43,6 +43,7 @@ mod bots_fill_seats_and_play;
 mod bots_have_accounts;
 mod bots_never_hold_up_rooms;
 mod bots_play_every_game;
+mod bots_play_on_when_a_node_dies;
 mod bots_play_through_the_bot_api;
 mod bots_take_challenges;
 mod clients_are_held_to_their_limits;
