@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use crate::auth::SignIn;
+use crate::bot_api::{self, Challenges, EventStreams};
 use crate::config::Config;
 use crate::fleet::{Fleet, NodeParts, RemoteListings};
 use crate::http::{MetricsToken, OperatorToken, RulesBook};
@@ -137,6 +138,13 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
         }
     };
     tokio::spawn(limits.clone().prune_until(shutdown.clone()));
+    let cluster = fleet.as_ref().map(|fleet| fleet.cluster().clone());
+    let events = match &cluster {
+        Some(cluster) => {
+            bot_api::fleet_events::across(EventStreams::default(), cluster.clone(), shutdown)
+        }
+        None => EventStreams::default(),
+    };
     let state = web::Data::new(AppState {
         lobby,
         store: store.clone(),
@@ -151,8 +159,8 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
         relay: fleet.as_ref().map(|fleet| fleet.relay().clone()),
         fleet_bans: fleet.as_ref().map(|fleet| fleet.bans().clone()),
         bot_seats: Default::default(),
-        challenges: Default::default(),
-        events: Default::default(),
+        challenges: Challenges::kept_by(cluster),
+        events,
         sign_in,
         live,
         operator,

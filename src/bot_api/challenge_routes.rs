@@ -18,6 +18,7 @@ use super::game_stream::room_id;
 use super::ongoing::Ongoing;
 use super::reply::{BotApiError, ok};
 use crate::AppState;
+use crate::fleet::ClusterError;
 use crate::lobby::NewRoom;
 use crate::protocol::{ClientError, ErrorCode};
 use crate::room::{Caller, RoomHandle, new_conn_id};
@@ -121,7 +122,7 @@ pub(crate) async fn make(
         status,
     };
     if refusal.is_none() {
-        state.challenges.add(challenge.clone());
+        state.challenges.add(&challenge).await?;
         tell_both(state, &challenge, ChallengeNews::Made);
     } else {
         let declined = BotEvent::Challenge(ChallengeNews::Declined, Box::new(challenge.clone()));
@@ -140,7 +141,7 @@ pub(super) async fn accept(
     id: web::Path<String>,
 ) -> Result<HttpResponse, BotApiError> {
     let account = caller::budgeted(&state, &request).await?;
-    let challenge = pending(&state, &id, |challenge| &challenge.dest, &account)?;
+    let challenge = pending(&state, &id, |challenge| &challenge.dest, &account).await?;
     if refusal_for_bot(&state, &account, challenge.game) == Some("tooMany") {
         return Err(BotApiError::BadRequest(format!(
             "this bot plays {} games at once already, as many as it may here (limits.bot_games_at_once)",
@@ -151,9 +152,10 @@ pub(super) async fn accept(
     let challenge = state
         .challenges
         .settle(&challenge.id, ChallengeStatus::Accepted)
+        .await?
         .ok_or_else(answered_meanwhile)?;
     // From now on the game is found in its room, as any game is.
-    state.challenges.forget(&challenge.id);
+    state.challenges.forget(&challenge).await?;
     for seat in Seat::BOTH {
         let player = &challenge.party(seat).player.player_id;
         let start = BotEvent::GameStart(Box::new(Ongoing::accepted(&challenge, seat)));
@@ -175,11 +177,11 @@ pub(super) async fn decline(
     let reason = body::text(&fields, "reason")
         .and_then(decline_reason)
         .unwrap_or("generic");
-    let challenge = pending(&state, &id, |challenge| &challenge.dest, &account)?;
+    let challenge = pending(&state, &id, |challenge| &challenge.dest, &account).await?;
     let declined = ChallengeStatus::Declined(reason.to_owned());
-    let challenge = answer(&state, &challenge, declined)?;
+    let challenge = answer(&state, &challenge, declined).await?;
     tell_both(&state, &challenge, ChallengeNews::Declined);
-    state.challenges.forget(&challenge.id);
+    state.challenges.forget(&challenge).await?;
     Ok(ok())
 }
 
@@ -190,32 +192,37 @@ pub(super) async fn cancel(
     id: web::Path<String>,
 ) -> Result<HttpResponse, BotApiError> {
     let account = caller::budgeted(&state, &request).await?;
-    cancel_for(&state, &account, &id)?;
+    cancel_for(&state, &account, &id).await?;
     Ok(ok())
 }
 
 /// `challenger` takes challenge `id` back; both players are told. Shared by `POST
 /// /api/challenge/{id}/cancel` and the WebSocket's `cancel_challenge`.
-pub(crate) fn cancel_for(
+pub(crate) async fn cancel_for(
     state: &AppState,
     challenger: &AccountRecord,
     id: &str,
 ) -> Result<(), BotApiError> {
-    let challenge = pending(state, id, |challenge| &challenge.challenger, challenger)?;
-    let challenge = answer(state, &challenge, ChallengeStatus::Canceled)?;
+    let challenge = pending(state, id, |challenge| &challenge.challenger, challenger).await?;
+    let challenge = answer(state, &challenge, ChallengeStatus::Canceled).await?;
     tell_both(state, &challenge, ChallengeNews::Canceled);
-    state.challenges.forget(&challenge.id);
+    state.challenges.forget(&challenge).await?;
     Ok(())
 }
 
 /// Takes back challenge `id` if it still waits for its answer, telling both players:
 /// what happens to a person's challenges when the connection that made them closes (a
 /// bot should not start a game nobody is there to play).
-pub(crate) fn withdraw(state: &AppState, id: &RoomId) {
-    if let Some(challenge) = state.challenges.settle(id, ChallengeStatus::Canceled) {
+pub(crate) async fn withdraw(state: &AppState, id: &RoomId) -> Result<(), ClusterError> {
+    if let Some(challenge) = state
+        .challenges
+        .settle(id, ChallengeStatus::Canceled)
+        .await?
+    {
         tell_both(state, &challenge, ChallengeNews::Canceled);
-        state.challenges.forget(id);
+        state.challenges.forget(&challenge).await?;
     }
+    Ok(())
 }
 
 /// The game and clock a challenge's fields ask for: chess unless `variant` names
@@ -266,7 +273,7 @@ fn party(account: &AccountRecord, game: GameKind) -> Party {
 }
 
 /// The challenge `id`, still waiting for an answer, if `who` of it is the caller.
-fn pending(
+async fn pending(
     state: &AppState,
     id: &str,
     who: impl Fn(&Challenge) -> &Party,
@@ -275,6 +282,7 @@ fn pending(
     let challenge = state
         .challenges
         .get(&room_id(id)?)
+        .await?
         .ok_or_else(|| BotApiError::NotFound(format!("no challenge has the id {id}")))?;
     if who(&challenge).player.player_id != caller.player.player_id {
         return Err(BotApiError::BadRequest(
@@ -290,7 +298,7 @@ fn pending(
 }
 
 /// Sets a pending challenge's answer.
-fn answer(
+async fn answer(
     state: &AppState,
     challenge: &Challenge,
     status: ChallengeStatus,
@@ -298,6 +306,7 @@ fn answer(
     state
         .challenges
         .settle(&challenge.id, status)
+        .await?
         .ok_or_else(answered_meanwhile)
 }
 

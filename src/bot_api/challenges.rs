@@ -1,12 +1,10 @@
 //! Challenges between players (Lichess's): one player asks another for a game of a kind,
 //! clock and colour; the other accepts (the game's room opens under the challenge's id,
-//! with a seat held for each), declines (saying why) or the challenger cancels. Kept on
-//! the node that received them, for as long as they are pending or their game may be
-//! going on.
+//! with a seat held for each), declines (saying why) or the challenger cancels. Kept
+//! while they wait for their answer: on the node alone, or, in a fleet, in Redis, so
+//! that a challenge made on one node is seen and answered on any.
 
-use std::sync::Arc;
-
-use dashmap::DashMap;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::game_view::{speed, variant};
@@ -15,7 +13,7 @@ use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
 
 /// The colour a challenger asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Colour {
     /// Seat 0.
     White,
@@ -46,7 +44,7 @@ impl Colour {
 }
 
 /// Where a challenge stands.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum ChallengeStatus {
     /// Waiting for the challenged player's answer.
     Created,
@@ -59,7 +57,7 @@ pub(crate) enum ChallengeStatus {
 }
 
 /// A player in a challenge.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Party {
     /// Who.
     pub(crate) player: PlayerInfo,
@@ -68,7 +66,7 @@ pub(crate) struct Party {
 }
 
 /// A challenge.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Challenge {
     /// Its id, which its game's room takes.
     pub(crate) id: RoomId,
@@ -231,49 +229,6 @@ pub(crate) fn decline_sentence(key: &str) -> &'static str {
         .iter()
         .find(|(known, _)| *known == key)
         .map_or(DECLINE_REASONS[0].1, |(_, sentence)| *sentence)
-}
-
-/// The challenges this node keeps. Cloning it is cheap and shares the table.
-#[derive(Clone, Default)]
-pub(crate) struct Challenges {
-    by_id: Arc<DashMap<RoomId, Challenge>>,
-}
-
-impl Challenges {
-    /// Keeps `challenge`.
-    pub(crate) fn add(&self, challenge: Challenge) {
-        self.by_id.insert(challenge.id.clone(), challenge);
-    }
-
-    /// The challenge `id`, if this node keeps it.
-    pub(crate) fn get(&self, id: &RoomId) -> Option<Challenge> {
-        self.by_id.get(id).map(|challenge| challenge.clone())
-    }
-
-    /// Sets the status of challenge `id` to `status` if it is still `Created`; the
-    /// challenge as it then is, or `None` if it is gone or was answered before.
-    pub(crate) fn settle(&self, id: &RoomId, status: ChallengeStatus) -> Option<Challenge> {
-        let mut entry = self.by_id.get_mut(id)?;
-        if entry.status != ChallengeStatus::Created {
-            return None;
-        }
-        entry.status = status;
-        Some(entry.clone())
-    }
-
-    /// Every challenge `player` is in, pending or accepted.
-    pub(crate) fn of(&self, player: &PlayerId) -> Vec<Challenge> {
-        self.by_id
-            .iter()
-            .filter(|challenge| challenge.seat_of(player).is_some())
-            .map(|challenge| challenge.clone())
-            .collect()
-    }
-
-    /// Forgets challenge `id`.
-    pub(crate) fn forget(&self, id: &RoomId) {
-        self.by_id.remove(id);
-    }
 }
 
 /// A challenge's view to send on an event stream, of type `kind`.

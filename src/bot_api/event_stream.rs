@@ -30,7 +30,7 @@ pub(super) async fn event_stream(
     let player = account.player.player_id;
     let mut events = state.events.open(&player);
     let base = base_url(&request);
-    let asked = pending(&state, &player);
+    let asked = pending(&state, &player).await?;
     let games = state.lobby.games_of(&player);
     // Subscribed before these were read: what they tell may also come live, sent once.
     let mut told: HashSet<Told> = asked
@@ -94,10 +94,10 @@ pub(super) async fn playing(
 }
 
 /// `player`'s challenges waiting for an answer.
-fn pending(state: &AppState, player: &PlayerId) -> Vec<Challenge> {
-    let mut challenges = state.challenges.of(player);
+async fn pending(state: &AppState, player: &PlayerId) -> Result<Vec<Challenge>, BotApiError> {
+    let mut challenges = state.challenges.of(player).await?;
     challenges.retain(|challenge| challenge.status == ChallengeStatus::Created);
-    challenges
+    Ok(challenges)
 }
 
 /// The address the request came to, as the links Lichess sends are made from.

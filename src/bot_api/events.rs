@@ -1,20 +1,23 @@
 //! What happens to a player's challenges and games ([`BotEvent`]), sent to every
-//! listener they have on this node: their Bot API event streams (`GET
-//! /api/stream/event`, which write it as Lichess does) and their WebSocket connections
-//! that made challenges (which write it as PROTOCOL.md says). A listener that has gone,
-//! or reads too slowly to keep its queue, is dropped.
+//! listener they have: their Bot API event streams (`GET /api/stream/event`, which
+//! write it as Lichess does) and their WebSocket connections that made challenges
+//! (which write it as PROTOCOL.md says), on this node and, in a fleet, on every other
+//! (`fleet_events`). A listener that has gone, or reads too slowly to keep its queue,
+//! is dropped.
 
 use std::sync::Arc;
 
 use dashmap::DashMap;
+use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use super::challenges::{self, Challenge};
+use super::fleet_events::FleetEvents;
 use super::ongoing::Ongoing;
 use parlor_room::{PlayerId, RoomId};
 
 /// What happened to a challenge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum ChallengeNews {
     /// It was made.
     Made,
@@ -25,7 +28,7 @@ pub(crate) enum ChallengeNews {
 }
 
 /// What a player is told of their challenges and games.
-#[derive(Clone)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) enum BotEvent {
     /// News of a challenge they are in.
     Challenge(ChallengeNews, Box<Challenge>),
@@ -79,10 +82,12 @@ impl BotEvent {
 /// How many events may wait for one slow stream before it is dropped.
 const EVENTS_QUEUED: usize = 64;
 
-/// The event streams open on this node. Cloning it is cheap and shares the table.
+/// The event streams open on this node, and, in a fleet, the way to the other nodes'.
+/// Cloning it is cheap and shares the table.
 #[derive(Clone, Default)]
 pub(crate) struct EventStreams {
     by_player: Arc<DashMap<PlayerId, Vec<mpsc::Sender<BotEvent>>>>,
+    fleet: Option<FleetEvents>,
 }
 
 impl EventStreams {
@@ -96,8 +101,25 @@ impl EventStreams {
         receiver
     }
 
-    /// Sends `event` to each of `player`'s listeners.
+    /// The same streams, whose events also reach `fleet`'s other nodes.
+    pub(crate) fn across(self, fleet: FleetEvents) -> EventStreams {
+        EventStreams {
+            fleet: Some(fleet),
+            ..self
+        }
+    }
+
+    /// Sends `event` to each of `player`'s listeners, on this node and, in a fleet, on
+    /// the others.
     pub(crate) fn send(&self, player: &PlayerId, event: &BotEvent) {
+        if let Some(fleet) = &self.fleet {
+            fleet.tell(player, event);
+        }
+        self.send_here(player, event);
+    }
+
+    /// Sends `event` to each of `player`'s listeners on this node.
+    pub(crate) fn send_here(&self, player: &PlayerId, event: &BotEvent) {
         if let Some(mut streams) = self.by_player.get_mut(player) {
             streams.retain(|stream| stream.try_send(event.clone()).is_ok());
         }

@@ -7,10 +7,12 @@
 mod account;
 mod body;
 mod caller;
+mod challenge_registry;
 pub(crate) mod challenge_routes;
 pub(crate) mod challenges;
 mod event_stream;
 pub(crate) mod events;
+pub(crate) mod fleet_events;
 mod frames;
 mod game_actions;
 mod game_stream;
@@ -22,7 +24,7 @@ pub(crate) mod reply;
 mod seats;
 mod views;
 
-pub(crate) use challenges::Challenges;
+pub(crate) use challenge_registry::Challenges;
 pub(crate) use events::EventStreams;
 pub(crate) use seats::BotSeats;
 

@@ -2,6 +2,7 @@
 //! WebSocket's `challenge_accepted` names it: made from the room's last publication, or
 //! from the challenge just accepted.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::challenges::Challenge;
@@ -12,7 +13,7 @@ use parlor_rules::GameKind;
 use parlor_rules::games::Seat;
 
 /// A game a player plays, as its `gameStart` and `nowPlaying` entry show it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Ongoing {
     /// The game's room (its id is the Bot API's game id).
     pub(crate) room: RoomId,

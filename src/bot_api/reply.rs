@@ -7,6 +7,7 @@ use actix_web::http::{StatusCode, header};
 use actix_web::{HttpResponse, ResponseError};
 use serde_json::json;
 
+use crate::fleet::ClusterError;
 use crate::http::ApiError;
 use crate::protocol::{ClientError, ErrorCode};
 use crate::store::StoreError;
@@ -30,6 +31,9 @@ pub(crate) enum BotApiError {
     /// §11): the same code and sentence.
     #[error("{}", .0.message)]
     Refused(ClientError),
+    /// The fleet's Redis, which keeps the challenges, did not answer.
+    #[error("the challenges are out of reach for a moment ({0}); try again shortly")]
+    Fleet(#[from] ClusterError),
 }
 
 impl From<StoreError> for BotApiError {
@@ -45,6 +49,7 @@ impl ResponseError for BotApiError {
             BotApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             BotApiError::NotFound(_) => StatusCode::NOT_FOUND,
             BotApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            BotApiError::Fleet(_) => StatusCode::SERVICE_UNAVAILABLE,
             BotApiError::Refused(error) => match error.code {
                 ErrorCode::UnknownRoom => StatusCode::NOT_FOUND,
                 ErrorCode::StorageUnavailable

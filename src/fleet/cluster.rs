@@ -10,6 +10,7 @@
 //! our own. What each node lists for the fleet's lobby is kept in `listing`.
 
 mod bans;
+mod bot_api;
 mod limits;
 mod listing;
 
@@ -26,6 +27,7 @@ use parlor_room::{NodeId, RoomId};
 use crate::config::ClusterConfig;
 use crate::store::{Fence, FleetIdentity};
 
+pub(crate) use bot_api::KeptChallenge;
 pub(crate) use listing::ListingWrite;
 
 /// Sets the owner key if it is absent, and then takes the next fencing token.

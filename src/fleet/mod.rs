@@ -42,9 +42,9 @@ pub(crate) const REENTER_PATIENCE: Duration = Duration::from_secs(30);
 pub(crate) use bans::FleetBans;
 #[cfg(test)]
 pub(crate) use cluster::tests as cluster_tests;
-pub(crate) use cluster::{Cluster, ClusterError};
+pub(crate) use cluster::{Cluster, ClusterError, KeptChallenge};
 pub(crate) use elsewhere::RemoteListings;
-pub(crate) use relay::{Opening, Relay, RoomLink};
+pub(crate) use relay::{LISTEN_AGAIN_AFTER, Opening, Relay, RoomLink};
 
 /// What the fleet's tasks share with the rest of the node.
 pub(crate) struct NodeParts {
@@ -144,6 +144,11 @@ impl Fleet {
     /// How this node's clients reach rooms across the fleet.
     pub(crate) fn relay(&self) -> &Relay {
         &self.relay
+    }
+
+    /// This node's membership of the fleet, and its connection to Redis.
+    pub(crate) fn cluster(&self) -> &Cluster {
+        &self.cluster
     }
 
     /// How this node tells the fleet of a ban.

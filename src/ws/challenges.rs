@@ -68,10 +68,15 @@ impl Connection {
         };
         let made = challenge_routes::make(&self.app, &me, &name, asked).await;
         let challenge = made.map_err(refusal)?;
-        let challenges = &self.app.challenges;
-        self.challenges_sent
-            .retain(|id| challenges.get(id).is_some());
-        self.challenges_sent.push(challenge.id.clone());
+        // Those answered meanwhile are forgotten, so the list stays short.
+        let mut still = Vec::new();
+        for id in std::mem::take(&mut self.challenges_sent) {
+            if matches!(self.app.challenges.get(&id).await, Ok(Some(_))) {
+                still.push(id);
+            }
+        }
+        still.push(challenge.id.clone());
+        self.challenges_sent = still;
         Ok(vec![ServerMsg::ChallengeSent {
             challenge: challenge.id.clone(),
             name: challenge.dest.player.name.clone(),
@@ -89,7 +94,9 @@ impl Connection {
     ) -> Result<Vec<ServerMsg>, ClientError> {
         let player = self.player_info()?;
         let me = self.own_account(&player.player_id).await?;
-        challenge_routes::cancel_for(&self.app, &me, challenge.as_str()).map_err(refusal)?;
+        challenge_routes::cancel_for(&self.app, &me, challenge.as_str())
+            .await
+            .map_err(refusal)?;
         Ok(vec![ServerMsg::ChallengeCanceled {
             challenge,
             reference,
@@ -98,9 +105,11 @@ impl Connection {
 
     /// Takes back the challenges this connection made that still wait for an answer:
     /// it is closing, and nobody would be there to play the game.
-    pub(super) fn withdraw_challenges(&self) {
+    pub(super) async fn withdraw_challenges(&self) {
         for id in &self.challenges_sent {
-            challenge_routes::withdraw(&self.app, id);
+            if let Err(error) = challenge_routes::withdraw(&self.app, id).await {
+                tracing::warn!(%error, challenge = %id, "a closed connection's challenge could not be taken back");
+            }
         }
     }
 
@@ -130,7 +139,9 @@ fn refusal(error: BotApiError) -> ClientError {
         BotApiError::BadRequest(message) | BotApiError::TooManyRequests(message) => {
             ClientError::new(ErrorCode::BadMessage, message)
         }
-        BotApiError::Http(ApiError::Unavailable(_)) => ClientError::storage_unavailable(),
+        BotApiError::Http(ApiError::Unavailable(_)) | BotApiError::Fleet(_) => {
+            ClientError::storage_unavailable()
+        }
         BotApiError::Http(error) => ClientError::new(ErrorCode::BadMessage, error.to_string()),
     }
 }

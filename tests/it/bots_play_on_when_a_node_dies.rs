@@ -1,10 +1,11 @@
 //! A bot's game on a fleet of two real `parlor` nodes sharing the machine's PostgreSQL
-//! (a schema of the test's own) and Redis (a key prefix of its own). The challenge is
-//! made and accepted on node A, so the game's room opens there; the bot streams the
-//! game and moves from node B. Node A is killed with SIGKILL: node B adopts the room,
-//! the bot's open game stream follows it there and goes on with no new `gameFull`, the
-//! person comes back through node B with their token, and the game is played to its
-//! end and stored once, every move in order.
+//! (a schema of the test's own) and Redis (a key prefix of its own). A person on node A
+//! challenges a bot whose event stream is open on node B: the challenge reaches it
+//! there, the bot accepts through node B (the game's room opens there) and the person
+//! hears so on node A. The bot streams the game and moves through node A. Node B is
+//! killed with SIGKILL: node A adopts the room, the person's WebSocket is put back in it
+//! and the bot's open game stream follows it there, going on with no new `gameFull`;
+//! the game is played to its end and stored once, every move in order.
 
 use std::time::Duration;
 
@@ -62,22 +63,28 @@ async fn a_bots_game_goes_on_when_its_node_dies() {
         let (status, answer) = robo_a.post(path, body).await;
         assert_eq!(status, 200, "{path}: {answer}");
     }
-    let (_, mut events) = robo_a.stream("/api/stream/event").await;
-    let (mut alice, alice_welcome) = client_at(&node_a.address, "Alice", None).await;
+
+    // The challenge crosses the fleet: made on A, seen and accepted on B.
+    let (_, mut events) = robo_b.stream("/api/stream/event").await;
+    let (mut alice, _) = client_at(&node_a.address, "Alice", None).await;
     alice
         .send(json!({"type": "challenge", "name": "Robo", "game": "tictactoe", "seat": 0}))
         .await;
     let sent = alice.until("challenge_sent").await;
     let room = sent["challenge"].as_str().unwrap().to_owned();
-    event(&mut events, "challenge").await;
-    let (status, accepted) = robo_a
+    let made = event(&mut events, "challenge").await;
+    assert_eq!(made["challenge"]["id"], room.as_str(), "{made}");
+    let (status, accepted) = robo_b
         .post(&format!("/api/challenge/{room}/accept"), None)
         .await;
     assert_eq!(status, 200, "{accepted}");
-    alice.until("challenge_accepted").await;
+    let told = alice.until("challenge_accepted").await;
+    assert_eq!(told["room"], room.as_str(), "{told}");
+    let started = event(&mut events, "gameStart").await;
+    assert_eq!(started["game"]["gameId"], room.as_str(), "{started}");
 
-    // The bot plays from node B, through the relay to the room on node A.
-    let (status, mut stream) = robo_b.stream(&format!("/api/bot/game/stream/{room}")).await;
+    // The bot plays through node A, the relay taking it to the room on node B.
+    let (status, mut stream) = robo_a.stream(&format!("/api/bot/game/stream/{room}")).await;
     assert_eq!(status, 200);
     let full = stream.next().await.unwrap();
     assert_eq!(full["type"], "gameFull", "{full}");
@@ -85,18 +92,18 @@ async fn a_bots_game_goes_on_when_its_node_dies() {
     let game_id = snapshot["game_id"].as_str().unwrap().to_owned();
     alice.play(&room, "0").await;
     until_moves(&mut stream, "0").await;
-    let (status, played) = robo_b
+    let (status, played) = robo_a
         .post(&format!("/api/bot/game/{room}/move/3"), None)
         .await;
     assert_eq!(status, 200, "{played}");
     until_moves(&mut stream, "0 3").await;
 
-    node_a.kill();
+    node_b.kill();
     eventually(
-        "node B has adopted the game",
+        "node A has adopted the game",
         ADOPTION_PATIENCE,
         async || {
-            let url = format!("http://{}/api/rooms/{room}", node_b.address);
+            let url = format!("http://{}/api/rooms/{room}", node_a.address);
             match reqwest::get(&url).await {
                 Ok(response) if response.status().is_success() => Ok(()),
                 Ok(response) => Err(response.status().to_string()),
@@ -106,14 +113,15 @@ async fn a_bots_game_goes_on_when_its_node_dies() {
     )
     .await;
 
-    let alice_token = alice_welcome["token"].as_str().unwrap();
-    let (mut alice, _) = client_at(&node_b.address, "Alice", Some(alice_token)).await;
-    let resumed = alice.join(&room, 0).await;
-    assert_eq!(resumed["moves"], 2, "{resumed}");
+    // Alice's connection is put back in the room by itself (`joined`, then its state).
+    alice.until("joined").await;
+    alice
+        .until_state(|state| state["moves"] == 2 && state["to_move"] == 0)
+        .await;
     alice.play(&room, "1").await;
     // Seen on the stream opened before the node died: it followed the room.
     until_moves(&mut stream, "0 3 1").await;
-    let (status, played) = robo_b
+    let (status, played) = robo_a
         .post(&format!("/api/bot/game/{room}/move/4"), None)
         .await;
     assert_eq!(status, 200, "{played}");
@@ -128,7 +136,7 @@ async fn a_bots_game_goes_on_when_its_node_dies() {
         "{last}"
     );
 
-    let (_, game) = get_json_at(&node_b.address, &format!("/api/games/{game_id}")).await;
+    let (_, game) = get_json_at(&node_a.address, &format!("/api/games/{game_id}")).await;
     let stored: Vec<&str> = game["moves"]
         .as_array()
         .unwrap()
@@ -141,5 +149,5 @@ async fn a_bots_game_goes_on_when_its_node_dies() {
         "every move, once, in order"
     );
     assert_eq!(game["status"], "finished", "{game}");
-    drop(node_b);
+    drop(node_a);
 }

@@ -57,7 +57,7 @@ pub(crate) use self::opening::Opening;
 const ANSWER_WITHIN: Duration = Duration::from_millis(2 * MAX_STORE_WAIT_MS + 2000);
 
 /// How soon the inbox is listened to again after the connection to Redis broke.
-pub(super) const LISTEN_AGAIN_AFTER: Duration = Duration::from_millis(500);
+pub(crate) const LISTEN_AGAIN_AFTER: Duration = Duration::from_millis(500);
 
 /// This node's part in passing room messages between nodes. Cloning it is cheap.
 #[derive(Clone)]

@@ -551,7 +551,7 @@ impl Running {
             relay.unregister(conn);
         }
         app.live.close(conn);
-        connection.withdraw_challenges();
+        connection.withdraw_challenges().await;
         // A client that stopped reading is found by a room whose queue for it filled
         // (the room counts it as it kicks) or by a stalled write (counted here): once
         // either way.
