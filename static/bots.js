@@ -79,13 +79,12 @@ export class BotsCard {
   /** Reads the bots online now and every few seconds while the page is shown. */
   start() {
     this.refresh();
-    setInterval(() => {
-      if (!document.hidden) this.refresh();
-    }, REFRESH_EVERY_MS);
+    setInterval(() => this.refresh(), REFRESH_EVERY_MS);
   }
 
-  /** Reads the bots online once. */
+  /** Reads the bots online once, unless the page is hidden or the browser offline (what was read stays). */
   async refresh() {
+    if (document.hidden || !navigator.onLine) return;
     try {
       const res = await fetch('/api/bot/online', { headers: { accept: 'application/x-ndjson' } });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
