@@ -10,7 +10,8 @@
 // taken back reaches the bot as `challengeCanceled`; an accepted rated challenge puts Ann
 // in the game's room at the side she chose, Fishbot's seat marked BOT, she beats the bot
 // (no Rematch offered: an engine plays again when challenged again), and the game is in
-// both players' histories and on the rating leaderboard (shown on the page for both).
+// both players' histories and on the rating leaderboard (shown on the page for both,
+// Fishbot marked BOT).
 // axe-core must find nothing serious on the card and the form, light and dark; screenshots
 // of the card go to /tmp/shots/ (E2E_SHOTS overrides).
 // Run from the repository root: `node e2e/bots.mjs` (or `bash e2e/run.sh`).
@@ -280,7 +281,7 @@ async function acceptedAndPlayed() {
   await ann.tid('leaderboard-by').selectOption('rating');
   await ann.page.waitForFunction((name) => {
     const text = document.querySelector('[data-testid="leaderboard"]')?.textContent ?? '';
-    return text.includes('Ann') && text.includes(name);
+    return text.includes('Ann') && text.includes(`${name} BOT`);
   }, BOT_NAME, { timeout: 10_000 }).catch(async () => fail(`the rating leaderboard reads ${JSON.stringify(await ann.tid('leaderboard').innerText())}`));
   log(`played: ${result}`);
   noProblems();

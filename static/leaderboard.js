@@ -2,6 +2,7 @@
 // level, or all of them together), or its ratings, from GET /api/leaderboard.
 
 import { el } from './dom.js';
+import { botAccountTag } from './sides.js';
 import { gameTitle } from './boards/index.js';
 import {
   SCORE_EXPLAINED, RATING_EXPLAINED, PROVISIONAL_EXPLAINED, OPPONENTS, opponentWords,
@@ -128,6 +129,8 @@ export class Leaderboard {
       if (me && entry.player_id === me) item.classList.add('mine');
       item.append(el('span', 'rank', String(entry.rank ?? i + 1)));
       const name = el('span', 'lb-name', entry.name ?? '?');
+      const bot = botAccountTag(entry);
+      if (bot) name.append(' ', bot);
       item.append(name);
       if (by === 'rating') {
         const rating = ratingEl(entry);

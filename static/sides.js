@@ -59,9 +59,12 @@ export function seatName(seat) {
   return 'someone';
 }
 
-/** The "BOT" mark beside a bot account's name (an engine playing through the Bot API), or null for anyone else. */
-export function botAccountTag(seat) {
-  if (seat?.bot_account !== true) return null;
+/**
+ * The "BOT" mark beside a bot account's name (an engine playing through the Bot API), or
+ * null for anyone else: `who` is a seat or a leaderboard row, which say `bot_account`.
+ */
+export function botAccountTag(who) {
+  if (who?.bot_account !== true) return null;
   const tag = el('span', 'tag bot-account', 'BOT');
   tag.title = 'A bot account: an engine playing through the Bot API';
   return tag;

@@ -206,6 +206,10 @@ pub(super) struct ScoreRowView {
     /// The game in which they first reached it.
     game_id: GameId,
     achieved_at_ms: i64,
+    /// `true` for a bot account (an engine playing through the Bot API); absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    bot_account: bool,
 }
 
 impl From<LeaderboardEntry> for ScoreRowView {
@@ -218,6 +222,7 @@ impl From<LeaderboardEntry> for ScoreRowView {
             score: entry.score,
             game_id: entry.game_id,
             achieved_at_ms: entry.achieved_at_ms,
+            bot_account: entry.bot_account,
         }
     }
 }
@@ -234,6 +239,10 @@ pub(super) struct RatingRowView {
     /// games yet to trust it).
     provisional: bool,
     games: i64,
+    /// `true` for a bot account (an engine playing through the Bot API); absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    bot_account: bool,
 }
 
 impl From<RatingEntry> for RatingRowView {
@@ -246,6 +255,7 @@ impl From<RatingEntry> for RatingRowView {
             deviation: entry.deviation,
             provisional: ratings::is_provisional(entry.deviation),
             games: entry.games,
+            bot_account: entry.bot_account,
         }
     }
 }

@@ -50,6 +50,8 @@ pub(crate) struct RatingEntry {
     pub(crate) deviation: f64,
     /// Rated games played.
     pub(crate) games: i64,
+    /// Whether the player is a bot account.
+    pub(crate) bot_account: bool,
 }
 
 /// A game still playing, and the room it is played in.
@@ -117,4 +119,6 @@ pub(crate) struct LeaderboardEntry {
     pub(crate) game_id: GameId,
     /// When, Unix ms.
     pub(crate) achieved_at_ms: i64,
+    /// Whether the player is a bot account.
+    pub(crate) bot_account: bool,
 }

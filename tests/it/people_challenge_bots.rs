@@ -112,6 +112,17 @@ async fn a_person_challenges_a_bot_and_plays_the_game_it_accepts() {
     }
     let over = alice.until("game_over").await;
     assert_eq!(over["winner"], 1, "{over}");
+    // Rated: both on the leaderboard, the bot account marked as one there too.
+    let (_, board) = server
+        .get_json("/api/leaderboard?game=chess&by=rating")
+        .await;
+    let marks: Vec<(&str, bool)> = board["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| (row["name"].as_str().unwrap(), row["bot_account"] == true))
+        .collect();
+    assert_eq!(marks, [("Robo", true), ("Alice", false)], "{board}");
     server.stop().await;
 }
 

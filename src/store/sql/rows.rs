@@ -258,6 +258,7 @@ pub(super) struct RatingEntryRow {
     rating: f64,
     deviation: f64,
     games: i64,
+    bot_since: Option<i64>,
 }
 
 impl RatingEntryRow {
@@ -270,6 +271,7 @@ impl RatingEntryRow {
             rating: self.rating,
             deviation: self.deviation,
             games: self.games,
+            bot_account: self.bot_since.is_some(),
         }
     }
 }
@@ -283,6 +285,7 @@ pub(super) struct LeaderboardRow {
     score: i64,
     game_id: String,
     achieved_at: i64,
+    bot_since: Option<i64>,
 }
 
 impl LeaderboardRow {
@@ -296,6 +299,7 @@ impl LeaderboardRow {
             score: self.score,
             game_id: self.game_id.into(),
             achieved_at_ms: self.achieved_at,
+            bot_account: self.bot_since.is_some(),
         })
     }
 }

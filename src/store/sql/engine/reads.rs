@@ -165,7 +165,7 @@ pub(super) async fn rating_leaderboard(
     // key ever be written.
     ranked(
         pool,
-        "SELECT r.player_key, p.name, r.rating, r.deviation, r.games FROM ratings r \
+        "SELECT r.player_key, p.name, r.rating, r.deviation, r.games, p.bot_since FROM ratings r \
          JOIN players p ON p.player_id = r.player_key \
          WHERE r.game = $1 ORDER BY r.rating DESC, r.player_key LIMIT $2",
         game,
@@ -287,14 +287,14 @@ pub(super) async fn leaderboard(
 ) -> Result<Vec<LeaderboardEntry>, StoreError> {
     let sql = match opponent {
         Some(_) => {
-            "SELECT l.player_id, p.name, l.opponent, l.score, l.game_id, l.achieved_at \
+            "SELECT l.player_id, p.name, l.opponent, l.score, l.game_id, l.achieved_at, p.bot_since \
              FROM leaderboard l JOIN players p ON p.player_id = l.player_id \
              WHERE l.game = $1 AND l.opponent = $3 \
              ORDER BY l.score DESC, l.achieved_at ASC, l.player_id ASC \
              LIMIT $2"
         }
         None => {
-            "SELECT l.player_id, p.name, l.opponent, l.score, l.game_id, l.achieved_at \
+            "SELECT l.player_id, p.name, l.opponent, l.score, l.game_id, l.achieved_at, p.bot_since \
              FROM leaderboard l JOIN players p ON p.player_id = l.player_id \
              WHERE l.game = $1 \
              ORDER BY l.score DESC, l.achieved_at ASC, l.player_id ASC, l.opponent ASC \
