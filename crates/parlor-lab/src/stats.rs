@@ -147,9 +147,56 @@ pub(crate) fn wilson(p: f64, n: u32, z: f64) -> Interval {
     }
 }
 
+/// An Elo rating and its interval, as measured against an opponent of known rating.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub(crate) struct EloEstimate {
+    /// The rating the score implies.
+    pub(crate) elo: f64,
+    /// The bounds the score's interval implies; `None` where the bound is a score of 0
+    /// or 1, which says no more than "below" or "above".
+    pub(crate) low: Option<f64>,
+    /// See `low`.
+    pub(crate) high: Option<f64>,
+}
+
+/// The Elo difference a score `p` implies under the logistic model (`400 log10(p / (1 -
+/// p))`), or `None` for a score of 0 or 1, which bounds it on one side only.
+pub(crate) fn elo_difference(p: f64) -> Option<f64> {
+    (p > 0.0 && p < 1.0).then(|| 400.0 * (p / (1.0 - p)).log10())
+}
+
+/// The rating of a player who scored `score` (with interval `interval`) against an
+/// opponent rated `opponent`; `None` when the score itself is 0 or 1.
+pub(crate) fn elo_estimate(opponent: f64, score: f64, interval: Interval) -> Option<EloEstimate> {
+    Some(EloEstimate {
+        elo: opponent + elo_difference(score)?,
+        low: elo_difference(interval.low).map(|d| opponent + d),
+        high: elo_difference(interval.high).map(|d| opponent + d),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn elo_differences_follow_the_logistic_model() {
+        assert_eq!(elo_difference(0.5), Some(0.0));
+        // 0.76 is about +200, 0.24 about -200 (the model's usual table).
+        let up = elo_difference(0.76).unwrap();
+        assert!((up - 200.0).abs() < 1.0, "{up}");
+        assert!(close(elo_difference(0.24).unwrap(), -up));
+        assert_eq!(elo_difference(0.0), None);
+        assert_eq!(elo_difference(1.0), None);
+        let interval = Interval {
+            low: 0.0,
+            high: 0.64,
+        };
+        let estimate = elo_estimate(1500.0, 0.5, interval).unwrap();
+        assert_eq!(estimate.elo, 1500.0);
+        assert_eq!(estimate.low, None);
+        assert!(estimate.high.is_some_and(|high| high > 1500.0));
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-4

@@ -15,7 +15,7 @@ use rand::rngs::StdRng;
 use serde::Serialize;
 
 use crate::play::{self, Budget, BudgetArgs, Error, Progress};
-use crate::stats::{Breakdown, Interval, Score, Tally};
+use crate::stats::{Breakdown, EloEstimate, Interval, Score, Tally, elo_estimate};
 
 /// Options of `stockfish`.
 #[derive(clap::Args, Clone, Debug)]
@@ -29,9 +29,17 @@ pub(crate) struct Args {
     /// Stockfish's budget per move: `go nodes K`
     #[arg(long, value_name = "K", default_value_t = 1000)]
     pub(crate) sf_nodes: u64,
-    /// Stockfish's `Skill Level` (0 to 20)
+    /// Stockfish's `Skill Level` (0 to 20); not used with --sf-elo
     #[arg(long, default_value_t = 0)]
     pub(crate) skill: u8,
+    /// Stockfish limited to this Elo (`UCI_LimitStrength`, `UCI_Elo`; 1350 to 2850 in
+    /// Stockfish 15.1) instead of a skill level; the report then gives our bot's Elo
+    /// with its 95% interval
+    #[arg(long, value_name = "ELO")]
+    pub(crate) sf_elo: Option<u32>,
+    /// Stockfish thinks this long per move (`go movetime`) instead of --sf-nodes nodes
+    #[arg(long, value_name = "MS")]
+    pub(crate) sf_ms: Option<u64>,
     /// The level playing Stockfish
     #[arg(long, default_value = "hard")]
     pub(crate) level: BotLevel,
@@ -69,10 +77,57 @@ pub(crate) struct Engine {
     pub(crate) name: String,
 }
 
+/// How strong the engine plays.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Strength {
+    /// At this `Skill Level`.
+    Skill(u8),
+    /// Limited to this Elo.
+    Elo(u32),
+}
+
+/// How long the engine thinks about a move.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Think {
+    /// This many nodes.
+    Nodes(u64),
+    /// This many milliseconds.
+    Movetime(u64),
+}
+
+impl Args {
+    fn strength(&self) -> Strength {
+        self.sf_elo
+            .map_or(Strength::Skill(self.skill), Strength::Elo)
+    }
+
+    fn think(&self) -> Think {
+        self.sf_ms
+            .map_or(Think::Nodes(self.sf_nodes), Think::Movetime)
+    }
+
+    /// The engine's setting, in words.
+    fn engine_setting(&self) -> String {
+        let strength = match self.strength() {
+            Strength::Skill(skill) => format!("Skill Level {skill}"),
+            Strength::Elo(elo) => format!("UCI_Elo {elo}"),
+        };
+        let think = match self.think() {
+            Think::Nodes(nodes) => format!("go nodes {nodes}"),
+            Think::Movetime(ms) => format!("go movetime {ms}"),
+        };
+        format!("{strength}, {think}")
+    }
+}
+
 impl Engine {
     /// Starts `path`, completes the UCI handshake and sets one thread, a small hash and
-    /// `skill`.
-    pub(crate) fn start(path: &Path, skill: u8, timeout: Duration) -> Result<Engine, Error> {
+    /// `strength`.
+    pub(crate) fn start(
+        path: &Path,
+        strength: Strength,
+        timeout: Duration,
+    ) -> Result<Engine, Error> {
         let path = resolve(path);
         let mut child = Command::new(&path)
             .stdin(Stdio::piped())
@@ -120,7 +175,15 @@ impl Engine {
         engine.name = name;
         engine.send("setoption name Threads value 1")?;
         engine.send("setoption name Hash value 16")?;
-        engine.send(&format!("setoption name Skill Level value {skill}"))?;
+        match strength {
+            Strength::Skill(skill) => {
+                engine.send(&format!("setoption name Skill Level value {skill}"))?;
+            }
+            Strength::Elo(elo) => {
+                engine.send("setoption name UCI_LimitStrength value true")?;
+                engine.send(&format!("setoption name UCI_Elo value {elo}"))?;
+            }
+        }
         engine.ready()?;
         Ok(engine)
     }
@@ -168,13 +231,13 @@ impl Engine {
         self.ready()
     }
 
-    /// The engine's move, in UCI, after `moves` from the position `fen`, searching `nodes`
-    /// nodes.
+    /// The engine's move, in UCI, after `moves` from the position `fen`, thinking as
+    /// `think` says.
     pub(crate) fn best_move(
         &mut self,
         fen: &str,
         moves: &[String],
-        nodes: u64,
+        think: Think,
     ) -> Result<String, Error> {
         let mut position = format!("position fen {fen}");
         if !moves.is_empty() {
@@ -182,7 +245,10 @@ impl Engine {
             position.push_str(&moves.join(" "));
         }
         self.send(&position)?;
-        self.send(&format!("go nodes {nodes}"))?;
+        self.send(&match think {
+            Think::Nodes(nodes) => format!("go nodes {nodes}"),
+            Think::Movetime(ms) => format!("go movetime {ms}"),
+        })?;
         let line = self.wait_for(|line| line.starts_with("bestmove"))?;
         parse_bestmove(&line)
             .map(str::to_owned)
@@ -256,6 +322,8 @@ struct Report<'a> {
     engine: String,
     skill: u8,
     sf_nodes: u64,
+    sf_elo: Option<u32>,
+    sf_ms: Option<u64>,
     level: BotLevel,
     ms_per_move: u64,
     budget: Budget,
@@ -266,6 +334,8 @@ struct Report<'a> {
     score: f64,
     wilson95: Interval,
     normal95: Interval,
+    /// Our bot's Elo, against an engine limited to `sf_elo`.
+    elo: Option<EloEstimate>,
     as_white: Tally,
     as_black: Tally,
     reasons: BTreeMap<String, usize>,
@@ -286,17 +356,16 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
     let timeout = Duration::from_secs(args.engine_timeout.max(1));
     let commit = play::git_commit();
     // Start one engine up front to fail early and to learn its name.
-    let name = Engine::start(&args.engine, args.skill, timeout)?
+    let name = Engine::start(&args.engine, args.strength(), timeout)?
         .name
         .clone();
     println!(
         "parlor-bots stockfish at commit {}: bot:{} ({}) vs {name} \
-         (Skill Level {}, go nodes {}), {} games, seed {}, {threads} thread(s)",
+         ({}), {} games, seed {}, {threads} thread(s)",
         commit.as_deref().unwrap_or("unknown"),
         args.level,
         budget.describe_level(args.level),
-        args.skill,
-        args.sf_nodes,
+        args.engine_setting(),
         args.games,
         args.seed
     );
@@ -305,7 +374,7 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
     let records = play::run_pool(
         &numbers,
         threads,
-        || Engine::start(&args.engine, args.skill, timeout),
+        || Engine::start(&args.engine, args.strength(), timeout),
         |engine, &number| play_one(engine, number, args, &settings, &budget),
         |_, record: &GameRecord| {
             progress.game_done(&format!(
@@ -336,11 +405,10 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
     } = counted;
     let wilson95 = tally.wilson95();
     println!(
-        "\nbot:{} vs {name} (skill {}, {} nodes): W {} D {} L {}, score {:.3}, \
+        "\nbot:{} vs {name} ({}): W {} D {} L {}, score {:.3}, \
          95% CI (Wilson) [{:.3}, {:.3}]; as White {}, as Black {}",
         args.level,
-        args.skill,
-        args.sf_nodes,
+        args.engine_setting(),
         tally.wins,
         tally.draws,
         tally.losses,
@@ -355,6 +423,22 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
         .map(|(reason, count)| format!("{reason} {count}"))
         .collect();
     println!("endings: {}", endings.join(", "));
+    let elo = args
+        .sf_elo
+        .and_then(|sf| elo_estimate(f64::from(sf), tally.score(), wilson95));
+    if let Some(estimate) = elo {
+        let bound = |bound: Option<f64>| {
+            bound.map_or_else(|| "unbounded".to_owned(), |b| format!("{b:.0}"))
+        };
+        println!(
+            "bot:{}'s Elo against UCI_Elo {}: {:.0}, 95% interval [{}, {}]",
+            args.level,
+            args.sf_elo.unwrap_or_default(),
+            estimate.elo,
+            bound(estimate.low),
+            bound(estimate.high)
+        );
+    }
     println!("total wall time: {elapsed:.0} s");
 
     if let Some(path) = &args.json {
@@ -364,6 +448,8 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
             engine: name,
             skill: args.skill,
             sf_nodes: args.sf_nodes,
+            sf_elo: args.sf_elo,
+            sf_ms: args.sf_ms,
             level: args.level,
             ms_per_move: args.ms_per_move,
             budget,
@@ -374,6 +460,7 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
             score: tally.score(),
             wilson95,
             normal95: tally.normal95(),
+            elo,
             as_white,
             as_black,
             reasons,
@@ -422,7 +509,7 @@ fn play_one(
             game.bot_move(args.level, &limits, &mut rng)
                 .ok_or("our bot found no move in an unfinished game")?
         } else {
-            engine.best_move(&fen, &moves, args.sf_nodes)?
+            engine.best_move(&fen, &moves, args.think())?
         };
         let played = game
             .play(&mv)
