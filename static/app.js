@@ -123,6 +123,7 @@ function makeBotsCard() {
     cancel: node('challenge-cancel'),
   }, {
     ready: () => app.ready,
+    reconnecting: () => app.me !== null && !app.ready,
     challenge: () => app.challenge,
     send: challengeBot,
     cancel: takeBackChallenge,

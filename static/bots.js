@@ -52,7 +52,8 @@ export function parseAccounts(text) {
 export class BotsCard {
   /**
    * nodes = { card, list, empty, form, title, game, clock, side, rated, close, pending, pendingText, cancel }.
-   * hooks = { ready(): signed in, challenge(): the pending challenge ({ name, game }) or null,
+   * hooks = { ready(): signed in, reconnecting(): signed in before but not now,
+   *           challenge(): the pending challenge ({ name, game }) or null,
    *           send(name, game, { timeControl, seat, rated }), cancel(), changed() }.
    */
   constructor(nodes, hooks) {
@@ -82,9 +83,12 @@ export class BotsCard {
     setInterval(() => this.refresh(), REFRESH_EVERY_MS);
   }
 
-  /** Reads the bots online once, unless the page is hidden or the browser offline (what was read stays). */
+  /**
+   * Reads the bots online once, unless the page is hidden, the browser offline or the
+   * page reconnecting to a server out of reach (what was read stays).
+   */
   async refresh() {
-    if (document.hidden || !navigator.onLine) return;
+    if (document.hidden || !navigator.onLine || this.hooks.reconnecting()) return;
     try {
       const res = await fetch('/api/bot/online', { headers: { accept: 'application/x-ndjson' } });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
