@@ -9,7 +9,11 @@ import { GAMES, gameTitle } from './boards/index.js';
 import { sideName } from './sides.js';
 import { timeControlFromChoice } from './time.js';
 
-const REFRESH_EVERY_MS = 10_000;
+/**
+ * How often the list is read again: every open page asks, and each answer reads every
+ * bot's account, so not often; a bot that comes online shows within half a minute.
+ */
+const REFRESH_EVERY_MS = 30_000;
 
 /** The clocks a challenge offers: a bot's engine usually asks for one (lichess-bot declines games without). */
 const CLOCKS = [
