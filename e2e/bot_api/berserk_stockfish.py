@@ -53,35 +53,10 @@ def client(token):
     return berserk.Client(session=berserk.TokenSession(token), base_url=BASE)
 
 
-def play_with_stockfish(bot, game_id, engine, outcome):
-    """Plays game `game_id` for the bot from its game stream until its final state;
-    puts the final state into `outcome`."""
-    me = bot.account.get()["username"]
-    colour = None
-    for event in bot.bots.stream_game_state(game_id):
-        if event["type"] == "gameFull":
-            colour = chess.WHITE if event["white"]["name"] == me else chess.BLACK
-            state = event["state"]
-        elif event["type"] == "gameState":
-            state = event
-        else:
-            continue
-        if state["status"] != "started":
-            outcome.update(state)
-            return
-        board = chess.Board()
-        for uci in state["moves"].split():
-            board.push_uci(uci)
-        if board.turn == colour and not board.is_game_over():
-            move = engine.play(board, chess.engine.Limit(time=0.05)).move
-            bot.bots.make_move(game_id, move.uci())
-    raise SystemExit(f"the game stream of {game_id} ended before the game did")
-
-
-def play_from_room_state(bot, game_id, outcome):
-    """Plays game `game_id` (any game) for the bot from its game stream until its final
-    state, each move one of the legal moves the room's public state lists; puts the final
-    state into `outcome`."""
+def play_game(bot, game_id, outcome, choose):
+    """Plays game `game_id` for the bot from its game stream until its final state, each
+    of its moves `choose(game_id, moves)` for the moves played so far; puts the final
+    state into `outcome`. White (seat 0) moves first."""
     me = bot.account.get()["username"]
     seat = None
     for event in bot.bots.stream_game_state(game_id):
@@ -96,15 +71,31 @@ def play_from_room_state(bot, game_id, outcome):
         if state["status"] != "started":
             outcome.update(state)
             return
-        if len(state["moves"].split()) % 2 == seat:
-            room = requests.get(f"{BASE}/api/rooms/{game_id}", timeout=10).json()
-            bot.bots.make_move(game_id, random.choice(room["legal_moves"]))
+        moves = state["moves"].split()
+        if len(moves) % 2 == seat:
+            bot.bots.make_move(game_id, choose(game_id, moves))
     raise SystemExit(f"the game stream of {game_id} ended before the game did")
 
 
-def accept_and_play(bot, play, outcome):
+def stockfish_move(engine):
+    """A chooser of Stockfish's move in a chess game from the start."""
+    def choose(_game_id, moves):
+        board = chess.Board()
+        for uci in moves:
+            board.push_uci(uci)
+        return engine.play(board, chess.engine.Limit(time=0.05)).move.uci()
+    return choose
+
+
+def listed_move(game_id, _moves):
+    """One of the legal moves the room's public state lists (any game)."""
+    room = requests.get(f"{BASE}/api/rooms/{game_id}", timeout=10).json()
+    return random.choice(room["legal_moves"])
+
+
+def accept_and_play(bot, choose, outcome):
     """Waits for a challenge on the bot's event stream, accepts it, and plays its game
-    with `play(bot, game_id, outcome)`."""
+    with play_game, its moves chosen by `choose`."""
     for event in bot.bots.stream_incoming_events():
         if event["type"] == "challenge":
             challenge = event["challenge"]
@@ -112,7 +103,7 @@ def accept_and_play(bot, play, outcome):
                 "to", challenge["variant"]["key"])
             bot.bots.accept_challenge(challenge["id"])
         elif event["type"] == "gameStart":
-            play(bot, event["game"]["id"], outcome)
+            play_game(bot, event["game"]["id"], outcome, choose)
             return
 
 
@@ -155,8 +146,7 @@ async def main():
     # 1. A person challenges the bot to a rated blitz game.
     person_ws, _ = await hello("Person")
     outcome = {}
-    stockfish = lambda bot, game_id, outcome: play_with_stockfish(bot, game_id, engine, outcome)
-    playing = threading.Thread(target=accept_and_play, args=(bot, stockfish, outcome), daemon=True)
+    playing = threading.Thread(target=accept_and_play, args=(bot, stockfish_move(engine), outcome), daemon=True)
     playing.start()
     blitz = {"kind": "fischer", "base_ms": 180_000, "increment_ms": 2000}
     room, seat = await challenge(person_ws, {"name": "Fishbot", "game": "chess", "seat": 0,
@@ -182,7 +172,7 @@ async def main():
         if message["type"] == "error":
             raise SystemExit(f"the room was refused: {message}")
     outcome = {}
-    await asyncio.get_running_loop().run_in_executor(None, play_with_stockfish, bot, room, engine, outcome)
+    await asyncio.get_running_loop().run_in_executor(None, play_game, bot, room, outcome, stockfish_move(engine))
     say("game 2 against bot:hard:", outcome.get("status"), "winner", outcome.get("winner"))
     assert outcome.get("status") in ENDED, outcome
     engine.quit()
@@ -192,7 +182,7 @@ async def main():
                           headers={"Authorization": f"Bearer {bot_hello['token']}"}, timeout=10)
     assert taken.status_code == 200, taken.text
     outcome = {}
-    playing = threading.Thread(target=accept_and_play, args=(bot, play_from_room_state, outcome), daemon=True)
+    playing = threading.Thread(target=accept_and_play, args=(bot, listed_move, outcome), daemon=True)
     playing.start()
     room, seat = await challenge(person_ws, {"name": "Fishbot", "game": "checkers", "rated": True})
     last = await person_plays(person_ws, room, seat)

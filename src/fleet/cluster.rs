@@ -378,8 +378,25 @@ impl Cluster {
     pub(crate) async fn listen(
         &self,
     ) -> Result<impl futures_util::Stream<Item = String> + Send + use<>, ClusterError> {
+        self.follow_channel(self.inbox(&self.node)).await
+    }
+
+    /// Publishes `text` on `channel`, to every node following it (this one included).
+    async fn publish_on(&self, channel: String, text: &str) -> Result<(), ClusterError> {
+        let mut redis = self.redis.clone();
+        let _heard: u64 = redis.publish(channel, text).await?;
+        Ok(())
+    }
+
+    /// Follows `channel`: every text published on it from the moment this returns, until
+    /// the connection to Redis breaks (the stream then ends). Each channel's follower
+    /// (inbox, listings, bans, the Bot API's events) is this one.
+    async fn follow_channel(
+        &self,
+        channel: String,
+    ) -> Result<impl futures_util::Stream<Item = String> + Send + use<>, ClusterError> {
         let mut pubsub = self.client.get_async_pubsub().await?;
-        pubsub.subscribe(self.inbox(&self.node)).await?;
+        pubsub.subscribe(channel).await?;
         Ok(futures_util::StreamExt::filter_map(
             pubsub.into_on_message(),
             |message| futures_util::future::ready(message.get_payload::<String>().ok()),

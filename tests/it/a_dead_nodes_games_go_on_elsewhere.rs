@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::chaos_clients::{Outage, check_stored_game, unix_ms};
 use crate::common::{client_at, get_json_at, temp_dir};
-use crate::fleet::TestFleet;
+use crate::fleet::{TestFleet, wait_until_adopted};
 use crate::health_and_readiness_tell_the_truth::metric;
 use crate::process::ParlorProcess;
 use crate::waiting::{eventually, eventually_every};
@@ -71,19 +71,7 @@ async fn the_owner_is_killed_and_another_node_plays_its_game_on() {
         down_ms,
         up_ms: down_ms + lease_left,
     };
-    eventually(
-        "node B has adopted the game",
-        ADOPTION_PATIENCE,
-        async || {
-            let url = format!("http://{}/api/rooms/{room}", node_b.address);
-            match reqwest::get(&url).await {
-                Ok(response) if response.status().is_success() => Ok(()),
-                Ok(response) => Err(response.status().to_string()),
-                Err(error) => Err(error.to_string()),
-            }
-        },
-    )
-    .await;
+    wait_until_adopted(&node_b.address, &room).await;
     // Node B's metrics count the game it adopted (once the whole group is live).
     eventually(
         "node B counts its adoption",

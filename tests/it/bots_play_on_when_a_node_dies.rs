@@ -7,19 +7,13 @@
 //! and the bot's open game stream follows it there, going on with no new `gameFull`;
 //! the game is played to its end and stored once, every move in order.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use crate::bot_api_client::{BotClient, LineReader};
 use crate::bots_take_challenges::event;
 use crate::common::{PATIENCE, client_at, get_json_at, temp_dir};
-use crate::fleet::TestFleet;
-use crate::waiting::eventually;
+use crate::fleet::{TestFleet, wait_until_adopted};
 use serial_test::serial;
-
-/// How long the test waits for node B to have the game live: far longer than a lease.
-const ADOPTION_PATIENCE: Duration = Duration::from_secs(60);
 
 /// The stream's lines until one whose `moves` are `moves`, returning it; fails on a
 /// second `gameFull` (the stream must go on, not start over).
@@ -99,19 +93,7 @@ async fn a_bots_game_goes_on_when_its_node_dies() {
     until_moves(&mut stream, "0 3").await;
 
     node_b.kill();
-    eventually(
-        "node A has adopted the game",
-        ADOPTION_PATIENCE,
-        async || {
-            let url = format!("http://{}/api/rooms/{room}", node_a.address);
-            match reqwest::get(&url).await {
-                Ok(response) if response.status().is_success() => Ok(()),
-                Ok(response) => Err(response.status().to_string()),
-                Err(error) => Err(error.to_string()),
-            }
-        },
-    )
-    .await;
+    wait_until_adopted(&node_a.address, &room).await;
 
     // Alice's connection is put back in the room by itself (`joined`, then its state).
     alice.until("joined").await;

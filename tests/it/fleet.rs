@@ -1,6 +1,6 @@
 //! A fleet for the tests: the machine's PostgreSQL (a schema of the test's own) and
 //! Redis (a key prefix of its own), the settings every node of it starts with, and how
-//! a client finds its room again once another node has taken it over.
+//! a test waits for a node to take a room over and a client finds its room again.
 
 use std::path::Path;
 use std::time::Duration;
@@ -149,4 +149,19 @@ pub(crate) async fn join_when_taken_over(client: &mut Client, room: &str, seat: 
         Err(reply.to_string())
     })
     .await
+}
+
+/// Waits until the node at `address` serves `room` (`GET /api/rooms/{room}` answers
+/// 200): it has taken the room over. Fails the test after far longer than a lease.
+pub(crate) async fn wait_until_adopted(address: &str, room: &str) {
+    let what = format!("the node at {address} has adopted room {room}");
+    crate::waiting::eventually(&what, ADOPTION_PATIENCE, async || {
+        let url = format!("http://{address}/api/rooms/{room}");
+        match reqwest::get(&url).await {
+            Ok(response) if response.status().is_success() => Ok(()),
+            Ok(response) => Err(response.status().to_string()),
+            Err(error) => Err(error.to_string()),
+        }
+    })
+    .await;
 }

@@ -37,9 +37,7 @@ impl Cluster {
 
     /// Tells every node following the Bot API's events (this one included) of `news`.
     pub(crate) async fn publish_bot_event(&self, news: &str) -> Result<(), ClusterError> {
-        let mut redis = self.redis.clone();
-        let _heard: u64 = redis.publish(self.bot_events_channel(), news).await?;
-        Ok(())
+        self.publish_on(self.bot_events_channel(), news).await
     }
 
     /// Listens to the Bot API's events: every one published from the moment this
@@ -47,12 +45,7 @@ impl Cluster {
     pub(crate) async fn follow_bot_events(
         &self,
     ) -> Result<impl futures_util::Stream<Item = String> + Send + use<>, ClusterError> {
-        let mut pubsub = self.client.get_async_pubsub().await?;
-        pubsub.subscribe(self.bot_events_channel()).await?;
-        Ok(futures_util::StreamExt::filter_map(
-            pubsub.into_on_message(),
-            |message| futures_util::future::ready(message.get_payload::<String>().ok()),
-        ))
+        self.follow_channel(self.bot_events_channel()).await
     }
 
     /// Keeps challenge `id`, made as `text`, between `players`.

@@ -136,12 +136,7 @@ impl Cluster {
     pub(crate) async fn follow_listings(
         &self,
     ) -> Result<impl futures_util::Stream<Item = String> + Send + use<>, ClusterError> {
-        let mut pubsub = self.client.get_async_pubsub().await?;
-        pubsub.subscribe(self.lobby_channel()).await?;
-        Ok(futures_util::StreamExt::filter_map(
-            pubsub.into_on_message(),
-            |message| futures_util::future::ready(message.get_payload::<String>().ok()),
-        ))
+        self.follow_channel(self.lobby_channel()).await
     }
 }
 
