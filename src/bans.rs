@@ -15,6 +15,11 @@ use crate::protocol::{ClientError, ErrorCode};
 use crate::store::{Ban, Store, StoreError};
 use parlor_room::PlayerId;
 
+/// The error a banned player's connections are closed with, saying `sentence`.
+pub(crate) fn banned(sentence: &str) -> ClientError {
+    ClientError::new(ErrorCode::Banned, sentence)
+}
+
 /// What a banned player is told: that they are banned, until when, and why.
 pub(crate) fn sentence(ban: &Ban) -> String {
     let until = match ban.expires_at_ms.map(rfc3339) {
@@ -50,7 +55,7 @@ impl Refused {
     /// The `error` a WebSocket client is sent.
     pub(crate) fn to_client_error(&self) -> ClientError {
         match self {
-            Refused::Banned(sentence) => ClientError::new(ErrorCode::Banned, sentence.clone()),
+            Refused::Banned(sentence) => banned(sentence),
             Refused::Store(error) => {
                 warn!(%error, "could not read a player's ban");
                 ClientError::storage_unavailable()
@@ -102,7 +107,7 @@ pub(crate) async fn close_connections(
     metrics: &Metrics,
 ) -> usize {
     let message = sentence(ban);
-    let closed = live.close_banned(&ban.player_id, &message);
+    let closed = live.close_player(&ban.player_id, &banned(&message));
     metrics
         .bans_enforced
         .with_label_values(&["connection"])

@@ -1,6 +1,6 @@
 //! This node's live connections as an operator sees them (`GET /api/admin/connections`):
-//! each one's address, player and rooms; and the way a banned player's connections are
-//! closed, on whichever node they are.
+//! each one's address, player and rooms; and the way a player's connections are closed
+//! with a word to each (a ban, on whichever node they are; an upgrade to a bot account).
 //!
 //! Sessions keep their own entry up to date; the operator's routes and the fleet's news
 //! of bans read it and close connections through it, never reaching into a session.
@@ -14,6 +14,8 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use parlor_room::{ConnId, PlayerId, RoomId};
+
+use crate::protocol::ClientError;
 
 /// This node's live connections. Cloning it is cheap and shares the table.
 #[derive(Clone, Default)]
@@ -29,8 +31,8 @@ struct Entry {
     /// Cancelled to close the connection (shared with its rooms, which cancel it when
     /// the connection cannot keep up).
     close: CancellationToken,
-    /// Why the connection is being closed for a ban: the message its player is sent.
-    banned: Option<String>,
+    /// Why the connection is being closed for its player: the error it is sent last.
+    closing: Option<ClientError>,
 }
 
 /// The connections of one client address, as `GET /api/admin/connections` lists them.
@@ -56,7 +58,7 @@ impl LiveConnections {
                 player: None,
                 rooms: Vec::new(),
                 close,
-                banned: None,
+                closing: None,
             },
         );
     }
@@ -79,13 +81,13 @@ impl LiveConnections {
         self.entries.remove(&conn);
     }
 
-    /// Closes every connection of `player`, each told `message`; how many were not
-    /// being closed for a ban already.
-    pub(crate) fn close_banned(&self, player: &PlayerId, message: &str) -> usize {
+    /// Closes every connection of `player`, each sent `why` last; how many were not
+    /// being closed for their player already.
+    pub(crate) fn close_player(&self, player: &PlayerId, why: &ClientError) -> usize {
         let mut closed = 0;
         for mut entry in self.entries.iter_mut() {
-            if entry.player.as_ref() == Some(player) && entry.banned.is_none() {
-                entry.banned = Some(message.to_owned());
+            if entry.player.as_ref() == Some(player) && entry.closing.is_none() {
+                entry.closing = Some(why.clone());
                 entry.close.cancel();
                 closed += 1;
             }
@@ -93,9 +95,9 @@ impl LiveConnections {
         closed
     }
 
-    /// The message a connection closed for a ban is sent, if it was closed for one.
-    pub(crate) fn ban_message(&self, conn: ConnId) -> Option<String> {
-        self.entries.get(&conn)?.banned.clone()
+    /// The error a connection closed for its player is sent, if it was closed for one.
+    pub(crate) fn closing_error(&self, conn: ConnId) -> Option<ClientError> {
+        self.entries.get(&conn)?.closing.clone()
     }
 
     /// The players with a connection open here.
@@ -140,6 +142,7 @@ impl LiveConnections {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::ErrorCode;
 
     #[test]
     fn addresses_list_their_connections_players_and_rooms() {
@@ -173,15 +176,16 @@ mod tests {
         live.describe(1, Some(&PlayerId::from("p1")), std::iter::empty());
         live.describe(2, Some(&PlayerId::from("p2")), std::iter::empty());
         live.describe(3, Some(&PlayerId::from("p1")), std::iter::empty());
-        assert_eq!(live.close_banned(&PlayerId::from("p1"), "spam"), 2);
+        let spam = ClientError::new(ErrorCode::Banned, "spam");
+        assert_eq!(live.close_player(&PlayerId::from("p1"), &spam), 2);
         assert_eq!(
-            live.close_banned(&PlayerId::from("p1"), "spam"),
+            live.close_player(&PlayerId::from("p1"), &spam),
             0,
             "closed once"
         );
         assert!(tokens[0].is_cancelled() && tokens[2].is_cancelled());
         assert!(!tokens[1].is_cancelled());
-        assert_eq!(live.ban_message(1).as_deref(), Some("spam"));
-        assert_eq!(live.ban_message(2), None);
+        assert_eq!(live.closing_error(1), Some(spam));
+        assert_eq!(live.closing_error(2), None);
     }
 }

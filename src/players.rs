@@ -31,6 +31,9 @@ pub(crate) struct Identity {
     pub(crate) token: Option<String>,
     /// Whether the player signed in with the site's token.
     pub(crate) signed_in: bool,
+    /// Whether the player is a bot account: it may watch and chat here, but plays only
+    /// through the Bot API.
+    pub(crate) bot_account: bool,
 }
 
 /// `bytes` random bytes as lowercase hex.
@@ -138,6 +141,7 @@ pub(crate) async fn hello(
                 name,
                 token: Some(token.to_owned()),
                 signed_in: false,
+                bot_account: player.bot_account,
             });
         }
     }
@@ -146,6 +150,7 @@ pub(crate) async fn hello(
     let player = PlayerRecord {
         player_id: PlayerId::from(format!("p_{}", random_hex(8))),
         name: name.clone(),
+        bot_account: false,
     };
     store
         .create_player(&player, &hash_token(&token), now_ms)
@@ -156,6 +161,7 @@ pub(crate) async fn hello(
         name,
         token: Some(token),
         signed_in: false,
+        bot_account: false,
     })
 }
 
@@ -220,6 +226,7 @@ pub(crate) async fn sign_in(
             let player = PlayerRecord {
                 player_id: PlayerId::from(format!("p_{}", random_hex(8))),
                 name,
+                bot_account: false,
             };
             // A token nobody holds: this player signs in with the site's tokens only.
             let unshown = hash_token(&random_hex(32));
@@ -246,6 +253,7 @@ pub(crate) async fn sign_in(
         name,
         token: None,
         signed_in: true,
+        bot_account: player.bot_account,
     })
 }
 

@@ -6,8 +6,9 @@ Debian's `stockfish` through python-chess's UCI support.
    Stockfish's moves from its game stream, and the person, told `challenge_accepted`,
    joins the room and plays random legal moves until the game ends. The game is stored
    and rated.
-2. The bot opens a room against Parlor's own `bot:hard` on the WebSocket and plays it
-   to its end through berserk's game stream.
+2. The bot challenges Parlor's own `bot:hard` with berserk's `create_ai` (Lichess's
+   "challenge the AI") and plays it to its end through its game stream; over the
+   WebSocket the bot account is refused a seat (`bot_account`).
 3. The bot says it takes checkers too; the person challenges it to checkers, and the
    bot, through berserk alone (its event stream, accept, game stream, moves in the
    game's notation), plays the game to its end, picking among the legal moves the
@@ -39,10 +40,11 @@ def say(*parts):
     print("bot-api:", *parts, flush=True)
 
 
-async def hello(name):
-    """A WebSocket said hello as `name`, and the welcome."""
+async def hello(name, token=None):
+    """A WebSocket said hello as `name` (with the player's `token`, if any), and the
+    welcome."""
     ws = await websockets.connect(WS)
-    await ws.send(json.dumps({"type": "hello", "name": name}))
+    await ws.send(json.dumps({"type": "hello", "name": name, "token": token}))
     while True:
         message = json.loads(await ws.recv())
         if message["type"] == "welcome":
@@ -137,7 +139,7 @@ async def person_plays(ws, room, seat):
 
 async def main():
     engine = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
-    bot_ws, bot_hello = await hello("Fishbot")
+    _, bot_hello = await hello("Fishbot")
     bot = client(bot_hello["token"])
     bot.account.upgrade_to_bot()
     account = bot.account.get()
@@ -162,17 +164,16 @@ async def main():
     assert perfs["blitz"]["games"] == 1, f"the rated game counts: {perfs['blitz']}"
     say("game 1 stored and rated; the bot's blitz rating is", perfs["blitz"]["rating"])
 
-    # 2. The bot plays Parlor's own bot:hard, the room opened on its WebSocket.
+    # 2. The bot plays Parlor's own bot:hard through the Bot API; as a person it may not.
+    bot_ws, _ = await hello("Fishbot", bot_hello["token"])
     await bot_ws.send(json.dumps({"type": "create_room", "game": "chess", "seats": ["me", "bot:hard"]}))
-    while True:
-        message = json.loads(await bot_ws.recv())
-        if message["type"] == "room_created":
-            room = message["room"]
-            break
-        if message["type"] == "error":
-            raise SystemExit(f"the room was refused: {message}")
+    refused = json.loads(await bot_ws.recv())
+    assert refused["type"] == "error" and refused["code"] == "bot_account", refused
+    await bot_ws.close()
+    game = bot.challenges.create_ai(level=8, clock_limit=180, clock_increment=2, color="white")
+    assert game["source"] == "ai" and game["player"] == "white" and not game["rated"], game
     outcome = {}
-    await asyncio.get_running_loop().run_in_executor(None, play_game, bot, room, outcome, stockfish_move(engine))
+    await asyncio.get_running_loop().run_in_executor(None, play_game, bot, game["id"], outcome, stockfish_move(engine))
     say("game 2 against bot:hard:", outcome.get("status"), "winner", outcome.get("winner"))
     assert outcome.get("status") in ENDED, outcome
     engine.quit()

@@ -14,6 +14,7 @@ use super::reply::{BotApiError, ok};
 use super::views::AccountView;
 use crate::AppState;
 use crate::http::bearer;
+use crate::protocol::{ClientError, ErrorCode};
 use crate::room::unix_ms;
 use crate::store::BotUpgrade;
 use parlor_room::PlayerId;
@@ -65,7 +66,9 @@ pub(super) async fn account(
 }
 
 /// `POST /api/bot/account/upgrade`: the caller becomes a bot account, for good; only a
-/// player without games may (a person's games and ratings stay a person's).
+/// player without games may (a person's games and ratings stay a person's). Its open
+/// WebSocket connections on this node are closed (`bot_account`), so none of them goes
+/// on taking seats as a person; one opened again may watch and chat.
 pub(super) async fn upgrade(
     state: web::Data<AppState>,
     request: HttpRequest,
@@ -74,7 +77,15 @@ pub(super) async fn upgrade(
     let now = unix_ms(SystemTime::now());
     let player = &account.player.player_id;
     match state.store.upgrade_to_bot(player, now).await? {
-        BotUpgrade::Upgraded | BotUpgrade::AlreadyBot => Ok(ok()),
+        BotUpgrade::Upgraded => {
+            let why = ClientError::new(
+                ErrorCode::BotAccount,
+                "This player has just become a bot account: it plays through the Bot API from now on. Connect again to watch games and chat.",
+            );
+            state.live.close_player(player, &why);
+            Ok(ok())
+        }
+        BotUpgrade::AlreadyBot => Ok(ok()),
         BotUpgrade::HasPlayed => Err(BotApiError::BadRequest(
             "this player has played games as a person, so it cannot become a bot account; say hello with a new name for the bot and upgrade that player"
                 .to_owned(),

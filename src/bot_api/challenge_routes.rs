@@ -143,12 +143,18 @@ pub(super) async fn accept(
     let account = caller::budgeted(&state, &request).await?;
     let challenge = pending(&state, &id, |challenge| &challenge.dest, &account).await?;
     if refusal_for_bot(&state, &account, challenge.game) == Some("tooMany") {
-        return Err(BotApiError::BadRequest(format!(
-            "this bot plays {} games at once already, as many as it may here (limits.bot_games_at_once)",
-            state.config.limits.bot_games_at_once
-        )));
+        return Err(playing_too_many(&state));
     }
-    open_room(&state, &challenge).await?;
+    let mut options = RoomOptions::clocked(challenge.time_control);
+    options.private = true;
+    options.bot_fill = Some(false);
+    let new_room = NewRoom {
+        game: challenge.game,
+        seats: [SeatSpec::Open, SeatSpec::Open],
+        options,
+    };
+    let players = Seat::BOTH.map(|seat| (seat, challenge.party(seat).player.clone()));
+    open_room(&state, &challenge.id, new_room, players).await?;
     let challenge = state
         .challenges
         .settle(&challenge.id, ChallengeStatus::Accepted)
@@ -228,7 +234,9 @@ pub(crate) async fn withdraw(state: &AppState, id: &RoomId) -> Result<(), Cluste
 /// The game and clock a challenge's fields ask for: chess unless `variant` names
 /// another game; a clock of `clock.limit` and `clock.increment` seconds, or none (also
 /// for `days`: Parlor has no correspondence clock).
-fn game_and_clock(fields: &Map<String, Value>) -> Result<(GameKind, TimeControl), BotApiError> {
+pub(super) fn game_and_clock(
+    fields: &Map<String, Value>,
+) -> Result<(GameKind, TimeControl), BotApiError> {
     let game = match body::text(fields, "variant") {
         None | Some("standard") => GameKind::Chess,
         Some(other) => other.parse().map_err(|_| {
@@ -258,9 +266,23 @@ fn refusal_for_bot(state: &AppState, dest: &AccountRecord, game: GameKind) -> Op
     if !dest.bot_games.contains(&game) {
         return Some("variant");
     }
+    plays_too_many(state, dest).then_some("tooMany")
+}
+
+/// Whether `account`, a bot account, plays as many games at once as it may
+/// (`limits.bot_games_at_once`; 0 sets no limit).
+pub(super) fn plays_too_many(state: &AppState, account: &AccountRecord) -> bool {
     let most = state.config.limits.bot_games_at_once as usize;
-    let playing = state.lobby.games_of(&dest.player.player_id).len();
-    (most != 0 && playing >= most).then_some("tooMany")
+    let playing = state.lobby.games_of(&account.player.player_id).len();
+    account.bot_since_ms.is_some() && most != 0 && playing >= most
+}
+
+/// The refusal of one more game to a bot account that [`plays_too_many`].
+pub(super) fn playing_too_many(state: &AppState) -> BotApiError {
+    BotApiError::BadRequest(format!(
+        "this bot plays {} games at once already, as many as it may here (limits.bot_games_at_once)",
+        state.config.limits.bot_games_at_once
+    ))
 }
 
 /// A player as a challenge of `game` shows them.
@@ -310,18 +332,15 @@ async fn answer(
         .ok_or_else(answered_meanwhile)
 }
 
-/// Opens the accepted challenge's room, private and without bot fill, under its id,
-/// with a seat held for each player.
-async fn open_room(state: &AppState, challenge: &Challenge) -> Result<(), BotApiError> {
-    let mut options = RoomOptions::clocked(challenge.time_control);
-    options.private = true;
-    options.bot_fill = Some(false);
-    let new_room = NewRoom {
-        game: challenge.game,
-        seats: [SeatSpec::Open, SeatSpec::Open],
-        options,
-    };
-    let id = challenge.id.clone();
+/// Opens `new_room` under `id` on this node, with a seat held for each of `players`: a
+/// game the Bot API starts (an accepted challenge, a game against a house bot).
+pub(super) async fn open_room(
+    state: &AppState,
+    id: &RoomId,
+    new_room: NewRoom,
+    players: impl IntoIterator<Item = (Seat, PlayerInfo)>,
+) -> Result<(), BotApiError> {
+    let id = id.clone();
     let room: RoomHandle = match &state.relay {
         Some(_) if !state.config.cluster.owns_rooms => {
             return Err(ClientError::new(
@@ -333,8 +352,7 @@ async fn open_room(state: &AppState, challenge: &Challenge) -> Result<(), BotApi
         Some(relay) => relay.open_here(Some(id), new_room, None).await?,
         None => state.lobby.create_as(&id, Fence::SINGLE, new_room, None)?,
     };
-    for seat in Seat::BOTH {
-        let player: PlayerInfo = challenge.party(seat).player.clone();
+    for (seat, player) in players {
         let asked = player.ask(RoomCommand::Reserve { seat }, None);
         let caller = Caller {
             conn: new_conn_id(),

@@ -5,6 +5,7 @@
 //! store and the rooms, and shaped as Lichess shapes it.
 
 mod account;
+mod ai_games;
 mod body;
 mod caller;
 mod challenge_registry;
@@ -57,6 +58,8 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
             "/api/challenge/{id}/cancel",
             web::post().to(challenge_routes::cancel),
         )
+        // Before `{name}`, which "ai" would match.
+        .route("/api/challenge/ai", web::post().to(ai_games::create))
         .route(
             "/api/challenge/{name}",
             web::post().to(challenge_routes::create),

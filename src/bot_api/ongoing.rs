@@ -10,6 +10,7 @@ use super::game_view::{speed, variant};
 use crate::protocol::RoomSummary;
 use parlor_room::{PlayerId, RoomId, SeatKind, TimeControl};
 use parlor_rules::GameKind;
+use parlor_rules::bots::BotLevel;
 use parlor_rules::games::Seat;
 
 /// A game a player plays, as its `gameStart` and `nowPlaying` entry show it.
@@ -66,6 +67,26 @@ impl Ongoing {
             ),
             moves: 0,
             rated: challenge.rated,
+        }
+    }
+
+    /// A game just opened against Parlor's own bot at `level`, for the player of `seat`:
+    /// unrated, as every game against a house bot is.
+    pub(super) fn against_house_bot(
+        room: RoomId,
+        game: GameKind,
+        time_control: TimeControl,
+        seat: Seat,
+        level: BotLevel,
+    ) -> Ongoing {
+        Ongoing {
+            room,
+            game,
+            time_control,
+            seat,
+            opponent: (None, Some(SeatKind::Bot(level).to_string()), None),
+            moves: 0,
+            rated: false,
         }
     }
 

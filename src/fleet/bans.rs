@@ -119,7 +119,7 @@ async fn catch_up(live: &LiveConnections, store: &dyn Store, metrics: &Metrics) 
 }
 
 fn close(live: &LiveConnections, metrics: &Metrics, player: &PlayerId, message: &str) {
-    let closed = live.close_banned(player, message);
+    let closed = live.close_player(player, &bans::banned(message));
     if closed > 0 {
         info!(%player, closed, "closed a banned player's connections");
         metrics

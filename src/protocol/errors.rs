@@ -96,6 +96,9 @@ pub enum ErrorCode {
     /// The operator has banned this player: their `hello` is refused and their open
     /// connections are closed (1008). The message says why and until when.
     Banned,
+    /// A bot account asked to take a seat (create, join, quick join, challenge): bot
+    /// accounts play only through the Bot API (docs/BOT_API.md). They may watch and chat.
+    BotAccount,
     /// The database could not record the action; nothing changed.
     StorageUnavailable,
     /// The connection (or its address) has sent more than its budget allows; the message

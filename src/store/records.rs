@@ -49,6 +49,8 @@ pub(crate) struct PlayerRecord {
     pub(crate) player_id: PlayerId,
     /// The player's current display name.
     pub(crate) name: String,
+    /// Whether the player is a bot account: it plays only through the Bot API.
+    pub(crate) bot_account: bool,
 }
 
 /// A player's account: who, since when, whether a bot account, and their ratings.

@@ -100,9 +100,17 @@ impl Connection {
     }
 
     /// Whether this connection's player may `activity` here: after `hello_required`,
-    /// `sign_in_required` for a guest where `[auth]` keeps it to signed-in players.
+    /// `bot_account` for a bot account asking to play, `sign_in_required` for a guest
+    /// where `[auth]` keeps it to signed-in players.
     fn may(&self, activity: Activity) -> Result<(), ClientError> {
-        let signed_in = self.player()?.signed_in;
+        let player = self.player()?;
+        if activity == Activity::Play && player.bot_account {
+            return Err(ClientError::new(
+                ErrorCode::BotAccount,
+                "This is a bot account: it plays through the Bot API (see docs/BOT_API.md on this server), never as a person here. It may still watch games and chat; to play in person, say hello with another name.",
+            ));
+        }
+        let signed_in = player.signed_in;
         let Some(sign_in) = &self.app.sign_in else {
             return Ok(());
         };
@@ -131,7 +139,7 @@ impl Connection {
         Ok(PlayerInfo {
             player_id: identity.player_id.clone(),
             name: identity.name.clone(),
-            bot_account: false,
+            bot_account: identity.bot_account,
         })
     }
 
@@ -488,10 +496,10 @@ struct Credentials<'a> {
     jwt: Option<&'a str>,
 }
 
-/// What a guest may be kept from where `[auth]` says so.
-#[derive(Clone, Copy)]
+/// What a guest may be kept from where `[auth]` says so, and a bot account from always.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Activity {
-    /// Taking a seat: creating a room, joining, quick join.
+    /// Taking a seat: creating a room, joining, quick join, challenging.
     Play,
     /// Watching a room.
     Watch,

@@ -60,6 +60,11 @@ async fn a_player_without_games_becomes_a_bot_account_and_a_person_who_played_ca
     assert_eq!((status, &upgraded["ok"]), (200, &true.into()), "{upgraded}");
     let (_, account) = bot.get("/api/account").await;
     assert_eq!(account["title"], "BOT", "{account}");
+    // Its connection opened as a person is closed; one opened again is a bot account's.
+    let closed = robo.until("error").await;
+    assert_eq!(closed["code"], "bot_account", "{closed}");
+    let mut robo = server.connect().await;
+    robo.hello("Robo", Some(&token)).await;
     // Asking again changes nothing.
     let (status, again) = bot.post("/api/bot/account/upgrade", None).await;
     assert_eq!(status, 200, "{again}");

@@ -16,11 +16,12 @@ use crate::store::{
 use parlor_room::chat::ChatLine;
 use parlor_room::ratings::Rating;
 
-/// A `players` row: its `player_id` and `name`.
+/// A `players` row: its `player_id`, `name` and `bot_since`.
 #[derive(sqlx::FromRow)]
 pub(super) struct PlayerRow {
     player_id: String,
     name: String,
+    bot_since: Option<i64>,
 }
 
 impl From<PlayerRow> for PlayerRecord {
@@ -28,6 +29,7 @@ impl From<PlayerRow> for PlayerRecord {
         PlayerRecord {
             player_id: row.player_id.into(),
             name: row.name,
+            bot_account: row.bot_since.is_some(),
         }
     }
 }
@@ -349,6 +351,7 @@ impl AccountRow {
             player: PlayerRecord {
                 player_id: self.player_id.into(),
                 name: self.name,
+                bot_account: self.bot_since.is_some(),
             },
             created_at_ms: self.created_at,
             bot_since_ms: self.bot_since,

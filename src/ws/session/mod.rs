@@ -265,11 +265,11 @@ impl Running {
                 Step::Reenter(notices)
             }
             Event::ReenterDue => Step::Reenter(Vec::new()),
-            Event::Kicked => match self.connection.app.live.ban_message(self.connection.conn) {
-                Some(sentence) => {
-                    let notice =
-                        ServerMsg::error(ClientError::new(ErrorCode::Banned, sentence), None);
-                    let end = End::close(CloseCode::Policy, Some("banned".into()), "banned");
+            Event::Kicked => match self.connection.app.live.closing_error(self.connection.conn) {
+                Some(why) => {
+                    let code = why.code.as_str();
+                    let end = End::close(CloseCode::Policy, Some(code.into()), code);
+                    let notice = ServerMsg::error(why, None);
                     Step::Write(Outbound::Text(encode(&notice)), Some(end))
                 }
                 None => Step::End(End::close(

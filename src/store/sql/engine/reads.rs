@@ -37,7 +37,7 @@ pub(super) async fn player_by_token(
     token_hash: &str,
 ) -> Result<Option<PlayerRecord>, StoreError> {
     let row: Option<PlayerRow> =
-        sqlx::query_as("SELECT player_id, name FROM players WHERE token_hash = $1")
+        sqlx::query_as("SELECT player_id, name, bot_since FROM players WHERE token_hash = $1")
             .bind(token_hash)
             .fetch_optional(pool)
             .await?;
@@ -86,7 +86,7 @@ pub(super) async fn player_by_identity(
     identity: &SiteIdentity,
 ) -> Result<Option<PlayerRecord>, StoreError> {
     let row: Option<PlayerRow> = sqlx::query_as(
-        "SELECT players.player_id, players.name FROM player_identities \
+        "SELECT players.player_id, players.name, players.bot_since FROM player_identities \
          JOIN players ON players.player_id = player_identities.player_id \
          WHERE player_identities.issuer = $1 AND player_identities.subject = $2",
     )

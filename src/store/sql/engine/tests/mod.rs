@@ -68,6 +68,7 @@ fn player(id: &str, name: &str) -> PlayerRecord {
     PlayerRecord {
         player_id: id.into(),
         name: name.to_owned(),
+        bot_account: false,
     }
 }
 
