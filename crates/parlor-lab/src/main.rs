@@ -4,6 +4,7 @@
 //!   intervals on the stronger level's score;
 //! * `stockfish`: `bot:hard` at chess against Stockfish over UCI;
 //! * `speed`: the search's nodes per second on fixed positions;
+//! * `uci`: a bot level as a UCI engine, for other tools (and other builds) to play;
 //! * `lengths`: how long games last when a level plays itself (the measure behind each
 //!   game's `scoring.par`).
 //!
@@ -15,6 +16,7 @@ mod round_robin;
 mod speed;
 mod stats;
 mod stockfish;
+mod uci;
 
 use std::process::ExitCode;
 
@@ -38,6 +40,8 @@ enum Command {
     Speed(speed::Args),
     /// How long games last when one level plays itself, and the par each game suggests
     Lengths(lengths::Args),
+    /// A bot level at chess as a UCI engine on standard input and output
+    Uci(uci::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
         Command::Stockfish(args) => stockfish::run(args),
         Command::Speed(args) => speed::run(args),
         Command::Lengths(args) => lengths::run(args),
+        Command::Uci(args) => uci::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -57,7 +57,40 @@ pub trait Evaluate: Game {
     fn few_pieces_left(&self) -> bool {
         false
     }
+
+    /// Whether the search may prune by judgement here (null-move pruning and late-move
+    /// reductions), trading exactness for depth: sound only where passing never helps
+    /// the side to move and a quiet move late in the order is rarely the best. Never, by
+    /// default: checkers and Fox & Geese turn on zugzwang, tic-tac-toe is solved.
+    fn selective(&self) -> bool {
+        false
+    }
+
+    /// The same position with the other side to move (a "null move"), for null-move
+    /// pruning; `None` where passing is illegal or unsound (in check, or with only
+    /// pawns left in chess) and, by default, always.
+    fn pass(&self) -> Option<Self> {
+        None
+    }
+
+    /// Whether the side to move is in check: such a position is searched one ply deeper
+    /// and its moves are never reduced. Never, by default.
+    fn in_check(&self) -> bool {
+        false
+    }
+
+    /// A number below [`HISTORY_SIZE`] naming what `mv` does wherever it is played (its
+    /// from and to squares in chess), under which the search remembers how often such a
+    /// quiet move refuted a position (the history heuristic) to try it earlier
+    /// elsewhere; `None`, the default, keeps no history.
+    fn history_key(&self, mv: &Self::Move) -> Option<usize> {
+        let _ = mv;
+        None
+    }
 }
+
+/// The number of history slots a search keeps ([`Evaluate::history_key`]).
+pub const HISTORY_SIZE: usize = 64 * 64;
 
 /// How strong a bot plays. The wire form is the lowercase name (`bot:easy`).
 #[derive(
@@ -147,7 +180,7 @@ impl Strength {
     /// `bot:hard` by default: a deeper search (and perfect tic-tac-toe).
     pub const HARD: Strength = Strength {
         max_depth: 64,
-        max_nodes: 200_000,
+        max_nodes: 5_000_000,
         think_ms: 1_000,
     };
 

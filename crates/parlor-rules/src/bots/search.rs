@@ -1,7 +1,10 @@
 //! Negamax with alpha-beta pruning, generic over any game with an evaluation: iterative
 //! deepening under a node budget and a deadline, a transposition table, move ordering
 //! (the table's move, then noisy moves, then killer moves) and a quiescence search that
-//! plays noisy moves (captures) out past the depth limit.
+//! plays noisy moves (captures) out past the depth limit. In games that allow it
+//! ([`Evaluate::selective`]: chess) it also prunes by judgement: null-move pruning,
+//! reverse futility pruning, late-move reductions ordered by a history of refutations,
+//! and one more ply for a side in check.
 //!
 //! Games small enough to search to the end (tic-tac-toe) are solved exactly; larger ones
 //! get the best moves of the deepest completed iteration. Root values are exact for every
@@ -14,12 +17,30 @@ use std::cmp::Reverse;
 use std::time::Instant;
 
 use super::table::{Bound, Entry, Table};
-use super::{Deadline, Evaluate};
+use super::{Deadline, Evaluate, HISTORY_SIZE};
 use crate::games::Seat;
 
 /// The value of a win found `ply` moves from the root is `WIN - ply`; losses are the
 /// negation. Larger than any evaluation, so a forced result outweighs any estimate.
 pub(super) const WIN: i32 = 1_000_000;
+
+/// Null-move pruning: the depth taken off a passed position's search on top of the
+/// pass itself, and the shallowest depth it is tried at.
+const NULL_MOVE_REDUCTION: u32 = 2;
+const NULL_MOVE_DEPTH: u32 = 3;
+
+/// Late-move reductions: quiet moves after this many searched moves, at this depth or
+/// deeper, are first searched a ply shallower (two plies after twice as many).
+const LATE_MOVE: usize = 3;
+const LATE_MOVE_DEPTH: u32 = 3;
+
+/// Reverse futility pruning: at this depth or shallower, a position whose static value
+/// beats `beta` by this margin per ply left fails high without a search.
+const FUTILITY_DEPTH: u32 = 3;
+const FUTILITY_MARGIN: i32 = 120;
+
+/// History scores past this are halved, all of them, so recent refutations count most.
+const HISTORY_LIMIT: i32 = 1 << 20;
 
 /// Beyond every value: the initial window.
 const INFINITY: i32 = WIN + 1;
@@ -79,6 +100,8 @@ pub(super) struct Options {
     /// Whether the table may only answer for exactly the depth it was filled at (so that
     /// a search with the table returns exactly the values of one without).
     pub(super) exact_depth: bool,
+    /// Whether to prune by judgement in games that allow it ([`Evaluate::selective`]).
+    pub(super) selective: bool,
 }
 
 impl Options {
@@ -86,6 +109,7 @@ impl Options {
     pub(super) const PLAY: Options = Options {
         table: true,
         exact_depth: false,
+        selective: true,
     };
 }
 
@@ -119,7 +143,7 @@ pub(super) fn run<G: Evaluate>(game: &G, limits: &Limits, options: Options) -> A
     for depth in 1..=limits.max_depth {
         search.cut_off = false;
         let finished = search.root(&mut root, depth);
-        if let Some(value) = finished.ok().or_else(|| root.partial(depth)) {
+        if let Some(value) = finished.ok().or_else(|| root.partial()) {
             let best = root.best(value);
             if !best.is_empty() {
                 analysis.best = best;
@@ -188,12 +212,11 @@ impl<G: Evaluate> RootMoves<G> {
             .collect()
     }
 
-    /// The best exact value of an unfinished first iteration, if it finished any move:
-    /// better than choosing blindly. Deeper unfinished iterations are not used.
-    fn partial(&self, depth: u32) -> Option<i32> {
-        if depth != 1 {
-            return None;
-        }
+    /// The best exact value of an unfinished iteration, if it finished any move. The
+    /// previous iteration's best move is searched first, so once it is finished every
+    /// move found exact is at least as good at the new depth: better than the shallower
+    /// answer. (In an unfinished first iteration, better than choosing blindly.)
+    fn partial(&self) -> Option<i32> {
         self.moves
             .iter()
             .filter(|root| root.exact)
@@ -254,12 +277,23 @@ struct Node {
 impl Node {
     /// The node after one move, for the window `alpha..beta` as seen from here.
     fn child(self, alpha: i32, beta: i32) -> Node {
+        self.reduced_child(alpha, beta, 0)
+    }
+
+    /// [`Node::child`] searched `by` plies shallower.
+    fn reduced_child(self, alpha: i32, beta: i32, by: u32) -> Node {
         Node {
-            depth: self.depth.saturating_sub(1),
+            depth: self.depth.saturating_sub(1 + by),
             ply: self.ply + 1,
             alpha: -beta,
             beta: -alpha,
         }
+    }
+
+    /// Whether only whether the value reaches `beta` matters here (a null window), not
+    /// the value itself: where pruning by judgement is allowed.
+    fn is_null_window(self) -> bool {
+        self.beta - self.alpha == 1
     }
 
     /// What to store after finding `best` here (by the move at `best_index`), with
@@ -294,8 +328,12 @@ struct Search<M> {
     cut_off: bool,
     table: Table,
     exact_depth: bool,
+    selective: bool,
     /// Two quiet moves per ply that recently refuted a sibling.
     killers: Vec<[Option<M>; 2]>,
+    /// How much each kind of quiet move ([`Evaluate::history_key`]) has refuted
+    /// positions, by the square of the depth left; empty until a game keys one.
+    history: Vec<i32>,
 }
 
 impl<M: Clone + PartialEq> Search<M> {
@@ -308,7 +346,9 @@ impl<M: Clone + PartialEq> Search<M> {
             cut_off: false,
             table: Table::new(limits.max_nodes, options.table),
             exact_depth: options.exact_depth,
+            selective: options.selective,
             killers: Vec::new(),
+            history: Vec::new(),
         }
     }
 
@@ -325,13 +365,14 @@ impl<M: Clone + PartialEq> Search<M> {
     }
 
     /// Whether another iteration is worth starting: it would typically take several
-    /// times as long as all the earlier ones together, so start only while the time
-    /// spent is under half the time left.
+    /// times as long as all the earlier ones together, and only its finished moves count
+    /// (see [`RootMoves::partial`]), so start only while the time spent is under the
+    /// time left.
     fn time_for_more(&self, started: Option<Instant>) -> bool {
         match (self.deadline, started) {
             (Some(deadline), Some(started)) => {
                 let now = deadline.now();
-                now.duration_since(started) * 2 < deadline.instant().saturating_duration_since(now)
+                now.duration_since(started) < deadline.instant().saturating_duration_since(now)
             }
             _ => true,
         }
@@ -387,18 +428,39 @@ impl<M: Clone + PartialEq> Search<M> {
 
     /// The negamax value of `game` for the side to move at `node` (plus quiescence),
     /// fail-soft within the node's window.
-    fn negamax<G: Evaluate<Move = M>>(&mut self, game: &G, node: Node) -> Result<i32, OutOfBudget> {
+    fn negamax<G: Evaluate<Move = M>>(
+        &mut self,
+        game: &G,
+        mut node: Node,
+    ) -> Result<i32, OutOfBudget> {
         self.visit()?;
         if let Some(value) = self.terminal(game, node.ply) {
             return Ok(value);
         }
+        let selective = self.selective && game.selective();
         if node.depth == 0 {
             return self.quiesce_here(game, node);
+        }
+        if selective && game.in_check() {
+            node.depth += 1;
         }
         let hash = game.position_hash();
         let entry = self.table.probe(hash);
         if let Some(value) = entry.and_then(|entry| self.table_cutoff(entry, node)) {
             return Ok(value);
+        }
+        if selective && node.is_null_window() && node.beta.abs() < FORCED && !game.in_check() {
+            let standing = game.evaluate();
+            let margin = FUTILITY_MARGIN * node.depth as i32;
+            if node.depth <= FUTILITY_DEPTH && standing - margin >= node.beta {
+                self.cut_off = true;
+                return Ok(standing - margin);
+            }
+            if standing >= node.beta
+                && let Some(value) = self.null_move(game, node)?
+            {
+                return Ok(value);
+            }
         }
         let moves = game.legal_moves();
         let order = self.order(game, &moves, entry.and_then(|entry| entry.best), node.ply);
@@ -410,6 +472,32 @@ impl<M: Clone + PartialEq> Search<M> {
         self.table
             .store(hash, node.entry(best, best_index, complete));
         Ok(best)
+    }
+
+    /// Null-move pruning: if the side to move, allowed to pass, still reaches `beta` in a
+    /// shallower search, a real move will too (no zugzwang), so the node fails high
+    /// without searching its moves. Tried (by the caller) only in null-window nodes out
+    /// of check whose static value already reaches `beta`, and only deep enough to gain;
+    /// a forced result found after a pass is not trusted and only `beta` is returned.
+    /// The answer rests on judgement, so the node is marked as cut off.
+    fn null_move<G: Evaluate<Move = M>>(
+        &mut self,
+        game: &G,
+        node: Node,
+    ) -> Result<Option<i32>, OutOfBudget> {
+        if node.depth < NULL_MOVE_DEPTH {
+            return Ok(None);
+        }
+        let Some(passed) = game.pass() else {
+            return Ok(None);
+        };
+        let child = node.reduced_child(node.beta - 1, node.beta, NULL_MOVE_REDUCTION);
+        let value = -self.negamax(&passed, child)?;
+        if value < node.beta {
+            return Ok(None);
+        }
+        self.cut_off = true;
+        Ok(Some(if value > FORCED { node.beta } else { value }))
     }
 
     /// The stored value, if the table settles `node`.
@@ -451,7 +539,9 @@ impl<M: Clone + PartialEq> Search<M> {
         let (mut alpha, beta) = (node.alpha, node.beta);
         let mut best = -INFINITY;
         let mut best_index = None;
-        for &index in order {
+        let may_reduce =
+            self.selective && game.selective() && node.depth >= LATE_MOVE_DEPTH && !game.in_check();
+        for (searched, &index) in order.iter().enumerate() {
             let mv = &moves[index];
             let mut next = game.clone();
             if next.play(mv).is_err() {
@@ -460,7 +550,21 @@ impl<M: Clone + PartialEq> Search<M> {
             let value = if best_index.is_none() {
                 -self.negamax(&next, node.child(alpha, beta))?
             } else {
-                let probe = -self.negamax(&next, node.child(alpha, alpha + 1))?;
+                let reduction = if may_reduce
+                    && searched >= LATE_MOVE
+                    && !game.is_noisy(mv)
+                    && !self.is_killer(node.ply, mv)
+                    && !next.in_check()
+                {
+                    if searched >= 2 * LATE_MOVE { 2 } else { 1 }
+                } else {
+                    0
+                };
+                let mut probe =
+                    -self.negamax(&next, node.reduced_child(alpha, alpha + 1, reduction))?;
+                if reduction > 0 && probe > alpha {
+                    probe = -self.negamax(&next, node.child(alpha, alpha + 1))?;
+                }
                 if probe > alpha && probe < beta {
                     -self.negamax(&next, node.child(alpha, beta))?
                 } else {
@@ -475,6 +579,7 @@ impl<M: Clone + PartialEq> Search<M> {
             if alpha >= beta {
                 if !game.is_noisy(mv) {
                     self.add_killer(node.ply, mv);
+                    self.add_history(game.history_key(mv), node.depth);
                 }
                 break;
             }
@@ -550,14 +655,45 @@ impl<M: Clone + PartialEq> Search<M> {
                     KILLER + 1
                 } else if killers.is_some_and(|k| k[1].as_ref() == Some(mv)) {
                     KILLER
-                } else {
+                } else if game.is_noisy(mv) {
                     static_score(game, mv)
+                } else {
+                    let history = game
+                        .history_key(mv)
+                        .and_then(|key| self.history.get(key))
+                        .copied()
+                        .unwrap_or(0);
+                    history
+                        .saturating_add(game.order_hint(mv))
+                        .clamp(-HINT_LIMIT, HINT_LIMIT)
                 };
                 (score, index)
             })
             .collect();
         scored.sort_by_key(|&(score, _)| Reverse(score));
         scored.into_iter().map(|(_, index)| index).collect()
+    }
+
+    /// Whether `mv` is one of the killer moves at `ply`.
+    fn is_killer(&self, ply: u32, mv: &M) -> bool {
+        self.killers
+            .get(ply as usize)
+            .is_some_and(|slot| slot.iter().any(|killer| killer.as_ref() == Some(mv)))
+    }
+
+    /// Counts a refutation by a quiet move of kind `key` with `depth` plies left.
+    fn add_history(&mut self, key: Option<usize>, depth: u32) {
+        let Some(key) = key.filter(|&key| key < HISTORY_SIZE) else {
+            return;
+        };
+        if self.history.is_empty() {
+            self.history = vec![0; HISTORY_SIZE];
+        }
+        let bonus = (depth * depth).min(HISTORY_LIMIT as u32) as i32;
+        self.history[key] += bonus;
+        if self.history[key] > HISTORY_LIMIT {
+            self.history.iter_mut().for_each(|score| *score /= 2);
+        }
     }
 
     /// Remembers a quiet move that refuted a position `ply` moves from the root.

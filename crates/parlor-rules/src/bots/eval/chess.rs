@@ -1,8 +1,11 @@
 //! Chess: material and piece-square tables tapered from the middlegame to the endgame,
 //! pawn structure (passed, doubled and isolated pawns), the bishop pair, rooks on open
-//! files and the king's pawn shield. Everything is in centipawns, worked out for White
+//! files, the pieces' mobility and the king's pawn shield. Everything is in centipawns, worked out for White
 //! and turned round for Black.
 
+use shakmaty::attacks::{
+    bishop_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
+};
 use shakmaty::{Bitboard, Board, Color, Move, Position, Role, Square};
 
 use crate::bots::Evaluate;
@@ -221,11 +224,49 @@ fn pawns(board: &Board, color: Color) -> Score {
     score
 }
 
+/// Mobility: per piece, (middlegame, endgame) centipawns for each square it reaches
+/// that holds no piece of its own side and no enemy pawn guards, counted from a
+/// typical number of such squares (a knight 4, a bishop 6, a rook 7, a queen 13).
+const MOBILITY: [(Role, Score, i32); 4] = [
+    (Role::Knight, Score { mg: 4, eg: 4 }, 4),
+    (Role::Bishop, Score { mg: 5, eg: 5 }, 6),
+    (Role::Rook, Score { mg: 2, eg: 4 }, 7),
+    (Role::Queen, Score { mg: 1, eg: 2 }, 13),
+];
+
+/// How freely `color`'s knights, bishops, rooks and queens move ([`MOBILITY`]).
+fn mobility(board: &Board, color: Color) -> Score {
+    let occupied = board.occupied();
+    let guarded = (board.pawns() & board.by_color(color.other()))
+        .into_iter()
+        .fold(Bitboard(0), |guarded, pawn| {
+            guarded | pawn_attacks(color.other(), pawn)
+        });
+    let free = !board.by_color(color) & !guarded;
+    let mut score = Score::default();
+    for (role, weight, typical) in MOBILITY {
+        for square in board.by_role(role) & board.by_color(color) {
+            let reach = match role {
+                Role::Knight => knight_attacks(square),
+                Role::Bishop => bishop_attacks(square, occupied),
+                Role::Rook => rook_attacks(square, occupied),
+                _ => queen_attacks(square, occupied),
+            };
+            let squares = (reach & free).count() as i32 - typical;
+            score.add(Score {
+                mg: weight.mg * squares,
+                eg: weight.eg * squares,
+            });
+        }
+    }
+    score
+}
+
 /// Rooks on files without pawns (open) or without their own pawns (half-open), the
-/// bishop pair, and the king's pawn shield in the middlegame.
+/// bishop pair, mobility, and the king's pawn shield in the middlegame.
 fn pieces(board: &Board, color: Color) -> Score {
     let own = board.by_color(color);
-    let mut score = Score::default();
+    let mut score = mobility(board, color);
     for rook in board.rooks() & own {
         let file = file_of(rook.file().to_usize());
         if (board.pawns() & file).is_empty() {
@@ -339,6 +380,33 @@ impl Evaluate for Chess {
                 .all(|color| board.by_color(color).count() <= 2)
     }
 
+    /// Chess has little zugzwang outside pawn endings, which [`Evaluate::pass`] leaves out.
+    fn selective(&self) -> bool {
+        true
+    }
+
+    /// Passing is refused in check and when the side to move has only its king and
+    /// pawns, where zugzwang is common.
+    fn pass(&self) -> Option<Self> {
+        let position = self.chess_position();
+        let board = position.board();
+        let pieces = board.by_color(position.turn()) & !board.pawns() & !board.kings();
+        if position.is_check() || pieces.is_empty() {
+            return None;
+        }
+        Chess::passed(position)
+    }
+
+    fn in_check(&self) -> bool {
+        self.chess_position().is_check()
+    }
+
+    /// The from and to squares.
+    fn history_key(&self, mv: &ChessMove) -> Option<usize> {
+        let mv = mv.to_shakmaty();
+        Some(usize::from(mv.from()?) * 64 + usize::from(mv.to()))
+    }
+
     /// Captures and promotions.
     fn is_noisy(&self, mv: &ChessMove) -> bool {
         let mv = mv.to_shakmaty();
@@ -400,6 +468,35 @@ mod tests {
         let passed = game("4k3/P7/8/8/8/8/8/4K3 w - - 0 1");
         let held = game("4k3/8/8/8/8/8/P7/4K3 w - - 0 1");
         assert!(passed.evaluate() > held.evaluate() + 100);
+    }
+
+    #[test]
+    fn a_free_piece_is_worth_more_than_a_shut_in_one() {
+        let free = game("4k3/8/8/8/3B4/8/8/4K3 w - - 0 1");
+        let shut_in = game("4k3/8/8/8/8/8/1P6/B3K3 w - - 0 1");
+        let pawn = game("4k3/8/8/8/8/8/1P6/4K3 w - - 0 1");
+        // The pawn on b2 is worth its own; the bishop behind it reaches nothing.
+        assert!(free.evaluate() > shut_in.evaluate() - (pawn.evaluate() - TEMPO));
+    }
+
+    #[test]
+    fn passing_is_refused_in_check_and_with_only_pawns() {
+        let open = game("4k3/8/8/8/8/8/P7/1N2K3 w - - 0 1");
+        let passed = open.pass().expect("a knight up, out of check");
+        assert_eq!(passed.turn(), Some(crate::games::Seat::Second));
+        assert!(passed.position().starts_with("4k3/8/8/8/8/8/P7/1N2K3 b"));
+        assert!(game("4k3/8/8/8/8/8/P7/4K3 w - - 0 1").pass().is_none());
+        assert!(game("4k3/8/8/8/8/8/8/1N2K2r w - - 0 1").pass().is_none());
+        assert!(open.selective() && !open.in_check());
+        assert!(game("4k3/8/8/8/8/8/8/1N2K2r w - - 0 1").in_check());
+    }
+
+    #[test]
+    fn moves_are_keyed_by_their_squares_for_the_history() {
+        let start = Chess::new(&());
+        let key = |text: &str| start.history_key(&start.parse_move(text).unwrap());
+        assert_eq!(key("e2e4"), Some(12 * 64 + 28));
+        assert!(key("g1f3").is_some_and(|key| key < crate::bots::HISTORY_SIZE));
     }
 
     #[test]

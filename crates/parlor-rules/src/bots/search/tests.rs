@@ -167,10 +167,12 @@ fn table_changes_nothing<G: Evaluate>(settings: &G::Settings, count: usize, dept
     let without = Options {
         table: false,
         exact_depth: false,
+        selective: false,
     };
     let with = Options {
         table: true,
         exact_depth: true,
+        selective: false,
     };
     for game in random_positions::<G>(settings, count, 7) {
         let game = fresh(game, settings);
@@ -206,6 +208,7 @@ fn the_table_saves_work() {
     let without = Options {
         table: false,
         exact_depth: false,
+        selective: false,
     };
     let plain = run(&game, &limits, without);
     let tabled = run(&game, &limits, Options::PLAY);

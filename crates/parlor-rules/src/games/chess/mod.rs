@@ -83,6 +83,13 @@ impl Chess {
         &self.pos
     }
 
+    /// `position` with the other side to move and no en passant square, for the bots'
+    /// null-move search; `None` if that position is not legal (the side that would pass
+    /// is in check).
+    pub fn passed(position: &shakmaty::Chess) -> Option<Chess> {
+        position.clone().swap_turn().ok().map(Chess::from_shakmaty)
+    }
+
     /// Wraps a validated position, starting its repetition history there.
     fn from_shakmaty(pos: shakmaty::Chess) -> Self {
         let hash = pos.zobrist_hash(EnPassantMode::Legal);
