@@ -68,7 +68,7 @@ import { initSound } from './sound.js';
 import { onMovesKey, onPageKey, stopBrowsing, browseTo } from './browse.js';
 import { setUpChat } from './chat.js';
 import { loadPieces } from './pieces.js';
-import { BOT_LEVELS } from './scoring_words.js';
+import { BOT_LEVELS, levelTitle } from './scoring_words.js';
 import { BotsCard } from './bots.js';
 import { challengeBot, takeBackChallenge } from './challenges.js';
 
@@ -224,6 +224,7 @@ function init() {
     local.set(KEY_GAME, game);
     setLobbyGame(game);
     leaderboard.show(game);
+    titleLevels(game);
   };
   ui['game-pick'].addEventListener('change', (event) => {
     if (event.target.name === 'game') chooseGame(event.target.value);
@@ -234,6 +235,7 @@ function init() {
     select.append(...BOT_LEVELS.map(([value, title]) => new Option(title, value)));
     select.value = select.dataset.levels;
   }
+  titleLevels(app.lobbyGame);
   const savedLevel = local.get(KEY_BOT_LEVEL);
   const levels = [ui['now-level'], ui['bot-level'], ui['fill-level']];
   for (const select of levels) {
@@ -292,3 +294,11 @@ function init() {
 }
 
 init();
+
+/** Titles every level picker's levels for `game`, with their measured strength where there is one. */
+function titleLevels(game) {
+  const titles = new Map(BOT_LEVELS);
+  for (const select of document.querySelectorAll('select[data-levels]')) {
+    for (const option of select.options) option.text = levelTitle(game, option.value, titles.get(option.value));
+  }
+}

@@ -15,6 +15,7 @@ import {
 } from './boards/index.js';
 import { hasClock, timeControlLabel, timeControlDescription, formatDuration } from './time.js';
 import { seatName, botLevel, roomLabel, aBot, botAccountTag } from './sides.js';
+import { botStrength, BOT_STRENGTH_EXPLAINED } from './scoring_words.js';
 import { renderAway, awayStatus, seatIsAway, syncAwayTicker } from './away.js';
 import { roomLink } from './link.js';
 import { el, button, capitalise } from './dom.js';
@@ -315,8 +316,11 @@ function renderSeats(s, shown, { takeSeat }) {
       item.append(el('span', 'tag away', 'away: join your seat again to play on'));
     }
     if (botLevel(seat.kind)) {
-      // The level is in the name already ("Hard bot").
-      item.append(el('span', 'tag bot', 'bot'));
+      // The level is in the name already ("Hard bot"); its measured strength, where known, beside it.
+      const strength = botStrength(currentGame(), botLevel(seat.kind));
+      const tag = el('span', 'tag bot', strength ? `bot, ${strength}` : 'bot');
+      if (strength) tag.title = BOT_STRENGTH_EXPLAINED;
+      item.append(tag);
     } else if (seat.kind !== 'open') {
       // Our own seat is only as connected as this page is.
       const online = seat.connected !== false && (!mine || app.ready);

@@ -26,6 +26,32 @@ export const BOT_LEVELS = [
 ];
 
 /**
+ * The levels' measured strength, by game and level, where it has been measured: chess
+ * against Stockfish 15.1 limited to a known Elo, each at 1 s a move (docs/BOTS.md, "Elo
+ * against Stockfish", which gives each figure's interval and games). Levels and games
+ * left out have not been measured this way.
+ */
+const BOT_ELO = {
+  chess: { medium: 1700, hard: 1870 },
+};
+
+/** A level's measured strength in `game` in words ("about 1850"), or null where none was measured. */
+export function botStrength(game, level) {
+  const elo = BOT_ELO[game]?.[level];
+  return Number.isFinite(elo) ? `about ${elo}` : null;
+}
+
+/** Where the figures of [botStrength] come from, for a tooltip. */
+export const BOT_STRENGTH_EXPLAINED = 'Elo measured against Stockfish 15.1 at limited strength, '
+  + 'both thinking 1 s a move (docs/BOTS.md on this server\'s source)';
+
+/** A level's title in a level picker for `game`: "Hard (about 1850)" where measured. */
+export function levelTitle(game, level, title) {
+  const strength = botStrength(game, level);
+  return strength ? `${title} (${strength})` : title;
+}
+
+/**
  * The opponents a score can be earned against (`opponent` of PROTOCOL.md §13.3), in
  * the order the leaderboard offers them, each with its name as a board's title.
  */
