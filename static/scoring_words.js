@@ -43,7 +43,7 @@ export function botStrength(game, level) {
 
 /** Where the figures of [botStrength] come from, for a tooltip. */
 export const BOT_STRENGTH_EXPLAINED = 'Elo measured against Stockfish 15.1 at limited strength, '
-  + 'both thinking 1 s a move (docs/BOTS.md on this server\'s source)';
+  + 'both thinking 1 s a move (Parlor\'s docs/BOTS.md)';
 
 /** A level's title in a level picker for `game`: "Hard (about 1850)" where measured. */
 export function levelTitle(game, level, title) {

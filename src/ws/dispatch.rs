@@ -107,7 +107,7 @@ impl Connection {
         if activity == Activity::Play && player.bot_account {
             return Err(ClientError::new(
                 ErrorCode::BotAccount,
-                "This is a bot account: it plays through the Bot API (see docs/BOT_API.md on this server), never as a person here. It may still watch games and chat; to play in person, say hello with another name.",
+                "This is a bot account: it plays through the Bot API (Parlor's docs/BOT_API.md), never as a person here. It may still watch games and chat; to play in person, say hello with another name.",
             ));
         }
         let signed_in = player.signed_in;
