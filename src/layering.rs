@@ -28,8 +28,9 @@ const ONLY: &[(&str, &[&str])] = &[
     // The wire's vocabulary stands alone (the rooms' views it sends are `parlor_room`'s).
     ("protocol", &[]),
     // The operator's list of live connections is a table sessions write and routes and
-    // the fleet read; it reaches into none of them.
-    ("live", &[]),
+    // the fleet read; it reaches into none of them, and keeps the error a connection
+    // closed for its player is sent in the wire's own words.
+    ("live", &["protocol"]),
 ];
 
 /// Each module and the modules of this crate it must never import.

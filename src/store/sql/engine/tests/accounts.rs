@@ -39,10 +39,11 @@ async fn only_a_player_without_games_becomes_a_bot_account() {
     let account = store.account(&robo).await.expect("read").expect("robo");
     assert_eq!(account.bot_games, games);
     let named = store.account_named("ROBO").await.expect("read");
-    assert_eq!(
-        named.map(|account| account.player),
-        Some(player("p2", "Robo"))
-    );
+    let robo_bot = PlayerRecord {
+        bot_account: true,
+        ..player("p2", "Robo")
+    };
+    assert_eq!(named.map(|account| account.player), Some(robo_bot));
     assert_eq!(store.account_named("nobody").await.expect("read"), None);
 
     // Alice has a game: she stays a person.
