@@ -10,37 +10,22 @@
 //! get the best moves of the deepest completed iteration. Root values are exact for every
 //! move that ties the best, so ties are true ties and the caller may choose among them.
 
+mod refutations;
+mod selective;
 #[cfg(test)]
 mod tests;
 
 use std::cmp::Reverse;
 use std::time::Instant;
 
+use self::refutations::Refutations;
 use super::table::{Bound, Entry, Table};
-use super::{Deadline, Evaluate, HISTORY_SIZE};
+use super::{Deadline, Evaluate};
 use crate::games::Seat;
 
 /// The value of a win found `ply` moves from the root is `WIN - ply`; losses are the
 /// negation. Larger than any evaluation, so a forced result outweighs any estimate.
 pub(super) const WIN: i32 = 1_000_000;
-
-/// Null-move pruning: the depth taken off a passed position's search on top of the
-/// pass itself, and the shallowest depth it is tried at.
-const NULL_MOVE_REDUCTION: u32 = 2;
-const NULL_MOVE_DEPTH: u32 = 3;
-
-/// Late-move reductions: quiet moves after this many searched moves, at this depth or
-/// deeper, are first searched a ply shallower (two plies after twice as many).
-const LATE_MOVE: usize = 3;
-const LATE_MOVE_DEPTH: u32 = 3;
-
-/// Reverse futility pruning: at this depth or shallower, a position whose static value
-/// beats `beta` by this margin per ply left fails high without a search.
-const FUTILITY_DEPTH: u32 = 3;
-const FUTILITY_MARGIN: i32 = 120;
-
-/// History scores past this are halved, all of them, so recent refutations count most.
-const HISTORY_LIMIT: i32 = 1 << 20;
 
 /// Beyond every value: the initial window.
 const INFINITY: i32 = WIN + 1;
@@ -329,11 +314,8 @@ struct Search<M> {
     table: Table,
     exact_depth: bool,
     selective: bool,
-    /// Two quiet moves per ply that recently refuted a sibling.
-    killers: Vec<[Option<M>; 2]>,
-    /// How much each kind of quiet move ([`Evaluate::history_key`]) has refuted
-    /// positions, by the square of the depth left; empty until a game keys one.
-    history: Vec<i32>,
+    /// The quiet moves that refuted positions, to try such moves early.
+    refutations: Refutations<M>,
 }
 
 impl<M: Clone + PartialEq> Search<M> {
@@ -347,8 +329,7 @@ impl<M: Clone + PartialEq> Search<M> {
             table: Table::new(limits.max_nodes, options.table),
             exact_depth: options.exact_depth,
             selective: options.selective,
-            killers: Vec::new(),
-            history: Vec::new(),
+            refutations: Refutations::default(),
         }
     }
 
@@ -449,18 +430,8 @@ impl<M: Clone + PartialEq> Search<M> {
         if let Some(value) = entry.and_then(|entry| self.table_cutoff(entry, node)) {
             return Ok(value);
         }
-        if selective && node.is_null_window() && node.beta.abs() < FORCED && !game.in_check() {
-            let standing = game.evaluate();
-            let margin = FUTILITY_MARGIN * node.depth as i32;
-            if node.depth <= FUTILITY_DEPTH && standing - margin >= node.beta {
-                self.cut_off = true;
-                return Ok(standing - margin);
-            }
-            if standing >= node.beta
-                && let Some(value) = self.null_move(game, node)?
-            {
-                return Ok(value);
-            }
+        if selective && let Some(value) = self.prune(game, node)? {
+            return Ok(value);
         }
         let moves = game.legal_moves();
         let order = self.order(game, &moves, entry.and_then(|entry| entry.best), node.ply);
@@ -472,32 +443,6 @@ impl<M: Clone + PartialEq> Search<M> {
         self.table
             .store(hash, node.entry(best, best_index, complete));
         Ok(best)
-    }
-
-    /// Null-move pruning: if the side to move, allowed to pass, still reaches `beta` in a
-    /// shallower search, a real move will too (no zugzwang), so the node fails high
-    /// without searching its moves. Tried (by the caller) only in null-window nodes out
-    /// of check whose static value already reaches `beta`, and only deep enough to gain;
-    /// a forced result found after a pass is not trusted and only `beta` is returned.
-    /// The answer rests on judgement, so the node is marked as cut off.
-    fn null_move<G: Evaluate<Move = M>>(
-        &mut self,
-        game: &G,
-        node: Node,
-    ) -> Result<Option<i32>, OutOfBudget> {
-        if node.depth < NULL_MOVE_DEPTH {
-            return Ok(None);
-        }
-        let Some(passed) = game.pass() else {
-            return Ok(None);
-        };
-        let child = node.reduced_child(node.beta - 1, node.beta, NULL_MOVE_REDUCTION);
-        let value = -self.negamax(&passed, child)?;
-        if value < node.beta {
-            return Ok(None);
-        }
-        self.cut_off = true;
-        Ok(Some(if value > FORCED { node.beta } else { value }))
     }
 
     /// The stored value, if the table settles `node`.
@@ -539,8 +484,7 @@ impl<M: Clone + PartialEq> Search<M> {
         let (mut alpha, beta) = (node.alpha, node.beta);
         let mut best = -INFINITY;
         let mut best_index = None;
-        let may_reduce =
-            self.selective && game.selective() && node.depth >= LATE_MOVE_DEPTH && !game.in_check();
+        let may_reduce = self.selective && game.selective() && !game.in_check();
         for (searched, &index) in order.iter().enumerate() {
             let mv = &moves[index];
             let mut next = game.clone();
@@ -550,13 +494,8 @@ impl<M: Clone + PartialEq> Search<M> {
             let value = if best_index.is_none() {
                 -self.negamax(&next, node.child(alpha, beta))?
             } else {
-                let reduction = if may_reduce
-                    && searched >= LATE_MOVE
-                    && !game.is_noisy(mv)
-                    && !self.is_killer(node.ply, mv)
-                    && !next.in_check()
-                {
-                    if searched >= 2 * LATE_MOVE { 2 } else { 1 }
+                let reduction = if may_reduce {
+                    self.reduction(game, &next, mv, node, searched)
                 } else {
                     0
                 };
@@ -578,8 +517,8 @@ impl<M: Clone + PartialEq> Search<M> {
             alpha = alpha.max(value);
             if alpha >= beta {
                 if !game.is_noisy(mv) {
-                    self.add_killer(node.ply, mv);
-                    self.add_history(game.history_key(mv), node.depth);
+                    self.refutations
+                        .record(node.ply, mv, game.history_key(mv), node.depth);
                 }
                 break;
             }
@@ -644,26 +583,19 @@ impl<M: Clone + PartialEq> Search<M> {
         table_move: Option<u16>,
         ply: u32,
     ) -> Vec<usize> {
-        let killers = self.killers.get(ply as usize);
         let mut scored: Vec<(i32, usize)> = moves
             .iter()
             .enumerate()
             .map(|(index, mv)| {
                 let score = if table_move.is_some_and(|best| usize::from(best) == index) {
                     TABLE_MOVE
-                } else if killers.is_some_and(|k| k[0].as_ref() == Some(mv)) {
-                    KILLER + 1
-                } else if killers.is_some_and(|k| k[1].as_ref() == Some(mv)) {
-                    KILLER
+                } else if let Some(rank) = self.refutations.killer_rank(ply, mv) {
+                    KILLER + rank
                 } else if game.is_noisy(mv) {
                     static_score(game, mv)
                 } else {
-                    let history = game
-                        .history_key(mv)
-                        .and_then(|key| self.history.get(key))
-                        .copied()
-                        .unwrap_or(0);
-                    history
+                    self.refutations
+                        .history(game.history_key(mv))
                         .saturating_add(game.order_hint(mv))
                         .clamp(-HINT_LIMIT, HINT_LIMIT)
                 };
@@ -672,40 +604,5 @@ impl<M: Clone + PartialEq> Search<M> {
             .collect();
         scored.sort_by_key(|&(score, _)| Reverse(score));
         scored.into_iter().map(|(_, index)| index).collect()
-    }
-
-    /// Whether `mv` is one of the killer moves at `ply`.
-    fn is_killer(&self, ply: u32, mv: &M) -> bool {
-        self.killers
-            .get(ply as usize)
-            .is_some_and(|slot| slot.iter().any(|killer| killer.as_ref() == Some(mv)))
-    }
-
-    /// Counts a refutation by a quiet move of kind `key` with `depth` plies left.
-    fn add_history(&mut self, key: Option<usize>, depth: u32) {
-        let Some(key) = key.filter(|&key| key < HISTORY_SIZE) else {
-            return;
-        };
-        if self.history.is_empty() {
-            self.history = vec![0; HISTORY_SIZE];
-        }
-        let bonus = (depth * depth).min(HISTORY_LIMIT as u32) as i32;
-        self.history[key] += bonus;
-        if self.history[key] > HISTORY_LIMIT {
-            self.history.iter_mut().for_each(|score| *score /= 2);
-        }
-    }
-
-    /// Remembers a quiet move that refuted a position `ply` moves from the root.
-    fn add_killer(&mut self, ply: u32, mv: &M) {
-        let ply = ply as usize;
-        if self.killers.len() <= ply {
-            self.killers.resize(ply + 1, [None, None]);
-        }
-        let slot = &mut self.killers[ply];
-        if slot[0].as_ref() != Some(mv) {
-            slot[1] = slot[0].take();
-            slot[0] = Some(mv.clone());
-        }
     }
 }
