@@ -44,6 +44,15 @@ pub trait Evaluate: Game {
         false
     }
 
+    /// Whether the noisy move `mv` loses material once the opponent recaptures on its
+    /// square and both sides go on trading there while it pays (a static exchange
+    /// evaluation): the search tries such moves late and leaves them out of its
+    /// quiescence search. Never, by default.
+    fn loses_exchange(&self, mv: &Self::Move) -> bool {
+        let _ = mv;
+        false
+    }
+
     /// A cheap guess at how good `mv` is, higher first, to order moves among the noisy
     /// or among the quiet ones (e.g. the value captured); 0 by default.
     fn order_hint(&self, mv: &Self::Move) -> i32 {
@@ -76,6 +85,13 @@ pub trait Evaluate: Game {
     /// Whether the side to move is in check: such a position is searched one ply deeper
     /// and its moves are never reduced. Never, by default.
     fn in_check(&self) -> bool {
+        false
+    }
+
+    /// Whether playing `mv` puts the opponent in check ([`Evaluate::in_check`] after
+    /// it), known without playing it: such moves are never pruned. Never, by default.
+    fn gives_check(&self, mv: &Self::Move) -> bool {
+        let _ = mv;
         false
     }
 

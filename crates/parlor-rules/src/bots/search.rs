@@ -1,24 +1,28 @@
 //! Negamax with alpha-beta pruning, generic over any game with an evaluation: iterative
 //! deepening under a node budget and a deadline, a transposition table, move ordering
-//! (the table's move, then noisy moves, then killer moves) and a quiescence search that
-//! plays noisy moves (captures) out past the depth limit. In games that allow it
-//! ([`Evaluate::selective`]: chess) it also prunes by judgement: null-move pruning,
-//! reverse futility pruning, late-move reductions ordered by a history of refutations,
-//! and one more ply for a side in check.
+//! (the table's move, then noisy moves, then killer moves, then quiet moves by history,
+//! then captures that lose the exchange) and a quiescence search that plays noisy moves
+//! (captures that do not lose the exchange) out past the depth limit. In games that
+//! allow it ([`Evaluate::selective`]: chess) it also prunes by judgement
+//! ([`selective`]): null-move, reverse futility, futility and late-move pruning,
+//! late-move reductions, and one more ply for a side in check.
 //!
 //! Games small enough to search to the end (tic-tac-toe) are solved exactly; larger ones
 //! get the best moves of the deepest completed iteration. Root values are exact for every
 //! move that ties the best, so ties are true ties and the caller may choose among them.
 
 mod refutations;
+mod root;
 mod selective;
 #[cfg(test)]
 mod tests;
 
+use std::cell::OnceCell;
 use std::cmp::Reverse;
 use std::time::Instant;
 
 use self::refutations::Refutations;
+use self::root::RootMoves;
 use super::table::{Bound, Entry, Table};
 use super::{Deadline, Evaluate};
 use crate::games::Seat;
@@ -39,11 +43,13 @@ const FORCED: i32 = WIN / 2;
 const CLOCK_EVERY: u64 = 16;
 
 /// Move-ordering scores: the table's move, then noisy moves, then killer moves, then the
-/// rest by the game's hint (clamped below the killers).
+/// rest by the game's hint (clamped below the killers), then losing captures.
 const TABLE_MOVE: i32 = i32::MAX;
 const NOISY: i32 = 1 << 24;
 const KILLER: i32 = 1 << 23;
 const HINT_LIMIT: i32 = 1 << 22;
+/// Noisy moves that lose the exchange on their square come after every quiet move.
+const LOSING: i32 = -HINT_LIMIT - 1;
 
 /// How deep and how long one search may go. An iteration that would break a limit is
 /// abandoned and the previous iteration's answer stands, so a search always answers.
@@ -152,68 +158,6 @@ pub(super) fn run<G: Evaluate>(game: &G, limits: &Limits, options: Options) -> A
 /// The search ran out of nodes or time; the unfinished iteration is discarded.
 #[derive(Clone, Copy, Debug)]
 struct OutOfBudget;
-
-/// A root move, its position and what the current iteration made of it.
-struct RootMove<G: Evaluate> {
-    mv: G::Move,
-    next: G,
-    value: i32,
-    /// Whether `value` is exact (it tied or beat the best so far when searched), rather
-    /// than only an upper bound.
-    exact: bool,
-}
-
-/// The root moves, in the order the next iteration will search them.
-struct RootMoves<G: Evaluate> {
-    moves: Vec<RootMove<G>>,
-}
-
-impl<G: Evaluate> RootMoves<G> {
-    /// The playable moves, noisy and promising ones first.
-    fn new(game: &G, moves: Vec<G::Move>) -> Self {
-        let mut moves: Vec<RootMove<G>> = moves
-            .into_iter()
-            .filter_map(|mv| {
-                let mut next = game.clone();
-                next.play(&mv).ok()?;
-                Some(RootMove {
-                    mv,
-                    next,
-                    value: -INFINITY,
-                    exact: false,
-                })
-            })
-            .collect();
-        moves.sort_by_key(|root| Reverse(static_score(game, &root.mv)));
-        RootMoves { moves }
-    }
-
-    /// Every move whose exact value is `value`.
-    fn best(&self, value: i32) -> Vec<G::Move> {
-        self.moves
-            .iter()
-            .filter(|root| root.exact && root.value == value)
-            .map(|root| root.mv.clone())
-            .collect()
-    }
-
-    /// The best exact value of an unfinished iteration, if it finished any move. The
-    /// previous iteration's best move is searched first, so once it is finished every
-    /// move found exact is at least as good at the new depth: better than the shallower
-    /// answer. (In an unfinished first iteration, better than choosing blindly.)
-    fn partial(&self) -> Option<i32> {
-        self.moves
-            .iter()
-            .filter(|root| root.exact)
-            .map(|root| root.value)
-            .max()
-    }
-
-    /// Best first for the next iteration (a stable sort keeps earlier order among ties).
-    fn sort(&mut self) {
-        self.moves.sort_by_key(|root| Reverse(root.value));
-    }
-}
 
 /// A move's ordering score from the game alone: noisy moves first, then by hint.
 fn static_score<G: Evaluate>(game: &G, mv: &G::Move) -> i32 {
@@ -375,38 +319,6 @@ impl<M: Clone + PartialEq> Search<M> {
         })
     }
 
-    /// One iteration over the root moves at `depth`; the best value. A move after the
-    /// first is first tested against a null window just below the best value, and
-    /// searched exactly only if it might tie or beat it.
-    fn root<G: Evaluate<Move = M>>(
-        &mut self,
-        root: &mut RootMoves<G>,
-        depth: u32,
-    ) -> Result<i32, OutOfBudget> {
-        root.moves.iter_mut().for_each(|root| root.exact = false);
-        let top = Node {
-            depth,
-            ply: 0,
-            alpha: -INFINITY,
-            beta: INFINITY,
-        };
-        let mut best = -INFINITY;
-        for root in &mut root.moves {
-            let mut value = if best == -INFINITY {
-                -self.negamax(&root.next, top.child(-INFINITY, INFINITY))?
-            } else {
-                -self.negamax(&root.next, top.child(best - 1, best))?
-            };
-            if best > -INFINITY && value >= best {
-                value = -self.negamax(&root.next, top.child(best - 1, INFINITY))?;
-            }
-            root.value = value;
-            root.exact = value >= best;
-            best = best.max(value);
-        }
-        Ok(best)
-    }
-
     /// The negamax value of `game` for the side to move at `node` (plus quiescence),
     /// fail-soft within the node's window.
     fn negamax<G: Evaluate<Move = M>>(
@@ -430,13 +342,14 @@ impl<M: Clone + PartialEq> Search<M> {
         if let Some(value) = entry.and_then(|entry| self.table_cutoff(entry, node)) {
             return Ok(value);
         }
-        if selective && let Some(value) = self.prune(game, node)? {
+        let standing = OnceCell::new();
+        if selective && let Some(value) = self.prune(game, node, &standing)? {
             return Ok(value);
         }
         let moves = game.legal_moves();
         let order = self.order(game, &moves, entry.and_then(|entry| entry.best), node.ply);
         let outer = std::mem::replace(&mut self.cut_off, false);
-        let searched = self.search_moves(game, &moves, &order, node);
+        let searched = self.search_moves(game, &moves, &order, node, &standing);
         let complete = !self.cut_off;
         self.cut_off |= outer;
         let (best, best_index) = searched?;
@@ -480,13 +393,23 @@ impl<M: Clone + PartialEq> Search<M> {
         moves: &[M],
         order: &[usize],
         node: Node,
+        standing: &OnceCell<i32>,
     ) -> Result<(i32, Option<usize>), OutOfBudget> {
         let (mut alpha, beta) = (node.alpha, node.beta);
         let mut best = -INFINITY;
         let mut best_index = None;
         let may_reduce = self.selective && game.selective() && !game.in_check();
+        let standing = (may_reduce && self.may_skip_quiet(node))
+            .then(|| *standing.get_or_init(|| game.evaluate()));
         for (searched, &index) in order.iter().enumerate() {
             let mv = &moves[index];
+            if let Some(standing) = standing
+                && best_index.is_some()
+                && self.futile(game, mv, node, searched, standing, alpha)
+            {
+                self.cut_off = true;
+                continue;
+            }
             let mut next = game.clone();
             if next.play(mv).is_err() {
                 continue;
@@ -536,8 +459,8 @@ impl<M: Clone + PartialEq> Search<M> {
     }
 
     /// Quiescence at an unfinished position already counted: the side to move may stand
-    /// on the static evaluation or play a noisy move, unless every legal move is noisy
-    /// (a forced capture), when it must play one.
+    /// on the static evaluation or play a noisy move that does not lose the exchange,
+    /// unless every legal move is noisy (a forced capture), when it must play one.
     fn quiesce_here<G: Evaluate<Move = M>>(
         &mut self,
         game: &G,
@@ -558,6 +481,7 @@ impl<M: Clone + PartialEq> Search<M> {
                 return Ok(best);
             }
             alpha = alpha.max(best);
+            noisy.retain(|&(_, mv)| !game.loses_exchange(mv));
         }
         noisy.sort_by_key(|&(hint, _)| Reverse(hint));
         for (_, mv) in noisy {
@@ -592,7 +516,11 @@ impl<M: Clone + PartialEq> Search<M> {
                 } else if let Some(rank) = self.refutations.killer_rank(ply, mv) {
                     KILLER + rank
                 } else if game.is_noisy(mv) {
-                    static_score(game, mv)
+                    if game.loses_exchange(mv) {
+                        LOSING
+                    } else {
+                        static_score(game, mv)
+                    }
                 } else {
                     self.refutations
                         .history(game.history_key(mv))

@@ -3,6 +3,8 @@
 //! matter. Every answer resting on it marks the node as cut off, so it is never taken
 //! for a solved value.
 
+use std::cell::OnceCell;
+
 use super::{FORCED, Node, OutOfBudget, Search};
 use crate::bots::Evaluate;
 
@@ -21,8 +23,19 @@ const LATE_MOVE_DEPTH: u32 = 3;
 const FUTILITY_DEPTH: u32 = 3;
 const FUTILITY_MARGIN: i32 = 120;
 
+/// Futility pruning: at this depth or shallower, a quiet move is left out when the
+/// static value plus this margin per ply left does not reach `alpha`.
+const QUIET_FUTILITY_DEPTH: u32 = 2;
+const QUIET_FUTILITY_MARGIN: i32 = 150;
+
+/// Late-move pruning: at this depth or shallower, quiet moves after the first
+/// `LATE_MOVE_COUNT + depth²` are left out.
+const LATE_PRUNE_DEPTH: u32 = 3;
+const LATE_MOVE_COUNT: usize = 4;
+
 impl<M: Clone + PartialEq> Search<M> {
-    /// A value for `node` without searching its moves, if judgement gives one: only in
+    /// A value for `node` (whose static value, once known, is kept in `standing`)
+    /// without searching its moves, if judgement gives one: only in
     /// null-window nodes out of check, away from forced results. Reverse futility
     /// pruning first (the static value beats `beta` by a margin that grows with the
     /// depth left), then null-move pruning.
@@ -30,11 +43,12 @@ impl<M: Clone + PartialEq> Search<M> {
         &mut self,
         game: &G,
         node: Node,
+        standing: &OnceCell<i32>,
     ) -> Result<Option<i32>, OutOfBudget> {
         if !node.is_null_window() || node.beta.abs() >= FORCED || game.in_check() {
             return Ok(None);
         }
-        let standing = game.evaluate();
+        let standing = *standing.get_or_init(|| game.evaluate());
         let margin = FUTILITY_MARGIN * node.depth as i32;
         if node.depth <= FUTILITY_DEPTH && standing - margin >= node.beta {
             self.cut_off = true;
@@ -93,5 +107,40 @@ impl<M: Clone + PartialEq> Search<M> {
         } else {
             1
         }
+    }
+
+    /// Whether `node` is shallow enough, and its window far enough from forced results,
+    /// that [`Search::futile`] may leave out its quiet moves.
+    pub(super) fn may_skip_quiet(&self, node: Node) -> bool {
+        node.depth <= LATE_PRUNE_DEPTH.max(QUIET_FUTILITY_DEPTH) && node.alpha.abs() < FORCED
+    }
+
+    /// Futility and late-move pruning: whether to leave out the quiet move `mv`, the
+    /// move after `searched` others at `node`, a shallow node out of
+    /// check whose static value is `standing`: when even a margin over that value does
+    /// not reach `alpha`, or when so many moves came before it that it is very likely
+    /// no better. Never noisy moves, killers or checks.
+    pub(super) fn futile<G: Evaluate<Move = M>>(
+        &self,
+        game: &G,
+        mv: &M,
+        node: Node,
+        searched: usize,
+        standing: i32,
+        alpha: i32,
+    ) -> bool {
+        if alpha.abs() >= FORCED
+            || game.is_noisy(mv)
+            || self.refutations.is_killer(node.ply, mv)
+            || game.gives_check(mv)
+        {
+            return false;
+        }
+        let depth = node.depth;
+        let hopeless = depth <= QUIET_FUTILITY_DEPTH
+            && standing + QUIET_FUTILITY_MARGIN * depth as i32 <= alpha;
+        let late =
+            depth <= LATE_PRUNE_DEPTH && searched >= LATE_MOVE_COUNT + (depth * depth) as usize;
+        hopeless || late
     }
 }

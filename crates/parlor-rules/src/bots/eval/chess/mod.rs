@@ -1,13 +1,17 @@
 //! Chess: material and piece-square tables tapered from the middlegame to the endgame,
 //! pawn structure (passed, doubled and isolated pawns), the bishop pair, rooks on open
-//! files, the pieces' mobility and the king's pawn shield. Everything is in centipawns, worked out for White
-//! and turned round for Black.
+//! files, the pieces' mobility and the kings' safety. Everything is in centipawns,
+//! worked out for White and turned round for Black.
+
+mod exchange;
+mod king;
 
 use shakmaty::attacks::{
     bishop_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
 };
 use shakmaty::{Bitboard, Board, Color, Move, Position, Role, Square};
 
+use self::king::{KingAttack, shield};
 use crate::bots::Evaluate;
 use crate::games::chess::{Chess, ChessMove};
 
@@ -137,7 +141,7 @@ fn role_index(role: Role) -> usize {
 }
 
 /// A square as White sees it: Black's squares are mirrored top to bottom.
-fn relative(square: Square, color: Color) -> usize {
+pub(super) fn relative(square: Square, color: Color) -> usize {
     match color {
         Color::White => square.to_usize(),
         Color::Black => square.flip_vertical().to_usize(),
@@ -172,7 +176,7 @@ impl Score {
 }
 
 /// The squares of the files next to `file`.
-fn neighbour_files(file: usize) -> Bitboard {
+pub(super) fn neighbour_files(file: usize) -> Bitboard {
     let mut files = Bitboard(0);
     for neighbour in [file.wrapping_sub(1), file + 1] {
         if neighbour < 8 {
@@ -183,12 +187,12 @@ fn neighbour_files(file: usize) -> Bitboard {
 }
 
 /// The squares of `file` itself.
-fn file_of(file: usize) -> Bitboard {
+pub(super) fn file_of(file: usize) -> Bitboard {
     Bitboard(0x0101_0101_0101_0101 << file)
 }
 
 /// The squares strictly ahead of `square` for `color`, on every file.
-fn ahead(square: Square, color: Color) -> Bitboard {
+pub(super) fn ahead(square: Square, color: Color) -> Bitboard {
     let rank = square.rank().to_usize();
     match color {
         Color::White if rank < 7 => Bitboard(!0u64 << (8 * (rank + 1))),
@@ -234,7 +238,8 @@ const MOBILITY: [(Role, Score, i32); 4] = [
     (Role::Queen, Score { mg: 1, eg: 2 }, 13),
 ];
 
-/// How freely `color`'s knights, bishops, rooks and queens move ([`MOBILITY`]).
+/// How freely `color`'s knights, bishops, rooks and queens move ([`MOBILITY`]), and how
+/// hard they press on the enemy king ([`KingAttack`]).
 fn mobility(board: &Board, color: Color) -> Score {
     let occupied = board.occupied();
     let guarded = (board.pawns() & board.by_color(color.other()))
@@ -244,6 +249,7 @@ fn mobility(board: &Board, color: Color) -> Score {
         });
     let free = !board.by_color(color) & !guarded;
     let mut score = Score::default();
+    let mut attack = KingAttack::on(board, color.other());
     for (role, weight, typical) in MOBILITY {
         for square in board.by_role(role) & board.by_color(color) {
             let reach = match role {
@@ -257,8 +263,10 @@ fn mobility(board: &Board, color: Color) -> Score {
                 mg: weight.mg * squares,
                 eg: weight.eg * squares,
             });
+            attack.add(role, reach);
         }
     }
+    score.mg += attack.danger();
     score
 }
 
@@ -280,33 +288,6 @@ fn pieces(board: &Board, color: Color) -> Score {
     }
     score.mg += shield(board, color);
     score
-}
-
-/// 12 per pawn (at most three) on the two ranks just ahead of a king that stays on its
-/// back two ranks away from the centre files.
-fn shield(board: &Board, color: Color) -> i32 {
-    let Some(king) = board.king_of(color) else {
-        return 0;
-    };
-    let file = king.file().to_usize();
-    let rank = relative(king, color) / 8;
-    if rank > 1 || file == 3 || file == 4 {
-        return 0;
-    }
-    let files = file_of(file) | neighbour_files(file);
-    let near = ahead(king, color) & !ahead_by(king, color, 3);
-    let shelter = board.pawns() & board.by_color(color) & files & near;
-    12 * (shelter.count().min(3) as i32)
-}
-
-/// The squares `ranks` or more ranks ahead of `square` for `color`.
-fn ahead_by(square: Square, color: Color, ranks: u32) -> Bitboard {
-    let rank = square.rank().to_u32();
-    match color {
-        Color::White if rank + ranks <= 7 => Bitboard(!0u64 << (8 * (rank + ranks))),
-        Color::Black if rank >= ranks => Bitboard(!(!0u64 << (8 * (rank + 1 - ranks)))),
-        _ => Bitboard(0),
-    }
 }
 
 /// The evaluation from White's side.
@@ -401,6 +382,14 @@ impl Evaluate for Chess {
         self.chess_position().is_check()
     }
 
+    /// Plays the move on a copy of the bare position (no repetition history, no
+    /// outcome), far cheaper than playing it on the game.
+    fn gives_check(&self, mv: &ChessMove) -> bool {
+        let mut after = self.chess_position().clone();
+        after.play_unchecked(mv.to_shakmaty());
+        after.is_check()
+    }
+
     /// The from and to squares.
     fn history_key(&self, mv: &ChessMove) -> Option<usize> {
         let mv = mv.to_shakmaty();
@@ -411,6 +400,12 @@ impl Evaluate for Chess {
     fn is_noisy(&self, mv: &ChessMove) -> bool {
         let mv = mv.to_shakmaty();
         mv.is_capture() || mv.is_promotion()
+    }
+
+    /// By a static exchange evaluation on the move's square.
+    fn loses_exchange(&self, mv: &ChessMove) -> bool {
+        let position = self.chess_position();
+        exchange::exchange_value(position.board(), position.turn(), &mv.to_shakmaty()) < 0
     }
 
     /// Most valuable victim by least valuable attacker, promotions by the new piece;
