@@ -35,10 +35,10 @@ const LATE_MOVE_COUNT: usize = 4;
 
 impl<M: Clone + PartialEq> Search<M> {
     /// A value for `node` (whose static value, once known, is kept in `standing`)
-    /// without searching its moves, if judgement gives one: only in
-    /// null-window nodes out of check, away from forced results. Reverse futility
-    /// pruning first (the static value beats `beta` by a margin that grows with the
-    /// depth left), then null-move pruning.
+    /// without searching its moves, if judgement gives one: only in null-window nodes
+    /// out of check, away from forced results. Reverse futility pruning first (the
+    /// static value beats `beta` by a margin that grows with the depth left), then
+    /// null-move pruning.
     pub(super) fn prune<G: Evaluate<Move = M>>(
         &mut self,
         game: &G,
@@ -116,10 +116,10 @@ impl<M: Clone + PartialEq> Search<M> {
     }
 
     /// Futility and late-move pruning: whether to leave out the quiet move `mv`, the
-    /// move after `searched` others at `node`, a shallow node out of
-    /// check whose static value is `standing`: when even a margin over that value does
-    /// not reach `alpha`, or when so many moves came before it that it is very likely
-    /// no better. Never noisy moves, killers or checks.
+    /// move after `searched` others at `node`, a shallow node out of check whose static
+    /// value is `standing`: when even a margin over that value does not reach `alpha`,
+    /// or when so many moves came before it that it is very likely no better. Never
+    /// noisy moves, killers or checks.
     pub(super) fn futile<G: Evaluate<Move = M>>(
         &self,
         game: &G,
