@@ -7,12 +7,8 @@ use shakmaty::{Bitboard, Board, Color, Move, Role, Square};
 /// A piece's worth in an exchange: the evaluation's values, and a king beyond any trade.
 const fn worth(role: Role) -> i32 {
     match role {
-        Role::Pawn => 100,
-        Role::Knight => 320,
-        Role::Bishop => 330,
-        Role::Rook => 500,
-        Role::Queen => 900,
         Role::King => 20_000,
+        role => super::value(role),
     }
 }
 
