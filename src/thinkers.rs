@@ -20,7 +20,7 @@ use tracing::{debug, warn};
 
 use crate::config::BotPriority;
 use parlor_room::machine::DrawAnswer;
-use parlor_rules::bots::{BotLevel, Deadline, Limits};
+use parlor_rules::bots::{BotLevel, Deadline, Limits, Memory};
 use parlor_rules::catalog::{AnyGame, draw_judgement};
 use parlor_rules::games::Seat;
 
@@ -30,9 +30,10 @@ const QUICK_MOVE_TIME: Duration = Duration::from_millis(50);
 /// The label a draw judgement is timed under in the think-time histogram.
 const JUDGE_LABEL: &str = "draw";
 
-/// One piece of bot work: it runs on a worker thread, or at once off the executor when
-/// it cannot be queued; `late` says its deadline had passed before it started.
-type Work = Box<dyn FnOnce(Option<Shortcut>) + Send>;
+/// One piece of bot work: it runs on a worker thread with that thread's search memory,
+/// or at once off the executor with none when it cannot be queued; the shortcut says
+/// why it must answer quickly, if it must.
+type Work = Box<dyn FnOnce(Option<Shortcut>, &mut Memory) + Send>;
 
 /// One bot's request to think.
 struct Request {
@@ -93,9 +94,9 @@ impl Thinkers {
     ) -> Option<String> {
         let (reply, answer) = oneshot::channel();
         let labels = [game.kind().as_str(), level.as_str()];
-        let work: Work = Box::new(move |shortcut| {
+        let work: Work = Box::new(move |shortcut, memory| {
             let mv = match shortcut {
-                None => game.bot_move(level, &limits, &mut rand::rng()),
+                None => game.bot_move(level, &limits, memory, &mut rand::rng()),
                 Some(why) => quick_move(game.as_ref(), level, &limits, why),
             };
             // The room may have moved on (its game ended); then nobody needs the answer.
@@ -112,7 +113,7 @@ impl Thinkers {
                 // Answer at once, off the executor and under a short deadline: a full
                 // queue is exactly when waiting would stall rooms.
                 let quick = tokio::task::spawn_blocking(move || {
-                    (request.work)(Some(Shortcut::QueueFull));
+                    (request.work)(Some(Shortcut::QueueFull), &mut Memory::default());
                 });
                 let _ = quick.await;
                 answer.await.ok().flatten()
@@ -127,7 +128,7 @@ impl Thinkers {
     pub(crate) async fn judge_draw(&self, game: Box<dyn AnyGame>, seat: Seat) -> DrawAnswer {
         let (reply, answer) = oneshot::channel();
         let labels = [game.kind().as_str(), JUDGE_LABEL];
-        let work: Work = Box::new(move |_shortcut| {
+        let work: Work = Box::new(move |_shortcut, _memory| {
             // A judgement has its own short deadline from when it starts, so a late one
             // is still made, and still bounded.
             let view = game.draw_view(seat, &draw_judgement(Instant::now));
@@ -185,8 +186,11 @@ fn lower_priority(priority: BotPriority, nice: i32) {
     let _ = (priority, nice);
 }
 
-/// A worker: takes requests one at a time until every handle is gone.
+/// A worker: takes requests one at a time until every handle is gone. Its search memory
+/// carries from one request to the next, so a bot whose moves it keeps serving picks up
+/// where its last search left off (and any other bot's positions are simply not there).
 fn work(requests: &Mutex<Receiver<Request>>, think_seconds: &HistogramVec) {
+    let mut memory = Memory::default();
     loop {
         // Hold the lock only to take the next request, never while thinking.
         let next = match requests.lock() {
@@ -196,7 +200,7 @@ fn work(requests: &Mutex<Receiver<Request>>, think_seconds: &HistogramVec) {
         let Ok(request) = next else { return };
         let started = Instant::now();
         let late = request.deadline.is_some_and(|deadline| deadline.passed());
-        (request.work)(late.then_some(Shortcut::Late));
+        (request.work)(late.then_some(Shortcut::Late), &mut memory);
         think_seconds
             .with_label_values(&request.labels)
             .observe(started.elapsed().as_secs_f64());
@@ -224,7 +228,12 @@ fn quick_move(
         deadline: Some(Deadline::after(QUICK_MOVE_TIME, Instant::now)),
         ..*limits
     };
-    game.bot_move(BotLevel::Easy, &limits, &mut rand::rng())
+    game.bot_move(
+        BotLevel::Easy,
+        &limits,
+        &mut Memory::default(),
+        &mut rand::rng(),
+    )
 }
 
 #[cfg(test)]
@@ -299,7 +308,7 @@ mod tests {
         let (taken, on_the_thread) = std::sync::mpsc::channel();
         let held = || {
             let (released, taken) = (released.clone(), taken.clone());
-            let work: Work = Box::new(move |_shortcut| {
+            let work: Work = Box::new(move |_shortcut, _memory| {
                 let _ = taken.send(());
                 let _ = released.lock().unwrap().recv();
             });

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use crate::common::{TestServer, temp_dir, test_config};
-use parlor_rules::bots::BotLevel;
+use parlor_rules::bots::{BotLevel, Memory};
 use serde_json::json;
 
 /// The most a `state` for any of these rooms may take on the wire.
@@ -117,7 +117,7 @@ fn measure_crafted_positions() {
         for level in [BotLevel::Random, BotLevel::Easy, BotLevel::Medium] {
             let began = Instant::now();
             let limits = config.bots.limits(level);
-            let mv = game.bot_move(level, &limits, &mut rand::rng());
+            let mv = game.bot_move(level, &limits, &mut Memory::default(), &mut rand::rng());
             eprintln!("  bot:{level} answers {mv:?} in {:?}", began.elapsed());
         }
     }

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use parlor_rules::GameSettings;
-use parlor_rules::bots::{BotLevel, Deadline, Limits, Strength};
+use parlor_rules::bots::{BotLevel, Deadline, Limits, Memory, Strength};
 use parlor_rules::catalog::{self, AnyGame};
 use parlor_rules::games::Seat;
 use rand::rngs::StdRng;
@@ -290,6 +290,7 @@ pub(crate) fn play_out(
         seconds: start.elapsed().as_secs_f64(),
         final_position: game.position(),
     };
+    let mut memories = [Memory::default(), Memory::default()];
     while let Some(seat) = game.turn() {
         if plies >= max_plies {
             return Ok(draw(ADJUDICATED_PLY_CAP, plies, &*game));
@@ -297,7 +298,7 @@ pub(crate) fn play_out(
         let level = levels[seat.index()];
         let limits = budget.limits(level);
         let mv = game
-            .bot_move(level, &limits, rng)
+            .bot_move(level, &limits, &mut memories[seat.index()], rng)
             .ok_or("a bot found no move in an unfinished game")?;
         game.play(&mv)?;
         plies += 1;

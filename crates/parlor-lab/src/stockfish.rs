@@ -8,7 +8,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use parlor_rules::GameSettings;
-use parlor_rules::bots::BotLevel;
+use parlor_rules::bots::{BotLevel, Memory};
 use parlor_rules::games::Seat;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -503,10 +503,11 @@ fn play_one(
         moves.push(game.play(mv)?.notation);
     }
     engine.new_game()?;
+    let mut memory = Memory::default();
     while let Some(seat) = game.turn() {
         let mv = if seat == our_seat {
             let limits = budget.limits(args.level);
-            game.bot_move(args.level, &limits, &mut rng)
+            game.bot_move(args.level, &limits, &mut memory, &mut rng)
                 .ok_or("our bot found no move in an unfinished game")?
         } else {
             engine.best_move(&fen, &moves, args.think())?

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
-use parlor_rules::bots::{BotLevel, Deadline};
+use parlor_rules::bots::{BotLevel, Deadline, Memory};
 use parlor_rules::catalog::{self, AnyGame};
 use parlor_rules::games::Seat;
 use parlor_rules::{GameKind, GameSettings};
@@ -82,6 +82,7 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
     let budget = args.budget.budget();
     let mut rng = StdRng::seed_from_u64(args.seed);
     let mut game = catalog::new_game(GameKind::Chess, &settings, None)?;
+    let mut memory = Memory::default();
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
     for line in stdin.lock().lines() {
@@ -94,6 +95,7 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
                 writeln!(out, "uciok")?;
             }
             Some("isready") => writeln!(out, "readyok")?,
+            Some("ucinewgame") => memory = Memory::default(),
             Some("position") => match position(&words[1..], &settings) {
                 Ok(next) => game = next,
                 Err(error) => writeln!(out, "info string position refused: {error}")?,
@@ -108,7 +110,7 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
                     limits.max_nodes = nodes.max(1);
                     limits.deadline = None;
                 }
-                match game.bot_move(args.level, &limits, &mut rng) {
+                match game.bot_move(args.level, &limits, &mut memory, &mut rng) {
                     Some(mv) => writeln!(out, "bestmove {mv}")?,
                     None => writeln!(out, "bestmove (none)")?,
                 }

@@ -3,7 +3,7 @@
 
 use rand::RngCore;
 
-use crate::bots::{self, BotLevel, DrawView, Evaluate, Limits};
+use crate::bots::{self, BotLevel, DrawView, Evaluate, Limits, Memory};
 use crate::games::checkers::Checkers;
 use crate::games::chess::Chess;
 use crate::games::fox_geese::FoxGeese;
@@ -69,9 +69,15 @@ pub trait AnyGame: Send + Sync {
     fn board(&self) -> BoardView;
     /// The board's cells alone, as one-letter piece codes (see [`Game::cells`]).
     fn cells(&self) -> Vec<Option<char>>;
-    /// A bot's move at `level` within `limits` for the side to move, in notation; `None`
-    /// once over.
-    fn bot_move(&self, level: BotLevel, limits: &Limits, rng: &mut dyn RngCore) -> Option<String>;
+    /// A bot's move at `level` within `limits` for the side to move, in notation, starting
+    /// from what earlier searches left in `memory`; `None` once over.
+    fn bot_move(
+        &self,
+        level: BotLevel,
+        limits: &Limits,
+        memory: &mut Memory,
+        rng: &mut dyn RngCore,
+    ) -> Option<String>;
     /// An independent copy, e.g. for a bot to think on another thread.
     fn clone_box(&self) -> Box<dyn AnyGame>;
 }
@@ -126,8 +132,14 @@ impl<G: Evaluate> AnyGame for G {
         Game::cells(self)
     }
 
-    fn bot_move(&self, level: BotLevel, limits: &Limits, rng: &mut dyn RngCore) -> Option<String> {
-        bots::choose_move(self, level, limits, rng).map(|mv| mv.to_string())
+    fn bot_move(
+        &self,
+        level: BotLevel,
+        limits: &Limits,
+        memory: &mut Memory,
+        rng: &mut dyn RngCore,
+    ) -> Option<String> {
+        bots::choose_move(self, level, limits, memory, rng).map(|mv| mv.to_string())
     }
 
     fn clone_box(&self) -> Box<dyn AnyGame> {
@@ -375,6 +387,7 @@ mod tests {
                                 Strength::HARD,
                                 Instant::now,
                             ),
+                            &mut Memory::default(),
                             &mut rng,
                         )
                         .unwrap();
@@ -396,6 +409,7 @@ mod tests {
                     .bot_move(
                         level,
                         &bots::limits_for(level, Strength::MEDIUM, Strength::HARD, Instant::now),
+                        &mut Memory::default(),
                         &mut rng,
                     )
                     .unwrap();
@@ -406,6 +420,7 @@ mod tests {
                 game.bot_move(
                     level,
                     &bots::limits_for(level, Strength::MEDIUM, Strength::HARD, Instant::now),
+                    &mut Memory::default(),
                     &mut rng
                 )
                 .is_none()

@@ -17,11 +17,11 @@ use std::time::{Duration, Instant};
 use rand::Rng;
 use rand::seq::IndexedRandom;
 
-use crate::games::Game;
+use crate::games::{Game, MoveError};
 
 pub use deadline::Deadline;
 pub use draws::{DEAD_DRAW_MARGIN, DrawView, judge_draw};
-pub use search::{Analysis, Limits, analyse};
+pub use search::{Analysis, Limits, analyse, analyse_with};
 
 /// A game the bots can play: a static estimate of any unfinished position, plus what the
 /// rule bot and the search need to know about material and moves.
@@ -35,6 +35,12 @@ pub trait Evaluate: Game {
     /// default the whole evaluation; games with pieces count only the pieces.
     fn material(&self) -> i32 {
         self.evaluate()
+    }
+
+    /// Plays `mv`, a move [`Game::legal_moves`] returned for this very position,
+    /// skipping the checks that a move from a client needs; by default [`Game::play`].
+    fn play_generated(&mut self, mv: &Self::Move) -> Result<(), MoveError> {
+        self.play(mv)
     }
 
     /// Whether `mv` changes the balance sharply (a capture or a promotion): the search
@@ -103,6 +109,14 @@ pub trait Evaluate: Game {
         let _ = mv;
         None
     }
+}
+
+/// What a bot's searches keep from one move to the next: the transposition table, so
+/// that each search starts from what the last one learnt. Keep one per thread that
+/// thinks (it grows to 16 MiB under `bot:hard`); a fresh one forgets everything.
+#[derive(Default)]
+pub struct Memory {
+    table: table::Table,
 }
 
 /// The number of history slots a search keeps ([`Evaluate::history_key`]).
@@ -230,15 +244,19 @@ pub fn limits_for(
 /// `limits` bound the searching levels (`medium`, `hard`) and, by their deadline, the rule
 /// bot (`easy`); `random` answers at once.
 /// Among equally good moves the choice is random, so games vary.
+/// The searching levels start from what earlier searches left in `memory`.
 pub fn choose_move<G: Evaluate, R: Rng + ?Sized>(
     game: &G,
     level: BotLevel,
     limits: &Limits,
+    memory: &mut Memory,
     rng: &mut R,
 ) -> Option<G::Move> {
     match level {
         BotLevel::Random => game.legal_moves().choose(rng).cloned(),
         BotLevel::Easy => rules::choose(game, limits.deadline, rng),
-        BotLevel::Medium | BotLevel::Hard => analyse(game, limits).best.choose(rng).cloned(),
+        BotLevel::Medium | BotLevel::Hard => {
+            analyse_with(game, limits, memory).best.choose(rng).cloned()
+        }
     }
 }

@@ -24,7 +24,7 @@ use std::time::Instant;
 use self::refutations::Refutations;
 use self::root::RootMoves;
 use super::table::{Bound, Entry, Table};
-use super::{Deadline, Evaluate};
+use super::{Deadline, Evaluate, Memory};
 use crate::games::Seat;
 
 /// The value of a win found `ply` moves from the root is `WIN - ply`; losses are the
@@ -108,12 +108,29 @@ impl Options {
 /// Iterates deeper until `max_depth`, until the result is forced, until the whole game
 /// tree has been searched, or until a budget runs out (or would run out during the next
 /// iteration, judging by the time the iterations so far took).
+/// Starts from nothing: for one-off questions; a bot playing a game uses
+/// [`analyse_with`].
 pub fn analyse<G: Evaluate>(game: &G, limits: &Limits) -> Analysis<G::Move> {
-    run(game, limits, Options::PLAY)
+    analyse_with(game, limits, &mut Memory::default())
 }
 
-/// [`analyse`] with switches.
-pub(super) fn run<G: Evaluate>(game: &G, limits: &Limits, options: Options) -> Analysis<G::Move> {
+/// [`analyse`], starting from what earlier searches left in `memory` and leaving there
+/// what this one learns.
+pub fn analyse_with<G: Evaluate>(
+    game: &G,
+    limits: &Limits,
+    memory: &mut Memory,
+) -> Analysis<G::Move> {
+    run(game, limits, Options::PLAY, memory)
+}
+
+/// [`analyse_with`] with switches.
+pub(super) fn run<G: Evaluate>(
+    game: &G,
+    limits: &Limits,
+    options: Options,
+    memory: &mut Memory,
+) -> Analysis<G::Move> {
     let started = limits.deadline.map(|deadline| deadline.now());
     let moves = game.legal_moves();
     let mut analysis = Analysis {
@@ -129,7 +146,13 @@ pub(super) fn run<G: Evaluate>(game: &G, limits: &Limits, options: Options) -> A
     if moves.len() <= 1 {
         return analysis;
     }
-    let mut search = Search::new(seat, limits, options);
+    let table = if options.table {
+        memory.table.fit(limits.max_nodes);
+        std::mem::take(&mut memory.table)
+    } else {
+        Table::default()
+    };
+    let mut search = Search::new(seat, limits, options, table);
     let mut root = RootMoves::new(game, moves);
     for depth in 1..=limits.max_depth {
         search.cut_off = false;
@@ -152,6 +175,9 @@ pub(super) fn run<G: Evaluate>(game: &G, limits: &Limits, options: Options) -> A
         root.sort();
     }
     analysis.nodes = search.nodes;
+    if options.table {
+        memory.table = search.table;
+    }
     analysis
 }
 
@@ -263,14 +289,14 @@ struct Search<M> {
 }
 
 impl<M: Clone + PartialEq> Search<M> {
-    fn new(seat: Seat, limits: &Limits, options: Options) -> Self {
+    fn new(seat: Seat, limits: &Limits, options: Options, table: Table) -> Self {
         Search {
             seat,
             nodes: 0,
             max_nodes: limits.max_nodes,
             deadline: limits.deadline,
             cut_off: false,
-            table: Table::new(limits.max_nodes, options.table),
+            table,
             exact_depth: options.exact_depth,
             selective: options.selective,
             refutations: Refutations::default(),
@@ -327,12 +353,13 @@ impl<M: Clone + PartialEq> Search<M> {
         mut node: Node,
     ) -> Result<i32, OutOfBudget> {
         self.visit()?;
+        let moves = game.legal_moves();
         if let Some(value) = self.terminal(game, node.ply) {
             return Ok(value);
         }
         let selective = self.selective && game.selective();
         if node.depth == 0 {
-            return self.quiesce_here(game, node);
+            return self.quiesce_here(game, &moves, node);
         }
         if selective && game.in_check() {
             node.depth += 1;
@@ -346,7 +373,6 @@ impl<M: Clone + PartialEq> Search<M> {
         if selective && let Some(value) = self.prune(game, node, &standing)? {
             return Ok(value);
         }
-        let moves = game.legal_moves();
         let order = self.order(game, &moves, entry.and_then(|entry| entry.best), node.ply);
         let outer = std::mem::replace(&mut self.cut_off, false);
         let searched = self.search_moves(game, &moves, &order, node, &standing);
@@ -411,7 +437,7 @@ impl<M: Clone + PartialEq> Search<M> {
                 continue;
             }
             let mut next = game.clone();
-            if next.play(mv).is_err() {
+            if next.play_generated(mv).is_err() {
                 continue;
             }
             let value = if best_index.is_none() {
@@ -452,22 +478,24 @@ impl<M: Clone + PartialEq> Search<M> {
     /// The quiescence value of `game`, a position past the depth limit.
     fn quiesce<G: Evaluate<Move = M>>(&mut self, game: &G, node: Node) -> Result<i32, OutOfBudget> {
         self.visit()?;
+        let moves = game.legal_moves();
         if let Some(value) = self.terminal(game, node.ply) {
             return Ok(value);
         }
-        self.quiesce_here(game, node)
+        self.quiesce_here(game, &moves, node)
     }
 
-    /// Quiescence at an unfinished position already counted: the side to move may stand
-    /// on the static evaluation or play a noisy move that does not lose the exchange,
-    /// unless every legal move is noisy (a forced capture), when it must play one.
+    /// Quiescence at an unfinished position already counted, whose legal moves are
+    /// `moves`: the side to move may stand on the static evaluation or play a noisy move
+    /// that does not lose the exchange, unless every legal move is noisy (a forced
+    /// capture), when it must play one.
     fn quiesce_here<G: Evaluate<Move = M>>(
         &mut self,
         game: &G,
+        moves: &[M],
         node: Node,
     ) -> Result<i32, OutOfBudget> {
         let (mut alpha, beta) = (node.alpha, node.beta);
-        let moves = game.legal_moves();
         let mut noisy: Vec<(i32, &M)> = moves
             .iter()
             .filter(|mv| game.is_noisy(mv))
@@ -486,7 +514,7 @@ impl<M: Clone + PartialEq> Search<M> {
         noisy.sort_by_key(|&(hint, _)| Reverse(hint));
         for (_, mv) in noisy {
             let mut next = game.clone();
-            if next.play(mv).is_err() {
+            if next.play_generated(mv).is_err() {
                 continue;
             }
             let value = -self.quiesce(&next, node.child(alpha, beta))?;

@@ -2,11 +2,12 @@
 //! [`Game::position_hash`](crate::games::Game::position_hash).
 //!
 //! A fixed number of slots, one entry each (the newest wins), so memory stays bounded:
-//! 16 bytes a slot. The table is zeroed lazily by the allocator, so a short search only
-//! pays for the slots it touches.
+//! 16 bytes a slot. A table outlives one search ([`crate::bots::Memory`]): the next
+//! move's search starts from what this one learnt. The table is zeroed lazily by the
+//! allocator, so a short search only pays for the slots it touches.
 
-/// The most slots a table has: 2^18 slots of 16 bytes, 4 MiB.
-const MAX_SLOTS: u64 = 1 << 18;
+/// The most slots a table has: 2^20 slots of 16 bytes, 16 MiB.
+const MAX_SLOTS: u64 = 1 << 20;
 
 /// The fewest slots a table has.
 const MIN_SLOTS: u64 = 1 << 10;
@@ -85,7 +86,9 @@ impl Entry {
 }
 
 /// A fixed-size table of entries indexed by the low bits of the position's hash; each
-/// slot keeps the full hash to tell positions apart.
+/// slot keeps the full hash to tell positions apart. The default has no slots and
+/// remembers nothing until [`Table::fit`] grows it.
+#[derive(Default)]
 pub(super) struct Table {
     /// `[hash, packed entry]` per slot; all zero for an empty slot.
     slots: Vec<[u64; 2]>,
@@ -93,17 +96,14 @@ pub(super) struct Table {
 }
 
 impl Table {
-    /// A table sized for a search of at most `max_nodes` positions (a power of two
-    /// between 2^10 and 2^18 slots), or with no slots at all when `enabled` is false.
-    pub(super) fn new(max_nodes: u64, enabled: bool) -> Table {
-        let slots = if enabled {
-            max_nodes.clamp(MIN_SLOTS, MAX_SLOTS).next_power_of_two()
-        } else {
-            0
-        };
-        Table {
-            slots: vec![[0; 2]; slots as usize],
-            mask: slots.saturating_sub(1),
+    /// Grows the table to suit a search of at most `max_nodes` positions (a power of two
+    /// between 2^10 and 2^20 slots), starting afresh if it grows; a table already that
+    /// big keeps its size and its entries.
+    pub(super) fn fit(&mut self, max_nodes: u64) {
+        let slots = max_nodes.clamp(MIN_SLOTS, MAX_SLOTS).next_power_of_two();
+        if (self.slots.len() as u64) < slots {
+            self.slots = vec![[0; 2]; slots as usize];
+            self.mask = slots - 1;
         }
     }
 
@@ -160,7 +160,9 @@ mod tests {
 
     #[test]
     fn a_probe_finds_only_the_stored_hash() {
-        let mut table = Table::new(5_000, true);
+        let mut table = Table::default();
+        assert_eq!(table.probe(0), None);
+        table.fit(5_000);
         let entry = Entry {
             value: 42,
             depth: 3,
@@ -172,7 +174,11 @@ mod tests {
         assert_eq!(table.probe(0xABCD), Some(entry));
         assert_eq!(table.probe(0xABCD + (1 << 20)), None);
         assert_eq!(table.probe(0x1234), None);
-        let disabled = Table::new(5_000, false);
-        assert_eq!(disabled.probe(0), None);
+        table.fit(1_000);
+        assert_eq!(
+            table.probe(0xABCD),
+            Some(entry),
+            "a smaller search keeps the table"
+        );
     }
 }

@@ -63,7 +63,7 @@ fn every_level_plays_legally<G: Evaluate>(settings: &G::Settings, count: usize) 
         let legal = game.legal_moves();
         for &level in BotLevel::ALL {
             let limits = tiny_budgets()[n % 3];
-            let mv = choose_move(game, level, &limits, &mut rng);
+            let mv = choose_move(game, level, &limits, &mut Memory::default(), &mut rng);
             let mv = mv.unwrap_or_else(|| panic!("{level} has no move in {}", game.position()));
             assert!(
                 legal.contains(&mv),
@@ -92,7 +92,13 @@ fn no_level_moves_once_the_game_is_over() {
     let mut rng = StdRng::seed_from_u64(0);
     for &level in BotLevel::ALL {
         assert_eq!(
-            choose_move(&game, level, &tiny_budgets()[0], &mut rng),
+            choose_move(
+                &game,
+                level,
+                &tiny_budgets()[0],
+                &mut Memory::default(),
+                &mut rng
+            ),
             None
         );
     }
@@ -154,7 +160,14 @@ fn bot_hard_finds_a_mate_in_two() {
         assert!(forces_mate_in_two(&game, mv), "{mv}");
     }
     let mut rng = StdRng::seed_from_u64(3);
-    let mv = choose_move(&game, BotLevel::Hard, &limits, &mut rng).unwrap();
+    let mv = choose_move(
+        &game,
+        BotLevel::Hard,
+        &limits,
+        &mut Memory::default(),
+        &mut rng,
+    )
+    .unwrap();
     assert!(forces_mate_in_two(&game, &mv));
 }
 
@@ -168,13 +181,13 @@ fn the_searching_bots_take_a_hanging_queen_and_see_a_recapture() {
     // The black queen on d5 hangs to the e4 pawn.
     let free = chess("4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1");
     for level in [BotLevel::Medium, BotLevel::Hard] {
-        let mv = choose_move(&free, level, &limits, &mut rng).unwrap();
+        let mv = choose_move(&free, level, &limits, &mut Memory::default(), &mut rng).unwrap();
         assert_eq!(mv.to_string(), "e4d5", "{level}");
     }
     // The knight on d5 is defended by the c6 pawn: taking it with the queen loses her.
     let defended = chess("4k3/8/2p5/3n4/8/8/3Q4/4K3 w - - 0 1");
     for level in [BotLevel::Medium, BotLevel::Hard] {
-        let mv = choose_move(&defended, level, &limits, &mut rng).unwrap();
+        let mv = choose_move(&defended, level, &limits, &mut Memory::default(), &mut rng).unwrap();
         assert_ne!(mv.to_string(), "d2d5", "{level}");
     }
 }
@@ -190,6 +203,7 @@ fn bot_easy_never_hangs_its_queen() {
             &game,
             BotLevel::Easy,
             &tiny_budgets()[0],
+            &mut Memory::default(),
             &mut StdRng::seed_from_u64(seed),
         );
         let mv = mv.unwrap().to_string();
@@ -208,6 +222,7 @@ fn bot_easy_never_steps_into_a_jump() {
             &game,
             BotLevel::Easy,
             &tiny_budgets()[0],
+            &mut Memory::default(),
             &mut StdRng::seed_from_u64(seed),
         );
         let mv = mv.unwrap().to_string();
@@ -233,6 +248,7 @@ fn bot_easy_keeps_the_rules_it_had_in_tic_tac_toe() {
             &game,
             BotLevel::Easy,
             &tiny_budgets()[0],
+            &mut Memory::default(),
             &mut StdRng::seed_from_u64(seed),
         );
         assert_eq!(mv.unwrap().to_string(), "2");

@@ -28,7 +28,7 @@ impl<G: Evaluate> RootMoves<G> {
             .into_iter()
             .filter_map(|mv| {
                 let mut next = game.clone();
-                next.play(&mv).ok()?;
+                next.play_generated(&mv).ok()?;
                 Some(RootMove {
                     mv,
                     next,

@@ -176,8 +176,8 @@ fn table_changes_nothing<G: Evaluate>(settings: &G::Settings, count: usize, dept
     };
     for game in random_positions::<G>(settings, count, 7) {
         let game = fresh(game, settings);
-        let plain = run(&game, &limits, without);
-        let tabled = run(&game, &limits, with);
+        let plain = run(&game, &limits, without, &mut Memory::default());
+        let tabled = run(&game, &limits, with, &mut Memory::default());
         assert_eq!(plain.value, tabled.value, "{}", game.position());
         assert_eq!(plain.depth, tabled.depth, "{}", game.position());
         assert_eq!(
@@ -210,8 +210,8 @@ fn the_table_saves_work() {
         exact_depth: false,
         selective: false,
     };
-    let plain = run(&game, &limits, without);
-    let tabled = run(&game, &limits, Options::PLAY);
+    let plain = run(&game, &limits, without, &mut Memory::default());
+    let tabled = run(&game, &limits, Options::PLAY, &mut Memory::default());
     assert!(
         tabled.nodes < plain.nodes,
         "{} >= {}",
@@ -260,4 +260,34 @@ fn only_a_search_that_reached_every_end_calls_its_value_solved() {
     );
     let chess = analyse(&Chess::new(&()), &shallow);
     assert!(!chess.solved, "an estimate is not a result");
+}
+
+#[test]
+fn a_search_starts_from_what_the_last_one_left_in_memory() {
+    let game = Chess::from_position(
+        &(),
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+    )
+    .unwrap();
+    let limits = Limits {
+        max_depth: 6,
+        max_nodes: u64::MAX,
+        deadline: None,
+    };
+    let mut memory = Memory::default();
+    let first = analyse_with(&game, &limits, &mut memory);
+    let again = analyse_with(&game, &limits, &mut memory);
+    assert_eq!(first.depth, 6);
+    assert_eq!(again.depth, 6);
+    assert!(
+        again.nodes * 2 < first.nodes,
+        "the second search visits {} positions, the first {}",
+        again.nodes,
+        first.nodes
+    );
+    let fresh = analyse(&game, &limits);
+    assert_eq!(
+        fresh.nodes, first.nodes,
+        "a fresh search forgets everything"
+    );
 }

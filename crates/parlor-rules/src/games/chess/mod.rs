@@ -16,6 +16,7 @@ mod pgn;
 pub use pgn::{PgnError, PgnTags, pgn, result_token};
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanError, SanPlus};
@@ -47,8 +48,11 @@ pub struct Chess {
     /// Hashes of every position since the last irreversible move, oldest first, ending
     /// with `hash`. No earlier position can recur, so this is all threefold needs.
     history: Vec<Zobrist64>,
-    /// The result, computed after every move so that `turn` and `outcome` are cheap.
-    outcome: Option<Outcome>,
+    /// The result, worked out once per position: by [`Game::legal_moves`] from the moves
+    /// it generates anyway, or else on the first question that needs it. A search asks
+    /// for the moves of nearly every position it reaches, so the moves are generated
+    /// once per position, not once to judge the position and again to search it.
+    outcome: OnceLock<Option<Outcome>>,
 }
 
 /// A legal chess move. `Display` writes UCI with castling as the king's two-square move
@@ -93,26 +97,32 @@ impl Chess {
     /// Wraps a validated position, starting its repetition history there.
     fn from_shakmaty(pos: shakmaty::Chess) -> Self {
         let hash = pos.zobrist_hash(EnPassantMode::Legal);
-        let mut game = Self {
+        Self {
             pos,
             hash,
             history: vec![hash],
-            outcome: None,
-        };
-        game.outcome = game.compute_outcome();
-        game
+            outcome: OnceLock::new(),
+        }
     }
 
-    /// The result of the current position. Checkmate and stalemate come first, so a
-    /// mate that reaches the hundredth half-move wins.
-    fn compute_outcome(&self) -> Option<Outcome> {
+    /// The result of the current position, worked out once.
+    fn result(&self) -> Option<Outcome> {
+        *self
+            .outcome
+            .get_or_init(|| self.judge(self.pos.legal_moves().is_empty()))
+    }
+
+    /// The result of the current position, where `stuck` tells whether the side to move
+    /// has no legal move. Checkmate and stalemate come first, so a mate that reaches the
+    /// hundredth half-move wins.
+    fn judge(&self, stuck: bool) -> Option<Outcome> {
         let draw = |reason| {
             Some(Outcome {
                 winner: None,
                 reason,
             })
         };
-        if self.pos.legal_moves().is_empty() {
+        if stuck {
             return if self.pos.is_check() {
                 Some(Outcome {
                     winner: Some(seat_of(self.pos.turn().other())),
@@ -132,6 +142,23 @@ impl Chess {
             return draw(EndReason::FiftyMoves);
         }
         None
+    }
+
+    /// Plays `m`, a legal move in the current position of a game that is not over,
+    /// without checking either: for [`Game::play`] once it has, and for the bots, whose
+    /// moves come straight from [`Game::legal_moves`].
+    pub(crate) fn play_legal(&mut self, m: Move) {
+        let irreversible = self.pos.is_irreversible(m);
+        let incremental = self
+            .pos
+            .update_zobrist_hash(self.hash, m, EnPassantMode::Legal);
+        self.pos.play_unchecked(m);
+        self.hash = incremental.unwrap_or_else(|| self.pos.zobrist_hash(EnPassantMode::Legal));
+        if irreversible {
+            self.history.clear();
+        }
+        self.history.push(self.hash);
+        self.outcome = OnceLock::new();
     }
 
     /// Why moving the piece on `from` to `to` (promoting to `promotion`) is not legal.
@@ -303,17 +330,19 @@ impl Game for Chess {
     }
 
     fn turn(&self) -> Option<Seat> {
-        match self.outcome {
+        match self.result() {
             Some(_) => None,
             None => Some(seat_of(self.pos.turn())),
         }
     }
 
     fn legal_moves(&self) -> Vec<ChessMove> {
-        if self.outcome.is_some() {
+        let moves = self.pos.legal_moves();
+        let outcome = *self.outcome.get_or_init(|| self.judge(moves.is_empty()));
+        if outcome.is_some() {
             return Vec::new();
         }
-        self.pos.legal_moves().into_iter().map(ChessMove).collect()
+        moves.iter().copied().map(ChessMove).collect()
     }
 
     /// Reads UCI (`e2e4`, `e7e8q`, `e1g1`, or `e1h1` for castling) or SAN (`Nf3`,
@@ -323,7 +352,7 @@ impl Game for Chess {
     fn parse_move(&self, text: &str) -> Result<ChessMove, MoveError> {
         let bytes = text.as_bytes();
         if let Ok(uci) = UciMove::from_ascii(bytes) {
-            if self.outcome.is_some() {
+            if self.result().is_some() {
                 return Err(MoveError::GameOver);
             }
             return self.resolve_uci(uci, text);
@@ -337,14 +366,14 @@ impl Game for Chess {
             bytes
         };
         match SanPlus::from_ascii(bytes) {
-            Ok(_) if self.outcome.is_some() => Err(MoveError::GameOver),
+            Ok(_) if self.result().is_some() => Err(MoveError::GameOver),
             Ok(san_plus) => self.resolve_san(san_plus.san, text),
             Err(_) => Err(unparseable(text)),
         }
     }
 
     fn play(&mut self, mv: &ChessMove) -> Result<(), MoveError> {
-        if self.outcome.is_some() {
+        if self.result().is_some() {
             return Err(MoveError::GameOver);
         }
         let m = mv.0;
@@ -367,17 +396,7 @@ impl Game for Chess {
                 why: self.why_illegal(from, to, promotion),
             });
         }
-        let irreversible = self.pos.is_irreversible(m);
-        let incremental = self
-            .pos
-            .update_zobrist_hash(self.hash, m, EnPassantMode::Legal);
-        self.pos.play_unchecked(m);
-        self.hash = incremental.unwrap_or_else(|| self.pos.zobrist_hash(EnPassantMode::Legal));
-        if irreversible {
-            self.history.clear();
-        }
-        self.history.push(self.hash);
-        self.outcome = self.compute_outcome();
+        self.play_legal(m);
         Ok(())
     }
 
@@ -386,7 +405,7 @@ impl Game for Chess {
     }
 
     fn outcome(&self) -> Option<Outcome> {
-        self.outcome
+        self.result()
     }
 
     fn can_win(&self, seat: Seat) -> bool {

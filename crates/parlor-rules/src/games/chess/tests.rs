@@ -31,7 +31,7 @@ fn snapshot(game: &Chess) -> (String, u64, Vec<Zobrist64>, Option<Outcome>) {
         game.position(),
         game.position_hash(),
         game.history.clone(),
-        game.outcome,
+        game.outcome(),
     )
 }
 

@@ -13,6 +13,7 @@ use shakmaty::{Bitboard, Board, Color, Move, Position, Role, Square};
 
 use self::king::{KingAttack, shield};
 use crate::bots::Evaluate;
+use crate::games::MoveError;
 use crate::games::chess::{Chess, ChessMove};
 
 /// The phase of a board with every piece (and of any board with more): 24, counting 1
@@ -359,6 +360,12 @@ impl Evaluate for Chess {
             && [Color::White, Color::Black]
                 .into_iter()
                 .all(|color| board.by_color(color).count() <= 2)
+    }
+
+    /// Without asking shakmaty again whether the move is legal.
+    fn play_generated(&mut self, mv: &ChessMove) -> Result<(), MoveError> {
+        self.play_legal(mv.to_shakmaty());
+        Ok(())
     }
 
     /// Chess has little zugzwang outside pawn endings, which [`Evaluate::pass`] leaves out.
