@@ -6,16 +6,19 @@
 //! * `speed`: the search's nodes per second on fixed positions;
 //! * `uci`: a bot level as a UCI engine, for other tools (and other builds) to play;
 //! * `lengths`: how long games last when a level plays itself (the measure behind each
-//!   game's `scoring.par`).
+//!   game's `scoring.par`);
+//! * `tune`: fits the chess evaluation's weights to positions labelled by Stockfish.
 //!
 //! See `docs/BOTS.md` for what was measured and how.
 
+mod engine;
 mod lengths;
 mod play;
 mod round_robin;
 mod speed;
 mod stats;
 mod stockfish;
+mod tune;
 mod uci;
 
 use std::process::ExitCode;
@@ -42,6 +45,8 @@ enum Command {
     Lengths(lengths::Args),
     /// A bot level at chess as a UCI engine on standard input and output
     Uci(uci::Args),
+    /// Fits the chess evaluation's weights to positions labelled by Stockfish
+    Tune(tune::Args),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +57,7 @@ fn main() -> ExitCode {
         Command::Speed(args) => speed::run(args),
         Command::Lengths(args) => lengths::run(args),
         Command::Uci(args) => uci::run(args),
+        Command::Tune(args) => tune::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,10 +1,7 @@
 //! `stockfish`: `bot:hard` at chess against Stockfish over UCI.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use parlor_rules::GameSettings;
@@ -14,6 +11,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;
 
+use crate::engine::{Engine, Strength, Think};
 use crate::play::{self, Budget, BudgetArgs, Error, Progress};
 use crate::stats::{Breakdown, EloEstimate, Interval, Score, Tally, elo_estimate};
 
@@ -66,35 +64,6 @@ pub(crate) struct Args {
     pub(crate) budget: BudgetArgs,
 }
 
-/// A UCI engine in a child process. Its output is read on a thread of its own, so that
-/// every wait can time out.
-pub(crate) struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    timeout: Duration,
-    /// The name the engine gave in `id name`.
-    pub(crate) name: String,
-}
-
-/// How strong the engine plays.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Strength {
-    /// At this `Skill Level`.
-    Skill(u8),
-    /// Limited to this Elo.
-    Elo(u32),
-}
-
-/// How long the engine thinks about a move.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Think {
-    /// This many nodes.
-    Nodes(u64),
-    /// This many milliseconds.
-    Movetime(u64),
-}
-
 impl Args {
     fn strength(&self) -> Strength {
         self.sf_elo
@@ -112,189 +81,8 @@ impl Args {
             Strength::Skill(skill) => format!("Skill Level {skill}"),
             Strength::Elo(elo) => format!("UCI_Elo {elo}"),
         };
-        let think = match self.think() {
-            Think::Nodes(nodes) => format!("go nodes {nodes}"),
-            Think::Movetime(ms) => format!("go movetime {ms}"),
-        };
-        format!("{strength}, {think}")
+        format!("{strength}, {}", self.think().go())
     }
-}
-
-impl Engine {
-    /// Starts `path`, completes the UCI handshake and sets one thread, a small hash and
-    /// `strength`.
-    pub(crate) fn start(
-        path: &Path,
-        strength: Strength,
-        timeout: Duration,
-    ) -> Result<Engine, Error> {
-        let path = resolve(path);
-        let mut child = Command::new(&path)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|error| {
-                format!(
-                    "could not start `{}` ({error}); on Debian: apt-get install stockfish",
-                    path.display()
-                )
-            })?;
-        let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
-            (Some(stdin), Some(stdout)) => (stdin, stdout),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("the engine's pipes could not be opened".into());
-            }
-        };
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut engine = Engine {
-            child,
-            stdin,
-            lines,
-            timeout,
-            name: String::new(),
-        };
-        engine.send("uci")?;
-        let mut name = String::from("unknown engine");
-        engine.wait_for(|line| {
-            if let Some(id) = line.strip_prefix("id name ") {
-                name = id.trim().to_owned();
-            }
-            line == "uciok"
-        })?;
-        engine.name = name;
-        engine.send("setoption name Threads value 1")?;
-        engine.send("setoption name Hash value 16")?;
-        match strength {
-            Strength::Skill(skill) => {
-                engine.send(&format!("setoption name Skill Level value {skill}"))?;
-            }
-            Strength::Elo(elo) => {
-                engine.send("setoption name UCI_LimitStrength value true")?;
-                engine.send(&format!("setoption name UCI_Elo value {elo}"))?;
-            }
-        }
-        engine.ready()?;
-        Ok(engine)
-    }
-
-    fn send(&mut self, command: &str) -> Result<(), Error> {
-        writeln!(self.stdin, "{command}")
-            .and_then(|()| self.stdin.flush())
-            .map_err(|error| format!("could not write to the engine: {error}").into())
-    }
-
-    /// Reads lines until `last` accepts one, which is returned.
-    fn wait_for(&mut self, mut last: impl FnMut(&str) -> bool) -> Result<String, Error> {
-        let deadline = Instant::now() + self.timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let line = line.trim().to_owned();
-                    if last(&line) {
-                        return Ok(line);
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(format!(
-                        "the engine did not answer within {} s",
-                        self.timeout.as_secs()
-                    )
-                    .into());
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err("the engine exited unexpectedly".into());
-                }
-            }
-        }
-    }
-
-    fn ready(&mut self) -> Result<(), Error> {
-        self.send("isready")?;
-        self.wait_for(|line| line == "readyok").map(drop)
-    }
-
-    /// Prepares for a new game.
-    pub(crate) fn new_game(&mut self) -> Result<(), Error> {
-        self.send("ucinewgame")?;
-        self.ready()
-    }
-
-    /// The engine's move, in UCI, after `moves` from the position `fen`, thinking as
-    /// `think` says.
-    pub(crate) fn best_move(
-        &mut self,
-        fen: &str,
-        moves: &[String],
-        think: Think,
-    ) -> Result<String, Error> {
-        let mut position = format!("position fen {fen}");
-        if !moves.is_empty() {
-            position.push_str(" moves ");
-            position.push_str(&moves.join(" "));
-        }
-        self.send(&position)?;
-        self.send(&match think {
-            Think::Nodes(nodes) => format!("go nodes {nodes}"),
-            Think::Movetime(ms) => format!("go movetime {ms}"),
-        })?;
-        let line = self.wait_for(|line| line.starts_with("bestmove"))?;
-        parse_bestmove(&line)
-            .map(str::to_owned)
-            .ok_or_else(|| format!("the engine gave no move: `{line}`").into())
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.send("quit");
-        let deadline = Instant::now() + Duration::from_secs(2);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `name` itself, unless it is a bare name found on no directory of PATH but in
-/// /usr/games, which Debian leaves off PATH for non-login shells.
-fn resolve(name: &Path) -> PathBuf {
-    let bare = name.components().count() == 1;
-    let on_path = std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()));
-    let games = Path::new("/usr/games").join(name);
-    if bare && !on_path && games.is_file() {
-        games
-    } else {
-        name.to_path_buf()
-    }
-}
-
-/// The move in a `bestmove` line (`bestmove e2e4 ponder e7e5`), if it names one
-/// (`bestmove (none)` and `bestmove 0000` do not).
-fn parse_bestmove(line: &str) -> Option<&str> {
-    let mut words = line.split_whitespace();
-    if words.next() != Some("bestmove") {
-        return None;
-    }
-    words
-        .next()
-        .filter(|mv| *mv != "(none)" && *mv != "0000" && !mv.is_empty())
 }
 
 /// One game against the engine.
@@ -531,19 +319,4 @@ fn play_one(
         final_position: game.position(),
         moves,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bestmove_lines_are_read_and_non_moves_refused() {
-        assert_eq!(parse_bestmove("bestmove e2e4 ponder e7e5"), Some("e2e4"));
-        assert_eq!(parse_bestmove("bestmove e7e8q"), Some("e7e8q"));
-        assert_eq!(parse_bestmove("bestmove (none)"), None);
-        assert_eq!(parse_bestmove("bestmove 0000"), None);
-        assert_eq!(parse_bestmove("bestmove"), None);
-        assert_eq!(parse_bestmove("info depth 1"), None);
-    }
 }

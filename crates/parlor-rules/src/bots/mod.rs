@@ -19,6 +19,15 @@ use rand::seq::IndexedRandom;
 
 use crate::games::{Game, MoveError};
 
+/// What `parlor-bots tune` needs to fit the chess evaluation's weights to labelled
+/// positions: the features of a position, the terms they count, and the weights the
+/// evaluation is built with.
+pub mod chess_tuning {
+    pub use super::eval::chess::terms::*;
+    pub use super::eval::chess::weights::WEIGHTS;
+    pub use super::eval::chess::{FULL_PHASE, TEMPO, features};
+}
+
 pub use deadline::Deadline;
 pub use draws::{DEAD_DRAW_MARGIN, DrawView, judge_draw};
 pub use search::{Analysis, Limits, analyse, analyse_with};

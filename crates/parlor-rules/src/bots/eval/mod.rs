@@ -1,7 +1,7 @@
 //! Each game's static evaluation and move hints for the bots.
 
 mod checkers;
-mod chess;
+pub(crate) mod chess;
 mod fox_geese;
 
 use super::Evaluate;

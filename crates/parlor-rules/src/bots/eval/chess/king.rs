@@ -61,8 +61,8 @@ impl KingAttack {
     }
 }
 
-/// 12 per pawn (at most three) on the two ranks just ahead of a king that stays on its
-/// back two ranks away from the centre files.
+/// How many pawns (at most three) stand on the two ranks just ahead of a king that
+/// stays on its back two ranks away from the centre files.
 pub(super) fn shield(board: &Board, color: Color) -> i32 {
     let Some(king) = board.king_of(color) else {
         return 0;
@@ -75,7 +75,7 @@ pub(super) fn shield(board: &Board, color: Color) -> i32 {
     let files = file_of(file) | neighbour_files(file);
     let near = ahead(king, color) & !ahead_by(king, color, 3);
     let shelter = board.pawns() & board.by_color(color) & files & near;
-    12 * (shelter.count().min(3) as i32)
+    shelter.count().min(3) as i32
 }
 
 /// The squares `ranks` or more ranks ahead of `square` for `color`.
@@ -125,7 +125,7 @@ mod tests {
     fn a_king_behind_its_pawns_is_sheltered() {
         let castled = board("6k1/5ppp/8/8/8/8/5PPP/6K1 w - - 0 1");
         let bare = board("6k1/5ppp/8/8/8/8/8/6K1 w - - 0 1");
-        assert_eq!(shield(&castled, Color::White), 36);
+        assert_eq!(shield(&castled, Color::White), 3);
         assert_eq!(shield(&bare, Color::White), 0);
     }
 }

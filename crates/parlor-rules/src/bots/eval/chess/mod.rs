@@ -1,10 +1,13 @@
-//! Chess: material and piece-square tables tapered from the middlegame to the endgame,
+//! Chess: material and piece-square weights tapered from the middlegame to the endgame,
 //! pawn structure (passed, doubled and isolated pawns), the bishop pair, rooks on open
-//! files, the pieces' mobility and the kings' safety. Everything is in centipawns,
-//! worked out for White and turned round for Black.
+//! files, the pieces' mobility, pawns attacking pieces and the kings' safety.
+//! Everything is in centipawns, worked out for White and turned round for Black. The
+//! weights are fitted to labelled positions ([`terms`], [`weights`]).
 
 mod exchange;
 mod king;
+pub(crate) mod terms;
+pub(crate) mod weights;
 
 use shakmaty::attacks::{
     bishop_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
@@ -12,16 +15,21 @@ use shakmaty::attacks::{
 use shakmaty::{Bitboard, Board, Color, Move, Position, Role, Square};
 
 use self::king::{KingAttack, shield};
+use self::terms::{
+    BISHOP_PAIR, DOUBLED, ISOLATED, MATERIAL, MOBILITY, PASSED, PAWN_THREAT, ROOK_HALF_OPEN,
+    ROOK_OPEN, SHIELD, SQUARES, Sum, Tally,
+};
+use self::weights::WEIGHTS;
 use crate::bots::Evaluate;
 use crate::games::MoveError;
 use crate::games::chess::{Chess, ChessMove};
 
 /// The phase of a board with every piece (and of any board with more): 24, counting 1
 /// per knight or bishop, 2 per rook, 4 per queen. 0 is a bare endgame.
-const FULL_PHASE: i32 = 24;
+pub const FULL_PHASE: i32 = 24;
 
 /// A bonus for having the move.
-const TEMPO: i32 = 10;
+pub const TEMPO: i32 = 10;
 
 /// The roles in table order.
 const ROLES: [Role; 6] = [
@@ -64,81 +72,9 @@ const fn phase_weight(role: Role) -> i32 {
     }
 }
 
-/// How far a square (0 = a1 … 63 = h8) is from the centre: 0 on d4, e4, d5 and e5, up
-/// to 6 in the corners.
-const fn centre_distance(square: usize) -> i32 {
-    let file = (square % 8) as i32;
-    let rank = (square / 8) as i32;
-    ((2 * file - 7).abs() + (2 * rank - 7).abs()) / 2 - 1
-}
-
-/// A pawn's bonus on a square from White's side: advancement, more in the endgame, and
-/// in the middlegame the centre pawns out early.
-const fn pawn_bonus(file: usize, rank: usize, endgame: bool) -> i32 {
-    if endgame {
-        return [0, 0, 5, 12, 25, 45, 70, 0][rank];
-    }
-    let advance = [0, 0, 3, 8, 15, 25, 40, 0][rank];
-    let centre = match (file, rank) {
-        (3 | 4, 1) => -10,
-        (3 | 4, 3 | 4) => 15,
-        (2 | 5, 3 | 4) => 5,
-        _ => 0,
-    };
-    advance + centre
-}
-
-/// The middlegame king's bonus from White's side: tucked away behind its pawns, never
-/// wandering up the board.
-const fn king_bonus(file: usize, rank: usize) -> i32 {
-    match rank {
-        0 => [15, 25, 10, 0, 0, 5, 25, 15][file],
-        1 => [0, 0, -10, -20, -20, -10, 0, 0][file],
-        _ => -30 - 10 * (rank as i32 - 2),
-    }
-}
-
-/// A piece's bonus on a square (0 = a1) from White's side, in the middlegame or the
-/// endgame.
-const fn square_bonus(role: Role, square: usize, endgame: bool) -> i32 {
-    let (file, rank) = (square % 8, square / 8);
-    let centre = centre_distance(square);
-    match role {
-        Role::Pawn => pawn_bonus(file, rank, endgame),
-        Role::Knight => 20 - 8 * centre,
-        Role::Bishop => 10 - 4 * centre,
-        Role::Rook if rank == 6 => 20,
-        Role::Rook if file == 3 || file == 4 => 5,
-        Role::Rook => 0,
-        Role::Queen => 5 - 2 * centre,
-        Role::King if endgame => 20 - 8 * centre,
-        Role::King => king_bonus(file, rank),
-    }
-}
-
-/// `TABLES[endgame][role][square]`: [`square_bonus`] precomputed, roles in [`ROLES`]
-/// order.
-const TABLES: [[[i32; 64]; 6]; 2] = {
-    let mut tables = [[[0; 64]; 6]; 2];
-    let mut phase = 0;
-    while phase < 2 {
-        let mut role = 0;
-        while role < 6 {
-            let mut square = 0;
-            while square < 64 {
-                tables[phase][role][square] = square_bonus(ROLES[role], square, phase == 1);
-                square += 1;
-            }
-            role += 1;
-        }
-        phase += 1;
-    }
-    tables
-};
-
-/// The table index of a role.
-fn role_index(role: Role) -> usize {
-    usize::from(role as u8) - 1
+/// The weight of a piece of `role` on `square` (from White's side) beyond its material.
+fn square_term(role: Role, square: usize) -> usize {
+    SQUARES + 64 * (usize::from(role as u8) - 1) + square
 }
 
 /// A square as White sees it: Black's squares are mirrored top to bottom.
@@ -149,31 +85,10 @@ pub(super) fn relative(square: Square, color: Color) -> usize {
     }
 }
 
-/// Middlegame and endgame scores, summed as one.
-#[derive(Clone, Copy, Default)]
-struct Score {
-    mg: i32,
-    eg: i32,
-}
-
-impl Score {
-    fn both(value: i32) -> Score {
-        Score {
-            mg: value,
-            eg: value,
-        }
-    }
-
-    fn add(&mut self, other: Score) {
-        self.mg += other.mg;
-        self.eg += other.eg;
-    }
-
-    /// The score blended by phase: all middlegame at [`FULL_PHASE`], all endgame at 0.
-    fn taper(self, phase: i32) -> i32 {
-        let phase = phase.clamp(0, FULL_PHASE);
-        (self.mg * phase + self.eg * (FULL_PHASE - phase)) / FULL_PHASE
-    }
+/// `mg` and `eg` blended by `phase`: all middlegame at [`FULL_PHASE`], all endgame at 0.
+fn taper(mg: i32, eg: i32, phase: i32) -> i32 {
+    let phase = phase.clamp(0, FULL_PHASE);
+    (mg * phase + eg * (FULL_PHASE - phase)) / FULL_PHASE
 }
 
 /// The squares of the files next to `file`.
@@ -202,56 +117,55 @@ pub(super) fn ahead(square: Square, color: Color) -> Bitboard {
     }
 }
 
-/// Pawn structure for `color`: passed pawns by rank, doubled and isolated pawns.
-fn pawns(board: &Board, color: Color) -> Score {
-    const PASSED_MG: [i32; 8] = [0, 5, 5, 10, 20, 35, 60, 0];
-    const PASSED_EG: [i32; 8] = [0, 10, 15, 25, 45, 75, 120, 0];
+/// Pawn structure for `color`, counted `sign` times: passed pawns by rank, isolated and
+/// doubled pawns, and pawns attacking the enemy's pieces.
+fn pawns(board: &Board, color: Color, sign: i32, tally: &mut impl Tally) {
     let own = board.pawns() & board.by_color(color);
     let theirs = board.pawns() & board.by_color(color.other());
-    let mut score = Score::default();
     for square in own {
         let file = square.file().to_usize();
         let files = file_of(file) | neighbour_files(file);
         if (theirs & files & ahead(square, color)).is_empty() {
-            let rank = relative(square, color) / 8;
-            score.add(Score {
-                mg: PASSED_MG[rank],
-                eg: PASSED_EG[rank],
-            });
+            tally.add(PASSED + relative(square, color) / 8, sign);
         }
         if (own & neighbour_files(file)).is_empty() {
-            score.add(Score { mg: -12, eg: -15 });
+            tally.add(ISOLATED, sign);
         }
         if (own & file_of(file) & ahead(square, color)).any() {
-            score.add(Score { mg: -12, eg: -20 });
+            tally.add(DOUBLED, sign);
         }
     }
-    score
+    let pieces = board.by_color(color.other()) & !board.pawns() & !board.kings();
+    let threatened = pieces & pawn_reach(own, color);
+    if threatened.any() {
+        tally.add(PAWN_THREAT, sign * threatened.count() as i32);
+    }
 }
 
-/// Mobility: per piece, (middlegame, endgame) centipawns for each square it reaches
-/// that holds no piece of its own side and no enemy pawn guards, counted from a
-/// typical number of such squares (a knight 4, a bishop 6, a rook 7, a queen 13).
-const MOBILITY: [(Role, Score, i32); 4] = [
-    (Role::Knight, Score { mg: 4, eg: 4 }, 4),
-    (Role::Bishop, Score { mg: 5, eg: 5 }, 6),
-    (Role::Rook, Score { mg: 2, eg: 4 }, 7),
-    (Role::Queen, Score { mg: 1, eg: 2 }, 13),
+/// The squares the pawns `pawns` of `color` attack.
+fn pawn_reach(pawns: Bitboard, color: Color) -> Bitboard {
+    pawns
+        .into_iter()
+        .fold(Bitboard(0), |reach, pawn| reach | pawn_attacks(color, pawn))
+}
+
+/// Mobility: per piece, the squares it reaches that hold no piece of its own side and
+/// no enemy pawn guards, counted from a typical number of such squares.
+const MOBILITY_ROLES: [(Role, i32); 4] = [
+    (Role::Knight, 4),
+    (Role::Bishop, 6),
+    (Role::Rook, 7),
+    (Role::Queen, 13),
 ];
 
-/// How freely `color`'s knights, bishops, rooks and queens move ([`MOBILITY`]), and how
-/// hard they press on the enemy king ([`KingAttack`]).
-fn mobility(board: &Board, color: Color) -> Score {
+/// How freely `color`'s knights, bishops, rooks and queens move ([`MOBILITY_ROLES`]),
+/// and how hard they press on the enemy king ([`KingAttack`]), counted `sign` times.
+fn mobility(board: &Board, color: Color, sign: i32, tally: &mut impl Tally) {
     let occupied = board.occupied();
-    let guarded = (board.pawns() & board.by_color(color.other()))
-        .into_iter()
-        .fold(Bitboard(0), |guarded, pawn| {
-            guarded | pawn_attacks(color.other(), pawn)
-        });
+    let guarded = pawn_reach(board.pawns() & board.by_color(color.other()), color.other());
     let free = !board.by_color(color) & !guarded;
-    let mut score = Score::default();
     let mut attack = KingAttack::on(board, color.other());
-    for (role, weight, typical) in MOBILITY {
+    for (index, (role, typical)) in MOBILITY_ROLES.into_iter().enumerate() {
         for square in board.by_role(role) & board.by_color(color) {
             let reach = match role {
                 Role::Knight => knight_attacks(square),
@@ -259,68 +173,56 @@ fn mobility(board: &Board, color: Color) -> Score {
                 Role::Rook => rook_attacks(square, occupied),
                 _ => queen_attacks(square, occupied),
             };
-            let squares = (reach & free).count() as i32 - typical;
-            score.add(Score {
-                mg: weight.mg * squares,
-                eg: weight.eg * squares,
-            });
+            tally.add(
+                MOBILITY + index,
+                sign * ((reach & free).count() as i32 - typical),
+            );
             attack.add(role, reach);
         }
     }
-    score.mg += attack.danger();
-    score
+    tally.fixed(sign * attack.danger(), 0);
 }
 
 /// Rooks on files without pawns (open) or without their own pawns (half-open), the
-/// bishop pair, mobility, and the king's pawn shield in the middlegame.
-fn pieces(board: &Board, color: Color) -> Score {
+/// bishop pair, mobility, and the king's pawn shield, counted `sign` times.
+fn pieces(board: &Board, color: Color, sign: i32, tally: &mut impl Tally) {
     let own = board.by_color(color);
-    let mut score = mobility(board, color);
+    mobility(board, color, sign, tally);
     for rook in board.rooks() & own {
         let file = file_of(rook.file().to_usize());
         if (board.pawns() & file).is_empty() {
-            score.add(Score::both(20));
+            tally.add(ROOK_OPEN, sign);
         } else if (board.pawns() & own & file).is_empty() {
-            score.add(Score::both(10));
+            tally.add(ROOK_HALF_OPEN, sign);
         }
     }
     if (board.bishops() & own).more_than_one() {
-        score.add(Score::both(30));
+        tally.add(BISHOP_PAIR, sign);
     }
-    score.mg += shield(board, color);
-    score
+    tally.add(SHIELD, sign * shield(board, color));
 }
 
-/// The evaluation from White's side.
-fn white_view(board: &Board) -> i32 {
-    let mut score = Score::default();
+/// Adds every feature of `position` into `tally`, from White's side, and returns the
+/// game phase (0 to [`FULL_PHASE`] and beyond): the evaluation is the weighted sum
+/// tapered by that phase, turned to the side to move's view, plus [`TEMPO`].
+pub fn features(position: &shakmaty::Chess, tally: &mut impl Tally) -> i32 {
+    let board = position.board();
     let mut phase = 0;
-    for (square, piece) in board.iter() {
-        let role = role_index(piece.role);
-        let index = relative(square, piece.color);
-        let worth = value(piece.role);
-        let here = Score {
-            mg: worth + TABLES[0][role][index],
-            eg: worth + TABLES[1][role][index],
-        };
-        match piece.color {
-            Color::White => score.add(here),
-            Color::Black => score.add(Score {
-                mg: -here.mg,
-                eg: -here.eg,
-            }),
-        }
-        phase += phase_weight(piece.role);
-    }
     for (color, sign) in [(Color::White, 1), (Color::Black, -1)] {
-        let mut extra = pawns(board, color);
-        extra.add(pieces(board, color));
-        score.add(Score {
-            mg: sign * extra.mg,
-            eg: sign * extra.eg,
-        });
+        for (index, role) in ROLES.into_iter().enumerate() {
+            let pieces = board.by_piece(role.of(color));
+            phase += phase_weight(role) * pieces.count() as i32;
+            if role != Role::King && pieces.any() {
+                tally.add(MATERIAL + index, sign * pieces.count() as i32);
+            }
+            for square in pieces {
+                tally.add(square_term(role, relative(square, color)), sign);
+            }
+        }
+        pawns(board, color, sign, tally);
+        pieces(board, color, sign, tally);
     }
-    score.taper(phase)
+    phase
 }
 
 /// `value` from White's side turned to the side to move's.
@@ -334,7 +236,9 @@ fn for_side(value: i32, turn: Color) -> i32 {
 impl Evaluate for Chess {
     fn evaluate(&self) -> i32 {
         let position = self.chess_position();
-        for_side(white_view(position.board()), position.turn()) + TEMPO
+        let mut sum = Sum::default();
+        let phase = features(position, &mut sum);
+        for_side(taper(sum.mg, sum.eg, phase), position.turn()) + TEMPO
     }
 
     /// The pieces alone, 1-3-3-5-9.
@@ -430,8 +334,8 @@ impl Evaluate for Chess {
             Move::Castle { .. } => 30,
             Move::Normal { role, from, to, .. } => {
                 let turn = self.chess_position().turn();
-                let table = &TABLES[0][role_index(role)];
-                table[relative(to, turn)] - table[relative(from, turn)]
+                let weight = |square| WEIGHTS[square_term(role, relative(square, turn))][0];
+                weight(to) - weight(from)
             }
             Move::EnPassant { .. } | Move::Put { .. } => 0,
         }
