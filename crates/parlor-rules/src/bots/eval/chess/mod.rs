@@ -368,8 +368,9 @@ mod tests {
 
     #[test]
     fn an_extra_piece_counts_and_so_does_a_far_passed_pawn() {
+        // More than two pawns, though a lone knight is worth less in the endgame.
         let up_a_knight = game("4k3/p7/8/8/8/8/P7/1N2K3 w - - 0 1");
-        assert!(up_a_knight.evaluate() > 250);
+        assert!(up_a_knight.evaluate() > 200);
         assert_eq!(up_a_knight.material(), 300);
         let passed = game("4k3/P7/8/8/8/8/8/4K3 w - - 0 1");
         let held = game("4k3/8/8/8/8/8/P7/4K3 w - - 0 1");
