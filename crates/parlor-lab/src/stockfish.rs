@@ -1,4 +1,6 @@
-//! `stockfish`: `bot:hard` at chess against Stockfish over UCI.
+//! `stockfish`: a bot level at chess against Stockfish over UCI, or (`--anchor-nodes`)
+//! a node-limited Stockfish against a strength-limited one, to anchor the levels below
+//! Stockfish's `UCI_Elo` floor.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -41,6 +43,15 @@ pub(crate) struct Args {
     /// The level playing Stockfish
     #[arg(long, default_value = "hard")]
     pub(crate) level: BotLevel,
+    /// Play Stockfish itself at full strength, thinking this many nodes a move (`go
+    /// nodes`), instead of a Parlor bot: an anchor below Stockfish's UCI_Elo floor,
+    /// measured against `--sf-elo 1350`, for the levels too weak to measure there
+    #[arg(long, value_name = "N")]
+    pub(crate) anchor_nodes: Option<u64>,
+    /// The engine's Elo when it is not limited by `--sf-elo` but was measured as an
+    /// anchor (`--skill 20 --sf-nodes N`): the report then gives the level's Elo
+    #[arg(long, value_name = "ELO", conflicts_with = "sf_elo")]
+    pub(crate) engine_elo: Option<u32>,
     /// The engine's executable: a path, or a name looked up on PATH and then in
     /// /usr/games (where Debian installs stockfish)
     #[arg(long, default_value = "stockfish")]
@@ -73,6 +84,31 @@ impl Args {
     fn think(&self) -> Think {
         self.sf_ms
             .map_or(Think::Nodes(self.sf_nodes), Think::Movetime)
+    }
+
+    /// The opponent's Elo, limited or measured, if known.
+    fn opponent_elo(&self) -> Option<u32> {
+        self.sf_elo.or(self.engine_elo)
+    }
+
+    /// Our side, in words.
+    fn our_side(&self) -> String {
+        match self.anchor_nodes {
+            Some(nodes) => format!("Stockfish (Skill Level 20, go nodes {nodes})"),
+            None => format!("bot:{}", self.level),
+        }
+    }
+
+    /// Our side and its budget, in words.
+    fn our_setting(&self, budget: &Budget) -> String {
+        match self.anchor_nodes {
+            Some(_) => self.our_side(),
+            None => format!(
+                "{} ({})",
+                self.our_side(),
+                budget.describe_level(self.level)
+            ),
+        }
     }
 
     /// The engine's setting, in words.
@@ -111,8 +147,12 @@ struct Report<'a> {
     skill: u8,
     sf_nodes: u64,
     sf_elo: Option<u32>,
+    /// The engine's measured Elo, when it is an anchor rather than limited.
+    engine_elo: Option<u32>,
     sf_ms: Option<u64>,
     level: BotLevel,
+    /// Stockfish's nodes a move when it played our side instead of `level`.
+    anchor_nodes: Option<u64>,
     ms_per_move: u64,
     budget: Budget,
     seed: u64,
@@ -122,7 +162,7 @@ struct Report<'a> {
     score: f64,
     wilson95: Interval,
     normal95: Interval,
-    /// Our bot's Elo, against an engine limited to `sf_elo`.
+    /// Our side's Elo, against an engine limited to `sf_elo` or measured at `engine_elo`.
     elo: Option<EloEstimate>,
     as_white: Tally,
     as_black: Tally,
@@ -148,11 +188,10 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
         .name
         .clone();
     println!(
-        "parlor-bots stockfish at commit {}: bot:{} ({}) vs {name} \
+        "parlor-bots stockfish at commit {}: {} vs {name} \
          ({}), {} games, seed {}, {threads} thread(s)",
         commit.as_deref().unwrap_or("unknown"),
-        args.level,
-        budget.describe_level(args.level),
+        args.our_setting(&budget),
         args.engine_setting(),
         args.games,
         args.seed
@@ -162,8 +201,17 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
     let records = play::run_pool(
         &numbers,
         threads,
-        || Engine::start(&args.engine, args.strength(), timeout),
-        |engine, &number| play_one(engine, number, args, &settings, &budget),
+        || {
+            let engine = Engine::start(&args.engine, args.strength(), timeout)?;
+            let anchor = args
+                .anchor_nodes
+                .map(|_| Engine::start(&args.engine, Strength::Skill(20), timeout))
+                .transpose()?;
+            Ok((engine, anchor))
+        },
+        |(engine, anchor), &number| {
+            play_one(engine, anchor.as_mut(), number, args, &settings, &budget)
+        },
         |_, record: &GameRecord| {
             progress.game_done(&format!(
                 "#{} as {}: {:?} by {} ({} plies, {:.0} s)",
@@ -193,9 +241,9 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
     } = counted;
     let wilson95 = tally.wilson95();
     println!(
-        "\nbot:{} vs {name} ({}): W {} D {} L {}, score {:.3}, \
+        "\n{} vs {name} ({}): W {} D {} L {}, score {:.3}, \
          95% CI (Wilson) [{:.3}, {:.3}]; as White {}, as Black {}",
-        args.level,
+        args.our_side(),
         args.engine_setting(),
         tally.wins,
         tally.draws,
@@ -212,16 +260,16 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
         .collect();
     println!("endings: {}", endings.join(", "));
     let elo = args
-        .sf_elo
+        .opponent_elo()
         .and_then(|sf| elo_estimate(f64::from(sf), tally.score(), wilson95));
     if let Some(estimate) = elo {
         let bound = |bound: Option<f64>| {
             bound.map_or_else(|| "unbounded".to_owned(), |b| format!("{b:.0}"))
         };
         println!(
-            "bot:{}'s Elo against UCI_Elo {}: {:.0}, 95% interval [{}, {}]",
-            args.level,
-            args.sf_elo.unwrap_or_default(),
+            "{}'s Elo against an engine of {}: {:.0}, 95% interval [{}, {}]",
+            args.our_side(),
+            args.opponent_elo().unwrap_or_default(),
             estimate.elo,
             bound(estimate.low),
             bound(estimate.high)
@@ -237,8 +285,10 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
             skill: args.skill,
             sf_nodes: args.sf_nodes,
             sf_elo: args.sf_elo,
+            engine_elo: args.engine_elo,
             sf_ms: args.sf_ms,
             level: args.level,
+            anchor_nodes: args.anchor_nodes,
             ms_per_move: args.ms_per_move,
             budget,
             seed: args.seed,
@@ -260,9 +310,11 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
     Ok(())
 }
 
-/// Plays game `number`: games `2k` and `2k + 1` share an opening and swap colours.
+/// Plays game `number`: games `2k` and `2k + 1` share an opening and swap colours. Our
+/// side is the bot, or `anchor` when there is one (`--anchor-nodes`).
 fn play_one(
     engine: &mut Engine,
+    mut anchor: Option<&mut Engine>,
     number: usize,
     args: &Args,
     settings: &GameSettings,
@@ -291,14 +343,19 @@ fn play_one(
         moves.push(game.play(mv)?.notation);
     }
     engine.new_game()?;
+    if let Some(anchor) = anchor.as_deref_mut() {
+        anchor.new_game()?;
+    }
     let mut memory = Memory::default();
     while let Some(seat) = game.turn() {
-        let mv = if seat == our_seat {
+        let mv = if seat != our_seat {
+            engine.best_move(&fen, &moves, args.think())?
+        } else if let (Some(anchor), Some(nodes)) = (anchor.as_deref_mut(), args.anchor_nodes) {
+            anchor.best_move(&fen, &moves, Think::Nodes(nodes))?
+        } else {
             let limits = budget.limits(args.level);
             game.bot_move(args.level, &limits, &mut memory, &mut rng)
                 .ok_or("our bot found no move in an unfinished game")?
-        } else {
-            engine.best_move(&fen, &moves, args.think())?
         };
         let played = game
             .play(&mv)
