@@ -32,7 +32,7 @@ export const BOT_LEVELS = [
  * left out have not been measured this way.
  */
 const BOT_ELO = {
-  chess: { medium: 1590, hard: 1870 },
+  chess: { medium: 1720, hard: 2060 },
 };
 
 /** A level's measured strength in `game` in words ("about 1850"), or null where none was measured. */
