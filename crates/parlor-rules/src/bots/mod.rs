@@ -46,6 +46,15 @@ pub trait Evaluate: Game {
         self.evaluate()
     }
 
+    /// Whether knowing the outcome ([`Game::outcome`], [`Game::turn`]) costs generating
+    /// the legal moves anyway, as in chess (is the side to move mated?): the search
+    /// then asks for the moves first, so they are generated once. Games that know their
+    /// outcome cheaply (the default) get their moves only once a search needs them, not
+    /// in positions the transposition table settles.
+    fn outcome_needs_moves(&self) -> bool {
+        false
+    }
+
     /// Plays `mv`, a move [`Game::legal_moves`] returned for this very position,
     /// skipping the checks that a move from a client needs; by default [`Game::play`].
     fn play_generated(&mut self, mv: &Self::Move) -> Result<(), MoveError> {
@@ -252,8 +261,8 @@ pub fn limits_for(
 /// Picks a move for the side to move at the given level; `None` only if the game is over.
 /// `limits` bound the searching levels (`medium`, `hard`) and, by their deadline, the rule
 /// bot (`easy`); `random` answers at once.
-/// Among equally good moves the choice is random, so games vary.
-/// The searching levels start from what earlier searches left in `memory`.
+/// Among equally good moves the choice is random, so games vary. The searching levels
+/// start from what earlier searches left in `memory`.
 pub fn choose_move<G: Evaluate, R: Rng + ?Sized>(
     game: &G,
     level: BotLevel,

@@ -108,6 +108,7 @@ impl Options {
 /// Iterates deeper until `max_depth`, until the result is forced, until the whole game
 /// tree has been searched, or until a budget runs out (or would run out during the next
 /// iteration, judging by the time the iterations so far took).
+///
 /// Starts from nothing: for one-off questions; a bot playing a game uses
 /// [`analyse_with`].
 pub fn analyse<G: Evaluate>(game: &G, limits: &Limits) -> Analysis<G::Move> {
@@ -353,12 +354,13 @@ impl<M: Clone + PartialEq> Search<M> {
         mut node: Node,
     ) -> Result<i32, OutOfBudget> {
         self.visit()?;
-        let moves = game.legal_moves();
+        let known = game.outcome_needs_moves().then(|| game.legal_moves());
         if let Some(value) = self.terminal(game, node.ply) {
             return Ok(value);
         }
         let selective = self.selective && game.selective();
         if node.depth == 0 {
+            let moves = known.unwrap_or_else(|| game.legal_moves());
             return self.quiesce_here(game, &moves, node);
         }
         if selective && game.in_check() {
@@ -373,6 +375,7 @@ impl<M: Clone + PartialEq> Search<M> {
         if selective && let Some(value) = self.prune(game, node, &standing)? {
             return Ok(value);
         }
+        let moves = known.unwrap_or_else(|| game.legal_moves());
         let order = self.order(game, &moves, entry.and_then(|entry| entry.best), node.ply);
         let outer = std::mem::replace(&mut self.cut_off, false);
         let searched = self.search_moves(game, &moves, &order, node, &standing);
@@ -478,10 +481,11 @@ impl<M: Clone + PartialEq> Search<M> {
     /// The quiescence value of `game`, a position past the depth limit.
     fn quiesce<G: Evaluate<Move = M>>(&mut self, game: &G, node: Node) -> Result<i32, OutOfBudget> {
         self.visit()?;
-        let moves = game.legal_moves();
+        let known = game.outcome_needs_moves().then(|| game.legal_moves());
         if let Some(value) = self.terminal(game, node.ply) {
             return Ok(value);
         }
+        let moves = known.unwrap_or_else(|| game.legal_moves());
         self.quiesce_here(game, &moves, node)
     }
 

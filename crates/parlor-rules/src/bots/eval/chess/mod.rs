@@ -266,6 +266,11 @@ impl Evaluate for Chess {
                 .all(|color| board.by_color(color).count() <= 2)
     }
 
+    /// Checkmate and stalemate are known only by generating the moves.
+    fn outcome_needs_moves(&self) -> bool {
+        true
+    }
+
     /// Without asking shakmaty again whether the move is legal.
     fn play_generated(&mut self, mv: &ChessMove) -> Result<(), MoveError> {
         self.play_legal(mv.to_shakmaty());
