@@ -1,9 +1,9 @@
 //! `tune`: fits the chess evaluation's weights to positions labelled by Stockfish.
 //!
 //! Positions come from games `bot:hard` plays against itself on a small node budget
-//! from random openings; the quiet ones (not in check, no capture that wins material)
-//! are labelled with Stockfish's value at a fixed node count and kept in a file, so a
-//! later fit can reuse them. The fit minimises the squared difference between the
+//! from random openings; the quiet ones (not in check, and every capture or promotion
+//! loses material) are labelled with Stockfish's value at a fixed node count and kept
+//! in a file, so a later fit can reuse them. The fit minimises the squared difference between the
 //! expected scores the two values imply (a logistic curve of the value), over every
 //! weight at once, by gradient descent (Adam), pulled gently towards the weights the
 //! evaluation has now. One position in ten is held out to check that the fit
