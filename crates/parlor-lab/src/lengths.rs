@@ -16,6 +16,7 @@ use rand::rngs::StdRng;
 use serde::Serialize;
 
 use crate::play::{self, Budget, Error, Progress, SelfPlayArgs};
+use crate::player::Player;
 use crate::round_robin::selected_games;
 
 /// Options of `lengths`.
@@ -214,10 +215,9 @@ fn play_one(
     ));
     let opening = play::random_opening(game, settings, plies, &mut rng)?;
     let start = play::game_after(game, settings, &opening)?;
-    let levels = [args.level; 2];
     let finished = play::play_out(
         start,
-        levels,
+        [Player::Level(args.level); 2],
         budget,
         opening.len(),
         args.play.max_plies,

@@ -2,6 +2,8 @@
 //!
 //! * `round-robin`: the levels against each other in every game, with confidence
 //!   intervals on the stronger level's score;
+//! * `ladder`: players in a row, each against the next, and each one's Elo from the
+//!   chain (levels too far apart to compare directly, with rungs between them);
 //! * `stockfish`: `bot:hard` at chess against Stockfish over UCI;
 //! * `speed`: the search's nodes per second on fixed positions;
 //! * `uci`: a bot level as a UCI engine, for other tools (and other builds) to play;
@@ -12,8 +14,10 @@
 //! See `docs/BOTS.md` for what was measured and how.
 
 mod engine;
+mod ladder;
 mod lengths;
 mod play;
+mod player;
 mod round_robin;
 mod speed;
 mod stats;
@@ -37,6 +41,8 @@ struct Cli {
 enum Command {
     /// Every pair of neighbouring levels plays N games in each game, colours alternating
     RoundRobin(round_robin::Args),
+    /// Players in a row, each against the next, and every player's Elo from the chain
+    Ladder(ladder::Args),
     /// A bot level against Stockfish at chess, over UCI
     Stockfish(stockfish::Args),
     /// Nodes per second of the search on a few fixed positions per game, one thread
@@ -53,6 +59,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::RoundRobin(args) => round_robin::run(args),
+        Command::Ladder(args) => ladder::run(args),
         Command::Stockfish(args) => stockfish::run(args),
         Command::Speed(args) => speed::run(args),
         Command::Lengths(args) => lengths::run(args),

@@ -16,6 +16,8 @@ use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use serde::Serialize;
 
+use crate::player::Player;
+
 /// Any error that ends a run: a game that could not be set up, an engine that misbehaved,
 /// a file that could not be written.
 pub(crate) type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -263,7 +265,7 @@ pub(crate) const ADJUDICATED_REPETITION: &str = "adjudicated_repetition";
 /// The ending of a game the harness drew because it reached `--max-plies`.
 pub(crate) const ADJUDICATED_PLY_CAP: &str = "adjudicated_ply_cap";
 
-/// Plays `game` to its end with `levels[seat]` moving for each seat. `opening_plies`
+/// Plays `game` to its end with `players[seat]` moving for each seat. `opening_plies`
 /// already played count towards the plies.
 ///
 /// Every game's rules end it by themselves, but a rules bug could let one run forever, so
@@ -273,7 +275,7 @@ pub(crate) const ADJUDICATED_PLY_CAP: &str = "adjudicated_ply_cap";
 /// games are reported under their own endings.
 pub(crate) fn play_out(
     mut game: Box<dyn AnyGame>,
-    levels: [BotLevel; 2],
+    players: [Player; 2],
     budget: &Budget,
     opening_plies: usize,
     max_plies: usize,
@@ -295,10 +297,10 @@ pub(crate) fn play_out(
         if plies >= max_plies {
             return Ok(draw(ADJUDICATED_PLY_CAP, plies, &*game));
         }
-        let level = levels[seat.index()];
-        let limits = budget.limits(level);
+        let player = players[seat.index()];
+        let limits = player.limits(budget);
         let mv = game
-            .bot_move(level, &limits, &mut memories[seat.index()], rng)
+            .bot_move(player.level(), &limits, &mut memories[seat.index()], rng)
             .ok_or("a bot found no move in an unfinished game")?;
         game.play(&mv)?;
         plies += 1;

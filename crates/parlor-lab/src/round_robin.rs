@@ -11,6 +11,7 @@ use rand::rngs::StdRng;
 use serde::Serialize;
 
 use crate::play::{self, Budget, Error, Progress, SelfPlayArgs};
+use crate::player::Player;
 use crate::stats::{Breakdown, Interval, Score, Tally};
 
 /// Options of `round-robin`.
@@ -260,10 +261,10 @@ fn play_one(
     } else {
         Seat::Second
     };
-    let mut levels = [task.weaker; 2];
-    levels[stronger_seat.index()] = task.stronger;
+    let mut players = [Player::Level(task.weaker); 2];
+    players[stronger_seat.index()] = Player::Level(task.stronger);
     let game = play::game_after(task.game, settings, &opening)?;
-    let finished = play::play_out(game, levels, budget, opening.len(), max_plies, &mut rng)?;
+    let finished = play::play_out(game, players, budget, opening.len(), max_plies, &mut rng)?;
     Ok(GameRecord {
         game: task.game,
         weaker: task.weaker,

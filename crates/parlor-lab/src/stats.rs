@@ -175,6 +175,24 @@ pub(crate) fn elo_estimate(opponent: f64, score: f64, interval: Interval) -> Opt
     })
 }
 
+impl EloEstimate {
+    /// This estimate made against an opponent whose own rating is known only within
+    /// `margin` either side (its 95% half-width): each bound moves away from the estimate
+    /// to the root of the sum of the squares of the two half-widths, as for independent
+    /// errors. Chaining links this way rates a player far below any limited engine.
+    pub(crate) fn with_opponent_margin(self, margin: f64) -> Self {
+        Self {
+            elo: self.elo,
+            low: self
+                .low
+                .map(|low| self.elo - (self.elo - low).hypot(margin)),
+            high: self
+                .high
+                .map(|high| self.elo + (high - self.elo).hypot(margin)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +214,25 @@ mod tests {
         assert_eq!(estimate.elo, 1500.0);
         assert_eq!(estimate.low, None);
         assert!(estimate.high.is_some_and(|high| high > 1500.0));
+    }
+
+    #[test]
+    fn an_opponents_margin_widens_both_bounds_in_quadrature() {
+        let link = EloEstimate {
+            elo: 1000.0,
+            low: Some(970.0),
+            high: Some(1040.0),
+        };
+        let chained = link.with_opponent_margin(40.0);
+        assert_eq!(chained.elo, 1000.0);
+        assert!(close(chained.low.unwrap(), 950.0), "{chained:?}");
+        assert!(
+            close(chained.high.unwrap(), 1000.0 + 3200f64.sqrt()),
+            "{chained:?}"
+        );
+        let unbounded = EloEstimate { low: None, ..link }.with_opponent_margin(40.0);
+        assert_eq!(unbounded.low, None);
+        assert_eq!(link.with_opponent_margin(0.0), link);
     }
 
     fn close(a: f64, b: f64) -> bool {

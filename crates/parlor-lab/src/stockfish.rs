@@ -48,10 +48,21 @@ pub(crate) struct Args {
     /// measured against `--sf-elo 1350`, for the levels too weak to measure there
     #[arg(long, value_name = "N")]
     pub(crate) anchor_nodes: Option<u64>,
-    /// The engine's Elo when it is not limited by `--sf-elo` but was measured as an
-    /// anchor (`--skill 20 --sf-nodes N`): the report then gives the level's Elo
+    /// The engine's Elo when it is not limited by `--sf-elo` but was measured earlier
+    /// (an anchor: Stockfish at a node budget, or `parlor-bots uci` as `--engine`): the
+    /// report then gives the level's Elo
     #[arg(long, value_name = "ELO", conflicts_with = "sf_elo")]
     pub(crate) engine_elo: Option<u32>,
+    /// The 95% half-width of `--engine-elo`'s own measurement, combined with this
+    /// run's interval in quadrature, so that a chain of links reports its whole
+    /// uncertainty
+    #[arg(
+        long,
+        value_name = "ELO",
+        requires = "engine_elo",
+        default_value_t = 0.0
+    )]
+    pub(crate) engine_elo_margin: f64,
     /// The engine's executable: a path, or a name looked up on PATH and then in
     /// /usr/games (where Debian installs stockfish)
     #[arg(long, default_value = "stockfish")]
@@ -149,6 +160,8 @@ struct Report<'a> {
     sf_elo: Option<u32>,
     /// The engine's measured Elo, when it is an anchor rather than limited.
     engine_elo: Option<u32>,
+    /// The 95% half-width of `engine_elo`, included in `elo`'s interval.
+    engine_elo_margin: f64,
     sf_ms: Option<u64>,
     level: BotLevel,
     /// Stockfish's nodes a move when it played our side instead of `level`.
@@ -261,15 +274,17 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
     println!("endings: {}", endings.join(", "));
     let elo = args
         .opponent_elo()
-        .and_then(|sf| elo_estimate(f64::from(sf), tally.score(), wilson95));
+        .and_then(|sf| elo_estimate(f64::from(sf), tally.score(), wilson95))
+        .map(|estimate| estimate.with_opponent_margin(args.engine_elo_margin));
     if let Some(estimate) = elo {
         let bound = |bound: Option<f64>| {
             bound.map_or_else(|| "unbounded".to_owned(), |b| format!("{b:.0}"))
         };
         println!(
-            "{}'s Elo against an engine of {}: {:.0}, 95% interval [{}, {}]",
+            "{}'s Elo against an engine of {} ± {:.0}: {:.0}, 95% interval [{}, {}]",
             args.our_side(),
             args.opponent_elo().unwrap_or_default(),
+            args.engine_elo_margin,
             estimate.elo,
             bound(estimate.low),
             bound(estimate.high)
@@ -286,6 +301,7 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
             sf_nodes: args.sf_nodes,
             sf_elo: args.sf_elo,
             engine_elo: args.engine_elo,
+            engine_elo_margin: args.engine_elo_margin,
             sf_ms: args.sf_ms,
             level: args.level,
             anchor_nodes: args.anchor_nodes,
