@@ -93,19 +93,26 @@ async function firstScreenPlaysTheChosenGame() {
   if (kept.join() !== 'chess,medium') fail(`after a reload the first screen shows game and level ${JSON.stringify(kept)}, not chess and medium`);
   await eve.screenshot('first-visit-1280');
   await eve.audit('the first screen');
-  // Chess's levels show the Elo they measured (docs/BOTS.md); the other games' do not.
+  // The levels show the Elo they measured (docs/BOTS.md): chess's on Stockfish's scale,
+  // checkers's counted from Random; tic-tac-toe's were not measured so.
   const levelText = () => eve.tid('now-level').evaluate((select) => select.selectedOptions[0].text);
+  const levelTip = () => eve.tid('now-level').getAttribute('title');
   const chessLevel = await levelText();
   if (!/^Medium \(about \d{3,4}\)$/.test(chessLevel)) fail(`chess's medium level reads ${JSON.stringify(chessLevel)}, not "Medium (about N)"`);
+  if (!/Stockfish/.test(await levelTip())) fail(`chess's level picker does not say its figures are on Stockfish's scale: ${JSON.stringify(await levelTip())}`);
   await eve.tid('now-game').selectOption('checkers');
   const checkersLevel = await levelText();
-  if (checkersLevel !== 'Medium') fail(`checkers's medium level reads ${JSON.stringify(checkersLevel)}, not "Medium"`);
+  if (!/^Medium \(about \d{3,4} above Random\)$/.test(checkersLevel)) fail(`checkers's medium level reads ${JSON.stringify(checkersLevel)}, not "Medium (about N above Random)"`);
+  if (!/Random level at 0/.test(await levelTip())) fail(`checkers's level picker does not say where its figures count from: ${JSON.stringify(await levelTip())}`);
+  await eve.tid('now-game').selectOption('tictactoe');
+  const ticTacToeLevel = await levelText();
+  if (ticTacToeLevel !== 'Medium') fail(`tic-tac-toe's medium level reads ${JSON.stringify(ticTacToeLevel)}, not "Medium"`);
   await eve.tid('now-game').selectOption('chess');
   await eve.tid('play-bot-now').click();
   await eve.myTurn('chess');
   const seats = (await eve.tid('seats').innerText()).replace(/\s+/g, ' ');
   if (!/Medium bot .*bot, about \d{3,4}/.test(seats)) fail(`"Play a bot now" with chess and medium chosen seats ${JSON.stringify(seats)}, not a Medium bot with its Elo`);
-  log(`first screen: chess and medium were kept across a reload, the level reads "${chessLevel}", and one click seats "${seats}"`);
+  log(`first screen: chess and medium were kept across a reload, the level reads "${chessLevel}" (checkers "${checkersLevel}"), and one click seats "${seats}"`);
 }
 
 /**

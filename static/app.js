@@ -68,7 +68,7 @@ import { initSound } from './sound.js';
 import { onMovesKey, onPageKey, stopBrowsing, browseTo } from './browse.js';
 import { setUpChat } from './chat.js';
 import { loadPieces } from './pieces.js';
-import { BOT_LEVELS, levelTitle } from './scoring_words.js';
+import { BOT_LEVELS, levelTitle, strengthExplained } from './scoring_words.js';
 import { BotsCard } from './bots.js';
 import { challengeBot, takeBackChallenge } from './challenges.js';
 
@@ -300,5 +300,6 @@ function titleLevels(game) {
   const titles = new Map(BOT_LEVELS);
   for (const select of document.querySelectorAll('select[data-levels]')) {
     for (const option of select.options) option.text = levelTitle(game, option.value, titles.get(option.value));
+    select.title = strengthExplained(game) ?? '';
   }
 }

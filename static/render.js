@@ -15,7 +15,7 @@ import {
 } from './boards/index.js';
 import { hasClock, timeControlLabel, timeControlDescription, formatDuration } from './time.js';
 import { seatName, botLevel, roomLabel, aBot, botAccountTag } from './sides.js';
-import { botStrength, BOT_STRENGTH_EXPLAINED } from './scoring_words.js';
+import { botStrength, strengthExplained } from './scoring_words.js';
 import { renderAway, awayStatus, seatIsAway, syncAwayTicker } from './away.js';
 import { roomLink } from './link.js';
 import { el, button, capitalise } from './dom.js';
@@ -319,7 +319,7 @@ function renderSeats(s, shown, { takeSeat }) {
       // The level is in the name already ("Hard bot"); its measured strength, where known, beside it.
       const strength = botStrength(currentGame(), botLevel(seat.kind));
       const tag = el('span', 'tag bot', strength ? `bot, ${strength}` : 'bot');
-      if (strength) tag.title = BOT_STRENGTH_EXPLAINED;
+      if (strength) tag.title = strengthExplained(currentGame());
       item.append(tag);
     } else if (seat.kind !== 'open') {
       // Our own seat is only as connected as this page is.

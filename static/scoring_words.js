@@ -26,24 +26,44 @@ export const BOT_LEVELS = [
 ];
 
 /**
- * The levels' measured strength, by game and level, where it has been measured: chess
- * against Stockfish 15.1 limited to a known Elo, each at 1 s a move (docs/BOTS.md, "Elo
- * against Stockfish", which gives each figure's interval and games). Levels and games
- * left out have not been measured this way.
+ * The levels' measured strength, by game (docs/BOTS.md gives each figure's interval and
+ * games). Chess is on Stockfish 15.1's scale: levels against Stockfish limited to a known
+ * Elo, each at 1 s a move, and the weak levels through a chain of node-limited searches.
+ * Checkers and Fox & Geese have no outside engine to measure against: there the levels
+ * played each other, and their Elo is counted from the Random level at 0. Levels and games
+ * left out have not been measured.
  */
 const BOT_ELO = {
-  chess: { medium: 1720, hard: 2060 },
+  chess: { scale: 'stockfish', levels: { random: -230, easy: 360, medium: 1720, hard: 2060 } },
+  checkers: { scale: 'random', levels: { easy: 550, medium: 1150, hard: 1870 } },
+  fox_geese: { scale: 'random', levels: { easy: 170, medium: 390, hard: 710 } },
 };
 
-/** A level's measured strength in `game` in words ("about 1850"), or null where none was measured. */
+/** How each scale's figures were measured, for a tooltip. */
+const SCALE_EXPLAINED = {
+  stockfish: 'Elo measured against Stockfish 15.1 at limited strength, both thinking 1 s a move '
+    + '(Parlor\'s docs/BOTS.md)',
+  random: 'Elo measured by the levels playing each other, counted from the Random level at 0; '
+    + 'no other game\'s figures compare with these (Parlor\'s docs/BOTS.md)',
+};
+
+/**
+ * A level's measured strength in `game` in words ("about 1850" on Stockfish's scale,
+ * "about 800 above Random" where the levels were measured against each other), or null
+ * where none was measured.
+ */
 export function botStrength(game, level) {
-  const elo = BOT_ELO[game]?.[level];
-  return Number.isFinite(elo) ? `about ${elo}` : null;
+  const measured = BOT_ELO[game];
+  const elo = measured?.levels[level];
+  if (!Number.isFinite(elo)) return null;
+  const figure = elo < 0 ? `\u2212${-elo}` : `${elo}`;
+  return measured.scale === 'random' ? `about ${figure} above Random` : `about ${figure}`;
 }
 
-/** Where the figures of [botStrength] come from, for a tooltip. */
-export const BOT_STRENGTH_EXPLAINED = 'Elo measured against Stockfish 15.1 at limited strength, '
-  + 'both thinking 1 s a move (Parlor\'s docs/BOTS.md)';
+/** Where the figures of [botStrength] for `game` come from, for a tooltip; null where there are none. */
+export function strengthExplained(game) {
+  return SCALE_EXPLAINED[BOT_ELO[game]?.scale] ?? null;
+}
 
 /** A level's title in a level picker for `game`: "Hard (about 1850)" where measured. */
 export function levelTitle(game, level, title) {
