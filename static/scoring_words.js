@@ -34,7 +34,7 @@ export const BOT_LEVELS = [
  * left out have not been measured.
  */
 const BOT_ELO = {
-  chess: { scale: 'stockfish', levels: { random: -230, easy: 360, medium: 1720, hard: 2060 } },
+  chess: { scale: 'stockfish', levels: { random: -230, easy: 360, medium: 1720, hard: 2050 } },
   checkers: { scale: 'random', levels: { easy: 550, medium: 1150, hard: 1870 } },
   fox_geese: { scale: 'random', levels: { easy: 170, medium: 390, hard: 710 } },
 };
