@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::play::{self, Budget, Error, Progress, SelfPlayArgs};
 use crate::player::Player;
-use crate::stats::{Breakdown, EloEstimate, Interval, Score, Tally, elo_estimate};
+use crate::stats::{self, Breakdown, EloEstimate, Interval, Score, Tally, elo_estimate};
 
 /// Options of `ladder`.
 #[derive(clap::Args, Clone, Debug)]
@@ -394,18 +394,10 @@ fn print_links(links: &[LinkSummary]) {
             link.mean_seconds
         );
     }
-    let reasons: BTreeMap<&str, usize> = links.iter().flat_map(|link| link.reasons.iter()).fold(
-        BTreeMap::new(),
-        |mut all, (reason, count)| {
-            *all.entry(reason.as_str()).or_default() += count;
-            all
-        },
+    println!(
+        "endings: {}",
+        stats::endings(links.iter().map(|link| &link.reasons))
     );
-    let reasons: Vec<String> = reasons
-        .iter()
-        .map(|(reason, count)| format!("{reason} {count}"))
-        .collect();
-    println!("endings: {}", reasons.join(", "));
 }
 
 /// Prints every player's Elo.

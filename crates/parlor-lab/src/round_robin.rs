@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::play::{self, Budget, Error, Progress, SelfPlayArgs};
 use crate::player::Player;
-use crate::stats::{Breakdown, Interval, Score, Tally};
+use crate::stats::{self, Breakdown, Interval, Score, Tally};
 
 /// Options of `round-robin`.
 #[derive(clap::Args, Clone, Debug)]
@@ -360,18 +360,10 @@ fn print_table(game: &str, per_pairing: usize, opening_plies: usize, rows: &[Pai
             row.mean_seconds
         );
     }
-    let reasons: BTreeMap<&str, usize> = rows.iter().flat_map(|row| row.reasons.iter()).fold(
-        BTreeMap::new(),
-        |mut all, (reason, count)| {
-            *all.entry(reason.as_str()).or_default() += count;
-            all
-        },
+    println!(
+        "endings: {}",
+        stats::endings(rows.iter().map(|row| &row.reasons))
     );
-    let reasons: Vec<String> = reasons
-        .iter()
-        .map(|(reason, count)| format!("{reason} {count}"))
-        .collect();
-    println!("endings: {}", reasons.join(", "));
 }
 
 #[cfg(test)]

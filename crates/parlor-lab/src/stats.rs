@@ -193,6 +193,19 @@ impl EloEstimate {
     }
 }
 
+/// The endings of several sets of games added up, in words: "checkmate 97, stalemate 3".
+pub(crate) fn endings<'a>(sets: impl IntoIterator<Item = &'a BTreeMap<String, usize>>) -> String {
+    let mut all: BTreeMap<&str, usize> = BTreeMap::new();
+    for (reason, count) in sets.into_iter().flatten() {
+        *all.entry(reason.as_str()).or_default() += count;
+    }
+    let words: Vec<String> = all
+        .iter()
+        .map(|(reason, count)| format!("{reason} {count}"))
+        .collect();
+    words.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

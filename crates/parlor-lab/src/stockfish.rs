@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::engine::{Engine, Strength, Think};
 use crate::play::{self, Budget, BudgetArgs, Error, Progress};
-use crate::stats::{Breakdown, EloEstimate, Interval, Score, Tally, elo_estimate};
+use crate::stats::{self, Breakdown, EloEstimate, Interval, Score, Tally, elo_estimate};
 
 /// Options of `stockfish`.
 #[derive(clap::Args, Clone, Debug)]
@@ -267,11 +267,7 @@ pub(crate) fn run(args: &Args) -> Result<(), Error> {
         as_white.wdl(),
         as_black.wdl()
     );
-    let endings: Vec<String> = reasons
-        .iter()
-        .map(|(reason, count)| format!("{reason} {count}"))
-        .collect();
-    println!("endings: {}", endings.join(", "));
+    println!("endings: {}", stats::endings([&reasons]));
     let elo = args
         .opponent_elo()
         .and_then(|sf| elo_estimate(f64::from(sf), tally.score(), wilson95))
