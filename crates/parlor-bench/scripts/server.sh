@@ -1,5 +1,7 @@
 # Sourced by the profiling scripts here: starts the release `parlor` on a scratch
-# database with the per-address limits lifted (the whole load comes from one address).
+# database (on disk, or on /dev/shm with BENCH_TMPFS=1) with the per-address limits
+# lifted (the whole load comes from one address), and the rooms a connection may create
+# a minute too (with `--cycle newroom` each game is a new room).
 #
 #   start_parlor LOG [COMMAND PREFIX...]   e.g. start_parlor "$log" taskset -c 0
 #
@@ -11,10 +13,11 @@
 start_parlor() {
   local log=$1
   shift
-  db=$(mktemp -d)
+  if [ -n "${BENCH_TMPFS:-}" ]; then db=$(mktemp -d -p /dev/shm); else db=$(mktemp -d -p "$PWD/target"); fi
   PARLOR_STORE__PATH=$db/parlor.db PARLOR_ROOMS__FIRST_MOVE_SECS=3600 RUST_LOG=info \
     PARLOR_LIMITS__CONNECTIONS_PER_IP=100000 PARLOR_LIMITS__PLAYERS_PER_MINUTE_PER_IP=100000 \
-    PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_IP=100000 \
+    PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_IP=100000 PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_CONNECTION=0 \
+    PARLOR_LIMITS__MAX_ROOMS=0 \
     "$@" "${BENCH_SERVER_BIN:-target/release/parlor}" --port 0 > "$log" 2>&1 &
   server=$!
   port=

@@ -58,6 +58,16 @@ pub(crate) enum BenchError {
     /// The PostgreSQL database given with --postgres could not be used.
     #[error("PostgreSQL (--postgres): {0}")]
     Postgres(String),
+    /// Node.js or the Colyseus server's packages are missing and could not be installed.
+    #[error(
+        "Colyseus needs Node.js (`node` and `npm` on the PATH) and its packages in {dir}: {why}"
+    )]
+    Colyseus {
+        /// The Colyseus server's folder.
+        dir: PathBuf,
+        /// What went wrong.
+        why: String,
+    },
     /// The report could not be encoded.
     #[error("could not encode the report: {0}")]
     Json(#[from] serde_json::Error),

@@ -4,12 +4,10 @@
 //! them (the difference is the cost of the hop); then every other room, whole, on the
 //! other node, so that the two nodes share the load and nothing crosses.
 
-use std::path::Path;
-
 use crate::error::BenchError;
 use crate::load::{self, Load, Placement};
 use crate::report::Report;
-use crate::server::{Server, Target};
+use crate::server::{Places, Server, Target};
 use crate::system;
 
 /// Runs `load` against two fresh nodes sharing `store_url` and `redis_url` (under a key
@@ -17,7 +15,7 @@ use crate::system;
 /// nodes; the three reports.
 pub(crate) async fn run(
     load: &Load,
-    bin_dir: &Path,
+    places: &Places,
     store_url: &str,
     redis_url: &str,
 ) -> Result<Vec<Report>, BenchError> {
@@ -28,8 +26,8 @@ pub(crate) async fn run(
         ("PARLOR_CLUSTER__KEY_PREFIX", prefix.as_str()),
     ];
     let nodes = [
-        Server::start(Target::Parlor, bin_dir, false, false, &env)?,
-        Server::start(Target::Parlor, bin_dir, false, false, &env)?,
+        Server::start(Target::Parlor, places, false, false, &env)?,
+        Server::start(Target::Parlor, places, false, false, &env)?,
     ];
     eprintln!(
         "parlor-bench: a fleet of two nodes (pids {} and {}) at {} and {}",

@@ -3,16 +3,20 @@
 //!
 //! It opens real WebSocket connections in rooms of two players and K spectators; the
 //! players play legal moves (closed loop: as soon as it is their turn; open loop: at a
-//! fixed total rate) and ask for a rematch when a game ends; they hear of moves as
-//! compact `moved` events, or as full states with `--updates states`. It reports
-//! connections held, moves/s, broadcast messages/s, move-to-opponent latency, errors,
-//! and the server's memory and CPU per move, as text and as JSON. `--compare` runs Parlor and
-//! both baselines with the same load and states Parlor's figures as ratios.
+//! fixed total rate) and, when a game ends, open a new room for the next (`--cycle
+//! newroom`, the default) or ask for a rematch (`--cycle rematch`); they hear of moves
+//! as full states (the protocol's default), or as compact `moved` events with
+//! `--updates moves`. Parlor keeps its database on disk unless `--tmpfs` says otherwise.
+//! It reports connections held, moves/s, broadcast messages/s, move-to-opponent
+//! latency, errors, and the server's memory and CPU per move, as text and as JSON.
+//! `--compare` runs Parlor, both baselines and Colyseus with the same load and states
+//! Parlor's figures as ratios.
 //!
 //! See BENCHMARKS.md for the commands and what was measured.
 
 mod abuse;
 mod chaos;
+mod colyseus;
 mod error;
 mod fleet;
 mod load;
@@ -27,9 +31,9 @@ use std::time::Duration;
 
 use clap::Parser;
 use error::BenchError;
-use load::{Load, Placement, Updates};
+use load::{Cycle, Load, Placement, Updates, Wire};
 use report::{Comparison, Ratios, Report};
-use server::{Server, Target};
+use server::{Places, Server, Target};
 
 /// Load generator for Parlor and its baselines (see BENCHMARKS.md).
 #[derive(Debug, Parser)]
@@ -45,8 +49,8 @@ struct Args {
     /// The running server's pid, for its memory and CPU time (with --url).
     #[arg(long, requires = "url")]
     server_pid: Option<u32>,
-    /// Run Parlor, the actix-ws baseline and the tokio-tungstenite baseline, one after
-    /// the other with the same load, and print Parlor's ratios to both.
+    /// Run Parlor, the actix-ws baseline, the tokio-tungstenite baseline and Colyseus,
+    /// one after the other with the same load, and print Parlor's ratios to each.
     #[arg(long, conflicts_with_all = ["url", "target"])]
     compare: bool,
     /// Connections to open (rounded down to whole rooms).
@@ -58,13 +62,30 @@ struct Args {
     /// The game to play (the baselines play only tictactoe).
     #[arg(long, default_value = "tictactoe")]
     game: String,
-    /// How the load's players and spectators hear of moves. `moves` (the product's fast
-    /// path): each says `"updates":"moves"` in hello, and a move that leaves the game on
-    /// comes as a compact `moved` event; `states`: no `updates` in hello, a full `state`
-    /// after every move, as in runs measured before the `moved` event existed. The
-    /// baselines honour the choice too, so `--compare` compares the same bytes.
-    #[arg(long, value_enum, default_value_t = Updates::Moves)]
+    /// How the load's players and spectators hear of moves. `states` (what a client
+    /// gets that does not ask): no `updates` in hello, a full `state` after every move;
+    /// `moves`: each says `"updates":"moves"` in hello, and a move that leaves the game
+    /// on comes as a compact `moved` event. The baselines and Colyseus honour the choice
+    /// too, so `--compare` compares the same bytes.
+    #[arg(long, value_enum, default_value_t = Updates::States)]
     updates: Updates,
+    /// How a room's connections go on from a finished game. `newroom`: the creator
+    /// leaves and creates a new room, the spectators leave and watch it, the second
+    /// player leaves and joins it (a client looking for a new game, PROTOCOL.md §17);
+    /// `rematch`: both players ask for a rematch in the same room.
+    #[arg(long, value_enum, default_value_t = Cycle::NewRoom)]
+    cycle: Cycle,
+    /// Keep the servers' scratch directories (Parlor's database) on /dev/shm, a tmpfs,
+    /// instead of on disk; the report says which it was.
+    #[arg(long, conflicts_with = "scratch_dir")]
+    tmpfs: bool,
+    /// Where the servers' scratch directories go (default: beside the binaries, on the
+    /// project's disk).
+    #[arg(long, value_name = "DIR")]
+    scratch_dir: Option<PathBuf>,
+    /// The Colyseus server's folder (default: this crate's `colyseus/`).
+    #[arg(long, value_name = "DIR")]
+    colyseus_dir: Option<PathBuf>,
     /// Open loop: this many moves per second in total, latency timed from each move's
     /// scheduled time. Without it, closed loop: each player moves as soon as it may.
     #[arg(long, value_name = "MOVES_PER_S")]
@@ -184,6 +205,8 @@ fn run(args: &Args) -> Result<(), BenchError> {
         spectators: args.spectators,
         game: args.game.clone(),
         updates: args.updates,
+        cycle: args.cycle,
+        wire: Wire::Parlor,
         open_rate: args.rate,
         warmup: secs(args.warmup)?,
         duration: secs(args.duration)?,
@@ -208,13 +231,35 @@ fn run(args: &Args) -> Result<(), BenchError> {
             .and_then(|exe| exe.parent().map(Path::to_path_buf))
             .unwrap_or_default(),
     };
-    let scratch = match &args.postgres {
+    let scratch = match (&args.scratch_dir, args.tmpfs) {
+        (Some(dir), _) => dir.clone(),
+        (None, true) => PathBuf::from("/dev/shm"),
+        (None, false) => bin_dir.join("bench-scratch"),
+    };
+    std::fs::create_dir_all(&scratch).map_err(|source| BenchError::File {
+        path: scratch.clone(),
+        source,
+    })?;
+    eprintln!(
+        "parlor-bench: servers' files in {} ({})",
+        scratch.display(),
+        server::storage_of(&scratch)
+    );
+    let places = Places {
+        bin_dir,
+        scratch,
+        colyseus: args
+            .colyseus_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(colyseus::DEFAULT_DIR)),
+    };
+    let schema = match &args.postgres {
         Some(url) => Some(runtime.block_on(store::scratch(url))?),
         None => None,
     };
-    let store_url = scratch.as_ref().map(|scratch| scratch.store_url());
-    let json = measure_all(args, &runtime, &load, &bin_dir, store_url.as_deref());
-    if let Some(scratch) = scratch
+    let store_url = schema.as_ref().map(|schema| schema.store_url());
+    let json = measure_all(args, &runtime, &load, &places, store_url.as_deref());
+    if let Some(scratch) = schema
         && let Err(error) = runtime.block_on(scratch.remove())
     {
         eprintln!("parlor-bench: the scratch schema was not dropped: {error}");
@@ -227,13 +272,13 @@ fn measure_all(
     args: &Args,
     runtime: &tokio::runtime::Runtime,
     load: &Load,
-    bin_dir: &Path,
+    places: &Places,
     store_url: Option<&str>,
 ) -> Result<String, BenchError> {
     if args.fleet
         && let (Some(store_url), Some(redis_url)) = (store_url, args.redis.as_deref())
     {
-        let reports = runtime.block_on(fleet::run(load, bin_dir, store_url, redis_url))?;
+        let reports = runtime.block_on(fleet::run(load, places, store_url, redis_url))?;
         for report in &reports {
             print!("{}", report.text());
         }
@@ -250,7 +295,7 @@ fn measure_all(
             connect_concurrency: args.connect_concurrency,
             store_url: store_url.map(str::to_owned),
         };
-        let report = runtime.block_on(chaos::run(&chaos, bin_dir))?;
+        let report = runtime.block_on(chaos::run(&chaos, places))?;
         print!("{}", report.text());
         let json = serde_json::to_string_pretty(&report)?;
         if report.failed() {
@@ -262,8 +307,13 @@ fn measure_all(
         json
     } else if args.compare {
         let mut runs = Vec::new();
-        for target in [Target::Parlor, Target::Actix, Target::Tungstenite] {
-            let report = runtime.block_on(measure(target, load, bin_dir, args.pin, store_url))?;
+        for target in [
+            Target::Parlor,
+            Target::Actix,
+            Target::Tungstenite,
+            Target::Colyseus,
+        ] {
+            let report = runtime.block_on(measure(target, load, places, args.pin, store_url))?;
             print!("{}", report.text());
             runs.push(report);
         }
@@ -291,7 +341,7 @@ fn measure_all(
                     system::load_average(),
                 )
             }
-            None => runtime.block_on(measure(args.target, load, bin_dir, args.pin, store_url))?,
+            None => runtime.block_on(measure(args.target, load, places, args.pin, store_url))?,
         };
         print!("{}", report.text());
         serde_json::to_string_pretty(&report)?
@@ -314,7 +364,7 @@ fn write_json(path: Option<&Path>, json: String) -> Result<(), BenchError> {
 async fn measure(
     target: Target,
     load: &Load,
-    bin_dir: &Path,
+    places: &Places,
     pin: bool,
     store_url: Option<&str>,
 ) -> Result<Report, BenchError> {
@@ -333,13 +383,18 @@ async fn measure(
         (Target::Parlor, Some(url)) => vec![("PARLOR_STORE__URL", url)],
         _ => Vec::new(),
     };
-    let server = Server::start(target, bin_dir, pin, load.abuse.is_some(), &store_env)?;
+    let server = Server::start(target, places, pin, load.abuse.is_some(), &store_env)?;
     eprintln!(
         "parlor-bench: {target} (pid {}) at {}",
         server.pid, server.url
     );
     let load = Load {
         url: server.url.clone(),
+        wire: if target == Target::Colyseus {
+            Wire::Colyseus
+        } else {
+            Wire::Parlor
+        },
         ..load.clone()
     };
     let engine = if store_url.is_some() {
@@ -367,6 +422,7 @@ async fn measure(
             &m,
             system::load_average(),
         );
+        report.storage = Some(server::storage_of(&places.scratch));
         if let (Some(before), Some(Ok(after))) = (before, after) {
             report.store = Some(store::StoreFigures::between(engine, before, after));
         }

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::abuse::AbuseFigures;
-use crate::load::{Load, Measured, Updates};
+use crate::load::{Cycle, Load, Measured, Updates};
 use crate::store::StoreFigures;
 
 /// One target's figures.
@@ -25,6 +25,12 @@ pub(crate) struct Report {
     /// `moved` events) or `states` (a full `state` for every move). The frame sizes
     /// depend on it.
     pub(crate) updates: Updates,
+    /// How a room's connections went on from a finished game: a new room each game, or
+    /// a rematch in the same room.
+    pub(crate) cycle: Cycle,
+    /// Where the server's scratch directory (Parlor's SQLite database) was: `disk` or
+    /// `tmpfs`; `None` for a server the generator did not start.
+    pub(crate) storage: Option<&'static str>,
     /// The share of the broadcasts received that were `moved` events: what the server
     /// actually sent (one that predates the event sends states whatever is asked).
     pub(crate) moved_share: f64,
@@ -177,6 +183,8 @@ impl Report {
             },
             open_rate_per_s: load.open_rate,
             updates: load.updates,
+            cycle: load.cycle,
+            storage: None,
             pinned,
             connections_requested: load.connections,
             rooms: m.rooms,
@@ -239,11 +247,14 @@ impl Report {
         };
         let _ = writeln!(
             out,
-            "{}: {} loop{}, {} {} rooms (2 players + {} spectators), {} connections held of {} opened",
+            "{}: {} loop{}, cycle {}{}, {} {} rooms (2 players + {} spectators), {} connections held of {} opened",
             self.target,
             self.mode,
             self.open_rate_per_s
                 .map_or(String::new(), |r| format!(" at {r:.0} moves/s")),
+            self.cycle.name(),
+            self.storage
+                .map_or(String::new(), |s| format!(", files on {s}")),
             self.rooms,
             self.game,
             self.spectators_per_room,
@@ -386,10 +397,10 @@ impl Ratios {
     }
 }
 
-/// `--compare`: the three runs and Parlor's ratios to each baseline.
+/// `--compare`: the runs and Parlor's ratios to each peer.
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct Comparison {
-    /// Parlor, actix, tungstenite, in the order run.
+    /// Parlor, actix, tungstenite and Colyseus, in the order run.
     pub(crate) runs: Vec<Report>,
     /// Parlor over each baseline.
     pub(crate) ratios: Vec<Ratios>,

@@ -1,5 +1,5 @@
-//! Starting and stopping the server under test: Parlor on a scratch database, or one of
-//! the two baselines, each as its own process.
+//! Starting and stopping the server under test: Parlor on a scratch database, one of
+//! the two baselines, or Colyseus under Node.js, each as its own process.
 
 use std::fmt;
 use std::fs::File;
@@ -28,16 +28,41 @@ pub(crate) enum Target {
     Actix,
     /// `parlor-baseline-tungstenite`: bare rooms on tokio + tokio-tungstenite.
     Tungstenite,
+    /// Colyseus 0.18 on Node.js (`colyseus/server.mjs` of this crate), serving the same
+    /// rooms with the same frames as the baselines, through its own protocol.
+    Colyseus,
 }
 
 impl Target {
-    /// The binary that serves this target.
+    /// The program that serves this target.
     pub(crate) fn binary(self) -> &'static str {
         match self {
             Target::Parlor => "parlor",
             Target::Actix => "parlor-baseline-actix",
             Target::Tungstenite => "parlor-baseline-tungstenite",
+            Target::Colyseus => "node",
         }
+    }
+}
+
+/// Where the servers' programs are and where their files go.
+#[derive(Clone, Debug)]
+pub(crate) struct Places {
+    /// The directory of Parlor's and the baselines' binaries.
+    pub(crate) bin_dir: PathBuf,
+    /// The directory each server's scratch directory (with Parlor's database) is made
+    /// in.
+    pub(crate) scratch: PathBuf,
+    /// The Colyseus server's folder (its `server.mjs`, `package.json` and lock file).
+    pub(crate) colyseus: PathBuf,
+}
+
+/// The file system a path is on, as the reports name it.
+pub(crate) fn storage_of(path: &Path) -> &'static str {
+    if crate::system::is_tmpfs(path) {
+        "tmpfs"
+    } else {
+        "disk"
     }
 }
 
@@ -47,6 +72,7 @@ impl fmt::Display for Target {
             Target::Parlor => "parlor",
             Target::Actix => "actix",
             Target::Tungstenite => "tungstenite",
+            Target::Colyseus => "colyseus",
         })
     }
 }
@@ -67,32 +93,39 @@ pub(crate) struct Server {
 struct Launch {
     target: Target,
     binary: PathBuf,
+    /// Colyseus's folder, where its server runs.
+    colyseus: PathBuf,
     pin: bool,
     connection_limits: bool,
     extra_env: Vec<(String, String)>,
 }
 
 impl Server {
-    /// Starts `target`'s binary from `bin_dir` on a free port, in a new scratch directory
-    /// (Parlor's database goes there), pinned to core 0 when `pin`. Parlor's limits per
+    /// Starts `target` (its binary from `places.bin_dir`) on a free port, in a new scratch
+    /// directory under `places.scratch` (Parlor's database goes there), pinned to core 0
+    /// when `pin`. Parlor's limits per
     /// address and its server-wide caps are off (the whole load comes from one address);
     /// its per-connection limits stay on only with `connection_limits`. `extra_env` is
     /// added to its environment.
     pub(crate) fn start(
         target: Target,
-        bin_dir: &Path,
+        places: &Places,
         pin: bool,
         connection_limits: bool,
         extra_env: &[(&str, &str)],
     ) -> Result<Server, BenchError> {
-        let binary = bin_dir.join(target.binary());
+        let binary = if target == Target::Colyseus {
+            crate::colyseus::installed(&places.colyseus)?
+        } else {
+            places.bin_dir.join(target.binary())
+        };
         if !binary.is_file() {
             return Err(BenchError::MissingBinary(binary));
         }
         let stamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!(
+        let dir = places.scratch.join(format!(
             "parlor-bench-{}-{target}-{stamp}",
             std::process::id()
         ));
@@ -103,6 +136,7 @@ impl Server {
         let launch = Launch {
             target,
             binary,
+            colyseus: places.colyseus.clone(),
             pin,
             connection_limits,
             extra_env: extra_env
@@ -186,6 +220,7 @@ impl Launch {
         let Launch {
             target,
             binary,
+            colyseus,
             pin,
             connection_limits,
             extra_env,
@@ -212,6 +247,9 @@ impl Launch {
         } else {
             Command::new(binary)
         };
+        if target == Target::Colyseus {
+            command.arg(colyseus.join("server.mjs"));
+        }
         command
             .args(["--port", "0"])
             // No config.toml here: Parlor runs on its defaults plus what follows.

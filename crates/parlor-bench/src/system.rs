@@ -1,7 +1,8 @@
 //! What the generator reads from and asks of the operating system: the open-file limit,
-//! CPU pinning, and a process's memory and CPU time from /proc.
+//! CPU pinning, a process's memory and CPU time from /proc, and whether a directory is
+//! on a tmpfs.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::error::BenchError;
@@ -99,4 +100,20 @@ pub(crate) fn load_average() -> Option<[f64; 3]> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
     let mut fields = text.split_whitespace().map(|f| f.parse::<f64>().ok());
     Some([fields.next()??, fields.next()??, fields.next()??])
+}
+
+/// Whether `path` is on a tmpfs (memory, not disk); `false` when it cannot be told.
+#[allow(unsafe_code)] // statfs(2); see the SAFETY comment.
+pub(crate) fn is_tmpfs(path: &Path) -> bool {
+    /// `f_type` of a tmpfs, from statfs(2).
+    const TMPFS_MAGIC: libc::__fsword_t = 0x0102_1994;
+    let Ok(path) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
+        return false;
+    };
+    let mut stat = std::mem::MaybeUninit::<libc::statfs>::uninit();
+    // SAFETY: `path` is a NUL-terminated string and `stat` is a buffer of the struct
+    // statfs(2) fills; it is read only when the call succeeded.
+    let filled = unsafe { libc::statfs(path.as_ptr(), stat.as_mut_ptr()) } == 0;
+    // SAFETY: statfs succeeded, so it filled the struct.
+    filled && unsafe { stat.assume_init() }.f_type == TMPFS_MAGIC
 }

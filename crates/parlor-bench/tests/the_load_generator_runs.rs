@@ -1,7 +1,8 @@
 //! CI's smoke run of parlor-bench: about 50 connections for 2 seconds against a real
-//! Parlor (debug build) that the generator starts and stops itself, once hearing of
-//! moves as `moved` events (the default) and once as full states. Keeps the generator
-//! working; the real measurements are made by hand (BENCHMARKS.md).
+//! Parlor (debug build) that the generator starts and stops itself: once as it runs by
+//! default (full states, a new room for every game) and once hearing of moves as
+//! `moved` events and playing rematches. Keeps the generator working; the real
+//! measurements are made by hand (BENCHMARKS.md).
 //!
 //! The server binary is another workspace member's: `cargo test --workspace` builds it
 //! beside this crate's binaries.
@@ -30,6 +31,8 @@ fn smoke_run(args: &[&str]) -> (Value, String) {
         .arg(bin_dir)
         .arg("--json")
         .arg(&json)
+        .arg("--scratch-dir")
+        .arg(dir.path())
         .args(args)
         .output()
         .unwrap();
@@ -46,6 +49,16 @@ fn smoke_run(args: &[&str]) -> (Value, String) {
         "{report}"
     );
     assert_eq!(report["errors"]["total"], 0, "{report}");
+    // Every room went on from game to game, in new rooms or rematches: more games
+    // finished in the window than there are rooms.
+    assert!(
+        report["games"].as_u64().unwrap() > report["rooms"].as_u64().unwrap(),
+        "{report}"
+    );
+    assert!(
+        ["disk", "tmpfs"].contains(&report["storage"].as_str().unwrap()),
+        "{report}"
+    );
     // Every broadcast is a state, a moved event or a game_over of a tic-tac-toe room:
     // far above 100 bytes of text.
     assert!(
@@ -63,12 +76,15 @@ fn smoke_run(args: &[&str]) -> (Value, String) {
 
 #[test]
 fn the_load_generator_plays_moves_without_errors() {
-    let (moves, text) = smoke_run(&[]);
-    assert_eq!(moves["updates"], "moves", "{moves}");
-    assert!(text.contains("updates: moves"), "{text}");
-    let (states, text) = smoke_run(&["--updates", "states"]);
+    let (states, text) = smoke_run(&[]);
     assert_eq!(states["updates"], "states", "{states}");
+    assert_eq!(states["cycle"], "newroom", "{states}");
     assert!(text.contains("updates: states"), "{text}");
+    assert!(text.contains("cycle newroom"), "{text}");
+    let (moves, text) = smoke_run(&["--updates", "moves", "--cycle", "rematch"]);
+    assert_eq!(moves["updates"], "moves", "{moves}");
+    assert_eq!(moves["cycle"], "rematch", "{moves}");
+    assert!(text.contains("updates: moves"), "{text}");
     // Most moves come as moved events, a fraction of a state's size; none do to
     // connections that did not ask.
     let bytes = |report: &Value| report["bytes_per_broadcast"].as_f64().unwrap();

@@ -10,7 +10,6 @@ mod player;
 mod verify;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -24,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::BenchError;
 use crate::load::wire::{RoomCreated, Updates, hello_as, send, until};
-use crate::server::{Server, Target};
+use crate::server::{Places, Server, Target};
 use player::Player;
 
 /// The games a `mixed` run cycles through.
@@ -216,8 +215,8 @@ impl ChaosReport {
     }
 }
 
-/// Runs `chaos` against a Parlor started from `bin_dir`.
-pub(crate) async fn run(chaos: &Chaos, bin_dir: &Path) -> Result<ChaosReport, BenchError> {
+/// Runs `chaos` against a Parlor started from `places`.
+pub(crate) async fn run(chaos: &Chaos, places: &Places) -> Result<ChaosReport, BenchError> {
     let mut env = vec![
         // Longer than any outage here: players come back before anyone is abandoned.
         ("PARLOR_ROOMS__RECONNECT_GRACE_SECS", "120"),
@@ -230,10 +229,10 @@ pub(crate) async fn run(chaos: &Chaos, bin_dir: &Path) -> Result<ChaosReport, Be
         .into_iter()
         .map(|(key, value)| (key.to_owned(), value.to_owned()))
         .collect();
-    let bin_dir = bin_dir.to_owned();
+    let places = places.clone();
     let mut server = tokio::task::spawn_blocking(move || {
         let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        Server::start(Target::Parlor, &bin_dir, false, false, &env)
+        Server::start(Target::Parlor, &places, false, false, &env)
     })
     .await
     .map_err(|e| BenchError::Usage(format!("the server could not be started: {e}")))??;

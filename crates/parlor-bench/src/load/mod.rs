@@ -19,12 +19,18 @@ use crate::error::BenchError;
 use crate::system;
 
 mod bot_rooms;
+mod colyseus;
+mod conn;
+mod next_room;
 mod player;
 pub(crate) mod wire;
 
 use bot_rooms::BotRooms;
+use conn::Conn;
+pub(crate) use conn::Wire;
+pub(crate) use next_room::Cycle;
+use next_room::NextRoom;
 use player::{PlayerConn, watch_room};
-use wire::{RoomCreated, until};
 pub(crate) use wire::{Updates, Ws, hello, send};
 
 /// How long the generator waits for its connections to close at the end.
@@ -48,6 +54,10 @@ pub(crate) struct Load {
     pub(crate) game: String,
     /// How the players and spectators ask to hear of moves.
     pub(crate) updates: Updates,
+    /// How a room's connections go from one game to the next.
+    pub(crate) cycle: Cycle,
+    /// The protocol the server speaks.
+    pub(crate) wire: Wire,
     /// `None`: closed loop; `Some(r)`: open loop at `r` moves per second in total.
     pub(crate) open_rate: Option<f64>,
     /// Load before the measured window starts.
@@ -283,12 +293,28 @@ pub(crate) async fn run(load: &Load, pids: &[u32]) -> Result<Measured, BenchErro
                     in_flight: AtomicU64::new(0),
                     next_due: AtomicU64::new(room.phase),
                 });
-                for (i, (ws, me)) in room.players.into_iter().enumerate() {
-                    let player = PlayerConn::new(ws, room.id.clone(), me, clock.clone(), i == 0);
+                let next = Arc::new(NextRoom::new(room.id.clone(), room.spectators.len()));
+                for (i, (conn, me)) in room.players.into_iter().enumerate() {
+                    let player = PlayerConn::new(
+                        conn,
+                        room.id.clone(),
+                        me,
+                        load.game.clone(),
+                        clock.clone(),
+                        i == 0,
+                        load.cycle,
+                        &next,
+                    );
                     tasks.spawn(player.run(ctx.clone()));
                 }
-                for ws in room.spectators {
-                    tasks.spawn(watch_room(ws, ctx.clone()));
+                let follow = (load.cycle == Cycle::NewRoom).then_some(next);
+                for conn in room.spectators {
+                    tasks.spawn(watch_room(
+                        conn,
+                        room.id.clone(),
+                        follow.clone(),
+                        ctx.clone(),
+                    ));
                 }
             }
             Ok(Err(why)) => {
@@ -427,9 +453,9 @@ pub(crate) enum Placement {
 /// A room whose game has started, with its open connections.
 struct ReadyRoom {
     id: String,
-    /// Seat 0's and seat 1's sockets, with each player's id.
-    players: Vec<(Ws, String)>,
-    spectators: Vec<Ws>,
+    /// Seat 0's and seat 1's connections, with each player's id.
+    players: Vec<(Conn, String)>,
+    spectators: Vec<Conn>,
     /// Open loop: when the room's first move is due, ns after the start.
     phase: u64,
 }
@@ -450,32 +476,20 @@ async fn set_up_room(
         Placement::Spread(other) if index % 2 == 1 => (other.as_str(), other.as_str()),
         Placement::Spread(_) => (load.url.as_str(), load.url.as_str()),
     };
-    let (mut first, first_id) = hello(home, &format!("{name}-a"), load.updates).await?;
-    let create = serde_json::json!({
-        "type": "create_room", "game": load.game, "seats": ["me", "open"],
-    });
-    send(&mut first, create.to_string()).await?;
-    let created = until(&mut first, "room_created").await?;
-    let id = serde_json::from_str::<RoomCreated>(&created)
-        .map_err(|e| format!("room_created without a room: {e}"))?
-        .room;
-    until(&mut first, "joined").await?;
-    until(&mut first, "state").await?;
+    let open = |url: &str, who: String| {
+        let url = url.to_owned();
+        async move { Conn::open(load.wire, &url, &who, load.updates).await }
+    };
+    let (mut first, first_id) = open(home, format!("{name}-a")).await?;
+    let id = first.create(&load.game).await?;
     let mut spectators = Vec::with_capacity(load.spectators);
     for i in 0..load.spectators {
-        let (mut ws, _) = hello(elsewhere, &format!("{name}-s{i}"), load.updates).await?;
-        send(&mut ws, format!(r#"{{"type":"watch","room":"{id}"}}"#)).await?;
-        until(&mut ws, "joined").await?;
-        until(&mut ws, "state").await?;
-        spectators.push(ws);
+        let (mut conn, _) = open(elsewhere, format!("{name}-s{i}")).await?;
+        conn.watch(&id).await?;
+        spectators.push(conn);
     }
-    let (mut second, second_id) = hello(elsewhere, &format!("{name}-b"), load.updates).await?;
-    send(
-        &mut second,
-        format!(r#"{{"type":"join","room":"{id}","seat":1}}"#),
-    )
-    .await?;
-    until(&mut second, "joined").await?;
+    let (mut second, second_id) = open(elsewhere, format!("{name}-b")).await?;
+    second.join(&id, 1).await?;
     Ok(ReadyRoom {
         id,
         players: vec![(first, first_id), (second, second_id)],

@@ -1,31 +1,45 @@
 //! One player's and one spectator's connection during the load: reading states and
-//! `moved` events, moving when it is their turn, and timing each move from send to
-//! broadcast.
+//! `moved` events, moving when it is their turn, timing each move from send to
+//! broadcast, and going on to the next game as the run's [`Cycle`] says.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
 use rand::seq::IndexedRandom;
-use tokio_tungstenite::tungstenite::Message;
+use tokio::sync::watch;
 
-use super::wire::{Seen, Ws, close};
+use super::conn::Conn;
+use super::next_room::{Cycle, NextRoom};
+use super::wire::Seen;
 use super::{Ctx, RoomClock};
 
 /// What a player does after reading a frame.
 enum Next {
     Nothing,
     Move(String),
+    /// The game is over: on to the next, as the cycle says.
+    Over,
+}
+
+/// A player's part in going from game to game.
+enum Part {
+    /// Both players ask for a rematch.
     Rematch,
+    /// The room's creator: opens each next room.
+    Creator(Arc<NextRoom>),
+    /// The second player: joins each next room once the spectators watch it.
+    Second(Arc<NextRoom>, watch::Receiver<(u64, String)>),
 }
 
 /// One player's connection.
 pub(super) struct PlayerConn {
-    ws: Ws,
+    conn: Conn,
     room: String,
     me: String,
+    game_kind: String,
     clock: Arc<RoomClock>,
+    part: Part,
     /// Whether this player counts the room's finished games (one of the two does).
     counts_games: bool,
     /// This player's seat, as the last `state` showed it (a `moved` does not say).
@@ -37,21 +51,33 @@ pub(super) struct PlayerConn {
 }
 
 impl PlayerConn {
-    /// The player `me` on `ws`, seated in `room`, whose moves are timed on `clock`;
-    /// `counts_games` for one of the room's two players.
+    /// The player `me` on `conn`, seated in `room` (a room of `game_kind`) as its
+    /// creator (`first`) or as the second player, whose moves are timed on `clock` and
+    /// who goes on to each next game as `cycle` says (with `next` in a new room).
+    #[allow(clippy::too_many_arguments)] // One player's whole setup, named at the call.
     pub(super) fn new(
-        ws: Ws,
+        conn: Conn,
         room: String,
         me: String,
+        game_kind: String,
         clock: Arc<RoomClock>,
-        counts_games: bool,
+        first: bool,
+        cycle: Cycle,
+        next: &Arc<NextRoom>,
     ) -> PlayerConn {
+        let part = match (cycle, first) {
+            (Cycle::Rematch, _) => Part::Rematch,
+            (Cycle::NewRoom, true) => Part::Creator(next.clone()),
+            (Cycle::NewRoom, false) => Part::Second(next.clone(), next.follow()),
+        };
         PlayerConn {
-            ws,
+            conn,
             room,
             me,
+            game_kind,
             clock,
-            counts_games,
+            part,
+            counts_games: first,
             seat: None,
             game: String::new(),
             acted: None,
@@ -74,39 +100,88 @@ impl PlayerConn {
                 }
                 break;
             }
-            tokio::select! {
+            let next_room = async {
+                match &mut self.part {
+                    Part::Second(_, follow) => follow.changed().await.is_ok(),
+                    _ => std::future::pending().await,
+                }
+            };
+            let outcome = tokio::select! {
                 () = ctx.cancel.cancelled() => break,
-                _ = start.changed(), if !started => started = true,
-                frame = self.ws.next() => match frame {
-                    Some(Ok(Message::Text(text))) => match self.read(text.as_str(), &ctx) {
-                        Next::Nothing => {}
-                        Next::Move(choice) => due = Some(choice),
-                        Next::Rematch => {
-                            let ask = format!(r#"{{"type":"rematch","room":"{}"}}"#, self.room);
-                            if let Err(e) = self.ws.send(Message::text(ask)).await {
-                                ctx.failure(format!("asking for a rematch: {e}"));
-                                break;
-                            }
+                _ = start.changed(), if !started => {
+                    started = true;
+                    Ok(())
+                }
+                true = next_room => self.join_next(&ctx).await,
+                frame = self.conn.next() => match frame {
+                    Some(Ok(text)) => match self.read(&text, &ctx) {
+                        Next::Nothing => Ok(()),
+                        Next::Move(choice) => {
+                            due = Some(choice);
+                            Ok(())
                         }
+                        Next::Over => self.after_game(&ctx).await,
                     },
-                    Some(Ok(Message::Close(why))) => {
-                        ctx.failure(format!("the server closed a player's connection: {why:?}"));
-                        break;
-                    }
-                    Some(Ok(_)) => {}
-                    Some(Err(e)) => {
-                        ctx.failure(format!("a player's connection failed: {e}"));
-                        break;
-                    }
-                    None => {
-                        ctx.failure("a player's connection ended".to_owned());
-                        break;
-                    }
+                    Some(Err(e)) => Err(format!("a player's connection failed: {e}")),
+                    None => Err("a player's connection ended".to_owned()),
                 },
+            };
+            if let Err(why) = outcome {
+                if !ctx.cancel.is_cancelled() {
+                    ctx.failure(why);
+                }
+                break;
             }
         }
-        close(self.ws).await;
+        self.conn.close().await;
         ctx.counters.open.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// The game is over: asks for a rematch, or, as the creator of a new room each
+    /// game, leaves this room and opens the next.
+    async fn after_game(&mut self, ctx: &Ctx) -> Result<(), String> {
+        match &self.part {
+            Part::Rematch => {
+                let ask = format!(r#"{{"type":"rematch","room":"{}"}}"#, self.room);
+                self.conn
+                    .send(ask)
+                    .await
+                    .map_err(|e| format!("asking for a rematch: {e}"))
+            }
+            Part::Creator(next) => {
+                let next = next.clone();
+                self.conn.leave(&self.room).await?;
+                let opened = tokio::select! {
+                    () = ctx.cancel.cancelled() => return Ok(()),
+                    opened = self.conn.create(&self.game_kind) => opened,
+                };
+                self.room = opened.map_err(|e| format!("opening the next room: {e}"))?;
+                next.opened(self.room.clone());
+                Ok(())
+            }
+            Part::Second(..) => Ok(()),
+        }
+    }
+
+    /// The creator has opened the next room: once its spectators watch it, leaves this
+    /// room and takes seat 1 there.
+    async fn join_next(&mut self, ctx: &Ctx) -> Result<(), String> {
+        let Part::Second(next, follow) = &mut self.part else {
+            return Ok(());
+        };
+        let (number, id) = follow.borrow_and_update().clone();
+        let next = next.clone();
+        tokio::select! {
+            () = ctx.cancel.cancelled() => return Ok(()),
+            () = next.all_watching(number) => {}
+        }
+        self.conn.leave(&self.room).await?;
+        self.room = id;
+        let joining = tokio::select! {
+            () = ctx.cancel.cancelled() => return Ok(()),
+            joining = self.conn.join(&self.room, 1) => joining,
+        };
+        joining.map_err(|e| format!("joining the next room: {e}"))
     }
 
     /// Sends `choice`, in open loop once the room's next move is due. Its latency is
@@ -138,8 +213,8 @@ impl PlayerConn {
             self.room,
             serde_json::Value::from(choice)
         );
-        self.ws
-            .send(Message::text(text))
+        self.conn
+            .send(text)
             .await
             .map_err(|e| format!("sending a move: {e}"))
     }
@@ -152,6 +227,10 @@ impl PlayerConn {
                 return Next::Nothing;
             }
         };
+        // What a room this player has left still sent is not news.
+        if seen.room.as_deref().is_some_and(|room| room != self.room) {
+            return Next::Nothing;
+        }
         match seen.kind.as_ref() {
             "state" => {
                 ctx.counters.broadcast(text.len());
@@ -167,16 +246,8 @@ impl PlayerConn {
                 if self.counts_games {
                     ctx.counters.games.fetch_add(1, Ordering::Relaxed);
                 }
-                if ctx.interval_ns.is_some() {
-                    // The rematch handshake is not a move: the schedule resumes from now.
-                    let since_start = ctx
-                        .now_ns()
-                        .saturating_sub(ctx.start_ns.load(Ordering::Relaxed));
-                    self.clock
-                        .next_due
-                        .fetch_max(since_start, Ordering::Relaxed);
-                }
-                Next::Rematch
+                self.resume_schedule(ctx);
+                Next::Over
             }
             "error" => {
                 ctx.error(text.to_owned());
@@ -195,12 +266,29 @@ impl PlayerConn {
             .position(|s| s.player_id.as_deref() == Some(self.me.as_str()))
             .and_then(|s| u8::try_from(s).ok());
         let game = seen.game_id.as_deref().unwrap_or("");
+        let playing = seen.status.as_deref() == Some("playing");
         if self.game != game {
             self.game.clear();
             self.game.push_str(game);
             self.acted = None;
+            if playing {
+                self.resume_schedule(ctx);
+            }
         }
-        self.on_news(seen.status.as_deref() == Some("playing"), seen, ctx)
+        self.on_news(playing, seen, ctx)
+    }
+
+    /// Open loop: going from one game to the next (the rematch handshake, or a new
+    /// room set up) is not a move, so the room's schedule resumes from now rather than
+    /// counting that time against the next move.
+    fn resume_schedule(&self, ctx: &Ctx) {
+        let start_ns = ctx.start_ns.load(Ordering::Relaxed);
+        if ctx.interval_ns.is_some() && start_ns > 0 {
+            let since_start = ctx.now_ns().saturating_sub(start_ns);
+            self.clock
+                .next_due
+                .fetch_max(since_start, Ordering::Relaxed);
+        }
     }
 
     /// A `state` or a `moved` of the current game, `playing` or not: times the
@@ -229,15 +317,44 @@ impl PlayerConn {
     }
 }
 
-/// A spectator: counts the broadcasts it is sent (`state`, `moved` and `game_over`).
-pub(super) async fn watch_room(mut ws: Ws, ctx: Arc<Ctx>) {
+/// A spectator of the room `room`: counts the broadcasts it is sent (`state`, `moved`
+/// and `game_over`) and, with `next`, follows the group to each new room.
+pub(super) async fn watch_room(
+    mut conn: Conn,
+    mut room: String,
+    next: Option<Arc<NextRoom>>,
+    ctx: Arc<Ctx>,
+) {
     ctx.counters.open.fetch_add(1, Ordering::Relaxed);
+    let mut follow = next.as_ref().map(|next| next.follow());
     loop {
-        tokio::select! {
+        let next_room = async {
+            match &mut follow {
+                Some(follow) => follow.changed().await.is_ok(),
+                None => std::future::pending().await,
+            }
+        };
+        let outcome = tokio::select! {
             () = ctx.cancel.cancelled() => break,
-            frame = ws.next() => match frame {
-                Some(Ok(Message::Text(text))) => {
-                    let text = text.as_str();
+            true = next_room => match (&next, &mut follow) {
+                (Some(next), Some(follow)) => {
+                    let (number, id) = follow.borrow_and_update().clone();
+                    let moved_on = async {
+                        conn.leave(&room).await?;
+                        conn.watch(&id).await
+                    };
+                    let moved_on = tokio::select! {
+                        () = ctx.cancel.cancelled() => break,
+                        moved_on = moved_on => moved_on,
+                    };
+                    room = id;
+                    next.watched(number);
+                    moved_on.map_err(|e| format!("watching the next room: {e}"))
+                }
+                _ => Ok(()),
+            },
+            frame = conn.next() => match frame {
+                Some(Ok(text)) => {
                     if text.starts_with(r#"{"type":"moved""#) {
                         ctx.counters.moved_event(text.len());
                     } else if text.starts_with(r#"{"type":"state""#)
@@ -245,25 +362,21 @@ pub(super) async fn watch_room(mut ws: Ws, ctx: Arc<Ctx>) {
                     {
                         ctx.counters.broadcast(text.len());
                     } else if text.starts_with(r#"{"type":"error""#) {
-                        ctx.error(text.to_owned());
+                        ctx.error(text);
                     }
+                    Ok(())
                 }
-                Some(Ok(Message::Close(why))) => {
-                    ctx.failure(format!("the server closed a spectator's connection: {why:?}"));
-                    break;
-                }
-                Some(Ok(_)) => {}
-                Some(Err(e)) => {
-                    ctx.failure(format!("a spectator's connection failed: {e}"));
-                    break;
-                }
-                None => {
-                    ctx.failure("a spectator's connection ended".to_owned());
-                    break;
-                }
+                Some(Err(e)) => Err(format!("a spectator's connection failed: {e}")),
+                None => Err("a spectator's connection ended".to_owned()),
             },
+        };
+        if let Err(why) = outcome {
+            if !ctx.cancel.is_cancelled() {
+                ctx.failure(why);
+            }
+            break;
         }
     }
-    close(ws).await;
+    conn.close().await;
     ctx.counters.open.fetch_sub(1, Ordering::Relaxed);
 }

@@ -16,7 +16,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_conf
 pub(super) const READ_BUFFER_BYTES: usize = 4 * 1024;
 
 /// How long one step of setting up a room (connect, hello, create, join, watch) may take.
-const SETUP_PATIENCE: Duration = Duration::from_secs(30);
+pub(super) const SETUP_PATIENCE: Duration = Duration::from_secs(30);
 
 pub(crate) type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -55,6 +55,9 @@ pub(crate) struct Seen<'a> {
     /// The message's `type`.
     #[serde(rename = "type", borrow)]
     pub(crate) kind: Cow<'a, str>,
+    /// The room it is about.
+    #[serde(default, borrow)]
+    pub(crate) room: Option<Cow<'a, str>>,
     /// The room's `seq`.
     #[serde(default)]
     pub(crate) seq: Option<u64>,
@@ -114,8 +117,9 @@ pub(crate) struct Welcome {
 /// A message's `type`, all [`until`] reads of it.
 #[derive(Deserialize)]
 pub(super) struct Kind<'a> {
+    /// The message's `type`.
     #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
+    pub(super) kind: Cow<'a, str>,
 }
 
 /// A new connection that has said hello, asking to hear of moves as `updates` says;
