@@ -142,4 +142,9 @@ pub(super) trait LogHost: Send + Sync + 'static {
 
     /// Starts `writer`, the whole life of the writer, where this host runs it.
     fn spawn(writer: impl Future<Output = ()> + Send + 'static) -> Result<(), StoreError>;
+
+    /// Lets whatever else is ready to run where the writer runs (rooms with moves to
+    /// send) run first, once, before a batch formed under load is written, so that what
+    /// they send joins that batch rather than the next.
+    fn yield_to_rooms() -> impl Future<Output = ()> + Send;
 }

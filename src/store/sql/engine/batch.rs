@@ -6,7 +6,10 @@
 //! batch saves is one commit (one fsync on SQLite) per move. Batches form by themselves:
 //! while one commits, the moves that arrive meanwhile queue up and go together in the
 //! next, up to [`MAX_BATCH`]. No move ever waits for a batch to fill, so a quiet server
-//! commits each move at once. A game's start (`MoveWriter::start`) joins the same
+//! commits each move at once. Under load (a batch of two or more formed), the writer
+//! first yields once (`LogHost::yield_to_rooms`) to whatever else is ready where it runs:
+//! on a busy core the rooms' next moves then join this batch, and one commit serves
+//! several times more moves; with nothing else ready, the yield returns at once. A game's start (`MoveWriter::start`) joins the same
 //! batches, so starting a game costs no transaction and no pool connection of its own.
 //!
 //! A batch is one transaction of a few statements whatever its size: one `INSERT` for the
@@ -196,6 +199,7 @@ async fn run<H: LogHost>(
         // transaction finishes joins it.
         let _writing = writes.lock().await;
         let mut next = Some(job);
+        let mut yielded = false;
         while let Some(job) = next.take() {
             match job {
                 Job::Write(pending) => batch.moves.push(*pending),
@@ -207,6 +211,11 @@ async fn run<H: LogHost>(
             }
             if batch.len() < MAX_BATCH {
                 next = jobs.try_recv().ok();
+                if next.is_none() && batch.len() >= 2 && !yielded {
+                    yielded = true;
+                    H::yield_to_rooms().await;
+                    next = jobs.try_recv().ok();
+                }
             }
         }
         if !batch.is_empty()
