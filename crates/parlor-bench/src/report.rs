@@ -135,6 +135,9 @@ pub(crate) struct ServerFigures {
     pub(crate) cpu_per_move_us: Option<f64>,
     /// CPU time over the window's length (1.0 = one core busy).
     pub(crate) cpu_share: f64,
+    /// Bytes written to storage per move in the window (the database's pages, its
+    /// log, the server's own log file).
+    pub(crate) written_bytes_per_move: Option<f64>,
 }
 
 impl Report {
@@ -169,6 +172,10 @@ impl Report {
                 cpu_secs: cpu,
                 cpu_per_move_us: (m.moves > 0).then(|| cpu / m.moves as f64 * 1e6),
                 cpu_share: cpu / m.window_secs.max(1e-9),
+                written_bytes_per_move: m
+                    .server_written_bytes
+                    .filter(|_| m.moves > 0)
+                    .map(|bytes| bytes as f64 / m.moves as f64),
             }),
             _ => None,
         };
@@ -284,7 +291,7 @@ impl Report {
         if let Some(s) = &self.server {
             let _ = writeln!(
                 out,
-                "  server pid {}: RSS {:.1} MiB before, {:.1} MiB idle ({:.0} bytes per connection), {:.1} MiB under load; CPU {:.2} of a core, {} per move",
+                "  server pid {}: RSS {:.1} MiB before, {:.1} MiB idle ({:.0} bytes per connection), {:.1} MiB under load; CPU {:.2} of a core, {} per move; {} written to storage per move",
                 s.pids
                     .iter()
                     .map(u32::to_string)
@@ -297,6 +304,8 @@ impl Report {
                 s.cpu_share,
                 s.cpu_per_move_us
                     .map_or("n/a".to_owned(), |us| format!("{us:.1} us")),
+                s.written_bytes_per_move
+                    .map_or("n/a".to_owned(), |b| format!("{b:.0} bytes")),
             );
         }
         if let Some(store) = &self.store {

@@ -95,6 +95,17 @@ pub(crate) fn cpu_seconds(pid: u32) -> Result<f64, BenchError> {
     }
 }
 
+/// The bytes a process has caused to be written to storage so far (`write_bytes` in
+/// `/proc/<pid>/io`: what reached the block device or would have, not what sat in a
+/// tmpfs); `None` where the kernel does not account it.
+pub(crate) fn written_bytes(pid: u32) -> Result<Option<u64>, BenchError> {
+    let io = read(PathBuf::from(format!("/proc/{pid}/io")))?;
+    Ok(io
+        .lines()
+        .find_map(|line| line.strip_prefix("write_bytes:"))
+        .and_then(|rest| rest.trim().parse::<u64>().ok()))
+}
+
 /// The 1-, 5- and 15-minute load averages, to say how busy the machine was.
 pub(crate) fn load_average() -> Option<[f64; 3]> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;

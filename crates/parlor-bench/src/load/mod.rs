@@ -130,6 +130,8 @@ pub(crate) struct Measured {
     pub(crate) rss: Option<[u64; 3]>,
     /// Server CPU seconds within the window.
     pub(crate) server_cpu_secs: Option<f64>,
+    /// Bytes the server wrote to storage within the window.
+    pub(crate) server_written_bytes: Option<u64>,
     /// Generator CPU seconds within the window.
     pub(crate) generator_cpu_secs: Option<f64>,
     /// What the abusing clients did, whole run.
@@ -366,6 +368,7 @@ pub(crate) async fn run(load: &Load, pids: &[u32]) -> Result<Measured, BenchErro
 
     let before = ctx.counters.get();
     let server_cpu_before = total(pids, system::cpu_seconds)?;
+    let written_before = total(pids, system::written_bytes)?.flatten();
     let generator_cpu_before = system::cpu_seconds(std::process::id()).ok();
     let window = Instant::now();
     ctx.recording.store(true, Ordering::Relaxed);
@@ -374,6 +377,7 @@ pub(crate) async fn run(load: &Load, pids: &[u32]) -> Result<Measured, BenchErro
     let window_secs = window.elapsed().as_secs_f64();
     let after = ctx.counters.get();
     let server_cpu_after = total(pids, system::cpu_seconds)?;
+    let written_after = total(pids, system::written_bytes)?.flatten();
     let generator_cpu_after = system::cpu_seconds(std::process::id()).ok();
     let rss_load = total(pids, system::rss_bytes)?;
     let connections_held = ctx.counters.open.load(Ordering::Relaxed);
@@ -413,6 +417,9 @@ pub(crate) async fn run(load: &Load, pids: &[u32]) -> Result<Measured, BenchErro
             _ => None,
         },
         server_cpu_secs: server_cpu_after.zip(server_cpu_before).map(|(a, b)| a - b),
+        server_written_bytes: written_after
+            .zip(written_before)
+            .map(|(a, b)| a.saturating_sub(b)),
         generator_cpu_secs: generator_cpu_after
             .zip(generator_cpu_before)
             .map(|(a, b)| a - b),
