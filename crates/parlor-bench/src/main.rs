@@ -422,7 +422,10 @@ async fn measure(
             &m,
             system::load_average(),
         );
-        report.storage = Some(server::storage_of(&places.scratch));
+        // On PostgreSQL the database is the database server's, wherever it keeps it.
+        report.storage = store_url
+            .is_none()
+            .then(|| server::storage_of(&places.scratch));
         if let (Some(before), Some(Ok(after))) = (before, after) {
             report.store = Some(store::StoreFigures::between(engine, before, after));
         }

@@ -29,7 +29,8 @@ pub(crate) struct Report {
     /// a rematch in the same room.
     pub(crate) cycle: Cycle,
     /// Where the server's scratch directory (Parlor's SQLite database) was: `disk` or
-    /// `tmpfs`; `None` for a server the generator did not start.
+    /// `tmpfs`; `None` for a server the generator did not start, or Parlor on
+    /// PostgreSQL.
     pub(crate) storage: Option<&'static str>,
     /// The share of the broadcasts received that were `moved` events: what the server
     /// actually sent (one that predates the event sends states whatever is asked).
