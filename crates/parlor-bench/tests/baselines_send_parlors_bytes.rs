@@ -5,6 +5,8 @@
 //! (`hello.updates`), and a room with both. Only the values of ids and of Parlor's
 //! ratings (which the baselines do not compute) are masked before comparing.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -193,18 +195,7 @@ async fn script(addr: SocketAddr, suffix: &str, updates: Updates) -> Vec<String>
 /// Replaces the room id, player and game ids, and rating values, which differ between
 /// servers by design.
 fn mask(frame: &str, room: &str) -> String {
-    let mut out = frame.replace(room, "ROOM");
-    for prefix in ["\"p_", "\"g_"] {
-        let mut from = 0;
-        while let Some(at) = out[from..].find(prefix) {
-            let start = from + at + prefix.len();
-            let end = start + 16;
-            if out.len() >= end && out[start..end].bytes().all(|b| b.is_ascii_hexdigit()) {
-                out.replace_range(start..end, "################");
-            }
-            from = start;
-        }
-    }
+    let mut out = common::mask_ids(frame.replace(room, "ROOM"));
     let mut from = 0;
     while let Some(at) = out[from..].find("\"rating\":") {
         let start = from + at + "\"rating\":".len();

@@ -14,6 +14,8 @@
 //! compiled into this test), against a real `node server.mjs`; the packages are installed
 //! from the lock file (`npm ci`) first if they are missing.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
@@ -342,18 +344,7 @@ async fn script(server: &Server, updates: Updates) -> Vec<String> {
 /// Replaces the room id, player and game ids, and a game's duration, which differ
 /// between servers by design.
 fn mask(frame: &str, room: &str) -> String {
-    let mut out = frame.replace(&format!(r#""{room}""#), r#""ROOM""#);
-    for prefix in ["\"p_", "\"g_"] {
-        let mut from = 0;
-        while let Some(at) = out[from..].find(prefix) {
-            let start = from + at + prefix.len();
-            let end = start + 16;
-            if out.len() >= end && out[start..end].bytes().all(|b| b.is_ascii_hexdigit()) {
-                out.replace_range(start..end, "################");
-            }
-            from = start;
-        }
-    }
+    let mut out = common::mask_ids(frame.replace(&format!(r#""{room}""#), r#""ROOM""#));
     if let Some(at) = out.find("\"duration_ms\":") {
         let start = at + "\"duration_ms\":".len();
         let digits = out[start..].bytes().take_while(u8::is_ascii_digit).count();

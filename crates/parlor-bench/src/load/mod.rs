@@ -204,6 +204,14 @@ impl Ctx {
         self.keep(text);
     }
 
+    /// A connection of the load stopped because of `why`: a failure, unless the run is
+    /// ending (then its connections are closed on purpose).
+    fn ended(&self, why: String) {
+        if !self.cancel.is_cancelled() {
+            self.failure(why);
+        }
+    }
+
     fn failure(&self, text: String) {
         self.counters
             .connection_failures

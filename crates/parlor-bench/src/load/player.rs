@@ -95,9 +95,7 @@ impl PlayerConn {
                 && let Some(choice) = due.take()
                 && let Err(why) = self.play(choice, &ctx).await
             {
-                if !ctx.cancel.is_cancelled() {
-                    ctx.failure(why);
-                }
+                ctx.ended(why);
                 break;
             }
             let next_room = async {
@@ -127,9 +125,7 @@ impl PlayerConn {
                 },
             };
             if let Err(why) = outcome {
-                if !ctx.cancel.is_cancelled() {
-                    ctx.failure(why);
-                }
+                ctx.ended(why);
                 break;
             }
         }
@@ -371,9 +367,7 @@ pub(super) async fn watch_room(
             },
         };
         if let Err(why) = outcome {
-            if !ctx.cancel.is_cancelled() {
-                ctx.failure(why);
-            }
+            ctx.ended(why);
             break;
         }
     }
