@@ -370,12 +370,18 @@ async fn measure(
 ) -> Result<Report, BenchError> {
     if target != Target::Parlor && load.bot_rooms > 0 {
         return Err(BenchError::Usage(format!(
-            "the {target} baseline has no bots; --bot-rooms needs Parlor"
+            "the {target} server has no bots; --bot-rooms needs Parlor"
         )));
+    }
+    if target == Target::Colyseus && load.abuse.is_some() {
+        return Err(BenchError::Usage(
+            "the abusing clients speak Parlor's protocol, which Colyseus does not; --abuse needs Parlor or a baseline"
+                .to_owned(),
+        ));
     }
     if target != Target::Parlor && load.game != "tictactoe" {
         return Err(BenchError::Usage(format!(
-            "the {target} baseline plays only tictactoe, not {}",
+            "the {target} server plays only tictactoe, not {}",
             load.game
         )));
     }
