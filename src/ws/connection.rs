@@ -33,8 +33,9 @@ pub(super) struct Connection {
     /// connection back yet.
     pub(super) moving: Moving,
     pub(super) subscriber: Subscriber,
-    /// The lobby feed, while subscribed.
-    pub(super) lobby: Option<LobbySubscription>,
+    /// The lobby feed, while subscribed. Boxed: few connections follow the lobby, and
+    /// every other one would keep room for it.
+    pub(super) lobby: Option<Box<LobbySubscription>>,
     /// News of its player's challenges to bot accounts, once it has made one.
     pub(super) bot_events: Option<mpsc::Receiver<BotEvent>>,
     /// The challenges it made, taken back as it closes if still unanswered.
@@ -68,7 +69,7 @@ impl Connection {
 
     /// A `lobby` snapshot for this connection's subscription.
     pub(super) fn lobby_snapshot(&self, reference: Option<Value>) -> ServerMsg {
-        let game = self.lobby.as_ref().and_then(LobbySubscription::game);
+        let game = self.lobby.as_deref().and_then(LobbySubscription::game);
         ServerMsg::Lobby {
             rooms: self.app.lobby.list_game(game),
             game,

@@ -238,7 +238,7 @@ impl Connection {
                 self.player()?;
                 let game = game.map(Checked::get).transpose()?;
                 // Subscribe before listing, so no change after the snapshot is missed.
-                self.lobby = Some(self.app.lobby.subscribe(game));
+                self.lobby = Some(Box::new(self.app.lobby.subscribe(game)));
                 Handled::Replies(vec![self.lobby_snapshot(reference)])
             }
             ClientMsg::UnsubscribeLobby {} => {

@@ -4,6 +4,8 @@
 //! other room waiting). Requests for a busy room queue behind it.
 
 use std::collections::{HashSet, VecDeque};
+use std::future::{Future, poll_fn};
+use std::task::Poll;
 
 use futures_util::StreamExt;
 use futures_util::future::LocalBoxFuture;
@@ -67,15 +69,17 @@ impl InFlight {
             .push(sent);
     }
 
-    /// The next answer; never comes while nothing is sent.
-    pub(super) async fn next(&mut self) -> Answered {
-        match self.sent.as_mut() {
-            Some(sent) if !sent.is_empty() => match sent.next().await {
-                Some(answered) => answered,
-                None => std::future::pending().await,
+    /// The next answer; never comes while nothing is sent. A poll of the requests
+    /// rather than an `async fn`: the session waits on it beside its other events, and
+    /// an `async fn`'s state would make every idle connection's future larger.
+    pub(super) fn next(&mut self) -> impl Future<Output = Answered> + '_ {
+        poll_fn(|cx| match self.sent.as_mut() {
+            Some(sent) if !sent.is_empty() => match sent.poll_next_unpin(cx) {
+                Poll::Ready(Some(answered)) => Poll::Ready(answered),
+                Poll::Ready(None) | Poll::Pending => Poll::Pending,
             },
-            _ => std::future::pending().await,
-        }
+            _ => Poll::Pending,
+        })
     }
 
     /// Notes that `room` answered a client's request (or, `reentry`, took the connection

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, Session};
+use bytestring::ByteString;
 use tokio::sync::futures::Notified;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, Sleep, interval, sleep_until};
@@ -27,7 +28,7 @@ use super::in_flight::InFlight;
 use super::meanwhile::Meanwhile;
 use super::notices::{moved_notice, shutdown_notice};
 use super::reroute::{ASK_AGAIN_EVERY, Moving};
-use super::room_request::Settled;
+use super::room_request::{Answered, Settled};
 use super::socket::SocketHandle;
 use super::writer::{Outbound, WriteError, Writer};
 use crate::AppState;
@@ -81,8 +82,8 @@ struct Running {
     in_flight: InFlight,
     /// A message that waits for the requests in flight to be answered first: one that
     /// changes who the connection speaks for or opens a room. Nothing more is read
-    /// meanwhile.
-    held: Option<(Envelope, std::time::Instant)>,
+    /// meanwhile. Boxed: it is rare, and every idle connection would keep room for it.
+    held: Option<Box<(Envelope, std::time::Instant)>>,
 }
 
 /// What reading the client's stream gives (`None`: the client has gone).
@@ -142,8 +143,21 @@ pub(crate) async fn run(opened: Box<Opened>) {
         if let Event::RoomMoved = event {
             waits.room_moved.set(moved.told());
         }
-        let step = running.handle(event, waits.silence.as_mut());
-        if let Flow::End(end) = running.carry_out(step, &mut waits).await {
+        // Each step's wait is an `await` of its own here, so the session's future keeps
+        // room for the largest of them only.
+        let written = match running.handle(event, waits.silence.as_mut()) {
+            Step::Wait => Ok(None),
+            Step::End(end) => Ok(Some(end)),
+            Step::Write(outbound, then) => running.writer.send(outbound).await.map(|()| then),
+            Step::WriteAll(frames) => running.writer.send_all(frames).await.map(|()| None),
+            Step::Dispatch(text) => running.dispatch(text, &mut waits).await,
+            Step::Answer(envelope, received) => {
+                running.answer(Ok(envelope), received, &mut waits).await
+            }
+            Step::Settle(answered) => running.settle(answered).await,
+            Step::Reenter(notices) => running.reenter(notices, &mut waits).await,
+        };
+        if let Flow::End(end) = flow(written) {
             break end;
         }
     };
@@ -225,7 +239,8 @@ impl Running {
         if let Some(frame) = self.deferred.take() {
             return Event::Received(frame);
         }
-        if !waiting && let Some((envelope, received)) = self.held.take() {
+        if !waiting && let Some(held) = self.held.take() {
+            let (envelope, received) = *held;
             return Event::Held(envelope, received);
         }
         tokio::select! {
@@ -236,7 +251,7 @@ impl Running {
             () = waits.hello_due.as_mut(), if awaiting_hello => Event::HelloOverdue,
             frame = self.stream.recv(), if reading => Event::Received(frame),
             answered = self.in_flight.next(), if waiting => Event::Answered(answered),
-            event = next_lobby_event(self.connection.lobby.as_mut()), if following_lobby => {
+            event = next_lobby_event(self.connection.lobby.as_deref_mut()), if following_lobby => {
                 Event::Lobby(event)
             }
             Some(frame) = self.queued.recv() => Event::Queued(frame),
@@ -409,66 +424,62 @@ impl Running {
         }
     }
 
-    /// Carries out `step`: its writes, a message's hand-over to the rooms (after which
-    /// the silence allowed is shortened if the client turned out to keep a heartbeat),
-    /// and the rooms that moved asked to take the connection back (asked again later,
-    /// while any has not).
-    async fn carry_out(&mut self, step: Step, waits: &mut Waits<'_, '_>) -> Flow {
-        let written = match step {
-            Step::Wait => return Flow::Continue,
-            Step::End(end) => return Flow::End(end),
-            Step::Write(outbound, then) => self.writer.send(outbound).await.map(|()| then),
-            Step::WriteAll(frames) => self.writer.send_all(frames).await.map(|()| None),
-            Step::Dispatch(text) => {
-                let received = std::time::Instant::now();
-                match self.connection.read(&text) {
-                    Ok(envelope)
-                        if envelope.msg.waits_for_earlier_requests()
-                            && !self.in_flight.is_idle() =>
-                    {
-                        self.held = Some((envelope, received));
-                        return Flow::Continue;
-                    }
-                    read => self.answer(read, received, waits).await,
-                }
+    /// Hands a text message to [`dispatch`](super::dispatch), unless it must wait for
+    /// the requests in flight to be answered first (it is then held, and nothing more
+    /// is read meanwhile).
+    async fn dispatch(
+        &mut self,
+        text: ByteString,
+        waits: &mut Waits<'_, '_>,
+    ) -> Result<Option<End>, WriteError> {
+        let received = std::time::Instant::now();
+        match self.connection.read(&text) {
+            Ok(envelope)
+                if envelope.msg.waits_for_earlier_requests() && !self.in_flight.is_idle() =>
+            {
+                self.held = Some(Box::new((envelope, received)));
+                Ok(None)
             }
-            Step::Answer(envelope, received) => self.answer(Ok(envelope), received, waits).await,
-            Step::Settle(answered) => {
-                let (room, reentry) = (answered.room().clone(), answered.is_reentry());
-                let settled = self.connection.settle(answered);
-                self.in_flight
-                    .answered(&room, reentry, &mut self.connection);
-                self.connection.describe_to_operator();
-                match settled {
-                    Settled::Replies(replies) => self.writer.send_all(replies).await.map(|()| None),
-                    Settled::GaveUp => {
-                        let (notice, code, reason) =
-                            moved_notice(&self.connection.app.config.server);
-                        let end =
-                            End::close(code, Some(reason.into()), "a room moved and was not found");
-                        self.writer
-                            .send(Outbound::Text(encode(&notice)))
-                            .await
-                            .map(|()| Some(end))
-                    }
-                }
-            }
-            Step::Reenter(notices) => {
-                for request in self.connection.reentries(&self.in_flight) {
-                    self.in_flight.push(request, &mut self.connection);
-                }
-                waits
-                    .reenter_due
-                    .as_mut()
-                    .reset(Instant::now() + ASK_AGAIN_EVERY);
-                self.writer.send_all(notices).await.map(|()| None)
-            }
-        };
-        match written {
-            Ok(None) => Flow::Continue,
-            Ok(Some(end)) => Flow::End(end),
-            Err(error) => Flow::End(End::unwritten(error)),
+            read => self.answer(read, received, waits).await,
         }
+    }
+
+    /// Takes in a room's answer, sends the client's next request for that room, and
+    /// writes the replies the answer calls for.
+    async fn settle(&mut self, answered: Answered) -> Result<Option<End>, WriteError> {
+        let (room, reentry) = (answered.room().clone(), answered.is_reentry());
+        let settled = self.connection.settle(answered);
+        self.in_flight
+            .answered(&room, reentry, &mut self.connection);
+        self.connection.describe_to_operator();
+        match settled {
+            Settled::Replies(replies) => self.writer.send_all(replies).await.map(|()| None),
+            Settled::GaveUp => {
+                let (notice, code, reason) = moved_notice(&self.connection.app.config.server);
+                let end = End::close(code, Some(reason.into()), "a room moved and was not found");
+                self.writer
+                    .send(Outbound::Text(encode(&notice)))
+                    .await
+                    .map(|()| Some(end))
+            }
+        }
+    }
+
+    /// Asks the rooms that moved to take the connection back (asked again later, while
+    /// any has not), and writes `notices`.
+    async fn reenter(
+        &mut self,
+        notices: Vec<ByteString>,
+        waits: &mut Waits<'_, '_>,
+    ) -> Result<Option<End>, WriteError> {
+        for request in self.connection.reentries(&self.in_flight) {
+            self.in_flight.push(request, &mut self.connection);
+        }
+        waits
+            .reenter_due
+            .as_mut()
+            .reset(Instant::now() + ASK_AGAIN_EVERY);
+        self.writer.send_all(notices).await.map(|()| None)
     }
 
     /// Answers a message read from the client: writes its replies, or sends the
@@ -578,6 +589,16 @@ impl Running {
         drop(permit);
         app.metrics.connections_open.dec();
         info!(conn, reason = why, "connection closed");
+    }
+}
+
+/// Whether the session goes on after a step: it ends if a write failed, or if the step
+/// ends it (once its frames are written).
+fn flow(written: Result<Option<End>, WriteError>) -> Flow {
+    match written {
+        Ok(None) => Flow::Continue,
+        Ok(Some(end)) => Flow::End(end),
+        Err(error) => Flow::End(End::unwritten(error)),
     }
 }
 
