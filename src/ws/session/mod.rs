@@ -16,14 +16,14 @@ use tokio::sync::futures::Notified;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Interval, Sleep, interval, sleep_until};
 use tokio_util::sync::WaitForCancellationFuture;
-use tracing::{debug, info};
+use tracing::info;
 
+mod reading;
 mod steps;
 
 use super::challenges;
 use super::connection::Connection;
 use super::dispatch::Answer;
-use super::frames::Breach;
 use super::in_flight::InFlight;
 use super::meanwhile::Meanwhile;
 use super::notices::{moved_notice, shutdown_notice};
@@ -35,9 +35,7 @@ use crate::AppState;
 use crate::bot_api::events::BotEvent;
 use crate::limits::{Budget, ConnectionPermit};
 use crate::lobby::{LobbyEvent, next_lobby_event};
-use crate::protocol::{
-    ClientError, Envelope, ErrorCode, MAX_FRAME_BYTES, Rejected, ServerMsg, encode,
-};
+use crate::protocol::{Envelope, Rejected, ServerMsg, encode};
 use crate::room::{Frame, OUTBOX_FRAMES, Subscriber, new_conn_id};
 use steps::{End, Event, Flow, Step};
 
@@ -344,83 +342,6 @@ impl Running {
                 ))
             }
             Event::PingDue => Step::Write(Outbound::Ping, None),
-        }
-    }
-
-    /// What a frame from the client calls for.
-    fn received(&mut self, frame: Received) -> Step {
-        // On a heartbeat only messages show the client is there: a WebSocket pong may
-        // come from a browser whose page is frozen.
-        let from_the_client = !self.connection.on_heartbeat
-            || matches!(
-                frame,
-                Some(Ok(AggregatedMessage::Text(_) | AggregatedMessage::Binary(_)))
-            );
-        if from_the_client {
-            self.last_heard = Instant::now();
-        }
-        let message = match frame {
-            None => return Step::End(End::Gone("closed by peer")),
-            Some(Err(error)) => {
-                let breach = Breach::of(&error);
-                debug!(conn = self.connection.conn, %error, ?breach, "websocket protocol error");
-                let (description, why) = match breach {
-                    Breach::TooLarge => (
-                        Some(format!("frames are limited to {MAX_FRAME_BYTES} bytes")),
-                        "frame too large",
-                    ),
-                    Breach::NotUtf8 => (
-                        Some("text frames must be UTF-8".to_owned()),
-                        "text not UTF-8",
-                    ),
-                    Breach::Protocol => (None, "protocol error"),
-                };
-                return Step::End(End::close(breach.close_code(), description, why));
-            }
-            Some(Ok(message)) => message,
-        };
-        match message {
-            // Every text or binary frame is counted once, here, against the budget;
-            // pings and pongs never are.
-            AggregatedMessage::Text(_) | AggregatedMessage::Binary(_) if !self.messages.allow() => {
-                self.refusals += 1;
-                let text = match &message {
-                    AggregatedMessage::Text(text) => text.as_ref(),
-                    _ => "",
-                };
-                let refusal = self.connection.refuse(text);
-                let end = (self.close_after_refusals != 0
-                    && self.refusals >= self.close_after_refusals)
-                    .then(|| {
-                        End::close(
-                            CloseCode::Policy,
-                            Some("too many messages; slow down".into()),
-                            "over its message budget",
-                        )
-                    });
-                Step::Write(Outbound::Text(refusal), end)
-            }
-            AggregatedMessage::Text(text) => {
-                self.refusals = 0;
-                Step::Dispatch(text)
-            }
-            AggregatedMessage::Binary(_) => {
-                self.refusals = 0;
-                let reply = ServerMsg::error(
-                    ClientError::new(
-                        ErrorCode::BadMessage,
-                        "Send messages as JSON text frames, not binary frames.",
-                    ),
-                    None,
-                );
-                Step::Write(Outbound::Text(encode(&reply)), None)
-            }
-            AggregatedMessage::Ping(bytes) => Step::Write(Outbound::Pong(bytes), None),
-            AggregatedMessage::Pong(_) => Step::Wait,
-            AggregatedMessage::Close(reason) => Step::End(End::Close {
-                reason,
-                why: "closed by peer",
-            }),
         }
     }
 
