@@ -1,30 +1,25 @@
 //! Keeping up with the client while one of its requests waits on a room (or on the
-//! store behind it): pings answered and sent, the rooms' frames written, and any other
-//! frame read kept for the session's next turn.
+//! store behind it): pings answered and sent, and any other frame read kept for the
+//! session's next turn.
 
 use std::pin::Pin;
 
 use actix_ws::{AggregatedMessage, AggregatedMessageStream};
-use tokio::sync::mpsc;
 use tokio::time::Interval;
 
 use super::session::Received;
 use super::writer::{Outbound, WriteError, Writer};
-use crate::room::Frame;
 
 /// The parts of a session that keep up with the client while a request waits (on a
 /// room, or on the store behind it): the session still answers the client's WebSocket
-/// pings and sends its own, so a client is never dropped for a slow answer, and writes
-/// the frames its rooms queue (when `frames` says so), so its other rooms go on; any
-/// other frame read meanwhile is kept, in order, for the next turn.
+/// pings and sends its own, so a client is never dropped for a slow answer; any other
+/// frame read meanwhile is kept, in order, for the next turn. (The rooms' frames go on
+/// meanwhile through the connection's outbox.)
 pub(super) struct Meanwhile<'s> {
     pub(super) stream: &'s mut AggregatedMessageStream,
     pub(super) ping: &'s mut Interval,
     pub(super) writer: &'s mut Writer,
     pub(super) deferred: &'s mut Option<Received>,
-    pub(super) queued: &'s mut mpsc::Receiver<Frame>,
-    /// Whether the rooms' frames are written meanwhile.
-    pub(super) frames: bool,
 }
 
 impl Meanwhile<'_> {
@@ -43,10 +38,6 @@ impl Meanwhile<'_> {
                 outcome = &mut work => break outcome,
                 _ = self.ping.tick(), if writable => {
                     meanwhile = self.writer.send(Outbound::Ping).await;
-                }
-                Some(frame) = self.queued.recv(), if writable && self.frames => {
-                    let text = Frame::unwrap_or_clone(frame);
-                    meanwhile = self.writer.send(Outbound::Text(text)).await;
                 }
                 frame = self.stream.recv(), if writable && self.deferred.is_none() => match frame {
                     Some(Ok(AggregatedMessage::Ping(bytes))) => {

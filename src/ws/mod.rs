@@ -3,8 +3,9 @@
 //! that owns the socket from then on.
 //!
 //! ```text
-//! upgrade ──▶ session (reads, budgets, dispatch; writes, each bounded in time) ──▶ socket
-//!                 ▲ room frames, lobby updates
+//! upgrade ──▶ session (reads, budgets, dispatch; replies, each bounded in time) ──▶ socket
+//!                 ▲ lobby updates                                                   ▲
+//!           rooms ─┴──────────── frames, through the connection's outbox ───────────┘
 //! ```
 
 mod challenges;
@@ -15,6 +16,7 @@ mod in_flight;
 mod meanwhile;
 mod notices;
 mod origin;
+mod outbox;
 mod reroute;
 mod room_request;
 mod session;
@@ -22,6 +24,7 @@ mod socket;
 mod writer;
 
 use std::pin::Pin;
+use std::rc::Rc;
 
 use actix_web::dev::Payload;
 use actix_web::error::PayloadError;
@@ -29,16 +32,19 @@ use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 use futures_util::Stream;
+use tokio::sync::mpsc;
 
 use crate::AppState;
 use crate::http::ApiError;
 use crate::limits::client_address;
 use crate::protocol::MAX_FRAME_BYTES;
+use crate::room::{Frame, OUTBOX_FRAMES};
 
 pub(crate) use origin::OriginPolicy;
 pub(crate) use socket::ConnectionSocket;
 
 use frames::FrameGuard;
+use outbox::{Gate, OutboxBody};
 use session::Opened;
 use socket::SocketHandle;
 
@@ -73,6 +79,13 @@ pub(crate) async fn upgrade(
         .max_frame_size(MAX_FRAME_BYTES)
         .aggregate_continuations()
         .max_continuation_size(MAX_FRAME_BYTES);
+    // The rooms' frames are written by the response body itself: actix-ws's body is kept
+    // inside it, as the inbound stream ends when that body is dropped.
+    let (outbox, queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
+    let gate = Rc::new(Gate::default());
+    let response = response
+        .map_body(|_, session_frames| OutboxBody::new(session_frames, queued, gate.clone()))
+        .map_into_boxed_body();
     // actix-ws streams are not Send, so the session runs on this HTTP worker's runtime,
     // the one that also serves this connection (which SocketHandle relies on).
     actix_web::rt::spawn(session::run(Box::new(Opened {
@@ -80,6 +93,8 @@ pub(crate) async fn upgrade(
         session,
         stream,
         socket: SocketHandle::of(&req),
+        outbox,
+        gate,
         address,
         permit,
     })));

@@ -1,12 +1,14 @@
 //! The session loop: one task per socket, in mini-redis's shape (the next event, the
 //! step it calls for, carried out, until one ends the session). It reads frames, holds
 //! the connection to its message budget and `hello` deadline, hands each message to
-//! [`dispatch`](super::dispatch), and writes everything outbound (replies, room frames,
-//! lobby updates, pings) through its [`Writer`], whose every write is bounded in time.
+//! [`dispatch`](super::dispatch), and writes what it sends itself (replies, lobby
+//! updates, pings) through its [`Writer`], whose every write is bounded in time. The
+//! rooms' frames do not pass through it: its [`outbox`](super::outbox) writes them.
 
 use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::pin::Pin;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,6 +29,7 @@ use super::dispatch::Answer;
 use super::in_flight::InFlight;
 use super::meanwhile::Meanwhile;
 use super::notices::{moved_notice, shutdown_notice};
+use super::outbox::Gate;
 use super::reroute::{ASK_AGAIN_EVERY, Moving};
 use super::room_request::{Answered, Settled};
 use super::socket::SocketHandle;
@@ -36,7 +39,7 @@ use crate::bot_api::events::BotEvent;
 use crate::limits::{Budget, ConnectionPermit};
 use crate::lobby::{LobbyEvent, next_lobby_event};
 use crate::protocol::{Envelope, Rejected, ServerMsg, encode};
-use crate::room::{Frame, OUTBOX_FRAMES, Subscriber, new_conn_id};
+use crate::room::{Frame, Subscriber, new_conn_id};
 use steps::{End, Event, Flow, Step};
 
 /// An upgraded connection, ready for its session.
@@ -49,21 +52,25 @@ pub(crate) struct Opened {
     pub(crate) stream: AggregatedMessageStream,
     /// The socket, to reset it if the client stops reading.
     pub(crate) socket: Option<SocketHandle>,
+    /// Where rooms queue frames for the connection; the response body writes them.
+    pub(crate) outbox: mpsc::Sender<Frame>,
+    /// Holds the outbox back while a request that opens a room is answered.
+    pub(crate) gate: Rc<Gate>,
     /// The client's address (the peer's, or the one a trusted proxy named).
     pub(crate) address: IpAddr,
     /// This connection's place in its address's count.
     pub(crate) permit: ConnectionPermit,
 }
 
-/// A running session: the connection, its socket's two halves, its outbox and its
-/// budgets and deadlines.
+/// A running session: the connection, its socket's two halves, its outbox's gate and
+/// its budgets and deadlines.
 struct Running {
     connection: Connection,
     stream: AggregatedMessageStream,
     writer: Writer,
     socket: Option<SocketHandle>,
     permit: ConnectionPermit,
-    queued: mpsc::Receiver<Frame>,
+    gate: Rc<Gate>,
     messages: Budget,
     close_after_refusals: u32,
     /// Refusals in a row for going over the message budget.
@@ -172,11 +179,12 @@ impl Running {
             session,
             stream,
             socket,
+            outbox,
+            gate,
             address,
             permit,
         } = opened;
         let conn = new_conn_id();
-        let (outbox, queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
         let server = &app.config.server;
         let write_timeout = Duration::from_secs(server.write_timeout_secs);
         let budgets = app.limits.connection_budgets();
@@ -218,7 +226,7 @@ impl Running {
             stream,
             socket,
             permit,
-            queued,
+            gate,
             write_timeout,
             deferred: None,
             in_flight: InFlight::default(),
@@ -252,7 +260,6 @@ impl Running {
             event = next_lobby_event(self.connection.lobby.as_deref_mut()), if following_lobby => {
                 Event::Lobby(event)
             }
-            Some(frame) = self.queued.recv() => Event::Queued(frame),
             event = next_bot_event(self.connection.bot_events.as_mut()), if following_challenges => {
                 Event::Challenges(event)
             }
@@ -320,9 +327,6 @@ impl Running {
             }
             Event::Lobby(LobbyEvent::Behind) => {
                 Step::WriteAll(vec![encode(&self.connection.lobby_snapshot(None))])
-            }
-            Event::Queued(frame) => {
-                Step::Write(Outbound::Text(Frame::unwrap_or_clone(frame)), None)
             }
             Event::Silence => {
                 let quiet_until = self.last_heard + self.timeout;
@@ -404,19 +408,20 @@ impl Running {
     }
 
     /// Answers a message read from the client: writes its replies, or sends the
-    /// request it makes of a room. The rooms' frames go on meanwhile (see
-    /// [`Meanwhile`]), but for a request whose answer must come before its room's
-    /// first frame (PROTOCOL.md §2.5).
+    /// request it makes of a room. The rooms' frames go on meanwhile, but for a request
+    /// whose answer must come before its room's first frame (PROTOCOL.md §2.5): the
+    /// outbox is held until that answer is written.
     async fn answer(
         &mut self,
         read: Result<Envelope, Rejected>,
         received: std::time::Instant,
         waits: &mut Waits<'_, '_>,
     ) -> Result<Option<End>, WriteError> {
-        let (connection, mut meanwhile) = self.split();
-        meanwhile.frames = read
+        let _outbox_held = read
             .as_ref()
-            .is_ok_and(|envelope| !envelope.msg.opens_a_room());
+            .is_ok_and(|envelope| envelope.msg.opens_a_room())
+            .then(|| self.gate.hold());
+        let (connection, meanwhile) = self.split();
         // Boxed: handling a request holds far more state than waiting for one, and an
         // idle connection should not carry it.
         let handling = Box::pin(connection.answer(read, received));
@@ -446,8 +451,6 @@ impl Running {
             ping: &mut self.ping,
             writer: &mut self.writer,
             deferred: &mut self.deferred,
-            queued: &mut self.queued,
-            frames: false,
         };
         (&mut self.connection, meanwhile)
     }

@@ -8,7 +8,6 @@ use super::Received;
 use crate::bot_api::events::BotEvent;
 use crate::lobby::LobbyEvent;
 use crate::protocol::Envelope;
-use crate::room::Frame;
 use crate::ws::room_request::Answered;
 use crate::ws::writer::{Outbound, WriteError};
 
@@ -67,8 +66,6 @@ pub(super) enum Event {
     Lobby(LobbyEvent),
     /// News of its player's challenges (`None`: it was dropped for not keeping up).
     Challenges(Option<BotEvent>),
-    /// A frame a room queued for the connection.
-    Queued(Frame),
     /// The connection may have been silent too long.
     Silence,
     /// Time to ping the client.

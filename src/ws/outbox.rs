@@ -1,0 +1,124 @@
+//! A connection's outbox: the frames its rooms queue for it, written into the socket's
+//! response body by actix's dispatcher itself, without waking the session.
+//!
+//! ```text
+//! session (replies, pings, close) ──▶ actix-ws's body ─┐
+//!                                                     ├─▶ OutboxBody ──▶ dispatcher ──▶ socket
+//! rooms (joined, state, moved…) ──▶ outbox (bounded) ─┘
+//! ```
+//!
+//! The body writes what the session sent first, then what the rooms queued: a direct
+//! reply may overtake room messages produced earlier but not written yet (PROTOCOL.md
+//! §2.5, point 4). While the session answers a request that opens a room it holds the
+//! outbox's [`Gate`], so that answer comes before the room's first frame (point 3).
+//!
+//! A client that stops reading stops the dispatcher polling the body; its outbox then
+//! fills and the room that finds it full kicks the connection (PROTOCOL.md §2.6).
+
+use std::cell::Cell;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use actix_http::ws::{OpCode, Parser};
+use actix_web::body::{BodySize, BoxBody, MessageBody};
+use actix_web::web::{Bytes, BytesMut};
+use tokio::sync::mpsc;
+
+use crate::room::Frame;
+
+/// How many bytes of queued frames one poll of the body encodes at most, so that one
+/// busy connection hands its dispatcher chunks of a bounded size.
+const MOST_BYTES_PER_CHUNK: usize = 16 * 1024;
+
+/// Whether the rooms' frames may be written: held while the session answers a request
+/// whose reply must come before its room's first frame.
+#[derive(Default)]
+pub(crate) struct Gate {
+    held: Cell<bool>,
+    /// The body, when it found frames waiting behind the held gate.
+    waiting: Cell<Option<Waker>>,
+}
+
+impl Gate {
+    /// Holds the rooms' frames back until the guard is dropped.
+    pub(crate) fn hold(self: &Rc<Gate>) -> GateHeld {
+        self.held.set(true);
+        GateHeld(Rc::clone(self))
+    }
+}
+
+/// Holds a [`Gate`] while it lives.
+pub(crate) struct GateHeld(Rc<Gate>);
+
+impl Drop for GateHeld {
+    fn drop(&mut self) {
+        self.0.held.set(false);
+        if let Some(body) = self.0.waiting.take() {
+            body.wake();
+        }
+    }
+}
+
+/// The response body of an upgraded connection: actix-ws's body (the session's frames),
+/// then the frames queued in the outbox, each encoded as a WebSocket text frame.
+pub(crate) struct OutboxBody {
+    session_frames: BoxBody,
+    queued: mpsc::Receiver<Frame>,
+    gate: Rc<Gate>,
+}
+
+impl OutboxBody {
+    /// The body writing `session_frames` (actix-ws's own body), then what `queued`
+    /// brings, while `gate` is not held.
+    pub(crate) fn new(
+        session_frames: BoxBody,
+        queued: mpsc::Receiver<Frame>,
+        gate: Rc<Gate>,
+    ) -> OutboxBody {
+        OutboxBody {
+            session_frames,
+            queued,
+            gate,
+        }
+    }
+}
+
+impl MessageBody for OutboxBody {
+    type Error = <BoxBody as MessageBody>::Error;
+
+    fn size(&self) -> BodySize {
+        BodySize::Stream
+    }
+
+    fn poll_next(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Bytes, Self::Error>>> {
+        let this = self.get_mut();
+        // The session's frames first; when actix-ws's body ends (a close frame written,
+        // or the session gone), the connection's output ends with it.
+        if let Poll::Ready(written) = Pin::new(&mut this.session_frames).poll_next(cx) {
+            return Poll::Ready(written);
+        }
+        if this.gate.held.get() {
+            this.gate.waiting.set(Some(cx.waker().clone()));
+            return Poll::Pending;
+        }
+        let mut chunk = BytesMut::new();
+        while chunk.len() < MOST_BYTES_PER_CHUNK {
+            match this.queued.poll_recv(cx) {
+                Poll::Ready(Some(frame)) => {
+                    Parser::write_message(&mut chunk, frame.as_bytes(), OpCode::Text, true, false);
+                }
+                // Every sender gone: the session is closing, and actix-ws's body ends next.
+                Poll::Ready(None) | Poll::Pending => break,
+            }
+        }
+        if chunk.is_empty() {
+            Poll::Pending
+        } else {
+            Poll::Ready(Some(Ok(chunk.freeze())))
+        }
+    }
+}
