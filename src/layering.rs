@@ -30,7 +30,10 @@ const ONLY: &[(&str, &[&str])] = &[
     // The operator's list of live connections is a table sessions write and routes and
     // the fleet read; it reaches into none of them, and keeps the error a connection
     // closed for its player is sent in the wire's own words.
-    ("live", &["protocol"]),
+    ("live", &["protocol", "alerts"]),
+    // A connection's alerts are raised by rooms, the fleet and the operator's list, and
+    // heard by the connection's task; they know none of them.
+    ("alerts", &[]),
 ];
 
 /// Each module and the modules of this crate it must never import.

@@ -9,6 +9,7 @@
 //! object-safe face, `catalog`) ← [`room`] ← [`ws`]/[`http`]. [`run`] wires it together
 //! for `main` and for tests. ARCHITECTURE.md has the map.
 
+mod alerts;
 mod auth;
 mod bans;
 mod bot_api;

@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use dashmap::DashMap;
 use serde::Serialize;
-use tokio_util::sync::CancellationToken;
 
 use parlor_room::{ConnId, PlayerId, RoomId};
 
+use crate::alerts::Alerts;
 use crate::protocol::ClientError;
 
 /// This node's live connections. Cloning it is cheap and shares the table.
@@ -28,9 +28,9 @@ struct Entry {
     address: IpAddr,
     player: Option<PlayerId>,
     rooms: Vec<RoomId>,
-    /// Cancelled to close the connection (shared with its rooms, which cancel it when
-    /// the connection cannot keep up).
-    close: CancellationToken,
+    /// Kicked to close the connection (shared with its rooms, which kick it when the
+    /// connection cannot keep up), and told of the server's shutdown.
+    close: Alerts,
     /// Why the connection is being closed for its player: the error it is sent last.
     closing: Option<ClientError>,
 }
@@ -49,8 +49,8 @@ pub(crate) struct AddressView {
 }
 
 impl LiveConnections {
-    /// Counts connection `conn` from `address` in, closed by cancelling `close`.
-    pub(crate) fn open(&self, conn: ConnId, address: IpAddr, close: CancellationToken) {
+    /// Counts connection `conn` from `address` in, closed by kicking `close`.
+    pub(crate) fn open(&self, conn: ConnId, address: IpAddr, close: Alerts) {
         self.entries.insert(
             conn,
             Entry {
@@ -88,11 +88,18 @@ impl LiveConnections {
         for mut entry in self.entries.iter_mut() {
             if entry.player.as_ref() == Some(player) && entry.closing.is_none() {
                 entry.closing = Some(why.clone());
-                entry.close.cancel();
+                entry.close.kick();
                 closed += 1;
             }
         }
         closed
+    }
+
+    /// Tells every live connection that the server is shutting down.
+    pub(crate) fn shut_down_all(&self) {
+        for entry in self.entries.iter() {
+            entry.close.shut_down();
+        }
     }
 
     /// The error a connection closed for its player is sent, if it was closed for one.
@@ -148,9 +155,9 @@ mod tests {
     fn addresses_list_their_connections_players_and_rooms() {
         let live = LiveConnections::default();
         let (a, b) = (IpAddr::from([10, 0, 0, 1]), IpAddr::from([10, 0, 0, 2]));
-        live.open(1, a, CancellationToken::new());
-        live.open(2, a, CancellationToken::new());
-        live.open(3, b, CancellationToken::new());
+        live.open(1, a, Alerts::default());
+        live.open(2, a, Alerts::default());
+        live.open(3, b, Alerts::default());
         let room = RoomId::from("r1".to_owned());
         live.describe(1, Some(&PlayerId::from("p1")), [&room].into_iter());
         live.describe(2, Some(&PlayerId::from("p1")), std::iter::empty());
@@ -169,9 +176,9 @@ mod tests {
     fn a_ban_closes_every_connection_of_the_player_and_no_other() {
         let live = LiveConnections::default();
         let address = IpAddr::from([10, 0, 0, 1]);
-        let tokens: Vec<CancellationToken> = (0..3).map(|_| CancellationToken::new()).collect();
-        for (conn, token) in (1..).zip(&tokens) {
-            live.open(conn, address, token.clone());
+        let alerts: Vec<Alerts> = (0..3).map(|_| Alerts::default()).collect();
+        for (conn, alert) in (1..).zip(&alerts) {
+            live.open(conn, address, alert.clone());
         }
         live.describe(1, Some(&PlayerId::from("p1")), std::iter::empty());
         live.describe(2, Some(&PlayerId::from("p2")), std::iter::empty());
@@ -183,8 +190,8 @@ mod tests {
             0,
             "closed once"
         );
-        assert!(tokens[0].is_cancelled() && tokens[2].is_cancelled());
-        assert!(!tokens[1].is_cancelled());
+        assert!(alerts[0].is_kicked() && alerts[2].is_kicked());
+        assert!(!alerts[1].is_kicked());
         assert_eq!(live.closing_error(1), Some(spam));
         assert_eq!(live.closing_error(2), None);
     }

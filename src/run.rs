@@ -61,6 +61,7 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
     let operator = OperatorToken::from_config(&config.admin)?;
     let metrics_token = MetricsToken::from_config(&config.admin)?;
     let live = LiveConnections::default();
+    tell_of_shutdown(live.clone(), shutdown.clone());
     let metrics = Arc::new(Metrics::new()?);
     let batches = BatchStats {
         moves: metrics.store_batch_moves.clone(),
@@ -171,6 +172,15 @@ pub(crate) async fn build(config: Config, shutdown: &CancellationToken) -> Resul
         hosts,
         fleet,
     })
+}
+
+/// Tells every live connection once `shutdown` is cancelled (a connection opened later
+/// finds it cancelled as it opens): each waits on its own alerts, not on the token.
+fn tell_of_shutdown(live: LiveConnections, shutdown: CancellationToken) {
+    tokio::spawn(async move {
+        shutdown.cancelled().await;
+        live.shut_down_all();
+    });
 }
 
 /// Shuts the server down (`shutdown`) when another server takes its database over

@@ -17,9 +17,8 @@ use super::ndjson::{self, KEEP_ALIVE};
 use super::ongoing::Ongoing;
 use super::reply::BotApiError;
 use crate::AppState;
-use crate::room::new_conn_id;
+use crate::room::{Alerts, new_conn_id};
 use parlor_room::PlayerId;
-use tokio_util::sync::CancellationToken;
 
 /// Opens the caller's event stream.
 pub(super) async fn event_stream(
@@ -47,7 +46,7 @@ pub(super) async fn event_stream(
                 .map(|room| Ongoing::in_room(room, &player).game_start(&base)),
         )
         .collect();
-    let close = CancellationToken::new();
+    let close = Alerts::default();
     let live = LiveStream::open(&state, &request, new_conn_id(), &player, None, close);
     let (response, lines) = ndjson::response();
     actix_web::rt::spawn(async move {
@@ -66,7 +65,7 @@ pub(super) async fn event_stream(
                 },
                 _ = keep_alive.tick() => lines.keep_alive().await,
                 () = lines.gone() => false,
-                () = live.close.cancelled() => false,
+                () = live.close.kicked() => false,
             };
             if !sent {
                 break;

@@ -43,7 +43,7 @@ pub(super) async fn game_stream(
         .bot_seats
         .hold(bot.clone(), room.clone(), seat.clone());
     let conn = seat.subscriber.conn;
-    let close = seat.subscriber.kick.clone();
+    let close = seat.subscriber.alerts.clone();
     let live = LiveStream::open(&state, &request, conn, bot, Some(&room), close);
     let (response, lines) = ndjson::response();
     let streaming = Streaming {
@@ -131,7 +131,7 @@ impl Streaming {
     async fn run(mut self, mut frames: mpsc::Receiver<Frame>, lines: Lines) {
         let mut tracker = GameTracker::default();
         let mut keep_alive = interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
-        let moved = self.seat.subscriber.moved.clone();
+        let alerts = self.seat.subscriber.alerts.clone();
         let ask_again = tokio::time::sleep(REENTER_EVERY);
         tokio::pin!(ask_again);
         loop {
@@ -146,9 +146,9 @@ impl Streaming {
                 _ = keep_alive.tick() => lines.keep_alive().await,
                 () = lines.gone() => false,
                 // Banned, or dropped by the room for not keeping up.
-                () = self.live.close.cancelled() => false,
-                () = moved.told() => {
-                    moved.take();
+                () = self.live.close.kicked() => false,
+                () = alerts.moved() => {
+                    alerts.take_moved();
                     self.moving_since.get_or_insert_with(Instant::now);
                     self.follow_the_room(ask_again.as_mut()).await
                 }

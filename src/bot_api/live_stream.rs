@@ -4,31 +4,30 @@
 //! its room drops it for not keeping up).
 
 use actix_web::HttpRequest;
-use tokio_util::sync::CancellationToken;
 
 use crate::AppState;
 use crate::limits::client_address;
-use crate::room::ConnId;
+use crate::room::{Alerts, ConnId};
 use parlor_room::{PlayerId, RoomId};
 
 /// A stream's place among the live connections, given up when it is dropped.
 pub(super) struct LiveStream {
     conn: ConnId,
     live: crate::live::LiveConnections,
-    /// Cancelled when the stream must end.
-    pub(super) close: CancellationToken,
+    /// Kicked when the stream must end.
+    pub(super) close: Alerts,
 }
 
 impl LiveStream {
     /// Counts connection `conn`, `player`'s stream (of `room`, for a game stream) opened
-    /// by `request`, among the live connections; it ends when `close` is cancelled.
+    /// by `request`, among the live connections; it ends when `close` is kicked.
     pub(super) fn open(
         state: &AppState,
         request: &HttpRequest,
         conn: ConnId,
         player: &PlayerId,
         room: Option<&RoomId>,
-        close: CancellationToken,
+        close: Alerts,
     ) -> LiveStream {
         let address = client_address(request, &state.config.server.trusted_proxies);
         state.live.open(conn, address, close.clone());

@@ -327,7 +327,7 @@ impl Room {
     /// is now.
     fn send_everyone_where_it_is(&self) {
         for sub in self.audience.values() {
-            sub.moved.tell(self.state.id());
+            sub.alerts.tell_moved(self.state.id());
         }
     }
 

@@ -90,7 +90,7 @@ pub(super) fn send_to(sub: &Subscriber, frame: &Frame, metrics: &Metrics) -> boo
             true
         }
         Err(TrySendError::Full(_)) => {
-            sub.kick.cancel();
+            sub.alerts.kick();
             if sub.count_drop(metrics) {
                 DROPS.note();
             }
@@ -192,7 +192,7 @@ mod tests {
         assert!(fan_out(subs.iter(), &same, None, &metrics).is_empty());
         assert_eq!(fan_out(subs.iter(), &same, None, &metrics), vec![1]);
         assert_eq!(fan_out(subs.iter(), &same, None, &metrics), vec![1]);
-        assert!(full.kick.is_cancelled());
+        assert!(full.alerts.is_kicked());
         assert_eq!(metrics.slow_consumers_dropped.get(), 1);
         assert_eq!(roomy_inbox.try_recv().unwrap(), frame);
     }

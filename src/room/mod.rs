@@ -7,7 +7,6 @@ mod caller;
 mod fanout;
 mod handle;
 mod hosts;
-mod moved;
 pub(crate) mod probe;
 mod recent;
 mod resume;
@@ -27,10 +26,10 @@ use crate::store::Store;
 use crate::thinkers::Thinkers;
 use parlor_room::{Now, RoomSettings};
 
+pub(crate) use crate::alerts::{Alert, Alerts};
 pub(crate) use caller::Caller;
 pub(crate) use handle::{Creator, RoomHandle, StateUnread};
 pub(crate) use hosts::RoomHosts;
-pub(crate) use moved::MovedRooms;
 pub(crate) use parlor_room::ConnId;
 pub(crate) use resume::{ResumeError, resume};
 
@@ -50,19 +49,19 @@ pub(crate) fn new_conn_id() -> ConnId {
 /// connection would carry 1 KiB of empty queue; with a pointer it is 256 bytes.
 pub(crate) type Frame = Arc<ByteString>;
 
-/// A connection's outbound side, as a room sees it: a bounded queue of encoded frames
-/// and a token the room cancels to drop a subscriber that cannot keep up.
+/// A connection's outbound side, as a room sees it: a bounded queue of encoded frames,
+/// and the alerts by which a room drops a subscriber that cannot keep up or tells it
+/// the room moved.
 #[derive(Clone, Debug)]
 pub(crate) struct Subscriber {
     /// The connection.
     pub(crate) conn: ConnId,
     /// Frames to write, shared between subscribers.
     pub(crate) outbox: mpsc::Sender<Frame>,
-    /// Cancelled when this connection must be closed because its queue overflowed.
-    pub(crate) kick: CancellationToken,
-    /// Told when a room this connection is in has moved to another node of a fleet: the
-    /// session puts the connection back into it there.
-    pub(crate) moved: MovedRooms,
+    /// Kicked when this connection must be closed (its queue overflowed, or the
+    /// operator closed it); told when a room it is in has moved to another node of a
+    /// fleet (its task puts it back into the room there).
+    pub(crate) alerts: Alerts,
     /// Set once the connection has been counted as dropped for not reading.
     pub(crate) dropped: Arc<AtomicBool>,
     /// How the connection hears of moves: full states, or `moved` events.
@@ -75,8 +74,7 @@ impl Subscriber {
         Subscriber {
             conn,
             outbox,
-            kick: CancellationToken::new(),
-            moved: MovedRooms::default(),
+            alerts: Alerts::default(),
             dropped: Arc::default(),
             updates: Updates::default(),
         }

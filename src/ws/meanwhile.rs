@@ -5,9 +5,9 @@
 use std::pin::Pin;
 
 use actix_ws::{AggregatedMessage, AggregatedMessageStream};
-use tokio::time::Interval;
+use tokio::time::{Instant, Sleep};
 
-use super::session::Received;
+use super::session::{Deadlines, Received};
 use super::writer::{Outbound, WriteError, Writer};
 
 /// The parts of a session that keep up with the client while a request waits (on a
@@ -17,7 +17,10 @@ use super::writer::{Outbound, WriteError, Writer};
 /// meanwhile through the connection's outbox.)
 pub(super) struct Meanwhile<'s> {
     pub(super) stream: &'s mut AggregatedMessageStream,
-    pub(super) ping: &'s mut Interval,
+    /// The session's timer: meanwhile, set for the next ping only (the loop sets it for
+    /// the other deadlines again once the request is answered).
+    pub(super) due: Pin<&'s mut Sleep>,
+    pub(super) deadlines: &'s mut Deadlines,
     pub(super) writer: &'s mut Writer,
     pub(super) deferred: &'s mut Option<Received>,
 }
@@ -26,7 +29,7 @@ impl Meanwhile<'_> {
     /// Waits for `work`, keeping up with the client; its outcome, whether a write made
     /// meanwhile failed, and whether the client answered a ping.
     pub(super) async fn wait_for<T>(
-        self,
+        mut self,
         mut work: Pin<Box<impl Future<Output = T>>>,
     ) -> (T, Result<(), WriteError>, bool) {
         let mut meanwhile = Ok(());
@@ -36,8 +39,11 @@ impl Meanwhile<'_> {
             tokio::select! {
                 biased;
                 outcome = &mut work => break outcome,
-                _ = self.ping.tick(), if writable => {
-                    meanwhile = self.writer.send(Outbound::Ping).await;
+                () = self.due.as_mut(), if writable => {
+                    if self.deadlines.take_ping(Instant::now()) {
+                        meanwhile = self.writer.send(Outbound::Ping).await;
+                    }
+                    self.due.as_mut().reset(self.deadlines.ping());
                 }
                 frame = self.stream.recv(), if writable && self.deferred.is_none() => match frame {
                     Some(Ok(AggregatedMessage::Ping(bytes))) => {

@@ -263,7 +263,7 @@ impl Relay {
         };
         let frame = Arc::new(ByteString::from(text));
         if let Err(TrySendError::Full(_)) = client.sub.outbox.try_send(frame) {
-            client.sub.kick.cancel();
+            client.sub.alerts.kick();
         }
     }
 }

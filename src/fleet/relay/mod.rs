@@ -267,7 +267,7 @@ impl Relay {
             Envelope::Frame { node, conn, text } => self.deliver(&node, conn, text).await,
             Envelope::Kick { conn } => {
                 if let Some(client) = self.inner.clients.get(&conn) {
-                    client.sub.kick.cancel();
+                    client.sub.alerts.kick();
                 }
             }
             Envelope::Moved { conn, room } => self.client_moved(conn, room.as_ref()),
@@ -383,7 +383,7 @@ impl Relay {
     fn tell_moved(&self, room: &RoomId, conns: &[ConnId]) {
         for conn in conns {
             if let Some(client) = self.inner.clients.get(conn) {
-                client.sub.moved.tell(room);
+                client.sub.alerts.tell_moved(room);
             }
         }
     }

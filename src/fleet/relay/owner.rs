@@ -226,20 +226,20 @@ impl Relay {
         sub: Subscriber,
         mut queued: mpsc::Receiver<Frame>,
     ) {
-        let (kick, moved) = (sub.kick.clone(), sub.moved.clone());
+        let alerts = sub.alerts.clone();
         drop(sub);
         'passing: loop {
             let frame = tokio::select! {
                 // Frames first: whatever the room sent before it stopped goes out.
                 biased;
                 frame = queued.recv() => frame,
-                () = kick.cancelled() => {
+                () = alerts.kicked() => {
                     let _ = self.send(&node, &Envelope::Kick { conn }).await;
                     break;
                 }
-                () = moved.told() => {
+                () = alerts.moved() => {
                     // The member stays in this node's other rooms.
-                    for room in moved.take() {
+                    for room in alerts.take_moved() {
                         self.out_of(&node, conn, Some(&room));
                         let envelope = Envelope::Moved { conn, room: Some(room) };
                         if self.send(&node, &envelope).await.is_err() {

@@ -14,12 +14,11 @@ use std::time::Duration;
 
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, Session};
 use bytestring::ByteString;
-use tokio::sync::futures::Notified;
 use tokio::sync::mpsc;
-use tokio::time::{Instant, Interval, Sleep, interval, sleep_until};
-use tokio_util::sync::WaitForCancellationFuture;
+use tokio::time::{Instant, Sleep, sleep_until};
 use tracing::info;
 
+mod deadlines;
 mod reading;
 mod steps;
 
@@ -30,7 +29,7 @@ use super::in_flight::InFlight;
 use super::meanwhile::Meanwhile;
 use super::notices::{moved_notice, shutdown_notice};
 use super::outbox::Gate;
-use super::reroute::{ASK_AGAIN_EVERY, Moving};
+use super::reroute::Moving;
 use super::room_request::{Answered, Settled};
 use super::socket::SocketHandle;
 use super::writer::{Outbound, WriteError, Writer};
@@ -39,7 +38,9 @@ use crate::bot_api::events::BotEvent;
 use crate::limits::{Budget, ConnectionPermit};
 use crate::lobby::{LobbyEvent, next_lobby_event};
 use crate::protocol::{Envelope, Rejected, ServerMsg, encode};
-use crate::room::{Frame, Subscriber, new_conn_id};
+use crate::room::{Alert, Frame, Subscriber, new_conn_id};
+pub(crate) use deadlines::Deadlines;
+use deadlines::Due;
 use steps::{End, Event, Flow, Step};
 
 /// An upgraded connection, ready for its session.
@@ -80,7 +81,7 @@ struct Running {
     hello_within: Duration,
     write_timeout: Duration,
     last_heard: Instant,
-    ping: Interval,
+    deadlines: Deadlines,
     /// A frame read while a message was being handled, handled next.
     deferred: Option<Received>,
     /// The connection's requests waiting on rooms.
@@ -94,21 +95,15 @@ struct Running {
 /// What reading the client's stream gives (`None`: the client has gone).
 pub(super) type Received = Option<Result<AggregatedMessage, actix_ws::ProtocolError>>;
 
-/// The waits every turn of the loop takes part in. They are made once, in [`run`], not
-/// once per frame (making and dropping them registered and struck off a waiter or a
+/// What every turn of the loop waits on besides the client and the rooms: the one
+/// timer, set to the earliest of the session's [`Deadlines`]. It is made once, in
+/// [`run`], not once per frame (making and dropping it registered and struck off a
 /// timer each time), and pinned in the session's own future rather than boxed, which
-/// would give every idle connection five more allocations.
-struct Waits<'w, 't> {
-    shutting_down: Pin<&'w mut WaitForCancellationFuture<'t>>,
-    /// Made again each time it ends (a room told moved).
-    room_moved: Pin<&'w mut Notified<'t>>,
-    kicked: Pin<&'w mut WaitForCancellationFuture<'t>>,
-    hello_due: Pin<&'w mut Sleep>,
-    /// When the rooms that moved are asked again; waited on only while there are any.
-    reenter_due: Pin<&'w mut Sleep>,
-    /// Set for when the connection would have been silent too long if nothing came
-    /// since it was last set; moved on when it fires early (rather than at every frame).
-    silence: Pin<&'w mut Sleep>,
+/// would give every idle connection one more allocation. (The server's shutdown, a kick
+/// and rooms moved come as the connection's [`Alerts`](crate::room::Alerts), one word
+/// to check.)
+struct Waits<'w> {
+    due: Pin<&'w mut Sleep>,
 }
 
 /// Runs a connection until it closes, then tells its rooms and lets go of its socket:
@@ -118,39 +113,14 @@ struct Waits<'w, 't> {
 /// them into, so every idle connection's future would otherwise hold them twice.
 pub(crate) async fn run(opened: Box<Opened>) {
     let mut running = Running::open(*opened);
-    let shutdown = running.connection.app.shutdown.clone();
-    let moved = running.connection.subscriber.moved.clone();
-    let kick = running.connection.subscriber.kick.clone();
-    let shutting_down = shutdown.cancelled();
-    let room_moved = moved.told();
-    let kicked = kick.cancelled();
-    let hello_due = sleep_until(running.last_heard + running.hello_within);
-    let silence = sleep_until(running.last_heard + running.timeout);
-    let reenter_due = sleep_until(running.last_heard);
-    tokio::pin!(
-        shutting_down,
-        room_moved,
-        kicked,
-        hello_due,
-        silence,
-        reenter_due
-    );
-    let mut waits = Waits {
-        shutting_down,
-        room_moved,
-        kicked,
-        hello_due,
-        reenter_due,
-        silence,
-    };
+    let due = sleep_until(running.last_heard);
+    tokio::pin!(due);
+    let mut waits = Waits { due };
     let end = loop {
         let event = running.next_event(&mut waits).await;
-        if let Event::RoomMoved = event {
-            waits.room_moved.set(moved.told());
-        }
         // Each step's wait is an `await` of its own here, so the session's future keeps
         // room for the largest of them only.
-        let written = match running.handle(event, waits.silence.as_mut()) {
+        let written = match running.handle(event) {
             Step::Wait => Ok(None),
             Step::End(end) => Ok(Some(end)),
             Step::Write(outbound, then) => running.writer.send(outbound).await.map(|()| then),
@@ -160,7 +130,7 @@ pub(crate) async fn run(opened: Box<Opened>) {
                 running.answer(Ok(envelope), received, &mut waits).await
             }
             Step::Settle(answered) => running.settle(answered).await,
-            Step::Reenter(notices) => running.reenter(notices, &mut waits).await,
+            Step::Reenter(notices) => running.reenter(notices).await,
         };
         if let Flow::End(end) = flow(written) {
             break end;
@@ -188,6 +158,17 @@ impl Running {
         let server = &app.config.server;
         let write_timeout = Duration::from_secs(server.write_timeout_secs);
         let budgets = app.limits.connection_budgets();
+        let (timeout, hello_within) = (
+            Duration::from_secs(server.client_timeout_secs),
+            Duration::from_secs(server.hello_timeout_secs),
+        );
+        let opened = Instant::now();
+        let deadlines = Deadlines::new(
+            opened,
+            Duration::from_secs(server.ping_interval_secs),
+            hello_within,
+            timeout,
+        );
         let connection = Connection {
             conn,
             app: app.clone(),
@@ -208,20 +189,24 @@ impl Running {
         if let Some(relay) = &app.relay {
             relay.register(connection.subscriber.clone());
         }
-        app.live
-            .open(conn, address, connection.subscriber.kick.clone());
+        let alerts = &connection.subscriber.alerts;
+        app.live.open(conn, address, alerts.clone());
+        // Opened after the server told its connections it is shutting down.
+        if app.shutdown.is_cancelled() {
+            alerts.shut_down();
+        }
         app.metrics.connections_open.inc();
         info!(conn, %address, "connection opened");
         Running {
-            ping: interval(Duration::from_secs(server.ping_interval_secs)),
             writer: Writer::new(session, socket.clone(), write_timeout),
             close_after_refusals: app.limits.close_after_refusals(),
-            timeout: Duration::from_secs(server.client_timeout_secs),
+            timeout,
             heartbeat_timeout: Duration::from_secs(server.heartbeat_timeout_secs),
-            hello_within: Duration::from_secs(server.hello_timeout_secs),
+            hello_within,
             messages: budgets.messages,
             refusals: 0,
-            last_heard: Instant::now(),
+            last_heard: opened,
+            deadlines,
             connection,
             stream,
             socket,
@@ -235,8 +220,7 @@ impl Running {
     }
 
     /// Waits for the next thing the session must act on.
-    async fn next_event(&mut self, waits: &mut Waits<'_, '_>) -> Event {
-        let awaiting_hello = self.connection.identity.is_none() && !self.hello_within.is_zero();
+    async fn next_event(&mut self, waits: &mut Waits<'_>) -> Event {
         let following_lobby = self.connection.lobby.is_some();
         let following_challenges = self.connection.bot_events.is_some();
         let moving = !self.connection.moving.is_empty();
@@ -249,12 +233,16 @@ impl Running {
             let (envelope, received) = *held;
             return Event::Held(envelope, received);
         }
+        let due = self.deadlines.next(self.awaiting_hello(), moving);
+        if waits.due.deadline() != due {
+            waits.due.as_mut().reset(due);
+        }
         tokio::select! {
-            () = waits.shutting_down.as_mut() => Event::Shutdown,
-            () = waits.room_moved.as_mut() => Event::RoomMoved,
-            () = waits.reenter_due.as_mut(), if moving => Event::ReenterDue,
-            () = waits.kicked.as_mut() => Event::Kicked,
-            () = waits.hello_due.as_mut(), if awaiting_hello => Event::HelloOverdue,
+            alert = self.connection.subscriber.alerts.next() => match alert {
+                Alert::Shutdown => Event::Shutdown,
+                Alert::Kicked => Event::Kicked,
+                Alert::Moved => Event::RoomMoved,
+            },
             frame = self.stream.recv(), if reading => Event::Received(frame),
             answered = self.in_flight.next(), if waiting => Event::Answered(answered),
             event = next_lobby_event(self.connection.lobby.as_deref_mut()), if following_lobby => {
@@ -263,13 +251,17 @@ impl Running {
             event = next_bot_event(self.connection.bot_events.as_mut()), if following_challenges => {
                 Event::Challenges(event)
             }
-            () = waits.silence.as_mut() => Event::Silence,
-            _ = self.ping.tick() => Event::PingDue,
+            () = waits.due.as_mut() => Event::Due,
         }
     }
 
-    /// What `event` calls for; `silence` is moved on when it fired early.
-    fn handle(&mut self, event: Event, silence: Pin<&mut Sleep>) -> Step {
+    /// Whether the connection has yet to say hello, within a deadline.
+    fn awaiting_hello(&self) -> bool {
+        self.connection.identity.is_none() && !self.hello_within.is_zero()
+    }
+
+    /// What `event` calls for.
+    fn handle(&mut self, event: Event) -> Step {
         match event {
             Event::Shutdown => {
                 let (notice, code, reason) = shutdown_notice(&self.connection.app.config.server);
@@ -277,14 +269,13 @@ impl Running {
                 Step::Write(Outbound::Text(encode(&notice)), Some(end))
             }
             Event::RoomMoved => {
-                let moved = self.connection.subscriber.moved.take();
+                let moved = self.connection.subscriber.alerts.take_moved();
                 let notices = self.connection.rooms_moved(moved);
                 if self.connection.moving.is_empty() {
                     return Step::Wait;
                 }
                 Step::Reenter(notices)
             }
-            Event::ReenterDue => Step::Reenter(Vec::new()),
             Event::Kicked => match self.connection.app.live.closing_error(self.connection.conn) {
                 Some(why) => {
                     let code = why.code.as_str();
@@ -298,17 +289,6 @@ impl Running {
                     "too slow to keep up",
                 )),
             },
-            Event::HelloOverdue => {
-                let reason = format!(
-                    "say hello within {} seconds of connecting",
-                    self.hello_within.as_secs()
-                );
-                Step::End(End::close(
-                    CloseCode::Policy,
-                    Some(reason),
-                    "no hello in time",
-                ))
-            }
             Event::Received(frame) => self.received(frame),
             Event::Held(envelope, received) => Step::Answer(envelope, received),
             Event::Answered(answered) => Step::Settle(answered),
@@ -328,10 +308,30 @@ impl Running {
             Event::Lobby(LobbyEvent::Behind) => {
                 Step::WriteAll(vec![encode(&self.connection.lobby_snapshot(None))])
             }
-            Event::Silence => {
+            Event::Due => self.due(),
+        }
+    }
+
+    /// What the deadline that passed calls for (the most urgent, if several did).
+    fn due(&mut self) -> Step {
+        let now = Instant::now();
+        let moving = !self.connection.moving.is_empty();
+        match self.deadlines.take_due(now, self.awaiting_hello(), moving) {
+            Some(Due::HelloOverdue) => {
+                let reason = format!(
+                    "say hello within {} seconds of connecting",
+                    self.hello_within.as_secs()
+                );
+                Step::End(End::close(
+                    CloseCode::Policy,
+                    Some(reason),
+                    "no hello in time",
+                ))
+            }
+            Some(Due::Silence) => {
                 let quiet_until = self.last_heard + self.timeout;
-                if quiet_until > Instant::now() {
-                    silence.reset(quiet_until);
+                if quiet_until > now {
+                    self.deadlines.silence = quiet_until;
                     return Step::Wait;
                 }
                 let reason = if self.connection.on_heartbeat {
@@ -345,7 +345,9 @@ impl Running {
                     "timed out",
                 ))
             }
-            Event::PingDue => Step::Write(Outbound::Ping, None),
+            Some(Due::Reenter) => Step::Reenter(Vec::new()),
+            Some(Due::Ping) => Step::Write(Outbound::Ping, None),
+            None => Step::Wait,
         }
     }
 
@@ -355,7 +357,7 @@ impl Running {
     async fn dispatch(
         &mut self,
         text: ByteString,
-        waits: &mut Waits<'_, '_>,
+        waits: &mut Waits<'_>,
     ) -> Result<Option<End>, WriteError> {
         let received = std::time::Instant::now();
         match self.connection.read(&text) {
@@ -392,18 +394,11 @@ impl Running {
 
     /// Asks the rooms that moved to take the connection back (asked again later, while
     /// any has not), and writes `notices`.
-    async fn reenter(
-        &mut self,
-        notices: Vec<ByteString>,
-        waits: &mut Waits<'_, '_>,
-    ) -> Result<Option<End>, WriteError> {
+    async fn reenter(&mut self, notices: Vec<ByteString>) -> Result<Option<End>, WriteError> {
         for request in self.connection.reentries(&self.in_flight) {
             self.in_flight.push(request, &mut self.connection);
         }
-        waits
-            .reenter_due
-            .as_mut()
-            .reset(Instant::now() + ASK_AGAIN_EVERY);
+        self.deadlines.asked_rooms_again(Instant::now());
         self.writer.send_all(notices).await.map(|()| None)
     }
 
@@ -415,13 +410,13 @@ impl Running {
         &mut self,
         read: Result<Envelope, Rejected>,
         received: std::time::Instant,
-        waits: &mut Waits<'_, '_>,
+        waits: &mut Waits<'_>,
     ) -> Result<Option<End>, WriteError> {
         let _outbox_held = read
             .as_ref()
             .is_ok_and(|envelope| envelope.msg.opens_a_room())
             .then(|| self.gate.hold());
-        let (connection, meanwhile) = self.split();
+        let (connection, meanwhile) = self.split(waits.due.as_mut());
         // Boxed: handling a request holds far more state than waiting for one, and an
         // idle connection should not carry it.
         let handling = Box::pin(connection.answer(read, received));
@@ -430,7 +425,7 @@ impl Running {
         meanwhile?;
         if self.connection.on_heartbeat && self.timeout > self.heartbeat_timeout {
             self.timeout = self.heartbeat_timeout;
-            waits.silence.as_mut().reset(self.last_heard + self.timeout);
+            self.deadlines.silence = self.last_heard + self.timeout;
         }
         match answer {
             Answer::Replies(replies) => {
@@ -445,10 +440,11 @@ impl Running {
     }
 
     /// The connection, and what keeps up with the client while it waits on its rooms.
-    fn split(&mut self) -> (&mut Connection, Meanwhile<'_>) {
+    fn split<'s>(&'s mut self, due: Pin<&'s mut Sleep>) -> (&'s mut Connection, Meanwhile<'s>) {
         let meanwhile = Meanwhile {
             stream: &mut self.stream,
-            ping: &mut self.ping,
+            due,
+            deadlines: &mut self.deadlines,
             writer: &mut self.writer,
             deferred: &mut self.deferred,
         };

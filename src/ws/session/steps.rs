@@ -48,13 +48,9 @@ pub(super) enum Event {
     Shutdown,
     /// A room the connection is in moved to another node of the fleet.
     RoomMoved,
-    /// Time to ask the rooms that moved again to take the connection back.
-    ReenterDue,
     /// A room found the connection too slow to keep up, or the operator banned its
     /// player (the operator's list of connections then holds what to tell it).
     Kicked,
-    /// The connection did not say hello in time.
-    HelloOverdue,
     /// A frame from the client (`None`: the client has gone).
     Received(Received),
     /// A message held until the connection's requests in flight were answered, as it
@@ -66,10 +62,10 @@ pub(super) enum Event {
     Lobby(LobbyEvent),
     /// News of its player's challenges (`None`: it was dropped for not keeping up).
     Challenges(Option<BotEvent>),
-    /// The connection may have been silent too long.
-    Silence,
-    /// Time to ping the client.
-    PingDue,
+    /// One of the session's deadlines passed (a ping is due, the hello is overdue, the
+    /// connection may have been silent too long, or the rooms that moved are to be
+    /// asked again).
+    Due,
 }
 
 /// What the session does about an event, once the event has changed its state: the
