@@ -296,8 +296,7 @@ mod tests {
             let mut rng = TestRng::new(seed);
             loop {
                 let BoardView::Grid { rows, cols, cells, .. } = game.board();
-                let codes: Vec<Option<String>> =
-                    game.cells().into_iter().map(|code| code.map(String::from)).collect();
+                let codes = game.cells();
                 prop_assert_eq!(codes.len(), usize::from(rows) * usize::from(cols));
                 prop_assert_eq!(codes, cells);
                 let moves = game.legal_moves();

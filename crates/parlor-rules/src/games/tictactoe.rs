@@ -3,7 +3,7 @@
 //! A move is the cell index `"0"`..`"8"`, row-major from the top-left. The position is
 //! nine characters of `X`, `O` or `.` in cell order.
 
-use super::{BoardView, EndReason, Game, GameKind, MoveError, Outcome, Seat};
+use super::{BoardView, EndReason, Game, GameKind, Labels, MoveError, Outcome, Seat};
 
 /// The eight lines of three cells that win (cells numbered 0 to 8, row by row).
 pub const LINES: [[usize; 3]; 8] = [
@@ -154,7 +154,8 @@ impl Game for TicTacToe {
     }
 
     fn board(&self) -> BoardView {
-        let labels = (0..9).map(|i| Some(i.to_string())).collect();
+        static LABELS: Labels = Labels::new();
+        let labels = LABELS.get(|| (0..9).map(|i| Some(i.to_string())).collect());
         BoardView::grid(3, 3, Game::cells(self), labels)
     }
 
@@ -266,8 +267,8 @@ mod tests {
         } = game.board();
         assert_eq!(labels[8].as_deref(), Some("8"));
         assert_eq!((rows, cols), (3, 3));
-        assert_eq!(cells[0].as_deref(), Some("O"));
-        assert_eq!(cells[4].as_deref(), Some("X"));
+        assert_eq!(cells[0], Some('O'));
+        assert_eq!(cells[4], Some('X'));
         assert_eq!(cells[1], None);
         for bad in ["9", "-1", "", "04", " 4", "a", "4.0"] {
             assert!(matches!(

@@ -20,7 +20,7 @@ fn applied(before: &StateMsg, moved: &MovedMsg) -> StateMsg {
     state.position = moved.position.clone();
     let BoardView::Grid { cells, .. } = &mut state.board;
     for (index, code) in &moved.cells {
-        cells[*index] = code.map(String::from);
+        cells[*index] = *code;
     }
     state.legal_moves = moved.legal_moves.clone();
     state.clocks = moved.clocks;

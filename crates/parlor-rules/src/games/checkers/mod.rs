@@ -23,7 +23,9 @@ use board::{Board, square_at};
 pub use notation::Move;
 pub use pdn::{PdnTags, pdn};
 
-use super::{BoardView, EndReason, Game, GameKind, MoveError, Outcome, PositionError, Seat};
+use super::{
+    BoardView, EndReason, Game, GameKind, Labels, MoveError, Outcome, PositionError, Seat,
+};
 
 /// Checkers rules an operator may tune (the `[checkers]` table of the config file).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -232,9 +234,12 @@ impl Game for Checkers {
     }
 
     fn board(&self) -> BoardView {
-        let labels = Self::diagram()
-            .map(|square| (square != board::NONE).then(|| (square + 1).to_string()))
-            .collect();
+        static LABELS: Labels = Labels::new();
+        let labels = LABELS.get(|| {
+            Self::diagram()
+                .map(|square| (square != board::NONE).then(|| (square + 1).to_string()))
+                .collect()
+        });
         BoardView::grid(8, 8, Game::cells(self), labels)
     }
 

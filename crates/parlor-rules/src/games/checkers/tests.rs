@@ -291,14 +291,14 @@ fn the_board_view_numbers_the_dark_squares() {
     assert_eq!(labels[56].as_deref(), Some("29"));
     assert_eq!(labels[62].as_deref(), Some("32"));
     assert_eq!(labels[63], None);
-    assert_eq!(cells[1].as_deref(), Some("b"));
+    assert_eq!(cells[1], Some('b'));
     assert_eq!(cells[21], None); // square 11 (row 2, column 5) is now empty
-    assert_eq!(cells[28].as_deref(), Some("b")); // square 15 (row 3, column 4)
-    assert_eq!(cells[62].as_deref(), Some("w"));
+    assert_eq!(cells[28], Some('b')); // square 15 (row 3, column 4)
+    assert_eq!(cells[62], Some('w'));
     let kings = at("B:WK29:BK4").board();
     let BoardView::Grid { cells, .. } = kings;
-    assert_eq!(cells[7].as_deref(), Some("B"));
-    assert_eq!(cells[56].as_deref(), Some("W"));
+    assert_eq!(cells[7], Some('B'));
+    assert_eq!(cells[56], Some('W'));
     assert_eq!(cells.iter().flatten().count(), 2);
 }
 

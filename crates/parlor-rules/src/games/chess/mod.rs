@@ -26,7 +26,9 @@ use shakmaty::{
     Bitboard, CastlingMode, Color, EnPassantMode, File, Move, Position, Rank, Role, Square,
 };
 
-use super::{BoardView, EndReason, Game, GameKind, MoveError, Outcome, PositionError, Seat};
+use super::{
+    BoardView, EndReason, Game, GameKind, Labels, MoveError, Outcome, PositionError, Seat,
+};
 
 /// What [`Game::parse_move`] accepts, for [`MoveError::Unparseable`].
 const NOTATION: &str = "UCI such as e2e4, e7e8q or e1g1 (castling), \
@@ -428,7 +430,8 @@ impl Game for Chess {
     /// as FEN letters (`"K"` White king, `"q"` Black queen) and every cell labelled with
     /// its square name.
     fn board(&self) -> BoardView {
-        let labels = diagram().map(|sq| Some(sq.to_string())).collect();
+        static LABELS: Labels = Labels::new();
+        let labels = LABELS.get(|| diagram().map(|sq| Some(sq.to_string())).collect());
         BoardView::grid(8, 8, Game::cells(self), labels)
     }
 

@@ -11,7 +11,9 @@
 
 use std::fmt;
 
-use super::{BoardView, EndReason, Game, GameKind, MoveError, Outcome, PositionError, Seat};
+use super::{
+    BoardView, EndReason, Game, GameKind, Labels, MoveError, Outcome, PositionError, Seat,
+};
 
 mod board;
 mod moves;
@@ -384,7 +386,8 @@ impl Game for FoxGeese {
     }
 
     fn board(&self) -> BoardView {
-        let labels = diagram().map(|p| p.map(|p| p.to_string())).collect();
+        static LABELS: Labels = Labels::new();
+        let labels = LABELS.get(|| diagram().map(|p| p.map(|p| p.to_string())).collect());
         BoardView::grid(SIZE as u8, SIZE as u8, Game::cells(self), labels)
     }
 

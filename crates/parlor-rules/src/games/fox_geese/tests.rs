@@ -554,7 +554,7 @@ fn the_board_view_is_a_7x7_grid_with_point_labels() {
         rows,
         cols,
         ref cells,
-        ref labels,
+        labels,
     } = view;
     assert_eq!((rows, cols), (7, 7));
     assert_eq!(labels.iter().filter(|l| l.is_none()).count(), 16);
@@ -562,8 +562,8 @@ fn the_board_view_is_a_7x7_grid_with_point_labels() {
     assert_eq!(labels[2].as_deref(), Some("1"));
     assert_eq!(labels[14].as_deref(), Some("7"));
     assert_eq!(labels[48], None);
-    assert_eq!(cells[24].as_deref(), Some("F"));
-    assert_eq!(cells.iter().flatten().filter(|c| *c == "G").count(), 13);
+    assert_eq!(cells[24], Some('F'));
+    assert_eq!(cells.iter().flatten().filter(|c| **c == 'G').count(), 13);
     assert_eq!(cells[2], None);
 }
 
