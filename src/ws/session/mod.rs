@@ -95,17 +95,6 @@ struct Running {
 /// What reading the client's stream gives (`None`: the client has gone).
 pub(super) type Received = Option<Result<AggregatedMessage, actix_ws::ProtocolError>>;
 
-/// What every turn of the loop waits on besides the client and the rooms: the one
-/// timer, set to the earliest of the session's [`Deadlines`]. It is made once, in
-/// [`run`], not once per frame (making and dropping it registered and struck off a
-/// timer each time), and pinned in the session's own future rather than boxed, which
-/// would give every idle connection one more allocation. (The server's shutdown, a kick
-/// and rooms moved come as the connection's [`Alerts`](crate::room::Alerts), one word
-/// to check.)
-struct Waits<'w> {
-    due: Pin<&'w mut Sleep>,
-}
-
 /// Runs a connection until it closes, then tells its rooms and lets go of its socket:
 /// the next event, the step it calls for, carried out, until one ends the session.
 ///
@@ -113,11 +102,16 @@ struct Waits<'w> {
 /// them into, so every idle connection's future would otherwise hold them twice.
 pub(crate) async fn run(opened: Box<Opened>) {
     let mut running = Running::open(*opened);
+    // Besides the client and the rooms, every turn of the loop waits on this one timer,
+    // set to the earliest of the session's deadlines. It is made once, not once per
+    // frame (making and dropping it registered and struck off a timer each time), and
+    // pinned in the session's own future rather than boxed, which would give every idle
+    // connection one more allocation. (The server's shutdown, a kick and rooms moved
+    // come as the connection's alerts, one word to check.)
     let due = sleep_until(running.last_heard);
     tokio::pin!(due);
-    let mut waits = Waits { due };
     let end = loop {
-        let event = running.next_event(&mut waits).await;
+        let event = running.next_event(&mut due).await;
         // Each step's wait is an `await` of its own here, so the session's future keeps
         // room for the largest of them only.
         let written = match running.handle(event) {
@@ -125,9 +119,9 @@ pub(crate) async fn run(opened: Box<Opened>) {
             Step::End(end) => Ok(Some(end)),
             Step::Write(outbound, then) => running.writer.send(outbound).await.map(|()| then),
             Step::WriteAll(frames) => running.writer.send_all(frames).await.map(|()| None),
-            Step::Dispatch(text) => running.dispatch(text, &mut waits).await,
+            Step::Dispatch(text) => running.dispatch(text, &mut due).await,
             Step::Answer(envelope, received) => {
-                running.answer(Ok(envelope), received, &mut waits).await
+                running.answer(Ok(envelope), received, &mut due).await
             }
             Step::Settle(answered) => running.settle(answered).await,
             Step::Reenter(notices) => running.reenter(notices).await,
@@ -220,7 +214,7 @@ impl Running {
     }
 
     /// Waits for the next thing the session must act on.
-    async fn next_event(&mut self, waits: &mut Waits<'_>) -> Event {
+    async fn next_event(&mut self, due: &mut Pin<&mut Sleep>) -> Event {
         let following_lobby = self.connection.lobby.is_some();
         let following_challenges = self.connection.bot_events.is_some();
         let moving = !self.connection.moving.is_empty();
@@ -233,9 +227,9 @@ impl Running {
             let (envelope, received) = *held;
             return Event::Held(envelope, received);
         }
-        let due = self.deadlines.next(self.awaiting_hello(), moving);
-        if waits.due.deadline() != due {
-            waits.due.as_mut().reset(due);
+        let next = self.deadlines.next(self.awaiting_hello(), moving);
+        if due.deadline() != next {
+            due.as_mut().reset(next);
         }
         tokio::select! {
             alert = self.connection.subscriber.alerts.next() => match alert {
@@ -251,7 +245,7 @@ impl Running {
             event = next_bot_event(self.connection.bot_events.as_mut()), if following_challenges => {
                 Event::Challenges(event)
             }
-            () = waits.due.as_mut() => Event::Due,
+            () = due.as_mut() => Event::Due,
         }
     }
 
@@ -357,7 +351,7 @@ impl Running {
     async fn dispatch(
         &mut self,
         text: ByteString,
-        waits: &mut Waits<'_>,
+        due: &mut Pin<&mut Sleep>,
     ) -> Result<Option<End>, WriteError> {
         let received = std::time::Instant::now();
         match self.connection.read(&text) {
@@ -367,7 +361,7 @@ impl Running {
                 self.held = Some(Box::new((envelope, received)));
                 Ok(None)
             }
-            read => self.answer(read, received, waits).await,
+            read => self.answer(read, received, due).await,
         }
     }
 
@@ -410,13 +404,13 @@ impl Running {
         &mut self,
         read: Result<Envelope, Rejected>,
         received: std::time::Instant,
-        waits: &mut Waits<'_>,
+        due: &mut Pin<&mut Sleep>,
     ) -> Result<Option<End>, WriteError> {
         let _outbox_held = read
             .as_ref()
             .is_ok_and(|envelope| envelope.msg.opens_a_room())
             .then(|| self.gate.hold());
-        let (connection, meanwhile) = self.split(waits.due.as_mut());
+        let (connection, meanwhile) = self.split(due.as_mut());
         // Boxed: handling a request holds far more state than waiting for one, and an
         // idle connection should not carry it.
         let handling = Box::pin(connection.answer(read, received));
