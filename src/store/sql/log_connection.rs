@@ -68,6 +68,12 @@ impl Inserted {
 /// and a connection whose transaction failed half-way is dropped by its user, which
 /// rolls it back.
 pub(super) trait LogConnection: Send {
+    /// Whether a statement costs this connection no round trip (SQLite's writer thread,
+    /// which runs the library in process). [`execute_rows`] then writes a batch's rows
+    /// with one small prepared statement each, which SQLite runs for fewer instructions
+    /// than one statement over a `VALUES` list of them all.
+    const ROW_AT_A_TIME: bool = false;
+
     /// The database session serving this connection, when another connection can end
     /// it (PostgreSQL); `None` on a local database.
     fn session(&mut self) -> impl Future<Output = Result<Option<SessionId>, StoreError>> + Send;
@@ -104,6 +110,44 @@ pub(super) trait LogConnection: Send {
         &mut self,
         moves: &[(&MoveRecord, Fence)],
     ) -> impl Future<Output = Result<Inserted, StoreError>> + Send;
+}
+
+/// A statement over any number of rows of parameters, in both of its forms.
+pub(super) struct RowStatement<'s, F: FnOnce(usize) -> String> {
+    /// The statement for one row, run once per row where statements cost no round trip
+    /// ([`LogConnection::ROW_AT_A_TIME`]). Those connections are SQLite's, so it is
+    /// written in SQLite's dialect: `?N` is the row's N-th parameter.
+    pub(super) one_row: &'s str,
+    /// The statement for all the rows at once, given their number: what other
+    /// connections run, once.
+    pub(super) all_rows: F,
+    /// How many parameters each row has.
+    pub(super) width: usize,
+}
+
+/// Runs `statement` over `params`, its rows' parameters one row after another, in the
+/// form that suits `conn`; returns how many rows it changed in all.
+pub(super) async fn execute_rows<C: LogConnection, F: FnOnce(usize) -> String>(
+    conn: &mut C,
+    statement: RowStatement<'_, F>,
+    params: &[Param<'_>],
+) -> Result<u64, StoreError> {
+    let RowStatement {
+        one_row,
+        all_rows,
+        width,
+    } = statement;
+    if params.is_empty() {
+        return Ok(0);
+    }
+    if !C::ROW_AT_A_TIME {
+        return conn.execute(&all_rows(params.len() / width), params).await;
+    }
+    let mut changed = 0;
+    for row in params.chunks(width) {
+        changed += conn.execute(one_row, row).await?;
+    }
+    Ok(changed)
 }
 
 /// The parameters of one stored move, in the order of the `moves` table's columns

@@ -14,7 +14,9 @@
 //! a string.) The SQL sticks to what both engines accept:
 //!
 //! * `$1, $2, …` placeholders (SQLite binds `$N` to the N-th argument), except in the
-//!   statements generated per batch, which write SQLite's plain `?` (`Placeholders`);
+//!   statements generated per batch, which write SQLite's plain `?` (`Placeholders`),
+//!   and in the one-row statements only SQLite's writer thread runs, which number
+//!   theirs `?N` (`RowStatement`);
 //! * `BIGINT`, `DOUBLE PRECISION` and `TEXT` columns, one set of migrations
 //!   (`migrations/`);
 //! * `INSERT … ON CONFLICT … DO NOTHING / DO UPDATE … WHERE` for claims and upserts;

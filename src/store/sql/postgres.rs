@@ -347,6 +347,12 @@ mod test_db {
                 .expect("connect to PostgreSQL")
         }
 
+        /// A connection of the game log writer's own kind, where that differs from the
+        /// pool's: never on PostgreSQL, whose writer writes through a pooled one.
+        pub(crate) async fn writer_connection(&self) -> Option<sqlx::PgConnection> {
+            None
+        }
+
         /// The store in this schema, its batches counted in `stats`.
         pub(crate) async fn open_with(&self, stats: BatchStats) -> SqlStore {
             self.try_open(stats)

@@ -15,8 +15,9 @@
 //! A batch is one transaction of a few statements whatever its size: one `INSERT` for the
 //! games it starts and one for their seats, the moves (`LogConnection::insert_moves`:
 //! one multi-row `INSERT` on PostgreSQL, one cached prepared `INSERT` per move on
-//! SQLite, where a statement costs no round trip), plus at most five for all the games
-//! its moves finished (`endings`). A batch of moves alone, ending no game, needs no
+//! SQLite, where a statement costs no round trip), plus the endings of the games its
+//! moves finished (`endings`: five statements on PostgreSQL, one cached statement per
+//! row on SQLite). A batch of moves alone, ending no game, needs no
 //! `BEGIN` and `COMMIT` of its own: PostgreSQL commits its one `INSERT` as one atomic
 //! statement, and SQLite's connection wraps several moves in a transaction by itself. If
 //! the database refuses the batch (say, one move breaks a constraint), each of its

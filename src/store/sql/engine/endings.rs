@@ -2,14 +2,17 @@
 //! ratings, for any number of games in a fixed handful of statements.
 //!
 //! A batch of moves from many rooms often ends several games (a tic-tac-toe game ends
-//! every seven or eight moves). Written one by one, each ending took eight to ten
-//! statements, each a round trip to the database's thread; here a batch's endings take
-//! five at most, whatever their number: one `UPDATE … FROM (VALUES …)` for the games, one
-//! read of the ratings involved, one upsert of the new ratings, one `UPDATE … FROM` for
-//! the seats and one upsert of the leaderboard. The result is the same as writing the
-//! endings one after another in the order given: a player rated in two of the games is
-//! rated by the first and then by the second, and a leaderboard row keeps the first of
-//! its best scores.
+//! every seven or eight moves). Each of five steps covers all of a batch's endings: the
+//! games, a read of the ratings involved, an upsert of the new ratings, the seats and
+//! the leaderboard. The read is one query joined to a `VALUES` list. Each write is one
+//! statement over all the rows where a statement is a round trip (PostgreSQL: `UPDATE …
+//! FROM (VALUES …)`, multi-row upserts), or one small prepared statement per row where
+//! it is not (SQLite's writer thread), which SQLite runs for fewer instructions than the
+//! `VALUES` forms (see [`RowStatement`]; a game's ending at saturation took 151,000
+//! instructions instead of 200,000, the read included). The result is the same
+//! as writing the endings one after another in the order given: a player rated in two
+//! of the games is rated by the first and then by the second, and a leaderboard row
+//! keeps the first of its best scores.
 //!
 //! `VALUES` columns are named `column1`, `column2`, … by both SQLite and PostgreSQL; the
 //! values are cast to their columns' types so PostgreSQL need not guess them.
@@ -18,10 +21,9 @@
 //! a fleet) the batch first takes the engine's `RATINGS_LOCK`, held until its commit.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 
 use super::{PLACEHOLDERS, RATINGS_LOCK};
-use crate::store::sql::log_connection::{LogConnection, Param};
+use crate::store::sql::log_connection::{LogConnection, Param, RowStatement, execute_rows};
 use crate::store::{Fence, GameFinish, GameStatus, RatingChange, StoreError};
 use parlor_room::ratings::{self, Rating};
 use parlor_room::records::LeaderboardCandidate;
@@ -53,24 +55,6 @@ async fn update_games(
     conn: &mut impl LogConnection,
     finishes: &[(&GameFinish, Fence)],
 ) -> Result<(), StoreError> {
-    let mut sql = format!(
-        "UPDATE games SET status = '{}', finished_at = v.column2, winner = v.column3, \
-         reason = v.column4, duration_ms = v.column5, moves = v.column6 FROM (VALUES ",
-        GameStatus::Finished.as_str()
-    );
-    PLACEHOLDERS.push_typed_rows(
-        &mut sql,
-        finishes.len(),
-        &[
-            "TEXT", "BIGINT", "BIGINT", "TEXT", "BIGINT", "BIGINT", "BIGINT",
-        ],
-    );
-    let _ = write!(
-        sql,
-        ") AS v WHERE games.game_id = v.column1 AND games.fence = v.column7 \
-         AND games.status = '{}'",
-        GameStatus::Playing.as_str()
-    );
     let params: Vec<Param<'_>> = finishes
         .iter()
         .flat_map(|(finish, fence)| {
@@ -82,10 +66,38 @@ async fn update_games(
                 Param::int(finish.duration_ms),
                 Param::int(finish.moves),
                 Param::int(fence.0),
+                Param::text(GameStatus::Finished.as_str()),
+                Param::text(GameStatus::Playing.as_str()),
             ]
         })
         .collect();
-    let updated = conn.execute(&sql, &params).await?;
+    let statement = RowStatement {
+        one_row: "UPDATE games SET status = ?8, finished_at = ?2, winner = ?3, reason = ?4, \
+                  duration_ms = ?5, moves = ?6 \
+                  WHERE game_id = ?1 AND fence = ?7 AND status = ?9",
+        all_rows: |rows| {
+            let mut sql = String::from(
+                "UPDATE games SET status = v.column8, finished_at = v.column2, \
+                 winner = v.column3, reason = v.column4, duration_ms = v.column5, \
+                 moves = v.column6 FROM (VALUES ",
+            );
+            PLACEHOLDERS.push_typed_rows(
+                &mut sql,
+                rows,
+                &[
+                    "TEXT", "BIGINT", "BIGINT", "TEXT", "BIGINT", "BIGINT", "BIGINT", "TEXT",
+                    "TEXT",
+                ],
+            );
+            sql.push_str(
+                ") AS v WHERE games.game_id = v.column1 AND games.fence = v.column7 \
+                 AND games.status = v.column9",
+            );
+            sql
+        },
+        width: 9,
+    };
+    let updated = execute_rows(conn, statement, &params).await?;
     if updated != finishes.len() as u64 {
         return Err(StoreError::Database(sqlx::Error::RowNotFound));
     }
@@ -197,16 +209,23 @@ async fn write_ratings(
     conn: &mut impl LogConnection,
     current: &HashMap<(&str, &str), Rated>,
 ) -> Result<(), StoreError> {
-    let mut sql = String::from(
-        "INSERT INTO ratings (game, player_key, rating, deviation, volatility, games, \
-         updated_at) VALUES ",
-    );
-    PLACEHOLDERS.push_rows(&mut sql, current.len(), 7);
-    sql.push_str(
-        " ON CONFLICT (game, player_key) DO UPDATE SET rating = excluded.rating, \
-         deviation = excluded.deviation, volatility = excluded.volatility, \
-         games = ratings.games + excluded.games, updated_at = excluded.updated_at",
-    );
+    /// What a player's rating becomes when it is already stored.
+    const RATED_AGAIN: &str = " ON CONFLICT (game, player_key) DO UPDATE SET \
+        rating = excluded.rating, deviation = excluded.deviation, \
+        volatility = excluded.volatility, games = ratings.games + excluded.games, \
+        updated_at = excluded.updated_at";
+    const INSERT: &str = "INSERT INTO ratings (game, player_key, rating, deviation, \
+                          volatility, games, updated_at) VALUES ";
+    let statement = RowStatement {
+        one_row: &format!("{INSERT}(?1, ?2, ?3, ?4, ?5, ?6, ?7){RATED_AGAIN}"),
+        all_rows: |rows| {
+            let mut sql = String::from(INSERT);
+            PLACEHOLDERS.push_rows(&mut sql, rows, 7);
+            sql.push_str(RATED_AGAIN);
+            sql
+        },
+        width: 7,
+    };
     let params: Vec<Param<'_>> = current
         .iter()
         .flat_map(|((game, key), rated)| {
@@ -221,7 +240,7 @@ async fn write_ratings(
             ]
         })
         .collect();
-    conn.execute(&sql, &params).await?;
+    execute_rows(conn, statement, &params).await?;
     Ok(())
 }
 
@@ -236,25 +255,35 @@ async fn update_seats(
     if seats == 0 {
         return Ok(());
     }
-    let mut sql = String::from(
-        "UPDATE game_seats SET thinking_ms = v.column3, score = v.column4, \
-         rating_before = v.column5, rating_after = v.column6, opponent = v.column7 \
-         FROM (VALUES ",
-    );
-    PLACEHOLDERS.push_typed_rows(
-        &mut sql,
-        seats,
-        &[
-            "TEXT",
-            "BIGINT",
-            "BIGINT",
-            "BIGINT",
-            "DOUBLE PRECISION",
-            "DOUBLE PRECISION",
-            "TEXT",
-        ],
-    );
-    sql.push_str(") AS v WHERE game_seats.game_id = v.column1 AND game_seats.seat = v.column2");
+    let statement = RowStatement {
+        one_row: "UPDATE game_seats SET thinking_ms = ?3, score = ?4, rating_before = ?5, \
+                  rating_after = ?6, opponent = ?7 WHERE game_id = ?1 AND seat = ?2",
+        all_rows: |rows| {
+            let mut sql = String::from(
+                "UPDATE game_seats SET thinking_ms = v.column3, score = v.column4, \
+                 rating_before = v.column5, rating_after = v.column6, opponent = v.column7 \
+                 FROM (VALUES ",
+            );
+            PLACEHOLDERS.push_typed_rows(
+                &mut sql,
+                rows,
+                &[
+                    "TEXT",
+                    "BIGINT",
+                    "BIGINT",
+                    "BIGINT",
+                    "DOUBLE PRECISION",
+                    "DOUBLE PRECISION",
+                    "TEXT",
+                ],
+            );
+            sql.push_str(
+                ") AS v WHERE game_seats.game_id = v.column1 AND game_seats.seat = v.column2",
+            );
+            sql
+        },
+        width: 7,
+    };
     let mut params = Vec::with_capacity(seats * 7);
     for (finish, change) in finishes.iter().zip(changes) {
         for seat in &finish.seats {
@@ -272,7 +301,7 @@ async fn update_seats(
             ]);
         }
     }
-    conn.execute(&sql, &params).await?;
+    execute_rows(conn, statement, &params).await?;
     Ok(())
 }
 
@@ -301,16 +330,22 @@ async fn upsert_leaderboard(
     if best.is_empty() {
         return Ok(());
     }
-    let mut sql = String::from(
-        "INSERT INTO leaderboard (game, player_id, opponent, score, game_id, achieved_at) \
-         VALUES ",
-    );
-    PLACEHOLDERS.push_rows(&mut sql, best.len(), 6);
-    sql.push_str(
-        " ON CONFLICT (game, player_id, opponent) DO UPDATE SET score = excluded.score, \
-         game_id = excluded.game_id, achieved_at = excluded.achieved_at \
-         WHERE excluded.score > leaderboard.score",
-    );
+    /// A candidate replaces a stored row only with a strictly higher score.
+    const BETTERED: &str = " ON CONFLICT (game, player_id, opponent) DO UPDATE SET \
+        score = excluded.score, game_id = excluded.game_id, \
+        achieved_at = excluded.achieved_at WHERE excluded.score > leaderboard.score";
+    const INSERT: &str = "INSERT INTO leaderboard (game, player_id, opponent, score, \
+                          game_id, achieved_at) VALUES ";
+    let statement = RowStatement {
+        one_row: &format!("{INSERT}(?1, ?2, ?3, ?4, ?5, ?6){BETTERED}"),
+        all_rows: |rows| {
+            let mut sql = String::from(INSERT);
+            PLACEHOLDERS.push_rows(&mut sql, rows, 6);
+            sql.push_str(BETTERED);
+            sql
+        },
+        width: 6,
+    };
     let params: Vec<Param<'_>> = best
         .iter()
         .flat_map(|(finish, candidate)| {
@@ -324,6 +359,6 @@ async fn upsert_leaderboard(
             ]
         })
         .collect();
-    conn.execute(&sql, &params).await?;
+    execute_rows(conn, statement, &params).await?;
     Ok(())
 }

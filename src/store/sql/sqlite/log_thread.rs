@@ -148,6 +148,8 @@ impl ToSql for Param<'_> {
 }
 
 impl LogConnection for Connection {
+    const ROW_AT_A_TIME: bool = true;
+
     fn session(&mut self) -> impl Future<Output = Result<Option<SessionId>, StoreError>> + Send {
         // The file is written by this thread alone: there is no session to end.
         ready(Ok(None))

@@ -55,6 +55,13 @@ impl TestDb {
             .expect("open the SQLite file")
     }
 
+    /// A connection of the game log writer's own kind (the writer thread's, which
+    /// writes a batch's rows one statement each), on this file: the store has made it.
+    pub(crate) async fn writer_connection(&self) -> Option<rusqlite::Connection> {
+        let log = ThreadLog::new(self.path(), TEST_TUNING).expect("open the writer's connection");
+        Some(log.connect().await.expect("the writer's connection"))
+    }
+
     /// The store in this file, its batches counted in `stats`.
     pub(crate) async fn open_with(&self, stats: BatchStats) -> SqlStore {
         SqlStore::open(&self.path(), TEST_TUNING, stats)

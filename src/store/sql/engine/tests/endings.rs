@@ -2,6 +2,7 @@
 //! equal endings written one by one, and endings of an unknown game fail together.
 
 use super::*;
+use crate::store::sql::log_connection::LogConnection;
 
 #[tokio::test]
 async fn a_rated_game_moves_both_ratings_and_a_bot_has_none() {
@@ -120,6 +121,18 @@ async fn endings_as_text(store: &SqlStore) -> String {
     text
 }
 
+/// How a test writes its endings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Each through the store, in a transaction of its own.
+    OneByOne,
+    /// All at once, on one of the store's pooled connections.
+    Together,
+    /// All at once, on a connection of the game log writer's own kind, where that
+    /// differs (SQLite's writer thread, which writes them one row at a time).
+    TogetherAsTheWriter,
+}
+
 #[tokio::test]
 async fn endings_written_together_equal_endings_written_one_by_one() {
     let rated = |finish: GameFinish, keys: [&str; 2]| GameFinish {
@@ -145,9 +158,18 @@ async fn endings_written_together_equal_endings_written_one_by_one() {
     ];
     let mut stores = Vec::new();
     let mut returned = Vec::new();
-    for together in [false, true] {
+    for mode in [Mode::OneByOne, Mode::Together, Mode::TogetherAsTheWriter] {
         let Some(db) = test_db().await else { return };
         let store = open(&db).await;
+        let writer = match mode {
+            Mode::TogetherAsTheWriter => match db.writer_connection().await {
+                Some(writer) => Some(writer),
+                // This engine's writer writes through the pool's connections: the
+                // second round has covered it.
+                None => continue,
+            },
+            Mode::OneByOne | Mode::Together => None,
+        };
         for (id, name) in [("p1", "Alice"), ("p2", "Bob"), ("p3", "Carol")] {
             store
                 .create_player(&player(id, name), &format!("hash-{id}"), 10)
@@ -165,11 +187,18 @@ async fn endings_written_together_equal_endings_written_one_by_one() {
                 .await
                 .expect("create game");
         }
-        let changes = if together {
-            let all: Vec<(&GameFinish, Fence)> = finishes
-                .iter()
-                .map(|finish| (finish, Fence::SINGLE))
-                .collect();
+        let all: Vec<(&GameFinish, Fence)> = finishes
+            .iter()
+            .map(|finish| (finish, Fence::SINGLE))
+            .collect();
+        let changes = if let Some(mut writer) = writer {
+            writer.begin().await.expect("begin");
+            let changes = write_finishes(&mut writer, &all)
+                .await
+                .expect("as the writer");
+            writer.commit().await.expect("commit");
+            changes
+        } else if mode == Mode::Together {
             let mut tx = store.pool.begin().await.expect("begin");
             let changes = write_finishes(&mut *tx, &all).await.expect("together");
             tx.commit().await.expect("commit");
@@ -190,8 +219,10 @@ async fn endings_written_together_equal_endings_written_one_by_one() {
         stores.push((endings_as_text(&store).await, db));
         store.close().await;
     }
-    assert_eq!(returned[0], returned[1], "the same rating changes");
-    assert_eq!(stores[0].0, stores[1].0, "the same rows");
+    for (written, stored) in returned.iter().zip(&stores).skip(1) {
+        assert_eq!(&returned[0], written, "the same rating changes");
+        assert_eq!(stores[0].0, stored.0, "the same rows");
+    }
     let text = &stores[1].0;
     assert!(
         text.contains("tictactoe,p1,bot:easy,7,g3,1300"),
