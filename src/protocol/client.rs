@@ -296,9 +296,31 @@ fn holds_an_integer_too_large(value: &Value) -> bool {
     }
 }
 
+/// A message's `ref` alone, read from its text beside the message itself.
+#[derive(Deserialize)]
+struct RefOnly {
+    /// `Some(Value::Null)` for `"ref": null`, which is echoed as sent.
+    #[serde(rename = "ref", default, deserialize_with = "present")]
+    reference: Option<Value>,
+}
+
+/// A field that is there, whatever it holds (`null` too).
+fn present<'de, D: serde::Deserializer<'de>>(field: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(field).map(Some)
+}
+
 /// Reads one text frame: `bad_json` → `unknown_type` → `bad_message`, in that order.
 /// Unknown fields are ignored.
 pub fn parse(text: &str) -> Result<Envelope, Rejected> {
+    // A well-formed message is read straight into its type, and its `ref` in a second
+    // pass that skips the rest; anything else is read again step by step below, to say
+    // exactly what is wrong with it.
+    if let Ok(msg) = serde_json::from_str::<ClientMsg>(text)
+        && let Ok(RefOnly { reference }) = serde_json::from_str::<RefOnly>(text)
+        && !reference.as_ref().is_some_and(holds_an_integer_too_large)
+    {
+        return Ok(Envelope { msg, reference });
+    }
     let value: Value = serde_json::from_str(text).map_err(|e| Rejected {
         error: ClientError::new(
             ErrorCode::BadJson,

@@ -197,6 +197,7 @@ fn a_ref_is_echoed_as_sent_or_refused_when_it_cannot_be() {
         "-7",
         "18446744073709551615",
         "0.5",
+        "null",
         r#"{"n":[1,2]}"#,
     ] {
         let text = format!(r#"{{"type":"list_rooms","ref":{sent}}}"#);
@@ -213,4 +214,7 @@ fn a_ref_is_echoed_as_sent_or_refused_when_it_cannot_be() {
         assert_eq!(refused.error.code, ErrorCode::BadMessage, "{too_large}");
         assert_eq!(refused.reference, None);
     }
+    // A key sent twice is read as JSON reads it, the last one standing.
+    let twice = parse(r#"{"type":"list_rooms","ref":1,"ref":2}"#).unwrap();
+    assert_eq!(twice.reference, Some(serde_json::json!(2)));
 }
