@@ -14,6 +14,11 @@ use socket2::{Domain, Socket, Type};
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
+/// The server's allocator: mimalloc, whose small allocations (frames, messages, the
+/// rooms' views) cost a fraction of glibc's and share pages by size class.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Parlor: a real-time multiplayer board-game server.
 #[derive(Debug, Parser)]
 #[command(version, about)]
