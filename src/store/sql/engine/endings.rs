@@ -216,16 +216,6 @@ async fn write_ratings(
         updated_at = excluded.updated_at";
     const INSERT: &str = "INSERT INTO ratings (game, player_key, rating, deviation, \
                           volatility, games, updated_at) VALUES ";
-    let statement = RowStatement {
-        one_row: &format!("{INSERT}(?1, ?2, ?3, ?4, ?5, ?6, ?7){RATED_AGAIN}"),
-        all_rows: |rows| {
-            let mut sql = String::from(INSERT);
-            PLACEHOLDERS.push_rows(&mut sql, rows, 7);
-            sql.push_str(RATED_AGAIN);
-            sql
-        },
-        width: 7,
-    };
     let params: Vec<Param<'_>> = current
         .iter()
         .flat_map(|((game, key), rated)| {
@@ -240,7 +230,7 @@ async fn write_ratings(
             ]
         })
         .collect();
-    execute_rows(conn, statement, &params).await?;
+    upsert(conn, INSERT, 7, RATED_AGAIN, &params).await?;
     Ok(())
 }
 
@@ -336,16 +326,6 @@ async fn upsert_leaderboard(
         achieved_at = excluded.achieved_at WHERE excluded.score > leaderboard.score";
     const INSERT: &str = "INSERT INTO leaderboard (game, player_id, opponent, score, \
                           game_id, achieved_at) VALUES ";
-    let statement = RowStatement {
-        one_row: &format!("{INSERT}(?1, ?2, ?3, ?4, ?5, ?6){BETTERED}"),
-        all_rows: |rows| {
-            let mut sql = String::from(INSERT);
-            PLACEHOLDERS.push_rows(&mut sql, rows, 6);
-            sql.push_str(BETTERED);
-            sql
-        },
-        width: 6,
-    };
     let params: Vec<Param<'_>> = best
         .iter()
         .flat_map(|(finish, candidate)| {
@@ -359,6 +339,30 @@ async fn upsert_leaderboard(
             ]
         })
         .collect();
-    execute_rows(conn, statement, &params).await?;
+    upsert(conn, INSERT, 6, BETTERED, &params).await?;
     Ok(())
+}
+
+/// Runs `insert` (an `INSERT … VALUES ` of rows of `width` values) and its `ON CONFLICT`
+/// clause `conflict` over `params`, in the form that suits `conn` ([`RowStatement`]).
+async fn upsert(
+    conn: &mut impl LogConnection,
+    insert: &str,
+    width: usize,
+    conflict: &str,
+    params: &[Param<'_>],
+) -> Result<u64, StoreError> {
+    let numbered: Vec<String> = (1..=width).map(|n| format!("?{n}")).collect();
+    let one_row = format!("{insert}({}){conflict}", numbered.join(", "));
+    let statement = RowStatement {
+        one_row: &one_row,
+        all_rows: |rows| {
+            let mut sql = String::from(insert);
+            PLACEHOLDERS.push_rows(&mut sql, rows, width);
+            sql.push_str(conflict);
+            sql
+        },
+        width,
+    };
+    execute_rows(conn, statement, params).await
 }
