@@ -76,24 +76,18 @@ async fn update_games(
                   duration_ms = ?5, moves = ?6 \
                   WHERE game_id = ?1 AND fence = ?7 AND status = ?9",
         all_rows: |rows| {
-            let mut sql = String::from(
+            with_values(
                 "UPDATE games SET status = v.column8, finished_at = v.column2, \
                  winner = v.column3, reason = v.column4, duration_ms = v.column5, \
                  moves = v.column6 FROM (VALUES ",
-            );
-            PLACEHOLDERS.push_typed_rows(
-                &mut sql,
                 rows,
                 &[
                     "TEXT", "BIGINT", "BIGINT", "TEXT", "BIGINT", "BIGINT", "BIGINT", "TEXT",
                     "TEXT",
                 ],
-            );
-            sql.push_str(
                 ") AS v WHERE games.game_id = v.column1 AND games.fence = v.column7 \
                  AND games.status = v.column9",
-            );
-            sql
+            )
         },
         width: 9,
     };
@@ -182,12 +176,13 @@ pub(super) async fn read_ratings(
     if wanted.is_empty() {
         return Ok(HashMap::new());
     }
-    let mut sql = String::from(
+    let sql = with_values(
         "SELECT r.game, r.player_key, r.rating, r.deviation, r.volatility \
          FROM ratings r JOIN (VALUES ",
+        wanted.len(),
+        &["TEXT", "TEXT"],
+        ") AS v ON r.game = v.column1 AND r.player_key = v.column2",
     );
-    PLACEHOLDERS.push_typed_rows(&mut sql, wanted.len(), &["TEXT", "TEXT"]);
-    sql.push_str(") AS v ON r.game = v.column1 AND r.player_key = v.column2");
     let params: Vec<Param<'_>> = wanted
         .iter()
         .flat_map(|(game, key)| [Param::text(game), Param::text(key)])
@@ -249,13 +244,10 @@ async fn update_seats(
         one_row: "UPDATE game_seats SET thinking_ms = ?3, score = ?4, rating_before = ?5, \
                   rating_after = ?6, opponent = ?7 WHERE game_id = ?1 AND seat = ?2",
         all_rows: |rows| {
-            let mut sql = String::from(
+            with_values(
                 "UPDATE game_seats SET thinking_ms = v.column3, score = v.column4, \
                  rating_before = v.column5, rating_after = v.column6, opponent = v.column7 \
                  FROM (VALUES ",
-            );
-            PLACEHOLDERS.push_typed_rows(
-                &mut sql,
                 rows,
                 &[
                     "TEXT",
@@ -266,11 +258,8 @@ async fn update_seats(
                     "DOUBLE PRECISION",
                     "TEXT",
                 ],
-            );
-            sql.push_str(
                 ") AS v WHERE game_seats.game_id = v.column1 AND game_seats.seat = v.column2",
-            );
-            sql
+            )
         },
         width: 7,
     };
@@ -365,4 +354,13 @@ async fn upsert(
         width,
     };
     execute_rows(conn, statement, params).await
+}
+
+/// `head`, then a `VALUES` list of `rows` rows, each value cast to its column's type in
+/// `types`, then `tail`: a statement joined to a batch's rows.
+fn with_values(head: &str, rows: usize, types: &[&str], tail: &str) -> String {
+    let mut sql = String::from(head);
+    PLACEHOLDERS.push_typed_rows(&mut sql, rows, types);
+    sql.push_str(tail);
+    sql
 }
