@@ -195,7 +195,7 @@ mod tests {
             room: RoomId::from(id),
             game: GameKind::Chess,
             status: Status::Playing,
-            seats: Vec::new(),
+            seats: Vec::new().into(),
             spectators: 0,
             moves,
             time_control: TimeControl::default(),

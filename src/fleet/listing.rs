@@ -413,7 +413,7 @@ mod tests {
             room: RoomId::from("r1"),
             game: GameKind::FoxGeese,
             status: Status::Waiting,
-            seats: Vec::new(),
+            seats: Vec::new().into(),
             spectators: 2,
             moves: 0,
             time_control: TimeControl::default(),

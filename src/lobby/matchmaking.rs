@@ -29,7 +29,7 @@ impl Lobby {
                 {
                     return None;
                 }
-                let [first, second] = summary.seats.as_slice() else {
+                let [first, second] = &*summary.seats else {
                     return None;
                 };
                 let opponent_waits = |seat: &SeatView| {

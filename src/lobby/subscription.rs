@@ -169,7 +169,7 @@ mod tests {
                 room: room.into(),
                 game,
                 status: Status::Waiting,
-                seats: Vec::new(),
+                seats: Vec::new().into(),
                 spectators: 0,
                 moves: 0,
                 time_control: TimeControl::default(),

@@ -3,12 +3,15 @@
 //! for it, `game_over`, and the room as listings show it. The machine makes them; the
 //! server's protocol sends them as they are.
 
+mod shown_seats;
+
 use parlor_rules::GameKind;
 use parlor_rules::games::{BoardView, EndReason, Seat};
 use serde::{Deserialize, Serialize};
 
 use crate::scoring::Opponent;
 use crate::{GameId, PlayerId, RoomId, SeatKind, TimeControl};
+pub use shown_seats::ShownSeats;
 
 /// A seat as shown in `state` and room listings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,7 +160,7 @@ pub struct StateMsg {
     /// Waiting, playing or finished.
     pub status: Status,
     /// Seat 0 then seat 1.
-    pub seats: Vec<SeatView>,
+    pub seats: ShownSeats,
     /// Connections watching (players are not counted).
     pub spectators: usize,
     /// The seat to move; `null` unless playing.
@@ -363,7 +366,7 @@ pub struct RoomSummary {
     /// Waiting, playing or finished.
     pub status: Status,
     /// Both seats.
-    pub seats: Vec<SeatView>,
+    pub seats: ShownSeats,
     /// Connected spectators.
     pub spectators: usize,
     /// Moves played.

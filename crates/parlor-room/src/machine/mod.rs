@@ -17,6 +17,7 @@ mod moves;
 mod pacer;
 mod rebuild;
 mod requests;
+mod seat_pair;
 mod seating;
 mod timers;
 mod views;
@@ -45,6 +46,7 @@ pub use endings::{OnFailure, PendingEnding};
 pub use moves::PendingMove;
 use pacer::Pacer;
 pub use rebuild::{RebuildError, Records};
+use seat_pair::SeatPair;
 pub use timers::Tick;
 
 /// How long to wait before retrying work that failed because the store was unavailable.
@@ -217,7 +219,7 @@ pub struct RoomState {
     rules: GameSettings,
     options: RoomOptions,
     settings: Arc<RoomSettings>,
-    seats: [SeatState; 2],
+    seats: SeatPair,
     spectators: HashSet<ConnId>,
     created_at_ms: i64,
     seq: u64,
@@ -293,7 +295,7 @@ impl RoomState {
             game,
             options,
             settings,
-            seats: seats.map(seat_state),
+            seats: SeatPair::new(seats.map(seat_state)),
             spectators: HashSet::new(),
             created_at_ms: now.unix_ms,
             seq: 1,

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{ChatLog, Now, RoomState};
+use super::{ChatLog, Now, RoomState, SeatPair};
 use crate::records::{DrawOfferRecord, StoredChatLine, StoredMove, StoredSeat};
 use crate::seats::SeatState;
 use crate::{GameId, PlayerInfo, Refusal, RoomId, RoomOptions, RoomSettings, SeatKind, SeatSpec};
@@ -112,7 +112,7 @@ impl RoomState {
         let game = catalog::new_game(records.kind, &records.rules, options.start.as_deref())?;
         let mut room = RoomState::new(id, game, [SeatSpec::Open; 2], options, settings, live);
         room.rules = records.rules.clone();
-        room.seats = seats;
+        room.seats = SeatPair::new(seats);
         room.stood_in = [first.stood_in, second.stood_in];
         room.nobody_back = room.seats.iter().any(|seat| seat.player_id().is_some());
         room.idle_since = None;

@@ -127,7 +127,7 @@ impl RoomState {
     /// Sets the room up for a new game with the same options and the seats swapped.
     fn restart(&mut self) {
         info!(room = %self.id, "a rematch begins with the seats swapped");
-        self.seats.swap(0, 1);
+        self.seats.swap();
         self.ratings.swap(0, 1);
         self.game = self.initial.clone_box();
         self.history.clear();

@@ -267,8 +267,12 @@ impl RoomState {
         if self.spectators.remove(&conn) {
             self.pacer.defer(now);
         }
+        // Read first: taking the seats to change them counts as a change of the seats.
+        if !self.seats.iter().any(|state| state.conn() == Some(conn)) {
+            return false;
+        }
         let mut changed = false;
-        for state in &mut self.seats {
+        for state in self.seats.iter_mut() {
             match state {
                 SeatState::Human {
                     conn: held,
@@ -309,13 +313,21 @@ impl RoomState {
         let bot_busy = self.status() == Status::Playing
             && self.game.turn() == Some(seat)
             && self.bot_thinking == Some(self.history.len());
+        // Read first: taking the seat to change it counts as a change of the seats.
+        if bot_busy
+            || !matches!(
+                self.seats[seat.index()],
+                SeatState::StandIn { conn: Some(_), .. }
+            )
+        {
+            return false;
+        }
         let state = &mut self.seats[seat.index()];
         if let SeatState::StandIn {
             player,
             conn: Some(conn),
             ..
         } = state
-            && !bot_busy
         {
             info!(room = %self.id, seat = seat.index(), "an absent player took their seat back");
             *state = SeatState::Human {

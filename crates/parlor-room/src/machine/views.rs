@@ -5,7 +5,8 @@ use std::time::Instant;
 
 use super::RoomState;
 use crate::views::{
-    CellChange, ClockView, LastMove, MovedMsg, ResultView, RoomSummary, SeatView, StateMsg, Status,
+    CellChange, ClockView, LastMove, MovedMsg, ResultView, RoomSummary, ShownSeats, StateMsg,
+    Status,
 };
 use parlor_rules::catalog::PlayedMove;
 use parlor_rules::games::Seat;
@@ -98,18 +99,27 @@ impl RoomState {
 
     /// Both seats as shown, with their ratings, and, in a `state` rendered as of `now`,
     /// how long an absent person has left of their grace and before a claim.
-    fn seat_views(&self, now: Option<Instant>) -> Vec<SeatView> {
-        Seat::BOTH
-            .map(|seat| {
-                let mut view = self.seats[seat.index()].view(seat);
-                view.rating = self.ratings[seat.index()].map(rounded);
-                if let Some((grace, claim)) = now.and_then(|now| self.absence_left_ms(seat, now)) {
+    fn seat_views(&self, now: Option<Instant>) -> ShownSeats {
+        let views = self
+            .seats
+            .views(self.ratings.map(|rating| rating.map(rounded)));
+        let absence = Seat::BOTH.map(|seat| now.and_then(|now| self.absence_left_ms(seat, now)));
+        if absence.iter().all(Option::is_none) {
+            return views;
+        }
+        views
+            .iter()
+            .zip(absence)
+            .map(|(view, absence)| {
+                let mut view = view.clone();
+                if let Some((grace, claim)) = absence {
                     view.grace_left_ms = Some(grace);
                     view.claim_left_ms = Some(claim);
                 }
                 view
             })
-            .to_vec()
+            .collect::<Vec<_>>()
+            .into()
     }
 
     /// The room as listings show it.
