@@ -486,12 +486,15 @@ impl Room {
                     self.publish();
                     dropped |= self.broadcast(msg.seq, Broadcast::Same(frame), except);
                 }
-                Effect::Moved { msg, at } => {
+                Effect::Moved { mut msg, at } => {
                     let wanted = |updates| self.audience.values().any(|sub| sub.updates == updates);
-                    // The machine has just played the move: its state is this `seq`'s.
-                    let state =
-                        wanted(Updates::States).then(|| frame(&self.state.state_msg(false, at)));
                     let moved = wanted(Updates::Moves).then(|| frame(&*msg));
+                    // The machine has just played the move: its state is this `seq`'s, and
+                    // its legal moves are the event's.
+                    let state = wanted(Updates::States).then(|| {
+                        let legal_moves = std::mem::take(&mut msg.legal_moves);
+                        frame(&self.state.state_after_move(legal_moves, at))
+                    });
                     if let Some(state) = &state {
                         self.last_state = Some((msg.seq, Frame::clone(state)));
                     }

@@ -14,6 +14,23 @@ use parlor_rules::games::Seat;
 impl RoomState {
     /// The room's `state` as of `now`, with the move history when `with_history`.
     pub fn state_msg(&self, with_history: bool, now: Instant) -> StateMsg {
+        self.render_state(with_history, None, now)
+    }
+
+    /// The room's `state` just after a move whose `moved` event listed `legal_moves`,
+    /// as [`RoomState::state_msg`] makes it, without working the legal moves out again.
+    pub fn state_after_move(&self, legal_moves: Vec<String>, now: Instant) -> StateMsg {
+        self.render_state(false, Some(legal_moves), now)
+    }
+
+    /// The room's `state` as of `now`: with the move history when `with_history`, and
+    /// with `legal_moves` as the legal moves, when given, while the game is on.
+    fn render_state(
+        &self,
+        with_history: bool,
+        legal_moves: Option<Vec<String>>,
+        now: Instant,
+    ) -> StateMsg {
         let playing = self.status() == Status::Playing;
         StateMsg {
             room: self.id.clone(),
@@ -27,7 +44,7 @@ impl RoomState {
             position: self.game.position(),
             board: self.game.board(),
             legal_moves: if playing {
-                self.game.legal_moves()
+                legal_moves.unwrap_or_else(|| self.game.legal_moves())
             } else {
                 Vec::new()
             },

@@ -1,6 +1,7 @@
 //! A move that leaves the game on is announced as a `moved` event, and that event,
 //! applied to the state before it as docs/PROTOCOL.md says, is exactly the `state` it
-//! stands for; where it could not be, the move comes as a `state`.
+//! stands for; where it could not be, the move comes as a `state`. The `state` the room
+//! makes with the event's legal moves is the one it would make afresh.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -58,6 +59,11 @@ fn play_and_check(fx: &mut Fixture, text: &str, at: Instant) {
                 "{text}: a move is announced once"
             );
             assert_eq!(applied(&before, event), after, "after {text}");
+            let from_event = fx.room.state_after_move(event.legal_moves.clone(), at);
+            assert_eq!(
+                from_event, after,
+                "the state made with the event's moves, {text}"
+            );
         }
         [] => assert_ne!(
             after.status,
