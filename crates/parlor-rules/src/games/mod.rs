@@ -9,12 +9,15 @@ pub mod chess;
 mod export;
 pub mod fox_geese;
 mod kind;
+mod labels;
 #[cfg(test)]
 pub mod laws;
 mod perft;
 pub mod tictactoe;
 
 pub use kind::{GameKind, UnknownGame};
+pub use labels::CellLabels;
+pub(crate) use labels::Labels;
 pub use perft::perft;
 
 use std::fmt;
@@ -273,45 +276,20 @@ pub enum BoardView {
         /// Each cell's name in the game's move notation (`"e4"`, `"15"`), or `null` for a
         /// cell that is not part of the board (no piece ever stands there). The same in
         /// every position of a game.
-        // Made once per game (see `Labels`), not at every state.
-        labels: &'static [Option<String>],
+        labels: &'static CellLabels,
     },
 }
 
 impl BoardView {
     /// A grid of `rows × cols` from its cells' one-letter piece codes (as
     /// [`Game::cells`] gives them) and its labels.
-    pub fn grid(
-        rows: u8,
-        cols: u8,
-        cells: Vec<Option<char>>,
-        labels: &'static [Option<String>],
-    ) -> Self {
+    pub fn grid(rows: u8, cols: u8, cells: Vec<Option<char>>, labels: &'static CellLabels) -> Self {
         BoardView::Grid {
             rows,
             cols,
             cells,
             labels,
         }
-    }
-}
-
-/// A game's cell labels, made the first time a board is drawn and shared by every
-/// board drawn after: a state is drawn at every move, and its labels never change.
-pub(crate) struct Labels(std::sync::OnceLock<Vec<Option<String>>>);
-
-impl Labels {
-    /// Labels not made yet.
-    pub(crate) const fn new() -> Labels {
-        Labels(std::sync::OnceLock::new())
-    }
-
-    /// The labels, made by `make` the first time.
-    pub(crate) fn get(
-        &'static self,
-        make: impl FnOnce() -> Vec<Option<String>>,
-    ) -> &'static [Option<String>] {
-        self.0.get_or_init(make)
     }
 }
 
