@@ -2,46 +2,27 @@
 //! at most once: a room's seats rarely change, while it sends a `state` at every move.
 
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
+use parlor_rules::Encoded;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::value::RawValue;
 
 use super::SeatView;
 
 /// Both seats, seat 0 then seat 1, written on the wire as the array of their views.
 /// Cloning one shares it, with its encoding.
 #[derive(Clone)]
-pub struct ShownSeats(Arc<Shown>);
-
-/// The views and, once first written, their JSON.
-struct Shown {
-    views: Vec<SeatView>,
-    json: OnceLock<Box<RawValue>>,
-}
+pub struct ShownSeats(Arc<Encoded<Vec<SeatView>>>);
 
 impl ShownSeats {
     /// The seats `views`, in seat order.
     pub fn new(views: Vec<SeatView>) -> ShownSeats {
-        ShownSeats(Arc::new(Shown {
-            views,
-            json: OnceLock::new(),
-        }))
+        ShownSeats(Arc::new(Encoded::new(views)))
     }
 
     /// Whether `self` and `other` are the same shared seats (and so equal).
     pub fn same(&self, other: &ShownSeats) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
-    }
-
-    /// The views as JSON, encoded the first time they are asked for. Seat views hold
-    /// only strings, numbers, booleans and options, which serde_json always encodes.
-    fn json(&self) -> Result<&RawValue, serde_json::Error> {
-        if let Some(json) = self.0.json.get() {
-            return Ok(json);
-        }
-        let json = serde_json::value::to_raw_value(&self.0.views)?;
-        Ok(self.0.json.get_or_init(|| json))
     }
 }
 
@@ -49,13 +30,13 @@ impl std::ops::Deref for ShownSeats {
     type Target = [SeatView];
 
     fn deref(&self) -> &[SeatView] {
-        &self.0.views
+        self.0.as_slice()
     }
 }
 
 impl PartialEq for ShownSeats {
     fn eq(&self, other: &ShownSeats) -> bool {
-        self.same(other) || self.0.views == other.0.views
+        self.same(other) || self.0 == other.0
     }
 }
 
@@ -63,7 +44,7 @@ impl Eq for ShownSeats {}
 
 impl fmt::Debug for ShownSeats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.0.views, f)
+        fmt::Debug::fmt(&self.0, f)
     }
 }
 
@@ -73,14 +54,9 @@ impl From<Vec<SeatView>> for ShownSeats {
     }
 }
 
-/// Written as the array of views, from the JSON kept (serde_json writes it as it is;
-/// the rooms' frames and listings are only ever written by serde_json).
 impl Serialize for ShownSeats {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.json() {
-            Ok(json) => json.serialize(serializer),
-            Err(_) => self.0.views.serialize(serializer),
-        }
+        self.0.serialize(serializer)
     }
 }
 
@@ -93,15 +69,15 @@ impl<'de> Deserialize<'de> for ShownSeats {
 #[cfg(feature = "schema")]
 impl schemars::JsonSchema for ShownSeats {
     fn schema_name() -> std::borrow::Cow<'static, str> {
-        <Vec<SeatView>>::schema_name()
+        <Encoded<Vec<SeatView>>>::schema_name()
     }
 
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        <Vec<SeatView>>::json_schema(generator)
+        <Encoded<Vec<SeatView>>>::json_schema(generator)
     }
 
     fn inline_schema() -> bool {
-        <Vec<SeatView>>::inline_schema()
+        <Encoded<Vec<SeatView>>>::inline_schema()
     }
 }
 
