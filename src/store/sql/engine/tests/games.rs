@@ -208,12 +208,16 @@ async fn finish_without_a_move_and_failures_roll_back() {
         0
     );
 
-    // A move for an unknown game is refused by the foreign key.
-    assert!(
-        store
-            .append_move(&mv("ghost", 1, "b2", 5_000), None, Fence::SINGLE)
-            .await
-            .is_err()
+    // A move for an unknown game is refused (the fenced insert finds no game to own it)
+    // and stores nothing.
+    let err = store
+        .append_move(&mv("ghost", 1, "b2", 5_000), None, Fence::SINGLE)
+        .await
+        .expect_err("a move of an unknown game");
+    assert!(matches!(err, StoreError::Fenced { .. }), "{err:?}");
+    assert_eq!(
+        count(&store, "SELECT COUNT(*) FROM moves WHERE game_id = 'ghost'").await,
+        0
     );
     store.close().await;
 }
