@@ -6,8 +6,14 @@
 //! (`shutdown`, 1012), another node adopts the game, and the clients come back through
 //! their own nodes and finish it. Every game is played to its end this way,
 //! `quick_join` pairs players who arrived at different nodes, and a spectator who asked
-//! for moves as events (`hello.updates`) hears them as events from another node.
+//! for moves as events (`hello.updates`) hears them as events from another node. A
+//! room's frames for the clients of another node cross in batches, each frame once for
+//! all of them there.
 
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use futures_util::StreamExt;
 use serde_json::{Value, json};
 
 use crate::common::{Client, client_at, temp_dir};
@@ -319,4 +325,59 @@ async fn a_spectator_of_events_on_another_node_hears_each_move_as_an_event() {
         events >= moves.len() - 1,
         "{events} of the moves came as events"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[serial(whole_machine)]
+async fn a_rooms_state_crosses_to_another_node_in_a_batch_once_for_all_its_clients_there() {
+    let test = "a_rooms_state_crosses_to_another_node_in_a_batch_once_for_all_its_clients_there";
+    let Some(fleet) = TestFleet::new(test).await else {
+        return;
+    };
+    let dirs = [temp_dir(), temp_dir()];
+    let nodes = fleet.start_nodes(&dirs);
+    let (mut alice, _) = client_at(&nodes[0].address, "Alice", None).await;
+    let (mut bob, _) = client_at(&nodes[1].address, "Bob", None).await;
+    let (mut carol, _) = client_at(&nodes[1].address, "Carol", None).await;
+    let (mut dave, _) = client_at(&nodes[1].address, "Dave", None).await;
+    let (room, _) = alice
+        .create_game("tictactoe", ["me", "open"], json!({}))
+        .await;
+    bob.join(&room, 1).await;
+    for spectator in [&mut carol, &mut dave] {
+        spectator.send(json!({"type": "watch", "room": room})).await;
+        spectator.until("joined").await;
+    }
+    let mut overheard = fleet.overhear_inboxes().await;
+    alice.play(&room, "4").await;
+    let mut seq = None;
+    for client in [&mut bob, &mut carol, &mut dave] {
+        let state = client.until_state(|state| state["moves"] == 1).await;
+        assert!(
+            seq.is_none() || seq.as_ref() == Some(&state["seq"]),
+            "{state}"
+        );
+        seq = Some(state["seq"].clone());
+    }
+    // The move's state reaches the second node's three connections in `frames`
+    // messages, each connection once; no frame crosses alone.
+    let mut reached = BTreeSet::new();
+    while reached.len() < 3 {
+        let message = tokio::time::timeout(Duration::from_secs(30), overheard.next())
+            .await
+            .expect("the move's state crossed within 30 s")
+            .expect("Redis kept passing messages on");
+        assert_ne!(message["kind"], "frame", "a frame crossed alone: {message}");
+        if message["kind"] != "frames" {
+            continue;
+        }
+        for shared in message["frames"].as_array().unwrap() {
+            let frame: Value = serde_json::from_str(shared["text"].as_str().unwrap()).unwrap();
+            if frame["room"] == room && Some(&frame["seq"]) == seq.as_ref() {
+                for conn in shared["conns"].as_array().unwrap() {
+                    assert!(reached.insert(conn.as_u64().unwrap()), "{message}");
+                }
+            }
+        }
+    }
 }

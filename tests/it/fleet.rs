@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use serde_json::{Value, json};
 
 use parlor_testkit::test_services::{self, TestService};
@@ -77,6 +78,23 @@ impl TestFleet {
         .into_iter()
         .map(|(key, value)| (key.to_owned(), value))
         .collect()
+    }
+
+    /// Every message the fleet's nodes send to each other's inboxes from now on, as
+    /// JSON, in the order Redis passes them on.
+    pub(crate) async fn overhear_inboxes(
+        &self,
+    ) -> impl futures_util::Stream<Item = Value> + Unpin + use<> {
+        let client = redis::Client::open(self.redis.url.as_str()).unwrap();
+        let mut pubsub = client.get_async_pubsub().await.unwrap();
+        pubsub
+            .psubscribe(format!("{}:node:*", self.redis.prefix))
+            .await
+            .unwrap();
+        pubsub.into_on_message().map(|message| {
+            let text: String = message.get_payload().unwrap();
+            serde_json::from_str(&text).unwrap()
+        })
     }
 
     /// Starts a node of the fleet in `dir`.

@@ -1,9 +1,6 @@
 //! A node's clients in rooms held by other nodes: a room link that is either a room of
 //! this node or one reached through its owner, and the frames owners send back.
 
-use std::sync::Arc;
-
-use bytestring::ByteString;
 use std::time::Instant;
 use tokio::sync::mpsc::error::TrySendError;
 
@@ -12,7 +9,7 @@ use super::wire::{Asker, Envelope};
 use super::{ANSWER_WITHIN, Relay, RemoteRoomEntry};
 use crate::lobby::Lobby;
 use crate::protocol::{ClientError, ErrorCode, Updates};
-use crate::room::{Caller, ConnId, RoomHandle, Subscriber};
+use crate::room::{Caller, ConnId, Frame, RoomHandle, Subscriber};
 use parlor_room::{Asked, RoomCommand};
 use parlor_room::{NodeId, RoomId};
 
@@ -191,6 +188,7 @@ impl Relay {
             conn,
             reply: awaited.reply(),
             updates,
+            batches: true,
         };
         match self.send(node, &envelope(asker)).await {
             Ok(0) => Err(Unanswered::NotHeard),
@@ -254,14 +252,13 @@ impl Relay {
     /// Queues a frame from a room of the node `owner` for this node's client `conn`; a
     /// client that cannot keep up is dropped, as in a room of this node, and the owner
     /// of a frame for a connection that has closed is told so.
-    pub(super) async fn deliver(&self, owner: &NodeId, conn: ConnId, text: String) {
+    pub(super) async fn deliver(&self, owner: &NodeId, conn: ConnId, frame: Frame) {
         let Some(client) = self.inner.clients.get(&conn) else {
             // The connection has closed: the owner forgets it too.
             let node = self.inner.cluster.node().clone();
             let _ = self.send(owner, &Envelope::Disconnect { node, conn }).await;
             return;
         };
-        let frame = Arc::new(ByteString::from(text));
         if let Err(TrySendError::Full(_)) = client.sub.outbox.try_send(frame) {
             client.sub.alerts.kick();
         }

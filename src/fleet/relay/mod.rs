@@ -15,6 +15,7 @@
 //! fleet-wide lobby).
 
 mod awaited;
+mod courier;
 mod gateway;
 mod opening;
 mod owner;
@@ -25,10 +26,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bytestring::ByteString;
 use dashmap::DashMap;
 use futures_util::StreamExt;
 use prometheus::Histogram;
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
@@ -85,6 +87,9 @@ struct Inner {
     remote_rooms: DashMap<RoomId, RemoteRoomEntry>,
     /// Owner: other nodes' clients in this node's rooms, by (gateway, connection).
     members: DashMap<(NodeId, ConnId), Member>,
+    /// Owner: the couriers of frames to the gateways of those clients that read them in
+    /// batches, while a member holds one.
+    couriers: DashMap<NodeId, mpsc::WeakSender<courier::Handed>>,
     /// Owner: the rooms whose leases this node has taken and that are not live yet.
     taking: Taking,
     /// Gateway: how long each request relayed to another node took to be answered.
@@ -145,6 +150,7 @@ impl Relay {
                 clients: DashMap::new(),
                 remote_rooms: DashMap::new(),
                 members: DashMap::new(),
+                couriers: DashMap::new(),
                 taking: Taking::default(),
                 round_trips,
                 listening: AtomicBool::new(false),
@@ -264,7 +270,18 @@ impl Relay {
                     let _ = waiting.send(refusal.map_or(Ok(room), Err));
                 }
             }
-            Envelope::Frame { node, conn, text } => self.deliver(&node, conn, text).await,
+            Envelope::Frame { node, conn, text } => {
+                self.deliver(&node, conn, Arc::new(ByteString::from(text)))
+                    .await;
+            }
+            Envelope::Frames { node, frames } => {
+                for shared in frames {
+                    let frame = Arc::new(ByteString::from(shared.text));
+                    for conn in shared.conns {
+                        self.deliver(&node, conn, frame.clone()).await;
+                    }
+                }
+            }
             Envelope::Kick { conn } => {
                 if let Some(client) = self.inner.clients.get(&conn) {
                     client.sub.alerts.kick();

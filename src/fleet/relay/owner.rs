@@ -8,6 +8,7 @@ use tracing::{debug, warn};
 
 use serde_json::Value;
 
+use super::courier::Handed;
 use super::wire::{Asker, Envelope};
 use super::{ANSWER_WITHIN, Relay};
 use crate::lobby::NewRoom;
@@ -87,6 +88,7 @@ impl Relay {
             }
             Envelope::Answer { .. }
             | Envelope::Frame { .. }
+            | Envelope::Frames { .. }
             | Envelope::Kick { .. }
             | Envelope::Moved { .. }
             | Envelope::Heartbeat
@@ -179,12 +181,12 @@ impl Relay {
             let (outbox, queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
             let mut sub = Subscriber::new(new_conn_id(), outbox);
             sub.updates = asker.updates;
-            tokio::spawn(self.clone().pass_back(
-                asker.node.clone(),
-                asker.conn,
-                sub.clone(),
-                queued,
-            ));
+            let (node, conn) = (asker.node.clone(), asker.conn);
+            if asker.batches {
+                tokio::spawn(self.clone().hand_over(node, conn, sub.clone(), queued));
+            } else {
+                tokio::spawn(self.clone().pass_back(node, conn, sub.clone(), queued));
+            }
             Member {
                 sub,
                 rooms: Vec::new(),
@@ -216,9 +218,57 @@ impl Relay {
             .remove_if(&key, |_, member| member.rooms.is_empty());
     }
 
+    /// Hands the frames this node's rooms queue for another node's client `conn` to the
+    /// courier of its gateway `node` (see [`super::courier`]), in order, with the
+    /// client's kick and its rooms' moves. If the courier stops (the gateway is gone, or
+    /// Redis fails) or the client cannot keep up, the member is forgotten here.
+    async fn hand_over(
+        self,
+        node: NodeId,
+        conn: ConnId,
+        sub: Subscriber,
+        mut queued: mpsc::Receiver<Frame>,
+    ) {
+        let courier = self.courier(&node);
+        let alerts = sub.alerts.clone();
+        drop(sub);
+        let mut frames = Vec::new();
+        'handing: loop {
+            let handed = tokio::select! {
+                // Frames first: whatever the room sent before it stopped goes out.
+                biased;
+                count = queued.recv_many(&mut frames, OUTBOX_FRAMES) => {
+                    if count == 0 {
+                        return;
+                    }
+                    Handed::Frames(conn, std::mem::take(&mut frames))
+                }
+                () = alerts.kicked() => {
+                    courier.hand(Handed::Kick(conn)).await;
+                    break;
+                }
+                () = alerts.moved() => {
+                    // The member stays in this node's other rooms.
+                    for room in alerts.take_moved() {
+                        self.out_of(&node, conn, Some(&room));
+                        if !courier.hand(Handed::Moved(conn, room)).await {
+                            break 'handing;
+                        }
+                    }
+                    continue;
+                }
+            };
+            if !courier.hand(handed).await {
+                break;
+            }
+        }
+        self.forget_member(&node, conn).await;
+    }
+
     /// Sends the frames this node's rooms queue for another node's client `conn` back
-    /// to its gateway `node`, in order. If the gateway is gone (nobody hears), Redis
-    /// fails, or the client cannot keep up, the member is forgotten here.
+    /// to its gateway `node`, in order, one message per frame: the gateway predates
+    /// [`Envelope::Frames`]. If the gateway is gone (nobody hears), Redis fails, or the
+    /// client cannot keep up, the member is forgotten here.
     async fn pass_back(
         self,
         node: NodeId,
@@ -271,7 +321,7 @@ impl Relay {
     }
 
     /// Takes another node's client out of every room it is in here.
-    async fn forget_member(&self, node: &NodeId, conn: ConnId) {
+    pub(super) async fn forget_member(&self, node: &NodeId, conn: ConnId) {
         let Some((_, member)) = self.inner.members.remove(&(node.clone(), conn)) else {
             return;
         };

@@ -24,6 +24,20 @@ pub(super) struct Asker {
     /// choice leaves it out).
     #[serde(default)]
     pub(super) updates: Updates,
+    /// Whether the gateway reads [`Envelope::Frames`]: its clients' frames then cross
+    /// in batches, one message per batch. `false` from a node that predates them, whose
+    /// clients are sent one [`Envelope::Frame`] per frame each.
+    #[serde(default)]
+    pub(super) batches: bool,
+}
+
+/// One frame in an [`Envelope::Frames`], and the gateway's connections it goes to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct SharedFrame {
+    /// The gateway's connections, each to be sent the frame.
+    pub(super) conns: Vec<ConnId>,
+    /// The frame, as it is written to them.
+    pub(super) text: String,
 }
 
 /// One message between two nodes.
@@ -62,6 +76,12 @@ pub(super) enum Envelope {
         node: NodeId,
         conn: ConnId,
         text: String,
+    },
+    /// Frames of `node`'s rooms for the gateway's clients, in the order the rooms sent
+    /// them to each client: a frame several of them are sent crosses once.
+    Frames {
+        node: NodeId,
+        frames: Vec<SharedFrame>,
     },
     /// The gateway's client `conn` could not keep up with the room and is dropped.
     Kick { conn: ConnId },
@@ -111,6 +131,7 @@ mod tests {
             conn: 7,
             reply: 9,
             updates: Updates::Moves,
+            batches: true,
         };
         let envelopes = [
             Envelope::Ask {
@@ -161,6 +182,7 @@ mod tests {
                     conn: 8,
                     reply: 10,
                     updates: Updates::States,
+                    batches: false,
                 },
                 room: RoomId::from("r2"),
                 player: ann(),
@@ -188,12 +210,32 @@ mod tests {
                 conn: 7,
                 text: "{\"type\":\"state\"}".to_owned(),
             },
+            Envelope::Frames {
+                node: NodeId::from("n2"),
+                frames: vec![
+                    SharedFrame {
+                        conns: vec![7, 8],
+                        text: "{\"type\":\"state\",\"seq\":3}".to_owned(),
+                    },
+                    SharedFrame {
+                        conns: vec![8],
+                        text: "{\"type\":\"chat\"}".to_owned(),
+                    },
+                ],
+            },
         ];
         for envelope in envelopes {
             let text = serde_json::to_string(&envelope).expect("encode");
             let back: Envelope = serde_json::from_str(&text).expect("decode");
             assert_eq!(back, envelope, "{text}");
         }
+    }
+
+    #[test]
+    fn a_gateway_that_predates_batches_is_sent_one_frame_per_message() {
+        let earlier = r#"{"node":"n1","conn":7,"reply":9,"updates":"states"}"#;
+        let asker: Asker = serde_json::from_str(earlier).expect("decode");
+        assert!(!asker.batches);
     }
 
     #[test]
