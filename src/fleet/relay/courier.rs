@@ -3,8 +3,11 @@
 //! goes in the next one, and a frame several of them are sent (a room's broadcast)
 //! crosses once. One courier task per gateway node, alive while a member of that node
 //! is; the kicks and moves of its members go the same way, so that each client hears
-//! them after every frame sent before.
+//! them after every frame sent before. A member whose frames the gateway did not hear
+//! is sent nothing more but its kick: its client, which missed a frame, is closed and
+//! comes back for a fresh snapshot.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use dashmap::mapref::entry::Entry;
@@ -23,15 +26,27 @@ const BATCH: usize = 256;
 /// for them fill) when it is full, as when a client does not read.
 const WAITING: usize = 1024;
 
+/// The frames' text one message carries at most (more go in the next).
+const MESSAGE_BYTES: usize = 1 << 20;
+
+/// Who hands something over: a client of the gateway, as its member here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct MemberId {
+    /// The client's connection, as the gateway numbers it.
+    pub(super) conn: ConnId,
+    /// The member's connection number here (a client that comes back is a new member).
+    pub(super) here: ConnId,
+}
+
 /// What a member hands its node's courier.
 #[derive(Debug)]
 pub(super) enum Handed {
-    /// Frames for the gateway's client `conn`, in order.
-    Frames(ConnId, Vec<Frame>),
-    /// The client could not keep up and is dropped.
-    Kick(ConnId),
+    /// Frames for the client, in order.
+    Frames(MemberId, Vec<Frame>),
+    /// The client could not keep up, or missed a frame, and is dropped.
+    Kick(MemberId),
     /// A room the client is in here stopped and is played on another node.
-    Moved(ConnId, RoomId),
+    Moved(MemberId, RoomId),
 }
 
 /// The way to one gateway node's courier; cloning it shares the courier.
@@ -49,10 +64,10 @@ impl Courier {
 }
 
 impl Handed {
-    /// The gateway's client it concerns.
-    fn conn(&self) -> ConnId {
+    /// The member that handed it over.
+    fn member(&self) -> MemberId {
         match self {
-            Handed::Frames(conn, _) | Handed::Kick(conn) | Handed::Moved(conn, _) => *conn,
+            Handed::Frames(member, _) | Handed::Kick(member) | Handed::Moved(member, _) => *member,
         }
     }
 }
@@ -81,12 +96,12 @@ impl Relay {
     }
 
     /// Publishes what the members hand over to the gateway `node`, in batches, until
-    /// no member of that node holds the courier. The members whose frames or alerts
-    /// the gateway did not hear (it is gone, or Redis failed) are forgotten here, as
-    /// each would have been had it published them itself; the next batch is tried
-    /// afresh.
+    /// no member of that node holds the courier. A member whose frames or alerts the
+    /// gateway did not hear (it is gone, or Redis failed) is kicked here, and nothing
+    /// it hands over is sent but its kick; the next batch is tried afresh.
     async fn carry(self, node: NodeId, mut waiting: mpsc::Receiver<Handed>) {
         let mut handed = Vec::with_capacity(BATCH);
+        let mut unheard = HashSet::new();
         while waiting.recv_many(&mut handed, BATCH).await > 0 {
             // The member that woke the courier ran first; the others its room's
             // broadcast woke too join this batch if they run before it goes.
@@ -96,9 +111,12 @@ impl Relay {
             {
                 handed.push(more);
             }
-            if let Err(unheard) = self.pass(&node, &mut handed).await {
-                for conn in unheard {
-                    self.forget_member(&node, conn).await;
+            withhold(&mut handed, &mut unheard);
+            if let Err(lost) = self.pass(&node, &mut handed).await {
+                for member in lost {
+                    if unheard.insert(member.here) {
+                        self.kick_member(&node, member);
+                    }
                 }
             }
         }
@@ -108,22 +126,28 @@ impl Relay {
     }
 
     /// Publishes `handed` to the gateway `node`, in order: the frames in as few
-    /// messages as the kicks and moves between them allow. The members concerned by
-    /// what went unheard, and by everything after it, if the gateway did not hear.
-    async fn pass(&self, node: &NodeId, handed: &mut Vec<Handed>) -> Result<(), Vec<ConnId>> {
+    /// messages as the kicks and moves between them (and [`MESSAGE_BYTES`]) allow. The
+    /// members concerned by what went unheard, and by everything after it, if the
+    /// gateway did not hear.
+    async fn pass(&self, node: &NodeId, handed: &mut Vec<Handed>) -> Result<(), Vec<MemberId>> {
         let mut batch = Batch::default();
         let mut handed = handed.drain(..);
         while let Some(one) = handed.next() {
-            let (conn, control) = match one {
-                Handed::Frames(conn, frames) => {
-                    batch.add(conn, frames);
+            let (member, control) = match one {
+                Handed::Frames(member, frames) => {
+                    batch.add(member, frames);
+                    if batch.bytes >= MESSAGE_BYTES && !self.publish(node, &mut batch).await {
+                        let mut lost = std::mem::take(&mut batch.members);
+                        lost.extend(handed.map(|late| late.member()));
+                        return Err(lost);
+                    }
                     continue;
                 }
-                Handed::Kick(conn) => (conn, Envelope::Kick { conn }),
-                Handed::Moved(conn, room) => (
-                    conn,
+                Handed::Kick(member) => (member, Envelope::Kick { conn: member.conn }),
+                Handed::Moved(member, room) => (
+                    member,
                     Envelope::Moved {
-                        conn,
+                        conn: member.conn,
                         room: Some(room),
                     },
                 ),
@@ -131,21 +155,21 @@ impl Relay {
             // What was sent to the client before the kick or the move goes first.
             let heard = self.publish(node, &mut batch).await && self.heard(node, &control).await;
             if !heard {
-                let mut unheard = std::mem::take(&mut batch.conns);
-                unheard.push(conn);
-                unheard.extend(handed.map(|late| late.conn()));
-                return Err(unheard);
+                let mut lost = std::mem::take(&mut batch.members);
+                lost.push(member);
+                lost.extend(handed.map(|late| late.member()));
+                return Err(lost);
             }
         }
         if self.publish(node, &mut batch).await {
             Ok(())
         } else {
-            Err(batch.conns)
+            Err(batch.members)
         }
     }
 
     /// Publishes the frames gathered in `batch`, if any, and empties it; `false` if the
-    /// gateway did not hear them (their members are then still in `batch.conns`).
+    /// gateway did not hear them (their members are then still in `batch.members`).
     async fn publish(&self, node: &NodeId, batch: &mut Batch) -> bool {
         if !batch.frames.is_empty() {
             let envelope = Envelope::Frames {
@@ -153,11 +177,12 @@ impl Relay {
                 frames: std::mem::take(&mut batch.frames),
             };
             batch.last = None;
+            batch.bytes = 0;
             if !self.heard(node, &envelope).await {
                 return false;
             }
         }
-        batch.conns.clear();
+        batch.members.clear();
         true
     }
 
@@ -177,21 +202,39 @@ impl Relay {
     }
 }
 
+/// Drops from `handed` what the members in `unheard` (numbered here) handed over, but
+/// their kicks: a member that missed a frame is sent no later one, only its kick, its
+/// last hand-over (which also takes it out of `unheard`).
+fn withhold(handed: &mut Vec<Handed>, unheard: &mut HashSet<ConnId>) {
+    handed.retain(|one| match one {
+        Handed::Kick(member) => {
+            unheard.remove(&member.here);
+            true
+        }
+        Handed::Frames(member, _) | Handed::Moved(member, _) => !unheard.contains(&member.here),
+    });
+}
+
 /// The frames gathered for the next message, and the members they are for.
 #[derive(Default)]
 struct Batch {
     frames: Vec<SharedFrame>,
     /// The frame last added, to add the next member it is for to the same entry.
     last: Option<Frame>,
-    conns: Vec<ConnId>,
+    /// The frames' text, in bytes.
+    bytes: usize,
+    members: Vec<MemberId>,
 }
 
 impl Batch {
-    /// Adds `frames` for `conn`, in order. A frame the last entry already carries for
-    /// other clients (the same broadcast, handed over by another member just before)
-    /// only adds `conn` to it.
-    fn add(&mut self, conn: ConnId, frames: Vec<Frame>) {
-        self.conns.push(conn);
+    /// Adds `frames` for `member`'s client, in order. A frame the last entry already
+    /// carries for other clients (the same broadcast, handed over by another member
+    /// just before) only adds the client to it.
+    fn add(&mut self, member: MemberId, frames: Vec<Frame>) {
+        let conn = member.conn;
+        if self.members.last() != Some(&member) {
+            self.members.push(member);
+        }
         for frame in frames {
             match (&self.last, self.frames.last_mut()) {
                 (Some(last), Some(entry))
@@ -200,6 +243,7 @@ impl Batch {
                     entry.conns.push(conn);
                 }
                 _ => {
+                    self.bytes += frame.len();
                     self.frames.push(SharedFrame {
                         conns: vec![conn],
                         text: frame.to_string(),
@@ -220,6 +264,13 @@ mod tests {
         Arc::new(ByteString::from(text.to_owned()))
     }
 
+    fn member(conn: ConnId) -> MemberId {
+        MemberId {
+            conn,
+            here: conn + 100,
+        }
+    }
+
     fn entries(batch: &Batch) -> Vec<(Vec<ConnId>, &str)> {
         batch
             .frames
@@ -233,10 +284,30 @@ mod tests {
         let state = frame(r#"{"seq":4}"#);
         let mut batch = Batch::default();
         for conn in [3, 5, 9] {
-            batch.add(conn, vec![state.clone()]);
+            batch.add(member(conn), vec![state.clone()]);
         }
         assert_eq!(entries(&batch), vec![(vec![3, 5, 9], r#"{"seq":4}"#)]);
-        assert_eq!(batch.conns, vec![3, 5, 9]);
+        assert_eq!(batch.members, vec![member(3), member(5), member(9)]);
+        assert_eq!(batch.bytes, state.len());
+    }
+
+    #[test]
+    fn a_member_that_missed_a_frame_is_sent_only_its_kick() {
+        let (missed, fine) = (member(3), member(5));
+        let state = frame(r#"{"seq":9}"#);
+        let mut handed = vec![
+            Handed::Frames(missed, vec![state.clone()]),
+            Handed::Frames(fine, vec![state.clone()]),
+            Handed::Moved(missed, RoomId::from("r")),
+            Handed::Kick(missed),
+        ];
+        let mut unheard = HashSet::from([missed.here]);
+        withhold(&mut handed, &mut unheard);
+        let kept: Vec<String> = handed.iter().map(|one| format!("{one:?}")).collect();
+        assert_eq!(handed.len(), 2, "{kept:?}");
+        assert!(matches!(&handed[0], Handed::Frames(member, _) if *member == fine));
+        assert!(matches!(&handed[1], Handed::Kick(member) if *member == missed));
+        assert!(unheard.is_empty(), "its kick was its last hand-over");
     }
 
     #[test]
@@ -244,11 +315,11 @@ mod tests {
         let (first, second) = (frame(r#"{"seq":1}"#), frame(r#"{"seq":2}"#));
         let chat = frame(r#"{"type":"chat"}"#);
         let mut batch = Batch::default();
-        batch.add(3, vec![first.clone(), second.clone()]);
-        batch.add(5, vec![second.clone()]);
+        batch.add(member(3), vec![first.clone(), second.clone()]);
+        batch.add(member(5), vec![second.clone()]);
         // The same text, but another frame (another room's): not merged.
-        batch.add(7, vec![frame(r#"{"seq":2}"#), chat.clone()]);
-        batch.add(7, vec![chat.clone()]);
+        batch.add(member(7), vec![frame(r#"{"seq":2}"#), chat.clone()]);
+        batch.add(member(7), vec![chat.clone()]);
         assert_eq!(
             entries(&batch),
             vec![

@@ -251,16 +251,18 @@ impl Relay {
 
     /// Queues a frame from a room of the node `owner` for this node's client `conn`; a
     /// client that cannot keep up is dropped, as in a room of this node, and the owner
-    /// of a frame for a connection that has closed is told so.
-    pub(super) async fn deliver(&self, owner: &NodeId, conn: ConnId, frame: Frame) {
+    /// of a frame for a connection that has closed is told so. `false` for a closed
+    /// connection.
+    pub(super) async fn deliver(&self, owner: &NodeId, conn: ConnId, frame: Frame) -> bool {
         let Some(client) = self.inner.clients.get(&conn) else {
             // The connection has closed: the owner forgets it too.
             let node = self.inner.cluster.node().clone();
             let _ = self.send(owner, &Envelope::Disconnect { node, conn }).await;
-            return;
+            return false;
         };
         if let Err(TrySendError::Full(_)) = client.sub.outbox.try_send(frame) {
             client.sub.alerts.kick();
         }
+        true
     }
 }

@@ -275,10 +275,16 @@ impl Relay {
                     .await;
             }
             Envelope::Frames { node, frames } => {
+                // The owner is told once of each connection that has closed.
+                let mut closed = Vec::new();
                 for shared in frames {
                     let frame = Arc::new(ByteString::from(shared.text));
                     for conn in shared.conns {
-                        self.deliver(&node, conn, frame.clone()).await;
+                        if !closed.contains(&conn)
+                            && !self.deliver(&node, conn, frame.clone()).await
+                        {
+                            closed.push(conn);
+                        }
                     }
                 }
             }

@@ -8,7 +8,7 @@ use tracing::{debug, warn};
 
 use serde_json::Value;
 
-use super::courier::Handed;
+use super::courier::{Handed, MemberId};
 use super::wire::{Asker, Envelope};
 use super::{ANSWER_WITHIN, Relay};
 use crate::lobby::NewRoom;
@@ -83,7 +83,7 @@ impl Relay {
                 (asker, outcome)
             }
             Envelope::Disconnect { node, conn } => {
-                self.forget_member(&node, conn).await;
+                self.forget_member(&node, conn, None).await;
                 return;
             }
             Envelope::Answer { .. }
@@ -220,8 +220,8 @@ impl Relay {
 
     /// Hands the frames this node's rooms queue for another node's client `conn` to the
     /// courier of its gateway `node` (see [`super::courier`]), in order, with the
-    /// client's kick and its rooms' moves. If the courier stops (the gateway is gone, or
-    /// Redis fails) or the client cannot keep up, the member is forgotten here.
+    /// client's kick and its rooms' moves. Once kicked (the client cannot keep up, or
+    /// the gateway did not hear one of its frames), the member is forgotten here.
     async fn hand_over(
         self,
         node: NodeId,
@@ -230,6 +230,10 @@ impl Relay {
         mut queued: mpsc::Receiver<Frame>,
     ) {
         let courier = self.courier(&node);
+        let member = MemberId {
+            conn,
+            here: sub.conn,
+        };
         let alerts = sub.alerts.clone();
         drop(sub);
         let mut frames = Vec::new();
@@ -241,17 +245,17 @@ impl Relay {
                     if count == 0 {
                         return;
                     }
-                    Handed::Frames(conn, std::mem::take(&mut frames))
+                    Handed::Frames(member, std::mem::take(&mut frames))
                 }
                 () = alerts.kicked() => {
-                    courier.hand(Handed::Kick(conn)).await;
+                    courier.hand(Handed::Kick(member)).await;
                     break;
                 }
                 () = alerts.moved() => {
                     // The member stays in this node's other rooms.
                     for room in alerts.take_moved() {
                         self.out_of(&node, conn, Some(&room));
-                        if !courier.hand(Handed::Moved(conn, room)).await {
+                        if !courier.hand(Handed::Moved(member, room)).await {
                             break 'handing;
                         }
                     }
@@ -262,7 +266,7 @@ impl Relay {
                 break;
             }
         }
-        self.forget_member(&node, conn).await;
+        self.forget_member(&node, conn, Some(member.here)).await;
     }
 
     /// Sends the frames this node's rooms queue for another node's client `conn` back
@@ -276,6 +280,7 @@ impl Relay {
         sub: Subscriber,
         mut queued: mpsc::Receiver<Frame>,
     ) {
+        let here = sub.conn;
         let alerts = sub.alerts.clone();
         drop(sub);
         'passing: loop {
@@ -317,12 +322,28 @@ impl Relay {
                 }
             }
         }
-        self.forget_member(&node, conn).await;
+        self.forget_member(&node, conn, Some(here)).await;
     }
 
-    /// Takes another node's client out of every room it is in here.
-    pub(super) async fn forget_member(&self, node: &NodeId, conn: ConnId) {
-        let Some((_, member)) = self.inner.members.remove(&(node.clone(), conn)) else {
+    /// Kicks `member`, if it is still the gateway `node`'s client's member here: its
+    /// task hands the kick over to the courier and ends.
+    pub(super) fn kick_member(&self, node: &NodeId, member: MemberId) {
+        if let Some(known) = self.inner.members.get(&(node.clone(), member.conn))
+            && known.sub.conn == member.here
+        {
+            known.sub.alerts.kick();
+        }
+    }
+
+    /// Takes another node's client out of every room it is in here: whatever its
+    /// member, or only the member numbered `here` here (not one the client came back
+    /// as since).
+    async fn forget_member(&self, node: &NodeId, conn: ConnId, here: Option<ConnId>) {
+        let key = (node.clone(), conn);
+        let removed = self.inner.members.remove_if(&key, |_, member| {
+            here.is_none_or(|here| member.sub.conn == here)
+        });
+        let Some((_, member)) = removed else {
             return;
         };
         for room in &member.rooms {
