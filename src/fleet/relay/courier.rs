@@ -187,7 +187,7 @@ impl Relay {
     }
 
     /// Sends `envelope` to the gateway `node`; whether it heard.
-    async fn heard(&self, node: &NodeId, envelope: &Envelope) -> bool {
+    pub(super) async fn heard(&self, node: &NodeId, envelope: &Envelope) -> bool {
         match self.send(node, envelope).await {
             Ok(heard) if heard > 0 => true,
             Ok(_) => {

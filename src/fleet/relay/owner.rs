@@ -4,11 +4,11 @@
 
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-use tracing::{debug, warn};
+use tracing::warn;
 
 use serde_json::Value;
 
-use super::courier::{Handed, MemberId};
+use super::courier::{Courier, Handed, MemberId};
 use super::wire::{Asker, Envelope};
 use super::{ANSWER_WITHIN, Relay};
 use crate::lobby::NewRoom;
@@ -181,12 +181,13 @@ impl Relay {
             let (outbox, queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
             let mut sub = Subscriber::new(new_conn_id(), outbox);
             sub.updates = asker.updates;
-            let (node, conn) = (asker.node.clone(), asker.conn);
-            if asker.batches {
-                tokio::spawn(self.clone().hand_over(node, conn, sub.clone(), queued));
+            let route = if asker.batches {
+                Route::Courier(self.courier(&asker.node))
             } else {
-                tokio::spawn(self.clone().pass_back(node, conn, sub.clone(), queued));
-            }
+                Route::Direct
+            };
+            let (node, conn) = (asker.node.clone(), asker.conn);
+            tokio::spawn(self.clone().forward(node, conn, sub.clone(), queued, route));
             Member {
                 sub,
                 rooms: Vec::new(),
@@ -218,18 +219,18 @@ impl Relay {
             .remove_if(&key, |_, member| member.rooms.is_empty());
     }
 
-    /// Hands the frames this node's rooms queue for another node's client `conn` to the
-    /// courier of its gateway `node` (see [`super::courier`]), in order, with the
-    /// client's kick and its rooms' moves. Once kicked (the client cannot keep up, or
-    /// the gateway did not hear one of its frames), the member is forgotten here.
-    async fn hand_over(
+    /// Passes the frames this node's rooms queue for another node's client `conn` to its
+    /// gateway `node`, in order, with the client's kick and its rooms' moves, by
+    /// `route`. Once kicked (the client cannot keep up, or the gateway did not hear one
+    /// of its frames), or once the route fails, the member is forgotten here.
+    async fn forward(
         self,
         node: NodeId,
         conn: ConnId,
         sub: Subscriber,
         mut queued: mpsc::Receiver<Frame>,
+        route: Route,
     ) {
-        let courier = self.courier(&node);
         let member = MemberId {
             conn,
             here: sub.conn,
@@ -237,7 +238,7 @@ impl Relay {
         let alerts = sub.alerts.clone();
         drop(sub);
         let mut frames = Vec::new();
-        'handing: loop {
+        'passing: loop {
             let handed = tokio::select! {
                 // Frames first: whatever the room sent before it stopped goes out.
                 biased;
@@ -248,81 +249,25 @@ impl Relay {
                     Handed::Frames(member, std::mem::take(&mut frames))
                 }
                 () = alerts.kicked() => {
-                    courier.hand(Handed::Kick(member)).await;
+                    route.pass(&self, &node, Handed::Kick(member)).await;
                     break;
                 }
                 () = alerts.moved() => {
                     // The member stays in this node's other rooms.
                     for room in alerts.take_moved() {
                         self.out_of(&node, conn, Some(&room));
-                        if !courier.hand(Handed::Moved(member, room)).await {
-                            break 'handing;
-                        }
-                    }
-                    continue;
-                }
-            };
-            if !courier.hand(handed).await {
-                break;
-            }
-        }
-        self.forget_member(&node, conn, Some(member.here)).await;
-    }
-
-    /// Sends the frames this node's rooms queue for another node's client `conn` back
-    /// to its gateway `node`, in order, one message per frame: the gateway predates
-    /// [`Envelope::Frames`]. If the gateway is gone (nobody hears), Redis fails, or the
-    /// client cannot keep up, the member is forgotten here.
-    async fn pass_back(
-        self,
-        node: NodeId,
-        conn: ConnId,
-        sub: Subscriber,
-        mut queued: mpsc::Receiver<Frame>,
-    ) {
-        let here = sub.conn;
-        let alerts = sub.alerts.clone();
-        drop(sub);
-        'passing: loop {
-            let frame = tokio::select! {
-                // Frames first: whatever the room sent before it stopped goes out.
-                biased;
-                frame = queued.recv() => frame,
-                () = alerts.kicked() => {
-                    let _ = self.send(&node, &Envelope::Kick { conn }).await;
-                    break;
-                }
-                () = alerts.moved() => {
-                    // The member stays in this node's other rooms.
-                    for room in alerts.take_moved() {
-                        self.out_of(&node, conn, Some(&room));
-                        let envelope = Envelope::Moved { conn, room: Some(room) };
-                        if self.send(&node, &envelope).await.is_err() {
+                        if !route.pass(&self, &node, Handed::Moved(member, room)).await {
                             break 'passing;
                         }
                     }
                     continue;
                 }
             };
-            let Some(frame) = frame else { return };
-            let envelope = Envelope::Frame {
-                node: self.inner.cluster.node().clone(),
-                conn,
-                text: frame.to_string(),
-            };
-            match self.send(&node, &envelope).await {
-                Ok(heard) if heard > 0 => {}
-                Ok(_) => {
-                    debug!(%node, conn, "a client's gateway is gone");
-                    break;
-                }
-                Err(error) => {
-                    warn!(%node, conn, %error, "could not pass a frame to another node");
-                    break;
-                }
+            if !route.pass(&self, &node, handed).await {
+                break;
             }
         }
-        self.forget_member(&node, conn, Some(here)).await;
+        self.forget_member(&node, conn, Some(member.here)).await;
     }
 
     /// Kicks `member`, if it is still the gateway `node`'s client's member here: its
@@ -349,6 +294,58 @@ impl Relay {
         for room in &member.rooms {
             if let Ok(handle) = self.local_room(room) {
                 handle.disconnect(member.sub.conn).await;
+            }
+        }
+    }
+}
+
+/// How a member's frames and alerts reach its gateway.
+enum Route {
+    /// Through the courier of its gateway's node, in batches ([`super::courier`]).
+    Courier(Courier),
+    /// One message each: the gateway predates [`Envelope::Frames`].
+    Direct,
+}
+
+impl Route {
+    /// Passes `handed` on to the gateway `node`; `false` if the member should stop:
+    /// the courier has stopped, or (directly) a frame went unheard or a move failed.
+    async fn pass(&self, relay: &Relay, node: &NodeId, handed: Handed) -> bool {
+        match self {
+            Route::Courier(courier) => courier.hand(handed).await,
+            Route::Direct => relay.pass_directly(node, handed).await,
+        }
+    }
+}
+
+impl Relay {
+    /// Sends what a member of the gateway `node` handed over as one message per frame,
+    /// kick or move.
+    async fn pass_directly(&self, node: &NodeId, handed: Handed) -> bool {
+        match handed {
+            Handed::Frames(member, frames) => {
+                for frame in frames {
+                    let envelope = Envelope::Frame {
+                        node: self.inner.cluster.node().clone(),
+                        conn: member.conn,
+                        text: frame.to_string(),
+                    };
+                    if !self.heard(node, &envelope).await {
+                        return false;
+                    }
+                }
+                true
+            }
+            Handed::Kick(member) => {
+                let _ = self.send(node, &Envelope::Kick { conn: member.conn }).await;
+                true
+            }
+            Handed::Moved(member, room) => {
+                let envelope = Envelope::Moved {
+                    conn: member.conn,
+                    room: Some(room),
+                };
+                self.send(node, &envelope).await.is_ok()
             }
         }
     }
