@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
-use tokio::sync::mpsc;
 
 use super::body;
 use super::caller;
@@ -17,7 +16,7 @@ use super::reply::{BotApiError, ok};
 use super::seats::BotSeat;
 use crate::AppState;
 use crate::protocol::ErrorCode;
-use crate::room::Frame;
+use crate::room::OutboxReader;
 use parlor_room::{PlayerInfo, Request, RoomCommand};
 
 /// The query of a move: `offeringDraw=true` offers a draw with it (or accepts the
@@ -132,7 +131,7 @@ struct Acting {
     player: PlayerInfo,
     seat: BotSeat,
     /// The frames of the request's own connection, while it has one.
-    own: Option<mpsc::Receiver<Frame>>,
+    own: Option<OutboxReader>,
 }
 
 impl Acting {

@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Instant, SystemTime};
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use tokio::sync::mpsc;
 use tokio::time::{Sleep, interval_at};
 
 use super::caller;
@@ -24,7 +23,7 @@ use super::reply::BotApiError;
 use super::seats::BotSeat;
 use crate::AppState;
 use crate::fleet::{REENTER_EVERY, REENTER_PATIENCE, RoomLink};
-use crate::room::{Frame, OUTBOX_FRAMES, Subscriber, new_conn_id, unix_ms};
+use crate::room::{OutboxReader, Subscriber, new_conn_id, outbox, unix_ms};
 use parlor_room::{PlayerInfo, RoomCommand, RoomId};
 use serde_json::json;
 
@@ -64,10 +63,10 @@ pub(super) async fn take_seat(
     state: &AppState,
     player: &PlayerInfo,
     room: &RoomId,
-) -> Result<(BotSeat, mpsc::Receiver<Frame>), BotApiError> {
+) -> Result<(BotSeat, OutboxReader), BotApiError> {
     let link = RoomLink::find(room, &state.lobby, state.relay.as_ref()).await?;
     let conn = new_conn_id();
-    let (outbox, frames) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
+    let (outbox, frames) = outbox();
     let subscriber = Subscriber::new(conn, outbox);
     if let Some(relay) = &state.relay {
         relay.register(subscriber.clone());
@@ -128,7 +127,7 @@ impl Streaming {
     /// (the room counts the bot away, as a player whose connection closed). A room that
     /// moves to another node of a fleet (its node died, or handed it on) is followed
     /// there: the stream takes the seat back wherever the room is now and goes on.
-    async fn run(mut self, mut frames: mpsc::Receiver<Frame>, lines: Lines) {
+    async fn run(mut self, frames: OutboxReader, lines: Lines) {
         let mut tracker = GameTracker::default();
         let mut keep_alive = interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
         let alerts = self.seat.subscriber.alerts.clone();
@@ -136,12 +135,12 @@ impl Streaming {
         tokio::pin!(ask_again);
         loop {
             let sent = tokio::select! {
-                frame = frames.recv() => match frame {
-                    Some(frame) => match self.lines_of(&frame, &mut tracker) {
+                frame = frames.recv_async() => match frame {
+                    Ok(frame) => match self.lines_of(&frame, &mut tracker) {
                         Some(out) => send_all(&lines, out).await,
                         None => false,
                     },
-                    None => false,
+                    Err(_disconnected) => false,
                 },
                 _ = keep_alive.tick() => lines.keep_alive().await,
                 () = lines.gone() => false,

@@ -4,8 +4,6 @@
 
 use std::time::{Instant, SystemTime};
 
-use tokio::sync::mpsc;
-
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use schemars::{JsonSchema, SchemaGenerator};
@@ -490,7 +488,7 @@ pub(super) async fn close_room(
         bot_account: false,
     };
     // The operator asks from no connection: nothing the room sends comes back here.
-    let (outbox, _unread) = mpsc::channel(1);
+    let (outbox, _unread) = flume::bounded(1);
     let asker = Subscriber::new(new_conn_id(), outbox);
     let command = RoomCommand::Close {
         reason: reason.clone(),

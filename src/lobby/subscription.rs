@@ -113,9 +113,12 @@ impl LobbySubscription {
 }
 
 /// The next lobby event of a subscription; never resolves without one.
+///
+/// The wait is boxed: every session waits on this beside its other events, and most
+/// connections never follow the lobby, so their futures should not keep room for it.
 pub(crate) async fn next_lobby_event(subscription: Option<&mut LobbySubscription>) -> LobbyEvent {
     match subscription {
-        Some(subscription) => subscription.next().await,
+        Some(subscription) => Box::pin(subscription.next()).await,
         None => std::future::pending().await,
     }
 }

@@ -185,7 +185,7 @@ impl Room {
         mut self,
         mut inbox: mpsc::Receiver<Box<Command>>,
         publisher: watch::Sender<Published>,
-        creator: Option<(Seat, Creator)>,
+        creator: Option<Box<(Seat, Creator)>>,
     ) -> impl Future<Output = ()> + Send + 'static {
         async move {
             let game = self.state.game().kind();
@@ -195,7 +195,9 @@ impl Room {
             } else {
                 info!(room = %self.state.id(), %game, "room created");
             }
-            if let Some((seat, creator)) = creator {
+            // Boxed: the room's future keeps its arguments for its whole life, and the
+            // creator is needed only now.
+            if let Some((seat, creator)) = creator.map(|creator| *creator) {
                 // The `me` seat is open until now; the creator is the first to take it.
                 let asked = Asked {
                     player: creator.player,
@@ -226,6 +228,12 @@ impl Room {
                 .inc();
             loop {
                 let deadline = self.state.next_deadline().filter(|_| !self.holds_a_move());
+                // The room also wakes to let a snapshot go once newcomers may no longer
+                // share it, so that an idle room does not keep it.
+                let wake = match (deadline, self.snapshots.expiry()) {
+                    (Some(deadline), Some(expiry)) => Some(deadline.min(expiry)),
+                    (deadline, expiry) => deadline.or(expiry),
+                };
                 let flow = tokio::select! {
                     command = inbox.recv() => match command {
                         // Boxed, here and for the timers: handling holds far more state
@@ -233,8 +241,14 @@ impl Room {
                         Some(command) => Box::pin(self.handle(*command)).await,
                         None => Flow::Close,
                     },
-                    () = sleep_until(deadline.unwrap_or_else(Instant::now).into()), if deadline.is_some() => {
-                        Box::pin(self.on_timer()).await
+                    () = sleep_until(wake.unwrap_or_else(Instant::now).into()), if wake.is_some() => {
+                        let now = Instant::now();
+                        self.snapshots.forget_expired(now);
+                        if deadline.is_some_and(|deadline| deadline <= now) {
+                            Box::pin(self.on_timer()).await
+                        } else {
+                            Flow::Continue
+                        }
                     }
                     () = shutdown.cancelled() => Flow::Close,
                 };

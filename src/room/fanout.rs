@@ -7,9 +7,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use flume::TrySendError;
 use serde::Serialize;
 use std::time::Instant;
-use tokio::sync::mpsc::error::TrySendError;
 use tracing::warn;
 
 use super::{ConnId, Frame, Subscriber};
@@ -96,7 +96,7 @@ pub(super) fn send_to(sub: &Subscriber, frame: &Frame, metrics: &Metrics) -> boo
             }
             false
         }
-        Err(TrySendError::Closed(_)) => false,
+        Err(TrySendError::Disconnected(_)) => false,
     }
 }
 
@@ -124,6 +124,25 @@ impl Snapshots {
                 self.last = Some((seq, now, Frame::clone(&frame)));
                 frame
             }
+        }
+    }
+
+    /// Lets the kept snapshot go: the room has changed since it was made.
+    pub(super) fn forget(&mut self) {
+        self.last = None;
+    }
+
+    /// When the kept snapshot may no longer be given to newcomers, if one is kept.
+    pub(super) fn expiry(&self) -> Option<Instant> {
+        self.last
+            .as_ref()
+            .map(|(_, made, _)| *made + SNAPSHOT_REUSE)
+    }
+
+    /// Lets the kept snapshot go if it may no longer be given to newcomers at `now`.
+    pub(super) fn forget_expired(&mut self, now: Instant) {
+        if self.expiry().is_some_and(|expiry| expiry <= now) {
+            self.last = None;
         }
     }
 }
@@ -172,12 +191,10 @@ impl DropLog {
 
 #[cfg(test)]
 mod tests {
-    use tokio::sync::mpsc;
-
     use super::*;
 
-    fn subscriber(conn: ConnId, room_for: usize) -> (Subscriber, mpsc::Receiver<Frame>) {
-        let (outbox, inbox) = mpsc::channel(room_for);
+    fn subscriber(conn: ConnId, room_for: usize) -> (Subscriber, flume::Receiver<Frame>) {
+        let (outbox, inbox) = flume::bounded(room_for);
         (Subscriber::new(conn, outbox), inbox)
     }
 
@@ -185,7 +202,7 @@ mod tests {
     fn a_full_queue_is_kicked_and_counted_once_and_the_others_still_served() {
         let metrics = Metrics::new().unwrap();
         let (full, _inbox) = subscriber(1, 1);
-        let (roomy, mut roomy_inbox) = subscriber(2, 8);
+        let (roomy, roomy_inbox) = subscriber(2, 8);
         let frame = frame(&"x");
         let same = Broadcast::Same(Frame::clone(&frame));
         let subs = [full.clone(), roomy.clone()];
@@ -200,9 +217,9 @@ mod tests {
     #[test]
     fn a_move_reaches_each_subscriber_in_the_form_it_asked_for() {
         let metrics = Metrics::new().unwrap();
-        let (mut eventful, mut eventful_inbox) = subscriber(1, 8);
+        let (mut eventful, eventful_inbox) = subscriber(1, 8);
         eventful.updates = Updates::Moves;
-        let (stately, mut stately_inbox) = subscriber(2, 8);
+        let (stately, stately_inbox) = subscriber(2, 8);
         let moved = frame(&"moved");
         let state = frame(&"state");
         let both = Broadcast::Move {
@@ -246,5 +263,28 @@ mod tests {
         assert_eq!(stale.as_ref(), "\"c\"");
         let next = snapshots.get(4, now + SNAPSHOT_REUSE, || frame(&"d"));
         assert_eq!(next.as_ref(), "\"d\"");
+    }
+
+    #[test]
+    fn a_forgotten_snapshot_is_made_anew() {
+        let now = Instant::now();
+        let mut snapshots = Snapshots::default();
+        snapshots.get(3, now, || frame(&"a"));
+        snapshots.forget();
+        let after = snapshots.get(3, now, || frame(&"b"));
+        assert_eq!(after.as_ref(), "\"b\"");
+    }
+
+    #[test]
+    fn a_snapshot_is_kept_until_newcomers_may_no_longer_share_it() {
+        let now = Instant::now();
+        let mut snapshots = Snapshots::default();
+        assert_eq!(snapshots.expiry(), None);
+        snapshots.get(3, now, || frame(&"a"));
+        assert_eq!(snapshots.expiry(), Some(now + SNAPSHOT_REUSE));
+        snapshots.forget_expired(now + SNAPSHOT_REUSE - Duration::from_millis(1));
+        assert_eq!(snapshots.expiry(), Some(now + SNAPSHOT_REUSE));
+        snapshots.forget_expired(now + SNAPSHOT_REUSE);
+        assert_eq!(snapshots.expiry(), None);
     }
 }

@@ -171,6 +171,7 @@ impl RoomHandle {
         let (private, usual_start) = kind;
         let (publisher, published) = watch::channel(room.publication());
         let room = room.tracked_by(tracker);
+        let creator = creator.map(Box::new);
         let task = runtime.spawn(tracker.track_future(room.run(inbox, publisher, creator)));
         let handle = RoomHandle {
             id,

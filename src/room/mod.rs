@@ -16,7 +16,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use bytestring::ByteString;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
@@ -36,6 +35,21 @@ pub(crate) use resume::{ResumeError, resume};
 /// How many frames may wait for a slow client before it is disconnected.
 pub(crate) const OUTBOX_FRAMES: usize = 256;
 
+/// Where the rooms queue a connection's frames: bounded to [`OUTBOX_FRAMES`], a room
+/// that finds it full drops the connection.
+pub(crate) type Outbox = flume::Sender<Frame>;
+
+/// The reading end of an [`Outbox`]: whatever writes the connection's frames out.
+pub(crate) type OutboxReader = flume::Receiver<Frame>;
+
+/// A new connection's outbox. flume's queue allocates its buffer on the first frame,
+/// so an idle connection keeps about 270 bytes for it (its shared state, the reader's
+/// registration and the emptied queue), where tokio's channel allocates 32 slots and
+/// its padded shared state up front, about 770.
+pub(crate) fn outbox() -> (Outbox, OutboxReader) {
+    flume::bounded(OUTBOX_FRAMES)
+}
+
 /// The next connection number: unique in this process, whether the connection is a
 /// socket here or a client of another node of a fleet in one of this node's rooms.
 pub(crate) fn new_conn_id() -> ConnId {
@@ -44,9 +58,7 @@ pub(crate) fn new_conn_id() -> ConnId {
 }
 
 /// An encoded frame as queued to subscribers: one allocation shared by every
-/// recipient, and a single pointer in each queue. A tokio channel allocates its first
-/// 32 slots when it is made, so with a 32-byte `ByteString` per slot every idle
-/// connection would carry 1 KiB of empty queue; with a pointer it is 256 bytes.
+/// recipient, and a single pointer in each queue.
 pub(crate) type Frame = Arc<ByteString>;
 
 /// A connection's outbound side, as a room sees it: a bounded queue of encoded frames,
@@ -57,7 +69,7 @@ pub(crate) struct Subscriber {
     /// The connection.
     pub(crate) conn: ConnId,
     /// Frames to write, shared between subscribers.
-    pub(crate) outbox: mpsc::Sender<Frame>,
+    pub(crate) outbox: Outbox,
     /// Kicked when this connection must be closed (its queue overflowed, or the
     /// operator closed it); told when a room it is in has moved to another node of a
     /// fleet (its task puts it back into the room there).
@@ -70,7 +82,7 @@ pub(crate) struct Subscriber {
 
 impl Subscriber {
     /// A subscriber for connection `conn`, whose frames go to `outbox`.
-    pub(crate) fn new(conn: ConnId, outbox: mpsc::Sender<Frame>) -> Subscriber {
+    pub(crate) fn new(conn: ConnId, outbox: Outbox) -> Subscriber {
         Subscriber {
             conn,
             outbox,

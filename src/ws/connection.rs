@@ -2,7 +2,7 @@
 //! who it speaks for, the rooms it is in (and which of them it watches, and which are
 //! moving between nodes), its lobby feed and its budgets.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -10,9 +10,9 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::reroute::Moving;
+use super::room_links::RoomLinks;
 use crate::AppState;
 use crate::bot_api::events::BotEvent;
-use crate::fleet::RoomLink;
 use crate::limits::Budget;
 use crate::lobby::LobbySubscription;
 use crate::players::Identity;
@@ -26,7 +26,7 @@ pub(super) struct Connection {
     pub(super) app: Arc<AppState>,
     pub(super) identity: Option<Identity>,
     /// Rooms this connection plays or watches in, told when it closes.
-    pub(super) rooms: HashMap<RoomId, RoomLink>,
+    pub(super) rooms: RoomLinks,
     /// Which of them it watches (rather than plays in).
     pub(super) watching: HashSet<RoomId>,
     /// Which of them moved to another node of the fleet and have not taken the
@@ -63,7 +63,7 @@ impl Connection {
         if now != self.described {
             self.described = now;
             let player = self.identity.as_ref().map(|identity| &identity.player_id);
-            self.app.live.describe(self.conn, player, self.rooms.keys());
+            self.app.live.describe(self.conn, player, self.rooms.ids());
         }
     }
 

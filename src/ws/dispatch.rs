@@ -446,9 +446,9 @@ impl Connection {
         // made from now on finds this connection, and one made before is seen here.
         self.app
             .live
-            .describe(self.conn, Some(&identity.player_id), self.rooms.keys());
+            .describe(self.conn, Some(&identity.player_id), self.rooms.ids());
         if let Err(error) = bans::refuse_banned(store, &identity.player_id, now).await {
-            self.app.live.describe(self.conn, None, self.rooms.keys());
+            self.app.live.describe(self.conn, None, self.rooms.ids());
             return Err(error);
         }
         info!(conn = self.conn, player_id = %identity.player_id, "player identified");

@@ -19,12 +19,17 @@ use parlor_room::RoomId;
 /// reading the client's frames (they wait in the socket until a room answers).
 const MOST_WAITING: usize = 32;
 
-/// The room requests of one connection that have not been answered yet.
+/// The room requests of one connection that have not been answered yet: nothing while
+/// none are (most of a connection's life), boxed while any are, so that an idle
+/// connection keeps one pointer for them.
 #[derive(Default)]
-pub(super) struct InFlight {
-    /// The requests sent, one per busy room. Made at the first request, so that a
-    /// connection that never asks a room carries none of it.
-    sent: Option<FuturesUnordered<LocalBoxFuture<'static, Answered>>>,
+pub(super) struct InFlight(Option<Box<Requests>>);
+
+/// What [`InFlight`] holds while requests are out.
+#[derive(Default)]
+struct Requests {
+    /// The requests sent, one per busy room.
+    sent: FuturesUnordered<LocalBoxFuture<'static, Answered>>,
     /// The rooms with a client's request sent.
     busy: HashSet<RoomId>,
     /// The rooms the connection is being put back into (which wait for nothing: a
@@ -37,47 +42,53 @@ pub(super) struct InFlight {
 impl InFlight {
     /// Whether no request is waiting on a room.
     pub(super) fn is_idle(&self) -> bool {
-        self.busy.is_empty() && self.returning.is_empty()
+        self.0
+            .as_ref()
+            .is_none_or(|requests| requests.busy.is_empty() && requests.returning.is_empty())
     }
 
     /// Whether the connection is being put back into `room`.
     pub(super) fn is_returning(&self, room: &RoomId) -> bool {
-        self.returning.contains(room)
+        self.0
+            .as_ref()
+            .is_some_and(|requests| requests.returning.contains(room))
     }
 
     /// Whether as many requests wait as may: the client's next frames are left unread
     /// until a room answers.
     pub(super) fn is_full(&self) -> bool {
-        self.busy.len() + self.queued.len() >= MOST_WAITING
+        self.0
+            .as_ref()
+            .is_some_and(|requests| requests.busy.len() + requests.queued.len() >= MOST_WAITING)
     }
 
     /// Sends `request`, or queues a client's request behind the one its room is
     /// answering (a request to be put back into a room already being asked is dropped).
     pub(super) fn push(&mut self, request: RoomRequest, connection: &mut Connection) {
+        let requests = self.0.get_or_insert_default();
         let room = request.room.clone();
         if request.reentry {
-            if !self.returning.insert(room) {
+            if !requests.returning.insert(room) {
                 return;
             }
-        } else if !self.busy.insert(room) {
-            self.queued.push_back(request);
+        } else if !requests.busy.insert(room) {
+            requests.queued.push_back(request);
             return;
         }
-        let sent = connection.ask_room(request);
-        self.sent
-            .get_or_insert_with(FuturesUnordered::new)
-            .push(sent);
+        requests.sent.push(connection.ask_room(request));
     }
 
     /// The next answer; never comes while nothing is sent. A poll of the requests
     /// rather than an `async fn`: the session waits on it beside its other events, and
     /// an `async fn`'s state would make every idle connection's future larger.
     pub(super) fn next(&mut self) -> impl Future<Output = Answered> + '_ {
-        poll_fn(|cx| match self.sent.as_mut() {
-            Some(sent) if !sent.is_empty() => match sent.poll_next_unpin(cx) {
-                Poll::Ready(Some(answered)) => Poll::Ready(answered),
-                Poll::Ready(None) | Poll::Pending => Poll::Pending,
-            },
+        poll_fn(|cx| match self.0.as_mut() {
+            Some(requests) if !requests.sent.is_empty() => {
+                match requests.sent.poll_next_unpin(cx) {
+                    Poll::Ready(Some(answered)) => Poll::Ready(answered),
+                    Poll::Ready(None) | Poll::Pending => Poll::Pending,
+                }
+            }
             _ => Poll::Pending,
         })
     }
@@ -85,23 +96,45 @@ impl InFlight {
     /// Notes that `room` answered a client's request (or, `reentry`, took the connection
     /// back or did not), and sends the client's request queued next for it, if any.
     pub(super) fn answered(&mut self, room: &RoomId, reentry: bool, connection: &mut Connection) {
-        if reentry {
-            self.returning.remove(room);
+        let Some(requests) = self.0.as_mut() else {
             return;
+        };
+        if reentry {
+            requests.returning.remove(room);
+        } else {
+            requests.busy.remove(room);
+            let next = requests
+                .queued
+                .iter()
+                .position(|queued| queued.room == *room);
+            if let Some(next) = next.and_then(|at| requests.queued.remove(at)) {
+                self.push(next, connection);
+            }
         }
-        self.busy.remove(room);
-        let next = self.queued.iter().position(|queued| queued.room == *room);
-        if let Some(next) = next.and_then(|at| self.queued.remove(at)) {
-            self.push(next, connection);
+        self.let_go_if_idle();
+    }
+
+    /// Once nothing waits, frees what the requests took: a connection mostly has one
+    /// request out at a time, and between them (which is most of its life) it should
+    /// keep nothing for them. The next request allocates anew.
+    fn let_go_if_idle(&mut self) {
+        let done = self.0.as_ref().is_some_and(|requests| {
+            requests.sent.is_empty()
+                && requests.busy.is_empty()
+                && requests.returning.is_empty()
+                && requests.queued.is_empty()
+        });
+        if done {
+            self.0 = None;
         }
     }
 
     /// Waits for every request sent to be answered, and hands each answer to
     /// `connection`; the queued ones are dropped unsent. For a closing connection, so
     /// that a room it entered meanwhile is among the rooms told it closed.
-    pub(super) async fn finish(mut self, connection: &mut Connection) {
-        if let Some(mut sent) = self.sent.take() {
-            while let Some(answered) = sent.next().await {
+    pub(super) async fn finish(self, connection: &mut Connection) {
+        if let Some(mut requests) = self.0 {
+            while let Some(answered) = requests.sent.next().await {
                 connection.settle(answered);
             }
         }

@@ -18,6 +18,7 @@ mod notices;
 mod origin;
 mod outbox;
 mod reroute;
+mod room_links;
 mod room_request;
 mod session;
 mod socket;
@@ -32,13 +33,12 @@ use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 use futures_util::Stream;
-use tokio::sync::mpsc;
 
 use crate::AppState;
 use crate::http::ApiError;
 use crate::limits::client_address;
 use crate::protocol::MAX_FRAME_BYTES;
-use crate::room::{Frame, OUTBOX_FRAMES};
+use crate::room::outbox;
 
 pub(crate) use origin::OriginPolicy;
 pub(crate) use socket::ConnectionSocket;
@@ -81,7 +81,7 @@ pub(crate) async fn upgrade(
         .max_continuation_size(MAX_FRAME_BYTES);
     // The rooms' frames are written by the response body itself: actix-ws's body is kept
     // inside it, as the inbound stream ends when that body is dropped.
-    let (outbox, queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
+    let (outbox, queued) = outbox();
     let gate = Rc::new(Gate::default());
     let response = response
         .map_body(|_, session_frames| OutboxBody::new(session_frames, queued, gate.clone()))

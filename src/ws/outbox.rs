@@ -23,9 +23,11 @@ use std::task::{Context, Poll, Waker};
 use actix_http::ws::{OpCode, Parser};
 use actix_web::body::{BodySize, BoxBody, MessageBody};
 use actix_web::web::{Bytes, BytesMut};
-use tokio::sync::mpsc;
+use flume::TryRecvError;
+use flume::r#async::RecvStream;
+use futures_util::StreamExt;
 
-use crate::room::Frame;
+use crate::room::{Frame, OutboxReader};
 
 /// How many bytes of queued frames one poll of the body encodes at most, so that one
 /// busy connection hands its dispatcher chunks of a bounded size.
@@ -64,20 +66,22 @@ impl Drop for GateHeld {
 /// then the frames queued in the outbox, each encoded as a WebSocket text frame.
 pub(crate) struct OutboxBody {
     session_frames: BoxBody,
-    queued: mpsc::Receiver<Frame>,
+    /// Where the frames are taken from while there are any.
+    queued: OutboxReader,
+    /// Waits for the next frame once there are none: its registration with the queue
+    /// is kept from one wait to the next, where taking every frame through it would
+    /// make a new one after each.
+    next: RecvStream<'static, Frame>,
     gate: Rc<Gate>,
 }
 
 impl OutboxBody {
     /// The body writing `session_frames` (actix-ws's own body), then what `queued`
     /// brings, while `gate` is not held.
-    pub(crate) fn new(
-        session_frames: BoxBody,
-        queued: mpsc::Receiver<Frame>,
-        gate: Rc<Gate>,
-    ) -> OutboxBody {
+    pub(crate) fn new(session_frames: BoxBody, queued: OutboxReader, gate: Rc<Gate>) -> OutboxBody {
         OutboxBody {
             session_frames,
+            next: queued.clone().into_stream(),
             queued,
             gate,
         }
@@ -107,13 +111,16 @@ impl MessageBody for OutboxBody {
         }
         let mut chunk = BytesMut::new();
         while chunk.len() < MOST_BYTES_PER_CHUNK {
-            match this.queued.poll_recv(cx) {
-                Poll::Ready(Some(frame)) => {
-                    Parser::write_message(&mut chunk, frame.as_bytes(), OpCode::Text, true, false);
-                }
+            let frame = match this.queued.try_recv() {
+                Ok(frame) => frame,
+                Err(TryRecvError::Empty) => match this.next.poll_next_unpin(cx) {
+                    Poll::Ready(Some(frame)) => frame,
+                    Poll::Ready(None) | Poll::Pending => break,
+                },
                 // Every sender gone: the session is closing, and actix-ws's body ends next.
-                Poll::Ready(None) | Poll::Pending => break,
-            }
+                Err(TryRecvError::Disconnected) => break,
+            };
+            Parser::write_message(&mut chunk, frame.as_bytes(), OpCode::Text, true, false);
         }
         if chunk.is_empty() {
             Poll::Pending

@@ -31,7 +31,7 @@ impl Connection {
     pub(super) fn rooms_moved(&mut self, rooms: Vec<RoomId>) -> Vec<ByteString> {
         let mut notices = Vec::new();
         for room in rooms {
-            if !self.rooms.contains_key(&room) || self.moving.contains_key(&room) {
+            if !self.rooms.contains(&room) || self.moving.contains_key(&room) {
                 continue;
             }
             self.moving.insert(room.clone(), Instant::now());

@@ -1,8 +1,8 @@
 //! A node's clients in rooms held by other nodes: a room link that is either a room of
 //! this node or one reached through its owner, and the frames owners send back.
 
+use flume::TrySendError;
 use std::time::Instant;
-use tokio::sync::mpsc::error::TrySendError;
 
 use super::awaited::{Awaited, Unanswered};
 use super::wire::{Asker, Envelope};

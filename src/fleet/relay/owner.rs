@@ -3,7 +3,6 @@
 //! back to its gateway, in order.
 
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
 use tracing::warn;
 
 use serde_json::Value;
@@ -14,7 +13,7 @@ use super::{ANSWER_WITHIN, Relay};
 use crate::lobby::NewRoom;
 use crate::protocol::{ClientError, ErrorCode};
 use crate::room::{
-    Caller, ConnId, Creator, Frame, OUTBOX_FRAMES, RoomHandle, Subscriber, new_conn_id,
+    Caller, ConnId, Creator, OutboxReader, RoomHandle, Subscriber, new_conn_id, outbox,
 };
 use parlor_room::PlayerInfo;
 use parlor_room::{NodeId, RoomId, RoomOptions, SeatSpec};
@@ -178,7 +177,7 @@ impl Relay {
     fn member(&self, asker: &Asker, room: Option<&RoomId>) -> Subscriber {
         let key = (asker.node.clone(), asker.conn);
         let mut member = self.inner.members.entry(key).or_insert_with(|| {
-            let (outbox, queued) = mpsc::channel::<Frame>(OUTBOX_FRAMES);
+            let (outbox, queued) = outbox();
             let mut sub = Subscriber::new(new_conn_id(), outbox);
             sub.updates = asker.updates;
             let route = if asker.batches {
@@ -228,7 +227,7 @@ impl Relay {
         node: NodeId,
         conn: ConnId,
         sub: Subscriber,
-        mut queued: mpsc::Receiver<Frame>,
+        queued: OutboxReader,
         route: Route,
     ) {
         let member = MemberId {
@@ -237,16 +236,16 @@ impl Relay {
         };
         let alerts = sub.alerts.clone();
         drop(sub);
-        let mut frames = Vec::new();
         'passing: loop {
             let handed = tokio::select! {
                 // Frames first: whatever the room sent before it stopped goes out.
                 biased;
-                count = queued.recv_many(&mut frames, OUTBOX_FRAMES) => {
-                    if count == 0 {
+                first = queued.recv_async() => {
+                    let Ok(first) = first else {
                         return;
-                    }
-                    Handed::Frames(member, std::mem::take(&mut frames))
+                    };
+                    let frames = std::iter::once(first).chain(queued.drain()).collect();
+                    Handed::Frames(member, frames)
                 }
                 () = alerts.kicked() => {
                     route.pass(&self, &node, Handed::Kick(member)).await;

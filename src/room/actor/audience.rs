@@ -82,6 +82,8 @@ impl Room {
         // audience is exactly the room's connections.
         let dropped = fan_out(self.audience.values(), &sent, except, &self.context.metrics);
         self.recent.push(seq, sent);
+        // Every broadcast raises `seq`: a kept snapshot is out of date from now on.
+        self.snapshots.forget();
         let any = !dropped.is_empty();
         for conn in dropped {
             self.audience.remove(&conn);

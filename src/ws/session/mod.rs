@@ -5,7 +5,7 @@
 //! updates, pings) through its [`Writer`], whose every write is bounded in time. The
 //! rooms' frames do not pass through it: its [`outbox`](super::outbox) writes them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -30,18 +30,20 @@ use super::meanwhile::Meanwhile;
 use super::notices::{moved_notice, shutdown_notice};
 use super::outbox::Gate;
 use super::reroute::Moving;
+use super::room_links::RoomLinks;
 use super::room_request::{Answered, Settled};
 use super::socket::SocketHandle;
 use super::writer::{Outbound, WriteError, Writer};
 use crate::AppState;
 use crate::bot_api::events::BotEvent;
+use crate::config::ServerConfig;
 use crate::limits::{Budget, ConnectionPermit};
 use crate::lobby::{LobbyEvent, next_lobby_event};
 use crate::protocol::{Envelope, Rejected, ServerMsg, encode};
-use crate::room::{Alert, Frame, Subscriber, new_conn_id};
+use crate::room::{Alert, Outbox, Subscriber, new_conn_id};
 pub(crate) use deadlines::Deadlines;
 use deadlines::Due;
-use steps::{End, Event, Flow, Step};
+use steps::{End, Event, Flow, Held, Step};
 
 /// An upgraded connection, ready for its session.
 pub(crate) struct Opened {
@@ -54,7 +56,7 @@ pub(crate) struct Opened {
     /// The socket, to reset it if the client stops reading.
     pub(crate) socket: Option<SocketHandle>,
     /// Where rooms queue frames for the connection; the response body writes them.
-    pub(crate) outbox: mpsc::Sender<Frame>,
+    pub(crate) outbox: Outbox,
     /// Holds the outbox back while a request that opens a room is answered.
     pub(crate) gate: Rc<Gate>,
     /// The client's address (the peer's, or the one a trusted proxy named).
@@ -76,10 +78,10 @@ struct Running {
     close_after_refusals: u32,
     /// Refusals in a row for going over the message budget.
     refusals: u32,
+    /// How long the client may be silent: `server.client_timeout_secs`, or
+    /// `server.heartbeat_timeout_secs` once it keeps a heartbeat. (The other settings
+    /// are read from the configuration as needed, not kept per connection.)
     timeout: Duration,
-    heartbeat_timeout: Duration,
-    hello_within: Duration,
-    write_timeout: Duration,
     last_heard: Instant,
     deadlines: Deadlines,
     /// A frame read while a message was being handled, handled next.
@@ -89,7 +91,7 @@ struct Running {
     /// A message that waits for the requests in flight to be answered first: one that
     /// changes who the connection speaks for or opens a room. Nothing more is read
     /// meanwhile. Boxed: it is rare, and every idle connection would keep room for it.
-    held: Option<Box<(Envelope, std::time::Instant)>>,
+    held: Option<Box<Held>>,
 }
 
 /// What reading the client's stream gives (`None`: the client has gone).
@@ -101,7 +103,7 @@ pub(super) type Received = Option<Result<AggregatedMessage, actix_ws::ProtocolEr
 /// `opened` comes boxed: an `async fn` keeps its arguments beside the locals it moves
 /// them into, so every idle connection's future would otherwise hold them twice.
 pub(crate) async fn run(opened: Box<Opened>) {
-    let mut running = Running::open(*opened);
+    let mut running = Running::open(opened);
     // Besides the client and the rooms, every turn of the loop waits on this one timer,
     // set to the earliest of the session's deadlines. It is made once, not once per
     // frame (making and dropping it registered and struck off a timer each time), and
@@ -112,19 +114,27 @@ pub(crate) async fn run(opened: Box<Opened>) {
     tokio::pin!(due);
     let end = loop {
         let event = running.next_event(&mut due).await;
-        // Each step's wait is an `await` of its own here, so the session's future keeps
-        // room for the largest of them only.
+        // Each step that waits is boxed: its future (a write within its timeout, a
+        // message handled, a room's answer settled) lives only while the step runs, and
+        // would otherwise make every idle connection's future as large as the largest of
+        // them. That costs one short-lived allocation per step, which the allocator
+        // serves from its per-thread free lists.
         let written = match running.handle(event) {
             Step::Wait => Ok(None),
             Step::End(end) => Ok(Some(end)),
-            Step::Write(outbound, then) => running.writer.send(outbound).await.map(|()| then),
-            Step::WriteAll(frames) => running.writer.send_all(frames).await.map(|()| None),
-            Step::Dispatch(text) => running.dispatch(text, &mut due).await,
-            Step::Answer(envelope, received) => {
-                running.answer(Ok(envelope), received, &mut due).await
+            Step::Write(outbound, then) => {
+                Box::pin(running.writer.send(outbound)).await.map(|()| then)
             }
-            Step::Settle(answered) => running.settle(answered).await,
-            Step::Reenter(notices) => running.reenter(notices).await,
+            Step::WriteAll(frames) => Box::pin(running.writer.send_all(frames))
+                .await
+                .map(|()| None),
+            Step::Dispatch(text) => Box::pin(running.dispatch(text, &mut due)).await,
+            Step::Answer(held) => {
+                let Held(envelope, received) = *held;
+                Box::pin(running.answer(Ok(envelope), received, &mut due)).await
+            }
+            Step::Settle(answered) => Box::pin(running.settle(answered)).await,
+            Step::Reenter(notices) => Box::pin(running.reenter(notices)).await,
         };
         if let Flow::End(end) = flow(written) {
             break end;
@@ -136,8 +146,10 @@ pub(crate) async fn run(opened: Box<Opened>) {
 }
 
 impl Running {
-    /// The session of a connection just upgraded.
-    fn open(opened: Opened) -> Running {
+    /// The session of a connection just upgraded. It takes the box, not what is in it:
+    /// a box moved out of in the session's own future would be freed only when the
+    /// session ends, keeping ~300 bytes per connection for nothing.
+    fn open(opened: Box<Opened>) -> Running {
         let Opened {
             app,
             session,
@@ -147,7 +159,7 @@ impl Running {
             gate,
             address,
             permit,
-        } = opened;
+        } = *opened;
         let conn = new_conn_id();
         let server = &app.config.server;
         let write_timeout = Duration::from_secs(server.write_timeout_secs);
@@ -167,7 +179,7 @@ impl Running {
             conn,
             app: app.clone(),
             identity: None,
-            rooms: HashMap::new(),
+            rooms: RoomLinks::default(),
             watching: HashSet::new(),
             moving: Moving::new(),
             subscriber: Subscriber::new(conn, outbox),
@@ -195,8 +207,6 @@ impl Running {
             writer: Writer::new(session, socket.clone(), write_timeout),
             close_after_refusals: app.limits.close_after_refusals(),
             timeout,
-            heartbeat_timeout: Duration::from_secs(server.heartbeat_timeout_secs),
-            hello_within,
             messages: budgets.messages,
             refusals: 0,
             last_heard: opened,
@@ -206,7 +216,6 @@ impl Running {
             socket,
             permit,
             gate,
-            write_timeout,
             deferred: None,
             in_flight: InFlight::default(),
             held: None,
@@ -224,8 +233,7 @@ impl Running {
             return Event::Received(frame);
         }
         if !waiting && let Some(held) = self.held.take() {
-            let (envelope, received) = *held;
-            return Event::Held(envelope, received);
+            return Event::Held(held);
         }
         let next = self.deadlines.next(self.awaiting_hello(), moving);
         if due.deadline() != next {
@@ -249,9 +257,14 @@ impl Running {
         }
     }
 
+    /// The server's settings.
+    fn server(&self) -> &ServerConfig {
+        &self.connection.app.config.server
+    }
+
     /// Whether the connection has yet to say hello, within a deadline.
     fn awaiting_hello(&self) -> bool {
-        self.connection.identity.is_none() && !self.hello_within.is_zero()
+        self.connection.identity.is_none() && self.server().hello_timeout_secs != 0
     }
 
     /// What `event` calls for.
@@ -284,7 +297,7 @@ impl Running {
                 )),
             },
             Event::Received(frame) => self.received(frame),
-            Event::Held(envelope, received) => Step::Answer(envelope, received),
+            Event::Held(held) => Step::Answer(held),
             Event::Answered(answered) => Step::Settle(answered),
             Event::Lobby(LobbyEvent::Updates(frames)) => Step::WriteAll(frames),
             Event::Challenges(Some(event)) => match challenges::told(&event) {
@@ -314,7 +327,7 @@ impl Running {
             Some(Due::HelloOverdue) => {
                 let reason = format!(
                     "say hello within {} seconds of connecting",
-                    self.hello_within.as_secs()
+                    self.server().hello_timeout_secs
                 );
                 Step::End(End::close(
                     CloseCode::Policy,
@@ -358,7 +371,7 @@ impl Running {
             Ok(envelope)
                 if envelope.msg.waits_for_earlier_requests() && !self.in_flight.is_idle() =>
             {
-                self.held = Some(Box::new((envelope, received)));
+                self.held = Some(Box::new(Held(envelope, received)));
                 Ok(None)
             }
             read => self.answer(read, received, due).await,
@@ -417,8 +430,9 @@ impl Running {
         let (answer, meanwhile, heard) = meanwhile.wait_for(handling).await;
         self.heard_meanwhile(heard);
         meanwhile?;
-        if self.connection.on_heartbeat && self.timeout > self.heartbeat_timeout {
-            self.timeout = self.heartbeat_timeout;
+        let heartbeat_timeout = Duration::from_secs(self.server().heartbeat_timeout_secs);
+        if self.connection.on_heartbeat && self.timeout > heartbeat_timeout {
+            self.timeout = heartbeat_timeout;
             self.deadlines.silence = self.last_heard + self.timeout;
         }
         match answer {
@@ -463,13 +477,13 @@ impl Running {
             writer,
             socket,
             permit,
-            write_timeout,
             ..
         } = self;
+        let write_timeout = Duration::from_secs(connection.app.config.server.write_timeout_secs);
         // A room entered meanwhile is then among the rooms told.
         in_flight.finish(&mut connection).await;
         let (conn, app) = (connection.conn, &connection.app);
-        for room in connection.rooms.values() {
+        for room in connection.rooms.links() {
             room.disconnect(conn).await;
         }
         if let Some(relay) = &app.relay {

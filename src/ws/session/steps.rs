@@ -42,6 +42,11 @@ impl End {
     }
 }
 
+/// A message that waits for the connection's requests in flight to be answered first,
+/// and when it was received. Boxed wherever it goes: it is rare, and is several times
+/// the size of everything else a session waits for or does.
+pub(super) struct Held(pub(super) Envelope, pub(super) std::time::Instant);
+
 /// What a session waits for: whichever comes first.
 pub(super) enum Event {
     /// The server is shutting down.
@@ -53,9 +58,8 @@ pub(super) enum Event {
     Kicked,
     /// A frame from the client (`None`: the client has gone).
     Received(Received),
-    /// A message held until the connection's requests in flight were answered, as it
-    /// was received.
-    Held(Envelope, std::time::Instant),
+    /// A message held until the connection's requests in flight were answered.
+    Held(Box<Held>),
     /// A room answered one of the connection's requests.
     Answered(Answered),
     /// News of the rooms the connection follows in the lobby.
@@ -81,7 +85,7 @@ pub(super) enum Step {
     /// send the request it makes of a room.
     Dispatch(ByteString),
     /// Answer a message held until the requests in flight were answered.
-    Answer(Envelope, std::time::Instant),
+    Answer(Box<Held>),
     /// Take in a room's answer and write the replies it calls for.
     Settle(Answered),
     /// Write these notices, then ask the rooms that moved to take the connection back.
