@@ -239,13 +239,19 @@ impl Running {
         if due.deadline() != next {
             due.as_mut().reset(next);
         }
+        // In this order, not at random: a room's answer is taken in before the next
+        // frame from the client, which may already answer what that room sent it (a
+        // room that took the connection back after a move sends `joined` and then
+        // answers; the client's next request for it must find it no longer moving).
+        // Nothing here can keep the client's frames waiting long: a connection has at
+        // most a few requests out, and the lobby and challenge news come paced.
         tokio::select! {
+            biased;
             alert = self.connection.subscriber.alerts.next() => match alert {
                 Alert::Shutdown => Event::Shutdown,
                 Alert::Kicked => Event::Kicked,
                 Alert::Moved => Event::RoomMoved,
             },
-            frame = self.stream.recv(), if reading => Event::Received(frame),
             answered = self.in_flight.next(), if waiting => Event::Answered(answered),
             event = next_lobby_event(self.connection.lobby.as_deref_mut()), if following_lobby => {
                 Event::Lobby(event)
@@ -253,6 +259,7 @@ impl Running {
             event = next_bot_event(self.connection.bot_events.as_mut()), if following_challenges => {
                 Event::Challenges(event)
             }
+            frame = self.stream.recv(), if reading => Event::Received(frame),
             () = due.as_mut() => Event::Due,
         }
     }
