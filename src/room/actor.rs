@@ -230,10 +230,10 @@ impl Room {
                 let deadline = self.state.next_deadline().filter(|_| !self.holds_a_move());
                 // The room also wakes to let a snapshot go once newcomers may no longer
                 // share it, so that an idle room does not keep it.
-                let wake = match (deadline, self.snapshots.expiry()) {
-                    (Some(deadline), Some(expiry)) => Some(deadline.min(expiry)),
-                    (deadline, expiry) => deadline.or(expiry),
-                };
+                let wake = [deadline, self.snapshots.expiry()]
+                    .into_iter()
+                    .flatten()
+                    .min();
                 let flow = tokio::select! {
                     command = inbox.recv() => match command {
                         // Boxed, here and for the timers: handling holds far more state
