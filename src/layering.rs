@@ -34,6 +34,9 @@ const ONLY: &[(&str, &[&str])] = &[
     // A connection's alerts are raised by rooms, the fleet and the operator's list, and
     // heard by the connection's task; they know none of them.
     ("alerts", &[]),
+    // A worker thread's doorstep carries answers from other threads (the game log's
+    // writer) to its tasks; it knows neither side.
+    ("doorstep", &[]),
 ];
 
 /// Each module and the modules of this crate it must never import.

@@ -14,6 +14,7 @@ mod auth;
 mod bans;
 mod bot_api;
 pub mod config;
+mod doorstep;
 mod fleet;
 mod http;
 #[cfg(test)]

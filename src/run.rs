@@ -18,6 +18,7 @@ use tracing::{info, warn};
 use crate::auth::SignIn;
 use crate::bot_api::{self, Challenges, EventStreams};
 use crate::config::Config;
+use crate::doorstep::Doorstep;
 use crate::fleet::{Fleet, NodeParts, RemoteListings};
 use crate::http::{MetricsToken, OperatorToken, RulesBook};
 use crate::limits::Limits;
@@ -221,8 +222,9 @@ pub(crate) fn serve(built: Built, listener: TcpListener) -> Result<Serving, RunE
     let (state, hosts) = (built.state.clone(), built.hosts.clone());
     let server = HttpServer::new(move || {
         // Called on each worker thread as it starts: the rooms its clients create run
-        // there.
+        // there, and the game log leaves its answers to them at the thread's doorstep.
         hosts.enlist_this_thread();
+        Doorstep::open_here();
         App::new()
             .wrap(http::security_headers())
             .app_data(state.clone())

@@ -34,6 +34,10 @@
 //! (no connection in time), or cancelled by the database itself (its own
 //! `statement_timeout`), stored nothing and is refused.
 //!
+//! A batch's answers go back together: those for rooms of one HTTP worker are left at
+//! that worker's [`Doorstep`], which wakes its thread once for the whole batch where
+//! answering each room would wake it once per room.
+//!
 //! The writer keeps one connection of its own, opened by its [`LogHost`] at the first
 //! batch and again after a failure. On PostgreSQL it is a tokio task on a connection
 //! taken out of the pool. On SQLite it is a thread of its own that owns a synchronous
@@ -49,6 +53,7 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 
 use super::endings::{read_ratings, write_finishes};
 use super::writes::{insert_games, write_move};
+use crate::doorstep::{Doorstep, Rounds};
 use crate::store::sql::BatchStats;
 use crate::store::sql::log_connection::{LogConnection, LogHost};
 use crate::store::sql::lost_sessions::{LostSessions, SessionId};
@@ -71,6 +76,16 @@ struct Pending {
     finish: Option<GameFinish>,
     fence: Fence,
     reply: oneshot::Sender<Written>,
+    /// The doorstep of the thread the room waits on, if it has one.
+    door: Option<Arc<Doorstep>>,
+}
+
+impl Pending {
+    /// Answers the room, within `rounds`.
+    fn answer(self, result: Written, rounds: &mut Rounds) {
+        let reply = self.reply;
+        rounds.add(self.door.as_ref(), move || drop(reply.send(result)));
+    }
 }
 
 /// Both seats' ratings in a game as it starts (see [`crate::store::Store::create_game`]).
@@ -81,6 +96,16 @@ struct PendingStart {
     game: NewGame,
     fence: Fence,
     reply: oneshot::Sender<Result<SeatRatings, StoreError>>,
+    /// The doorstep of the thread the room waits on, if it has one.
+    door: Option<Arc<Doorstep>>,
+}
+
+impl PendingStart {
+    /// Answers the room, within `rounds`.
+    fn answer(self, result: Result<SeatRatings, StoreError>, rounds: &mut Rounds) {
+        let reply = self.reply;
+        rounds.add(self.door.as_ref(), move || drop(reply.send(result)));
+    }
 }
 
 /// What the writer is asked to do.
@@ -151,6 +176,7 @@ impl MoveWriter {
             finish: finish.cloned(),
             fence,
             reply,
+            door: Doorstep::here(),
         }));
         self.queue.send(job).await.map_err(|_| StoreError::Closed)?;
         written.await.map_err(|_| StoreError::Closed)?
@@ -168,6 +194,7 @@ impl MoveWriter {
             game: game.clone(),
             fence,
             reply,
+            door: Doorstep::here(),
         }));
         self.queue.send(job).await.map_err(|_| StoreError::Closed)?;
         written.await.map_err(|_| StoreError::Closed)?
@@ -224,12 +251,13 @@ async fn run<H: LogHost>(
         {
             // What queued while the database was being waited for fails with the
             // batch, rather than waiting for it in turn.
+            let mut rounds = Rounds::default();
             while closing.is_none()
                 && let Ok(job) = jobs.try_recv()
             {
                 match job {
-                    Job::Write(pending) => drop(pending.reply.send(Err(lost()))),
-                    Job::Start(start) => drop(start.reply.send(Err(lost()))),
+                    Job::Write(pending) => pending.answer(Err(lost()), &mut rounds),
+                    Job::Start(start) => start.answer(Err(lost()), &mut rounds),
                     Job::Close(done) => closing = Some(done),
                 }
             }
@@ -332,6 +360,8 @@ impl<H: LogHost> Writer<H> {
     async fn write_batch(&mut self, batch: &mut Batch) -> Option<impl Fn() -> StoreError + use<H>> {
         let started = Instant::now();
         self.stats.moves.observe(batch.moves.len() as f64);
+        // Every entry's answer goes back when the batch is done, together.
+        let mut rounds = Rounds::default();
         let sent = Sent::default();
         let written = {
             let together: &Batch = batch;
@@ -344,10 +374,10 @@ impl<H: LogHost> Writer<H> {
                     .commit_seconds
                     .observe(started.elapsed().as_secs_f64());
                 for (start, ratings) in batch.starts.drain(..).zip(ratings) {
-                    let _ = start.reply.send(Ok(ratings));
+                    start.answer(Ok(ratings), &mut rounds);
                 }
                 for (pending, result) in batch.moves.drain(..).zip(results) {
-                    let _ = pending.reply.send(result);
+                    pending.answer(result, &mut rounds);
                 }
                 None
             }
@@ -376,10 +406,10 @@ impl<H: LogHost> Writer<H> {
                     }
                 };
                 for start in batch.starts.drain(..) {
-                    let _ = start.reply.send(Err(failed(&reason)));
+                    start.answer(Err(failed(&reason)), &mut rounds);
                 }
                 for pending in batch.moves.drain(..) {
-                    let _ = pending.reply.send(Err(failed(&reason)));
+                    pending.answer(Err(failed(&reason)), &mut rounds);
                 }
                 // What queued meanwhile was never sent.
                 Some(move || StoreError::ConnectionLost {
@@ -403,7 +433,8 @@ impl<H: LogHost> Writer<H> {
                             Ok(ratings.pop().unwrap_or_default())
                         })
                         .await;
-                    let _ = start.reply.send(result);
+                    // Each answered as soon as it is written, as its write may be slow.
+                    start.answer(result, &mut Rounds::default());
                 }
                 for pending in batch.moves.drain(..) {
                     let result = self
@@ -412,7 +443,7 @@ impl<H: LogHost> Writer<H> {
                                 .await
                         })
                         .await;
-                    let _ = pending.reply.send(result);
+                    pending.answer(result, &mut Rounds::default());
                 }
                 None
             }
