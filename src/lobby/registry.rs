@@ -2,6 +2,7 @@
 //! the token whoever opens it took), a stored game made a live room again, each room
 //! listed until its task ends and then forgotten, its last listing announced.
 
+use tokio::runtime::Handle as Runtime;
 use tokio::task::JoinHandle;
 
 use super::{Lobby, NewRoom};
@@ -57,6 +58,7 @@ impl Lobby {
         if self.rooms.contains_key(id) {
             return Err(ClientError::storage_unavailable());
         }
+        let runtime = self.hosts.here();
         let (handle, task) = RoomHandle::spawn(
             id.clone(),
             instance,
@@ -64,10 +66,10 @@ impl Lobby {
             options,
             (creator, fence),
             self.context.clone(),
-            &self.hosts.here(),
+            &runtime,
             &self.tracker,
         );
-        self.register(id.clone(), handle.clone(), task);
+        self.register(id.clone(), handle.clone(), task, &runtime);
         Ok(handle)
     }
 
@@ -127,19 +129,22 @@ impl Lobby {
             self.hosts.shared(),
             &self.tracker,
         )?;
-        self.register(stored.room_id.clone(), handle, task);
+        self.register(stored.room_id.clone(), handle, task, self.hosts.shared());
         Ok(())
     }
 
     /// Lists the room `id` until its task ends, announcing its changes on the feed
-    /// unless it is private.
-    fn register(&self, id: RoomId, handle: RoomHandle, task: JoinHandle<()>) {
+    /// unless it is private. The watch runs on `runtime`, the room's own, so that the
+    /// room's changes wake no other thread; it is tracked with the rooms, so that
+    /// shutdown, which stops the HTTP workers once the rooms have closed, lets it
+    /// announce the room's removal first.
+    fn register(&self, id: RoomId, handle: RoomHandle, task: JoinHandle<()>, runtime: &Runtime) {
         self.rooms.insert(id.clone(), handle.clone());
         let rooms = self.rooms.clone();
         let feed = self.feed.clone();
         let elsewhere = self.elsewhere.clone();
         let mut summaries = (!handle.is_private()).then(|| handle.summaries());
-        self.hosts.shared().spawn(async move {
+        runtime.spawn(self.tracker.track_future(async move {
             // The watch ends when the room's task does, having announced its last state.
             if let Some(summaries) = summaries.as_mut() {
                 let mut change = LobbyChange::Added;
@@ -158,7 +163,7 @@ impl Lobby {
                     feed.announce_remote(LobbyChange::Changed, &moved);
                 }
             }
-        });
+        }));
     }
 
     /// An id no room of this node has.
