@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use tokio::time::sleep_until;
 use tokio_util::task::TaskTracker;
-use tracing::{error, info, warn};
+use tracing::{debug, error, info, warn};
 
 use super::Caller;
 use super::caller::too_late;
@@ -193,7 +193,9 @@ impl Room {
             if self.state.is_resumed() {
                 info!(room = %self.state.id(), %game, seq = self.state.seq(), "room resumed");
             } else {
-                info!(room = %self.state.id(), %game, "room created");
+                // Debug, as are a game's start and a room's removal: a busy server opens
+                // hundreds of rooms a second, and the games' ends (info) tell the story.
+                debug!(room = %self.state.id(), %game, "room created");
             }
             // Boxed: the room's future keeps its arguments for its whole life, and the
             // creator is needed only now.
@@ -275,7 +277,7 @@ impl Room {
             rooms
                 .with_label_values(&[game.as_str(), counted.as_str()])
                 .dec();
-            info!(room = %self.state.id(), "room removed");
+            debug!(room = %self.state.id(), "room removed");
             if self.fenced_out {
                 // Closed first, so that the keeper of the leases, woken, finds the room
                 // gone and gives its lease up.

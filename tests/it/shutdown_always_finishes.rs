@@ -45,6 +45,8 @@ pub(crate) async fn a_room_stuck_writing_a_move(grace_secs: u64) -> StuckRoom {
         &[
             ("PARLOR_STORE__BUSY_TIMEOUT_MS", "600000"),
             ("PARLOR_SERVER__SHUTDOWN_GRACE_SECS", &grace),
+            // The rooms' comings and goings are logged at debug.
+            ("RUST_LOG", "info,parlor::room=debug"),
         ],
     );
     let (mut alice, _) = client_at(&parlor.address, "Alice", None).await;

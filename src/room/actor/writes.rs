@@ -4,7 +4,7 @@
 //! failure leads to is the machine's to say.
 
 use std::time::Instant;
-use tracing::{error, info};
+use tracing::{debug, error};
 
 use super::Room;
 use crate::players::random_hex;
@@ -116,7 +116,7 @@ impl Room {
                 return;
             }
         };
-        info!(room = %self.state.id(), game_id = %record.game_id, "game started");
+        debug!(room = %self.state.id(), game_id = %record.game_id, "game started");
         // The first mover's time starts now, not before the database work above.
         self.state.started(record.game_id, ratings, Instant::now());
     }
