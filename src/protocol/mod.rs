@@ -41,14 +41,54 @@ pub const MAX_FRAME_BYTES: usize = 8 * 1024;
 /// the failure is logged and the frame is `{}`, which has no `type` and which every
 /// client ignores (docs/PROTOCOL.md §3), so nobody receives half a message.
 ///
-/// The frame holds no spare capacity: serde_json grows its buffer by doubling (a
-/// 690-byte state sits in 1,024 bytes), and rooms keep their recent frames for
-/// clients that come back (`since`), so the slack would be held by every room.
+/// The message is written into a buffer the thread keeps, then copied once into a frame
+/// of its exact size: serde_json alone grows its buffer by doubling (a 690-byte state
+/// was copied three times on the way to 1,024 bytes, and once more to shed the slack,
+/// which rooms must not keep in the recent frames they hold for clients that come back).
 pub fn encode<T: Serialize>(msg: &T) -> ByteString {
-    let mut text = serde_json::to_string(msg).unwrap_or_else(|error| {
-        tracing::error!(%error, "could not encode a message; sending {{}} in its place");
-        String::from("{}")
-    });
-    text.shrink_to_fit();
-    ByteString::from(text)
+    SCRATCH
+        .with(|scratch| match scratch.try_borrow_mut() {
+            Ok(mut scratch) => {
+                scratch.clear();
+                let written = serde_json::to_writer(&mut *scratch, msg).map_err(EncodeError::from);
+                let text =
+                    written.and_then(|()| Ok(ByteString::from(std::str::from_utf8(&scratch)?)));
+                if scratch.capacity() > SCRATCH_KEPT {
+                    *scratch = Vec::with_capacity(SCRATCH_START);
+                }
+                text
+            }
+            // Only if a message's encoding itself encoded a frame.
+            Err(_) => serde_json::to_string(msg)
+                .map(ByteString::from)
+                .map_err(EncodeError::from),
+        })
+        .unwrap_or_else(|error| {
+            tracing::error!(%error, "could not encode a message; sending {{}} in its place");
+            ByteString::from_static("{}")
+        })
+}
+
+/// What the buffer [`encode`] writes into starts with: room for any frame but the
+/// largest (a long game's snapshot, a full page of rooms).
+const SCRATCH_START: usize = 4 * 1024;
+
+/// A buffer grown past this by a large frame is let go after it.
+const SCRATCH_KEPT: usize = 64 * 1024;
+
+thread_local! {
+    /// The buffer [`encode`] writes each frame into before copying it out.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> =
+        std::cell::RefCell::new(Vec::with_capacity(SCRATCH_START));
+}
+
+/// Why a message could not be encoded.
+#[derive(Debug, thiserror::Error)]
+enum EncodeError {
+    /// serde_json refused it.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// serde_json wrote something that is not UTF-8 (it never does).
+    #[error(transparent)]
+    Utf8(#[from] std::str::Utf8Error),
 }
