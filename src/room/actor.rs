@@ -497,14 +497,6 @@ impl Room {
                     if dropped && let Some(fresh) = self.state.restate(msg.seq, Instant::now()) {
                         *msg = fresh;
                     }
-                    if !self.audience.keys().any(|conn| Some(*conn) != except) {
-                        // The last to leave a room hear nothing more: a state no one is
-                        // sent is not encoded (a reader of the room's state has it made
-                        // when asking).
-                        self.publish();
-                        dropped |= self.broadcast(msg.seq, Broadcast::Unheard, except);
-                        continue;
-                    }
                     let frame = frame(&*msg);
                     self.last_state = Some((msg.seq, Frame::clone(&frame)));
                     self.publish();

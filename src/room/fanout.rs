@@ -37,9 +37,6 @@ pub(super) enum Broadcast {
         /// The `state` of the same `seq`, if it was encoded.
         state: Option<Frame>,
     },
-    /// A `state` nobody was in the room to be sent, so never encoded: a client that
-    /// comes back having missed it is sent a snapshot instead.
-    Unheard,
 }
 
 impl Broadcast {
@@ -49,7 +46,6 @@ impl Broadcast {
             (Broadcast::Same(frame), _) => Some(frame),
             (Broadcast::Move { moved, .. }, Updates::Moves) => moved.as_ref(),
             (Broadcast::Move { state, .. }, Updates::States) => state.as_ref(),
-            (Broadcast::Unheard, _) => None,
         }
     }
 }

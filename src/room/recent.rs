@@ -156,20 +156,4 @@ mod tests {
             "a move sent only as a state sends a client of events to a snapshot"
         );
     }
-
-    #[test]
-    fn a_state_nobody_heard_sends_a_returning_client_to_a_snapshot() {
-        let mut recent = Recent::default();
-        recent.push(1, same("s1"));
-        recent.push(2, Broadcast::Unheard);
-        recent.push(3, same("s3"));
-        for updates in [Updates::States, Updates::Moves] {
-            assert_eq!(texts(recent.since(1, 3, updates)), None, "{updates:?}");
-        }
-        assert_eq!(
-            texts(recent.since(2, 3, Updates::States)),
-            Some(vec!["s3".into()]),
-            "what came after it is kept"
-        );
-    }
 }
