@@ -20,7 +20,7 @@ use tokio::sync::Notify;
 pub(crate) type Delivery = Box<dyn FnOnce() + Send>;
 
 /// Where answers for the tasks of one worker thread are left.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct Doorstep {
     /// What was left and not yet taken in, and whether the doorstep's task is gone.
     left: Mutex<Left>,
@@ -35,15 +35,6 @@ struct Left {
     /// Set when the doorstep's task ended (its runtime shut down): what is left from
     /// then on is handed over at once by whoever leaves it.
     closed: bool,
-}
-
-impl std::fmt::Debug for Left {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Left")
-            .field("deliveries", &self.deliveries.len())
-            .field("closed", &self.closed)
-            .finish()
-    }
 }
 
 thread_local! {
