@@ -12,11 +12,14 @@ use serde_json::json;
 use tokio::sync::watch;
 
 /// Black (the bot) has a queen more, so it declines every offer after a real search
-/// (about 50 ms per judgement in a debug build), and the game goes on.
+/// (about 160 ms per judgement in a debug build), and the game goes on.
 const BOT_AHEAD: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1";
 
-/// Rooms whose player keeps offering draws to a bot, and offers in each.
-const OFFERING_ROOMS: usize = 60;
+/// Rooms whose player keeps offering draws to a bot, and offers in each. The first
+/// offers of every room queue for the one bot thread together, so the last room's
+/// answer waits for all the others' judgements: at 60 rooms that wait (about 10 s in a
+/// debug build) reached [`PATIENCE`] itself; at 30 it stays well within it.
+const OFFERING_ROOMS: usize = 30;
 const OFFERS: usize = 6;
 
 /// Offers a draw `OFFERS` times, each time waiting for the bot's answer (the offer
