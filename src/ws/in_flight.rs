@@ -20,14 +20,34 @@ use parlor_room::RoomId;
 const MOST_WAITING: usize = 32;
 
 /// The room requests of one connection that have not been answered yet: nothing while
-/// none are (most of a connection's life), boxed while any are, so that an idle
-/// connection keeps one pointer for them.
+/// none are (most of a connection's life); the one request alone while only one is out
+/// (nearly always: a player moves and waits for the answer), which takes no set, queue
+/// or scheduler of its own; boxed while more are, so that an idle connection keeps one
+/// pointer for them.
 #[derive(Default)]
-pub(super) struct InFlight(Option<Box<Requests>>);
+pub(super) enum InFlight {
+    /// No request is out.
+    #[default]
+    Idle,
+    /// One request is out, to this room.
+    One(One),
+    /// Several requests are out, or queued.
+    Many(Box<Requests>),
+}
 
-/// What [`InFlight`] holds while requests are out.
+/// The one request out, while it is alone.
+pub(super) struct One {
+    /// The room asked.
+    room: RoomId,
+    /// Whether it is the session's own request to be put back into the room.
+    reentry: bool,
+    /// The request until its answer has been taken.
+    sent: Option<LocalBoxFuture<'static, Answered>>,
+}
+
+/// What [`InFlight`] holds while several requests are out.
 #[derive(Default)]
-struct Requests {
+pub(super) struct Requests {
     /// The requests sent, one per busy room.
     sent: FuturesUnordered<LocalBoxFuture<'static, Answered>>,
     /// The rooms with a client's request sent.
@@ -39,51 +59,102 @@ struct Requests {
     queued: VecDeque<RoomRequest>,
 }
 
+impl Requests {
+    /// The requests of `one`, still out, with room for more.
+    fn from_one(one: One) -> Requests {
+        let mut requests = Requests::default();
+        let One {
+            room,
+            reentry,
+            sent,
+        } = one;
+        if reentry {
+            requests.returning.insert(room);
+        } else {
+            requests.busy.insert(room);
+        }
+        requests.sent.extend(sent);
+        requests
+    }
+
+    /// Sends `request`, or queues it behind the one its room is answering.
+    fn push(&mut self, request: RoomRequest, connection: &mut Connection) {
+        let room = request.room.clone();
+        if request.reentry {
+            if !self.returning.insert(room) {
+                return;
+            }
+        } else if !self.busy.insert(room) {
+            self.queued.push_back(request);
+            return;
+        }
+        self.sent.push(connection.ask_room(request));
+    }
+}
+
 impl InFlight {
     /// Whether no request is waiting on a room.
     pub(super) fn is_idle(&self) -> bool {
-        self.0
-            .as_ref()
-            .is_none_or(|requests| requests.busy.is_empty() && requests.returning.is_empty())
+        match self {
+            InFlight::Idle => true,
+            InFlight::One(_) => false,
+            InFlight::Many(requests) => requests.busy.is_empty() && requests.returning.is_empty(),
+        }
     }
 
     /// Whether the connection is being put back into `room`.
     pub(super) fn is_returning(&self, room: &RoomId) -> bool {
-        self.0
-            .as_ref()
-            .is_some_and(|requests| requests.returning.contains(room))
+        match self {
+            InFlight::Idle => false,
+            InFlight::One(one) => one.reentry && one.room == *room,
+            InFlight::Many(requests) => requests.returning.contains(room),
+        }
     }
 
     /// Whether as many requests wait as may: the client's next frames are left unread
     /// until a room answers.
     pub(super) fn is_full(&self) -> bool {
-        self.0
-            .as_ref()
-            .is_some_and(|requests| requests.busy.len() + requests.queued.len() >= MOST_WAITING)
+        match self {
+            InFlight::Idle | InFlight::One(_) => false,
+            InFlight::Many(requests) => requests.busy.len() + requests.queued.len() >= MOST_WAITING,
+        }
     }
 
     /// Sends `request`, or queues a client's request behind the one its room is
     /// answering (a request to be put back into a room already being asked is dropped).
     pub(super) fn push(&mut self, request: RoomRequest, connection: &mut Connection) {
-        let requests = self.0.get_or_insert_default();
-        let room = request.room.clone();
-        if request.reentry {
-            if !requests.returning.insert(room) {
+        let mut requests = match std::mem::take(self) {
+            InFlight::Idle => {
+                *self = InFlight::One(One {
+                    room: request.room.clone(),
+                    reentry: request.reentry,
+                    sent: Some(connection.ask_room(request)),
+                });
                 return;
             }
-        } else if !requests.busy.insert(room) {
-            requests.queued.push_back(request);
-            return;
-        }
-        requests.sent.push(connection.ask_room(request));
+            InFlight::One(one) => Box::new(Requests::from_one(one)),
+            InFlight::Many(requests) => requests,
+        };
+        requests.push(request, connection);
+        *self = InFlight::Many(requests);
     }
 
     /// The next answer; never comes while nothing is sent. A poll of the requests
     /// rather than an `async fn`: the session waits on it beside its other events, and
     /// an `async fn`'s state would make every idle connection's future larger.
     pub(super) fn next(&mut self) -> impl Future<Output = Answered> + '_ {
-        poll_fn(|cx| match self.0.as_mut() {
-            Some(requests) if !requests.sent.is_empty() => {
+        poll_fn(|cx| match self {
+            InFlight::One(One {
+                sent: sent @ Some(_),
+                ..
+            }) => match sent.as_mut().map(|future| future.as_mut().poll(cx)) {
+                Some(Poll::Ready(answered)) => {
+                    *sent = None;
+                    Poll::Ready(answered)
+                }
+                Some(Poll::Pending) | None => Poll::Pending,
+            },
+            InFlight::Many(requests) if !requests.sent.is_empty() => {
                 match requests.sent.poll_next_unpin(cx) {
                     Poll::Ready(Some(answered)) => Poll::Ready(answered),
                     Poll::Ready(None) | Poll::Pending => Poll::Pending,
@@ -96,8 +167,14 @@ impl InFlight {
     /// Notes that `room` answered a client's request (or, `reentry`, took the connection
     /// back or did not), and sends the client's request queued next for it, if any.
     pub(super) fn answered(&mut self, room: &RoomId, reentry: bool, connection: &mut Connection) {
-        let Some(requests) = self.0.as_mut() else {
-            return;
+        let requests = match self {
+            InFlight::Idle => return,
+            // The one request out is the one answered.
+            InFlight::One(_) => {
+                *self = InFlight::Idle;
+                return;
+            }
+            InFlight::Many(requests) => requests,
         };
         if reentry {
             requests.returning.remove(room);
@@ -108,7 +185,7 @@ impl InFlight {
                 .iter()
                 .position(|queued| queued.room == *room);
             if let Some(next) = next.and_then(|at| requests.queued.remove(at)) {
-                self.push(next, connection);
+                requests.push(next, connection);
             }
         }
         self.let_go_if_idle();
@@ -118,14 +195,13 @@ impl InFlight {
     /// request out at a time, and between them (which is most of its life) it should
     /// keep nothing for them. The next request allocates anew.
     fn let_go_if_idle(&mut self) {
-        let done = self.0.as_ref().is_some_and(|requests| {
-            requests.sent.is_empty()
-                && requests.busy.is_empty()
-                && requests.returning.is_empty()
-                && requests.queued.is_empty()
-        });
-        if done {
-            self.0 = None;
+        if let InFlight::Many(requests) = self
+            && requests.sent.is_empty()
+            && requests.busy.is_empty()
+            && requests.returning.is_empty()
+            && requests.queued.is_empty()
+        {
+            *self = InFlight::Idle;
         }
     }
 
@@ -133,9 +209,17 @@ impl InFlight {
     /// `connection`; the queued ones are dropped unsent. For a closing connection, so
     /// that a room it entered meanwhile is among the rooms told it closed.
     pub(super) async fn finish(self, connection: &mut Connection) {
-        if let Some(mut requests) = self.0 {
-            while let Some(answered) = requests.sent.next().await {
-                connection.settle(answered);
+        match self {
+            InFlight::Idle => {}
+            InFlight::One(one) => {
+                if let Some(sent) = one.sent {
+                    connection.settle(sent.await);
+                }
+            }
+            InFlight::Many(mut requests) => {
+                while let Some(answered) = requests.sent.next().await {
+                    connection.settle(answered);
+                }
             }
         }
     }
