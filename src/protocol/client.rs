@@ -22,7 +22,6 @@ use parlor_rules::games::Seat;
     strum::Display,
     strum::EnumString,
     strum::IntoStaticStr,
-    serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
     schemars::JsonSchema,
 )]
@@ -40,6 +39,8 @@ pub enum Updates {
     /// move changed; every other change as a full `state`.
     Moves,
 }
+
+parlor_rules::serialize_by_name!(Updates);
 
 /// A name that is no way of hearing of moves.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

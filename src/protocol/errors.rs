@@ -14,7 +14,6 @@
     strum::EnumString,
     strum::IntoStaticStr,
     strum::VariantArray,
-    serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
     schemars::JsonSchema,
 )]
@@ -117,6 +116,8 @@ pub enum ErrorCode {
     /// request was done is not known. Join or watch the room again to see.
     RoomUnreachable,
 }
+
+parlor_rules::serialize_by_name!(ErrorCode);
 
 impl ErrorCode {
     /// The code's wire name, derived from the variant's name.

@@ -25,7 +25,6 @@ use super::{ChatChannel, ChatLine, ClientError, ErrorCode};
     strum::Display,
     strum::EnumString,
     strum::IntoStaticStr,
-    serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
     schemars::JsonSchema,
 )]
@@ -41,6 +40,8 @@ pub enum Role {
     /// Watches.
     Spectator,
 }
+
+parlor_rules::serialize_by_name!(Role);
 
 /// A name that is no role.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -307,7 +308,6 @@ impl From<&RoomSettings> for RoomSettingsView {
     strum::Display,
     strum::EnumString,
     strum::IntoStaticStr,
-    serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
     schemars::JsonSchema,
 )]
@@ -325,6 +325,8 @@ pub enum ShutdownReason {
     /// stored as `interrupted`, without a result).
     Stopping,
 }
+
+parlor_rules::serialize_by_name!(ShutdownReason);
 
 /// A name that is no reason to shut down.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -359,7 +361,6 @@ impl ServerMsg {
     strum::Display,
     strum::EnumString,
     strum::IntoStaticStr,
-    serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
     schemars::JsonSchema,
 )]
@@ -377,6 +378,8 @@ pub enum LobbyChange {
     /// The room is gone.
     Removed,
 }
+
+parlor_rules::serialize_by_name!(LobbyChange);
 
 /// A name that is no change to a room.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -14,7 +14,6 @@
     strum::EnumString,
     strum::IntoStaticStr,
     strum::VariantArray,
-    serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
     schemars::JsonSchema,
 )]
@@ -32,6 +31,8 @@ pub(crate) enum GameStatus {
     /// Was playing when the server stopped; it will not be resumed.
     Interrupted,
 }
+
+parlor_rules::serialize_by_name!(GameStatus);
 
 impl GameStatus {
     /// The status's name, as stored and as shown.

@@ -17,7 +17,6 @@ use crate::PlayerId;
     strum::Display,
     strum::EnumString,
     strum::IntoStaticStr,
-    serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
 )]
 #[strum(
@@ -36,6 +35,8 @@ pub enum ChatChannel {
     /// Everyone watching.
     Spectators,
 }
+
+parlor_rules::serialize_by_name!(ChatChannel);
 
 impl ChatChannel {
     /// The channel's wire name, as the store keeps it too.

@@ -98,7 +98,6 @@ pub struct ResultView {
     strum::Display,
     strum::EnumString,
     strum::IntoStaticStr,
-    serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
 )]
 #[strum(
@@ -119,6 +118,8 @@ pub enum Status {
     /// The game has ended.
     Finished,
 }
+
+parlor_rules::serialize_by_name!(Status);
 
 impl Status {
     /// The status's wire name, derived from the variant's name.
@@ -286,7 +287,6 @@ pub struct ScoreView {
     strum::Display,
     strum::EnumString,
     strum::IntoStaticStr,
-    serde_with::SerializeDisplay,
     serde_with::DeserializeFromStr,
 )]
 #[strum(
@@ -311,6 +311,8 @@ pub enum Unrated {
     /// A side made fewer than two moves (`MIN_MOVES_EACH_TO_RATE`).
     TooShort,
 }
+
+parlor_rules::serialize_by_name!(Unrated);
 
 /// A name that is no reason a game goes unrated.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

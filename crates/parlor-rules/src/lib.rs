@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bots;
+mod by_name;
 pub mod catalog;
 pub mod encoded;
 pub mod games;

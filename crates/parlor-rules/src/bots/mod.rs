@@ -158,10 +158,7 @@ pub const HISTORY_SIZE: usize = 64 * 64;
     parse_err_ty = UnknownLevel,
     parse_err_fn = UnknownLevel::named
 )]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde_with::SerializeDisplay, serde_with::DeserializeFromStr)
-)]
+#[cfg_attr(feature = "serde", derive(serde_with::DeserializeFromStr))]
 #[cfg_attr(
     feature = "schema",
     derive(schemars::JsonSchema),
@@ -179,6 +176,9 @@ pub enum BotLevel {
     /// to search to the end (tic-tac-toe).
     Hard,
 }
+
+#[cfg(feature = "serde")]
+crate::serialize_by_name!(BotLevel);
 
 impl BotLevel {
     /// Every level, weakest first.

@@ -25,10 +25,7 @@ use strum::VariantArray;
     parse_err_ty = UnknownGame,
     parse_err_fn = UnknownGame::named
 )]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde_with::SerializeDisplay, serde_with::DeserializeFromStr)
-)]
+#[cfg_attr(feature = "serde", derive(serde_with::DeserializeFromStr))]
 #[cfg_attr(
     feature = "schema",
     derive(schemars::JsonSchema),
@@ -49,6 +46,9 @@ pub enum GameKind {
     /// Fox & Geese (`fox_geese`).
     FoxGeese,
 }
+
+#[cfg(feature = "serde")]
+crate::serialize_by_name!(GameKind);
 
 impl GameKind {
     /// Every game, in the order lists show them.

@@ -129,10 +129,7 @@ impl TryFrom<u8> for Seat {
     parse_err_ty = UnknownEndReason,
     parse_err_fn = UnknownEndReason::named
 )]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde_with::SerializeDisplay, serde_with::DeserializeFromStr)
-)]
+#[cfg_attr(feature = "serde", derive(serde_with::DeserializeFromStr))]
 #[cfg_attr(
     feature = "schema",
     derive(schemars::JsonSchema),
@@ -184,6 +181,9 @@ pub enum EndReason {
     /// a draw rather than wait out the reconnect grace.
     DrawClaimed,
 }
+
+#[cfg(feature = "serde")]
+crate::serialize_by_name!(EndReason);
 
 impl EndReason {
     /// Every reason.

@@ -38,7 +38,12 @@ impl Cell {
 
 impl std::fmt::Display for Cell {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
+        // A cell is one digit: written as a char, not through integer formatting (a
+        // room writes every legal move at every move).
+        match char::from_digit(u32::from(self.0), 10) {
+            Some(digit) => std::fmt::Write::write_char(f, digit),
+            None => write!(f, "{}", self.0),
+        }
     }
 }
 
