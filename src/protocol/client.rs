@@ -305,6 +305,19 @@ struct RefOnly {
     reference: Option<Value>,
 }
 
+/// The `ref` of a frame already read as a message. The second pass that reads it is
+/// skipped for a frame that cannot hold one: a key reads `ref` only if the text has
+/// those letters, or an escape (a backslash) that could spell them; most frames (a
+/// move from a client that sends no `ref`) have neither.
+fn read_ref(text: &str) -> Result<Option<Value>, serde_json::Error> {
+    let bytes = text.as_bytes();
+    let could_hold_one = bytes.contains(&b'\\') || bytes.windows(3).any(|three| three == b"ref");
+    if !could_hold_one {
+        return Ok(None);
+    }
+    serde_json::from_str::<RefOnly>(text).map(|RefOnly { reference }| reference)
+}
+
 /// A field that is there, whatever it holds (`null` too).
 fn present<'de, D: serde::Deserializer<'de>>(field: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(field).map(Some)
@@ -317,7 +330,7 @@ pub fn parse(text: &str) -> Result<Envelope, Rejected> {
     // pass that skips the rest; anything else is read again step by step below, to say
     // exactly what is wrong with it.
     if let Ok(msg) = serde_json::from_str::<ClientMsg>(text)
-        && let Ok(RefOnly { reference }) = serde_json::from_str::<RefOnly>(text)
+        && let Ok(reference) = read_ref(text)
         && !reference.as_ref().is_some_and(holds_an_integer_too_large)
     {
         return Ok(Envelope { msg, reference });

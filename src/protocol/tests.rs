@@ -101,6 +101,18 @@ fn a_ping_is_answered_with_a_pong_carrying_its_ref() {
 }
 
 #[test]
+fn a_ref_is_read_however_its_key_is_written_and_absent_without_one() {
+    let escaped = parse(r#"{"type":"ping","r\u0065f":"hb2"}"#).unwrap();
+    assert_eq!(escaped.reference, Some(Value::from("hb2")));
+    let null = parse(r#"{"type":"ping","ref":null}"#).unwrap();
+    assert_eq!(null.reference, Some(Value::Null));
+    let none = parse(r#"{"type":"move","room":"r1","move":"4"}"#).unwrap();
+    assert_eq!(none.reference, None);
+    let in_a_value = parse(r#"{"type":"move","room":"ref","move":"4"}"#).unwrap();
+    assert_eq!(in_a_value.reference, None);
+}
+
+#[test]
 fn ref_is_kept_even_when_the_message_is_refused() {
     let rejected = parse(r#"{"type":"fly","ref":"r1"}"#).unwrap_err();
     assert_eq!(rejected.reference, Some(Value::from("r1")));
