@@ -60,7 +60,7 @@ pub(super) struct Requests {
 }
 
 impl Requests {
-    /// The requests of `one`, still out, with room for more.
+    /// The request of `one`, if it is still out, with room for more.
     fn from_one(one: One) -> Requests {
         let mut requests = Requests::default();
         let One {
@@ -68,12 +68,14 @@ impl Requests {
             reentry,
             sent,
         } = one;
-        if reentry {
-            requests.returning.insert(room);
-        } else {
-            requests.busy.insert(room);
+        if let Some(sent) = sent {
+            if reentry {
+                requests.returning.insert(room);
+            } else {
+                requests.busy.insert(room);
+            }
+            requests.sent.push(sent);
         }
-        requests.sent.extend(sent);
         requests
     }
 
