@@ -33,6 +33,7 @@ mod rules_as_json;
 mod run;
 mod store;
 mod thinkers;
+mod thread_priority;
 mod ws;
 
 pub use metrics::MetricsError;

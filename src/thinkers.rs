@@ -19,6 +19,7 @@ use tokio::sync::oneshot;
 use tracing::{debug, warn};
 
 use crate::config::BotPriority;
+use crate::thread_priority;
 use parlor_room::machine::DrawAnswer;
 use parlor_rules::bots::{BotLevel, Deadline, Limits, Memory};
 use parlor_rules::catalog::{AnyGame, draw_judgement};
@@ -157,33 +158,20 @@ impl Thinkers {
 /// the kernel gives a nice-10 thread about a tenth of a nice-0 thread's share of a busy
 /// core. Linux only (elsewhere niceness belongs to the whole process); a failure is
 /// logged and the thread runs on at normal priority.
-#[allow(unsafe_code)] // Two libc calls, each with its SAFETY comment.
 fn lower_priority(priority: BotPriority, nice: i32) {
-    #[cfg(target_os = "linux")]
-    {
-        if priority == BotPriority::Idle {
-            let param = libc::sched_param { sched_priority: 0 };
-            // SAFETY: `param` is a valid sched_param that outlives the call; on Linux,
-            // pid 0 applies the policy to the calling thread only.
-            let set = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } == 0;
-            if set {
-                return;
-            }
-            let error = std::io::Error::last_os_error();
-            warn!(%error, nice, "could not give a bot thread SCHED_IDLE; using niceness instead");
-        }
-        if nice > 0 {
-            // SAFETY: setpriority takes plain integers; on Linux, PRIO_PROCESS with who = 0
-            // applies to the calling thread only.
-            let failed = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) } != 0;
-            if failed {
-                let error = std::io::Error::last_os_error();
-                warn!(%error, nice, "could not lower a bot thread's priority");
+    if priority == BotPriority::Idle {
+        match thread_priority::idle_policy() {
+            Ok(()) => return,
+            Err(error) => {
+                warn!(%error, nice, "could not give a bot thread SCHED_IDLE; using niceness instead");
             }
         }
     }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (priority, nice);
+    if nice > 0
+        && let Err(error) = thread_priority::niceness(nice)
+    {
+        warn!(%error, nice, "could not lower a bot thread's priority");
+    }
 }
 
 /// A worker: takes requests one at a time until every handle is gone. Its search memory
@@ -241,6 +229,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    #[cfg(target_os = "linux")]
+    use crate::thread_priority::probe;
     use parlor_rules::bots::{DrawView, Strength};
     use parlor_rules::catalog::new_game;
     use parlor_rules::{GameKind, GameSettings};
@@ -335,52 +325,11 @@ mod tests {
         assert!(matches!(answer, DrawAnswer::Judged(_)), "{answer:?}");
     }
 
-    /// The `(niceness, scheduling policy)` of every thread of this process whose name
-    /// starts with `prefix`.
-    #[cfg(target_os = "linux")]
-    fn priorities_of_threads(prefix: &str) -> Vec<(i64, i64)> {
-        let mut found = Vec::new();
-        for task in std::fs::read_dir("/proc/self/task").unwrap() {
-            let dir = task.unwrap().path();
-            let name = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
-            if !name.starts_with(prefix) {
-                continue;
-            }
-            // A thread that ended since its name was read has no `stat` left to read.
-            let Ok(stat) = std::fs::read_to_string(dir.join("stat")) else {
-                continue;
-            };
-            // Fields after the parenthesised name, counted from state (field 3): nice is
-            // field 19, the scheduling policy field 41.
-            let fields: Vec<&str> = stat.rsplit(") ").next().unwrap().split(' ').collect();
-            let (Some(nice), Some(policy)) = (fields.get(16), fields.get(38)) else {
-                continue;
-            };
-            found.push((nice.parse().unwrap(), policy.parse().unwrap()));
-        }
-        found
-    }
-
-    /// Waits up to 5 s for a thread named `prefix…` at `(niceness, policy)`.
-    #[cfg(target_os = "linux")]
-    fn wait_for_thread_at(prefix: &str, wanted: (i64, i64)) {
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while !priorities_of_threads(prefix).contains(&wanted) {
-            assert!(
-                Instant::now() < deadline,
-                "no {prefix} thread at (nice, policy) {wanted:?}: {:?}",
-                priorities_of_threads(prefix)
-            );
-            // A pause between looks at /proc, which nothing can wait on.
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
     #[cfg(target_os = "linux")]
     #[test]
     fn bot_threads_run_at_nice_when_asked() {
         let _thinkers = Thinkers::start(1, 1, BotPriority::Nice, 7, think_seconds()).unwrap();
-        wait_for_thread_at("parlor-bot-", (7, i64::from(libc::SCHED_OTHER)));
+        probe::wait_for_thread_at("parlor-bot-", (7, i64::from(libc::SCHED_OTHER)));
     }
 
     #[cfg(target_os = "linux")]
@@ -388,6 +337,6 @@ mod tests {
     fn bot_threads_run_at_sched_idle_by_default() {
         let priority = crate::config::BotsConfig::default().priority;
         let _thinkers = Thinkers::start(1, 1, priority, 7, think_seconds()).unwrap();
-        wait_for_thread_at("parlor-bot-", (0, i64::from(libc::SCHED_IDLE)));
+        probe::wait_for_thread_at("parlor-bot-", (0, i64::from(libc::SCHED_IDLE)));
     }
 }

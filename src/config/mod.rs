@@ -163,6 +163,9 @@ pub struct StoreConfig {
     /// (a connection, a statement, a batch of moves from its start to its commit) before
     /// it is given up and its connection dropped.
     pub write_timeout_ms: u64,
+    /// SQLite only: the niceness (0 to 19) of the thread that writes the game log, so
+    /// that it gives way to the threads serving rooms and commits more moves at once.
+    pub writer_nice: i32,
     /// Take a PostgreSQL database over from the servers holding it (the
     /// `--take-over-database` flag; never read from the file or the environment).
     #[serde(skip)]
@@ -177,6 +180,7 @@ impl Default for StoreConfig {
             busy_timeout_ms: 5000,
             synchronous: Synchronous::Full,
             write_timeout_ms: 3000,
+            writer_nice: 10,
             take_over: false,
         }
     }
@@ -481,6 +485,9 @@ impl Config {
         }
         if !(0..=19).contains(&self.bots.nice) {
             return out_of_range("bots.nice", "must be from 0 to 19");
+        }
+        if !(0..=19).contains(&self.store.writer_nice) {
+            return out_of_range("store.writer_nice", "must be from 0 to 19");
         }
         if self.rooms.idle_secs == 0 {
             return out_of_range("rooms.idle_secs", "must be at least 1");

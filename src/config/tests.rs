@@ -75,6 +75,8 @@ fn bad_values_are_refused_by_name() {
         assert!(error.contains("rooms.claim_after_secs"), "{error}");
         let at_once = load_in(jail, Some("[rooms]\nclaim_after_secs = 0\n"));
         assert!(at_once.is_ok(), "{at_once:?}");
+        let error = load_in(jail, Some("[store]\nwriter_nice = 20\n")).unwrap_err();
+        assert!(error.contains("store.writer_nice"), "{error}");
         let error = load_in(jail, Some("[cluster]\nowns_rooms = false\n")).unwrap_err();
         assert!(error.contains("cluster.owns_rooms"), "{error}");
         let fleet =

@@ -187,6 +187,10 @@ pub(super) trait LogHost: Send + Sync + 'static {
     /// Starts `writer`, the whole life of the writer, where this host runs it.
     fn spawn(writer: impl Future<Output = ()> + Send + 'static) -> Result<(), StoreError>;
 
+    /// Prepares where the writer runs, once, before its first batch: nothing by default;
+    /// SQLite's thread lowers its own priority (`store.writer_nice`).
+    fn settle(&self) {}
+
     /// Lets whatever else is ready to run where the writer runs (rooms with moves to
     /// send) run first, once, before a batch formed under load is written, so that what
     /// they send joins that batch rather than the next.

@@ -94,6 +94,8 @@ pub(crate) struct SqliteTuning {
     pub(crate) busy_timeout: Duration,
     /// How hard a commit is synced to disk.
     pub(crate) synchronous: Synchronous,
+    /// The game log's thread's niceness (`store.writer_nice`).
+    pub(crate) writer_nice: i32,
 }
 
 impl SqliteTuning {
@@ -102,6 +104,7 @@ impl SqliteTuning {
         SqliteTuning {
             busy_timeout: Duration::from_millis(config.busy_timeout_ms),
             synchronous: config.synchronous,
+            writer_nice: config.writer_nice,
         }
     }
 

@@ -216,6 +216,7 @@ async fn run<H: LogHost>(
     writes: Arc<Mutex<()>>,
     mut jobs: mpsc::Receiver<Job>,
 ) {
+    writer.host.settle();
     let mut batch = Batch {
         starts: Vec::new(),
         moves: Vec::with_capacity(MAX_BATCH),

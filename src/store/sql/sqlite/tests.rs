@@ -16,6 +16,7 @@ use crate::store::{PlayerRecord, Store};
 const TEST_TUNING: SqliteTuning = SqliteTuning {
     busy_timeout: Duration::from_secs(5),
     synchronous: Synchronous::Full,
+    writer_nice: 0,
 };
 
 /// A test's own SQLite file, in a temporary folder removed when the test ends.
@@ -129,6 +130,7 @@ async fn the_game_logs_own_connection_gets_its_pragmas_and_a_bounded_timeout() {
             let tuning = SqliteTuning {
                 busy_timeout,
                 synchronous,
+                writer_nice: 0,
             };
             let log = ThreadLog::new(db.path(), tuning).expect("the writer's connection");
             let conn = log.connect().await.expect("connect");
@@ -150,6 +152,24 @@ async fn the_game_logs_own_connection_gets_its_pragmas_and_a_bounded_timeout() {
             assert_eq!(mode, "wal");
         }
     }
+    store.close().await;
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn the_game_logs_thread_runs_at_the_niceness_asked() {
+    let db = TestDb::new_file();
+    let tuning = SqliteTuning {
+        writer_nice: 7,
+        ..TEST_TUNING
+    };
+    let store = SqlStore::open(&db.path(), tuning, BatchStats::unreported())
+        .await
+        .expect("open the SQLite store");
+    crate::thread_priority::probe::wait_for_thread_at(
+        "parlor-game-log",
+        (7, i64::from(libc::SCHED_OTHER)),
+    );
     store.close().await;
 }
 
