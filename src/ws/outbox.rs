@@ -72,6 +72,9 @@ pub(crate) struct OutboxBody {
     /// is kept from one wait to the next, where taking every frame through it would
     /// make a new one after each.
     next: RecvStream<'static, Frame>,
+    /// The waker `next` was left registered with when the last look found the queue
+    /// empty; `None` once a look ended otherwise.
+    registered: Option<Waker>,
     gate: Rc<Gate>,
 }
 
@@ -83,6 +86,7 @@ impl OutboxBody {
             session_frames,
             next: queued.clone().into_stream(),
             queued,
+            registered: None,
             gate,
         }
     }
@@ -109,13 +113,30 @@ impl MessageBody for OutboxBody {
             this.gate.waiting.set(Some(cx.waker().clone()));
             return Poll::Pending;
         }
+        // The dispatcher polls again at once after every chunk, and on every wake-up of
+        // its own: while nothing was queued since `next` was left registered with this
+        // same waker (a frame queued would be in the queue, which only this body takes
+        // from), that registration still stands and there is nothing to look for.
+        if this
+            .registered
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(cx.waker()))
+            && this.queued.is_empty()
+        {
+            return Poll::Pending;
+        }
+        this.registered = None;
         let mut chunk = BytesMut::new();
         while chunk.len() < MOST_BYTES_PER_CHUNK {
             let frame = match this.queued.try_recv() {
                 Ok(frame) => frame,
                 Err(TryRecvError::Empty) => match this.next.poll_next_unpin(cx) {
                     Poll::Ready(Some(frame)) => frame,
-                    Poll::Ready(None) | Poll::Pending => break,
+                    Poll::Pending => {
+                        this.registered = Some(cx.waker().clone());
+                        break;
+                    }
+                    Poll::Ready(None) => break,
                 },
                 // Every sender gone: the session is closing, and actix-ws's body ends next.
                 Err(TryRecvError::Disconnected) => break,
