@@ -4,10 +4,10 @@
 //! machine asks for; asks the bot pool; and publishes the room for readers outside.
 //! Every rule of a room lives in the machine.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use bytestring::ByteString;
+use foldhash::HashMap;
 use parlor_room::RoomId;
 use std::time::Instant;
 use tokio::sync::{mpsc, oneshot, watch};
@@ -149,13 +149,13 @@ impl Room {
     ) -> Room {
         Room {
             state,
-            audience: HashMap::new(),
+            audience: HashMap::default(),
             context,
             myself,
             last_state: None,
             snapshots: Snapshots::default(),
             recent: Recent::default(),
-            caught_up: HashMap::new(),
+            caught_up: HashMap::default(),
             fence,
             publisher: None,
             announced: false,

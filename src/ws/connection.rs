@@ -2,7 +2,7 @@
 //! who it speaks for, the rooms it is in (and which of them it watches, and which are
 //! moving between nodes), its lobby feed and its budgets.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 use std::net::IpAddr;
 use std::sync::Arc;
 

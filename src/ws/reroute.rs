@@ -5,7 +5,7 @@
 //! found again within [`PATIENCE`] (the fleet's, shared with the Bot API's streams) ends the connection as a restart would (1012), for
 //! the client to reconnect and rejoin by itself.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::time::Instant;
 
 use bytestring::ByteString;

@@ -5,7 +5,7 @@
 //! updates, pings) through its [`Writer`], whose every write is bounded in time. The
 //! rooms' frames do not pass through it: its [`outbox`](super::outbox) writes them.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -180,8 +180,8 @@ impl Running {
             app: app.clone(),
             identity: None,
             rooms: RoomLinks::default(),
-            watching: HashSet::new(),
-            moving: Moving::new(),
+            watching: HashSet::default(),
+            moving: Moving::default(),
             subscriber: Subscriber::new(conn, outbox),
             lobby: None,
             bot_events: None,

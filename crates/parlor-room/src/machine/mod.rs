@@ -25,7 +25,7 @@ mod views;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -296,7 +296,7 @@ impl RoomState {
             options,
             settings,
             seats: SeatPair::new(seats.map(seat_state)),
-            spectators: HashSet::new(),
+            spectators: HashSet::default(),
             created_at_ms: now.unix_ms,
             seq: 1,
             started: None,
