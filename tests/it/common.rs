@@ -41,6 +41,10 @@ pub(crate) fn test_config(dir: &Path) -> Config {
     // starve another test's bots for longer than it waits for them.
     config.bots.priority = BotPriority::Nice;
     config.bots.nice = 0;
+    // The game log's thread likewise (store.writer_nice, tested in the SQLite store's
+    // tests): dozens of servers share this process and its cores, and one test's busy
+    // threads would leave another test's commits a tenth of a core.
+    config.store.writer_nice = 0;
     config
 }
 
