@@ -22,7 +22,7 @@ pub(crate) fn idle_policy() -> io::Result<()> {
 }
 
 /// Gives the calling thread niceness `nice` (0 to 19): a busy core then gives it about
-/// 1.25^-`nice` of a normal thread's share (a tenth at 10), and its wake-ups no longer
+/// 1.25^-`nice` of a normal thread's share (a tenth at 10), and its wake-ups seldom
 /// preempt the normal threads there.
 #[allow(unsafe_code)] // One libc call, with its SAFETY comment.
 pub(crate) fn niceness(nice: i32) -> io::Result<()> {

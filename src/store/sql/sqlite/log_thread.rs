@@ -21,7 +21,7 @@
 //! (VALUES …) … RETURNING` needed for its `VALUES` list and its returned rows.
 //!
 //! The thread runs at niceness `store.writer_nice` (10 by default): where it shares a
-//! busy core with the threads serving rooms, a move's arrival no longer preempts them,
+//! busy core with the threads serving rooms, a move's arrival seldom preempts them,
 //! and the batch it then writes holds what they sent meanwhile. At saturation on one
 //! core that took 7 % less CPU per move and 40 % fewer bytes written (BENCHMARKS.md);
 //! on an idle core the thread runs at once, as before.
