@@ -199,3 +199,86 @@ async fn a_batch_the_database_takes_is_one_commit_with_its_endings() {
     );
     store.close().await;
 }
+
+#[tokio::test]
+async fn a_full_batch_of_rated_endings_commits_as_one() {
+    // As many games as a batch holds, started together and each ended by one move, all
+    // rated between two people of their own: the batch's largest statements (on
+    // PostgreSQL, its endings' seats and its ratings: 2,048 rows of 7 values each) are
+    // sent whole.
+    const GAMES: usize = super::super::batch::MAX_BATCH;
+    let Some(db) = test_db().await else { return };
+    let (store, stats) = open_with_alice(&db).await;
+    let people: Vec<[String; 2]> = (0..GAMES)
+        .map(|n| [format!("a{n}"), format!("b{n}")])
+        .collect();
+    let games: Vec<NewGame> = people
+        .iter()
+        .enumerate()
+        .map(|(n, [a, b])| between_people(&format!("g{n}"), [a, b], 0))
+        .collect();
+    let started = all_queued_together(
+        &store,
+        games
+            .iter()
+            .map(|game| store.create_game(game, Fence::SINGLE)),
+    )
+    .await;
+    assert!(started.iter().all(Result::is_ok), "{started:?}");
+    let endings: Vec<GameFinish> = people
+        .iter()
+        .enumerate()
+        .map(|(n, [a, b])| GameFinish {
+            rated: Some([human(a), human(b)]),
+            moves: 1,
+            ..win(&format!("g{n}"), "p1", 600, 500)
+        })
+        .collect();
+    let moves: Vec<MoveRecord> = (0..GAMES)
+        .map(|n| mv(&format!("g{n}"), 1, "4", 400))
+        .collect();
+    let (batches, commits) = (
+        stats.moves.get_sample_count(),
+        stats.commit_seconds.get_sample_count(),
+    );
+    let ended = all_queued_together(
+        &store,
+        moves
+            .iter()
+            .zip(&endings)
+            .map(|(mv, ending)| store.append_move(mv, Some(ending), Fence::SINGLE)),
+    )
+    .await;
+    let unrated = ended.iter().find(|result| !matches!(result, Ok(Some(_))));
+    assert!(unrated.is_none(), "every ending rated: {unrated:?}");
+    assert_eq!(stats.moves.get_sample_count(), batches + 1, "one batch");
+    assert_eq!(stats.commit_seconds.get_sample_count(), commits + 1);
+    let finished = "SELECT COUNT(*) FROM games WHERE status = 'finished'";
+    assert_eq!(count(&store, finished).await, GAMES as i64);
+    let ratings = count(&store, "SELECT COUNT(*) FROM ratings").await;
+    assert_eq!(ratings, 2 * GAMES as i64);
+    store.close().await;
+}
+
+/// Like `queued_together`, for any number of calls: each is polled once while the
+/// store's write lock is held, then all are awaited. `join_all` polls a long list a
+/// part at a time, and tokio's budget makes a task's sends wait after a hundred or so,
+/// either of which lets the writer form a batch of the first ones: so each call is
+/// polled here, outside the budget.
+async fn all_queued_together<F: Future>(
+    store: &SqlStore,
+    calls: impl Iterator<Item = F>,
+) -> Vec<F::Output> {
+    let held = store.writes.lock().await;
+    let mut calls: Vec<_> = calls
+        .map(|call| Box::pin(tokio::task::unconstrained(call)))
+        .collect();
+    for call in &mut calls {
+        assert!(
+            futures_util::poll!(call.as_mut()).is_pending(),
+            "a write cannot finish while the writer waits for the lock"
+        );
+    }
+    drop(held);
+    futures_util::future::join_all(calls).await
+}
