@@ -1,7 +1,8 @@
 # Sourced by the profiling scripts here: starts the release `parlor` on a scratch
 # database (on disk, or on /dev/shm with BENCH_TMPFS=1) with the per-address limits
 # lifted (the whole load comes from one address), and the rooms a connection may create
-# a minute too (with `--cycle newroom` each game is a new room).
+# a minute too (with `--cycle newroom` each game is a new room), and the messages a
+# connection may send a second (a closed loop past 10k moves/s sends more than 20).
 #
 #   start_parlor LOG [COMMAND PREFIX...]   e.g. start_parlor "$log" taskset -c 0
 #
@@ -17,7 +18,7 @@ start_parlor() {
   PARLOR_STORE__PATH=$db/parlor.db PARLOR_ROOMS__FIRST_MOVE_SECS=3600 RUST_LOG=info \
     PARLOR_LIMITS__CONNECTIONS_PER_IP=100000 PARLOR_LIMITS__PLAYERS_PER_MINUTE_PER_IP=100000 \
     PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_IP=100000 PARLOR_LIMITS__ROOMS_PER_MINUTE_PER_CONNECTION=0 \
-    PARLOR_LIMITS__MAX_ROOMS=0 \
+    PARLOR_LIMITS__MAX_ROOMS=0 PARLOR_LIMITS__MESSAGES_PER_SEC=0 PARLOR_LIMITS__CLOSE_AFTER_REFUSALS=0 \
     "$@" "${BENCH_SERVER_BIN:-target/release/parlor}" --port 0 > "$log" 2>&1 &
   server=$!
   port=
