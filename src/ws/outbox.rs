@@ -12,6 +12,11 @@
 //! §2.5, point 4). While the session answers a request that opens a room it holds the
 //! outbox's [`Gate`], so that answer comes before the room's first frame (point 3).
 //!
+//! actix-ws's body is polled only when the session may have handed it something since
+//! a poll found it empty (the gate keeps count): a poll of its empty channel cost a
+//! cache miss per connection on every chunk of room frames, 7 % of the worker's time
+//! at 10,000 connections (BENCHMARKS.md).
+//!
 //! A client that stops reading stops the dispatcher polling the body; its outbox then
 //! fills and the room that finds it full kicks the connection (PROTOCOL.md §2.6).
 
@@ -33,13 +38,17 @@ use crate::room::{Frame, OutboxReader};
 /// busy connection hands its dispatcher chunks of a bounded size.
 const MOST_BYTES_PER_CHUNK: usize = 16 * 1024;
 
-/// Whether the rooms' frames may be written: held while the session answers a request
-/// whose reply must come before its room's first frame.
+/// What the session and the response body share: whether the rooms' frames may be
+/// written (held while the session answers a request whose reply must come before its
+/// room's first frame), and whether actix-ws's body may have anything to write.
 #[derive(Default)]
 pub(crate) struct Gate {
     held: Cell<bool>,
     /// The body, when it found frames waiting behind the held gate.
     waiting: Cell<Option<Waker>>,
+    /// Set when a poll of actix-ws's body found nothing, which left it registered with
+    /// the body's waker; cleared by [`Gate::posted`].
+    session_idle: Cell<bool>,
 }
 
 impl Gate {
@@ -47,6 +56,12 @@ impl Gate {
     pub(crate) fn hold(self: &Rc<Gate>) -> GateHeld {
         self.held.set(true);
         GateHeld(Rc::clone(self))
+    }
+
+    /// Says the session has handed actix-ws's body something (a frame, a close) or
+    /// dropped its sender, which ends that body: the response body looks at it again.
+    pub(crate) fn posted(&self) {
+        self.session_idle.set(false);
     }
 }
 
@@ -105,9 +120,15 @@ impl MessageBody for OutboxBody {
     ) -> Poll<Option<Result<Bytes, Self::Error>>> {
         let this = self.get_mut();
         // The session's frames first; when actix-ws's body ends (a close frame written,
-        // or the session gone), the connection's output ends with it.
-        if let Poll::Ready(written) = Pin::new(&mut this.session_frames).poll_next(cx) {
-            return Poll::Ready(written);
+        // or the session gone), the connection's output ends with it. A poll that finds
+        // nothing leaves it registered with this waker (the dispatcher's, the same for
+        // the connection's life): what the session hands it later wakes the dispatcher,
+        // and the session says so through the gate.
+        if !this.gate.session_idle.get() {
+            match Pin::new(&mut this.session_frames).poll_next(cx) {
+                Poll::Ready(written) => return Poll::Ready(written),
+                Poll::Pending => this.gate.session_idle.set(true),
+            }
         }
         if this.gate.held.get() {
             this.gate.waiting.set(Some(cx.waker().clone()));

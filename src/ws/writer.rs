@@ -7,7 +7,12 @@
 //! own, keeps a frame's path to the socket one hop shorter and an idle connection a few
 //! kilobytes smaller; the price is that the session notices a kick or the server's
 //! shutdown only once a stalled write gives up, at most one write timeout later.
+//!
+//! After each thing it hands actix-ws, and when it is dropped (which ends actix-ws's
+//! body), it tells the connection's [`Gate`], by which the response body knows to look
+//! at actix-ws's body again.
 
+use std::rc::Rc;
 use std::time::Duration;
 
 use actix_web::web::Bytes;
@@ -15,6 +20,7 @@ use actix_ws::{CloseReason, Session};
 use bytestring::ByteString;
 use tokio::time::timeout;
 
+use super::outbox::Gate;
 use super::socket::SocketHandle;
 
 /// What the writer sends.
@@ -39,20 +45,24 @@ pub(crate) enum WriteError {
 /// A session's writer.
 pub(crate) struct Writer {
     session: Session,
+    gate: Rc<Gate>,
     socket: Option<SocketHandle>,
     write_timeout: Duration,
     stalled: bool,
 }
 
 impl Writer {
-    /// A writer on `session`, resetting `socket` when a write stalls.
+    /// A writer on `session`, telling `gate` after each write, resetting `socket`
+    /// when a write stalls.
     pub(crate) fn new(
         session: Session,
+        gate: Rc<Gate>,
         socket: Option<SocketHandle>,
         write_timeout: Duration,
     ) -> Writer {
         Writer {
             session,
+            gate,
             socket,
             write_timeout,
             stalled: false,
@@ -67,6 +77,7 @@ impl Writer {
             Outbound::Ping => timeout(write_timeout, self.session.ping(b"")).await,
             Outbound::Pong(bytes) => timeout(write_timeout, self.session.pong(&bytes)).await,
         };
+        self.gate.posted();
         match written {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_closed)) => Err(WriteError::Closed),
@@ -94,7 +105,9 @@ impl Writer {
         if self.stalled {
             return false;
         }
-        match timeout(self.write_timeout, self.session.clone().close(reason)).await {
+        let closed = timeout(self.write_timeout, self.session.clone().close(reason)).await;
+        self.gate.posted();
+        match closed {
             Ok(Ok(())) => true,
             Ok(Err(_closed)) => false,
             Err(_elapsed) => {
@@ -115,5 +128,13 @@ impl Writer {
             socket.reset();
         }
         self.stalled = true;
+    }
+}
+
+impl Drop for Writer {
+    /// The session's sender goes with the writer, which ends actix-ws's body: the
+    /// response body must look at it once more.
+    fn drop(&mut self) {
+        self.gate.posted();
     }
 }

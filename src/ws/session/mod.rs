@@ -204,7 +204,7 @@ impl Running {
         app.metrics.connections_open.inc();
         info!(conn, %address, "connection opened");
         Running {
-            writer: Writer::new(session, socket.clone(), write_timeout),
+            writer: Writer::new(session, gate.clone(), socket.clone(), write_timeout),
             close_after_refusals: app.limits.close_after_refusals(),
             timeout,
             messages: budgets.messages,
