@@ -21,7 +21,7 @@ use super::caller::too_late;
 use super::fanout::{Broadcast, Snapshots, frame, send_to};
 use super::recent::Recent;
 use super::{ConnId, Creator, Frame, RoomContext, Subscriber, now};
-use crate::protocol::{ClientError, RoomSummary, ServerMsg, Updates};
+use crate::protocol::{ClientError, RoomSummary, ServerMsg, Status, Updates};
 use crate::store::{Fence, Settled, StoreError};
 use parlor_room::RoomState;
 use parlor_room::machine::{DrawAnswer, Effect, PendingMove, Step, Then, Tick};
@@ -256,6 +256,11 @@ impl Room {
                 };
                 self.publish();
                 let status = self.state.status();
+                if status == Status::Finished && self.audience.is_empty() {
+                    // Nobody is left to come back for the frames kept: a newcomer gets a
+                    // snapshot, and the room stays listed for `rooms.idle_secs`.
+                    self.recent.forget();
+                }
                 if status != counted {
                     rooms
                         .with_label_values(&[game.as_str(), counted.as_str()])

@@ -1,6 +1,7 @@
 //! A client that comes back and says the last `seq` it saw (`since` on `join` or
 //! `watch`) gets exactly the room's messages it missed, in order, instead of a snapshot;
-//! when the room no longer has them, a snapshot as before.
+//! when the room no longer has them (too long ago, or the game is over and everyone
+//! left), a snapshot as before.
 
 use serde_json::{Value, json};
 
@@ -74,5 +75,34 @@ async fn a_seq_the_room_never_had_gets_a_snapshot() {
     let (_carol, next) = watch(&server, "Carol", &room, Some(future)).await;
     assert_eq!(next["type"], "state");
     assert!(next.get("history").is_some(), "a snapshot: {next}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_room_everyone_left_greets_a_return_with_a_snapshot() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let ([mut alice, mut bob], room) = server.pair_in_room().await;
+    let (carol, snapshot) = watch(&server, "Carol", &room, None).await;
+    let seen = snapshot["seq"].as_u64().unwrap();
+    carol.close().await;
+
+    // Alice wins with the top row while Carol is away, then both players leave.
+    let mut players = [alice, bob];
+    play_alternately(&mut players, &room, &["0", "3", "1", "4", "2"]).await;
+    [alice, bob] = players;
+    let over = bob.until_state(|s| s["status"] == "finished").await;
+    for player in [&mut alice, &mut bob] {
+        player.send(json!({"type": "leave", "room": room})).await;
+        player.until("left").await;
+    }
+
+    // The room no longer keeps the frames Carol missed, but still shows how it ended.
+    let (_carol, next) = watch(&server, "Carol again", &room, Some(seen)).await;
+    assert_eq!(next["type"], "state", "{next}");
+    assert!(next.get("history").is_some(), "a snapshot: {next}");
+    assert_eq!(next["status"], "finished");
+    assert_eq!(next["position"], over["position"]);
+    assert_eq!(next["result"], over["result"]);
     server.stop().await;
 }
