@@ -60,7 +60,14 @@ const ROLLBACK: &str = "ROLLBACK";
 
 /// One move appended if its game is owned under the move's token (`?9`): one row
 /// inserted, or none.
-const FENCED_MOVE: &str = "INSERT INTO moves (game_id, ply, seat, notation, played_at, \
+///
+/// `OR FAIL`, not the default `ABORT`: an `INSERT … SELECT` may insert several rows, so
+/// under `ABORT` SQLite gave each one a statement journal inside the batch's
+/// transaction, copying every page it touched (the table's and the key's, about 8 KB
+/// per move) to undo a half-done statement. `FAIL` keeps what the statement did before
+/// a conflict, and this one inserts at most one row (`game_id` is the games' key), so
+/// a duplicate move fails the same way, with nothing to undo.
+const FENCED_MOVE: &str = "INSERT OR FAIL INTO moves (game_id, ply, seat, notation, played_at, \
                            think_ms, clock0_ms, clock1_ms) \
                            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 FROM games \
                            WHERE game_id = ?1 AND fence = ?9";
