@@ -91,7 +91,10 @@ async fn a_finished_room_everyone_left_greets_a_return_with_a_snapshot() {
     let mut players = [alice, bob];
     play_alternately(&mut players, &room, &["0", "3", "1", "4", "2"]).await;
     [alice, bob] = players;
-    let over = bob.until_state(|s| s["status"] == "finished").await;
+    // Carol's going is announced too: then nobody but the players is in the room.
+    let over = bob
+        .until_state(|s| s["status"] == "finished" && s["spectators"] == 0)
+        .await;
     for player in [&mut alice, &mut bob] {
         player.send(json!({"type": "leave", "room": room})).await;
         player.until("left").await;
