@@ -30,9 +30,7 @@ impl Recent {
     /// has left keeps nothing only a returning connection could use (a finished
     /// tic-tac-toe room's frames were about half of what it held).
     pub(super) fn forget(&mut self) {
-        if self.frames.capacity() > 0 {
-            self.frames = VecDeque::new();
-        }
+        self.frames = VecDeque::new();
     }
 
     /// What a client that last saw `since` and hears of moves as `updates` says missed,
