@@ -225,7 +225,7 @@ async fn renew_leases(
         // Read in this order: a room whose lease was taken before `held` was read is
         // still being taken when `taking` is read, or live by the time `live` is.
         let held = cluster.held();
-        let taken = taking.ids();
+        let taken: HashSet<RoomId> = taking.ids().into_iter().collect();
         let live = lobby.held_ids();
         match renew_once(&cluster, live.clone(), &taking).await {
             Ok(lost) => {
@@ -240,6 +240,7 @@ async fn renew_leases(
                 trouble.note();
             }
         }
+        let live: HashSet<RoomId> = live.into_iter().collect();
         let closed = held
             .into_iter()
             .filter(|room| !live.contains(room) && !taken.contains(room));
@@ -265,11 +266,13 @@ async fn renew_once(
     taking: &Taking,
 ) -> Result<Vec<RoomId>, ClusterError> {
     let mut rooms = live;
-    for room in taking.ids() {
-        if !rooms.contains(&room) {
-            rooms.push(room);
-        }
-    }
+    let live: HashSet<&RoomId> = rooms.iter().collect();
+    let taken: Vec<RoomId> = taking
+        .ids()
+        .into_iter()
+        .filter(|room| !live.contains(room))
+        .collect();
+    rooms.extend(taken);
     let lost = cluster.renew(&rooms).await?;
     taking.forget(&lost);
     Ok(lost)

@@ -146,3 +146,30 @@ async fn a_lease_that_lapsed_with_nobody_taking_it_is_taken_back_at_the_next_ren
     let next = b.claim(&room).await.expect("claim").expect("free");
     assert_eq!(next, Fence(fence.0 + 1));
 }
+
+#[tokio::test]
+async fn a_renewal_of_more_rooms_than_one_step_renews_each_and_names_each_lost() {
+    let test = "a_renewal_of_more_rooms_than_one_step_renews_each_and_names_each_lost";
+    let Some([a, b]) = fleet(test, LONG_LEASE_MS).await else {
+        return;
+    };
+    let rooms: Vec<RoomId> = (0..RENEWED_AT_ONCE * 2 + 3)
+        .map(|i| RoomId::from(format!("r{i}")))
+        .collect();
+    // b holds one room in the first step and one in the last; nobody holds the rest,
+    // which a's renewal takes.
+    let others = [rooms[5].clone(), rooms[RENEWED_AT_ONCE * 2 + 1].clone()];
+    for room in &others {
+        b.claim(room).await.expect("claim").expect("free");
+    }
+    assert_eq!(a.renew(&rooms).await.expect("renew"), others);
+    let owners = a.owners(&rooms).await.expect("owners");
+    for (room, owner) in rooms.iter().zip(owners) {
+        let expected = if others.contains(room) {
+            b.node()
+        } else {
+            a.node()
+        };
+        assert_eq!(owner.as_ref(), Some(expected), "{room}");
+    }
+}
