@@ -18,11 +18,12 @@ use tracing::{debug, error, info, warn};
 
 use super::Caller;
 use super::caller::too_late;
-use super::fanout::{Broadcast, Snapshots, frame, send_to};
+use super::fanout::{Broadcast, Deferred, Snapshots, frame, send_to};
 use super::recent::Recent;
 use super::{ConnId, Creator, Frame, RoomContext, Subscriber, now};
 use crate::protocol::{ClientError, RoomSummary, ServerMsg, Status, Updates};
 use crate::store::{Fence, Settled, StoreError};
+use audience::LastState;
 use parlor_room::RoomState;
 use parlor_room::machine::{DrawAnswer, Effect, PendingMove, Step, Then, Tick};
 use parlor_room::records::RatingShift;
@@ -89,8 +90,9 @@ pub(super) struct Room {
     audience: HashMap<ConnId, Subscriber>,
     context: Arc<RoomContext>,
     myself: mpsc::WeakSender<Box<Command>>,
-    /// The last state broadcast and its `seq`, published again without re-encoding.
-    last_state: Option<(u64, Frame)>,
+    /// The last state encoded, published again and made into snapshots without
+    /// re-encoding.
+    last_state: Option<LastState>,
     /// The snapshot newcomers get, shared by a burst of them.
     snapshots: Snapshots,
     /// The room's recent broadcasts, for those who come back saying what they last saw.
@@ -502,10 +504,20 @@ impl Room {
                     if dropped && let Some(fresh) = self.state.restate(msg.seq, Instant::now()) {
                         *msg = fresh;
                     }
-                    let frame = frame(&*msg);
-                    self.last_state = Some((msg.seq, Frame::clone(&frame)));
+                    // A state nobody hears now (the room's only connection is the
+                    // newcomer it is announced to, or it has none) is encoded only if
+                    // someone asks for it later.
+                    let seq = msg.seq;
+                    let heard = self.audience.keys().any(|conn| Some(*conn) != except);
+                    let sent = if heard {
+                        let frame = frame(&*msg);
+                        self.last_state = Some(LastState::new(seq, Frame::clone(&frame)));
+                        Broadcast::Same(frame)
+                    } else {
+                        Broadcast::Unheard(Deferred::new(msg))
+                    };
                     self.publish();
-                    dropped |= self.broadcast(msg.seq, Broadcast::Same(frame), except);
+                    dropped |= self.broadcast(seq, sent, except);
                 }
                 Effect::Moved { mut msg, at } => {
                     let wanted = |updates| self.audience.values().any(|sub| sub.updates == updates);
@@ -517,7 +529,7 @@ impl Room {
                         frame(&self.state.state_after_move(legal_moves, at))
                     });
                     if let Some(state) = &state {
-                        self.last_state = Some((msg.seq, Frame::clone(state)));
+                        self.last_state = Some(LastState::new(msg.seq, Frame::clone(state)));
                     }
                     self.publish();
                     dropped |= self.broadcast(msg.seq, Broadcast::Move { moved, state }, None);

@@ -3,6 +3,7 @@
 //! someone takes it), a snapshot encoded once for a burst of newcomers, and
 //! subscribers that cannot keep up dropped once, quietly, with the warnings summarised.
 
+use std::cell::OnceCell;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -14,11 +15,12 @@ use tracing::warn;
 
 use super::{ConnId, Frame, Subscriber};
 use crate::metrics::Metrics;
+use crate::protocol::StateMsg;
 use crate::protocol::{Updates, encode};
 
 /// A snapshot (state with history) is encoded once and given to every newcomer of the
 /// same `seq` for at most this long, so the clocks it shows are never more stale.
-const SNAPSHOT_REUSE: Duration = Duration::from_millis(250);
+pub(super) const SNAPSHOT_REUSE: Duration = Duration::from_millis(250);
 
 /// Dropped connections are logged at most once per this interval, as a count.
 const DROP_LOG_EVERY: Duration = Duration::from_secs(5);
@@ -30,6 +32,9 @@ const DROP_LOG_EVERY: Duration = Duration::from_secs(5);
 pub(super) enum Broadcast {
     /// A `state` or `game_over`, the same for everyone.
     Same(Frame),
+    /// A `state` nobody but the connection it was announced to was there to hear,
+    /// encoded only if a connection coming back from before it is sent it (§8.1).
+    Unheard(Deferred),
     /// A move's two forms.
     Move {
         /// The `moved` event, if it was encoded.
@@ -44,9 +49,32 @@ impl Broadcast {
     pub(super) fn for_updates(&self, updates: Updates) -> Option<&Frame> {
         match (self, updates) {
             (Broadcast::Same(frame), _) => Some(frame),
+            (Broadcast::Unheard(deferred), _) => Some(deferred.frame()),
             (Broadcast::Move { moved, .. }, Updates::Moves) => moved.as_ref(),
             (Broadcast::Move { state, .. }, Updates::States) => state.as_ref(),
         }
+    }
+}
+
+/// A `state` encoded the first time it is sent, if ever.
+#[derive(Clone, Debug)]
+pub(super) struct Deferred {
+    msg: Box<StateMsg>,
+    frame: OnceCell<Frame>,
+}
+
+impl Deferred {
+    /// `msg`, not encoded yet.
+    pub(super) fn new(msg: Box<StateMsg>) -> Deferred {
+        Deferred {
+            msg,
+            frame: OnceCell::new(),
+        }
+    }
+
+    /// The message's frame, encoded now if this is the first time.
+    fn frame(&self) -> &Frame {
+        self.frame.get_or_init(|| frame(&*self.msg))
     }
 }
 

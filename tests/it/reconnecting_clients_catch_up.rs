@@ -3,6 +3,8 @@
 //! when the room no longer has them (too long ago, or the game is over and everyone
 //! left), a snapshot as before.
 
+use std::time::Duration;
+
 use serde_json::{Value, json};
 
 use crate::common::{Client, TestServer, play_alternately, temp_dir};
@@ -107,5 +109,55 @@ async fn a_finished_room_everyone_left_greets_a_return_with_a_snapshot() {
     assert_eq!(next["status"], "finished");
     assert_eq!(next["position"], over["position"]);
     assert_eq!(next["result"], over["result"]);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_alone_in_the_room_who_comes_back_gets_exactly_what_it_missed() {
+    let dir = temp_dir();
+    let server = TestServer::in_dir(dir.path()).await;
+    let mut alice = server.connect().await;
+    let token = alice.hello("Alice", None).await["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (room, snapshot) = alice.create(["me", "open"]).await;
+    let seen = snapshot.unwrap()["seq"].as_u64().unwrap();
+    alice.close().await;
+    // Her going is announced, to nobody, before she comes back.
+    loop {
+        let (_, state) = server.get_json(&format!("/api/rooms/{room}")).await;
+        if state["seats"][0]["connected"] == false {
+            break;
+        }
+        // A pause between polls of the room, which cannot tell us when it changes.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // Alice's going and her coming back were announced to nobody else: the room has
+    // them, all the same, for her.
+    let mut alice = server.connect().await;
+    alice.hello("Alice", Some(&token)).await;
+    alice
+        .send(json!({"type": "join", "room": room, "seat": 0, "since": seen}))
+        .await;
+    alice.expect("joined").await;
+    let mut expected = seen;
+    loop {
+        let missed = alice.expect("state").await;
+        expected += 1;
+        assert_eq!(
+            missed["seq"], expected,
+            "every missed state, in order: {missed}"
+        );
+        assert!(missed.get("history").is_none(), "not a snapshot: {missed}");
+        if missed["seats"][0]["connected"] == true {
+            break;
+        }
+    }
+    assert!(
+        expected > seen + 1,
+        "her going, then her coming back: {expected}"
+    );
     server.stop().await;
 }

@@ -8,9 +8,32 @@ use std::time::Instant;
 
 use super::{Published, Room};
 use crate::protocol::{ChatChannel, Role, ServerMsg};
-use crate::room::fanout::{Broadcast, fan_out, frame, send_to};
+use crate::room::fanout::{Broadcast, SNAPSHOT_REUSE, fan_out, frame, send_to};
 use crate::room::{ConnId, Frame};
 use parlor_rules::games::Seat;
+
+/// The last `state` a room encoded (without history), published again and made into
+/// snapshots without encoding it again.
+#[derive(Debug)]
+pub(super) struct LastState {
+    /// Its `seq`.
+    seq: u64,
+    /// When it was encoded: the clocks and grace times it shows are as of then.
+    at: Instant,
+    /// The encoded `state`.
+    frame: Frame,
+}
+
+impl LastState {
+    /// The `state` of `seq`, encoded just now as `frame`.
+    pub(super) fn new(seq: u64, frame: Frame) -> LastState {
+        LastState {
+            seq,
+            at: Instant::now(),
+            frame,
+        }
+    }
+}
 
 impl Room {
     /// Sends a newcomer `joined` and a snapshot of the current state with its history,
@@ -42,9 +65,17 @@ impl Room {
             }
             None => {
                 let now = Instant::now();
-                let snapshot = self
-                    .snapshots
-                    .get(state.seq(), now, || frame(&state.state_msg(true, now)));
+                let last_state = &self.last_state;
+                let snapshot = self.snapshots.get(state.seq(), now, || {
+                    // The state just broadcast at this `seq`, with the history added, is
+                    // the snapshot without encoding the rest again.
+                    last_state
+                        .as_ref()
+                        .filter(|last| last.seq == state.seq() && now < last.at + SNAPSHOT_REUSE)
+                        .and_then(|last| state.snapshot_from(&last.frame))
+                        .map(|text| Frame::new(ByteString::from(text)))
+                        .unwrap_or_else(|| frame(&state.state_msg(true, now)))
+                });
                 send_to(sub, &snapshot, metrics);
             }
         }
@@ -116,7 +147,7 @@ impl Room {
     pub(in crate::room) fn publication(&self) -> Published {
         let seq = self.state.seq();
         let state = match &self.last_state {
-            Some((at, frame)) if *at == seq => Some(ByteString::clone(frame)),
+            Some(last) if last.seq == seq => Some(ByteString::clone(&last.frame)),
             _ => None,
         };
         Published {
@@ -132,13 +163,13 @@ impl Room {
     /// next readers find it without asking.
     pub(super) fn current_state(&mut self) -> ByteString {
         let seq = self.state.seq();
-        if let Some((at, frame)) = &self.last_state
-            && *at == seq
+        if let Some(last) = &self.last_state
+            && last.seq == seq
         {
-            return ByteString::clone(frame);
+            return ByteString::clone(&last.frame);
         }
         let state = frame(&self.state.state_msg(false, Instant::now()));
-        self.last_state = Some((seq, Frame::clone(&state)));
+        self.last_state = Some(LastState::new(seq, Frame::clone(&state)));
         let text = ByteString::clone(&state);
         if let Some(publisher) = &self.publisher {
             publisher.send_if_modified(|current| {

@@ -11,6 +11,7 @@ mod moved_events;
 mod moves_and_seq;
 mod rebuild;
 mod seats;
+mod snapshots;
 mod timers;
 
 use std::sync::Arc;
